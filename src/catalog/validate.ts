@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import type { ModelSpec, ModeSpec, Violation } from './model-spec.ts';
+
+export type SettingsResult =
+  | { ok: true; mode: ModeSpec; settings: Record<string, unknown> }
+  | { ok: false; code: 'unknown_setting' | 'invalid_settings'; violations: Violation[] };
+
+const en = z.locales.en().localeError;
+const ru = z.locales.ru().localeError;
+
+function fieldOf(path: readonly PropertyKey[]): string {
+  return path.map(String).join('.');
+}
+
+function localise(issue: z.core.$ZodIssue, lang: 'en' | 'ru'): string {
+  if (issue.code === 'custom') {
+    const params = issue.params as { ru?: string } | undefined;
+    return lang === 'ru' && params?.ru ? params.ru : issue.message;
+  }
+  const fn = lang === 'ru' ? ru : en;
+  const text = fn(issue as Parameters<typeof fn>[0]);
+  return typeof text === 'string' ? text : (text?.message ?? issue.message);
+}
+
+/** Turns zod issues into violations naming the field, in both languages. */
+export function violationsOf(issues: readonly z.core.$ZodIssue[], prefix = ''): Violation[] {
+  return issues.map((issue) => {
+    const path = issue.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue.path;
+    const field = prefix + fieldOf(path);
+    return { field, en: localise(issue, 'en'), ru: localise(issue, 'ru') };
+  });
+}
+
+/**
+ * Picks the mode and checks settings against its schema: unknown keys anywhere give `unknown_setting`
+ * (reference: "A setting that is not listed for the chosen mode is rejected"), every other broken rule
+ * `invalid_settings`. Accepted settings come back with defaults filled in.
+ */
+export function validateSettings(model: ModelSpec, settings: unknown): SettingsResult {
+  if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) {
+    return {
+      ok: false,
+      code: 'invalid_settings',
+      violations: [
+        { field: 'settings', en: 'settings must be an object', ru: 'settings должен быть объектом' },
+      ],
+    };
+  }
+  const record = settings as Record<string, unknown>;
+  let mode: ModeSpec | undefined;
+  if (model.modeField === null) {
+    mode = model.modes[0];
+  } else {
+    const selector = record[model.modeField];
+    const names = model.modes.map((m) => m.name).join(', ');
+    mode = model.modes.find((m) => m.name === selector);
+    if (mode === undefined) {
+      const field = model.modeField;
+      return {
+        ok: false,
+        code: 'invalid_settings',
+        violations: [
+          selector === undefined
+            ? {
+                field,
+                en: `${field} is required; one of: ${names}`,
+                ru: `${field} обязателен; одно из: ${names}`,
+              }
+            : {
+                field,
+                en: `${field} must be one of: ${names}`,
+                ru: `${field} должен быть одним из: ${names}`,
+              },
+        ],
+      };
+    }
+  }
+  if (mode === undefined) throw new Error(`model ${model.key} declares no modes`);
+  const parsed = mode.schema.safeParse(record);
+  if (parsed.success) return { ok: true, mode, settings: parsed.data };
+  const unknown = parsed.error.issues.filter((i) => i.code === 'unrecognized_keys');
+  const issues = unknown.length > 0 ? unknown : parsed.error.issues;
+  return {
+    ok: false,
+    code: unknown.length > 0 ? 'unknown_setting' : 'invalid_settings',
+    violations: violationsOf(issues, 'settings.'),
+  };
+}
