@@ -55,7 +55,7 @@ export function validateSettings(model: ModelSpec, settings: unknown): SettingsR
     const names = model.modes.map((m) => m.name).join(', ');
     mode = model.modes.find((m) => m.name === selector);
     if (mode === undefined) {
-      const field = model.modeField;
+      const field = `settings.${model.modeField}`;
       return {
         ok: false,
         code: 'invalid_settings',
@@ -76,7 +76,8 @@ export function validateSettings(model: ModelSpec, settings: unknown): SettingsR
     }
   }
   if (mode === undefined) throw new Error(`model ${model.key} declares no modes`);
-  const parsed = mode.schema.safeParse(record);
+  // reportInput lets zod's messages say what was received ("received number").
+  const parsed = mode.schema.safeParse(record, { reportInput: true });
   if (parsed.success) return { ok: true, mode, settings: parsed.data };
   const unknown = parsed.error.issues.filter((i) => i.code === 'unrecognized_keys');
   const issues = unknown.length > 0 ? unknown : parsed.error.issues;

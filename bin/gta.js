@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// Entry of `npx gta admin …`: runs the TypeScript CLI on the project's own Node 24.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const node = path.join(root, 'node_modules', '.bin', 'node');
+const result = spawnSync(node, [path.join(root, 'src', 'cli', 'main.ts'), ...process.argv.slice(2)], {
+  stdio: 'inherit',
+});
+process.exit(result.status ?? 1);

@@ -1,0 +1,93 @@
+import type { ModelService, ModelView } from '../catalog/model-service.ts';
+import type { Db, Tx } from '../db/index.ts';
+import { errors } from '../errors.ts';
+import { credit, type LedgerEntry, ledgerOf } from '../ledger/index.ts';
+import type { Clock } from '../lib/clock.ts';
+import { type AccountView, createAccount, getAccount } from './accounts.ts';
+import { type IssuedKey, issueKey, revokeKey } from './keys.ts';
+
+/**
+ * The operator's operations (CONTRACT §9). The admin routes and the CLI both call this service and hold
+ * no logic of their own.
+ */
+export class AdminService {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #models: ModelService;
+
+  constructor(deps: { db: Db; clock: Clock; models: ModelService }) {
+    this.#db = deps.db;
+    this.#clock = deps.clock;
+    this.#models = deps.models;
+  }
+
+  #tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.#db.dialect.transaction(this.#db.db, fn);
+  }
+
+  createAccount(name: string): Promise<AccountView> {
+    return this.#tx((tx) => createAccount(tx, { name, at: this.#clock.now() }));
+  }
+
+  getAccount(id: string): Promise<AccountView> {
+    return getAccount(this.#db.db, id);
+  }
+
+  /** Credits once per reference; `created` is false when the reference was already used. */
+  credit(
+    accountId: string,
+    amountMinor: number,
+    reference: string,
+  ): Promise<{ entry: LedgerEntry; created: boolean }> {
+    return this.#tx(async (tx) => {
+      await this.#db.dialect.lockAccount(tx, accountId);
+      await getAccount(tx, accountId);
+      return credit(tx, { accountId, amountMinor, reference, at: this.#clock.now() });
+    });
+  }
+
+  async ledger(accountId: string): Promise<LedgerEntry[]> {
+    await getAccount(this.#db.db, accountId);
+    return ledgerOf(this.#db.db, accountId);
+  }
+
+  issueKey(
+    accountId: string,
+    input: { name?: string | null; models?: string[] | null; dailyLimitMinor?: number | null },
+  ): Promise<IssuedKey> {
+    for (const model of input.models ?? []) {
+      if (!this.#models.find(model)) throw errors.modelNotFound(model);
+    }
+    return this.#tx(async (tx) => {
+      await this.#db.dialect.lockAccount(tx, accountId);
+      await getAccount(tx, accountId);
+      return issueKey(tx, { accountId, ...input, at: this.#clock.now() });
+    });
+  }
+
+  async revokeKey(keyId: string): Promise<void> {
+    await this.#tx((tx) => revokeKey(tx, keyId, this.#clock.now()));
+  }
+
+  async updateModel(key: string, patch: { available?: boolean; maxActive?: number }): Promise<ModelView> {
+    const view = await this.#models.update(key, patch);
+    if (!view) throw errors.modelNotFound(key);
+    return view;
+  }
+
+  /**
+   * On first start with an empty database: a demo account with a balance and one key, printed once
+   * (CONTRACT §1). Returns null when any account exists already.
+   */
+  async ensureDemoAccount(balanceMinor: number): Promise<{ account: AccountView; key: IssuedKey } | null> {
+    return this.#tx(async (tx) => {
+      const any = await tx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+      if (any) return null;
+      const at = this.#clock.now();
+      const account = await createAccount(tx, { name: 'Demo', at });
+      await credit(tx, { accountId: account.id, amountMinor: balanceMinor, reference: 'demo-start', at });
+      const key = await issueKey(tx, { accountId: account.id, name: 'demo', at });
+      return { account: await getAccount(tx, account.id), key };
+    });
+  }
+}

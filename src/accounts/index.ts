@@ -1,0 +1,11 @@
+export { type AccountView, createAccount, getAccount } from './accounts.ts';
+export {
+  authenticateKey,
+  hashKey,
+  type IssuedKey,
+  issueKey,
+  type KeyPrincipal,
+  MAX_ACTIVE_KEYS,
+  mayUseModel,
+  revokeKey,
+} from './keys.ts';

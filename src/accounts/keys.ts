@@ -1,0 +1,124 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Tx } from '../db/index.ts';
+import { errors } from '../errors.ts';
+import { uuidv7 } from '../lib/ids.ts';
+
+/** Active keys an account may hold at once (reference "Authentication" 4). */
+export const MAX_ACTIVE_KEYS = 10;
+const KEY_PREFIX = 'gta_';
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** What an authenticated request may do: the key's rights. */
+export interface KeyPrincipal {
+  keyId: string;
+  accountId: string;
+  /** First characters of the key, to tell keys apart. */
+  prefix: string;
+  /** Allowed model keys, or null for every model. */
+  models: string[] | null;
+  dailyLimitMinor: number | null;
+}
+
+export interface IssuedKey {
+  id: string;
+  /** The plain key: shown once, never stored. */
+  key: string;
+  prefix: string;
+  name: string | null;
+  models: string[] | null;
+  daily_limit_minor: number | null;
+  created_at: string;
+}
+
+/**
+ * Keys carry 190 random bits, so a single SHA-256 is enough to store them safely: unlike passwords they
+ * cannot be guessed from a dictionary, and the hash stays a fast indexed lookup on every request.
+ */
+export function hashKey(plain: string): string {
+  return createHash('sha256').update(plain).digest('hex');
+}
+
+function randomKey(): string {
+  const bytes = randomBytes(32);
+  let body = '';
+  for (const byte of bytes) body += BASE62[byte % 62];
+  return KEY_PREFIX + body;
+}
+
+/** Issues a key; the 11th active key of an account is 409 too_many_keys. Caller holds the account lock. */
+export async function issueKey(
+  tx: Tx,
+  input: {
+    accountId: string;
+    name?: string | null;
+    models?: string[] | null;
+    dailyLimitMinor?: number | null;
+    at: Date;
+  },
+): Promise<IssuedKey> {
+  const active = await tx
+    .selectFrom('api_keys')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', input.accountId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(active?.n ?? 0) >= MAX_ACTIVE_KEYS) throw errors.tooManyKeys(MAX_ACTIVE_KEYS);
+  const key = randomKey();
+  const row = {
+    id: uuidv7(input.at.getTime()),
+    account_id: input.accountId,
+    name: input.name ?? null,
+    prefix: key.slice(0, 12),
+    key_hash: hashKey(key),
+    models: input.models ? JSON.stringify(input.models) : null,
+    daily_limit_minor: input.dailyLimitMinor ?? null,
+    created_at: input.at.toISOString(),
+    revoked_at: null,
+  };
+  await tx.insertInto('api_keys').values(row).execute();
+  return {
+    id: row.id,
+    key,
+    prefix: row.prefix,
+    name: row.name,
+    models: input.models ?? null,
+    daily_limit_minor: row.daily_limit_minor,
+    created_at: row.created_at,
+  };
+}
+
+/** Revokes a key; from then on it answers 401. False when there is no such active key. */
+export async function revokeKey(tx: Tx, keyId: string, at: Date): Promise<boolean> {
+  const result = await tx
+    .updateTable('api_keys')
+    .set({ revoked_at: at.toISOString() })
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) > 0) return true;
+  const exists = await tx.selectFrom('api_keys').select('id').where('id', '=', keyId).executeTakeFirst();
+  if (!exists) throw errors.keyNotFound(keyId);
+  return false;
+}
+
+/** The rights of a presented key, or null when it is unknown or revoked. */
+export async function authenticateKey(tx: Tx, plain: string): Promise<KeyPrincipal | null> {
+  if (!plain.startsWith(KEY_PREFIX) || plain.length > 200) return null;
+  const row = await tx
+    .selectFrom('api_keys')
+    .select(['id', 'account_id', 'prefix', 'models', 'daily_limit_minor', 'revoked_at'])
+    .where('key_hash', '=', hashKey(plain))
+    .executeTakeFirst();
+  if (!row || row.revoked_at !== null) return null;
+  return {
+    keyId: row.id,
+    accountId: row.account_id,
+    prefix: row.prefix,
+    models: row.models === null ? null : (JSON.parse(row.models) as string[]),
+    dailyLimitMinor: row.daily_limit_minor === null ? null : Number(row.daily_limit_minor),
+  };
+}
+
+export function mayUseModel(principal: KeyPrincipal, model: string): boolean {
+  return principal.models === null || principal.models.includes(model);
+}

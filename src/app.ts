@@ -1,0 +1,77 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { installErrorHandler } from './http/error-handler.ts';
+import { installNotFound } from './http/not-found.ts';
+import { installAdminAuth } from './http/plugins/admin-auth.ts';
+import { installApiKeyAuth } from './http/plugins/auth.ts';
+import { RequestLimiter } from './http/plugins/rate-limit.ts';
+import { installRequestContext, requestIdOf } from './http/plugins/request-context.ts';
+import { adminRoutes } from './http/routes/admin.ts';
+import { docsRoutes } from './http/routes/docs.ts';
+import { healthRoutes } from './http/routes/health.ts';
+import { modelRoutes } from './http/routes/models.ts';
+import { type AppDeps, DEFAULT_LIMITS } from './http/types.ts';
+
+/** JSON bodies of routes other than tasks and price (reference "Limits"). */
+export const DEFAULT_BODY_LIMIT = 16 * 1024;
+/** JSON bodies of POST /v1/tasks and POST /v1/price. */
+export const TASK_BODY_LIMIT = 64 * 1024;
+
+/** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel },
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    genReqId: requestIdOf,
+    trustProxy: false,
+    // Per-request log lines only at debug: at info they would cost more than the polling itself.
+    logController: new LogController({
+      disableRequestLogging: deps.config.logLevel !== 'debug' && deps.config.logLevel !== 'trace',
+    }),
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  // Response schemas document the API; replies are plain JSON.stringify (no per-reply validation cost).
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  installRequestContext(app);
+  installErrorHandler(app);
+  installNotFound(app, deps.config.publicBaseUrl);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Generation Task API',
+        version: '1.0.0',
+        description:
+          'One API key opens many generative models (3D, video, music and sounds, speech, images): create tasks, poll them, download result files; a prepaid wallet pays for runs.',
+      },
+      servers: [{ url: deps.config.publicBaseUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+
+  await app.register(async (open) => {
+    await healthRoutes(open, deps);
+    await docsRoutes(open, deps.config.publicBaseUrl);
+  });
+
+  const limiter = new RequestLimiter(deps.limits ?? DEFAULT_LIMITS);
+  await app.register(async (authenticated) => {
+    installApiKeyAuth(authenticated, deps, limiter);
+    await modelRoutes(authenticated, deps);
+  });
+
+  const adminToken = deps.config.adminToken;
+  if (adminToken !== null) {
+    await app.register(async (operator) => {
+      installAdminAuth(operator, adminToken);
+      await adminRoutes(operator, deps);
+    });
+  }
+  return app;
+}

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import type { Db } from '../db/index.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { ModelKind, ModelSpec } from './model-spec.ts';
+
+/** Default simultaneous unfinished tasks of one model per account (CONTRACT §3). */
+export const DEFAULT_MAX_ACTIVE = 10;
+
+export interface ModeView {
+  name: string;
+  /** JSON Schema (draft 2020-12) of the mode's settings, as callers send them. */
+  settings_schema: Record<string, unknown>;
+}
+
+export interface ModelView {
+  key: string;
+  kind: ModelKind;
+  name: string;
+  available: boolean;
+  /** Settings field that selects the mode, or null for a single-mode model. */
+  mode_field: string | null;
+  /** Simultaneous unfinished tasks of this model per account. */
+  max_active: number;
+  modes: ModeView[];
+}
+
+interface ModelState {
+  available: boolean;
+  maxActive: number;
+}
+
+/** The catalog joined with the operator's per-model state (availability, active-task limit). */
+export class ModelService {
+  readonly #db: Db;
+  readonly #clock: Clock;
+  readonly #models: readonly ModelSpec[];
+  readonly #modes = new Map<string, ModeView[]>();
+
+  constructor(deps: { db: Db; clock: Clock; models: readonly ModelSpec[] }) {
+    this.#db = deps.db;
+    this.#clock = deps.clock;
+    this.#models = deps.models;
+    // Schemas are derived once: they are pure functions of the catalog.
+    for (const model of this.#models) {
+      this.#modes.set(
+        model.key,
+        model.modes.map((mode) => ({
+          name: mode.name,
+          settings_schema: z.toJSONSchema(mode.schema, { io: 'input', unrepresentable: 'any' }) as Record<
+            string,
+            unknown
+          >,
+        })),
+      );
+    }
+  }
+
+  find(key: string): ModelSpec | undefined {
+    return this.#models.find((m) => m.key === key);
+  }
+
+  async state(key: string): Promise<ModelState> {
+    const row = await this.#db.db
+      .selectFrom('model_settings')
+      .select(['available', 'max_active'])
+      .where('key', '=', key)
+      .executeTakeFirst();
+    return { available: row ? row.available === 1 : true, maxActive: row?.max_active ?? DEFAULT_MAX_ACTIVE };
+  }
+
+  /** Models visible to a key: all of them, or only the key's own when it is restricted. */
+  async list(allowed: readonly string[] | null): Promise<ModelView[]> {
+    const rows = await this.#db.db.selectFrom('model_settings').selectAll().execute();
+    const states = new Map(rows.map((r) => [r.key, r]));
+    return this.#models
+      .filter((m) => allowed === null || allowed.includes(m.key))
+      .map((m) => {
+        const row = states.get(m.key);
+        return this.#view(m, {
+          available: row ? row.available === 1 : true,
+          maxActive: row?.max_active ?? DEFAULT_MAX_ACTIVE,
+        });
+      });
+  }
+
+  /** Operator: switches a model on or off and/or sets its active-task limit. */
+  async update(key: string, patch: { available?: boolean; maxActive?: number }): Promise<ModelView | null> {
+    const model = this.find(key);
+    if (!model) return null;
+    const current = await this.state(key);
+    const next = {
+      available: patch.available ?? current.available,
+      maxActive: patch.maxActive ?? current.maxActive,
+    };
+    const row = {
+      key,
+      available: next.available ? 1 : 0,
+      max_active: next.maxActive,
+      updated_at: this.#clock.now().toISOString(),
+    };
+    await this.#db.db
+      .insertInto('model_settings')
+      .values(row)
+      .onConflict((oc) =>
+        oc
+          .column('key')
+          .doUpdateSet({ available: row.available, max_active: row.max_active, updated_at: row.updated_at }),
+      )
+      .execute();
+    return this.#view(model, next);
+  }
+
+  #view(model: ModelSpec, state: ModelState): ModelView {
+    return {
+      key: model.key,
+      kind: model.kind,
+      name: model.name,
+      available: state.available,
+      mode_field: model.modeField,
+      max_active: state.maxActive,
+      modes: this.#modes.get(model.key) ?? [],
+    };
+  }
+}

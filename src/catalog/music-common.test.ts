@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { InputFile } from './model-spec.ts';
+import { audioInputTotal, madeUpTitle, musicPrice, slug } from './music-common.ts';
+
+const file = (field: string, durationSeconds?: number): InputFile => ({
+  field,
+  position: 0,
+  url: 'https://example.com/a.mp3',
+  format: 'mp3',
+  sizeBytes: 1,
+  ...(durationSeconds === undefined ? {} : { durationSeconds }),
+});
+
+describe('music-common', () => {
+  it('slug keeps letters of any script', () => {
+    assert.equal(slug('Ночной город, часть 2!'), 'ночной-город-часть-2');
+    assert.equal(slug('***'), 'track');
+    assert.ok(slug('x'.repeat(200)).length <= 60);
+  });
+  it('madeUpTitle takes the first words', () => {
+    assert.equal(
+      madeUpTitle('a calm song about the northern sea at night'),
+      'A calm song about the northern',
+    );
+    assert.equal(madeUpTitle('rain.'), 'Rain');
+    assert.equal(madeUpTitle('   '), 'Untitled');
+  });
+  it('audioInputTotal sums audio and audio2, each to the nearest second', () => {
+    const files = [file('audio', 60.4), file('audio2', 29.6), file('other', 500), file('audio')];
+    assert.equal(audioInputTotal({ files }), 90);
+  });
+  it('musicPrice adds a rate per started 30 s beyond the included seconds', () => {
+    const rates = { extend: 1200, replace_upload: 500, audio_input_per_30s: 300 };
+    assert.equal(musicPrice('extend', { files: [file('audio', 90)] }, rates), 1200);
+    assert.equal(musicPrice('extend', { files: [file('audio', 120)] }, rates), 1500);
+    assert.equal(musicPrice('extend', { files: [file('audio', 150)] }, rates), 1800);
+    assert.equal(musicPrice('replace_upload', { files: [file('audio', 90)] }, rates, 60), 800);
+    assert.throws(() => musicPrice('generate', { files: [] }, rates), /no rate "generate"/);
+  });
+});

@@ -1,0 +1,312 @@
+/**
+ * Pieces shared by the modes of the `music` model (and by `voice`, for its audio input): settings
+ * fields, the simple/advanced rules, the input-length price and the two-track output plan.
+ * Every rule cites the API reference ("reference") or `CONTRACT.md` ("CONTRACT").
+ */
+import { z } from 'zod';
+import type {
+  AudioOutput,
+  GenerationPlan,
+  InputRule,
+  LibraryRef,
+  ModeInputs,
+  PriceRates,
+} from './model-spec.ts';
+import { addRule, rate } from './model-spec.ts';
+
+/** Settings as a refinement sees them (all music schemas are objects). */
+type Settings = Readonly<Record<string, unknown>>;
+
+// ---------------------------------------------------------------------------------------------
+// Fields
+// ---------------------------------------------------------------------------------------------
+
+/** Reference: "Every mode has settings.model (string: V6, V6_MINI, V6_WILD; default V6)". */
+export const MUSIC_MODELS = ['V6', 'V6_MINI', 'V6_WILD'] as const;
+export const musicModel = z.enum(MUSIC_MODELS).default('V6');
+
+/** A string of `min` to `max` characters. */
+export function text(min: number, max: number): z.ZodString {
+  return z.string().min(min).max(max);
+}
+
+/**
+ * Reference: weights are numbers 0 to 1 with at most two decimals, default 0.65. `multipleOf(0.01)` is
+ * float-safe in zod (0.29, 0.57 pass; 0.123 fails) and is published as JSON Schema `multipleOf`.
+ */
+export const weight = z.number().min(0).max(1).multipleOf(0.01);
+export const WEIGHT_DEFAULT = 0.65;
+export const weights = {
+  styleWeight: weight.default(WEIGHT_DEFAULT),
+  weirdnessConstraint: weight.default(WEIGHT_DEFAULT),
+  audioWeight: weight.default(WEIGHT_DEFAULT),
+};
+
+/** Reference: "All url fields (audio, audio2) are lists of uri with at most 1 item"; all are required. */
+export const audioUrl = z
+  .array(z.url({ protocol: /^https?$/ }))
+  .min(1)
+  .max(1);
+
+/** Reference: audio inputs are mp3, wav, ogg, m4a, flac or aac, up to 20 MB (taken as MiB). */
+export const AUDIO_INPUT: InputRule = {
+  formats: ['mp3', 'wav', 'ogg', 'm4a', 'flac', 'aac'],
+  maxBytes: 20 * 1024 * 1024,
+};
+
+/** Reference: "Cover and continue tracks are at most 8 minutes long"; the core enforces `maxSeconds`. */
+export const LONG_AUDIO_INPUT: InputRule = { ...AUDIO_INPUT, maxSeconds: 480 };
+
+/** Id of a library item (persona, singing voice, style); existence is checked by the core (CONTRACT §7). */
+export const libraryId = z.string().min(1);
+
+export const instrumental = z.boolean().default(false);
+/** Reference (generate): "vocalGender: m or f, default m, advanced only". */
+export const vocalGender = z.enum(['m', 'f']);
+/** Reference (add_vocals and the modes that copy it): "m, f; default empty; only raises the chance". */
+export const vocalHint = z.enum(['', 'm', 'f']).default('');
+/** Reference: "duration integer 10 to 360, default 20". */
+export const songDuration = z.int().min(10).max(360);
+
+/**
+ * Simple and advanced branches of generate, cover_upload and mashup (reference "Simple and advanced
+ * mode"). A mode's schema is a discriminated union on `customMode`, so defaults are filled in only where
+ * they apply (advanced-only settings stay unset in simple mode). Every field of the mode is known to both
+ * branches, so a setting of the other branch is `invalid_settings` with a clear message, not
+ * `unknown_setting`.
+ */
+export const simpleSong = {
+  customMode: z.literal(false).default(false),
+  songDescription: text(1, 3000),
+  title: text(1, 80).optional(),
+  style: text(1, 1000).optional(),
+  prompt: text(1, 5000).optional(),
+};
+export const advancedSong = {
+  customMode: z.literal(true),
+  songDescription: text(1, 3000).optional(),
+  title: text(1, 80),
+  style: text(1, 1000),
+  prompt: text(1, 5000).optional(),
+};
+
+/** Reference: "styleWeight and weirdnessConstraint, duration work in advanced mode only". */
+export const advancedKnobs = {
+  duration: songDuration.default(20),
+  styleWeight: weight.default(WEIGHT_DEFAULT),
+  weirdnessConstraint: weight.default(WEIGHT_DEFAULT),
+};
+/** The same settings in the simple branch: known (so they can be refused clearly), without defaults. */
+export const advancedKnobsUnset = {
+  duration: songDuration.optional(),
+  styleWeight: weight.optional(),
+  weirdnessConstraint: weight.optional(),
+};
+export const ADVANCED_KNOBS = ['duration', 'styleWeight', 'weirdnessConstraint'] as const;
+
+/** Singing persona or voice (reference: "persona or voice (optional ids, not together)"). */
+export const personaOrVoice = {
+  persona: libraryId.optional(),
+  voice: libraryId.optional(),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Cross-field rules (called from superRefine)
+// ---------------------------------------------------------------------------------------------
+
+export interface SongRuleOptions {
+  /** Settings refused in simple mode besides title, style and prompt. */
+  advancedOnly: readonly string[];
+  /** Advanced mode needs prompt unless instrumental (false for mashup: "lyrics are optional"). */
+  lyricsRequired: boolean;
+}
+
+/** Reference "Simple and advanced mode": what each branch refuses and requires. */
+export function songModeRules(s: Settings, ctx: z.RefinementCtx, options: SongRuleOptions): void {
+  if (s['customMode'] === true) {
+    if (s['songDescription'] !== undefined) {
+      addRule(
+        ctx,
+        'songDescription',
+        'songDescription is used only in simple mode (customMode false); in advanced mode use title, style and prompt',
+        'songDescription задаётся только в простом режиме (customMode false); в расширенном используйте title, style и prompt',
+      );
+    }
+    if (options.lyricsRequired) requireLyrics(s, ctx);
+    return;
+  }
+  for (const field of ['title', 'style', 'prompt', ...options.advancedOnly]) {
+    if (s[field] !== undefined) {
+      addRule(
+        ctx,
+        field,
+        `${field} is set only in advanced mode (customMode true); simple mode uses songDescription`,
+        `${field} задаётся только в расширенном режиме (customMode true); простой режим использует songDescription`,
+      );
+    }
+  }
+}
+
+/** Reference: "prompt (lyrics) is required unless instrumental is true". */
+export function requireLyrics(s: Settings, ctx: z.RefinementCtx): void {
+  if (s['instrumental'] !== true && s['prompt'] === undefined) {
+    addRule(
+      ctx,
+      'prompt',
+      'prompt (lyrics) is required unless instrumental is true',
+      'prompt (текст песни) обязателен, если instrumental не true',
+    );
+  }
+}
+
+/** Reference: "Voice and persona are not sent together". */
+export function onePersonaOrVoice(s: Settings, ctx: z.RefinementCtx): void {
+  if (s['persona'] !== undefined && s['voice'] !== undefined) {
+    addRule(
+      ctx,
+      'voice',
+      'persona and voice cannot be used together; choose one',
+      'persona и voice нельзя использовать вместе; выберите одно',
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs and price
+// ---------------------------------------------------------------------------------------------
+
+/** Length of the first file named by `field`, when it was probed. */
+export function inputSeconds(inputs: ModeInputs, field: string): number | undefined {
+  return inputs.files.find((f) => f.field === field)?.durationSeconds;
+}
+
+/**
+ * Total length of the audio inputs (audio, audio2) for the price. Each file is rounded to the nearest
+ * whole second, so encoder padding (a "90 s" mp3 probed as 90.03 s) does not start another 30 s; a file
+ * whose length is unknown counts as within the base (brief).
+ */
+export function audioInputTotal(inputs: ModeInputs): number {
+  return inputs.files
+    .filter((f) => f.field === 'audio' || f.field === 'audio2')
+    .reduce((sum, f) => sum + Math.round(f.durationSeconds ?? 0), 0);
+}
+
+/** Input seconds the base price covers (CONTRACT §5): 90 s in total, replace_upload 60 s. */
+export const INCLUDED_INPUT_SECONDS = 90;
+export const REPLACE_INCLUDED_INPUT_SECONDS = 60;
+
+/**
+ * Price of a music run (CONTRACT §5): the mode's base rate (`rates[mode]`, the same for V6, V6_MINI and
+ * V6_WILD) plus `audio_input_per_30s` for each started 30 s of input beyond the included seconds.
+ */
+export function musicPrice(
+  mode: string,
+  inputs: ModeInputs,
+  rates: PriceRates,
+  includedSeconds: number = INCLUDED_INPUT_SECONDS,
+): number {
+  const over = audioInputTotal(inputs) - includedSeconds;
+  const extraBlocks = over > 0 ? Math.ceil(over / 30) : 0;
+  return rate(rates, mode) + extraBlocks * rate(rates, 'audio_input_per_30s');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plan
+// ---------------------------------------------------------------------------------------------
+
+/** Typical lengths where the settings fix none (seconds). */
+export const TYPICAL_SONG_SECONDS = 120;
+export const TYPICAL_SOUND_SECONDS = 10;
+/** Reference: "A song takes 5 to 10 minutes, a sound about a minute". */
+export const SONG_WORK_SECONDS = 450;
+export const SOUND_WORK_SECONDS = 60;
+
+/** A title made up from a description (simple mode, sounds): its first words, at most 80 characters. */
+export function madeUpTitle(description: string): string {
+  const words = description.trim().split(/\s+/).slice(0, 6).join(' ');
+  const title = words.replace(/[.,;:!?]+$/, '').slice(0, 80);
+  return title === '' ? 'Untitled' : title.charAt(0).toUpperCase() + title.slice(1);
+}
+
+/** Lyrics made up from a simple-mode description (the real model writes them; CONTRACT §2 wants them). */
+export function madeUpLyrics(description: string, title: string): string {
+  return `[Verse]\n${description.trim()}\n\n[Chorus]\n${title}`;
+}
+
+/** File name stem: letters and digits of any script, dashes between words. */
+export function slug(title: string): string {
+  const stem = title
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return stem === '' ? 'track' : stem;
+}
+
+export interface TwoTracks {
+  /** Accepted settings; their JSON goes into the seeds so different settings give different files. */
+  settings: Settings;
+  title: string;
+  /** Lyrics of the song; undefined for an instrumental or when they are unknown. */
+  lyrics: string | undefined;
+  durationSeconds: number;
+  /** Sounds: no texts (CONTRACT §2), about a minute of work, tempo, key and loop on the files. */
+  sound?: Pick<AudioOutput, 'tempoBpm' | 'musicalKey' | 'loop'>;
+}
+
+/**
+ * Reference: "Output of every mode: two artifacts of kind audio (mp3)". CONTRACT §2: texts hold the title
+ * and the lyrics of each song, an instrumental only its title, sounds none.
+ */
+export function twoTracksPlan(track: TwoTracks): GenerationPlan {
+  const { settings, title, lyrics, sound } = track;
+  const caption = `music · ${String(settings['mode'])} · model ${String(settings['model'])}`;
+  const outputs: AudioOutput[] = ['v1', 'v2'].map((version) => ({
+    kind: 'audio',
+    format: 'mp3',
+    filename: `${slug(title)}-${version}.mp3`,
+    caption: `${title} (${version})`,
+    seed: `${title} ${version} ${JSON.stringify(settings)}`,
+    durationSeconds: track.durationSeconds,
+    ...sound,
+  }));
+  const song = lyrics === undefined ? [title] : [title, lyrics];
+  return {
+    outputs,
+    caption,
+    texts: sound === undefined ? [...song, ...song] : [],
+    workSeconds: sound === undefined ? SONG_WORK_SECONDS : SOUND_WORK_SECONDS,
+  };
+}
+
+export interface Song {
+  customMode: boolean;
+  songDescription?: string | undefined;
+  title?: string | undefined;
+  prompt?: string | undefined;
+  instrumental: boolean;
+  duration?: number | undefined;
+}
+
+/** Title, lyrics and length of a simple/advanced song; `sourceSeconds` is the track a simple song follows. */
+export function songPlan(s: Song & Settings, sourceSeconds?: number): GenerationPlan {
+  const title = s.customMode ? (s.title ?? 'Untitled') : madeUpTitle(s.songDescription ?? '');
+  const lyrics = s.customMode ? s.prompt : madeUpLyrics(s.songDescription ?? '', title);
+  const durationSeconds = s.customMode
+    ? (s.duration ?? 20)
+    : Math.round(sourceSeconds ?? TYPICAL_SONG_SECONDS);
+  return twoTracksPlan({ settings: s, title, lyrics: s.instrumental ? undefined : lyrics, durationSeconds });
+}
+
+/** Persona and singing voice live in the libraries of this model (reference "Singing personas"). */
+export function singerRefs(s: { persona?: string | undefined; voice?: string | undefined }): LibraryRef[] {
+  return [
+    ...(s.persona === undefined
+      ? []
+      : [{ library: 'personas' as const, model: 'music', id: s.persona, field: 'persona' }]),
+    ...(s.voice === undefined
+      ? []
+      : [{ library: 'voices' as const, model: 'music', id: s.voice, field: 'voice' }]),
+  ];
+}

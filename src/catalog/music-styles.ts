@@ -1,0 +1,56 @@
+/**
+ * `music-styles` (reference: <key_music_b>, music generator with saved styles; settings decided in
+ * CONTRACT §2): one track from a prompt, optionally in a style trained on the caller's own tracks.
+ *
+ * Decisions where the documents are silent:
+ * - Price (`prices/music-styles.json`, kopecks): `per_30s` per started 30 s of output (300 = 3 RUB, so
+ *   the default 60 s costs 6 RUB); the style is not part of the price.
+ * - texts follow the music model (CONTRACT §2): a title made up from the prompt and, unless instrumental,
+ *   lyrics made up from it.
+ * - About 5 minutes of work (the reference's song time).
+ */
+import { z } from 'zod';
+import type { GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
+import { defineMode, rate } from './model-spec.ts';
+import { libraryId, madeUpLyrics, madeUpTitle, slug } from './music-common.ts';
+
+const WORK_SECONDS = 300;
+
+const generate = defineMode({
+  name: 'default',
+  schema: z.strictObject({
+    prompt: z.string().min(1).max(3000),
+    style: libraryId.optional(),
+    instrumental: z.boolean().default(false),
+    duration: z.int().min(10).max(300).default(60),
+  }),
+  references: (s): LibraryRef[] =>
+    s.style === undefined ? [] : [{ library: 'styles', model: 'music-styles', id: s.style, field: 'style' }],
+  price: (s, _inputs, r) => Math.ceil(s.duration / 30) * rate(r, 'per_30s'),
+  plan: (s): GenerationPlan => {
+    const title = madeUpTitle(s.prompt);
+    return {
+      outputs: [
+        {
+          kind: 'audio',
+          format: 'mp3',
+          filename: `${slug(title)}.mp3`,
+          caption: title,
+          seed: JSON.stringify(s),
+          durationSeconds: s.duration,
+        },
+      ],
+      caption: `music-styles · ${s.style === undefined ? 'no style' : 'own style'} · ${s.duration} s`,
+      texts: s.instrumental ? [title] : [title, madeUpLyrics(s.prompt, title)],
+      workSeconds: WORK_SECONDS,
+    };
+  },
+});
+
+export const musicStyles: ModelSpec = {
+  key: 'music-styles',
+  kind: 'audio',
+  name: 'Music in own styles',
+  modeField: null,
+  modes: [generate],
+};

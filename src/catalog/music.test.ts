@@ -1,0 +1,598 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { z } from 'zod';
+import type { AudioOutput, InputFile, ModeInputs, ModeSpec } from './model-spec.ts';
+import { music } from './music.ts';
+import { MUSIC_MODELS } from './music-common.ts';
+import rates from './prices/music.json' with { type: 'json' };
+import { validateSettings } from './validate.ts';
+
+const URL = 'https://example.com/own-track.mp3';
+const URL2 = 'https://example.com/own-track-2.mp3';
+const NO_INPUTS: ModeInputs = { files: [] };
+
+// One accepted settings object per mode (simple and advanced where the mode has both).
+const G = { mode: 'generate', songDescription: 'a calm song about the northern sea' };
+const GA = { mode: 'generate', customMode: true, title: 'Sea', style: 'folk', prompt: 'Waves are calling' };
+const S = { mode: 'sounds', soundDescription: 'rain on a tin roof' };
+const AV = {
+  mode: 'add_vocals',
+  audio: [URL],
+  title: 'Night',
+  style: 'soul',
+  prompt: 'Hold on',
+  negativeTags: 'metal',
+};
+const AI = {
+  mode: 'add_instrumental',
+  audio: [URL],
+  title: 'Night',
+  tags: 'jazz, piano',
+  negativeTags: 'rock',
+};
+const C = { mode: 'cover_upload', audio: [URL], songDescription: 'a jazz cover' };
+const CA = {
+  mode: 'cover_upload',
+  audio: [URL],
+  customMode: true,
+  title: 'Cover',
+  style: 'jazz',
+  prompt: 'La',
+};
+const E = { mode: 'extend', audio: [URL], continueAt: 30, prompt: 'And then the chorus' };
+const R = {
+  mode: 'replace_upload',
+  audio: [URL],
+  infillStartS: 10,
+  infillEndS: 25,
+  prompt: 'New line',
+  fullLyrics: 'Old line\nNew line',
+  tags: 'pop',
+  title: 'Fixed',
+};
+const M = { mode: 'mashup', audio: [URL], audio2: [URL2], songDescription: 'both tracks as one dance song' };
+const MA = { mode: 'mashup', audio: [URL], audio2: [URL2], customMode: true, title: 'Mix', style: 'house' };
+const EVERY_MODE = { G, GA, S, AV, AI, C, CA, E, R, M, MA };
+
+type Settings = Record<string, unknown>;
+type Case = { name: string; settings: Settings } & (
+  | { ok: true }
+  | { ok: false; code: 'unknown_setting' | 'invalid_settings'; field: string }
+);
+const ok = { ok: true } as const;
+const bad = (field: string) => ({ ok: false, code: 'invalid_settings', field }) as const;
+const unknown = (field: string) => ({ ok: false, code: 'unknown_setting', field }) as const;
+const chars = (n: number): string => 'x'.repeat(n);
+
+/** Accepted and refused values of one field on one base (name says where). */
+function field(base: Settings, label: string, name: string, good: unknown[], wrong: unknown[]): Case[] {
+  return [
+    ...good.map(
+      (v): Case => ({
+        name: `${label} ${name}=${String(v).slice(0, 12)}`,
+        settings: { ...base, [name]: v },
+        ...ok,
+      }),
+    ),
+    ...wrong.map(
+      (v): Case => ({
+        name: `${label} ${name}=${String(v).slice(0, 12)} refused`,
+        settings: { ...base, [name]: v },
+        ...bad(name),
+      }),
+    ),
+  ];
+}
+
+const WEIGHT_GOOD = [0, 1, 0.5, 0.57, 0.29, 0.07];
+const WEIGHT_BAD = [-0.01, 1.01, 0.123, '0.5'];
+const AUDIO_BAD = [[], [URL, URL2], ['not a url'], ['ftp://example.com/a.mp3'], URL];
+
+const cases: Case[] = [
+  { name: 'mode required', settings: { songDescription: 'x' }, ...bad('mode') },
+  { name: 'mode unknown', settings: { ...G, mode: 'remix' }, ...bad('mode') },
+  ...Object.entries(EVERY_MODE).flatMap(([label, base]) =>
+    field(base, label, 'model', [...MUSIC_MODELS], ['V5', 'v6']),
+  ),
+
+  // Unknown settings: a field listed only for another mode.
+  { name: 'generate refuses audio', settings: { ...G, audio: [URL] }, ...unknown('audio') },
+  {
+    name: 'generate refuses soundDescription',
+    settings: { ...GA, soundDescription: 'x' },
+    ...unknown('soundDescription'),
+  },
+  {
+    name: 'generate refuses negativeTags',
+    settings: { ...GA, negativeTags: 'x' },
+    ...unknown('negativeTags'),
+  },
+  { name: 'sounds refuses styleWeight', settings: { ...S, styleWeight: 0.5 }, ...unknown('styleWeight') },
+  { name: 'sounds refuses persona', settings: { ...S, persona: 'p1' }, ...unknown('persona') },
+  { name: 'sounds refuses title', settings: { ...S, title: 'x' }, ...unknown('title') },
+  { name: 'add_vocals refuses tags', settings: { ...AV, tags: 'x' }, ...unknown('tags') },
+  { name: 'add_vocals refuses persona', settings: { ...AV, persona: 'p1' }, ...unknown('persona') },
+  { name: 'add_instrumental refuses style', settings: { ...AI, style: 'x' }, ...unknown('style') },
+  { name: 'add_instrumental refuses prompt', settings: { ...AI, prompt: 'x' }, ...unknown('prompt') },
+  {
+    name: 'cover_upload refuses vocalGender',
+    settings: { ...CA, vocalGender: 'm' },
+    ...unknown('vocalGender'),
+  },
+  { name: 'cover_upload refuses audio2', settings: { ...CA, audio2: [URL2] }, ...unknown('audio2') },
+  { name: 'extend refuses customMode', settings: { ...E, customMode: true }, ...unknown('customMode') },
+  {
+    name: 'extend refuses songDescription',
+    settings: { ...E, songDescription: 'x' },
+    ...unknown('songDescription'),
+  },
+  { name: 'extend refuses duration', settings: { ...E, duration: 30 }, ...unknown('duration') },
+  {
+    name: 'replace_upload refuses styleWeight',
+    settings: { ...R, styleWeight: 0.5 },
+    ...unknown('styleWeight'),
+  },
+  {
+    name: 'replace_upload refuses instrumental',
+    settings: { ...R, instrumental: true },
+    ...unknown('instrumental'),
+  },
+  { name: 'mashup refuses persona', settings: { ...MA, persona: 'p1' }, ...unknown('persona') },
+  { name: 'mashup refuses vocalGender', settings: { ...MA, vocalGender: 'f' }, ...unknown('vocalGender') },
+  { name: 'mashup refuses negativeTags', settings: { ...MA, negativeTags: 'x' }, ...unknown('negativeTags') },
+
+  // Weights: 0 to 1, at most two decimals.
+  ...(['styleWeight', 'weirdnessConstraint', 'audioWeight'] as const).flatMap((w) =>
+    Object.entries({ GA, AV, AI, CA, E, MA }).flatMap(([label, base]) =>
+      field(base, label, w, WEIGHT_GOOD, WEIGHT_BAD),
+    ),
+  ),
+  ...Object.entries({ G, C, M }).flatMap(([label, base]) => field(base, label, 'audioWeight', [0.3], [2])),
+
+  // Simple and advanced mode (generate, cover_upload, mashup).
+  ...Object.entries({ G, C, M }).flatMap(([label, base]): Case[] => [
+    ...field(base, label, 'songDescription', ['x', chars(3000)], ['', chars(3001), 5]),
+    {
+      name: `${label} simple needs songDescription`,
+      settings: { ...base, songDescription: undefined },
+      ...bad('songDescription'),
+    },
+    ...field(base, label, 'customMode', [false], ['yes']),
+    ...field(base, label, 'instrumental', [true, false], ['no']),
+    ...['title', 'style', 'prompt', 'duration', 'styleWeight', 'weirdnessConstraint'].map(
+      (f): Case => ({
+        name: `${label} simple refuses ${f}`,
+        settings: { ...base, [f]: f === 'duration' ? 30 : f.endsWith('t') ? 0.5 : 'x' },
+        ...bad(f),
+      }),
+    ),
+  ]),
+  {
+    name: 'generate simple refuses vocalGender',
+    settings: { ...G, vocalGender: 'm' },
+    ...bad('vocalGender'),
+  },
+  {
+    name: 'cover simple refuses negativeTags',
+    settings: { ...C, negativeTags: 'x' },
+    ...bad('negativeTags'),
+  },
+  ...Object.entries({ GA, CA, MA }).flatMap(([label, base]): Case[] => [
+    ...field(base, label, 'title', [chars(80)], ['', chars(81)]),
+    ...field(base, label, 'style', [chars(1000)], ['', chars(1001)]),
+    ...field(base, label, 'prompt', [chars(5000)], ['', chars(5001)]),
+    ...field(base, label, 'duration', [10, 360], [9, 361, 20.5, '30']),
+    ...field(base, label, 'customMode', [true], ['true']),
+    { name: `${label} advanced needs title`, settings: { ...base, title: undefined }, ...bad('title') },
+    { name: `${label} advanced needs style`, settings: { ...base, style: undefined }, ...bad('style') },
+    {
+      name: `${label} advanced refuses songDescription`,
+      settings: { ...base, songDescription: 'x' },
+      ...bad('songDescription'),
+    },
+    {
+      name: `${label} instrumental without prompt`,
+      settings: { ...base, prompt: undefined, instrumental: true },
+      ...ok,
+    },
+  ]),
+  { name: 'generate advanced needs prompt', settings: { ...GA, prompt: undefined }, ...bad('prompt') },
+  { name: 'cover advanced needs prompt', settings: { ...CA, prompt: undefined }, ...bad('prompt') },
+  { name: 'mashup advanced lyrics optional', settings: { ...MA, prompt: undefined }, ...ok },
+  ...field(GA, 'GA', 'vocalGender', ['m', 'f'], ['', 'x']),
+  ...field(CA, 'CA', 'negativeTags', ['', chars(500)], [chars(501)]),
+
+  // Persona or voice (generate, cover_upload, extend).
+  ...Object.entries({ G, GA, C, CA, E }).flatMap(([label, base]): Case[] => [
+    ...field(base, label, 'persona', ['p1'], ['', 1]),
+    ...field(base, label, 'voice', ['v1'], ['']),
+    {
+      name: `${label} persona and voice together`,
+      settings: { ...base, persona: 'p1', voice: 'v1' },
+      ...bad('voice'),
+    },
+  ]),
+
+  // sounds
+  { name: 'sounds needs soundDescription', settings: { mode: 'sounds' }, ...bad('soundDescription') },
+  ...field(S, 'S', 'soundDescription', ['x', chars(500)], ['', chars(501)]),
+  ...field(S, 'S', 'soundLoop', [true, false], ['yes']),
+  ...field(S, 'S', 'soundTempo', [1, 120, 300], [0, 301, 120.5]),
+  ...field(S, 'S', 'soundKey', ['', 'C', 'C#', 'A#m', 'Bm'], ['H', 'c', 'Cb', 'any']),
+
+  // URL fields: required lists of one uri.
+  ...Object.entries({ AV, AI, C, CA, E, R, M }).flatMap(([label, base]): Case[] => [
+    ...field(base, label, 'audio', [[URL]], AUDIO_BAD),
+    { name: `${label} needs audio`, settings: { ...base, audio: undefined }, ...bad('audio') },
+  ]),
+  ...field(M, 'M', 'audio2', [[URL2]], AUDIO_BAD),
+  { name: 'mashup needs audio2', settings: { ...M, audio2: undefined }, ...bad('audio2') },
+
+  // add_vocals
+  ...(['title', 'style', 'prompt', 'negativeTags'] as const).map(
+    (f): Case => ({ name: `add_vocals needs ${f}`, settings: { ...AV, [f]: undefined }, ...bad(f) }),
+  ),
+  ...field(AV, 'AV', 'title', ['x', chars(80)], ['', chars(81)]),
+  ...field(AV, 'AV', 'style', [chars(1000)], ['', chars(1001)]),
+  ...field(AV, 'AV', 'prompt', [chars(5000)], ['', chars(5001)]),
+  ...field(AV, 'AV', 'negativeTags', [chars(500)], ['', chars(501)]),
+  ...field(AV, 'AV', 'vocalGender', ['', 'm', 'f'], ['x']),
+
+  // add_instrumental
+  ...(['title', 'tags', 'negativeTags'] as const).map(
+    (f): Case => ({ name: `add_instrumental needs ${f}`, settings: { ...AI, [f]: undefined }, ...bad(f) }),
+  ),
+  ...field(AI, 'AI', 'title', [chars(80)], ['', chars(81)]),
+  ...field(AI, 'AI', 'tags', [chars(500)], ['', chars(501)]),
+  ...field(AI, 'AI', 'negativeTags', [chars(500)], ['', chars(501)]),
+  ...field(AI, 'AI', 'vocalGender', ['', 'm', 'f'], ['x']),
+
+  // extend
+  { name: 'extend needs continueAt', settings: { ...E, continueAt: undefined }, ...bad('continueAt') },
+  ...field(E, 'E', 'continueAt', [1, 45.5, 480], [0.5, 481, '30']),
+  ...field(E, 'E', 'title', ['x', chars(100)], ['', chars(101)]),
+  ...field(E, 'E', 'style', [chars(1000)], [chars(1001)]),
+  ...field(E, 'E', 'prompt', [chars(5000)], ['', chars(5001)]),
+  ...field(E, 'E', 'negativeTags', ['', chars(500)], [chars(501)]),
+  ...field(E, 'E', 'vocalGender', ['', 'm', 'f'], ['x']),
+  { name: 'extend needs prompt', settings: { ...E, prompt: undefined }, ...bad('prompt') },
+  {
+    name: 'extend instrumental without prompt',
+    settings: { ...E, prompt: undefined, instrumental: true },
+    ...ok,
+  },
+  {
+    name: 'extend refuses defaultParamFlag',
+    settings: { ...E, defaultParamFlag: true },
+    ...bad('defaultParamFlag'),
+  },
+
+  // replace_upload
+  ...(['infillStartS', 'infillEndS', 'prompt', 'fullLyrics', 'tags', 'title'] as const).map(
+    (f): Case => ({ name: `replace_upload needs ${f}`, settings: { ...R, [f]: undefined }, ...bad(f) }),
+  ),
+  ...field(R, 'R', 'infillStartS', [0, 10.25, 15], [-1, 10.255, '10']),
+  ...field(R, 'R', 'infillEndS', [20, 25.333], [-1, '25']),
+  {
+    name: 'replace_upload end before start',
+    settings: { ...R, infillStartS: 30, infillEndS: 20 },
+    ...bad('infillEndS'),
+  },
+  {
+    name: 'replace_upload end equals start',
+    settings: { ...R, infillStartS: 30, infillEndS: 30 },
+    ...bad('infillEndS'),
+  },
+  {
+    name: 'replace_upload section 9.99 s',
+    settings: { ...R, infillStartS: 10, infillEndS: 19.99 },
+    ...bad('infillEndS'),
+  },
+  { name: 'replace_upload section 10 s', settings: { ...R, infillStartS: 10, infillEndS: 20 }, ...ok },
+  ...field(R, 'R', 'prompt', [chars(5000)], ['', chars(5001)]),
+  ...field(R, 'R', 'fullLyrics', [chars(5000)], ['', chars(5001)]),
+  ...field(R, 'R', 'tags', [chars(500)], ['', chars(501)]),
+  ...field(R, 'R', 'title', [chars(80)], ['', chars(81)]),
+  ...field(R, 'R', 'negativeTags', ['', chars(500)], [chars(501)]),
+];
+
+/**
+ * A violation names the setting `field` (or an item of it, `audio.0`). validate.ts prefixes schema
+ * violations with `settings.` but not the mode-selector ones, so both forms are accepted.
+ */
+function names(violationField: string, field: string): boolean {
+  return `${violationField.replace(/^settings\./, '')}.`.startsWith(`${field}.`);
+}
+
+describe('music settings', () => {
+  for (const c of cases) {
+    it(c.name, () => {
+      const result = validateSettings(music, c.settings);
+      if (c.ok) {
+        assert.equal(result.ok, true, JSON.stringify(result.ok ? '' : result.violations));
+        return;
+      }
+      assert.equal(result.ok, false, 'expected a refusal');
+      if (result.ok) return;
+      assert.equal(result.code, c.code, JSON.stringify(result.violations));
+      assert.ok(
+        result.violations.some((v) => names(v.field, c.field)),
+        `no violation on settings.${c.field}: ${JSON.stringify(result.violations)}`,
+      );
+      for (const v of result.violations) assert.ok(v.en !== '' && v.ru !== '', 'messages in both languages');
+    });
+  }
+});
+
+/** Validated settings and their mode (fails the test when refused). */
+function accept(settings: Settings): { mode: ModeSpec; settings: Settings } {
+  const result = validateSettings(music, settings);
+  if (!result.ok) assert.fail(JSON.stringify(result.violations));
+  return { mode: result.mode, settings: result.settings };
+}
+
+describe('music defaults', () => {
+  const table: [string, Settings, Settings, string[]][] = [
+    [
+      'generate simple',
+      G,
+      { model: 'V6', customMode: false, instrumental: false, audioWeight: 0.65 },
+      ['duration', 'styleWeight', 'weirdnessConstraint', 'vocalGender'],
+    ],
+    [
+      'generate advanced',
+      GA,
+      {
+        model: 'V6',
+        instrumental: false,
+        vocalGender: 'm',
+        duration: 20,
+        styleWeight: 0.65,
+        weirdnessConstraint: 0.65,
+        audioWeight: 0.65,
+      },
+      [],
+    ],
+    ['sounds', S, { model: 'V6', soundLoop: false, soundKey: '' }, ['soundTempo']],
+    [
+      'add_vocals',
+      AV,
+      { vocalGender: '', styleWeight: 0.65, weirdnessConstraint: 0.65, audioWeight: 0.65 },
+      [],
+    ],
+    [
+      'add_instrumental',
+      AI,
+      { vocalGender: '', styleWeight: 0.65, weirdnessConstraint: 0.65, audioWeight: 0.65 },
+      [],
+    ],
+    [
+      'cover simple',
+      C,
+      { customMode: false, instrumental: false, audioWeight: 0.65 },
+      ['duration', 'negativeTags'],
+    ],
+    ['cover advanced', CA, { duration: 20, styleWeight: 0.65, weirdnessConstraint: 0.65 }, ['negativeTags']],
+    [
+      'extend',
+      E,
+      { model: 'V6', instrumental: false, vocalGender: '', styleWeight: 0.65, audioWeight: 0.65 },
+      ['defaultParamFlag'],
+    ],
+    ['replace_upload', R, { model: 'V6' }, ['negativeTags']],
+    [
+      'mashup simple',
+      M,
+      { customMode: false, instrumental: false, audioWeight: 0.65 },
+      ['duration', 'styleWeight'],
+    ],
+    [
+      'mashup advanced',
+      MA,
+      { duration: 20, styleWeight: 0.65, weirdnessConstraint: 0.65, audioWeight: 0.65 },
+      [],
+    ],
+  ];
+  for (const [name, settings, filled, unset] of table) {
+    it(name, () => {
+      const accepted = accept(settings).settings;
+      for (const [k, v] of Object.entries(filled)) assert.deepEqual(accepted[k], v, k);
+      for (const k of unset) assert.equal(k in accepted, false, `${k} stays unset`);
+    });
+  }
+});
+
+const file = (fieldName: string, durationSeconds?: number): InputFile => ({
+  field: fieldName,
+  position: 0,
+  url: fieldName === 'audio2' ? URL2 : URL,
+  format: 'mp3',
+  sizeBytes: 1_000_000,
+  ...(durationSeconds === undefined ? {} : { durationSeconds }),
+});
+const inputs = (...files: InputFile[]): ModeInputs => ({ files });
+
+function priceOf(settings: Settings, given: ModeInputs = NO_INPUTS): number {
+  const { mode, settings: s } = accept(settings);
+  return mode.price(s, given, rates);
+}
+
+describe('music prices', () => {
+  const minimums: [string, Settings, ModeInputs, number][] = [
+    ['generate', G, NO_INPUTS, 1200],
+    ['generate advanced', GA, NO_INPUTS, 1200],
+    ['sounds', S, NO_INPUTS, 300],
+    ['add_vocals', AV, inputs(file('audio', 90)), 1200],
+    ['add_instrumental', AI, inputs(file('audio', 90)), 1200],
+    ['cover_upload', C, inputs(file('audio', 90)), 1200],
+    ['extend with a 90 s file', E, inputs(file('audio', 90)), 1200],
+    ['replace_upload with a 60 s file', R, inputs(file('audio', 60)), 500],
+    ['mashup', M, inputs(file('audio', 45), file('audio2', 45)), 1200],
+    ['mashup, lengths unknown', MA, inputs(file('audio'), file('audio2')), 1200],
+  ];
+  for (const model of MUSIC_MODELS) {
+    for (const [name, settings, given, amount] of minimums) {
+      it(`${model} ${name} = ${amount}`, () => assert.equal(priceOf({ ...settings, model }, given), amount));
+    }
+  }
+  const longer: [string, Settings, ModeInputs, number][] = [
+    ['extend 90.4 s (encoder padding)', E, inputs(file('audio', 90.4)), 1200],
+    ['extend 91 s', E, inputs(file('audio', 91)), 1500],
+    ['extend 120 s', E, inputs(file('audio', 120)), 1500],
+    ['extend 121 s', E, inputs(file('audio', 121)), 1800],
+    ['cover 480 s', CA, inputs(file('audio', 480)), 1200 + 13 * 300],
+    ['add_vocals 200 s', AV, inputs(file('audio', 200)), 1200 + 4 * 300],
+    ['replace_upload 61 s', R, inputs(file('audio', 61)), 800],
+    ['replace_upload 240 s', R, inputs(file('audio', 240)), 500 + 6 * 300],
+    ['mashup 60 s + 60 s', M, inputs(file('audio', 60), file('audio2', 60)), 1500],
+  ];
+  for (const [name, settings, given, amount] of longer) {
+    it(`${name} costs more: ${amount}`, () => {
+      assert.equal(priceOf(settings, given), amount);
+      assert.ok(amount > priceOf(settings, NO_INPUTS) || name.includes('padding'));
+    });
+  }
+});
+
+describe('music inputs', () => {
+  const modeOf = (name: string): ModeSpec => music.modes.find((m) => m.name === name) ?? assert.fail(name);
+  it('audio rules: formats, 20 MB; cover and extend tracks at most 8 minutes', () => {
+    for (const name of [
+      'add_vocals',
+      'add_instrumental',
+      'cover_upload',
+      'extend',
+      'replace_upload',
+      'mashup',
+    ]) {
+      const rule = modeOf(name).inputRules?.['audio'];
+      assert.deepEqual(rule?.formats, ['mp3', 'wav', 'ogg', 'm4a', 'flac', 'aac'], name);
+      assert.equal(rule?.maxBytes, 20 * 1024 * 1024, name);
+      assert.equal(rule?.maxSeconds, name === 'cover_upload' || name === 'extend' ? 480 : undefined, name);
+    }
+    assert.deepEqual(modeOf('mashup').inputRules?.['audio2'], modeOf('mashup').inputRules?.['audio']);
+  });
+  const check: [string, Settings, ModeInputs, string | null][] = [
+    ['extend continueAt before the end', E, inputs(file('audio', 30.5)), null],
+    ['extend continueAt at the end', E, inputs(file('audio', 30)), 'continueAt'],
+    ['extend continueAt after the end', { ...E, continueAt: 200 }, inputs(file('audio', 120)), 'continueAt'],
+    ['extend length unknown', E, inputs(file('audio')), null],
+    ['replace section within half the track', R, inputs(file('audio', 30)), null],
+    ['replace section over half the track', R, inputs(file('audio', 29)), 'infillEndS'],
+    [
+      'replace end beyond the track',
+      { ...R, infillStartS: 50, infillEndS: 70 },
+      inputs(file('audio', 60)),
+      'infillEndS',
+    ],
+    ['replace end at the end', { ...R, infillStartS: 50, infillEndS: 60 }, inputs(file('audio', 60)), null],
+    ['replace length unknown', R, inputs(file('audio')), null],
+  ];
+  for (const [name, settings, given, violated] of check) {
+    it(name, () => {
+      const { mode, settings: s } = accept(settings);
+      const found = mode.checkInputs?.(s, given) ?? [];
+      assert.deepEqual(
+        found.map((v) => v.field),
+        violated === null ? [] : [violated],
+      );
+      for (const v of found) assert.ok(v.en.includes(violated ?? '') && v.ru !== '');
+    });
+  }
+});
+
+function planOf(settings: Settings, given: ModeInputs = NO_INPUTS) {
+  const { mode, settings: s } = accept(settings);
+  return mode.plan(s, given);
+}
+
+describe('music plan', () => {
+  const durations: [string, Settings, ModeInputs, number][] = [
+    ['generate advanced duration', { ...GA, duration: 95 }, NO_INPUTS, 95],
+    ['generate advanced default 20 s', GA, NO_INPUTS, 20],
+    ['generate simple typical 120 s', G, NO_INPUTS, 120],
+    ['sounds 10 s', S, NO_INPUTS, 10],
+    ['add_vocals follows the track', AV, inputs(file('audio', 150.4)), 150],
+    ['cover simple follows the track', C, inputs(file('audio', 200)), 200],
+    ['cover advanced uses duration', { ...CA, duration: 60 }, inputs(file('audio', 200)), 60],
+    ['extend keeps continueAt plus 120 s', E, inputs(file('audio', 100)), 150],
+    ['replace_upload keeps the track', R, inputs(file('audio', 180)), 180],
+    ['replace_upload without length', R, NO_INPUTS, 30],
+    ['mashup simple follows the base track', M, inputs(file('audio', 70), file('audio2', 90)), 70],
+  ];
+  for (const [name, settings, given, seconds] of durations) {
+    it(`${name}: two mp3 of ${seconds} s`, () => {
+      const plan = planOf(settings, given);
+      assert.equal(plan.outputs.length, 2);
+      const [a, b] = plan.outputs as AudioOutput[];
+      for (const out of [a, b]) {
+        assert.equal(out?.kind, 'audio');
+        assert.equal(out?.format, 'mp3');
+        assert.equal(out?.durationSeconds, seconds);
+        assert.match(out?.filename ?? '', /-v[12]\.mp3$/);
+      }
+      assert.notEqual(a?.seed, b?.seed);
+    });
+  }
+  it('texts: title and lyrics of each song', () => {
+    assert.deepEqual(planOf(GA).texts, ['Sea', 'Waves are calling', 'Sea', 'Waves are calling']);
+    assert.deepEqual(planOf(R).texts, ['Fixed', R.fullLyrics, 'Fixed', R.fullLyrics]);
+    assert.deepEqual(planOf(AV).texts, ['Night', 'Hold on', 'Night', 'Hold on']);
+  });
+  it('texts: an instrumental has its title only, sounds none', () => {
+    assert.deepEqual(planOf({ ...GA, instrumental: true }).texts, ['Sea', 'Sea']);
+    assert.deepEqual(planOf(AI).texts, ['Night', 'Night']);
+    assert.deepEqual(planOf(MA).texts, ['Mix', 'Mix']);
+    assert.deepEqual(planOf(S).texts, []);
+  });
+  it('simple mode makes up a title and lyrics from songDescription', () => {
+    const [title, lyrics, ...rest] = planOf(G).texts;
+    assert.equal(title, 'A calm song about the northern');
+    assert.ok(lyrics?.includes(G.songDescription));
+    assert.deepEqual(rest, [title, lyrics]);
+  });
+  it('sounds honour loop, tempo and key', () => {
+    const [out] = planOf({ ...S, soundLoop: true, soundTempo: 96, soundKey: 'F#m' }).outputs as AudioOutput[];
+    assert.equal(out?.loop, true);
+    assert.equal(out?.tempoBpm, 96);
+    assert.equal(out?.musicalKey, 'F#m');
+    const [plain] = planOf(S).outputs as AudioOutput[];
+    assert.equal(plain?.tempoBpm, undefined);
+    assert.equal(plain?.musicalKey, undefined);
+    assert.equal(plain?.loop, false);
+  });
+  it('caption names model, mode and version; work time', () => {
+    const plan = planOf({ ...GA, model: 'V6_WILD' });
+    assert.match(plan.caption, /music.*generate.*V6_WILD/);
+    assert.ok(plan.workSeconds >= 300 && plan.workSeconds <= 600);
+    assert.equal(planOf(S).workSeconds, 60);
+  });
+  it('different settings give different seeds', () => {
+    assert.notEqual(planOf(GA).outputs[0]?.seed, planOf({ ...GA, style: 'rock' }).outputs[0]?.seed);
+  });
+});
+
+describe('music references and schemas', () => {
+  it('persona and voice are library references of music', () => {
+    const refs = (settings: Settings) => {
+      const { mode, settings: s } = accept(settings);
+      return mode.references?.(s) ?? [];
+    };
+    assert.deepEqual(refs({ ...G, persona: 'p1' }), [
+      { library: 'personas', model: 'music', id: 'p1', field: 'persona' },
+    ]);
+    assert.deepEqual(refs({ ...CA, voice: 'v1' }), [
+      { library: 'voices', model: 'music', id: 'v1', field: 'voice' },
+    ]);
+    assert.deepEqual(refs({ ...E, persona: 'p2' }), [
+      { library: 'personas', model: 'music', id: 'p2', field: 'persona' },
+    ]);
+    assert.deepEqual(refs(GA), []);
+  });
+  it('every mode publishes a JSON Schema', () => {
+    assert.equal(music.modes.length, 8);
+    for (const mode of music.modes) {
+      assert.doesNotThrow(() => z.toJSONSchema(mode.schema, { io: 'input' }), mode.name);
+    }
+  });
+});

@@ -1,0 +1,371 @@
+/**
+ * `music` (reference: <key_music_a>, "Music generation"): songs, sounds and audio transformations in
+ * eight modes chosen by `settings.mode`. Shared fields and rules live in `music-common.ts`.
+ *
+ * Decisions where the documents are silent:
+ * - `defaultParamFlag` (extend) is known to the schema and refused with `invalid_settings` and a message
+ *   saying the service sets it, rather than `unknown_setting`: the reference names the field.
+ * - Output lengths: the settings' `duration` in advanced mode; otherwise a typical 120 s song, or the
+ *   length of the source track where the result follows it (simple cover and mashup, add_vocals,
+ *   add_instrumental, replace_upload); extend = the kept part (continueAt) plus a 120 s continuation;
+ *   sounds 10 s.
+ * - add_instrumental has the title only in texts: the lyrics are in the caller's vocals, not in the
+ *   settings. A prompt sent with instrumental true is accepted and ignored (no lyrics in texts).
+ * - extend's title, style and prompt, when sent, have at least one character; vocalGender there and in
+ *   add_instrumental follows add_vocals (m, f or empty, default empty).
+ * - "Cover and continue tracks are at most 8 minutes" is declared as `inputRules.audio.maxSeconds` (480),
+ *   which the core enforces for every probed file; `checkInputs` holds the rules that relate a file to
+ *   other settings (continueAt, the replaced section). Its violations name the setting without the
+ *   `settings.` prefix, as `Violation.field` documents.
+ */
+import { z } from 'zod';
+import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
+import { addRule, defineMode } from './model-spec.ts';
+import {
+  ADVANCED_KNOBS,
+  AUDIO_INPUT,
+  advancedKnobs,
+  advancedKnobsUnset,
+  advancedSong,
+  audioUrl,
+  inputSeconds,
+  instrumental,
+  LONG_AUDIO_INPUT,
+  madeUpTitle,
+  musicModel,
+  musicPrice,
+  onePersonaOrVoice,
+  personaOrVoice,
+  REPLACE_INCLUDED_INPUT_SECONDS,
+  requireLyrics,
+  simpleSong,
+  singerRefs,
+  songModeRules,
+  songPlan,
+  TYPICAL_SONG_SECONDS,
+  TYPICAL_SOUND_SECONDS,
+  text,
+  twoTracksPlan,
+  vocalGender,
+  vocalHint,
+  weights,
+} from './music-common.ts';
+
+/** Reference: soundKey values; empty means any key. */
+export const SOUND_KEYS = [
+  ...['C', 'C#', 'D', 'D#', 'E', 'F', 'F#', 'G', 'G#', 'A', 'A#', 'B'].flatMap((k) => [k, `${k}m`]),
+] as const;
+
+/** Reference (generate): vocalGender is advanced only, default m. */
+const generate = defineMode({
+  name: 'generate',
+  schema: z
+    .discriminatedUnion('customMode', [
+      z.strictObject({
+        mode: z.literal('generate'),
+        model: musicModel,
+        ...simpleSong,
+        instrumental,
+        vocalGender: vocalGender.optional(),
+        ...advancedKnobsUnset,
+        audioWeight: weights.audioWeight,
+        ...personaOrVoice,
+      }),
+      z.strictObject({
+        mode: z.literal('generate'),
+        model: musicModel,
+        ...advancedSong,
+        instrumental,
+        vocalGender: vocalGender.default('m'),
+        ...advancedKnobs,
+        audioWeight: weights.audioWeight,
+        ...personaOrVoice,
+      }),
+    ])
+    .superRefine((s, ctx) => {
+      songModeRules(s, ctx, { advancedOnly: [...ADVANCED_KNOBS, 'vocalGender'], lyricsRequired: true });
+      onePersonaOrVoice(s, ctx);
+    }),
+  references: (s) => singerRefs(s),
+  price: (_s, inputs, r) => musicPrice('generate', inputs, r),
+  plan: (s) => songPlan(s),
+});
+
+const sounds = defineMode({
+  name: 'sounds',
+  schema: z.strictObject({
+    mode: z.literal('sounds'),
+    model: musicModel,
+    soundDescription: text(1, 500),
+    soundLoop: z.boolean().default(false),
+    soundTempo: z.int().min(1).max(300).optional(),
+    soundKey: z.enum(['', ...SOUND_KEYS]).default(''),
+  }),
+  price: (_s, inputs, r) => musicPrice('sounds', inputs, r),
+  plan: (s) =>
+    twoTracksPlan({
+      settings: s,
+      title: madeUpTitle(s.soundDescription),
+      lyrics: undefined,
+      durationSeconds: TYPICAL_SOUND_SECONDS,
+      sound: {
+        loop: s.soundLoop,
+        ...(s.soundTempo === undefined ? {} : { tempoBpm: s.soundTempo }),
+        ...(s.soundKey === '' ? {} : { musicalKey: s.soundKey }),
+      },
+    }),
+});
+
+const addVocals = defineMode({
+  name: 'add_vocals',
+  schema: z.strictObject({
+    mode: z.literal('add_vocals'),
+    model: musicModel,
+    audio: audioUrl,
+    title: text(1, 80),
+    style: text(1, 1000),
+    prompt: text(1, 5000),
+    negativeTags: text(1, 500),
+    vocalGender: vocalHint,
+    ...weights,
+  }),
+  inputRules: { audio: AUDIO_INPUT },
+  price: (_s, inputs, r) => musicPrice('add_vocals', inputs, r),
+  plan: (s, inputs) =>
+    twoTracksPlan({
+      settings: s,
+      title: s.title,
+      lyrics: s.prompt,
+      durationSeconds: Math.round(inputSeconds(inputs, 'audio') ?? TYPICAL_SONG_SECONDS),
+    }),
+});
+
+const addInstrumental = defineMode({
+  name: 'add_instrumental',
+  schema: z.strictObject({
+    mode: z.literal('add_instrumental'),
+    model: musicModel,
+    audio: audioUrl,
+    title: text(1, 80),
+    tags: text(1, 500),
+    negativeTags: text(1, 500),
+    vocalGender: vocalHint,
+    ...weights,
+  }),
+  inputRules: { audio: AUDIO_INPUT },
+  price: (_s, inputs, r) => musicPrice('add_instrumental', inputs, r),
+  plan: (s, inputs) =>
+    twoTracksPlan({
+      settings: s,
+      title: s.title,
+      lyrics: undefined,
+      durationSeconds: Math.round(inputSeconds(inputs, 'audio') ?? TYPICAL_SONG_SECONDS),
+    }),
+});
+
+/** Reference (cover_upload): negativeTags max 500, advanced only; no vocalGender. */
+const coverUpload = defineMode({
+  name: 'cover_upload',
+  schema: z
+    .discriminatedUnion('customMode', [
+      z.strictObject({
+        mode: z.literal('cover_upload'),
+        model: musicModel,
+        audio: audioUrl,
+        ...simpleSong,
+        instrumental,
+        negativeTags: text(0, 500).optional(),
+        ...advancedKnobsUnset,
+        audioWeight: weights.audioWeight,
+        ...personaOrVoice,
+      }),
+      z.strictObject({
+        mode: z.literal('cover_upload'),
+        model: musicModel,
+        audio: audioUrl,
+        ...advancedSong,
+        instrumental,
+        negativeTags: text(0, 500).optional(),
+        ...advancedKnobs,
+        audioWeight: weights.audioWeight,
+        ...personaOrVoice,
+      }),
+    ])
+    .superRefine((s, ctx) => {
+      songModeRules(s, ctx, { advancedOnly: [...ADVANCED_KNOBS, 'negativeTags'], lyricsRequired: true });
+      onePersonaOrVoice(s, ctx);
+    }),
+  inputRules: { audio: LONG_AUDIO_INPUT },
+  references: (s) => singerRefs(s),
+  price: (_s, inputs, r) => musicPrice('cover_upload', inputs, r),
+  plan: (s, inputs) => songPlan(s, inputSeconds(inputs, 'audio')),
+});
+
+/** Kept part plus a typical continuation (see the decisions above). */
+const CONTINUATION_SECONDS = 120;
+
+const extend = defineMode({
+  name: 'extend',
+  schema: z
+    .strictObject({
+      mode: z.literal('extend'),
+      model: musicModel,
+      audio: audioUrl,
+      continueAt: z.number().min(1).max(480),
+      title: text(1, 100).optional(),
+      style: text(1, 1000).optional(),
+      prompt: text(1, 5000).optional(),
+      instrumental,
+      negativeTags: text(0, 500).optional(),
+      vocalGender: vocalHint,
+      ...weights,
+      ...personaOrVoice,
+      /** Known only to be refused (reference: "The service sets defaultParamFlag itself"). */
+      defaultParamFlag: z.unknown().optional().meta({ description: 'Set by the service; must not be sent.' }),
+    })
+    .superRefine((s, ctx) => {
+      if (s.defaultParamFlag !== undefined) {
+        addRule(
+          ctx,
+          'defaultParamFlag',
+          'defaultParamFlag is set by the service itself and must not be sent',
+          'defaultParamFlag задаёт сам сервис, его нельзя передавать',
+        );
+      }
+      requireLyrics(s, ctx);
+      onePersonaOrVoice(s, ctx);
+    }),
+  inputRules: { audio: LONG_AUDIO_INPUT },
+  checkInputs: (s, inputs) => {
+    const length = inputSeconds(inputs, 'audio');
+    if (length === undefined || s.continueAt < length) return [];
+    return [
+      {
+        field: 'continueAt',
+        en: `continueAt (${s.continueAt} s) must be before the end of the audio file (${length} s)`,
+        ru: `continueAt (${s.continueAt} с) должен быть раньше конца аудиофайла (${length} с)`,
+      },
+    ];
+  },
+  references: (s) => singerRefs(s),
+  price: (_s, inputs, r) => musicPrice('extend', inputs, r),
+  plan: (s) =>
+    twoTracksPlan({
+      settings: s,
+      title: s.title ?? madeUpTitle(s.style ?? 'Extended track'),
+      lyrics: s.instrumental ? undefined : s.prompt,
+      durationSeconds: Math.round(s.continueAt) + CONTINUATION_SECONDS,
+    }),
+});
+
+const replaceUpload = defineMode({
+  name: 'replace_upload',
+  schema: z
+    .strictObject({
+      mode: z.literal('replace_upload'),
+      model: musicModel,
+      audio: audioUrl,
+      infillStartS: z.number().min(0).multipleOf(0.01),
+      infillEndS: z.number().min(0),
+      prompt: text(1, 5000),
+      fullLyrics: text(1, 5000),
+      tags: text(1, 500),
+      title: text(1, 80),
+      negativeTags: text(0, 500).optional(),
+    })
+    .superRefine((s, ctx) => {
+      if (s.infillEndS <= s.infillStartS) {
+        addRule(
+          ctx,
+          'infillEndS',
+          'infillEndS must be greater than infillStartS',
+          'infillEndS должен быть больше infillStartS',
+        );
+      } else if (s.infillEndS - s.infillStartS < 10) {
+        addRule(
+          ctx,
+          'infillEndS',
+          'the replaced section (infillEndS - infillStartS) must be at least 10 seconds',
+          'заменяемый участок (infillEndS - infillStartS) должен быть не короче 10 секунд',
+        );
+      }
+    }),
+  inputRules: { audio: AUDIO_INPUT },
+  checkInputs: (s, inputs) => replaceSectionViolations(s.infillStartS, s.infillEndS, inputs),
+  price: (_s, inputs, r) => musicPrice('replace_upload', inputs, r, REPLACE_INCLUDED_INPUT_SECONDS),
+  plan: (s, inputs) => {
+    const section = s.infillEndS - s.infillStartS;
+    const length = inputSeconds(inputs, 'audio') ?? Math.max(s.infillEndS, 2 * section);
+    return twoTracksPlan({
+      settings: s,
+      title: s.title,
+      lyrics: s.fullLyrics,
+      durationSeconds: Math.round(length),
+    });
+  },
+});
+
+/** Reference (replace_upload): the section is at most half the track and lies within it. */
+function replaceSectionViolations(start: number, end: number, inputs: ModeInputs): Violation[] {
+  const length = inputSeconds(inputs, 'audio');
+  if (length === undefined) return [];
+  if (end > length) {
+    return [
+      {
+        field: 'infillEndS',
+        en: `infillEndS (${end} s) must be within the audio file (${length} s)`,
+        ru: `infillEndS (${end} с) должен быть в пределах аудиофайла (${length} с)`,
+      },
+    ];
+  }
+  if (end - start > length / 2) {
+    return [
+      {
+        field: 'infillEndS',
+        en: `the replaced section (infillEndS - infillStartS = ${end - start} s) must be at most half the track (${length / 2} s)`,
+        ru: `заменяемый участок (infillEndS - infillStartS = ${end - start} с) должен быть не длиннее половины трека (${length / 2} с)`,
+      },
+    ];
+  }
+  return [];
+}
+
+/** Reference (mashup): audio sets the base, audio2 is the second track; lyrics optional in advanced mode. */
+const mashup = defineMode({
+  name: 'mashup',
+  schema: z
+    .discriminatedUnion('customMode', [
+      z.strictObject({
+        mode: z.literal('mashup'),
+        model: musicModel,
+        audio: audioUrl,
+        audio2: audioUrl,
+        ...simpleSong,
+        instrumental,
+        ...advancedKnobsUnset,
+        audioWeight: weights.audioWeight,
+      }),
+      z.strictObject({
+        mode: z.literal('mashup'),
+        model: musicModel,
+        audio: audioUrl,
+        audio2: audioUrl,
+        ...advancedSong,
+        instrumental,
+        ...advancedKnobs,
+        audioWeight: weights.audioWeight,
+      }),
+    ])
+    .superRefine((s, ctx) => songModeRules(s, ctx, { advancedOnly: ADVANCED_KNOBS, lyricsRequired: false })),
+  inputRules: { audio: AUDIO_INPUT, audio2: AUDIO_INPUT },
+  price: (_s, inputs, r) => musicPrice('mashup', inputs, r),
+  plan: (s, inputs) => songPlan(s, inputSeconds(inputs, 'audio')),
+});
+
+export const music: ModelSpec = {
+  key: 'music',
+  kind: 'audio',
+  name: 'Songs and sounds',
+  modeField: 'mode',
+  modes: [generate, sounds, addVocals, addInstrumental, coverUpload, extend, replaceUpload, mashup],
+};

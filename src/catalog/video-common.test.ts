@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { InputFile } from './model-spec.ts';
+import {
+  aspectFrameSize,
+  attachmentLabels,
+  frameSize,
+  inputSeconds,
+  secondsOf,
+  videoWorkSeconds,
+} from './video-common.ts';
+
+describe('video-common', () => {
+  it('sizes frames by quality and proportions, both sides even', () => {
+    assert.deepEqual(aspectFrameSize('720p', '16:9'), { width: 1280, height: 720 });
+    assert.deepEqual(aspectFrameSize('480p', '9:16'), { width: 480, height: 854 });
+    assert.deepEqual(aspectFrameSize('1080p', '1:1'), { width: 1080, height: 1080 });
+    assert.deepEqual(frameSize('720p', 1001, 1333), { width: 720, height: 958 });
+  });
+
+  it('labels attachments by their position in their own list', () => {
+    const labels = attachmentLabels([
+      { label: 'Image', field: 'ref_image_urls', urls: ['a', 'b'] },
+      { label: 'Video', field: 'ref_video_urls', urls: undefined },
+      { label: 'Audio', field: 'ref_audio_urls', urls: ['c'] },
+    ]);
+    assert.deepEqual(labels, [
+      { label: '@Image1', field: 'ref_image_urls.0' },
+      { label: '@Image2', field: 'ref_image_urls.1' },
+      { label: '@Audio1', field: 'ref_audio_urls.0' },
+    ]);
+  });
+
+  it('rounds each input file up to a whole second, only for the given fields', () => {
+    const file = (field: string, durationSeconds?: number): InputFile => ({
+      field,
+      position: 0,
+      url: 'https://example.com/f',
+      format: 'mp4',
+      sizeBytes: 1,
+      ...(durationSeconds === undefined ? {} : { durationSeconds }),
+    });
+    const files = [file('a', 1), file('a', 1.01), file('b', 2.5), file('c', 9), file('a')];
+    assert.equal(inputSeconds(files, ['a']), 3);
+    assert.equal(inputSeconds(files, ['a', 'b']), 6);
+    assert.equal(inputSeconds(files, []), 0);
+  });
+
+  it('reads durations and grows work time from 5 to 10 minutes', () => {
+    assert.equal(secondsOf('12s'), 12);
+    assert.equal(videoWorkSeconds(2), 300);
+    assert.equal(videoWorkSeconds(30), 600);
+    assert.equal(videoWorkSeconds(60), 600);
+  });
+});

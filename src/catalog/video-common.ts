@@ -1,0 +1,110 @@
+/**
+ * Helpers shared by the catalog modules of the video models (`video`, `video-elements`, `video-omni`)
+ * and by the URL list settings of `model-3d`: URL lists, attachment labels, frame sizes, input
+ * seconds and generation time.
+ */
+import { z } from 'zod';
+import { addRule, type InputFile, type InputRule } from './model-spec.ts';
+
+export const MB = 1024 * 1024;
+
+/**
+ * A URL list setting (reference: "URL fields are lists of strings in uri form"). Only http(s) is
+ * accepted; the host is not restricted here because the service's own upload links may sit on a
+ * loopback address, and downloads are guarded against private addresses when probed (CONTRACT §6).
+ */
+export function urlList(max: number): z.ZodArray<z.ZodURL> {
+  return z.array(z.url({ protocol: /^https?$/ })).max(max);
+}
+
+/** Input rules of pictures for the video models (reference: jpeg, jpg, png, webp up to 10 MB). */
+export const PICTURE_RULE: InputRule = { formats: ['jpeg', 'png', 'webp'], maxBytes: 10 * MB };
+
+export const QUALITIES = ['480p', '720p', '1080p'] as const;
+export type Quality = (typeof QUALITIES)[number];
+
+export const ASPECT_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4'] as const;
+export type AspectRatio = (typeof ASPECT_RATIOS)[number];
+
+/** Short side of the frame at each quality (pixels). */
+const SHORT_SIDE: Readonly<Record<Quality, number>> = { '480p': 480, '720p': 720, '1080p': 1080 };
+
+/** Rounds to the nearest even number (H.264 needs even frame sizes). */
+function even(value: number): number {
+  return Math.max(2, 2 * Math.round(value / 2));
+}
+
+export interface FrameSize {
+  width: number;
+  height: number;
+}
+
+/**
+ * Frame of the given proportions whose short side is the quality's: 720p 16:9 = 1280×720,
+ * 9:16 = 720×1280, 4:3 = 960×720; 480p 16:9 = 854×480. Both sides even.
+ */
+export function frameSize(quality: Quality, ratioWidth: number, ratioHeight: number): FrameSize {
+  const short = SHORT_SIDE[quality];
+  if (ratioWidth >= ratioHeight) return { width: even((short * ratioWidth) / ratioHeight), height: short };
+  return { width: short, height: even((short * ratioHeight) / ratioWidth) };
+}
+
+/** Frame size for a quality and an `aspect_ratio` setting. */
+export function aspectFrameSize(quality: Quality, aspect: AspectRatio): FrameSize {
+  const [w, h] = aspect.split(':').map(Number);
+  return frameSize(quality, w ?? 16, h ?? 9);
+}
+
+/** An attachment list whose items the prompt must name: `@Image1`, `@Video2`, `@Audio1` ... */
+export interface LabelledList {
+  label: 'Image' | 'Video' | 'Audio';
+  field: string;
+  urls: readonly string[] | undefined;
+}
+
+/** Labels of the attachments in order: the number is the position of the URL in its list (reference). */
+export function attachmentLabels(lists: readonly LabelledList[]): { label: string; field: string }[] {
+  return lists.flatMap((list) =>
+    (list.urls ?? []).map((_, i) => ({ label: `@${list.label}${i + 1}`, field: `${list.field}.${i}` })),
+  );
+}
+
+/**
+ * Reference: "every attachment must be mentioned by its label", written exactly (capital letter, no
+ * space). `@Image1` is not mentioned by `@Image10`. Adds one `prompt` violation per missing label.
+ */
+export function requireMentions(ctx: z.RefinementCtx, prompt: string, lists: readonly LabelledList[]): void {
+  for (const { label, field } of attachmentLabels(lists)) {
+    if (new RegExp(`${label}(?![0-9])`).test(prompt)) continue;
+    addRule(
+      ctx,
+      'prompt',
+      `prompt must mention every attachment by its label: ${label} (${field}) is not mentioned`,
+      `prompt должен упоминать каждое вложение по его метке: нет упоминания ${label} (${field})`,
+    );
+  }
+}
+
+/**
+ * Input seconds charged for the files of the given fields: each file rounded up to a whole second
+ * (CONTRACT §5). A file without a probed length counts 0 (its input rule refuses it anyway).
+ */
+export function inputSeconds(files: readonly InputFile[], fields: readonly string[]): number {
+  return files
+    .filter((file) => fields.includes(file.field))
+    .reduce((sum, file) => sum + Math.ceil(file.durationSeconds ?? 0), 0);
+}
+
+/**
+ * Typical generation time of a video: reference "usually 5 to 10 minutes", 300 s for 2 s of video
+ * growing linearly to 600 s for 30 s.
+ */
+export function videoWorkSeconds(seconds: number): number {
+  const share = Math.min(Math.max((seconds - 2) / 28, 0), 1);
+  return Math.round(300 + share * 300);
+}
+
+/** Whole seconds of a `"5s"` duration setting. */
+export function secondsOf(duration: string): number {
+  return Number.parseInt(duration, 10);
+}

@@ -1,0 +1,134 @@
+/**
+ * `voice` (reference: <key_voice>, voice-cloning speech generator; settings decided in CONTRACT §2):
+ * speech from text in cloned voices (`text_to_dialogue`) and voice change of a recording
+ * (`voice_change`). Voices come from this model's library (reference "Other libraries").
+ *
+ * Decisions where the documents are silent:
+ * - A line starting with `[voice_N]` is spoken by voice_N (CONTRACT §2); naming a voice that is not set is
+ *   `invalid_settings` on `text`. `[voice]` and `[voice_1]` name the first voice (`voice`).
+ * - Output length: about 15 characters of spoken text per second (tags not counted), at least 1 s; voice
+ *   change keeps the input's length (30 s when unknown).
+ * - Prices (`prices/voice.json`, kopecks): `dialogue_per_1000_chars` per started 1000 characters of text
+ *   (300 = 3 RUB), `voice_change_per_minute` per started minute of input audio (300 = 3 RUB; a file of
+ *   unknown length counts as one minute).
+ * - Audio input follows the music model's rule (mp3, wav, ogg, m4a, flac, aac; 20 MB).
+ */
+import { z } from 'zod';
+import type { AudioOutput, GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
+import { addRule, defineMode, rate } from './model-spec.ts';
+import { AUDIO_INPUT, audioUrl, inputSeconds, libraryId } from './music-common.ts';
+
+/** CONTRACT §2: `voice` (required) and `voice_2` … `voice_20` (optional). */
+export const EXTRA_VOICES: readonly string[] = Array.from({ length: 19 }, (_, i) => `voice_${i + 2}`);
+const extraVoices: Record<string, z.ZodOptional<z.ZodString>> = Object.fromEntries(
+  EXTRA_VOICES.map((field) => [field, libraryId.optional()]),
+);
+
+/** Speaker tags at the start of lines: `[voice_3] Hello`. */
+const SPEAKER_TAG = /^[ \t]*\[(voice(?:_\d+)?)\]/gm;
+
+/** Setting that a speaker tag names (`voice_1` is `voice`). */
+function speakerField(tag: string): string {
+  return tag === 'voice_1' ? 'voice' : tag;
+}
+
+/** Characters that are spoken: the text without speaker tags. */
+export function spokenLength(text: string): number {
+  return text.replace(SPEAKER_TAG, '').trim().length;
+}
+
+/** CONTRACT §2 decision above: ~15 characters per second, at least 1 s. */
+export const CHARS_PER_SECOND = 15;
+
+function speech(settings: Record<string, unknown>, filename: string, durationSeconds: number): AudioOutput {
+  return {
+    kind: 'audio',
+    format: 'mp3',
+    filename,
+    caption: '',
+    seed: JSON.stringify(settings),
+    durationSeconds,
+    speech: true,
+  };
+}
+
+/** Every voice setting that is set, as library references of this model. */
+function voiceRefs(s: Readonly<Record<string, unknown>>): LibraryRef[] {
+  return ['voice', ...EXTRA_VOICES].flatMap((field) => {
+    const id = s[field];
+    return typeof id === 'string' ? [{ library: 'voices' as const, model: 'voice', id, field }] : [];
+  });
+}
+
+const textToDialogue = defineMode({
+  name: 'text_to_dialogue',
+  schema: z
+    .strictObject({
+      mode: z.literal('text_to_dialogue'),
+      text: z.string().min(1).max(5000),
+      voice: libraryId,
+      ...extraVoices,
+    })
+    .superRefine((s, ctx) => {
+      const voices: Readonly<Record<string, unknown>> = s;
+      const tags = new Set(Array.from(s.text.matchAll(SPEAKER_TAG), (m) => m[1] ?? ''));
+      for (const tag of tags) {
+        const field = speakerField(tag);
+        if (voices[field] !== undefined) continue;
+        addRule(
+          ctx,
+          'text',
+          `text gives a line to [${tag}], but ${field} is not set`,
+          `в text есть реплика для [${tag}], но ${field} не задан`,
+        );
+      }
+    }),
+  references: (s) => voiceRefs(s),
+  price: (s, _inputs, r) => Math.max(1, Math.ceil(s.text.length / 1000)) * rate(r, 'dialogue_per_1000_chars'),
+  plan: (s): GenerationPlan => {
+    const speakers = voiceRefs(s).length;
+    const durationSeconds = Math.max(1, Math.ceil(spokenLength(s.text) / CHARS_PER_SECOND));
+    return {
+      outputs: [speech(s, 'dialogue.mp3', durationSeconds)],
+      caption: `voice · text_to_dialogue · ${speakers} ${speakers === 1 ? 'voice' : 'voices'}`,
+      texts: [],
+      workSeconds: 30,
+    };
+  },
+});
+
+/** Length assumed for a voice-change input whose length was not probed (seconds). */
+const UNKNOWN_INPUT_SECONDS = 30;
+
+const voiceChange = defineMode({
+  name: 'voice_change',
+  schema: z.strictObject({
+    mode: z.literal('voice_change'),
+    audio: audioUrl,
+    voice: libraryId,
+  }),
+  inputRules: { audio: AUDIO_INPUT },
+  references: (s) => voiceRefs(s),
+  price: (_s, inputs, r) => {
+    const seconds = inputSeconds(inputs, 'audio');
+    const minutes = seconds === undefined ? 1 : Math.max(1, Math.ceil(seconds / 60));
+    return minutes * rate(r, 'voice_change_per_minute');
+  },
+  plan: (s, inputs): GenerationPlan => {
+    const durationSeconds = Math.max(1, Math.round(inputSeconds(inputs, 'audio') ?? UNKNOWN_INPUT_SECONDS));
+    return {
+      outputs: [speech(s, 'voice-change.mp3', durationSeconds)],
+      caption: 'voice · voice_change',
+      texts: [],
+      workSeconds: 60,
+    };
+  },
+});
+
+export const voice: ModelSpec = {
+  key: 'voice',
+  kind: 'speech',
+  name: 'Cloned voice speech',
+  modeField: 'mode',
+  modes: [textToDialogue, voiceChange],
+};

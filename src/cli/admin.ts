@@ -1,0 +1,88 @@
+import type { AdminService } from '../accounts/admin-service.ts';
+
+export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
+
+  accounts create --name NAME              create an account
+  accounts get ACCOUNT_ID                  an account with its balances
+  credit ACCOUNT_ID --amount KOPECKS --reference REF
+                                           credit once per reference
+  ledger ACCOUNT_ID                        money movements, newest first
+  keys create ACCOUNT_ID [--name N] [--models a,b] [--daily-limit KOPECKS]
+                                           issue an API key (shown once)
+  keys revoke KEY_ID                       revoke an API key
+  models set MODEL_KEY [--available true|false] [--max-active N]
+                                           switch a model, set its active-task limit
+`;
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+function integer(value: string | undefined, what: string): number {
+  const n = Number(need(value, what));
+  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`${what} must be a whole non-negative number`);
+  return n;
+}
+
+function bool(value: string | undefined, what: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new UsageError(`${what} must be true or false`);
+}
+
+/**
+ * Runs one operator command against the same AdminService as the operator API; returns what to print.
+ * Holds no logic of its own beyond reading arguments.
+ */
+export async function runAdminCommand(
+  admin: AdminService,
+  positionals: readonly string[],
+  options: Readonly<Record<string, string | undefined>>,
+): Promise<unknown> {
+  const [group, action, target] = positionals;
+  switch (`${group} ${action ?? ''}`.trim()) {
+    case 'accounts create':
+      return admin.createAccount(need(options.name, '--name'));
+    case 'accounts get':
+      return admin.getAccount(need(target, 'ACCOUNT_ID'));
+    case `credit ${action}`: {
+      const { entry, created } = await admin.credit(
+        need(action, 'ACCOUNT_ID'),
+        integer(options.amount, '--amount'),
+        need(options.reference, '--reference'),
+      );
+      return { ...entry, created };
+    }
+    case `ledger ${action}`:
+      return { entries: await admin.ledger(need(action, 'ACCOUNT_ID')) };
+    case 'keys create':
+      return admin.issueKey(need(target, 'ACCOUNT_ID'), {
+        name: options.name ?? null,
+        models: options.models
+          ? options.models
+              .split(',')
+              .map((m) => m.trim())
+              .filter(Boolean)
+          : null,
+        dailyLimitMinor:
+          options['daily-limit'] === undefined ? null : integer(options['daily-limit'], '--daily-limit'),
+      });
+    case 'keys revoke':
+      await admin.revokeKey(need(target, 'KEY_ID'));
+      return { revoked: target };
+    case 'models set':
+      return admin.updateModel(need(target, 'MODEL_KEY'), {
+        ...(options.available === undefined ? {} : { available: bool(options.available, '--available') }),
+        ...(options['max-active'] === undefined
+          ? {}
+          : { maxActive: integer(options['max-active'], '--max-active') }),
+      });
+    default:
+      throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
+  }
+}

@@ -1,0 +1,58 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.ts';
+import { createContainer } from '../container.ts';
+import { isApiError } from '../errors.ts';
+import { translate } from '../i18n/index.ts';
+import { ADMIN_USAGE, runAdminCommand, UsageError } from './admin.ts';
+
+/** `gta admin …` / `npm run admin -- …`: argument parsing only; the work is AdminService's. */
+async function main(argv: readonly string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      amount: { type: 'string' },
+      reference: { type: 'string' },
+      models: { type: 'string' },
+      'daily-limit': { type: 'string' },
+      available: { type: 'string' },
+      'max-active': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [program, ...rest] = positionals;
+  if (values.help || program !== 'admin' || rest.length === 0) {
+    process.stdout.write(ADMIN_USAGE);
+    return values.help ? 0 : 2;
+  }
+  const container = await createContainer(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }));
+  try {
+    const { help: _help, ...options } = values;
+    const result = await runAdminCommand(container.services.admin, rest, options);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n\n${ADMIN_USAGE}`);
+      return 2;
+    }
+    if (isApiError(error)) {
+      process.stderr.write(
+        `${error.code}: ${error.detail?.en ?? translate(error.code, 'en', error.params)}\n`,
+      );
+      return 1;
+    }
+    throw error;
+  } finally {
+    await container.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

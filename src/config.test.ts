@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig, parseDuration } from './config.ts';
+
+test('defaults of CONTRACT §1', () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 8080);
+  assert.equal(config.host, '127.0.0.1');
+  assert.equal(config.publicBaseUrl, 'http://127.0.0.1:8080');
+  assert.match(config.databaseUrl, /^sqlite:.*data\/service\.db$/);
+  assert.match(config.storageUrl, /^file:\/\/.*data\/files$/);
+  assert.equal(config.adminToken, null);
+  assert.equal(config.simSpeed, 1);
+  assert.equal(config.resultRetentionMs, 14 * 86_400_000);
+  assert.equal(config.uploadRetentionMs, 7 * 86_400_000);
+  assert.equal(config.logLevel, 'info');
+  assert.ok(Object.isFrozen(config));
+});
+
+test('bad values stop the start with an error naming the variable', () => {
+  const bad: Array<[Record<string, string>, RegExp]> = [
+    [{ PORT: 'abc' }, /PORT/],
+    [{ PORT: '70000' }, /PORT/],
+    [{ SIM_SPEED: '0' }, /SIM_SPEED/],
+    [{ SIM_SPEED: 'fast' }, /SIM_SPEED/],
+    [{ RESULT_RETENTION: '14 days' }, /RESULT_RETENTION/],
+    [{ UPLOAD_RETENTION: '-1d' }, /UPLOAD_RETENTION/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+    [{ STORAGE_URL: 'ftp://x' }, /STORAGE_URL/],
+    [{ PUBLIC_BASE_URL: 'not a url' }, /PUBLIC_BASE_URL/],
+    [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN/],
+  ];
+  for (const [env, name] of bad)
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => e instanceof ConfigError && name.test(e.message),
+    );
+});
+
+test('parseDuration reads 30s, 10m, 2h, 7d', () => {
+  assert.equal(parseDuration('30s'), 30_000);
+  assert.equal(parseDuration('10m'), 600_000);
+  assert.equal(parseDuration('2h'), 7_200_000);
+  assert.equal(parseDuration('7d'), 604_800_000);
+  for (const bad of ['', '5', '1w', '0s', '1.5h']) assert.equal(parseDuration(bad), null, bad);
+});

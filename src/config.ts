@@ -1,0 +1,130 @@
+import path from 'node:path';
+
+export const SECOND_MS = 1_000;
+export const MINUTE_MS = 60 * SECOND_MS;
+export const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** The service's settings, read once from the environment at start (CONTRACT §1). */
+export interface Config {
+  /** Listener port. (Default: 8080) */
+  port: number;
+  /** Listener address. (Default: `127.0.0.1`) */
+  host: string;
+  /** Base of absolute links (uploads, docs). (Default: `http://HOST:PORT`) */
+  publicBaseUrl: string;
+  /** Embedded database and files. (Default: `./data`) */
+  dataDir: string;
+  /** `sqlite:<file>` or `postgres://…`. (Default: SQLite file `service.db` in DATA_DIR) */
+  databaseUrl: string;
+  /** `file://<dir>` or `s3://bucket?…`. (Default: `file://DATA_DIR/files`) */
+  storageUrl: string;
+  /** Bearer token of the operator API; null turns the operator API off. */
+  adminToken: string | null;
+  /** Time scale of the built-in simulator. (Default: 1) */
+  simSpeed: number;
+  /** How long result files are kept after a task finishes (milliseconds). (Default: 14 days) */
+  resultRetentionMs: number;
+  /** How long uploaded files are kept (milliseconds). (Default: 7 days) */
+  uploadRetentionMs: number;
+  logLevel: LogLevel;
+  /** Run the worker inside the API process. (Default: true; `WORKER=off` turns it off) */
+  embeddedWorker: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { s: SECOND_MS, m: MINUTE_MS, h: HOUR_MS, d: DAY_MS };
+
+/** Parses `30s`, `10m`, `2h`, `7d` (CONTRACT §1) into milliseconds; null when malformed. */
+export function parseDuration(text: string): number | null {
+  const match = /^(\d+)([smhd])$/.exec(text.trim());
+  if (!match) return null;
+  const amount = Number(match[1]);
+  const unit = DURATION_UNITS_MS[match[2] as string] as number;
+  return amount > 0 ? amount * unit : null;
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * Reads and checks the environment. A bad value throws a ConfigError naming the variable, so the
+ * process exits at start rather than misbehaving later.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const port = intVar(env, 'PORT', 8080, 0, 65_535);
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const dataDir = path.resolve(env.DATA_DIR?.trim() || './data');
+  const publicBaseUrl = urlVar(
+    env,
+    'PUBLIC_BASE_URL',
+    `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+  );
+  const databaseUrl = env.DATABASE_URL?.trim() || `sqlite:${path.join(dataDir, 'service.db')}`;
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or sqlite:');
+  }
+  const storageUrl = env.STORAGE_URL?.trim() || `file://${path.join(dataDir, 'files')}`;
+  if (!/^(file|s3):\/\//.test(storageUrl))
+    throw new ConfigError('STORAGE_URL must start with file:// or s3://');
+  const adminToken = env.ADMIN_TOKEN?.trim() || null;
+  if (adminToken !== null && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
+  }
+  const simSpeedText = env.SIM_SPEED?.trim() || '1';
+  const simSpeed = Number(simSpeedText);
+  if (!Number.isFinite(simSpeed) || simSpeed <= 0)
+    throw new ConfigError('SIM_SPEED must be a positive number');
+  const logLevel = (env.LOG_LEVEL?.trim() || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const worker = env.WORKER?.trim() || 'on';
+  if (worker !== 'on' && worker !== 'off') throw new ConfigError('WORKER must be on or off');
+  return Object.freeze({
+    port,
+    host,
+    publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+    dataDir,
+    databaseUrl,
+    storageUrl,
+    adminToken,
+    simSpeed,
+    resultRetentionMs: durationVar(env, 'RESULT_RETENTION', '14d'),
+    uploadRetentionMs: durationVar(env, 'UPLOAD_RETENTION', '7d'),
+    logLevel,
+    embeddedWorker: worker === 'on',
+  } satisfies Config);
+}
+
+function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${text}"`);
+  }
+  return value;
+}
+
+function urlVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const text = env[name]?.trim();
+  if (!text) return fallback;
+  try {
+    const url = new URL(text);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    return text;
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${text}"`);
+  }
+}
+
+function durationVar(env: NodeJS.ProcessEnv, name: string, fallback: string): number {
+  const text = env[name]?.trim() || fallback;
+  const ms = parseDuration(text);
+  if (ms === null) throw new ConfigError(`${name} must look like 30s, 10m, 2h or 7d, got "${text}"`);
+  return ms;
+}

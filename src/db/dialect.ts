@@ -1,0 +1,53 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './schema.ts';
+
+/** A database handle inside a transaction (Kysely's Transaction extends Kysely). */
+export type Tx = Kysely<Database>;
+
+/**
+ * What differs between the engines, as named capabilities (STYLE: no `if (isPostgres)` in queries).
+ */
+export interface DialectCapabilities {
+  name: 'sqlite' | 'postgres';
+  /**
+   * Runs `fn` in one transaction that takes the write lock up front. SQLite: `BEGIN IMMEDIATE` on the
+   * single connection, so a read-then-write transaction never fails to upgrade its lock; PostgreSQL:
+   * an ordinary transaction whose row locks come from `lockAccount`.
+   */
+  transaction<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Serialises money decisions of one account for the rest of the transaction. */
+  lockAccount(tx: Tx, accountId: string): Promise<void>;
+  /** `for update skip locked` where the engine has it, so workers never claim the same job. */
+  supportsSkipLocked: boolean;
+}
+
+export const sqliteCapabilities: DialectCapabilities = {
+  name: 'sqlite',
+  async transaction(db, fn) {
+    return db.connection().execute(async (conn) => {
+      await sql`begin immediate`.execute(conn);
+      try {
+        const result = await fn(conn);
+        await sql`commit`.execute(conn);
+        return result;
+      } catch (error) {
+        await sql`rollback`.execute(conn);
+        throw error;
+      }
+    });
+  },
+  // No-op: BEGIN IMMEDIATE already makes this transaction the database's only writer.
+  async lockAccount() {},
+  supportsSkipLocked: false,
+};
+
+export const postgresCapabilities: DialectCapabilities = {
+  name: 'postgres',
+  transaction(db, fn) {
+    return db.transaction().execute(fn);
+  },
+  async lockAccount(tx, accountId) {
+    await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
+  },
+  supportsSkipLocked: true,
+};

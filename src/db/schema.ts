@@ -1,0 +1,146 @@
+/**
+ * Table types of the database. Timestamps are ISO 8601 UTC strings (`toISOString()`), which sort
+ * correctly as text on both SQLite and PostgreSQL; booleans are 0/1 integers on both.
+ */
+import type { Generated } from 'kysely';
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  /** Sum of posted credits (kopecks). */
+  credited_minor: number;
+  /** Sum of captured holds (kopecks). */
+  captured_minor: number;
+  /** Sum of pending holds (kopecks). */
+  held_minor: number;
+  created_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string | null;
+  /** First characters of the key, shown to people to tell keys apart. */
+  prefix: string;
+  /** SHA-256 of the whole key (hex); the plain key is never stored. */
+  key_hash: string;
+  /** JSON array of model keys, or null for every model. */
+  models: string | null;
+  daily_limit_minor: number | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export type LedgerEntryType = 'credit' | 'hold' | 'capture' | 'void';
+
+/** Append-only log of money movements; the operator's ledger view. */
+export interface LedgerEntriesTable {
+  id: string;
+  account_id: string;
+  type: LedgerEntryType;
+  amount_minor: number;
+  task_id: string | null;
+  key_id: string | null;
+  /** Operator's reference of a credit; unique per account so a credit happens once. */
+  reference: string | null;
+  created_at: string;
+}
+
+export type TransferStatus = 'pending' | 'posted' | 'voided';
+
+/** Two-phase transfer of a task's price: pending (held) → posted (captured) or voided, exactly once. */
+export interface TransfersTable {
+  /** The task id is the transfer's identity. */
+  id: string;
+  account_id: string;
+  key_id: string | null;
+  amount_minor: number;
+  status: TransferStatus;
+  created_at: string;
+  settled_at: string | null;
+}
+
+export interface ModelSettingsTable {
+  key: string;
+  available: number;
+  /** Simultaneous unfinished tasks of this model per account; null = service default. */
+  max_active: number | null;
+  updated_at: string;
+}
+
+export type TaskStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
+
+export interface TasksTable {
+  id: string;
+  account_id: string;
+  key_id: string | null;
+  model: string;
+  mode: string;
+  status: TaskStatus;
+  /** JSON of the accepted settings, defaults filled in. */
+  settings: string;
+  /** JSON of the probed input files the price was computed from. */
+  inputs: string;
+  price_minor: number;
+  currency: string;
+  progress: number;
+  caption: string | null;
+  /** JSON array of strings. */
+  texts: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  files_expire_at: string | null;
+  files_expired: number;
+  attempts: Generated<number>;
+}
+
+/** Durable queue: one row per task that still needs running; deleted with the task's final state. */
+export interface JobsTable {
+  /** Deterministic `run-task:<task id>`, so enqueueing twice is harmless. */
+  id: string;
+  task_id: string;
+  run_at: string;
+  locked_by: string | null;
+  /** Lease: after this moment another worker may claim the job. */
+  locked_until: string | null;
+  attempts: number;
+}
+
+export interface ArtifactsTable {
+  task_id: string;
+  idx: number;
+  kind: string;
+  filename: string;
+  content_type: string;
+  size_bytes: number;
+  caption: string;
+  storage_key: string;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: string;
+  key: string;
+  /** SHA-256 of the canonical request. */
+  request_hash: string;
+  state: 'processing' | 'done';
+  response_status: number | null;
+  resource_id: string | null;
+  created_at: string;
+  /** A processing row past this moment was abandoned (crash) and may be taken over. */
+  locked_until: string;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  ledger_entries: LedgerEntriesTable;
+  transfers: TransfersTable;
+  model_settings: ModelSettingsTable;
+  tasks: TasksTable;
+  jobs: JobsTable;
+  artifacts: ArtifactsTable;
+  idempotency_keys: IdempotencyKeysTable;
+}

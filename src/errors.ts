@@ -1,0 +1,182 @@
+/**
+ * One error type for every refusal the API makes, built through the factories of `errors` so codes and
+ * statuses live in one table (reference "Errors", CONTRACT §3, §7, §9). `http/error-handler.ts` is the
+ * only place an ApiError becomes a response; the message is localised there from `i18n/`.
+ */
+
+/** Every error code the service answers with, and its HTTP status. */
+export const ERROR_STATUS = {
+  invalid_api_key: 401,
+  invalid_admin_token: 401,
+  insufficient_funds: 402,
+  model_not_allowed_for_key: 403,
+  key_daily_limit_exceeded: 403,
+  model_not_found: 404,
+  task_not_found: 404,
+  artifact_expired: 404,
+  artifact_not_found: 404,
+  account_not_found: 404,
+  key_not_found: 404,
+  file_not_found: 404,
+  record_not_found: 404,
+  not_found: 404,
+  method_not_allowed: 405,
+  idempotency_conflict: 409,
+  request_in_progress: 409,
+  element_name_taken: 409,
+  persona_exists: 409,
+  too_many_keys: 409,
+  task_not_cancelable: 409,
+  voice_not_verifiable: 409,
+  voice_not_retryable: 409,
+  request_too_large: 413,
+  file_too_large: 413,
+  unsupported_media_type: 415,
+  invalid_settings: 422,
+  unknown_setting: 422,
+  invalid_request: 422,
+  file_type: 422,
+  file_empty: 422,
+  element_not_found: 422,
+  persona_not_found: 422,
+  voice_not_found: 422,
+  voice_not_ready: 422,
+  style_not_found: 422,
+  style_not_ready: 422,
+  character_not_found: 422,
+  rate_limited: 429,
+  too_many_active: 429,
+  internal_error: 500,
+  element_create_failed: 502,
+  persona_create_failed: 502,
+  library_create_failed: 502,
+  model_unavailable: 503,
+  sg_unavailable: 503,
+  not_ready: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Failure codes a finished task can carry in `error.code` (CONTRACT §3). */
+export const TASK_FAILURE_CODES = [
+  'generation_failed',
+  'content_refused',
+  'timeout',
+  'input_unavailable',
+] as const;
+export type TaskFailureCode = (typeof TASK_FAILURE_CODES)[number];
+
+/** Values a message template may interpolate. */
+export type MessageParams = Readonly<Record<string, string | number>>;
+
+export interface ApiErrorOptions {
+  params?: MessageParams;
+  /** Extra response headers, for example `Retry-After`. */
+  headers?: Readonly<Record<string, string>>;
+  /** Extra top-level body fields beside `error` (the links of not_found). */
+  body?: Readonly<Record<string, unknown>>;
+  /** Ready messages (both languages) that replace the template, for rule violations. */
+  detail?: { en: string; ru: string };
+  cause?: unknown;
+}
+
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly params: MessageParams;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly detail: { en: string; ru: string } | undefined;
+
+  constructor(code: ErrorCode, options: ApiErrorOptions = {}) {
+    super(options.detail?.en ?? code, { cause: options.cause });
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.params = options.params ?? {};
+    this.headers = options.headers ?? {};
+    this.body = options.body ?? {};
+    this.detail = options.detail;
+  }
+}
+
+export function isApiError(error: unknown): error is ApiError {
+  return error instanceof ApiError;
+}
+
+const retryAfter = (seconds: number): Record<string, string> => ({
+  'Retry-After': String(Math.max(1, Math.ceil(seconds))),
+});
+
+/** Factories, one per refusal; the only way service code builds an ApiError. */
+export const errors = {
+  invalidApiKey: (): ApiError => new ApiError('invalid_api_key'),
+  invalidAdminToken: (): ApiError => new ApiError('invalid_admin_token'),
+  insufficientFunds: (amountMinor: number, availableMinor: number): ApiError =>
+    new ApiError('insufficient_funds', { params: { amount: amountMinor, available: availableMinor } }),
+  modelNotAllowedForKey: (model: string): ApiError =>
+    new ApiError('model_not_allowed_for_key', { params: { model } }),
+  keyDailyLimitExceeded: (limitMinor: number, spentMinor: number): ApiError =>
+    new ApiError('key_daily_limit_exceeded', { params: { limit: limitMinor, spent: spentMinor } }),
+  modelNotFound: (model: string): ApiError => new ApiError('model_not_found', { params: { model } }),
+  taskNotFound: (id: string): ApiError => new ApiError('task_not_found', { params: { id } }),
+  artifactExpired: (id: string): ApiError => new ApiError('artifact_expired', { params: { id } }),
+  artifactNotFound: (id: string, index: string | number): ApiError =>
+    new ApiError('artifact_not_found', { params: { id, index } }),
+  accountNotFound: (id: string): ApiError => new ApiError('account_not_found', { params: { id } }),
+  keyNotFound: (id: string): ApiError => new ApiError('key_not_found', { params: { id } }),
+  fileNotFound: (id: string): ApiError => new ApiError('file_not_found', { params: { id } }),
+  recordNotFound: (id: string): ApiError => new ApiError('record_not_found', { params: { id } }),
+  notFound: (links: Record<string, string>, method: string, path: string): ApiError =>
+    new ApiError('not_found', { params: { method, path }, body: links }),
+  methodNotAllowed: (links: Record<string, string>, allow: readonly string[], method: string): ApiError =>
+    new ApiError('method_not_allowed', {
+      params: { method, allow: allow.join(', ') },
+      headers: { Allow: allow.join(', ') },
+      body: links,
+    }),
+  idempotencyConflict: (): ApiError => new ApiError('idempotency_conflict'),
+  requestInProgress: (): ApiError => new ApiError('request_in_progress', { headers: retryAfter(1) }),
+  elementNameTaken: (name: string): ApiError => new ApiError('element_name_taken', { params: { name } }),
+  personaExists: (): ApiError => new ApiError('persona_exists'),
+  tooManyKeys: (limit: number): ApiError => new ApiError('too_many_keys', { params: { limit } }),
+  taskNotCancelable: (status: string): ApiError =>
+    new ApiError('task_not_cancelable', { params: { status } }),
+  requestTooLarge: (limitBytes: number): ApiError =>
+    new ApiError('request_too_large', { params: { limit: Math.round(limitBytes / 1024) } }),
+  fileTooLarge: (field: string, limitBytes: number): ApiError =>
+    new ApiError('file_too_large', { params: { field, limit: Math.round(limitBytes / 1024 / 1024) } }),
+  unsupportedMediaType: (type: string): ApiError =>
+    new ApiError('unsupported_media_type', { params: { type } }),
+  invalidRequest: (detail: { en: string; ru: string }): ApiError =>
+    new ApiError('invalid_request', { detail }),
+  invalidSettings: (detail: { en: string; ru: string }): ApiError =>
+    new ApiError('invalid_settings', { detail }),
+  unknownSetting: (detail: { en: string; ru: string }): ApiError =>
+    new ApiError('unknown_setting', { detail }),
+  fileType: (field: string): ApiError => new ApiError('file_type', { params: { field } }),
+  fileEmpty: (field: string): ApiError => new ApiError('file_empty', { params: { field } }),
+  libraryItem: (
+    code:
+      | 'element_not_found'
+      | 'persona_not_found'
+      | 'voice_not_found'
+      | 'voice_not_ready'
+      | 'style_not_found'
+      | 'style_not_ready'
+      | 'character_not_found',
+    id: string,
+  ): ApiError => new ApiError(code, { params: { id } }),
+  rateLimited: (retryAfterSeconds: number, headers: Record<string, string> = {}): ApiError =>
+    new ApiError('rate_limited', { headers: { ...headers, ...retryAfter(retryAfterSeconds) } }),
+  tooManyActive: (model: string, limit: number, retryAfterSeconds = 5): ApiError =>
+    new ApiError('too_many_active', { params: { model, limit }, headers: retryAfter(retryAfterSeconds) }),
+  internal: (cause?: unknown): ApiError => new ApiError('internal_error', { cause }),
+  createFailed: (
+    code: 'element_create_failed' | 'persona_create_failed' | 'library_create_failed',
+  ): ApiError => new ApiError(code, { headers: retryAfter(60) }),
+  modelUnavailable: (model: string): ApiError =>
+    new ApiError('model_unavailable', { params: { model }, headers: retryAfter(60) }),
+  sgUnavailable: (): ApiError => new ApiError('sg_unavailable', { headers: retryAfter(30) }),
+  notReady: (): ApiError => new ApiError('not_ready'),
+} as const;

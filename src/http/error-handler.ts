@@ -1,0 +1,79 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { violationsOf } from '../catalog/validate.ts';
+import { type ApiError, errors, isApiError } from '../errors.ts';
+import { translate } from '../i18n/index.ts';
+
+/** Sends an ApiError as `{ error: { code, message } }` in the request's language. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  const message = error.detail
+    ? error.detail[request.lang]
+    : translate(error.code, request.lang, error.params);
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .type('application/json; charset=utf-8')
+    .send({ error: { code: error.code, message }, ...error.body });
+}
+
+const both = (en: string, ru: string): { en: string; ru: string } => ({ en, ru });
+
+/** Translates what the framework throws (body parsing, schema validation) into the reference's codes. */
+function fromFramework(error: FastifyError, request: FastifyRequest): ApiError | null {
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    // The provider flattens each zod issue into { keyword, instancePath, message, params }; rebuild it.
+    const issues = error.validation.map(
+      (v) =>
+        ({
+          ...(v.params as object),
+          code: v.keyword,
+          path: v.instancePath.split('/').filter(Boolean),
+          message: v.message ?? '',
+        }) as unknown as z.core.$ZodIssue,
+    );
+    const where = error.validationContext ?? 'body';
+    const violations = violationsOf(issues, `${where}.`);
+    const first = violations[0];
+    return errors.invalidRequest(
+      first
+        ? both(`${first.field}: ${first.en}`, `${first.field}: ${first.ru}`)
+        : both('The request does not match its schema.', 'Запрос не соответствует схеме.'),
+    );
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.requestTooLarge(request.routeOptions.bodyLimit ?? 16 * 1024);
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return errors.invalidRequest(both('The body is not valid JSON.', 'Тело запроса — некорректный JSON.'));
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return errors.invalidRequest(
+        both(
+          'Send the body as JSON with Content-Type: application/json.',
+          'Отправьте тело в формате JSON с Content-Type: application/json.',
+        ),
+      );
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return errors.invalidRequest(both('The request is malformed.', 'Запрос составлен неверно.'));
+  }
+  return null;
+}
+
+/**
+ * The only place errors become responses. Anything that is not an ApiError or a known framework error
+ * is 500 internal_error with a generic message: driver and stack text never leave the process.
+ */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = isApiError(error) ? error : fromFramework(error, request);
+    if (apiError) {
+      if (apiError.status >= 500) request.log.error({ err: apiError.cause ?? apiError }, apiError.code);
+      return sendError(request, reply, apiError);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(request, reply, errors.internal(error));
+  });
+}

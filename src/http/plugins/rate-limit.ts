@@ -1,0 +1,63 @@
+import type { FastifyReply } from 'fastify';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { errors } from '../../errors.ts';
+import type { RequestLimits } from '../types.ts';
+
+/**
+ * The reference's request limits on rate-limiter-flexible, whose stores include PostgreSQL and Redis,
+ * so the same limiters can later be shared by several processes (issue: scale-out).
+ */
+export class RequestLimiter {
+  readonly #account: RateLimiterMemory;
+  readonly #wrongKey: RateLimiterMemory;
+  readonly #limits: RequestLimits;
+
+  constructor(limits: RequestLimits) {
+    this.#limits = limits;
+    this.#account = new RateLimiterMemory({
+      keyPrefix: 'account',
+      points: limits.accountRequests,
+      duration: limits.windowSeconds,
+    });
+    this.#wrongKey = new RateLimiterMemory({
+      keyPrefix: 'wrong-key',
+      points: limits.wrongKeyAttempts,
+      duration: limits.windowSeconds,
+    });
+  }
+
+  /**
+   * Counts one request of an account (all its keys share the budget), sets the IETF RateLimit headers
+   * and throws 429 rate_limited past the limit.
+   */
+  async takeAccountRequest(accountId: string, reply: FastifyReply): Promise<void> {
+    const policy = `"account";q=${this.#limits.accountRequests};w=${this.#limits.windowSeconds}`;
+    try {
+      const res = await this.#account.consume(accountId);
+      reply.header('ratelimit-policy', policy);
+      reply.header('ratelimit', `"account";r=${res.remainingPoints};t=${Math.ceil(res.msBeforeNext / 1000)}`);
+    } catch (rejection) {
+      const res = asLimiterRes(rejection);
+      const reset = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+      throw errors.rateLimited(reset, { 'RateLimit-Policy': policy, RateLimit: `"account";r=0;t=${reset}` });
+    }
+  }
+
+  /**
+   * Counts a failed key attempt from an address. Returns the seconds to wait when the address is past
+   * its budget (then it gets 429 instead of 401), or null.
+   */
+  async takeWrongKeyAttempt(address: string): Promise<number | null> {
+    try {
+      await this.#wrongKey.consume(address);
+      return null;
+    } catch (rejection) {
+      return Math.max(1, Math.ceil(asLimiterRes(rejection).msBeforeNext / 1000));
+    }
+  }
+}
+
+function asLimiterRes(rejection: unknown): RateLimiterRes {
+  if (rejection instanceof RateLimiterRes) return rejection;
+  throw rejection;
+}

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+
+interface OpenApiDoc {
+  info?: { title?: string; description?: string };
+  paths?: Record<string, Record<string, { summary?: string; description?: string }>>;
+}
+
+/** A plain-text map of the API for language models and people in a terminal, derived from OpenAPI. */
+export function llmsText(doc: OpenApiDoc, baseUrl: string): string {
+  const lines = [
+    `# ${doc.info?.title ?? 'API'}`,
+    '',
+    `> ${doc.info?.description ?? ''}`,
+    '',
+    `- OpenAPI 3.1 document: ${baseUrl}/openapi.json`,
+    `- Rendered reference: ${baseUrl}/docs`,
+    '',
+    '## Endpoints',
+    '',
+  ];
+  for (const [path, operations] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(operations)) {
+      lines.push(`- ${method.toUpperCase()} ${path}: ${op.summary ?? ''}`);
+    }
+  }
+  lines.push(
+    '',
+    '## Conventions',
+    '',
+    '- Authorization: Bearer <API_KEY> on every /v1 request.',
+    '- Errors: {"error": {"code", "message"}}; message language from ?lang= or Accept-Language (en, ru).',
+    '- Money: integer kopecks (RUB). POST /v1/price is free and equals the hold of POST /v1/tasks.',
+    '- Idempotency-Key header on POST /v1/tasks and library creations.',
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** GET /openapi.json and GET /llms.txt (the rendered page at /docs comes from @fastify/swagger-ui). */
+export async function docsRoutes(app: FastifyInstance, baseUrl: string): Promise<void> {
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/llms.txt', { schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/plain; charset=utf-8').send(llmsText(app.swagger() as OpenApiDoc, baseUrl)),
+  );
+}

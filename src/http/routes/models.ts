@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { balancesOf, CURRENCY, spentToday } from '../../ledger/index.ts';
+import { moscowDay } from '../../lib/clock.ts';
+import type { AppDeps } from '../types.ts';
+import { errorResponses, modelSchema } from './schemas.ts';
+
+const meSchema = z.object({
+  account_id: z.string(),
+  key: z.object({ id: z.string(), prefix: z.string() }),
+  restricted: z.boolean().describe('true when the key may use only the models listed in models'),
+  models: z.array(z.string()).describe('model keys this key may use'),
+  daily_limit_minor: z.number().int().nullable().describe('daily spending limit (kopecks), null = no limit'),
+  spent_today_minor: z
+    .number()
+    .int()
+    .describe('captured and held amounts of tasks created with this key today'),
+  remaining_today_minor: z.number().int().nullable(),
+  day_resets_at: z.string().describe('end of the current Moscow day (ISO 8601)'),
+  currency: z.string(),
+  available_minor: z.number().int().describe('account balance available for new tasks now'),
+});
+
+/** GET /v1/models and GET /v1/me: what the key can see and do. */
+export async function modelRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  r.get(
+    '/v1/models',
+    {
+      schema: {
+        summary: 'Models visible to the key',
+        tags: ['models'],
+        response: { 200: z.object({ models: z.array(modelSchema) }), ...errorResponses },
+      },
+    },
+    async (request) => ({ models: await deps.services.models.list(request.principal?.models ?? null) }),
+  );
+
+  r.get(
+    '/v1/me',
+    {
+      schema: {
+        summary: 'Rights of the key',
+        tags: ['models'],
+        response: { 200: meSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const day = moscowDay(deps.clock.now());
+      const spent = await spentToday(deps.db.db, principal.keyId, day.start);
+      const balances = await balancesOf(deps.db.db, principal.accountId);
+      const limit = principal.dailyLimitMinor;
+      const models = (await deps.services.models.list(principal.models)).map((m) => m.key);
+      return {
+        account_id: principal.accountId,
+        key: { id: principal.keyId, prefix: principal.prefix },
+        restricted: principal.models !== null,
+        models,
+        daily_limit_minor: limit,
+        spent_today_minor: spent,
+        remaining_today_minor: limit === null ? null : Math.max(0, limit - spent),
+        day_resets_at: day.end.toISOString(),
+        currency: CURRENCY,
+        available_minor: balances?.availableMinor ?? 0,
+      };
+    },
+  );
+}

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ERROR_STATUS, TASK_FAILURE_CODES } from '../errors.ts';
+import { en } from './en.ts';
+import { negotiateLang, translate } from './index.ts';
+import { ru } from './ru.ts';
+
+test('every error and failure code has an English and a Russian text, and they differ', () => {
+  for (const code of [...Object.keys(ERROR_STATUS), ...TASK_FAILURE_CODES] as Array<keyof typeof en>) {
+    assert.ok(en[code]?.length, `en ${code}`);
+    assert.ok(ru[code]?.length, `ru ${code}`);
+    assert.notEqual(en[code], ru[code], code);
+    assert.match(ru[code], /[а-яё]/i, `ru ${code} is Russian`);
+  }
+});
+
+test('messages interpolate their parameters', () => {
+  assert.equal(
+    translate('model_not_found', 'en', { model: 'x' }),
+    'There is no model "x". GET /v1/models lists the models.',
+  );
+  assert.match(translate('model_not_found', 'ru', { model: 'x' }), /«x»/);
+});
+
+test('negotiateLang: ?lang first, then Accept-Language by q-value, default English', () => {
+  const cases: Array<[unknown, string | undefined, string]> = [
+    [undefined, undefined, 'en'],
+    ['ru', undefined, 'ru'],
+    ['RU', 'en', 'ru'],
+    ['en', 'ru', 'en'],
+    ['de', 'ru', 'ru'],
+    [undefined, 'ru-RU,ru;q=0.9,en;q=0.8', 'ru'],
+    [undefined, 'en;q=0.5, ru;q=0.9', 'ru'],
+    [undefined, 'de, ru;q=0.1', 'ru'],
+    [undefined, 'ru;q=0, en', 'en'],
+    [undefined, 'fr, de', 'en'],
+    [undefined, '*', 'en'],
+    [['ru', 'en'], undefined, 'en'],
+  ];
+  for (const [query, header, expected] of cases) {
+    assert.equal(negotiateLang(query, header), expected, `${String(query)} / ${header}`);
+  }
+});

@@ -1,0 +1,12 @@
+export {
+  type Balances,
+  balancesOf,
+  CURRENCY,
+  credit,
+  type HoldInput,
+  hold,
+  type LedgerEntry,
+  ledgerOf,
+  settle,
+  spentToday,
+} from './ledger.ts';

@@ -1,0 +1,218 @@
+/**
+ * The wallet: credits, and each task's price as a two-phase transfer — held at acceptance, then
+ * captured on success or voided on failure or cancel, exactly once (CONTRACT §5). Every function
+ * takes the caller's transaction so the money moves in the same commit as the state change causing it.
+ *
+ * Balances are kept as counters on the account row (credited, captured, held) and every movement is
+ * also appended to `ledger_entries`; the invariant `available = credited − captured − held` and
+ * "counters = sums of entries" are checked by the tests after every test.
+ */
+import { uuidv7 } from '../lib/ids.ts';
+import { sql } from 'kysely';
+import type { DialectCapabilities, LedgerEntriesTable, Tx } from '../db/index.ts';
+import { errors } from '../errors.ts';
+
+export const CURRENCY = 'RUB';
+
+export interface Balances {
+  /** Credited minus captured (kopecks). */
+  balanceMinor: number;
+  heldMinor: number;
+  /** What new tasks may use now: credited − captured − held. */
+  availableMinor: number;
+}
+
+export interface LedgerEntry {
+  id: string;
+  type: LedgerEntriesTable['type'];
+  amount_minor: number;
+  task_id: string | null;
+  key_id: string | null;
+  reference: string | null;
+  created_at: string;
+}
+
+export async function balancesOf(tx: Tx, accountId: string): Promise<Balances | null> {
+  const row = await tx
+    .selectFrom('accounts')
+    .select(['credited_minor', 'captured_minor', 'held_minor'])
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  if (!row) return null;
+  const balanceMinor = Number(row.credited_minor) - Number(row.captured_minor);
+  return {
+    balanceMinor,
+    heldMinor: Number(row.held_minor),
+    availableMinor: balanceMinor - Number(row.held_minor),
+  };
+}
+
+async function appendEntry(
+  tx: Tx,
+  entry: Omit<LedgerEntry, 'id'> & { account_id: string },
+): Promise<LedgerEntry> {
+  const row = { id: uuidv7(entry.created_at ? Date.parse(entry.created_at) : Date.now()), ...entry };
+  await tx.insertInto('ledger_entries').values(row).execute();
+  const { account_id: _account, ...rest } = row;
+  return rest;
+}
+
+/**
+ * Credits an account once per `reference`: a repeated reference returns the first entry and
+ * `created: false`. Runs inside the caller's transaction; a unique-index race between two callers is
+ * resolved by the index (the loser's transaction fails and its caller re-reads).
+ */
+export async function credit(
+  tx: Tx,
+  input: { accountId: string; amountMinor: number; reference: string; at: Date },
+): Promise<{ entry: LedgerEntry; created: boolean }> {
+  const existing = await tx
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('account_id', '=', input.accountId)
+    .where('reference', '=', input.reference)
+    .executeTakeFirst();
+  if (existing) {
+    const { account_id: _account, ...entry } = existing;
+    return { entry: { ...entry, amount_minor: Number(entry.amount_minor) }, created: false };
+  }
+  const entry = await appendEntry(tx, {
+    account_id: input.accountId,
+    type: 'credit',
+    amount_minor: input.amountMinor,
+    task_id: null,
+    key_id: null,
+    reference: input.reference,
+    created_at: input.at.toISOString(),
+  });
+  await tx
+    .updateTable('accounts')
+    .set({ credited_minor: sql`credited_minor + ${input.amountMinor}` })
+    .where('id', '=', input.accountId)
+    .execute();
+  return { entry, created: true };
+}
+
+export interface HoldInput {
+  accountId: string;
+  keyId: string | null;
+  taskId: string;
+  amountMinor: number;
+  at: Date;
+  /** Daily spending limit of the key and the start of its current Moscow day, when the key has one. */
+  keyLimit?: { limitMinor: number; dayStart: Date };
+}
+
+/**
+ * Holds a task's price. Decided inside the caller's transaction after `lockAccount`, so concurrent
+ * creations are serialised per account and can never overspend the wallet or the key's daily limit.
+ * Throws 402 insufficient_funds or 403 key_daily_limit_exceeded, leaving nothing written.
+ */
+export async function hold(tx: Tx, dialect: DialectCapabilities, input: HoldInput): Promise<void> {
+  await dialect.lockAccount(tx, input.accountId);
+  const balances = await balancesOf(tx, input.accountId);
+  if (!balances) throw new Error(`account ${input.accountId} vanished`);
+  if (input.keyLimit && input.keyId) {
+    const spent = await spentToday(tx, input.keyId, input.keyLimit.dayStart);
+    if (spent + input.amountMinor > input.keyLimit.limitMinor) {
+      throw errors.keyDailyLimitExceeded(input.keyLimit.limitMinor, spent);
+    }
+  }
+  if (input.amountMinor > balances.availableMinor) {
+    throw errors.insufficientFunds(input.amountMinor, balances.availableMinor);
+  }
+  const at = input.at.toISOString();
+  await tx
+    .insertInto('transfers')
+    .values({
+      id: input.taskId,
+      account_id: input.accountId,
+      key_id: input.keyId,
+      amount_minor: input.amountMinor,
+      status: 'pending',
+      created_at: at,
+      settled_at: null,
+    })
+    .execute();
+  await tx
+    .updateTable('accounts')
+    .set({ held_minor: sql`held_minor + ${input.amountMinor}` })
+    .where('id', '=', input.accountId)
+    .execute();
+  await appendEntry(tx, {
+    account_id: input.accountId,
+    type: 'hold',
+    amount_minor: input.amountMinor,
+    task_id: input.taskId,
+    key_id: input.keyId,
+    reference: null,
+    created_at: at,
+  });
+}
+
+/** Captured plus held amounts of the key's transfers created since `dayStart` (CONTRACT §5). */
+export async function spentToday(tx: Tx, keyId: string, dayStart: Date): Promise<number> {
+  const row = await tx
+    .selectFrom('transfers')
+    .select((eb) => eb.fn.sum<number | string | null>('amount_minor').as('spent'))
+    .where('key_id', '=', keyId)
+    .where('status', 'in', ['pending', 'posted'])
+    .where('created_at', '>=', dayStart.toISOString())
+    .executeTakeFirst();
+  return Number(row?.spent ?? 0);
+}
+
+/**
+ * Settles a task's hold: `capture` on success, `void` on failure or cancel. Exactly once: the
+ * conditional update only matches a pending transfer, so a second call changes nothing and returns false.
+ */
+export async function settle(
+  tx: Tx,
+  taskId: string,
+  outcome: 'capture' | 'void',
+  at: Date,
+): Promise<boolean> {
+  const transfer = await tx
+    .updateTable('transfers')
+    .set({ status: outcome === 'capture' ? 'posted' : 'voided', settled_at: at.toISOString() })
+    .where('id', '=', taskId)
+    .where('status', '=', 'pending')
+    .returning(['account_id', 'key_id', 'amount_minor'])
+    .executeTakeFirst();
+  if (!transfer) return false;
+  const amount = Number(transfer.amount_minor);
+  await tx
+    .updateTable('accounts')
+    .set(
+      outcome === 'capture'
+        ? { held_minor: sql`held_minor - ${amount}`, captured_minor: sql`captured_minor + ${amount}` }
+        : { held_minor: sql`held_minor - ${amount}` },
+    )
+    .where('id', '=', transfer.account_id)
+    .execute();
+  await appendEntry(tx, {
+    account_id: transfer.account_id,
+    type: outcome,
+    amount_minor: amount,
+    task_id: taskId,
+    key_id: transfer.key_id,
+    reference: null,
+    created_at: at.toISOString(),
+  });
+  return true;
+}
+
+export async function ledgerOf(tx: Tx, accountId: string, limit = 1000): Promise<LedgerEntry[]> {
+  const rows = await tx
+    .selectFrom('ledger_entries')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(({ account_id: _account, ...entry }) => ({
+    ...entry,
+    amount_minor: Number(entry.amount_minor),
+  }));
+}

@@ -1,0 +1,46 @@
+import { buildApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { createContainer } from './container.ts';
+
+/** Balance of the demo account made on first start (kopecks): 10,000 RUB. */
+const DEMO_BALANCE_MINOR = 1_000_000;
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const container = await createContainer(config);
+  const app = await buildApp(container);
+
+  const demo = await container.services.admin.ensureDemoAccount(DEMO_BALANCE_MINOR);
+  if (demo) {
+    process.stdout.write(
+      `\nDemo account ${demo.account.id} created with ${demo.account.available_minor / 100} RUB.\n` +
+        `Its API key (shown once, keep it):\n\n  ${demo.key.key}\n\n`,
+    );
+  }
+
+  let closing = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    await app.close();
+    await container.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  const address = await app.listen({ port: config.port, host: config.host });
+  process.stdout.write(`Listening on ${address} (docs: ${config.publicBaseUrl}/docs)\n`);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`Configuration error: ${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+  }
+  process.exit(1);
+});

@@ -1,0 +1,31 @@
+import type { Readable } from 'node:stream';
+
+/** A byte range of an object, both ends inclusive (HTTP Range semantics). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface BlobInfo {
+  sizeBytes: number;
+}
+
+/**
+ * Where result files and uploads live. Keys are service-made paths such as `results/<task>/<index>`;
+ * callers never pass user text as a key.
+ */
+export interface BlobStore {
+  /** Stores a stream under `key`, replacing any object there; resolves to its size. */
+  put(
+    key: string,
+    body: Readable,
+    options?: { contentType?: string; signal?: AbortSignal },
+  ): Promise<BlobInfo>;
+  /** Streams an object (or a range of it); null when it does not exist. */
+  get(key: string, range?: ByteRange): Promise<{ body: Readable; sizeBytes: number } | null>;
+  stat(key: string): Promise<BlobInfo | null>;
+  /** Removes an object; removing a missing object is not an error. */
+  delete(key: string): Promise<void>;
+  /** Throws when the store cannot be reached (readiness). */
+  ping(): Promise<void>;
+}

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ADMIN_TOKEN, expectError, startTestApp, type TestApp } from './helpers.ts';
+
+describe('operator API (CONTRACT §9)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  test('creates an account with a zero balance and reads it back with balance, held and available', async () => {
+    const res = await t.admin('POST', '/admin/v1/accounts', { name: 'Acme' });
+    assert.equal(res.statusCode, 201);
+    const { id } = res.json();
+    assert.equal(res.json().balance_minor, 0);
+    const got = await t.admin('GET', `/admin/v1/accounts/${id}`);
+    assert.deepEqual(
+      {
+        name: got.json().name,
+        b: got.json().balance_minor,
+        h: got.json().held_minor,
+        a: got.json().available_minor,
+      },
+      { name: 'Acme', b: 0, h: 0, a: 0 },
+    );
+    expectError(await t.admin('GET', '/admin/v1/accounts/nope'), 404, 'account_not_found');
+    expectError(await t.admin('POST', '/admin/v1/accounts', { name: '' }), 422, 'invalid_request');
+    expectError(await t.admin('POST', '/admin/v1/accounts', { name: 'x', extra: 1 }), 422, 'invalid_request');
+  });
+
+  test('credits are idempotent by reference and appear in the ledger', async () => {
+    const { id } = (await t.admin('POST', '/admin/v1/accounts', { name: 'Payer' })).json();
+    const first = await t.admin('POST', `/admin/v1/accounts/${id}/credits`, {
+      amount_minor: 5000,
+      reference: 'inv-1',
+    });
+    assert.equal(first.statusCode, 201);
+    assert.equal(first.json().type, 'credit');
+    const again = await t.admin('POST', `/admin/v1/accounts/${id}/credits`, {
+      amount_minor: 5000,
+      reference: 'inv-1',
+    });
+    assert.equal(again.statusCode, 200);
+    assert.equal(again.json().id, first.json().id);
+    await t.admin('POST', `/admin/v1/accounts/${id}/credits`, { amount_minor: 700, reference: 'inv-2' });
+    assert.equal((await t.admin('GET', `/admin/v1/accounts/${id}`)).json().available_minor, 5700);
+    const ledger = await t.admin('GET', `/admin/v1/accounts/${id}/ledger`);
+    assert.deepEqual(
+      ledger
+        .json()
+        .entries.map((e: { reference: string; amount_minor: number }) => [e.reference, e.amount_minor]),
+      [
+        ['inv-2', 700],
+        ['inv-1', 5000],
+      ],
+    );
+    for (const amount of [0, -5, 1.5, '10']) {
+      expectError(
+        await t.admin('POST', `/admin/v1/accounts/${id}/credits`, { amount_minor: amount, reference: 'x' }),
+        422,
+        'invalid_request',
+      );
+    }
+    expectError(
+      await t.admin('POST', '/admin/v1/accounts/nope/credits', { amount_minor: 1, reference: 'x' }),
+      404,
+      'account_not_found',
+    );
+  });
+
+  test('concurrent credits with one reference credit once', async () => {
+    const { id } = (await t.admin('POST', '/admin/v1/accounts', { name: 'Race' })).json();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        t.admin('POST', `/admin/v1/accounts/${id}/credits`, { amount_minor: 100, reference: 'same' }),
+      ),
+    );
+    assert.equal(results.filter((r) => r.statusCode === 201).length, 1);
+    assert.equal((await t.admin('GET', `/admin/v1/accounts/${id}`)).json().balance_minor, 100);
+  });
+
+  test('issues keys shown once with their restrictions', async () => {
+    const { id } = (await t.admin('POST', '/admin/v1/accounts', { name: 'Keys' })).json();
+    const res = await t.admin('POST', `/admin/v1/accounts/${id}/keys`, {
+      name: 'ci',
+      models: ['image'],
+      daily_limit_minor: 900,
+    });
+    assert.equal(res.statusCode, 201);
+    const key = res.json();
+    assert.match(key.key, /^gta_[A-Za-z0-9]{32}$/);
+    assert.equal(key.prefix, key.key.slice(0, 12));
+    assert.deepEqual(key.models, ['image']);
+    assert.equal(key.daily_limit_minor, 900);
+    expectError(await t.admin('POST', '/admin/v1/accounts/nope/keys', {}), 404, 'account_not_found');
+  });
+
+  test('the operator API needs the admin token', async () => {
+    expectError(
+      await t.app.inject({ method: 'GET', url: '/admin/v1/accounts/x' }),
+      401,
+      'invalid_admin_token',
+    );
+    expectError(
+      await t.app.inject({
+        method: 'GET',
+        url: '/admin/v1/accounts/x',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}x` },
+      }),
+      401,
+      'invalid_admin_token',
+    );
+    const acct = await t.account();
+    expectError(
+      await t.call(acct.key, 'POST', '/admin/v1/accounts', { name: 'x' }),
+      401,
+      'invalid_admin_token',
+    );
+  });
+});
+
+describe('operator API switched off', () => {
+  test('without ADMIN_TOKEN the operator routes do not exist', async () => {
+    const t = await startTestApp({ env: { ADMIN_TOKEN: '' } });
+    try {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/admin/v1/accounts',
+        payload: { name: 'x' },
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      expectError(res, 404, 'not_found');
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ADMIN_TOKEN, errorOf, expectError, startTestApp, type TestApp } from './helpers.ts';
+
+describe('errors, languages and framework edges', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  test('unknown paths: 404 not_found with docs, openapi and llms links', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/v2/whatever' });
+    expectError(res, 404, 'not_found');
+    assert.deepEqual(
+      { docs: res.json().docs, openapi: res.json().openapi, llms: res.json().llms },
+      {
+        docs: 'http://api.test/docs',
+        openapi: 'http://api.test/openapi.json',
+        llms: 'http://api.test/llms.txt',
+      },
+    );
+  });
+
+  test('a known path with another method: 405 method_not_allowed with Allow and links', async () => {
+    const res = await t.app.inject({ method: 'PUT', url: '/v1/models' });
+    expectError(res, 405, 'method_not_allowed');
+    assert.equal(res.headers.allow, 'GET, HEAD');
+    assert.equal(res.json().openapi, 'http://api.test/openapi.json');
+    const admin = await t.app.inject({ method: 'GET', url: '/admin/v1/accounts' });
+    expectError(admin, 405, 'method_not_allowed');
+    assert.equal(admin.headers.allow, 'POST');
+  });
+
+  test('messages follow ?lang first, then Accept-Language, default English', async () => {
+    const en = errorOf(await t.app.inject({ method: 'GET', url: '/v1/models' }));
+    const ru = errorOf(
+      await t.app.inject({
+        method: 'GET',
+        url: '/v1/models',
+        headers: { 'accept-language': 'ru-RU,ru;q=0.9' },
+      }),
+    );
+    const query = errorOf(
+      await t.app.inject({ method: 'GET', url: '/v1/models?lang=en', headers: { 'accept-language': 'ru' } }),
+    );
+    const q = errorOf(
+      await t.app.inject({
+        method: 'GET',
+        url: '/v1/models',
+        headers: { 'accept-language': 'en;q=0.3, ru;q=0.8' },
+      }),
+    );
+    assert.equal(en.code, 'invalid_api_key');
+    assert.match(en.message, /API key/);
+    assert.match(ru.message, /ключ/);
+    assert.equal(query.message, en.message);
+    assert.equal(q.message, ru.message);
+  });
+
+  test('malformed JSON and wrong body shapes are 422 invalid_request, in both languages', async () => {
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    expectError(
+      await t.app.inject({ method: 'POST', url: '/admin/v1/accounts', payload: '{"name":', headers }),
+      422,
+      'invalid_request',
+    );
+    expectError(
+      await t.app.inject({ method: 'POST', url: '/admin/v1/accounts', payload: '', headers }),
+      422,
+      'invalid_request',
+    );
+    expectError(
+      await t.app.inject({ method: 'POST', url: '/admin/v1/accounts', payload: '[1,2]', headers }),
+      422,
+      'invalid_request',
+    );
+    const wrongType = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/accounts?lang=ru',
+      payload: { name: 42 },
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expectError(wrongType, 422, 'invalid_request');
+    assert.match(errorOf(wrongType).message, /body\.name/);
+    assert.match(errorOf(wrongType).message, /[а-я]/i);
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      payload: 'name=x',
+      headers: {
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+    });
+    expectError(text, 422, 'invalid_request');
+  });
+
+  test('JSON bodies over 16 KB outside tasks and price: 413 request_too_large', async () => {
+    const res = await t.admin('POST', '/admin/v1/accounts', { name: 'x'.repeat(17 * 1024) });
+    expectError(res, 413, 'request_too_large');
+    assert.equal((await t.admin('POST', '/admin/v1/accounts', { name: 'x'.repeat(150) })).statusCode, 201);
+  });
+
+  test('every response carries X-Request-Id; a sane incoming one is kept', async () => {
+    const own = await t.app.inject({
+      method: 'GET',
+      url: '/healthz',
+      headers: { 'x-request-id': 'abc-123' },
+    });
+    assert.equal(own.headers['x-request-id'], 'abc-123');
+    for (const res of [
+      await t.app.inject({ method: 'GET', url: '/healthz' }),
+      await t.app.inject({ method: 'GET', url: '/nope' }),
+      await t.app.inject({ method: 'GET', url: '/v1/models' }),
+      await t.app.inject({
+        method: 'GET',
+        url: '/healthz',
+        headers: { 'x-request-id': 'bad id with spaces' },
+      }),
+    ]) {
+      assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+    }
+  });
+
+  test('/healthz and /readyz answer 200 without a key', async () => {
+    assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+  });
+});
+
+describe('unexpected failures', () => {
+  test('a broken database gives 500 internal_error with no internal detail, and /readyz 503', async () => {
+    const t = await startTestApp();
+    const acct = await t.account();
+    await t.container.db.db.schema.dropTable('model_settings').execute();
+    const res = await t.call(acct.key, 'GET', '/v1/models');
+    expectError(res, 500, 'internal_error');
+    assert.doesNotMatch(res.body, /model_settings|sqlite|SQL|stack|at /i);
+    await t.container.db.close();
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expectError(ready, 503, 'not_ready');
+    await t.app.close();
+  });
+});

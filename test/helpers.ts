@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { type Container, createContainer } from '../src/container.ts';
+import type { RequestLimits } from '../src/http/types.ts';
+import { type Clock, ManualClock } from '../src/lib/clock.ts';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestApp {
+  app: FastifyInstance;
+  container: Container;
+  clock: Clock;
+  dir: string;
+  /** Operator call with the admin token. */
+  admin(
+    method: 'GET' | 'POST' | 'DELETE' | 'PATCH',
+    url: string,
+    payload?: unknown,
+  ): Promise<LightMyRequestResponse>;
+  /** A fresh account with a balance and one key. */
+  account(options?: {
+    balanceMinor?: number;
+    models?: string[];
+    dailyLimitMinor?: number;
+  }): Promise<TestAccount>;
+  /** Request with an API key. */
+  call(
+    key: string,
+    method: 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT',
+    url: string,
+    payload?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export interface TestAccount {
+  id: string;
+  key: string;
+  keyId: string;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  limits?: RequestLimits;
+  clock?: Clock;
+}
+
+/** Builds the real app on a fresh SQLite database in a temporary folder (no port). */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-test-'));
+  const config = loadConfig({
+    DATA_DIR: dir,
+    ADMIN_TOKEN,
+    LOG_LEVEL: 'silent',
+    SIM_SPEED: '1000',
+    PUBLIC_BASE_URL: 'http://api.test',
+    ...options.env,
+  });
+  const clock = options.clock ?? new ManualClock(new Date());
+  const container = await createContainer(config, { clock });
+  const app = await buildApp({
+    ...container,
+    limits: options.limits ?? { accountRequests: 10_000, wrongKeyAttempts: 10_000, windowSeconds: 60 },
+  });
+  const admin: TestApp['admin'] = (method, url, payload) =>
+    app.inject({
+      method,
+      url,
+      payload: payload as object,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+  const call: TestApp['call'] = (key, method, url, payload, headers = {}) =>
+    app.inject({
+      method,
+      url,
+      payload: payload as object,
+      headers: { authorization: `Bearer ${key}`, ...headers },
+    });
+  return {
+    app,
+    container,
+    clock,
+    dir,
+    admin,
+    call,
+    async account(opts = {}) {
+      const created = await admin('POST', '/admin/v1/accounts', { name: 'Test' });
+      assert.equal(created.statusCode, 201, created.body);
+      const id = created.json().id as string;
+      if (opts.balanceMinor) {
+        const credit = await admin('POST', `/admin/v1/accounts/${id}/credits`, {
+          amount_minor: opts.balanceMinor,
+          reference: `start-${id}`,
+        });
+        assert.equal(credit.statusCode, 201, credit.body);
+      }
+      const key = await admin('POST', `/admin/v1/accounts/${id}/keys`, {
+        ...(opts.models ? { models: opts.models } : {}),
+        ...(opts.dailyLimitMinor === undefined ? {} : { daily_limit_minor: opts.dailyLimitMinor }),
+      });
+      assert.equal(key.statusCode, 201, key.body);
+      return { id, key: key.json().key as string, keyId: key.json().id as string };
+    },
+    async close() {
+      await assertLedgerInvariant(container);
+      await app.close();
+      await container.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * For every account: the balance counters equal the sums of its ledger entries and of its transfers,
+ * and available = credited − captured − held (issue 3: checked after every test).
+ */
+export async function assertLedgerInvariant(container: Container): Promise<void> {
+  const db = container.db.db;
+  const accounts = await db.selectFrom('accounts').selectAll().execute();
+  for (const account of accounts) {
+    const entries = await db
+      .selectFrom('ledger_entries')
+      .selectAll()
+      .where('account_id', '=', account.id)
+      .execute();
+    const sum = (type: string): number =>
+      entries.filter((e) => e.type === type).reduce((total, e) => total + Number(e.amount_minor), 0);
+    const transfers = await db
+      .selectFrom('transfers')
+      .selectAll()
+      .where('account_id', '=', account.id)
+      .execute();
+    const transferSum = (status: string): number =>
+      transfers.filter((t) => t.status === status).reduce((total, t) => total + Number(t.amount_minor), 0);
+    assert.equal(Number(account.credited_minor), sum('credit'), `credited of ${account.id}`);
+    assert.equal(Number(account.captured_minor), sum('capture'), `captured of ${account.id}`);
+    assert.equal(
+      Number(account.held_minor),
+      sum('hold') - sum('capture') - sum('void'),
+      `held of ${account.id}`,
+    );
+    assert.equal(Number(account.held_minor), transferSum('pending'), `pending transfers of ${account.id}`);
+    assert.equal(Number(account.captured_minor), transferSum('posted'), `posted transfers of ${account.id}`);
+    assert.ok(
+      Number(account.credited_minor) - Number(account.captured_minor) - Number(account.held_minor) >= 0,
+    );
+  }
+}
+
+/** The error object of a refusal, with its status. */
+export function errorOf(res: LightMyRequestResponse): { status: number; code: string; message: string } {
+  const body = res.json() as { error?: { code?: string; message?: string } };
+  assert.ok(body.error, `expected an error body, got ${res.body}`);
+  return { status: res.statusCode, code: body.error.code ?? '', message: body.error.message ?? '' };
+}
+
+export function expectError(res: LightMyRequestResponse, status: number, code: string): void {
+  const error = errorOf(res);
+  assert.deepEqual({ status: error.status, code: error.code }, { status, code }, res.body);
+  assert.match(String(res.headers['content-type']), /application\/json/);
+  assert.ok(error.message.length > 0);
+}

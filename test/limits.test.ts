@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { expectError, startTestApp } from './helpers.ts';
+
+// The reference's limits are 120 requests a minute per account and 30 wrong-key attempts a minute per
+// address; the window and budgets are configurable so the rules are tested with small numbers.
+const limits = { accountRequests: 5, wrongKeyAttempts: 3, windowSeconds: 60 };
+
+describe('request limits', () => {
+  test('the per-account budget is shared by all keys of the account; past it 429 rate_limited with Retry-After', async () => {
+    const t = await startTestApp({ limits });
+    try {
+      const acct = await t.account();
+      const other = (await t.admin('POST', `/admin/v1/accounts/${acct.id}/keys`, {})).json().key as string;
+      const stranger = await t.account();
+      const answers = [];
+      for (let i = 0; i < 5; i++) answers.push(await t.call(i % 2 ? other : acct.key, 'GET', '/v1/me'));
+      assert.deepEqual(
+        answers.map((r) => r.statusCode),
+        [200, 200, 200, 200, 200],
+      );
+      assert.equal(answers[0]?.headers['ratelimit-policy'], '"account";q=5;w=60');
+      assert.match(String(answers[0]?.headers.ratelimit), /^"account";r=4;t=\d+$/);
+      assert.match(String(answers[4]?.headers.ratelimit), /^"account";r=0;t=\d+$/);
+      const over = await t.call(other, 'GET', '/v1/models');
+      expectError(over, 429, 'rate_limited');
+      assert.ok(Number(over.headers['retry-after']) >= 1);
+      assert.ok(over.headers.ratelimit);
+      // Another account is not affected.
+      assert.equal((await t.call(stranger.key, 'GET', '/v1/me')).statusCode, 200);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('wrong keys: past the budget an address gets 429, while valid keys from that address still work', async () => {
+    const t = await startTestApp({ limits: { ...limits, accountRequests: 100 } });
+    try {
+      const acct = await t.account();
+      const wrong = () =>
+        t.app.inject({
+          method: 'GET',
+          url: '/v1/models',
+          headers: { authorization: 'Bearer gta_wrong' },
+          remoteAddress: '10.1.1.1',
+        });
+      for (let i = 0; i < 3; i++) expectError(await wrong(), 401, 'invalid_api_key');
+      const limited = await wrong();
+      expectError(limited, 429, 'rate_limited');
+      assert.ok(Number(limited.headers['retry-after']) >= 1);
+      const valid = await t.app.inject({
+        method: 'GET',
+        url: '/v1/models',
+        headers: { authorization: `Bearer ${acct.key}` },
+        remoteAddress: '10.1.1.1',
+      });
+      assert.equal(valid.statusCode, 200);
+      const elsewhere = await t.app.inject({
+        method: 'GET',
+        url: '/v1/models',
+        headers: { authorization: 'Bearer gta_wrong' },
+        remoteAddress: '10.2.2.2',
+      });
+      expectError(elsewhere, 401, 'invalid_api_key');
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('the window resets: after it the account may send again', async () => {
+    const t = await startTestApp({ limits: { accountRequests: 2, wrongKeyAttempts: 2, windowSeconds: 1 } });
+    try {
+      const acct = await t.account();
+      await t.call(acct.key, 'GET', '/v1/me');
+      await t.call(acct.key, 'GET', '/v1/me');
+      expectError(await t.call(acct.key, 'GET', '/v1/me'), 429, 'rate_limited');
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      assert.equal((await t.call(acct.key, 'GET', '/v1/me')).statusCode, 200);
+    } finally {
+      await t.close();
+    }
+  });
+});

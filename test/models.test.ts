@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ManualClock } from '../src/lib/clock.ts';
+import { expectError, startTestApp, type TestApp } from './helpers.ts';
+
+const ALL_KEYS = [
+  'model-3d',
+  'video',
+  'music',
+  'video-elements',
+  'voice',
+  'image',
+  'music-styles',
+  'video-omni',
+];
+
+describe('GET /v1/models and GET /v1/me', () => {
+  let t: TestApp;
+  const clock = new ManualClock('2026-11-22T20:30:00.000Z');
+  before(async () => {
+    t = await startTestApp({ clock });
+  });
+  after(() => t.close());
+
+  test('lists all 8 models of CONTRACT §2 with kind, available and each mode with its settings JSON Schema', async () => {
+    const acct = await t.account();
+    const res = await t.call(acct.key, 'GET', '/v1/models');
+    assert.equal(res.statusCode, 200);
+    const models = res.json().models as Array<{
+      key: string;
+      kind: string;
+      available: boolean;
+      modes: Array<{
+        name: string;
+        settings_schema: { type?: string; anyOf?: unknown[]; oneOf?: unknown[] };
+      }>;
+    }>;
+    assert.deepEqual(
+      models.map((m) => m.key),
+      ALL_KEYS,
+    );
+    const kinds = Object.fromEntries(models.map((m) => [m.key, m.kind]));
+    assert.deepEqual(kinds, {
+      'model-3d': '3d',
+      video: 'video',
+      music: 'audio',
+      'video-elements': 'video',
+      voice: 'speech',
+      image: 'image',
+      'music-styles': 'audio',
+      'video-omni': 'video',
+    });
+    for (const m of models) {
+      assert.equal(m.available, true);
+      assert.ok(m.modes.length > 0);
+      for (const mode of m.modes) {
+        const schema = mode.settings_schema;
+        assert.ok(
+          schema.type === 'object' || Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf),
+          m.key,
+        );
+      }
+    }
+    const modes = (key: string): string[] => models.find((m) => m.key === key)!.modes.map((m) => m.name);
+    assert.deepEqual(modes('model-3d'), ['text_to_model', 'image_to_model', 'multiview_to_model']);
+    assert.deepEqual(modes('video'), ['frames', 'reference', 'omni']);
+    assert.deepEqual(modes('music'), [
+      'generate',
+      'sounds',
+      'add_vocals',
+      'add_instrumental',
+      'cover_upload',
+      'extend',
+      'replace_upload',
+      'mashup',
+    ]);
+    assert.deepEqual(modes('voice'), ['text_to_dialogue', 'voice_change']);
+  });
+
+  test('a model switched off by the operator shows available: false; switched on again, true', async () => {
+    const acct = await t.account();
+    const off = await t.admin('PATCH', '/admin/v1/models/video', { available: false });
+    assert.equal(off.statusCode, 200);
+    assert.equal(off.json().available, false);
+    const listed = (await t.call(acct.key, 'GET', '/v1/models'))
+      .json()
+      .models.find((m: { key: string }) => m.key === 'video');
+    assert.equal(listed.available, false);
+    await t.admin('PATCH', '/admin/v1/models/video', { available: true });
+    const again = (await t.call(acct.key, 'GET', '/v1/models'))
+      .json()
+      .models.find((m: { key: string }) => m.key === 'video');
+    assert.equal(again.available, true);
+    expectError(
+      await t.admin('PATCH', '/admin/v1/models/nope', { available: false }),
+      404,
+      'model_not_found',
+    );
+    expectError(await t.admin('PATCH', '/admin/v1/models/video', {}), 422, 'invalid_request');
+  });
+
+  test('/v1/me shows the key rights: models, daily limit, spent today, Moscow day reset; never the key', async () => {
+    const acct = await t.account({ models: ['image'], dailyLimitMinor: 5000, balanceMinor: 100 });
+    const res = await t.call(acct.key, 'GET', '/v1/me');
+    assert.equal(res.statusCode, 200);
+    const me = res.json();
+    assert.equal(me.account_id, acct.id);
+    assert.equal(me.restricted, true);
+    assert.deepEqual(me.models, ['image']);
+    assert.equal(me.daily_limit_minor, 5000);
+    assert.equal(me.spent_today_minor, 0);
+    assert.equal(me.remaining_today_minor, 5000);
+    assert.equal(me.available_minor, 100);
+    // 20:30 UTC on 22 Nov is 23:30 in Moscow: the day resets at 21:00 UTC.
+    assert.equal(me.day_resets_at, '2026-11-22T21:00:00.000Z');
+    assert.ok(!res.body.includes(acct.key), 'the key itself must not be shown');
+
+    const open = (await t.call((await t.account()).key, 'GET', '/v1/me')).json();
+    assert.equal(open.restricted, false);
+    assert.equal(open.daily_limit_minor, null);
+    assert.equal(open.models.length, 8);
+  });
+});
