@@ -3,6 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { installErrorHandler } from './http/error-handler.ts';
+import { DEFAULT_BODY_LIMIT } from './http/limits.ts';
 import { installNotFound } from './http/not-found.ts';
 import { installAdminAuth } from './http/plugins/admin-auth.ts';
 import { installApiKeyAuth } from './http/plugins/auth.ts';
@@ -12,12 +13,8 @@ import { adminRoutes } from './http/routes/admin.ts';
 import { docsRoutes } from './http/routes/docs.ts';
 import { healthRoutes } from './http/routes/health.ts';
 import { modelRoutes } from './http/routes/models.ts';
+import { taskRoutes } from './http/routes/tasks.ts';
 import { type AppDeps, DEFAULT_LIMITS } from './http/types.ts';
-
-/** JSON bodies of routes other than tasks and price (reference "Limits"). */
-export const DEFAULT_BODY_LIMIT = 16 * 1024;
-/** JSON bodies of POST /v1/tasks and POST /v1/price. */
-export const TASK_BODY_LIMIT = 64 * 1024;
 
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -48,7 +45,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           'One API key opens many generative models (3D, video, music and sounds, speech, images): create tasks, poll them, download result files; a prepaid wallet pays for runs.',
       },
       servers: [{ url: deps.config.publicBaseUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+        schemas: deps.services.models.settingsSchemas(),
+      },
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
@@ -64,6 +64,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (authenticated) => {
     installApiKeyAuth(authenticated, deps, limiter);
     await modelRoutes(authenticated, deps);
+    await taskRoutes(authenticated, deps);
   });
 
   const adminToken = deps.config.adminToken;

@@ -32,6 +32,8 @@ export interface Config {
   logLevel: LogLevel;
   /** Run the worker inside the API process. (Default: true; `WORKER=off` turns it off) */
   embeddedWorker: boolean;
+  /** Lease of a claimed job; a crashed worker's tasks are resumed after it (milliseconds). (Default: 30 s) */
+  jobLeaseMs: number;
 }
 
 export class ConfigError extends Error {
@@ -97,6 +99,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     uploadRetentionMs: durationVar(env, 'UPLOAD_RETENTION', '7d'),
     logLevel,
     embeddedWorker: worker === 'on',
+    jobLeaseMs: durationVar(env, 'JOB_LEASE', '30s'),
   } satisfies Config);
 }
 

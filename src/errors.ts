@@ -31,7 +31,7 @@ export const ERROR_STATUS = {
   voice_not_retryable: 409,
   request_too_large: 413,
   file_too_large: 413,
-  unsupported_media_type: 415,
+  range_not_satisfiable: 416,
   invalid_settings: 422,
   unknown_setting: 422,
   invalid_request: 422,
@@ -146,8 +146,6 @@ export const errors = {
     new ApiError('request_too_large', { params: { limit: Math.round(limitBytes / 1024) } }),
   fileTooLarge: (field: string, limitBytes: number): ApiError =>
     new ApiError('file_too_large', { params: { field, limit: Math.round(limitBytes / 1024 / 1024) } }),
-  unsupportedMediaType: (type: string): ApiError =>
-    new ApiError('unsupported_media_type', { params: { type } }),
   invalidRequest: (detail: { en: string; ru: string }): ApiError =>
     new ApiError('invalid_request', { detail }),
   invalidSettings: (detail: { en: string; ru: string }): ApiError =>

@@ -131,7 +131,7 @@ describe('errors, languages and framework edges', () => {
 
 describe('unexpected failures', () => {
   test('a broken database gives 500 internal_error with no internal detail, and /readyz 503', async () => {
-    const t = await startTestApp();
+    const t = await startTestApp({ worker: false });
     const acct = await t.account();
     await t.container.db.db.schema.dropTable('model_settings').execute();
     const res = await t.call(acct.key, 'GET', '/v1/models');

@@ -7,7 +7,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Container, createContainer } from '../src/container.ts';
 import type { RequestLimits } from '../src/http/types.ts';
-import { type Clock, ManualClock } from '../src/lib/clock.ts';
+import { type Clock, systemClock } from '../src/lib/clock.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -49,6 +49,8 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   limits?: RequestLimits;
   clock?: Clock;
+  /** Start the in-process worker. (Default: true) */
+  worker?: boolean;
 }
 
 /** Builds the real app on a fresh SQLite database in a temporary folder (no port). */
@@ -62,8 +64,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     PUBLIC_BASE_URL: 'http://api.test',
     ...options.env,
   });
-  const clock = options.clock ?? new ManualClock(new Date());
-  const container = await createContainer(config, { clock });
+  const clock = options.clock ?? systemClock;
+  const container = await createContainer(config, { clock, worker: { pollIntervalMs: 50 } });
+  if (options.worker !== false) container.worker.start();
   const app = await buildApp({
     ...container,
     limits: options.limits ?? { accountRequests: 10_000, wrongKeyAttempts: 10_000, windowSeconds: 60 },
@@ -165,4 +168,30 @@ export function expectError(res: LightMyRequestResponse, status: number, code: s
   assert.deepEqual({ status: error.status, code: error.code }, { status, code }, res.body);
   assert.match(String(res.headers['content-type']), /application\/json/);
   assert.ok(error.message.length > 0);
+}
+
+const FINAL = ['succeeded', 'failed', 'canceled'];
+
+/** Polls a task until it is final (or the time runs out) and returns its last view. */
+export async function waitForFinal(
+  t: TestApp,
+  key: string,
+  taskId: string,
+  timeoutMs = 20_000,
+): Promise<Record<string, unknown> & { status: string }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await t.call(key, 'GET', `/v1/tasks/${taskId}`);
+    const task = res.json();
+    if (FINAL.includes(task.status) || Date.now() > deadline) return task;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Balances of an account as the operator sees them. */
+export async function balances(
+  t: TestApp,
+  accountId: string,
+): Promise<{ balance_minor: number; held_minor: number; available_minor: number }> {
+  return (await t.admin('GET', `/admin/v1/accounts/${accountId}`)).json();
 }

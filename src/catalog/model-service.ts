@@ -55,6 +55,18 @@ export class ModelService {
     }
   }
 
+  /** Settings schemas of every mode, named `Settings.<model>.<mode>`, for the OpenAPI document. */
+  settingsSchemas(): Record<string, Record<string, unknown>> {
+    const schemas: Record<string, Record<string, unknown>> = {};
+    for (const [model, modes] of this.#modes) {
+      for (const mode of modes) {
+        const { $schema: _dialect, ...schema } = mode.settings_schema;
+        schemas[`Settings.${model}.${mode.name}`] = schema;
+      }
+    }
+    return schemas;
+  }
+
   find(key: string): ModelSpec | undefined {
     return this.#models.find((m) => m.key === key);
   }

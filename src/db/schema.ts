@@ -95,6 +95,8 @@ export interface TasksTable {
   files_expire_at: string | null;
   files_expired: number;
   attempts: Generated<number>;
+  /** The generator's handle of the run, kept so a restarted worker resumes instead of starting over. */
+  provider_ref: string | null;
 }
 
 /** Durable queue: one row per task that still needs running; deleted with the task's final state. */

@@ -1,6 +1,7 @@
 import type { KeyPrincipal } from '../accounts/index.ts';
 import type { AdminService } from '../accounts/admin-service.ts';
 import type { ModelService } from '../catalog/model-service.ts';
+import type { TaskService } from '../tasks/task-service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import type { Lang } from '../i18n/index.ts';
@@ -26,6 +27,7 @@ export const DEFAULT_LIMITS: RequestLimits = {
 export interface Services {
   admin: AdminService;
   models: ModelService;
+  tasks: TaskService;
 }
 
 /** Everything the HTTP app needs, passed in (never read from config at import time). */

@@ -30,7 +30,7 @@ export const en: Catalog = {
   voice_not_retryable: 'Only a failed voice can be retried.',
   request_too_large: 'The request body is larger than {limit} KB.',
   file_too_large: 'The file in {field} is larger than {limit} MB.',
-  unsupported_media_type: 'Content-Type "{type}" is not accepted here; send application/json.',
+  range_not_satisfiable: 'The requested byte range is outside the file.',
   invalid_settings: 'The settings do not match the mode.',
   unknown_setting: 'A setting is not listed for the chosen mode.',
   invalid_request: 'The request is malformed.',

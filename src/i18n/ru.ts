@@ -30,7 +30,7 @@ export const ru: Catalog = {
   voice_not_retryable: 'Повторить можно только голос в состоянии failed.',
   request_too_large: 'Тело запроса больше {limit} КБ.',
   file_too_large: 'Файл в поле {field} больше {limit} МБ.',
-  unsupported_media_type: 'Content-Type «{type}» здесь не принимается; отправьте application/json.',
+  range_not_satisfiable: 'Запрошенный диапазон байтов лежит за пределами файла.',
   invalid_settings: 'Настройки не соответствуют режиму.',
   unknown_setting: 'Настройка не предусмотрена для выбранного режима.',
   invalid_request: 'Запрос составлен неверно.',

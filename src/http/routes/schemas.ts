@@ -22,3 +22,51 @@ export const modelSchema = z.object({
   max_active: z.number().int(),
   modes: z.array(modeSchema),
 });
+
+const artifactSchema = z.object({
+  index: z.number().int(),
+  kind: z.enum(['image', 'document', 'video', 'audio']),
+  filename: z.string(),
+  content_type: z.string(),
+  size: z.number().int().describe('bytes'),
+  caption: z.string(),
+  download_path: z.string().describe('/v1/tasks/<task_id>/artifacts/<index>'),
+});
+
+/** A task (reference "Task", CONTRACT §3). */
+export const taskSchema = z.object({
+  id: z.string().describe('UUID'),
+  model: z.string(),
+  mode: z.string(),
+  status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled']),
+  settings: z.record(z.string(), z.unknown()).describe('settings as accepted, defaults filled in'),
+  price: z.object({ amount_minor: z.number().int(), currency: z.string() }),
+  progress: z.number().int().min(0).max(100),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  result: z
+    .object({
+      caption: z.string(),
+      texts: z.array(z.string()),
+      files_expire_at: z.string(),
+      files_expired: z.boolean(),
+      artifacts: z.array(artifactSchema),
+    })
+    .optional()
+    .describe('present when status is succeeded'),
+  error: z
+    .object({ code: z.string(), message: z.string() })
+    .optional()
+    .describe('present when status is failed'),
+});
+
+/** Body of POST /v1/tasks and POST /v1/price. */
+export const taskRequestSchema = z.strictObject({
+  model: z.string().min(1).max(100).describe('model key from GET /v1/models'),
+  settings: z
+    .record(z.string(), z.unknown())
+    .describe(
+      'model parameters including the mode selector; the JSON Schema of each mode is in GET /v1/models and in components.schemas (Settings.<model>.<mode>)',
+    ),
+});

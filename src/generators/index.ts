@@ -1,0 +1,10 @@
+export {
+  type GeneratedFile,
+  type GenerationOutputs,
+  GenerationError,
+  type GenerationRequest,
+  type GenerationStatus,
+  type Generator,
+  GeneratorUnavailable,
+} from './generator.ts';
+export { hasMarker, SIM_MARKERS, Simulator } from './simulator/simulator.ts';

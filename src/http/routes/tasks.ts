@@ -1,0 +1,187 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { TASK_BODY_LIMIT } from '../limits.ts';
+import { openArtifact } from '../../tasks/artifacts.ts';
+import { parseIdempotencyKey } from '../../tasks/idempotency.ts';
+import type { TaskView } from '../../tasks/task-view.ts';
+import type { AppDeps } from '../types.ts';
+import { errorResponses, errorSchema, taskRequestSchema, taskSchema } from './schemas.ts';
+
+const tags = ['tasks'];
+const taskId = z.object({ id: z.string().min(1).max(100) });
+const refusals = {
+  ...errorResponses,
+  402: errorSchema.describe('insufficient_funds'),
+  403: errorSchema.describe('model_not_allowed_for_key, key_daily_limit_exceeded'),
+  404: errorSchema.describe('model_not_found'),
+  409: errorSchema.describe('idempotency_conflict, request_in_progress'),
+  413: errorSchema.describe('request_too_large'),
+  422: errorSchema.describe('invalid_request, invalid_settings, unknown_setting'),
+  503: errorSchema.describe('model_unavailable, sg_unavailable'),
+};
+
+/** Tasks and prices (reference "General", CONTRACT §3–§5). */
+export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tasks = deps.services.tasks;
+  const pollHint = (task: TaskView): Record<string, string> =>
+    task.status === 'queued' || task.status === 'running' ? { 'Retry-After': '5' } : {};
+
+  r.post(
+    '/v1/tasks',
+    {
+      bodyLimit: TASK_BODY_LIMIT,
+      schema: {
+        tags,
+        summary: 'Create a task',
+        description:
+          'Prices the run, holds the amount on the wallet and queues the task. Send Idempotency-Key to make retries safe.',
+        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        body: taskRequestSchema,
+        response: {
+          202: taskSchema,
+          ...refusals,
+          429: errorSchema.describe('rate_limited, too_many_active'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const created = await tasks.create(request.principal!, request.body, key, request.lang);
+      if (created.replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply
+        .code(created.status)
+        .headers({ Location: `/v1/tasks/${created.task.id}`, ...pollHint(created.task) })
+        .send(created.task);
+    },
+  );
+
+  r.post(
+    '/v1/price',
+    {
+      bodyLimit: TASK_BODY_LIMIT,
+      schema: {
+        tags,
+        summary: 'Price a run without charge',
+        body: taskRequestSchema,
+        response: {
+          200: z.object({
+            amount_minor: z.number().int(),
+            currency: z.string(),
+            available_minor: z.number().int(),
+          }),
+          ...refusals,
+        },
+      },
+    },
+    async (request) => tasks.price(request.principal!, request.body),
+  );
+
+  r.get(
+    '/v1/tasks',
+    {
+      schema: {
+        tags,
+        summary: "The caller's tasks, newest first",
+        querystring: z.object({
+          limit: z.coerce.number().int().min(1).max(100).default(20),
+          status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled']).optional(),
+          model: z.string().max(100).optional(),
+          cursor: z.string().max(200).optional(),
+          lang: z.string().optional(),
+        }),
+        response: {
+          200: z.object({ tasks: z.array(taskSchema), next_cursor: z.string().nullable() }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { limit, status, model, cursor } = request.query;
+      return tasks.list(
+        request.principal!,
+        { limit, ...(status ? { status } : {}), ...(model ? { model } : {}), ...(cursor ? { cursor } : {}) },
+        request.lang,
+      );
+    },
+  );
+
+  r.get(
+    '/v1/tasks/:id',
+    {
+      schema: {
+        tags,
+        summary: 'A task; poll while queued or running (Retry-After: 5)',
+        params: taskId,
+        response: { 200: taskSchema, ...errorResponses, 404: errorSchema.describe('task_not_found') },
+      },
+    },
+    async (request, reply) => {
+      const task = await tasks.get(request.principal!, request.params.id, request.lang);
+      return reply.headers(pollHint(task)).send(task);
+    },
+  );
+
+  r.post(
+    '/v1/tasks/:id/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a queued or running task; its hold is released in full',
+        params: taskId,
+        response: {
+          200: taskSchema,
+          ...errorResponses,
+          404: errorSchema.describe('task_not_found'),
+          409: errorSchema.describe('task_not_cancelable'),
+        },
+      },
+    },
+    async (request) => tasks.cancel(request.principal!, request.params.id, request.lang),
+  );
+
+  r.get(
+    '/v1/tasks/:id/artifacts/:index',
+    {
+      schema: {
+        tags,
+        summary: 'Download a result file (Range requests supported)',
+        params: z.object({ id: z.string().min(1).max(100), index: z.string().max(10) }),
+        response: {
+          200: z.unknown().describe('the file'),
+          206: z.unknown().describe('part of the file'),
+          ...errorResponses,
+          404: errorSchema.describe('task_not_found, artifact_not_found, artifact_expired'),
+          416: errorSchema.describe('range_not_satisfiable'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const file = await openArtifact(deps, {
+        principal: request.principal!,
+        taskId: request.params.id,
+        index: request.params.index,
+        ...(request.headers.range ? { rangeHeader: request.headers.range } : {}),
+      });
+      const ascii = file.filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+      reply
+        .type(file.contentType)
+        .header('Accept-Ranges', 'bytes')
+        .header(
+          'Content-Disposition',
+          `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+        )
+        .header('Cache-Control', 'private, max-age=3600');
+      if (file.range) {
+        reply
+          .code(206)
+          .header('Content-Range', `bytes ${file.range.start}-${file.range.end}/${file.sizeBytes}`)
+          .header('Content-Length', file.range.end - file.range.start + 1);
+      } else {
+        reply.header('Content-Length', file.sizeBytes);
+      }
+      return reply.send(file.body);
+    },
+  );
+}

@@ -1,0 +1,81 @@
+import type { Readable } from 'node:stream';
+import type { KeyPrincipal } from '../accounts/index.ts';
+import type { Db } from '../db/index.ts';
+import { ApiError, errors } from '../errors.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { BlobStore, ByteRange } from '../storage/index.ts';
+
+export interface ArtifactDownload {
+  body: Readable;
+  filename: string;
+  contentType: string;
+  sizeBytes: number;
+  /** The satisfied range, when one was asked for. */
+  range: ByteRange | null;
+}
+
+/**
+ * Parses a single `bytes=` range against the object size (RFC 9110 §14.1.2). Null when absent or
+ * not a single byte range (the whole file is then sent); throws 416 when nothing of it is inside.
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange | null {
+  if (!header) return null;
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0) throw rangeNotSatisfiable(size);
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    if (start >= size) throw rangeNotSatisfiable(size);
+    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+    if (end < start) return null;
+  }
+  return { start, end };
+}
+
+function rangeNotSatisfiable(size: number): ApiError {
+  return new ApiError('range_not_satisfiable', { headers: { 'Content-Range': `bytes */${size}` } });
+}
+
+/** Opens a result file for its owner: 404 task_not_found, artifact_expired or artifact_not_found. */
+export async function openArtifact(
+  deps: { db: Db; storage: BlobStore; clock: Clock },
+  input: { principal: KeyPrincipal; taskId: string; index: string; rangeHeader?: string },
+): Promise<ArtifactDownload> {
+  const task = await deps.db.db
+    .selectFrom('tasks')
+    .select(['status', 'files_expired', 'files_expire_at'])
+    .where('id', '=', input.taskId)
+    .where('account_id', '=', input.principal.accountId)
+    .executeTakeFirst();
+  if (!task) throw errors.taskNotFound(input.taskId);
+  const index = /^\d{1,4}$/.test(input.index) ? Number(input.index) : -1;
+  const artifact =
+    task.status === 'succeeded' && index >= 0
+      ? await deps.db.db
+          .selectFrom('artifacts')
+          .selectAll()
+          .where('task_id', '=', input.taskId)
+          .where('idx', '=', index)
+          .executeTakeFirst()
+      : undefined;
+  if (!artifact) throw errors.artifactNotFound(input.taskId, input.index);
+  const expired = task.files_expired === 1 || (task.files_expire_at ?? '') <= deps.clock.now().toISOString();
+  if (expired) throw errors.artifactExpired(input.taskId);
+  const size = Number(artifact.size_bytes);
+  const range = parseRange(input.rangeHeader, size);
+  const object = await deps.storage.get(artifact.storage_key, range ?? undefined);
+  if (!object) throw errors.artifactExpired(input.taskId);
+  return {
+    body: object.body,
+    filename: artifact.filename,
+    contentType: artifact.content_type,
+    sizeBytes: size,
+    range,
+  };
+}

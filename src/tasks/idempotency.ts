@@ -1,0 +1,143 @@
+/**
+ * Idempotency-Key handling (CONTRACT §4), shared by task creation and library creations.
+ *
+ * The first request with a key inserts a `processing` row in a transaction of its own; the creation's
+ * own transaction turns it `done` with the resource id, so a replay and the resource can never
+ * disagree. A refused request deletes the row, so the key may be reused. A `processing` row whose lock
+ * ran out belonged to a crashed process and may be taken over.
+ */
+import { createHash } from 'node:crypto';
+import type { Db, Tx } from '../db/index.ts';
+import { isUniqueViolation } from '../db/index.ts';
+import { errors } from '../errors.ts';
+import type { Clock } from '../lib/clock.ts';
+
+/** How long a processing row blocks others before it counts as abandoned (milliseconds). */
+const PROCESSING_LOCK_MS = 60_000;
+/** How long keys are kept (CONTRACT §4: at least 24 hours). */
+export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** Canonical JSON: object keys sorted at every depth, so key order never changes the hash. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function requestHash(scope: string, body: unknown): string {
+  return createHash('sha256').update(scope).update('\n').update(canonicalJson(body)).digest('hex');
+}
+
+/** Checks the header's form: 1–255 printable characters. */
+export function parseIdempotencyKey(header: string | string[] | undefined): string | null {
+  if (header === undefined) return null;
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || !KEY_PATTERN.test(value)) {
+    throw errors.invalidRequest({
+      en: 'Idempotency-Key must be 1 to 255 printable characters.',
+      ru: 'Idempotency-Key должен состоять из 1–255 печатных символов.',
+    });
+  }
+  return value;
+}
+
+export type IdempotencyClaim =
+  | {
+      kind: 'new';
+      complete: (tx: Tx, status: number, resourceId: string) => Promise<void>;
+      release: () => Promise<void>;
+    }
+  | { kind: 'replay'; status: number; resourceId: string };
+
+export class IdempotencyStore {
+  readonly #db: Db;
+  readonly #clock: Clock;
+
+  constructor(deps: { db: Db; clock: Clock }) {
+    this.#db = deps.db;
+    this.#clock = deps.clock;
+  }
+
+  /**
+   * Claims `key` for a request with the given hash: a new claim (create, then `complete` in the creation
+   * transaction or `release` on refusal), or the replay of the finished original.
+   * Throws 409 idempotency_conflict for another request under the key, 409 request_in_progress while
+   * the original is still being processed.
+   */
+  async claim(accountId: string, key: string, hash: string): Promise<IdempotencyClaim> {
+    const now = this.#clock.now();
+    const row = {
+      account_id: accountId,
+      key,
+      request_hash: hash,
+      state: 'processing' as const,
+      response_status: null,
+      resource_id: null,
+      created_at: now.toISOString(),
+      locked_until: new Date(now.getTime() + PROCESSING_LOCK_MS).toISOString(),
+    };
+    const db = this.#db.db;
+    try {
+      await db.insertInto('idempotency_keys').values(row).execute();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      const existing = await db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('key', '=', key)
+        .executeTakeFirst();
+      if (!existing) return this.claim(accountId, key, hash);
+      if (existing.request_hash !== hash) throw errors.idempotencyConflict();
+      if (existing.state === 'done' && existing.resource_id !== null) {
+        return { kind: 'replay', status: existing.response_status ?? 200, resourceId: existing.resource_id };
+      }
+      if (existing.locked_until > now.toISOString()) throw errors.requestInProgress();
+      // Abandoned by a crashed process: take it over, unless another request just did.
+      const taken = await db
+        .updateTable('idempotency_keys')
+        .set({ locked_until: row.locked_until, created_at: row.created_at })
+        .where('account_id', '=', accountId)
+        .where('key', '=', key)
+        .where('state', '=', 'processing')
+        .where('locked_until', '=', existing.locked_until)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) === 0) throw errors.requestInProgress();
+    }
+    return {
+      kind: 'new',
+      complete: async (tx, status, resourceId) => {
+        await tx
+          .updateTable('idempotency_keys')
+          .set({ state: 'done', response_status: status, resource_id: resourceId })
+          .where('account_id', '=', accountId)
+          .where('key', '=', key)
+          .execute();
+      },
+      release: async () => {
+        await db
+          .deleteFrom('idempotency_keys')
+          .where('account_id', '=', accountId)
+          .where('key', '=', key)
+          .where('state', '=', 'processing')
+          .execute();
+      },
+    };
+  }
+
+  /** Removes keys older than the retention period; returns how many. */
+  async sweep(): Promise<number> {
+    const cutoff = new Date(this.#clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();
+    const result = await this.#db.db
+      .deleteFrom('idempotency_keys')
+      .where('created_at', '<', cutoff)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

@@ -1,0 +1,298 @@
+import type { KeyPrincipal } from '../accounts/index.ts';
+import { mayUseModel } from '../accounts/index.ts';
+import {
+  type ModeInputs,
+  type ModelSpec,
+  type ModeSpec,
+  type PriceTable,
+  priceOf,
+  validateSettings,
+  type Violation,
+} from '../catalog/index.ts';
+import type { ModelService } from '../catalog/model-service.ts';
+import type { Db, TaskStatus, Tx } from '../db/index.ts';
+import { errors } from '../errors.ts';
+import { type Generator, GeneratorUnavailable } from '../generators/index.ts';
+import type { Lang } from '../i18n/index.ts';
+import { balancesOf, CURRENCY, hold } from '../ledger/index.ts';
+import { type Clock, moscowDay } from '../lib/clock.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import { type IdempotencyStore, requestHash } from './idempotency.ts';
+import { type TaskView, toTaskView } from './task-view.ts';
+import { ACTIVE_STATUSES, isFinal, jobIdOf, markCanceled } from './transitions.ts';
+
+export interface TaskRequest {
+  model: string;
+  settings: unknown;
+}
+
+interface Prepared {
+  model: ModelSpec;
+  mode: ModeSpec;
+  settings: Record<string, unknown>;
+  inputs: ModeInputs;
+  amountMinor: number;
+}
+
+const both = (violations: readonly Violation[]): { en: string; ru: string } => ({
+  en: violations.map((v) => `${v.field}: ${v.en}`).join('; '),
+  ru: violations.map((v) => `${v.field}: ${v.ru}`).join('; '),
+});
+
+export interface TaskServiceDeps {
+  db: Db;
+  clock: Clock;
+  models: ModelService;
+  prices: PriceTable;
+  generator: Generator;
+  idempotency: IdempotencyStore;
+  /** Told after a task is committed, so an in-process worker picks it up at once. */
+  onTaskQueued?: () => void;
+}
+
+/** Accepting, pricing, reading, listing and canceling tasks (reference "General", CONTRACT §3–§5). */
+export class TaskService {
+  readonly #deps: TaskServiceDeps;
+
+  constructor(deps: TaskServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** Everything decided before money: model, key rights, availability, settings, inputs, price. */
+  async #prepare(principal: KeyPrincipal, request: TaskRequest): Promise<Prepared> {
+    const model = this.#deps.models.find(request.model);
+    if (!model) throw errors.modelNotFound(request.model);
+    if (!mayUseModel(principal, model.key)) throw errors.modelNotAllowedForKey(model.key);
+    const state = await this.#deps.models.state(model.key);
+    if (!state.available) throw errors.modelUnavailable(model.key);
+    const checked = validateSettings(model, request.settings);
+    if (!checked.ok) {
+      throw checked.code === 'unknown_setting'
+        ? errors.unknownSetting(both(checked.violations))
+        : errors.invalidSettings(both(checked.violations));
+    }
+    const inputs: ModeInputs = { files: [] };
+    const inputViolations = checked.mode.checkInputs?.(checked.settings, inputs) ?? [];
+    if (inputViolations.length > 0) {
+      throw errors.invalidSettings(
+        both(inputViolations.map((v) => ({ ...v, field: `settings.${v.field}` }))),
+      );
+    }
+    const amountMinor = priceOf(model, checked.mode, checked.settings, inputs, this.#deps.prices);
+    return { model, mode: checked.mode, settings: checked.settings, inputs, amountMinor };
+  }
+
+  /** POST /v1/price: the amount a task would hold, without holding anything. */
+  async price(
+    principal: KeyPrincipal,
+    request: TaskRequest,
+  ): Promise<{ amount_minor: number; currency: string; available_minor: number }> {
+    const prepared = await this.#prepare(principal, request);
+    const balances = await balancesOf(this.#deps.db.db, principal.accountId);
+    return {
+      amount_minor: prepared.amountMinor,
+      currency: CURRENCY,
+      available_minor: balances?.availableMinor ?? 0,
+    };
+  }
+
+  /**
+   * POST /v1/tasks. The limit checks, the hold, the task row and its job are one transaction, so
+   * concurrent creations can never overspend, exceed a daily limit or the active-task limit.
+   */
+  async create(
+    principal: KeyPrincipal,
+    request: TaskRequest,
+    idempotencyKey: string | null,
+    lang: Lang,
+  ): Promise<{ status: number; task: TaskView; replayed: boolean }> {
+    const claim = idempotencyKey
+      ? await this.#deps.idempotency.claim(
+          principal.accountId,
+          idempotencyKey,
+          requestHash('POST /v1/tasks', { model: request.model, settings: request.settings }),
+        )
+      : null;
+    if (claim?.kind === 'replay') {
+      return {
+        status: claim.status,
+        task: await this.get(principal, claim.resourceId, lang),
+        replayed: true,
+      };
+    }
+    try {
+      const prepared = await this.#prepare(principal, request);
+      try {
+        await this.#deps.generator.ensureAvailable({
+          model: prepared.model.key,
+          settings: prepared.settings,
+        });
+      } catch (error) {
+        if (error instanceof GeneratorUnavailable) throw errors.sgUnavailable();
+        throw error;
+      }
+      const taskId = await this.#insert(principal, prepared, claim?.kind === 'new' ? claim.complete : null);
+      this.#deps.onTaskQueued?.();
+      return { status: 202, task: await this.get(principal, taskId, lang), replayed: false };
+    } catch (error) {
+      if (claim?.kind === 'new') await claim.release();
+      throw error;
+    }
+  }
+
+  async #insert(
+    principal: KeyPrincipal,
+    prepared: Prepared,
+    completeClaim: ((tx: Tx, status: number, id: string) => Promise<void>) | null,
+  ): Promise<string> {
+    const { db, dialect } = this.#deps.db;
+    const now = this.#deps.clock.now();
+    const taskId = uuidv7(now.getTime());
+    const maxActive = (await this.#deps.models.state(prepared.model.key)).maxActive;
+    await dialect.transaction(db, async (tx) => {
+      await dialect.lockAccount(tx, principal.accountId);
+      const active = await tx
+        .selectFrom('tasks')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('account_id', '=', principal.accountId)
+        .where('model', '=', prepared.model.key)
+        .where('status', 'in', ACTIVE_STATUSES)
+        .executeTakeFirst();
+      if (Number(active?.n ?? 0) >= maxActive) throw errors.tooManyActive(prepared.model.key, maxActive);
+      await hold(tx, dialect, {
+        accountId: principal.accountId,
+        keyId: principal.keyId,
+        taskId,
+        amountMinor: prepared.amountMinor,
+        at: now,
+        ...(principal.dailyLimitMinor === null
+          ? {}
+          : { keyLimit: { limitMinor: principal.dailyLimitMinor, dayStart: moscowDay(now).start } }),
+      });
+      await tx
+        .insertInto('tasks')
+        .values({
+          id: taskId,
+          account_id: principal.accountId,
+          key_id: principal.keyId,
+          model: prepared.model.key,
+          mode: prepared.mode.name,
+          status: 'queued',
+          settings: JSON.stringify(prepared.settings),
+          inputs: JSON.stringify(prepared.inputs),
+          price_minor: prepared.amountMinor,
+          currency: CURRENCY,
+          progress: 0,
+          caption: null,
+          texts: null,
+          error_code: null,
+          error_message: null,
+          created_at: now.toISOString(),
+          started_at: null,
+          finished_at: null,
+          files_expire_at: null,
+          files_expired: 0,
+          provider_ref: null,
+        })
+        .execute();
+      await tx
+        .insertInto('jobs')
+        .values({
+          id: jobIdOf(taskId),
+          task_id: taskId,
+          run_at: now.toISOString(),
+          locked_by: null,
+          locked_until: null,
+          attempts: 0,
+        })
+        .execute();
+      await completeClaim?.(tx, 202, taskId);
+    });
+    return taskId;
+  }
+
+  /** GET /v1/tasks/{id}; another account's task is 404 like a missing one. */
+  async get(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<TaskView> {
+    const db = this.#deps.db.db;
+    const row = await db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('id', '=', taskId)
+      .where('account_id', '=', principal.accountId)
+      .executeTakeFirst();
+    if (!row) throw errors.taskNotFound(taskId);
+    const artifacts =
+      row.status === 'succeeded'
+        ? await db.selectFrom('artifacts').selectAll().where('task_id', '=', taskId).execute()
+        : [];
+    return toTaskView(row, artifacts, lang, this.#deps.clock.now());
+  }
+
+  /** GET /v1/tasks: newest first, keyset pagination on the time-ordered id. */
+  async list(
+    principal: KeyPrincipal,
+    query: { limit: number; status?: TaskStatus; model?: string; cursor?: string },
+    lang: Lang,
+  ): Promise<{ tasks: TaskView[]; next_cursor: string | null }> {
+    const db = this.#deps.db.db;
+    let q = db.selectFrom('tasks').selectAll().where('account_id', '=', principal.accountId);
+    if (query.status) q = q.where('status', '=', query.status);
+    if (query.model) q = q.where('model', '=', query.model);
+    if (query.cursor) q = q.where('id', '<', decodeCursor(query.cursor));
+    const rows = await q
+      .orderBy('id', 'desc')
+      .limit(query.limit + 1)
+      .execute();
+    const page = rows.slice(0, query.limit);
+    const succeeded = page.filter((r) => r.status === 'succeeded').map((r) => r.id);
+    const artifacts =
+      succeeded.length > 0
+        ? await db.selectFrom('artifacts').selectAll().where('task_id', 'in', succeeded).execute()
+        : [];
+    const now = this.#deps.clock.now();
+    const last = page.at(-1);
+    return {
+      tasks: page.map((r) =>
+        toTaskView(
+          r,
+          artifacts.filter((a) => a.task_id === r.id),
+          lang,
+          now,
+        ),
+      ),
+      next_cursor: rows.length > query.limit && last ? encodeCursor(last.id) : null,
+    };
+  }
+
+  /** POST /v1/tasks/{id}/cancel: queued or running → canceled with its hold released; final → 409. */
+  async cancel(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<TaskView> {
+    const { db, dialect } = this.#deps.db;
+    await dialect.transaction(db, async (tx) => {
+      const row = await tx
+        .selectFrom('tasks')
+        .select(['status'])
+        .where('id', '=', taskId)
+        .where('account_id', '=', principal.accountId)
+        .executeTakeFirst();
+      if (!row) throw errors.taskNotFound(taskId);
+      if (isFinal(row.status)) throw errors.taskNotCancelable(row.status);
+      await markCanceled(tx, taskId, this.#deps.clock.now());
+    });
+    return this.get(principal, taskId, lang);
+  }
+}
+
+function encodeCursor(id: string): string {
+  return Buffer.from(id, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^[0-9a-f-]{36}$/.test(id)) {
+    throw errors.invalidRequest({
+      en: 'cursor is not one this API gave out',
+      ru: 'cursor не выдан этим API',
+    });
+  }
+  return id;
+}

@@ -1,0 +1,83 @@
+import type { ArtifactKind } from '../catalog/index.ts';
+import type { ArtifactsTable, TasksTable } from '../db/index.ts';
+import type { TaskFailureCode } from '../errors.ts';
+import { type Lang, translate } from '../i18n/index.ts';
+import { CURRENCY } from '../ledger/index.ts';
+
+export interface ArtifactView {
+  index: number;
+  kind: ArtifactKind;
+  filename: string;
+  content_type: string;
+  size: number;
+  caption: string;
+  download_path: string;
+}
+
+export interface TaskView {
+  id: string;
+  model: string;
+  mode: string;
+  status: TasksTable['status'];
+  settings: Record<string, unknown>;
+  price: { amount_minor: number; currency: string };
+  progress: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  result?: {
+    caption: string;
+    texts: string[];
+    files_expire_at: string;
+    files_expired: boolean;
+    artifacts: ArtifactView[];
+  };
+  error?: { code: string; message: string };
+}
+
+type TaskRow = Omit<TasksTable, 'attempts'>;
+
+/** The task as the API shows it (reference "Task", CONTRACT §3); error messages in the caller's language. */
+export function toTaskView(
+  row: TaskRow,
+  artifacts: readonly ArtifactsTable[],
+  lang: Lang,
+  now: Date,
+): TaskView {
+  const view: TaskView = {
+    id: row.id,
+    model: row.model,
+    mode: row.mode,
+    status: row.status,
+    settings: JSON.parse(row.settings) as Record<string, unknown>,
+    price: { amount_minor: Number(row.price_minor), currency: row.currency || CURRENCY },
+    progress: row.progress,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    finished_at: row.finished_at,
+  };
+  if (row.status === 'succeeded') {
+    const expireAt = row.files_expire_at ?? row.finished_at ?? row.created_at;
+    view.result = {
+      caption: row.caption ?? '',
+      texts: row.texts ? (JSON.parse(row.texts) as string[]) : [],
+      files_expire_at: expireAt,
+      files_expired: row.files_expired === 1 || expireAt <= now.toISOString(),
+      artifacts: [...artifacts]
+        .sort((a, b) => a.idx - b.idx)
+        .map((a) => ({
+          index: a.idx,
+          kind: a.kind as ArtifactKind,
+          filename: a.filename,
+          content_type: a.content_type,
+          size: Number(a.size_bytes),
+          caption: a.caption,
+          download_path: `/v1/tasks/${row.id}/artifacts/${a.idx}`,
+        })),
+    };
+  }
+  if (row.status === 'failed' && row.error_code) {
+    view.error = { code: row.error_code, message: translate(row.error_code as TaskFailureCode, lang) };
+  }
+  return view;
+}

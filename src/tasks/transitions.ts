@@ -1,0 +1,132 @@
+/**
+ * Task state changes, each in the caller's transaction together with the money it moves (CONTRACT §5):
+ * queued → running → succeeded (capture) | failed (void); queued | running → canceled (void).
+ * Every change is conditional on the state it leaves, so a late or repeated call changes nothing.
+ */
+import type { Tx } from '../db/index.ts';
+import type { TaskStatus } from '../db/index.ts';
+import type { TaskFailureCode } from '../errors.ts';
+import { settle } from '../ledger/index.ts';
+
+export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'canceled'];
+export const ACTIVE_STATUSES: readonly TaskStatus[] = ['queued', 'running'];
+
+export function isFinal(status: TaskStatus): boolean {
+  return FINAL_STATUSES.includes(status);
+}
+
+export function jobIdOf(taskId: string): string {
+  return `run-task:${taskId}`;
+}
+
+/** queued → running; true when this call moved it. */
+export async function markRunning(tx: Tx, taskId: string, at: Date): Promise<boolean> {
+  const result = await tx
+    .updateTable('tasks')
+    .set({ status: 'running', started_at: at.toISOString() })
+    .where('id', '=', taskId)
+    .where('status', '=', 'queued')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Records progress of a running task; false when the task is no longer running (canceled). */
+export async function recordProgress(tx: Tx, taskId: string, progress: number): Promise<boolean> {
+  const result = await tx
+    .updateTable('tasks')
+    .set({ progress })
+    .where('id', '=', taskId)
+    .where('status', '=', 'running')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export interface Success {
+  caption: string;
+  texts: string[];
+  filesExpireAt: Date;
+  artifacts: Array<{
+    kind: string;
+    filename: string;
+    contentType: string;
+    sizeBytes: number;
+    caption: string;
+    storageKey: string;
+  }>;
+}
+
+/** running → succeeded with its files, capturing the hold. False when the task left `running` first. */
+export async function markSucceeded(tx: Tx, taskId: string, success: Success, at: Date): Promise<boolean> {
+  const result = await tx
+    .updateTable('tasks')
+    .set({
+      status: 'succeeded',
+      progress: 100,
+      finished_at: at.toISOString(),
+      caption: success.caption,
+      texts: JSON.stringify(success.texts),
+      files_expire_at: success.filesExpireAt.toISOString(),
+    })
+    .where('id', '=', taskId)
+    .where('status', '=', 'running')
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  if (success.artifacts.length > 0) {
+    await tx
+      .insertInto('artifacts')
+      .values(
+        success.artifacts.map((a, idx) => ({
+          task_id: taskId,
+          idx,
+          kind: a.kind,
+          filename: a.filename,
+          content_type: a.contentType,
+          size_bytes: a.sizeBytes,
+          caption: a.caption,
+          storage_key: a.storageKey,
+        })),
+      )
+      .execute();
+  }
+  await settle(tx, taskId, 'capture', at);
+  await tx.deleteFrom('jobs').where('id', '=', jobIdOf(taskId)).execute();
+  return true;
+}
+
+/** queued | running → failed, voiding the hold. False when the task was already final. */
+export async function markFailed(
+  tx: Tx,
+  taskId: string,
+  failure: { code: TaskFailureCode; reason: string },
+  at: Date,
+): Promise<boolean> {
+  const result = await tx
+    .updateTable('tasks')
+    .set({
+      status: 'failed',
+      finished_at: at.toISOString(),
+      error_code: failure.code,
+      error_message: failure.reason,
+    })
+    .where('id', '=', taskId)
+    .where('status', 'in', ACTIVE_STATUSES)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await settle(tx, taskId, 'void', at);
+  await tx.deleteFrom('jobs').where('id', '=', jobIdOf(taskId)).execute();
+  return true;
+}
+
+/** queued | running → canceled, releasing the hold in full. False when the task was already final. */
+export async function markCanceled(tx: Tx, taskId: string, at: Date): Promise<boolean> {
+  const result = await tx
+    .updateTable('tasks')
+    .set({ status: 'canceled', finished_at: at.toISOString() })
+    .where('id', '=', taskId)
+    .where('status', 'in', ACTIVE_STATUSES)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await settle(tx, taskId, 'void', at);
+  await tx.deleteFrom('jobs').where('id', '=', jobIdOf(taskId)).execute();
+  return true;
+}

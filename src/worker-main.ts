@@ -1,0 +1,29 @@
+import { ConfigError, loadConfig } from './config.ts';
+import { createContainer } from './container.ts';
+
+/** `npm run worker`: runs tasks and sweeps expired files without the HTTP API. */
+async function main(): Promise<void> {
+  const container = await createContainer(loadConfig());
+  container.worker.start();
+  container.sweeper.start();
+  container.log.info({ worker: container.worker.id }, 'worker started');
+  let closing = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    container.log.info({ signal }, 'worker stopping');
+    await container.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    error instanceof ConfigError
+      ? `Configuration error: ${error.message}\n`
+      : `Failed to start: ${String(error)}\n`,
+  );
+  process.exit(1);
+});

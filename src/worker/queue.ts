@@ -1,0 +1,76 @@
+/**
+ * The durable queue: `jobs` rows written in the same transaction as their task. A worker claims jobs
+ * with a lease (`locked_until`) and renews it while it works; a crashed worker's lease runs out and
+ * another worker claims the job again.
+ */
+import type { Db } from '../db/index.ts';
+
+export interface ClaimedJob {
+  id: string;
+  taskId: string;
+  attempts: number;
+}
+
+/**
+ * Claims up to `limit` due jobs for `workerId`. PostgreSQL: `for update skip locked`, so concurrent
+ * workers never take the same job (graphile-worker's approach); SQLite: the claim runs under BEGIN
+ * IMMEDIATE, the database's single writer, which gives the same guarantee.
+ */
+export async function claimJobs(
+  db: Db,
+  input: { workerId: string; limit: number; now: Date; leaseMs: number },
+): Promise<ClaimedJob[]> {
+  if (input.limit <= 0) return [];
+  const now = input.now.toISOString();
+  const lockedUntil = new Date(input.now.getTime() + input.leaseMs).toISOString();
+  return db.dialect.transaction(db.db, async (tx) => {
+    let due = tx
+      .selectFrom('jobs')
+      .select('id')
+      .where('run_at', '<=', now)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+      .orderBy('run_at')
+      .limit(input.limit);
+    if (db.dialect.supportsSkipLocked) due = due.forUpdate().skipLocked();
+    const ids = (await due.execute()).map((r) => r.id);
+    if (ids.length === 0) return [];
+    const rows = await tx
+      .updateTable('jobs')
+      .set((eb) => ({
+        locked_by: input.workerId,
+        locked_until: lockedUntil,
+        attempts: eb('attempts', '+', 1),
+      }))
+      .where('id', 'in', ids)
+      .returning(['id', 'task_id', 'attempts'])
+      .execute();
+    return rows.map((r) => ({ id: r.id, taskId: r.task_id, attempts: r.attempts }));
+  });
+}
+
+/** Renews the lease; false when the job is gone or another worker holds it now. */
+export async function renewLease(
+  db: Db,
+  input: { jobId: string; workerId: string; until: Date },
+): Promise<boolean> {
+  const result = await db.db
+    .updateTable('jobs')
+    .set({ locked_until: input.until.toISOString() })
+    .where('id', '=', input.jobId)
+    .where('locked_by', '=', input.workerId)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Gives a job back (shutdown, or a retry later): another worker may claim it from `runAt` on. */
+export async function releaseJob(
+  db: Db,
+  input: { jobId: string; workerId: string; runAt: Date },
+): Promise<void> {
+  await db.db
+    .updateTable('jobs')
+    .set({ locked_by: null, locked_until: null, run_at: input.runAt.toISOString() })
+    .where('id', '=', input.jobId)
+    .where('locked_by', '=', input.workerId)
+    .execute();
+}

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { NodeIO } from '@gltf-transform/core';
+import { PNG } from 'pngjs';
+import { balances, expectError, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
+
+const text3d = (prompt = 'a small wooden chair', extra: Record<string, unknown> = {}) => ({
+  model: 'model-3d',
+  settings: { task_type: 'text_to_model', prompt, ...extra },
+});
+
+describe('tasks: create, poll, download', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  test('POST /v1/tasks answers 202 with Location, holds the price, and the task succeeds with its files', async () => {
+    const acct = await t.account({ balanceMinor: 100_000 });
+    const price = (await t.call(acct.key, 'POST', '/v1/price', text3d())).json();
+    assert.equal(price.currency, 'RUB');
+    assert.equal(price.available_minor, 100_000);
+    const res = await t.call(acct.key, 'POST', '/v1/tasks', text3d());
+    assert.equal(res.statusCode, 202, res.body);
+    const task = res.json();
+    assert.match(task.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(res.headers.location, `/v1/tasks/${task.id}`);
+    assert.equal(task.status, 'queued');
+    assert.equal(res.headers['retry-after'], '5');
+    assert.deepEqual(task.price, { amount_minor: price.amount_minor, currency: 'RUB' });
+    assert.equal(task.settings.model_version, 'v3.1-20260211', 'defaults filled in');
+    assert.equal(task.finished_at, null);
+    assert.equal((await balances(t, acct.id)).held_minor, price.amount_minor);
+
+    const done = await waitForFinal(t, acct.key, task.id);
+    assert.equal(done.status, 'succeeded', JSON.stringify(done));
+    const final = await t.call(acct.key, 'GET', `/v1/tasks/${task.id}`);
+    assert.equal(final.headers['retry-after'], undefined);
+    const result = done.result as {
+      caption: string;
+      texts: string[];
+      files_expire_at: string;
+      files_expired: boolean;
+      artifacts: Array<{
+        index: number;
+        kind: string;
+        filename: string;
+        size: number;
+        download_path: string;
+      }>;
+    };
+    assert.match(String(done.finished_at), /Z$/);
+    assert.equal(result.files_expired, false);
+    assert.ok(Date.parse(result.files_expire_at) > Date.now() + 13 * 86_400_000);
+    assert.deepEqual(result.texts, []);
+    assert.match(result.caption, /model-3d/);
+    const documents = result.artifacts.filter((a) => a.kind === 'document');
+    const images = result.artifacts.filter((a) => a.kind === 'image');
+    assert.equal(documents.length, 1);
+    assert.ok(images.length <= 1);
+    assert.deepEqual(
+      result.artifacts.map((a) => a.index),
+      result.artifacts.map((_, i) => i),
+    );
+
+    const glb = await t.call(acct.key, 'GET', documents[0]!.download_path);
+    assert.equal(glb.statusCode, 200);
+    assert.equal(glb.headers['content-type'], 'model/gltf-binary');
+    assert.match(String(glb.headers['content-disposition']), /attachment; filename="model\.glb"/);
+    assert.equal(Number(glb.headers['content-length']), documents[0]!.size);
+    const doc = await new NodeIO().readBinary(new Uint8Array(glb.rawPayload));
+    assert.ok(doc.getRoot().listMeshes().length > 0);
+
+    if (images[0]) {
+      const png = await t.call(acct.key, 'GET', images[0].download_path);
+      assert.equal(png.headers['content-type'], 'image/png');
+      const decoded = PNG.sync.read(png.rawPayload);
+      assert.ok(decoded.width > 0);
+    }
+    const b = await balances(t, acct.id);
+    assert.deepEqual(b, { ...b, balance_minor: 100_000 - price.amount_minor, held_minor: 0 });
+  });
+
+  test('artifact downloads honour Range; bad ranges are 416; missing indexes 404 artifact_not_found', async () => {
+    const acct = await t.account({ balanceMinor: 100_000 });
+    const id = (await t.call(acct.key, 'POST', '/v1/tasks', text3d())).json().id;
+    const done = await waitForFinal(t, acct.key, id);
+    const artifact = (done.result as { artifacts: Array<{ size: number; download_path: string }> })
+      .artifacts[0]!;
+    const whole = await t.call(acct.key, 'GET', artifact.download_path);
+    const part = await t.call(acct.key, 'GET', artifact.download_path, undefined, { range: 'bytes=10-19' });
+    assert.equal(part.statusCode, 206);
+    assert.equal(part.headers['content-range'], `bytes 10-19/${artifact.size}`);
+    assert.deepEqual(part.rawPayload, whole.rawPayload.subarray(10, 20));
+    const suffix = await t.call(acct.key, 'GET', artifact.download_path, undefined, { range: 'bytes=-4' });
+    assert.deepEqual(suffix.rawPayload, whole.rawPayload.subarray(artifact.size - 4));
+    expectError(
+      await t.call(acct.key, 'GET', artifact.download_path, undefined, {
+        range: `bytes=${artifact.size + 5}-`,
+      }),
+      416,
+      'range_not_satisfiable',
+    );
+    expectError(await t.call(acct.key, 'GET', `/v1/tasks/${id}/artifacts/9`), 404, 'artifact_not_found');
+    expectError(await t.call(acct.key, 'GET', `/v1/tasks/${id}/artifacts/x`), 404, 'artifact_not_found');
+  });
+
+  test("another account's task is 404 task_not_found for read, cancel and download", async () => {
+    const owner = await t.account({ balanceMinor: 100_000 });
+    const stranger = await t.account({ balanceMinor: 100_000 });
+    const id = (await t.call(owner.key, 'POST', '/v1/tasks', text3d())).json().id;
+    expectError(await t.call(stranger.key, 'GET', `/v1/tasks/${id}`), 404, 'task_not_found');
+    expectError(await t.call(stranger.key, 'POST', `/v1/tasks/${id}/cancel`), 404, 'task_not_found');
+    expectError(await t.call(stranger.key, 'GET', `/v1/tasks/${id}/artifacts/0`), 404, 'task_not_found');
+    expectError(
+      await t.call(stranger.key, 'GET', '/v1/tasks/00000000-0000-7000-8000-000000000000'),
+      404,
+      'task_not_found',
+    );
+    await waitForFinal(t, owner.key, id);
+  });
+
+  test('a quad mesh is a binary FBX', async () => {
+    const acct = await t.account({ balanceMinor: 100_000 });
+    const res = await t.call(acct.key, 'POST', '/v1/tasks', text3d('a quad robot', { quad: true }));
+    assert.equal(res.statusCode, 202, res.body);
+    const done = await waitForFinal(t, acct.key, res.json().id);
+    const doc = (
+      done.result as { artifacts: Array<{ kind: string; filename: string; download_path: string }> }
+    ).artifacts.find((a) => a.kind === 'document')!;
+    assert.equal(doc.filename, 'model.fbx');
+    const file = await t.call(acct.key, 'GET', doc.download_path);
+    assert.equal(file.rawPayload.subarray(0, 21).toString('latin1'), 'Kaydara FBX Binary  \u0000');
+  });
+});
