@@ -184,4 +184,41 @@ describe('the real process', () => {
       await exited(server.child);
     }
   });
+
+  test('WORKER=off serves the API alone; `npm run worker` (worker-main) runs the tasks', async () => {
+    const port = String(await freePort());
+    const env = { PORT: port, DATA_DIR: path.join(dir, 'split'), SIM_SPEED: '1000', LOG_LEVEL: 'warn' };
+    const api = await startServer({ ...env, WORKER: 'off' });
+    const worker = spawn(process.execPath, ['src/worker-main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: 'pipe',
+    });
+    try {
+      const key = /gta_[A-Za-z0-9]{32}/.exec(api.output())?.[0];
+      const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const res = await fetch(`${api.base}/v1/tasks`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          model: 'model-3d',
+          settings: { task_type: 'text_to_model', prompt: 'split' },
+        }),
+      });
+      const { id } = (await res.json()) as { id: string };
+      let status = '';
+      for (let i = 0; i < 200 && status !== 'succeeded'; i++) {
+        status = (
+          (await (await fetch(`${api.base}/v1/tasks/${id}`, { headers: auth })).json()) as { status: string }
+        ).status;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(status, 'succeeded');
+    } finally {
+      worker.kill('SIGTERM');
+      api.child.kill('SIGTERM');
+      assert.equal(await exited(worker), 0);
+      await exited(api.child);
+    }
+  });
 });

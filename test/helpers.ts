@@ -6,6 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Container, createContainer } from '../src/container.ts';
+import type { Generator } from '../src/generators/index.ts';
 import type { RequestLimits } from '../src/http/types.ts';
 import { type Clock, systemClock } from '../src/lib/clock.ts';
 
@@ -49,6 +50,7 @@ export interface TestAppOptions {
   env?: Record<string, string>;
   limits?: RequestLimits;
   clock?: Clock;
+  generator?: Generator;
   /** Start the in-process worker. (Default: true) */
   worker?: boolean;
 }
@@ -65,7 +67,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...options.env,
   });
   const clock = options.clock ?? systemClock;
-  const container = await createContainer(config, { clock, worker: { pollIntervalMs: 50 } });
+  const container = await createContainer(config, {
+    clock,
+    worker: { pollIntervalMs: 50 },
+    ...(options.generator ? { generator: options.generator } : {}),
+  });
   if (options.worker !== false) container.worker.start();
   const app = await buildApp({
     ...container,

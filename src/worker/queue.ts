@@ -18,7 +18,7 @@ export interface ClaimedJob {
  */
 export async function claimJobs(
   db: Db,
-  input: { workerId: string; limit: number; now: Date; leaseMs: number },
+  input: { workerId: string; limit: number; now: Date; leaseMs: number; exclude?: readonly string[] },
 ): Promise<ClaimedJob[]> {
   if (input.limit <= 0) return [];
   const now = input.now.toISOString();
@@ -31,6 +31,8 @@ export async function claimJobs(
       .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
       .orderBy('run_at')
       .limit(input.limit);
+    // A job this worker is still running is never claimed twice by it, even if its lease ran out.
+    if (input.exclude && input.exclude.length > 0) due = due.where('id', 'not in', [...input.exclude]);
     if (db.dialect.supportsSkipLocked) due = due.forUpdate().skipLocked();
     const ids = (await due.execute()).map((r) => r.id);
     if (ids.length === 0) return [];

@@ -75,7 +75,9 @@ export class Worker {
   }
 
   start(): void {
-    this.#loop ??= this.#claimLoop();
+    if (this.#loop) return;
+    this.#stopping = false;
+    this.#loop = this.#claimLoop();
   }
 
   /** A task was queued in this process: claim it now instead of at the next poll. */
@@ -92,6 +94,7 @@ export class Worker {
     this.#stopping = true;
     this.wake();
     await this.#loop;
+    this.#loop = null;
     for (const { abort } of this.#running.values()) abort.abort(new ShutdownSignal('worker stopping'));
     await Promise.allSettled([...this.#running.values()].map((r) => r.done));
   }
@@ -104,6 +107,7 @@ export class Worker {
       limit: free,
       now: this.#deps.clock.now(),
       leaseMs: this.#leaseMs,
+      exclude: [...this.#running.keys()],
     });
     for (const job of jobs) this.#startJob(job);
     return jobs.length;
@@ -224,8 +228,10 @@ export class Worker {
     const { db, clock, storage, generator } = this.#deps;
     const outputs = await generator.outputs(handle, request, dir, signal);
     const artifacts: Success['artifacts'] = [];
+    // Keys are unique per run: if a lost lease ever lets two runs finish, the loser removes only its own files.
+    const runId = uuidv7();
     for (const [idx, file] of outputs.files.entries()) {
-      const storageKey = `results/${taskId}/${idx}`;
+      const storageKey = `results/${taskId}/${runId}/${idx}`;
       await storage.put(storageKey, fs.createReadStream(file.path), {
         contentType: file.contentType,
         signal,
