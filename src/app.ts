@@ -11,7 +11,10 @@ import { RequestLimiter } from './http/plugins/rate-limit.ts';
 import { installRequestContext, requestIdOf } from './http/plugins/request-context.ts';
 import { adminRoutes } from './http/routes/admin.ts';
 import { docsRoutes } from './http/routes/docs.ts';
+import { directLinkRoutes, fileRoutes } from './http/routes/files.ts';
 import { healthRoutes } from './http/routes/health.ts';
+import { helperRoutes } from './http/routes/helpers.ts';
+import { libraryRoutes } from './http/routes/libraries.ts';
 import { modelRoutes } from './http/routes/models.ts';
 import { taskRoutes } from './http/routes/tasks.ts';
 import { type AppDeps, DEFAULT_LIMITS } from './http/types.ts';
@@ -58,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (open) => {
     await healthRoutes(open, deps);
     await docsRoutes(open, deps.config.publicBaseUrl);
+    await directLinkRoutes(open, deps);
   });
 
   const limiter = new RequestLimiter(deps.limits ?? DEFAULT_LIMITS);
@@ -65,6 +69,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     installApiKeyAuth(authenticated, deps, limiter);
     await modelRoutes(authenticated, deps);
     await taskRoutes(authenticated, deps);
+    await libraryRoutes(authenticated, deps);
+    await helperRoutes(authenticated, deps);
+    // Own context: the upload's stream parser must not leak to other routes.
+    await authenticated.register(async (files) => fileRoutes(files, deps));
   });
 
   const adminToken = deps.config.adminToken;

@@ -34,6 +34,11 @@ export interface Config {
   embeddedWorker: boolean;
   /** Lease of a claimed job; a crashed worker's tasks are resumed after it (milliseconds). (Default: 30 s) */
   jobLeaseMs: number;
+  /**
+   * Test-only: exact IP addresses URL downloads may reach although they are private or loopback
+   * (`FETCH_ALLOW_ADDRESSES=127.0.0.1`). Empty in production: no private address is ever fetched.
+   */
+  fetchAllowAddresses: readonly string[];
 }
 
 export class ConfigError extends Error {
@@ -100,6 +105,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel,
     embeddedWorker: worker === 'on',
     jobLeaseMs: durationVar(env, 'JOB_LEASE', '30s'),
+    fetchAllowAddresses: Object.freeze(
+      (env.FETCH_ALLOW_ADDRESSES ?? '')
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    ),
   } satisfies Config);
 }
 

@@ -4,11 +4,15 @@ import { findModel, loadPriceTable, MODELS, type PriceTable } from './catalog/in
 import { ModelService } from './catalog/model-service.ts';
 import type { Config } from './config.ts';
 import { createDb, type Db, migrateToLatest } from './db/index.ts';
+import { MAX_UPLOAD_BYTES, UploadService } from './files/index.ts';
 import { type Generator, Simulator } from './generators/index.ts';
+import { LibrarySimulator } from './generators/simulator/library-sim.ts';
 import type { Services } from './http/types.ts';
+import { HelperService, type InputResolver, LibraryService, resolveReferences } from './libraries/index.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import { IdempotencyStore } from './tasks/idempotency.ts';
+import { probeUrl, resolveInputs } from './tasks/inputs.ts';
 import { TaskService } from './tasks/task-service.ts';
 import { Sweeper } from './worker/sweeper.ts';
 import { Worker, type WorkerOptions } from './worker/worker.ts';
@@ -62,6 +66,13 @@ export async function createContainer(
     },
     { leaseMs: config.jobLeaseMs, ...overrides.worker },
   );
+  const uploads = new UploadService({
+    db,
+    clock,
+    storage,
+    publicBaseUrl: config.publicBaseUrl,
+    retentionMs: config.uploadRetentionMs,
+  });
   const tasks = new TaskService({
     db,
     clock,
@@ -69,9 +80,28 @@ export async function createContainer(
     prices,
     generator,
     idempotency,
+    resolveReferences: (accountId, refs) => resolveReferences(db, accountId, refs, clock.now()),
+    resolveInputs: (mode, settings) =>
+      resolveInputs(mode, settings, { uploads, allowAddresses: config.fetchAllowAddresses }),
     onTaskQueued: () => worker.wake(),
   });
-  const sweeper = new Sweeper({ db, clock, storage, idempotency });
+  // Libraries and helpers (CONTRACT §7): the simulator's library side, built beside the task Simulator.
+  const libraryGenerator = new LibrarySimulator({ simSpeed: config.simSpeed });
+  // Placeholder until the media probe is wired here: lengths unknown, so only the generator's own
+  // checks apply to singing-voice files.
+  // Library creations probe their linked files like tasks do: own uploads from storage, others downloaded safely.
+  const resolveLibraryInput: InputResolver = (url, field) =>
+    probeUrl(url, `body.${field}`, MAX_UPLOAD_BYTES, { uploads, allowAddresses: config.fetchAllowAddresses });
+  const libraries = new LibraryService({
+    db,
+    clock,
+    generator: libraryGenerator,
+    idempotency,
+    resolveInput: resolveLibraryInput,
+    models,
+  });
+  const helpers = new HelperService({ db, clock, generator: libraryGenerator });
+  const sweeper = new Sweeper({ db, clock, storage, idempotency, uploads });
   return {
     config,
     db,
@@ -80,7 +110,7 @@ export async function createContainer(
     prices,
     generator,
     log,
-    services: { admin, models, tasks },
+    services: { admin, models, tasks, uploads, libraries, helpers },
     worker,
     sweeper,
     async close() {

@@ -139,6 +139,8 @@ export const errors = {
   requestInProgress: (): ApiError => new ApiError('request_in_progress', { headers: retryAfter(1) }),
   elementNameTaken: (name: string): ApiError => new ApiError('element_name_taken', { params: { name } }),
   personaExists: (): ApiError => new ApiError('persona_exists'),
+  voiceNotVerifiable: (): ApiError => new ApiError('voice_not_verifiable'),
+  voiceNotRetryable: (): ApiError => new ApiError('voice_not_retryable'),
   tooManyKeys: (limit: number): ApiError => new ApiError('too_many_keys', { params: { limit } }),
   taskNotCancelable: (status: string): ApiError =>
     new ApiError('task_not_cancelable', { params: { status } }),

@@ -36,7 +36,7 @@ function flakyGenerator(
   return {
     creates: 0,
     ensureAvailable: (r) => sim.ensureAvailable(r),
-    async create(request, signal) {
+    async create(request) {
       this.creates += 1;
       if (breaks > 0) {
         breaks -= 1;
@@ -44,7 +44,7 @@ function flakyGenerator(
       }
       return sim.create(request);
     },
-    async status(handle, request): Promise<GenerationStatus> {
+    async status(handle): Promise<GenerationStatus> {
       if (options.hang) return { state: 'running', progress: 42, pollAfterMs: 20 };
       return sim.status(handle);
     },

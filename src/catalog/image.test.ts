@@ -90,3 +90,21 @@ describe('image defaults, price, plan, references', () => {
     for (const mode of image.modes) assert.doesNotThrow(() => z.toJSONSchema(mode.schema, { io: 'input' }));
   });
 });
+
+it('a vector style gives SVG pictures, a raster style PNG (CONTRACT §2)', () => {
+  const mode = image.modes[0]!;
+  const settings = { prompt: 'a fox', style_id: 's1', size: '1024x1024', n: 2 };
+  const vector = mode.plan(settings, { files: [], records: { s1: { type: 'vector' } } });
+  assert.deepEqual(
+    vector.outputs.map((o) => [o.format, o.filename]),
+    [
+      ['svg', 'image-1.svg'],
+      ['svg', 'image-2.svg'],
+    ],
+  );
+  const raster = mode.plan(settings, { files: [], records: { s1: { type: 'raster' } } });
+  assert.deepEqual(
+    raster.outputs.map((o) => o.format),
+    ['png', 'png'],
+  );
+});

@@ -3,9 +3,8 @@
  * CONTRACT §2): pictures from a prompt, optionally in one of the caller's own styles.
  *
  * Decisions where the documents are silent:
- * - Every picture is planned as PNG here. CONTRACT §2: "A vector style gives SVG files (kind image), a
- *   raster style PNG" — whether a style is vector is known only from the style record, which the core
- *   resolves after validation (see `references`); the core switches the planned format to `svg` then.
+ * - CONTRACT §2: "A vector style gives SVG files (kind image), a raster style PNG". Whether a style is
+ *   vector is known from its record, which the core resolves before planning (`inputs.records`).
  * - Price (`prices/image.json`, kopecks): `picture` per picture (400 = 4 RUB) times `n`; the size and the
  *   style do not change it (a saved style is not part of the price, like personas in the reference).
  * - About 20 s of work per picture.
@@ -38,13 +37,15 @@ const generate = defineMode({
       ? []
       : [{ library: 'styles', model: 'image', id: s.style_id, field: 'style_id' }],
   price: (s, _inputs, r) => s.n * rate(r, 'picture'),
-  plan: (s): GenerationPlan => {
+  plan: (s, inputs): GenerationPlan => {
+    const vector = s.style_id !== undefined && inputs.records?.[s.style_id]?.type === 'vector';
+    const format = vector ? 'svg' : 'png';
     const outputs = Array.from(
       { length: s.n },
       (_, i): ImageOutput => ({
         kind: 'image',
-        format: 'png',
-        filename: `image-${i + 1}.png`,
+        format,
+        filename: `image-${i + 1}.${format}`,
         caption: '',
         seed: `${i + 1} ${JSON.stringify(s)}`,
         ...sizeOf(s.size),
@@ -52,7 +53,7 @@ const generate = defineMode({
     );
     return {
       outputs,
-      caption: `image · ${s.size}${s.style_id === undefined ? '' : ' · own style'}`,
+      caption: `image · ${s.size}${s.style_id === undefined ? '' : vector ? ' · own vector style' : ' · own style'}`,
       texts: [],
       workSeconds: WORK_SECONDS_PER_PICTURE * s.n,
     };

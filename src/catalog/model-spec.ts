@@ -43,9 +43,11 @@ export interface InputFile {
   height?: number;
 }
 
-/** What pricing and planning know besides the settings: the probed input files. */
+/** What pricing and planning know besides the settings: the probed input files and library records. */
 export interface ModeInputs {
   files: readonly InputFile[];
+  /** Public data of the library records the settings name (`references`), by record id. */
+  records?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /** Per-field rules of a URL setting, enforced once the file has been probed (CONTRACT §6). */

@@ -135,6 +135,58 @@ export interface IdempotencyKeysTable {
   locked_until: string;
 }
 
+/** A file uploaded with POST /v1/files; its direct link is `/files/<token>`. */
+export interface UploadsTable {
+  id: string;
+  account_id: string;
+  /** Unguessable part of the direct link (works without an API key until `expires_at`). */
+  token: string;
+  filename: string;
+  content_type: string;
+  format: string;
+  kind: string;
+  size_bytes: number;
+  duration_seconds: number | null;
+  width: number | null;
+  height: number | null;
+  storage_key: string;
+  created_at: string;
+  expires_at: string;
+  deleted_at: string | null;
+}
+
+export type LibrarySegment = 'elements' | 'personas' | 'voices' | 'styles' | 'characters';
+
+/** A record of any personal library (reference "Library records", CONTRACT §7). */
+export interface LibraryRecordsTable {
+  id: string;
+  account_id: string;
+  /** Key of the model that owns the library. */
+  model: string;
+  library: LibrarySegment;
+  name: string | null;
+  status: string;
+  /** JSON object: the record's public fields beyond id, name, status, error and created_at. */
+  data: string;
+  /** JSON object: our bookkeeping (source task, phrase history, the pending step's outcome). */
+  private: string;
+  /** Unique among the live records of the library and account (element name, persona song version). */
+  unique_key: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  /** When the pending step completes; applied on read. */
+  ready_at: string | null;
+  deleted_at: string | null;
+}
+
+/** One call of a free helper, for the hourly limit (reference "Limits"). */
+export interface HelperCallsTable {
+  id: string;
+  account_id: string;
+  at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -145,4 +197,7 @@ export interface Database {
   jobs: JobsTable;
   artifacts: ArtifactsTable;
   idempotency_keys: IdempotencyKeysTable;
+  uploads: UploadsTable;
+  library_records: LibraryRecordsTable;
+  helper_calls: HelperCallsTable;
 }

@@ -1,6 +1,8 @@
 import type { KeyPrincipal } from '../accounts/index.ts';
 import type { AdminService } from '../accounts/admin-service.ts';
 import type { ModelService } from '../catalog/model-service.ts';
+import type { UploadService } from '../files/index.ts';
+import type { HelperService, LibraryService } from '../libraries/index.ts';
 import type { TaskService } from '../tasks/task-service.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
@@ -28,6 +30,9 @@ export interface Services {
   admin: AdminService;
   models: ModelService;
   tasks: TaskService;
+  uploads: UploadService;
+  libraries: LibraryService;
+  helpers: HelperService;
 }
 
 /** Everything the HTTP app needs, passed in (never read from config at import time). */

@@ -13,7 +13,7 @@ import { errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 
 /** How long a processing row blocks others before it counts as abandoned (milliseconds). */
-const PROCESSING_LOCK_MS = 60_000;
+export const PROCESSING_LOCK_MS = 60_000;
 /** How long keys are kept (CONTRACT §4: at least 24 hours). */
 export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
@@ -70,7 +70,12 @@ export class IdempotencyStore {
    * Throws 409 idempotency_conflict for another request under the key, 409 request_in_progress while
    * the original is still being processed.
    */
-  async claim(accountId: string, key: string, hash: string): Promise<IdempotencyClaim> {
+  async claim(
+    accountId: string,
+    key: string,
+    hash: string,
+    lockMs = PROCESSING_LOCK_MS,
+  ): Promise<IdempotencyClaim> {
     const now = this.#clock.now();
     const row = {
       account_id: accountId,
@@ -80,7 +85,7 @@ export class IdempotencyStore {
       response_status: null,
       resource_id: null,
       created_at: now.toISOString(),
-      locked_until: new Date(now.getTime() + PROCESSING_LOCK_MS).toISOString(),
+      locked_until: new Date(now.getTime() + lockMs).toISOString(),
     };
     const db = this.#db.db;
     try {
@@ -93,7 +98,7 @@ export class IdempotencyStore {
         .where('account_id', '=', accountId)
         .where('key', '=', key)
         .executeTakeFirst();
-      if (!existing) return this.claim(accountId, key, hash);
+      if (!existing) return this.claim(accountId, key, hash, lockMs);
       if (existing.request_hash !== hash) throw errors.idempotencyConflict();
       if (existing.state === 'done' && existing.resource_id !== null) {
         return { kind: 'replay', status: existing.response_status ?? 200, resourceId: existing.resource_id };

@@ -1,6 +1,7 @@
 import type { KeyPrincipal } from '../accounts/index.ts';
 import { mayUseModel } from '../accounts/index.ts';
 import {
+  type LibraryRef,
   type ModeInputs,
   type ModelSpec,
   type ModeSpec,
@@ -46,6 +47,16 @@ export interface TaskServiceDeps {
   prices: PriceTable;
   generator: Generator;
   idempotency: IdempotencyStore;
+  /** Probes the files named by URL settings (CONTRACT §6). */
+  /**
+   * Library items the settings name, refused before any hold with the library's code (CONTRACT §7);
+   * returns their public data by id.
+   */
+  resolveReferences(
+    accountId: string,
+    refs: readonly LibraryRef[],
+  ): Promise<Record<string, Record<string, unknown>>>;
+  resolveInputs(mode: ModeSpec, settings: Readonly<Record<string, unknown>>): Promise<ModeInputs>;
   /** Told after a task is committed, so an in-process worker picks it up at once. */
   onTaskQueued?: () => void;
 }
@@ -71,7 +82,12 @@ export class TaskService {
         ? errors.unknownSetting(both(checked.violations))
         : errors.invalidSettings(both(checked.violations));
     }
-    const inputs: ModeInputs = { files: [] };
+    const refs = checked.mode.references?.(checked.settings) ?? [];
+    const records = refs.length > 0 ? await this.#deps.resolveReferences(principal.accountId, refs) : {};
+    const inputs: ModeInputs = {
+      ...(await this.#deps.resolveInputs(checked.mode, checked.settings)),
+      records,
+    };
     const inputViolations = checked.mode.checkInputs?.(checked.settings, inputs) ?? [];
     if (inputViolations.length > 0) {
       throw errors.invalidSettings(

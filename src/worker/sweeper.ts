@@ -1,7 +1,16 @@
 import type { Db } from '../db/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { BlobStore } from '../storage/index.ts';
+import type { UploadService } from '../files/index.ts';
 import type { IdempotencyStore } from '../tasks/idempotency.ts';
+
+interface SweeperDeps {
+  db: Db;
+  clock: Clock;
+  storage: BlobStore;
+  idempotency: IdempotencyStore;
+  uploads: UploadService;
+}
 
 /**
  * Removes what has outlived its retention: result files past `files_expire_at` (then the task shows
@@ -9,10 +18,10 @@ import type { IdempotencyStore } from '../tasks/idempotency.ts';
  * expired task is flipped by a conditional update first, so with several processes only one deletes it.
  */
 export class Sweeper {
-  readonly #deps: { db: Db; clock: Clock; storage: BlobStore; idempotency: IdempotencyStore };
+  readonly #deps: SweeperDeps;
   #timer: NodeJS.Timeout | null = null;
 
-  constructor(deps: { db: Db; clock: Clock; storage: BlobStore; idempotency: IdempotencyStore }) {
+  constructor(deps: SweeperDeps) {
     this.#deps = deps;
   }
 
@@ -55,6 +64,7 @@ export class Sweeper {
       removed += 1;
     }
     await idempotency.sweep();
+    await this.#deps.uploads.sweep();
     return removed;
   }
 }

@@ -1,0 +1,560 @@
+/**
+ * Renders `docs/models.md` from the catalog (`src/catalog/`), so the model reference cannot drift from
+ * the code: settings from each mode's JSON Schema, URL-input rules, price rates and rules, and the
+ * outputs the catalog plans for an example run of each mode.
+ *
+ *   npx node scripts/models-doc.ts > docs/models.md    print the document
+ *   npx node scripts/models-doc.ts --write             write docs/models.md
+ *
+ * `test/models-doc.test.ts` fails when the committed document differs from `renderModelsDoc()`.
+ */
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import {
+  type GenerationPlan,
+  type InputFile,
+  type InputRule,
+  loadPriceTable,
+  MODELS,
+  type MediaFormat,
+  type ModelSpec,
+  type ModeSpec,
+  type OutputPlan,
+  type PriceRates,
+  type PriceTable,
+  priceOf,
+  validateSettings,
+} from '../src/catalog/index.ts';
+
+type JsonSchema = z.core.JSONSchema.JSONSchema;
+
+/** Where the generated document lives. */
+export const MODELS_DOC_PATH: string = fileURLToPath(new URL('../docs/models.md', import.meta.url));
+
+/** How to bring the document up to date (printed by the drift test). */
+export const REGENERATE_COMMAND = 'npm run docs:models';
+
+// ---------------------------------------------------------------------------------------------
+// Hand-written parts: price rules (read from each mode's price() code) and example runs
+// ---------------------------------------------------------------------------------------------
+
+const MUSIC_INPUT_RULE =
+  '+ `audio_input_per_30s` for each started 30 s of audio input (audio and audio2 together, each file ' +
+  'rounded to the nearest second) beyond';
+const SURCHARGES_3D =
+  '+ `texture` when texture or pbr is true, + `pbr` when pbr is true, + `texture_detailed` when the mesh ' +
+  'is textured and texture_quality is detailed, + `geometry_detailed` when geometry_quality is detailed, ' +
+  '+ `quad`, `smart_low_poly`, `generate_parts`, `auto_size` each when true';
+
+/** How each mode's `price()` computes the amount, by model key and mode name. */
+export const PRICE_RULES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'model-3d': {
+    text_to_model: `\`text_to_model\` ${SURCHARGES_3D}.`,
+    image_to_model: `\`image_to_model\` ${SURCHARGES_3D}, + \`image_autofix\` when enable_image_autofix is true.`,
+    multiview_to_model: `\`multiview_to_model\` ${SURCHARGES_3D}, + \`image_autofix\` when enable_image_autofix is true.`,
+  },
+  video: {
+    frames: '`second_<quality>` × output seconds (duration).',
+    reference:
+      '`second_<quality>` × (output seconds + seconds of each ref_video_urls file, each rounded up to a whole second).',
+    omni:
+      '`second_<quality>` × (output seconds + seconds of the ref_video_urls and ref_audio_urls files, each ' +
+      'rounded up to a whole second, at least 1 input second).',
+  },
+  music: {
+    generate: '`generate`, flat (this mode takes no audio input); the same for V6, V6_MINI, V6_WILD.',
+    sounds: '`sounds`, flat (this mode takes no audio input); the same for V6, V6_MINI, V6_WILD.',
+    add_vocals: `\`add_vocals\` ${MUSIC_INPUT_RULE} 90 s; the same for V6, V6_MINI, V6_WILD.`,
+    add_instrumental: `\`add_instrumental\` ${MUSIC_INPUT_RULE} 90 s; the same for V6, V6_MINI, V6_WILD.`,
+    cover_upload: `\`cover_upload\` ${MUSIC_INPUT_RULE} 90 s; the same for V6, V6_MINI, V6_WILD.`,
+    extend: `\`extend\` ${MUSIC_INPUT_RULE} 90 s; the same for V6, V6_MINI, V6_WILD.`,
+    replace_upload: `\`replace_upload\` ${MUSIC_INPUT_RULE} 60 s; the same for V6, V6_MINI, V6_WILD.`,
+    mashup: `\`mashup\` ${MUSIC_INPUT_RULE} 90 s; the same for V6, V6_MINI, V6_WILD.`,
+  },
+  'video-elements': {
+    default: '`second_<model_version>` × length; saved elements are free.',
+  },
+  voice: {
+    text_to_dialogue: '`dialogue_per_1000_chars` × started 1000 characters of text (at least one).',
+    voice_change:
+      '`voice_change_per_minute` × started minutes of the input audio (at least one; a file of unknown length counts as one).',
+  },
+  image: {
+    default: '`picture` × n; size and style do not change the price.',
+  },
+  'music-styles': {
+    default: '`per_30s` × started 30 s of duration; the style is free.',
+  },
+  'video-omni': {
+    default: '`second` × duration; saved characters and voices are free.',
+  },
+};
+
+/** An example run of a mode: minimal valid settings (defaults elsewhere) and the probed input files. */
+export interface Example {
+  settings: Record<string, unknown>;
+  files?: InputFile[];
+}
+
+const PICTURE_SIZE = 1024;
+
+/** A probed input file named by the first URL of `field`. */
+function inputFile(field: string, format: MediaFormat, durationSeconds?: number): InputFile {
+  const picture = format === 'jpeg' || format === 'png' || format === 'webp';
+  return {
+    field,
+    position: 0,
+    url: exampleUrl(field, format),
+    format,
+    sizeBytes: 1_000_000,
+    ...(durationSeconds === undefined ? {} : { durationSeconds }),
+    ...(picture ? { width: PICTURE_SIZE, height: PICTURE_SIZE } : {}),
+  };
+}
+
+function exampleUrl(field: string, format: MediaFormat): string {
+  return `https://example.com/${field}.${format}`;
+}
+
+/** One-item URL list setting matching `inputFile(field, format)`. */
+function urls(field: string, format: MediaFormat): Record<string, string[]> {
+  return { [field]: [exampleUrl(field, format)] };
+}
+
+const LYRICS = '[Verse]\nMorning light on the river';
+
+/** Example runs by model key and mode name. */
+export const EXAMPLES: Readonly<Record<string, Readonly<Record<string, Example>>>> = {
+  'model-3d': {
+    text_to_model: { settings: { task_type: 'text_to_model', prompt: 'a small wooden chair' } },
+    image_to_model: {
+      settings: { task_type: 'image_to_model', ...urls('image_url', 'png') },
+      files: [inputFile('image_url', 'png')],
+    },
+    multiview_to_model: {
+      settings: { task_type: 'multiview_to_model', ...urls('front_url', 'png') },
+      files: [inputFile('front_url', 'png')],
+    },
+  },
+  video: {
+    frames: {
+      settings: { mode: 'frames', prompt: 'a paper boat on a stream', ...urls('image_urls', 'png') },
+      files: [inputFile('image_urls', 'png')],
+    },
+    reference: {
+      settings: { mode: 'reference', prompt: 'the cat of @Image1 jumps', ...urls('ref_image_urls', 'png') },
+      files: [inputFile('ref_image_urls', 'png')],
+    },
+    omni: {
+      settings: { mode: 'omni', prompt: 'continue @Video1 at night', ...urls('ref_video_urls', 'mp4') },
+      files: [inputFile('ref_video_urls', 'mp4', 1)],
+    },
+  },
+  music: {
+    generate: { settings: { mode: 'generate', songDescription: 'a cheerful song about a ginger cat' } },
+    sounds: { settings: { mode: 'sounds', soundDescription: 'rain on a tin roof' } },
+    add_vocals: {
+      settings: {
+        mode: 'add_vocals',
+        ...urls('audio', 'mp3'),
+        title: 'River',
+        style: 'folk',
+        prompt: LYRICS,
+        negativeTags: 'metal',
+      },
+      files: [inputFile('audio', 'mp3', 90)],
+    },
+    add_instrumental: {
+      settings: {
+        mode: 'add_instrumental',
+        ...urls('audio', 'mp3'),
+        title: 'River',
+        tags: 'folk guitar',
+        negativeTags: 'metal',
+      },
+      files: [inputFile('audio', 'mp3', 90)],
+    },
+    cover_upload: {
+      settings: { mode: 'cover_upload', ...urls('audio', 'mp3'), songDescription: 'a jazz cover' },
+      files: [inputFile('audio', 'mp3', 90)],
+    },
+    extend: {
+      settings: { mode: 'extend', ...urls('audio', 'mp3'), continueAt: 60, prompt: LYRICS },
+      files: [inputFile('audio', 'mp3', 90)],
+    },
+    replace_upload: {
+      settings: {
+        mode: 'replace_upload',
+        ...urls('audio', 'mp3'),
+        infillStartS: 10,
+        infillEndS: 25,
+        prompt: LYRICS,
+        fullLyrics: LYRICS,
+        tags: 'folk',
+        title: 'River',
+      },
+      files: [inputFile('audio', 'mp3', 60)],
+    },
+    mashup: {
+      settings: {
+        mode: 'mashup',
+        ...urls('audio', 'mp3'),
+        ...urls('audio2', 'mp3'),
+        songDescription: 'both songs as one',
+      },
+      files: [inputFile('audio', 'mp3', 45), inputFile('audio2', 'mp3', 45)],
+    },
+  },
+  'video-elements': { default: { settings: { prompt: 'a red kite over green hills' } } },
+  voice: {
+    text_to_dialogue: { settings: { mode: 'text_to_dialogue', text: 'Hello, world!', voice: 'voice-id' } },
+    voice_change: {
+      settings: { mode: 'voice_change', ...urls('audio', 'mp3'), voice: 'voice-id' },
+      files: [inputFile('audio', 'mp3', 30)],
+    },
+  },
+  image: { default: { settings: { prompt: 'a fox in the snow' } } },
+  'music-styles': { default: { settings: { prompt: 'calm lo-fi beat for studying' } } },
+  'video-omni': { default: { settings: { prompt: 'a dancer on a rooftop' } } },
+};
+
+function lookup<T>(
+  table: Readonly<Record<string, Readonly<Record<string, T>>>>,
+  model: string,
+  mode: string,
+): T {
+  const value = table[model]?.[mode];
+  if (value === undefined) throw new Error(`scripts/models-doc.ts: nothing declared for ${model} / ${mode}`);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown helpers
+// ---------------------------------------------------------------------------------------------
+
+function code(value: string): string {
+  return `\`${value}\``;
+}
+
+/** A table cell: pipes escaped, line breaks flattened. */
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+}
+
+function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]): string => `| ${cells.map(cell).join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** A JSON value as inline code; the empty string shown as `""`. */
+function literal(value: unknown): string {
+  return code(typeof value === 'string' && value !== '' ? value : JSON.stringify(value));
+}
+
+function rub(kopecks: number): string {
+  return `${(kopecks / 100).toFixed(2)} RUB`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Settings (JSON Schema)
+// ---------------------------------------------------------------------------------------------
+
+function sub(schema: JsonSchema['items']): JsonSchema | undefined {
+  return typeof schema === 'object' && schema !== null && !Array.isArray(schema) ? schema : undefined;
+}
+
+function typeOf(schema: JsonSchema): string {
+  if (schema.const !== undefined) return typeof schema.const;
+  const item = sub(schema.items);
+  if (schema.type === 'array') return item ? `array of ${typeOf(item)}` : 'array';
+  if (schema.type === 'string' && schema.format) return `string (${schema.format})`;
+  if (Array.isArray(schema.type)) return schema.type.join(' or ');
+  return schema.type ?? 'any';
+}
+
+/** A unit of a bound: singular and plural (`['item', 'items']`), or none. */
+type Unit = readonly [string, string] | undefined;
+
+function withUnit(text: string, count: number, unit: Unit): string {
+  return unit === undefined ? text : `${text} ${count === 1 ? unit[0] : unit[1]}`;
+}
+
+/** `min–max unit`, `exactly n unit`, `≥ min unit` or `≤ max unit`; empty when unbounded. */
+function range(min: number | undefined, max: number | undefined, unit?: Unit): string {
+  const upper = max === undefined || max >= Number.MAX_SAFE_INTEGER ? undefined : max;
+  if (min !== undefined && min === upper) return withUnit(`exactly ${min}`, min, unit);
+  if (min !== undefined && upper !== undefined) return withUnit(`${min}–${upper}`, upper, unit);
+  if (min !== undefined) return withUnit(`≥ ${min}`, min, unit);
+  if (upper !== undefined) return withUnit(`≤ ${upper}`, upper, unit);
+  return '';
+}
+
+const CHARS: Unit = ['char', 'chars'];
+const ITEMS: Unit = ['item', 'items'];
+const SECONDS: Unit = ['s', 's'];
+
+function numberBounds(schema: JsonSchema): string[] {
+  const min = typeof schema.minimum === 'number' ? schema.minimum : undefined;
+  const max = typeof schema.maximum === 'number' ? schema.maximum : undefined;
+  const step = schema.multipleOf === undefined ? '' : `step ${schema.multipleOf}`;
+  return [range(min, max), step];
+}
+
+function stringBounds(schema: JsonSchema): string[] {
+  const min = schema.minLength === 0 ? undefined : schema.minLength;
+  return [range(min, schema.maxLength, CHARS)];
+}
+
+function arrayBounds(schema: JsonSchema): string[] {
+  const item = sub(schema.items);
+  const each = item ? allowed(item) : '';
+  return [range(schema.minItems, schema.maxItems, ITEMS), each === '' ? '' : `each ${each}`];
+}
+
+/** Fields of an object item, as `name type bounds`. */
+function objectFields(schema: JsonSchema): string[] {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, prop]) => {
+    const field = sub(prop) ?? {};
+    const bounds = allowed(field);
+    const optional = required.has(name) ? '' : ' (optional)';
+    return `${code(name)}${optional}: ${typeOf(field)}${bounds === '' ? '' : ` ${bounds}`}`;
+  });
+}
+
+/** Bounds of a setting by its type: range, length, item count, or the fields of an object. */
+function boundsOf(schema: JsonSchema): string[] {
+  switch (schema.type) {
+    case 'number':
+    case 'integer':
+      return numberBounds(schema);
+    case 'string':
+      return stringBounds(schema);
+    case 'array':
+      return arrayBounds(schema);
+    case 'object':
+      return [`{ ${objectFields(schema).join('; ')} }`];
+    default:
+      return [];
+  }
+}
+
+/** Allowed values, range or length of a setting. */
+function allowed(schema: JsonSchema): string {
+  if (schema.const !== undefined) return `only ${literal(schema.const)}`;
+  if (schema.enum) return schema.enum.map(literal).join(', ');
+  return boundsOf(schema)
+    .filter((part) => part !== '')
+    .join(', ');
+}
+
+function settingsTable(schema: JsonSchema): string {
+  const required = new Set(schema.required ?? []);
+  const rows = Object.entries(schema.properties ?? {}).map(([name, prop]) => {
+    const field = sub(prop) ?? {};
+    return [
+      code(name),
+      typeOf(field),
+      allowed(field) || '—',
+      field.default === undefined ? '—' : literal(field.default),
+      required.has(name) ? 'yes' : 'no',
+      field.description ?? '',
+    ];
+  });
+  return table(['Setting', 'Type', 'Allowed', 'Default', 'Required', 'Notes'], rows);
+}
+
+/** Settings whose constant differs between the variants of a union (`customMode`). */
+function variantLabel(variant: JsonSchema, variants: readonly JsonSchema[]): string {
+  const consts = Object.entries(variant.properties ?? {}).flatMap(([name, prop]) => {
+    const value = sub(prop)?.const;
+    if (value === undefined) return [];
+    const differs = variants.some((other) => sub(other.properties?.[name])?.const !== value);
+    return differs ? [`${code(name)} = ${literal(value)}`] : [];
+  });
+  return consts.join(', ');
+}
+
+function renderSettings(mode: ModeSpec): string {
+  const schema: JsonSchema = z.toJSONSchema(mode.schema, { io: 'input', unrepresentable: 'any' });
+  const variants = schema.oneOf ?? schema.anyOf;
+  if (!variants) return settingsTable(schema);
+  const parts = variants.map((variant, i) => {
+    const label = variantLabel(variant, variants);
+    return `Variant ${i + 1}${label === '' ? '' : ` (${label})`}:\n\n${settingsTable(variant)}`;
+  });
+  return [`The settings are one of ${variants.length} variants:`, ...parts].join('\n\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input rules, price, outputs
+// ---------------------------------------------------------------------------------------------
+
+function megabytes(bytes: number): string {
+  return `${Number((bytes / (1024 * 1024)).toFixed(2))} MB`;
+}
+
+function renderInputRules(rules: Readonly<Record<string, InputRule>> | undefined): string {
+  if (rules === undefined || Object.keys(rules).length === 0) return 'No URL inputs.';
+  const rows = Object.entries(rules).map(([field, rule]) => [
+    code(field),
+    rule.formats.join(', '),
+    megabytes(rule.maxBytes),
+    range(rule.minSeconds, rule.maxSeconds, SECONDS) || '—',
+    rule.maxTotalSeconds === undefined ? '—' : `≤ ${rule.maxTotalSeconds} s`,
+  ]);
+  return table(['Field', 'Formats', 'Max size per file', 'Seconds per file', 'Seconds in total'], rows);
+}
+
+function renderRates(rates: PriceRates): string {
+  const rows = Object.entries(rates).map(([name, kopecks]) => [code(name), String(kopecks), rub(kopecks)]);
+  return table(['Rate', 'Kopecks', 'RUB'], rows);
+}
+
+function outputDetails(output: OutputPlan): string {
+  switch (output.kind) {
+    case 'document':
+      return [
+        `≤ ${output.faceLimit} faces`,
+        output.textured ? 'textured' : 'untextured',
+        output.pbr ? 'PBR' : '',
+        output.parts ? 'separate parts' : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
+    case 'image':
+      return `${output.width}×${output.height}`;
+    case 'video':
+      return `${output.width}×${output.height}, ${output.durationSeconds} s`;
+    case 'audio':
+      return [
+        `${output.durationSeconds} s`,
+        output.tempoBpm === undefined ? '' : `${output.tempoBpm} bpm`,
+        output.musicalKey === undefined ? '' : `key ${output.musicalKey}`,
+        output.loop ? 'loop' : '',
+        output.speech ? 'speech' : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
+  }
+}
+
+/** A text result, shortened to one line. */
+function excerpt(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return code(line.length > 40 ? `${line.slice(0, 40)}…` : line);
+}
+
+function renderPlan(plan: GenerationPlan): string {
+  const rows = plan.outputs.map((output, i) => [
+    String(i),
+    output.kind,
+    code(output.filename),
+    output.format,
+    outputDetails(output),
+  ]);
+  const count = `${plan.texts.length} ${plan.texts.length === 1 ? 'entry' : 'entries'}`;
+  const texts = plan.texts.length === 0 ? 'none' : `${count}: ${plan.texts.map(excerpt).join(', ')}`;
+  return [
+    table(['#', 'Kind', 'File', 'Format', 'Details'], rows),
+    [
+      `- result.caption: ${plan.caption === '' ? 'empty' : code(plan.caption)}`,
+      `- result.texts: ${texts}`,
+      `- typical generation time: ${plan.workSeconds} s (divided by SIM_SPEED in the simulator)`,
+    ].join('\n'),
+  ].join('\n\n');
+}
+
+function renderFiles(files: readonly InputFile[]): string {
+  if (files.length === 0) return 'none';
+  return files
+    .map((f) => {
+      const seconds = f.durationSeconds === undefined ? '' : `, ${f.durationSeconds} s`;
+      const size = f.width === undefined ? '' : `, ${f.width}×${f.height}`;
+      return `${code(f.field)} ${f.format}${size}${seconds}`;
+    })
+    .join('; ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document
+// ---------------------------------------------------------------------------------------------
+
+function renderMode(model: ModelSpec, mode: ModeSpec, prices: PriceTable): string {
+  const example = lookup(EXAMPLES, model.key, mode.name);
+  const checked = validateSettings(model, example.settings);
+  if (!checked.ok || checked.mode !== mode) {
+    throw new Error(`scripts/models-doc.ts: the example of ${model.key} / ${mode.name} is not valid`);
+  }
+  const inputs = { files: example.files ?? [] };
+  const amount = priceOf(model, mode, checked.settings, inputs, prices);
+  const title = model.modeField === null ? 'Settings' : `Mode ${code(mode.name)}`;
+  return [
+    `### ${title}`,
+    renderSettings(mode),
+    '#### URL inputs',
+    renderInputRules(mode.inputRules),
+    '#### Price',
+    lookup(PRICE_RULES, model.key, mode.name),
+    '#### Example run',
+    `Settings: ${code(JSON.stringify(example.settings))}; input files: ${renderFiles(inputs.files)}.`,
+    `Price: ${amount} kopecks (${rub(amount)}). Outputs:`,
+    renderPlan(mode.plan(checked.settings, inputs)),
+  ].join('\n\n');
+}
+
+function renderModel(model: ModelSpec, prices: PriceTable): string {
+  const rates = prices[model.key] ?? {};
+  const selector = model.modeField === null ? 'none (one mode)' : code(`settings.${model.modeField}`);
+  return [
+    `## ${code(model.key)}: ${model.name}`,
+    [
+      `- kind: ${code(model.kind)}`,
+      `- mode selector: ${selector}`,
+      `- modes: ${model.modes.map((m) => code(m.name)).join(', ')}`,
+      `- price rates (\`src/catalog/prices/${model.key}.json\`):`,
+    ].join('\n'),
+    renderRates(rates),
+    ...model.modes.map((mode) => renderMode(model, mode, prices)),
+  ].join('\n\n');
+}
+
+function renderOverview(): string {
+  const rows = MODELS.map((m) => [
+    code(m.key),
+    m.kind,
+    m.name,
+    m.modeField === null ? 'none' : code(m.modeField),
+    m.modes.map((mode) => code(mode.name)).join(', '),
+  ]);
+  return table(['Key', 'Kind', 'Name', 'Mode selector', 'Modes'], rows);
+}
+
+const HEADER = `# Models
+
+Generated by \`scripts/models-doc.ts\` from the catalog (\`src/catalog/\`); do not edit by hand.
+Regenerate with \`${REGENERATE_COMMAND}\`.
+
+Settings come from each mode's JSON Schema (the same schema GET /v1/models publishes). Cross-field
+rules (for example version-only options, attachment labels in prompts, simple versus advanced song
+settings) are checked too and answer 422 invalid_settings; any setting not listed is 422
+unknown_setting. Amounts are in kopecks (1 RUB = 100 kopecks). Each mode ends with an example run:
+minimal valid settings (defaults elsewhere), example input files, the price and the outputs the
+catalog plans for it.`;
+
+/** The whole `docs/models.md`. */
+export function renderModelsDoc(): string {
+  const prices = loadPriceTable(MODELS);
+  return `${[HEADER, renderOverview(), ...MODELS.map((model) => renderModel(model, prices))].join('\n\n')}\n`;
+}
+
+if (import.meta.main) {
+  const doc = renderModelsDoc();
+  if (process.argv.includes('--write')) {
+    fs.writeFileSync(MODELS_DOC_PATH, doc);
+    process.stderr.write(`wrote ${MODELS_DOC_PATH}\n`);
+  } else {
+    process.stdout.write(doc);
+  }
+}

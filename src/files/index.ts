@@ -1,0 +1,6 @@
+export {
+  MAX_UPLOAD_BYTES,
+  UploadService,
+  type UploadServiceDeps,
+  type UploadView,
+} from './upload-service.ts';

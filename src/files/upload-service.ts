@@ -1,0 +1,251 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { KeyPrincipal } from '../accounts/index.ts';
+import type { ArtifactKind, MediaFormat } from '../catalog/index.ts';
+import type { Db, UploadsTable } from '../db/index.ts';
+import { ApiError, errors } from '../errors.ts';
+import type { Clock } from '../lib/clock.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import { kindOf, probeFile, sniffFormat } from '../media/index.ts';
+import type { BlobStore, ByteRange } from '../storage/index.ts';
+
+/** Largest upload (CONTRACT §6); per-field limits are checked when a task uses the file. */
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+/** Bytes read to recognise a format by content (file-type needs about 4 KB). */
+const SNIFF_BYTES = 4_100;
+const TOKEN_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export interface UploadView {
+  id: string;
+  /** Absolute direct link; works without an API key until `expires_at`. */
+  url: string;
+  filename: string;
+  content_type: string;
+  kind: ArtifactKind;
+  size: number;
+  duration_seconds: number | null;
+  width: number | null;
+  height: number | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface UploadServiceDeps {
+  db: Db;
+  clock: Clock;
+  storage: BlobStore;
+  publicBaseUrl: string;
+  retentionMs: number;
+}
+
+function token(): string {
+  let out = '';
+  for (const byte of randomBytes(32)) out += TOKEN_ALPHABET[byte % 62];
+  return out;
+}
+
+/** Counts bytes on the way through and fails as soon as the cap is passed (nothing past it is stored). */
+function byteCap(maxBytes: number, onTooLarge: () => Error): Transform & { bytes: number } {
+  const cap = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      cap.bytes += chunk.length;
+      if (cap.bytes > maxBytes) done(onTooLarge());
+      else done(null, chunk);
+    },
+  }) as Transform & { bytes: number };
+  cap.bytes = 0;
+  return cap;
+}
+
+function safeFilename(name: string | undefined, format: MediaFormat): string {
+  // Path separators and control characters never reach a Content-Disposition header or a link.
+  const base = [...(name ?? '')]
+    .map((ch) =>
+      ch === '/' || ch === '\\' || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f ? '_' : ch,
+    )
+    .join('')
+    .trim()
+    .slice(0, 200);
+  return base || `upload.${format === 'jpeg' ? 'jpg' : format}`;
+}
+
+/** Uploads of own files (CONTRACT §6): stored, probed once, served by an unguessable direct link. */
+export class UploadService {
+  readonly #deps: UploadServiceDeps;
+
+  constructor(deps: UploadServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Streams an upload to a temporary file with the size cap enforced while reading, recognises its type by
+   * content, probes its length and size, and stores it. 413 file_too_large, 422 file_empty, 422 file_type.
+   */
+  async upload(principal: KeyPrincipal, input: { body: Readable; filename?: string }): Promise<UploadView> {
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gta-upload-'));
+    try {
+      const temp = path.join(dir, 'body');
+      const cap = byteCap(MAX_UPLOAD_BYTES, () => errors.fileTooLarge('file', MAX_UPLOAD_BYTES));
+      try {
+        await pipeline(input.body, cap, fs.createWriteStream(temp));
+      } catch (error) {
+        if (error instanceof ApiError) throw error;
+        throw errors.invalidRequest({ en: 'The upload was interrupted.', ru: 'Загрузка прервана.' });
+      }
+      if (cap.bytes === 0) throw errors.fileEmpty('file');
+      const head = Buffer.alloc(Math.min(SNIFF_BYTES, cap.bytes));
+      const handle = await fsp.open(temp, 'r');
+      try {
+        await handle.read(head, 0, head.length, 0);
+      } finally {
+        await handle.close();
+      }
+      const sniffed = await sniffFormat(head);
+      if (!sniffed) throw errors.fileType('file');
+      const probed = await probeFile(temp, sniffed.format).catch(
+        () => ({}) as Awaited<ReturnType<typeof probeFile>>,
+      );
+      const now = this.#deps.clock.now();
+      const id = uuidv7(now.getTime());
+      const row: UploadsTable = {
+        id,
+        account_id: principal.accountId,
+        token: token(),
+        filename: safeFilename(input.filename, sniffed.format),
+        content_type: sniffed.contentType,
+        format: sniffed.format,
+        kind: kindOf(sniffed.format),
+        size_bytes: cap.bytes,
+        duration_seconds: probed.durationSeconds ?? null,
+        width: probed.width ?? null,
+        height: probed.height ?? null,
+        storage_key: `uploads/${id}`,
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + this.#deps.retentionMs).toISOString(),
+        deleted_at: null,
+      };
+      await this.#deps.storage.put(row.storage_key, fs.createReadStream(temp), {
+        contentType: row.content_type,
+      });
+      await this.#deps.db.db.insertInto('uploads').values(row).execute();
+      return this.#view(row);
+    } finally {
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async get(principal: KeyPrincipal, id: string): Promise<UploadView> {
+    return this.#view(await this.#own(principal, id));
+  }
+
+  /** Deletes an upload: its direct link answers 404 from then on and its bytes are removed. */
+  async delete(principal: KeyPrincipal, id: string): Promise<void> {
+    const row = await this.#own(principal, id);
+    await this.#remove(row);
+  }
+
+  /** The live upload behind a direct link's token, or null (unknown, deleted or expired). */
+  async byToken(tokenValue: string): Promise<UploadsTable | null> {
+    if (!/^[A-Za-z0-9]{32}$/.test(tokenValue)) return null;
+    const row = await this.#deps.db.db
+      .selectFrom('uploads')
+      .selectAll()
+      .where('token', '=', tokenValue)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!row || row.expires_at <= this.#deps.clock.now().toISOString()) return null;
+    return row;
+  }
+
+  /**
+   * The upload a URL points at when it is one of our direct links, whatever host it names (CONTRACT §6:
+   * own uploads are read from storage without a network request). Null for other URLs.
+   */
+  async byUrl(url: string): Promise<UploadsTable | null> {
+    let pathname: string;
+    try {
+      pathname = new URL(url).pathname;
+    } catch {
+      return null;
+    }
+    const match = /^\/files\/([A-Za-z0-9]{32})(?:\/[^/]*)?$/.exec(pathname);
+    return match?.[1] ? this.byToken(match[1]) : null;
+  }
+
+  /** Streams the bytes of a direct link (no API key); 404 file_not_found once gone. */
+  async open(
+    tokenValue: string,
+    range: (size: number) => ByteRange | null,
+  ): Promise<{
+    row: UploadsTable;
+    body: Readable;
+    range: ByteRange | null;
+  }> {
+    const row = await this.byToken(tokenValue);
+    if (!row) throw errors.fileNotFound(tokenValue.slice(0, 8));
+    const wanted = range(Number(row.size_bytes));
+    const object = await this.#deps.storage.get(row.storage_key, wanted ?? undefined);
+    if (!object) throw errors.fileNotFound(row.id);
+    return { row, body: object.body, range: wanted };
+  }
+
+  /** Removes expired uploads and their bytes; returns how many. */
+  async sweep(batch = 500): Promise<number> {
+    const now = this.#deps.clock.now().toISOString();
+    const due = await this.#deps.db.db
+      .selectFrom('uploads')
+      .selectAll()
+      .where('deleted_at', 'is', null)
+      .where('expires_at', '<=', now)
+      .limit(batch)
+      .execute();
+    let removed = 0;
+    for (const row of due) if (await this.#remove(row)) removed += 1;
+    return removed;
+  }
+
+  async #remove(row: UploadsTable): Promise<boolean> {
+    const result = await this.#deps.db.db
+      .updateTable('uploads')
+      .set({ deleted_at: this.#deps.clock.now().toISOString() })
+      .where('id', '=', row.id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) return false;
+    await this.#deps.storage.delete(row.storage_key);
+    return true;
+  }
+
+  async #own(principal: KeyPrincipal, id: string): Promise<UploadsTable> {
+    const row = await this.#deps.db.db
+      .selectFrom('uploads')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', principal.accountId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!row || row.expires_at <= this.#deps.clock.now().toISOString()) throw errors.fileNotFound(id);
+    return row;
+  }
+
+  #view(row: UploadsTable): UploadView {
+    return {
+      id: row.id,
+      url: `${this.#deps.publicBaseUrl}/files/${row.token}/${encodeURIComponent(row.filename)}`,
+      filename: row.filename,
+      content_type: row.content_type,
+      kind: row.kind as ArtifactKind,
+      size: Number(row.size_bytes),
+      duration_seconds: row.duration_seconds,
+      width: row.width,
+      height: row.height,
+      created_at: row.created_at,
+      expires_at: row.expires_at,
+    };
+  }
+}

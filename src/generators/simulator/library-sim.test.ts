@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { GeneratorUnavailable } from '../generator.ts';
+import { LibraryRejected } from '../library.ts';
+import {
+  boostStyle,
+  enhancePrompt,
+  LibrarySimulator,
+  SIM_LIBRARY_TIMES,
+  writeLyrics,
+} from './library-sim.ts';
+
+const sim = new LibrarySimulator({ simSpeed: 1000 });
+const signal = (): AbortSignal => AbortSignal.timeout(5_000);
+const request = (
+  model: string,
+  library: 'elements' | 'styles' | 'voices',
+  fields: Record<string, unknown>,
+) => ({
+  model,
+  library,
+  recordId: 'r1',
+  fields,
+});
+
+describe('LibrarySimulator (CONTRACT §10)', () => {
+  test('saves records; markers make it unavailable or refuse', async () => {
+    const created = await sim.createRecord(
+      request('video-elements', 'elements', { name: 'a', image_urls: ['https://x.test/1.png'] }),
+      signal(),
+    );
+    assert.equal(created.data['cover_url'], 'https://x.test/1.png');
+    assert.equal(created.settles, undefined);
+    await assert.rejects(
+      sim.createRecord(request('image', 'styles', { name: '[sim:fail]' }), signal()),
+      LibraryRejected,
+    );
+    await assert.rejects(
+      sim.createRecord(request('image', 'styles', { name: '[sim:unavailable]' }), signal()),
+      GeneratorUnavailable,
+    );
+  });
+
+  test('music styles train for 7 minutes / SIM_SPEED; [sim:fail] settles as a failure', async () => {
+    const ok = await sim.createRecord(request('music-styles', 'styles', { name: 'a' }), signal());
+    assert.deepEqual(ok.settles, { afterMs: SIM_LIBRARY_TIMES.styleTraining / 1000, outcome: { ok: true } });
+    const bad = await sim.createRecord(request('music-styles', 'styles', { name: 'a [sim:fail]' }), signal());
+    assert.equal(bad.settles?.outcome.ok, false);
+  });
+
+  test('phrases vary by voice and attempt and avoid earlier ones', async () => {
+    const first = await sim.issuePhrase({ recordId: 'v1', attempt: 1, language: 'en', avoid: [] });
+    const again = await sim.issuePhrase({ recordId: 'v1', attempt: 1, language: 'en', avoid: [first] });
+    assert.notEqual(again, first);
+    const ru = await sim.issuePhrase({ recordId: 'v1', attempt: 1, language: 'ru', avoid: [] });
+    assert.match(ru, /[а-я]/);
+  });
+
+  test('the recording check wants 3 seconds and no [sim:fail] in the name', async () => {
+    const base = { recordId: 'v', phrase: 'p', recordingUrl: 'https://x.test/r.mp3' };
+    assert.equal((await sim.checkRecording({ ...base, name: 'Me', recordingSeconds: 3 })).outcome.ok, true);
+    assert.equal(
+      (await sim.checkRecording({ ...base, name: 'Me', recordingSeconds: 2.5 })).outcome.ok,
+      false,
+    );
+    assert.equal((await sim.checkRecording({ ...base, name: 'Me [sim:fail]' })).outcome.ok, false);
+  });
+
+  test('lyrics: 2 or 3 variants with verses and chorus, built from the prompt words', () => {
+    const { variants } = writeLyrics('a song about harbour lights and a lonely sailor');
+    assert.ok(variants.length >= 2 && variants.length <= 3);
+    for (const v of variants) {
+      assert.match(v.text, /\[Verse 1\][\s\S]*\[Chorus\]/);
+      assert.match(v.text, /harbour|lights|lonely|sailor/);
+      assert.doesNotMatch(v.text, /\{[A-Za-z]\}/);
+      assert.ok(v.title.length > 0);
+    }
+    assert.notEqual(variants[0]?.text, variants[1]?.text);
+    assert.notDeepEqual(writeLyrics('desert roads and thunder').variants, variants);
+  });
+
+  test('style boost and enhance expand the input', async () => {
+    const jazz = boostStyle('slow sad jazz').style;
+    assert.match(jazz, /^slow sad jazz: /);
+    assert.match(jazz, /upright bass/);
+    assert.match(jazz, /\d+ BPM/);
+    assert.match(boostStyle('techno').style, /synth/);
+    const richer = enhancePrompt('a red fox in the snow at night').prompt;
+    assert.ok(richer.startsWith('a red fox in the snow at night, '));
+    assert.match(richer, /snow/);
+    assert.match(richer, /moonlight/);
+    assert.match(richer, /red/);
+    const out = await sim.runHelper('style-boost', { style: 'rock' }, signal());
+    assert.match(out.style, /guitars/);
+    await assert.rejects(
+      sim.runHelper('enhance', { prompt: '[sim:unavailable]' }, signal()),
+      GeneratorUnavailable,
+    );
+  });
+});

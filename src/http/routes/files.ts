@@ -1,0 +1,136 @@
+import multipart from '@fastify/multipart';
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errors } from '../../errors.ts';
+import { MAX_UPLOAD_BYTES } from '../../files/index.ts';
+import { parseRange } from '../../tasks/artifacts.ts';
+import type { AppDeps } from '../types.ts';
+import { errorResponses, errorSchema } from './schemas.ts';
+
+const tags = ['files'];
+const uploadSchema = z.object({
+  id: z.string(),
+  url: z.string().describe('absolute direct link, works without an API key until expires_at'),
+  filename: z.string(),
+  content_type: z.string(),
+  kind: z.enum(['image', 'video', 'audio', 'document']),
+  size: z.number().int(),
+  duration_seconds: z.number().nullable().describe('audio and video'),
+  width: z.number().int().nullable(),
+  height: z.number().int().nullable(),
+  created_at: z.string(),
+  expires_at: z.string(),
+});
+const idParams = z.object({ id: z.string().min(1).max(100) });
+
+/** POST /v1/files and the upload's metadata (CONTRACT §6); registered inside the authenticated context. */
+export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const uploads = deps.services.uploads;
+  // One more byte than allowed reaches the service, which refuses it with 413 file_too_large.
+  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: 1, fields: 5 } });
+  // A raw body of any other type is passed through as a stream, never buffered.
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.post(
+    '/v1/files',
+    {
+      bodyLimit: MAX_UPLOAD_BYTES + 1024 * 1024,
+      schema: {
+        tags,
+        summary: 'Upload an own file to get a direct link for URL settings',
+        description:
+          'multipart/form-data with one part `file`, or a raw body with its Content-Type and ?filename=. Types are recognised by content: jpeg, png, webp, mp3, wav, ogg, m4a, flac, aac, mp4, mov; up to 100 MB.',
+        querystring: z.object({ filename: z.string().max(200).optional(), lang: z.string().optional() }),
+        response: {
+          201: uploadSchema,
+          ...errorResponses,
+          413: errorSchema.describe('file_too_large'),
+          422: errorSchema.describe('file_type, file_empty, invalid_request'),
+        },
+      },
+    },
+    async (request, reply) => {
+      let upload: Awaited<ReturnType<typeof uploads.upload>>;
+      if (request.isMultipart()) {
+        const part = await request.file();
+        if (part?.fieldname !== 'file') {
+          throw errors.invalidRequest({
+            en: 'Send the file in a multipart part named "file".',
+            ru: 'Передайте файл в части multipart с именем «file».',
+          });
+        }
+        upload = await uploads.upload(request.principal!, { body: part.file, filename: part.filename });
+      } else {
+        const body = request.body;
+        if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function') throw errors.fileType('file');
+        upload = await uploads.upload(request.principal!, {
+          body: body as Readable,
+          ...(request.query.filename ? { filename: request.query.filename } : {}),
+        });
+      }
+      return reply.code(201).send(upload);
+    },
+  );
+
+  r.get(
+    '/v1/files/:id',
+    {
+      schema: {
+        tags,
+        summary: 'An upload',
+        params: idParams,
+        response: { 200: uploadSchema, ...errorResponses, 404: errorSchema.describe('file_not_found') },
+      },
+    },
+    async (request) => uploads.get(request.principal!, request.params.id),
+  );
+
+  r.delete(
+    '/v1/files/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an upload; its direct link answers 404 from then on',
+        params: idParams,
+        response: { 204: z.null().describe('deleted'), ...errorResponses, 404: errorSchema },
+      },
+    },
+    async (request, reply) => {
+      await uploads.delete(request.principal!, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+/** GET /files/:token[/name]: the direct link of an upload, no API key (registered in the open context). */
+export async function directLinkRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const handler = async (
+    request: FastifyRequest<{ Params: { token: string } }>,
+    reply: FastifyReply,
+  ): Promise<unknown> => {
+    const file = await deps.services.uploads.open(request.params.token, (size) =>
+      parseRange(request.headers.range, size),
+    );
+    reply
+      .type(file.row.content_type)
+      .header('Accept-Ranges', 'bytes')
+      .header('Cache-Control', 'private, max-age=300')
+      .header('X-Content-Type-Options', 'nosniff');
+    const size = Number(file.row.size_bytes);
+    if (file.range) {
+      reply
+        .code(206)
+        .header('Content-Range', `bytes ${file.range.start}-${file.range.end}/${size}`)
+        .header('Content-Length', file.range.end - file.range.start + 1);
+    } else {
+      reply.header('Content-Length', size);
+    }
+    return reply.send(file.body);
+  };
+  const schema = { hide: true } as const;
+  app.get('/files/:token', { schema }, handler);
+  app.get('/files/:token/:name', { schema }, handler);
+}

@@ -1,0 +1,76 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { HELPER_CALLS_PER_HOUR } from '../../libraries/index.ts';
+import type { AppDeps } from '../types.ts';
+import { errorResponses, errorSchema } from './schemas.ts';
+
+const tags = ['helpers'];
+const refusals = {
+  ...errorResponses,
+  403: errorSchema.describe('model_not_allowed_for_key'),
+  422: errorSchema.describe('invalid_request'),
+  429: errorSchema.describe(`rate_limited: more than ${HELPER_CALLS_PER_HOUR} helper calls in an hour`),
+  503: errorSchema.describe('sg_unavailable'),
+};
+const limitNote = `Free; at most ${HELPER_CALLS_PER_HOUR} helper calls per hour per account (all three helpers together).`;
+
+/** Free helpers (reference "Free helpers"); the response fields the reference leaves open are ours. */
+export async function helperRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const helpers = deps.services.helpers;
+
+  r.post(
+    '/v1/models/music/lyrics',
+    {
+      schema: {
+        tags,
+        summary: 'Lyrics ideas for a song',
+        description: limitNote,
+        body: z.strictObject({ prompt: z.string().trim().min(1).max(3000).describe('the song idea') }),
+        response: {
+          200: z.object({
+            variants: z.array(
+              z.object({ title: z.string(), text: z.string().describe('verses and chorus') }),
+            ),
+          }),
+          ...refusals,
+        },
+      },
+    },
+    async (request) => helpers.run(request.principal!, 'lyrics', request.body),
+  );
+
+  r.post(
+    '/v1/models/music/style-boost',
+    {
+      schema: {
+        tags,
+        summary: 'A detailed music style from a short one',
+        description: limitNote,
+        body: z.strictObject({
+          style: z.string().trim().min(1).max(1000).describe('short style, e.g. "sad jazz"'),
+        }),
+        response: {
+          200: z.object({ style: z.string().describe('genre, tempo, key, instruments, vocals, production') }),
+          ...refusals,
+        },
+      },
+    },
+    async (request) => helpers.run(request.principal!, 'style-boost', request.body),
+  );
+
+  r.post(
+    '/v1/models/image/enhance',
+    {
+      schema: {
+        tags,
+        summary: 'A richer picture description',
+        description: limitNote,
+        body: z.strictObject({ prompt: z.string().trim().min(1).max(10_000) }),
+        response: { 200: z.object({ prompt: z.string().describe('the richer description') }), ...refusals },
+      },
+    },
+    async (request) => helpers.run(request.principal!, 'enhance', request.body),
+  );
+}

@@ -1,0 +1,164 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  LIBRARIES,
+  type LibraryDecl,
+  libraryPath,
+  retryVoice,
+  singingVoices,
+  verifyBody,
+  verifyVoice,
+} from '../../libraries/index.ts';
+import { parseIdempotencyKey } from '../../tasks/idempotency.ts';
+import type { AppDeps } from '../types.ts';
+import { errorResponses, errorSchema } from './schemas.ts';
+
+const tags = ['libraries'];
+const recordId = z.object({ id: z.string().min(1).max(100) });
+const forbidden = errorSchema.describe('model_not_allowed_for_key');
+const notFound = errorSchema.describe('record_not_found');
+
+/** Schema of a list response: `{ <segment>: [record], ...extras, limits }` (CONTRACT §7). */
+function listSchema(decl: LibraryDecl): z.ZodType {
+  const extras = Object.fromEntries(Object.keys(decl.listExtras ?? {}).map((k) => [k, z.array(z.unknown())]));
+  return z.object({
+    [decl.segment]: z.array(decl.record),
+    ...extras,
+    limits: z.record(z.string(), z.unknown()).describe('bounds of the creation fields'),
+  });
+}
+
+/**
+ * Personal libraries (reference "Element library" … "Other libraries", CONTRACT §7). Each library is
+ * registered at its own concrete address, so a library path on a model without it is 404 not_found and
+ * OpenAPI lists each with its creation body.
+ */
+export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const libraries = deps.services.libraries;
+
+  for (const decl of LIBRARIES) {
+    const path = libraryPath(decl);
+    const what = decl.title;
+    r.get(
+      path,
+      {
+        schema: {
+          tags,
+          summary: `Your ${what} records, newest first, with the limits`,
+          response: { 200: listSchema(decl), ...errorResponses, 403: forbidden },
+        },
+      },
+      async (request) => libraries.list(request.principal!, decl),
+    );
+
+    r.post(
+      path,
+      {
+        schema: {
+          tags,
+          summary: `Create a ${what}`,
+          description: decl.learns
+            ? `Answers 201 at once with status ${decl.learns.initial}; poll GET ${path}/{id}.`
+            : 'Waits for the generator (client timeout of at least five minutes) and answers 201 with the record.',
+          headers: z.object({ 'idempotency-key': z.string().optional() }),
+          body: decl.body,
+          response: {
+            201: decl.record,
+            ...errorResponses,
+            403: forbidden,
+            404: errorSchema.describe('task_not_found (personas)'),
+            409: errorSchema.describe(
+              'idempotency_conflict, request_in_progress, element_name_taken, persona_exists',
+            ),
+            422: errorSchema.describe('invalid_request'),
+            502: errorSchema.describe(decl.failCode),
+            503: errorSchema.describe('sg_unavailable, model_unavailable'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const key = parseIdempotencyKey(request.headers['idempotency-key']);
+        const created = await libraries.create(request.principal!, decl, request.body, key);
+        if (created.replayed) reply.header('Idempotent-Replayed', 'true');
+        // A replay answers with the original status, which is always 201 for library creations.
+        return reply
+          .code(created.status as 201)
+          .header('Location', `${path}/${String(created.record['id'])}`)
+          .send(created.record);
+      },
+    );
+
+    r.get(
+      `${path}/:id`,
+      {
+        schema: {
+          tags,
+          summary: `A ${what}`,
+          params: recordId,
+          response: { 200: decl.record, ...errorResponses, 403: forbidden, 404: notFound },
+        },
+      },
+      async (request) => libraries.get(request.principal!, decl, request.params.id),
+    );
+
+    r.delete(
+      `${path}/:id`,
+      {
+        schema: {
+          tags,
+          summary: `Delete a ${what}; results already made stay as they are`,
+          params: recordId,
+          response: { 204: z.null().describe('deleted'), ...errorResponses, 403: forbidden, 404: notFound },
+        },
+      },
+      async (request, reply) => {
+        await libraries.delete(request.principal!, decl, request.params.id);
+        return reply.code(204).send(null);
+      },
+    );
+  }
+
+  const voicePath = libraryPath(singingVoices);
+  r.post(
+    `${voicePath}/:id/verify`,
+    {
+      schema: {
+        tags,
+        summary: 'Send the recording of the phrase; the voice turns verifying, then ready or failed',
+        params: recordId,
+        body: verifyBody,
+        response: {
+          200: singingVoices.record,
+          ...errorResponses,
+          403: forbidden,
+          404: notFound,
+          409: errorSchema.describe('voice_not_verifiable'),
+          422: errorSchema.describe('invalid_request'),
+          503: errorSchema.describe('sg_unavailable'),
+        },
+      },
+    },
+    async (request) => verifyVoice(libraries, request.principal!, request.params.id, request.body),
+  );
+
+  r.post(
+    `${voicePath}/:id/retry`,
+    {
+      schema: {
+        tags,
+        summary: 'A new phrase from the same source recording (failed voices only)',
+        params: recordId,
+        response: {
+          200: singingVoices.record,
+          ...errorResponses,
+          403: forbidden,
+          404: notFound,
+          409: errorSchema.describe('voice_not_retryable'),
+        },
+      },
+    },
+    async (request) => retryVoice(libraries, request.principal!, request.params.id),
+  );
+}

@@ -1,0 +1,99 @@
+/**
+ * Element library of `video-elements` (reference "Element library"): a character or object shown from
+ * several sides, named in prompts by its label `Element_<id>`.
+ *
+ * Decisions (the reference leaves them open):
+ * - `name` and `tag` are required, `description` optional (default empty).
+ * - Tags: character, object, animal, vehicle, scene; each lists the views to shoot it from.
+ * - The name is unique per person among live elements, compared trimmed and case-insensitively.
+ * - A video element's cover is what the generator returns (the simulator: the video link itself).
+ */
+import { z } from 'zod';
+import { addRule } from '../catalog/model-spec.ts';
+import { errors } from '../errors.ts';
+import { IMAGE_FILES, listLimit, nameField, textLimit, urlField, urlList, VIDEO_FILES } from './fields.ts';
+import type { LibraryDecl } from './types.ts';
+
+export const ELEMENT_TAGS = [
+  { key: 'character', name: 'Character', views: ['front', 'left side', 'right side', 'back'] },
+  { key: 'object', name: 'Object', views: ['front', 'side', 'back', 'top'] },
+  { key: 'animal', name: 'Animal', views: ['front', 'side', 'back'] },
+  { key: 'vehicle', name: 'Vehicle', views: ['front', 'side', 'back', 'three-quarter'] },
+  { key: 'scene', name: 'Scene', views: ['wide shot', 'medium shot', 'close-up'] },
+] as const;
+const TAG_KEYS = ELEMENT_TAGS.map((t) => t.key) as [string, ...string[]];
+
+const NAME = { min: 1, max: 100 };
+const DESCRIPTION_MAX = 500;
+const IMAGES = { min: 1, max: 4 };
+
+const body = z
+  .strictObject({
+    name: nameField(NAME.min, NAME.max),
+    description: z.string().max(DESCRIPTION_MAX).default(''),
+    tag: z.enum(TAG_KEYS).describe('kind of element; GET lists the tags'),
+    image_urls: urlList(IMAGES.min, IMAGES.max)
+      .optional()
+      .describe('up to 4 pictures; the first is the cover, others show the element from other sides'),
+    video_url: urlField.optional().describe('one short video; only with tag character'),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.image_urls === undefined) === (b.video_url === undefined)) {
+      addRule(
+        ctx,
+        'image_urls',
+        'send either image_urls or video_url',
+        'передайте либо image_urls, либо video_url',
+      );
+    } else if (b.video_url !== undefined && b.tag !== 'character') {
+      addRule(ctx, 'video_url', 'video_url only with tag character', 'video_url только с tag character');
+    }
+  });
+
+export const elements: LibraryDecl<z.output<typeof body>> = {
+  model: 'video-elements',
+  segment: 'elements',
+  title: 'element',
+  body,
+  record: z.object({
+    id: z.string(),
+    label: z.string().describe('Element_<id>, written in prompts'),
+    name: z.string(),
+    description: z.string(),
+    tag: z.string(),
+    type: z.enum(['image', 'video']),
+    cover_url: z.string().nullable(),
+    created_at: z.string(),
+  }),
+  limits: {
+    name: textLimit(NAME.min, NAME.max),
+    description: textLimit(0, DESCRIPTION_MAX),
+    image_urls: listLimit(IMAGES.min, IMAGES.max),
+    video_url: listLimit(1, 1),
+    accepted_files: { image_urls: IMAGE_FILES, video_url: { ...VIDEO_FILES, max_duration_seconds: 10 } },
+  },
+  listExtras: { tags: ELEMENT_TAGS },
+  hasStatus: false,
+  failCode: 'element_create_failed',
+  async prepare(b, ctx) {
+    return {
+      name: b.name,
+      uniqueKey: b.name.toLowerCase(),
+      data: {
+        label: `Element_${ctx.recordId}`,
+        description: b.description,
+        tag: b.tag,
+        type: b.video_url === undefined ? 'image' : 'video',
+      },
+      private: { sources: b.image_urls ?? [b.video_url] },
+    };
+  },
+  taken: (plan) => errors.elementNameTaken(plan.name ?? ''),
+  view: (r) => ({
+    label: r.data['label'],
+    description: r.data['description'],
+    tag: r.data['tag'],
+    type: r.data['type'],
+    cover_url: r.data['cover_url'] ?? null,
+  }),
+};

@@ -1,0 +1,40 @@
+/**
+ * Field shapes shared by the libraries' creation bodies (CONTRACT §7): a `*_url` field takes one URL as
+ * a string or a one-item list, a `*_urls` field a list; every URL is http(s) (files are passed as direct
+ * links and go to the generator unchanged, reference "Other libraries").
+ */
+import { z } from 'zod';
+
+/** Longest URL we accept (decision: common browser and proxy limit). */
+export const MAX_URL_LENGTH = 2048;
+
+export const httpUrl = z.url({ protocol: /^https?$/ }).max(MAX_URL_LENGTH);
+
+/** One URL, as a string or a one-item list of strings (CONTRACT §7); normalised to the string. */
+export const urlField = z
+  .preprocess((v) => (Array.isArray(v) && v.length === 1 ? v[0] : v), httpUrl)
+  .describe('one direct http(s) link, as a string or a one-item list');
+
+export function urlList(min: number, max: number): z.ZodArray<typeof httpUrl> {
+  return z.array(httpUrl).min(min).max(max).describe(`${min} to ${max} direct http(s) links`);
+}
+
+/** A record name: trimmed, then `min`–`max` characters. */
+export function nameField(min: number, max: number): z.ZodString {
+  return z.string().trim().min(min).max(max);
+}
+
+/** Bounds of a text field as the list response's `limits` show them. */
+export function textLimit(min: number, max: number): { min_length: number; max_length: number } {
+  return { min_length: min, max_length: max };
+}
+
+/** Bounds of a list field as the list response's `limits` show them. */
+export function listLimit(min: number, max: number): { min_items: number; max_items: number } {
+  return { min_items: min, max_items: max };
+}
+
+/** Files the reference accepts for pictures and audio (CONTRACT §6). */
+export const IMAGE_FILES = { formats: ['jpeg', 'png', 'webp'], max_size_mb: 10 } as const;
+export const AUDIO_FILES = { formats: ['mp3', 'wav', 'ogg', 'm4a', 'flac', 'aac'], max_size_mb: 20 } as const;
+export const VIDEO_FILES = { formats: ['mp4', 'mov'], max_size_mb: 100 } as const;

@@ -1,0 +1,121 @@
+/**
+ * Singing personas of `music` (reference "Singing personas"): the voice and manner of one song version,
+ * saved from a finished task of this model.
+ *
+ * Decisions:
+ * - An unknown task or another account's task: 404 task_not_found (CONTRACT §3: never 403).
+ * - A task of another model, one that has not succeeded, a sounds task ("Sounds have no persona") or an
+ *   index that is not one of its audio files: 422 invalid_request naming the field.
+ * - `song_title` is the title in the task's `result.texts` for that version (CONTRACT §2), else the
+ *   file's caption.
+ */
+import { z } from 'zod';
+import type { Db } from '../db/index.ts';
+import { errors } from '../errors.ts';
+import { nameField, textLimit } from './fields.ts';
+import type { LibraryDecl } from './types.ts';
+
+const NAME = { min: 1, max: 100 };
+const DESCRIPTION = { min: 1, max: 500 };
+const STYLE_MAX = 1000;
+
+const body = z.strictObject({
+  source_task_id: z.string().min(1).max(100).describe('id of a succeeded song task of model music'),
+  index: z.int().min(0).describe('index of the song version in result.artifacts'),
+  name: nameField(NAME.min, NAME.max),
+  description: z.string().trim().min(DESCRIPTION.min).max(DESCRIPTION.max),
+  style: z.string().max(STYLE_MAX).optional(),
+});
+
+const invalid = (field: string, en: string, ru: string): Error =>
+  errors.invalidRequest({ en: `body.${field}: ${en}`, ru: `body.${field}: ${ru}` });
+
+/** The title of song version `index` of a task: texts hold title (and lyrics) of each version in turn. */
+function songTitle(texts: string[], audioIndexes: number[], index: number, caption: string): string {
+  const position = audioIndexes.indexOf(index);
+  const stride = audioIndexes.length > 0 ? texts.length / audioIndexes.length : 0;
+  const fromTexts = Number.isInteger(stride) && stride > 0 ? texts[position * stride] : undefined;
+  return fromTexts ?? caption.replace(/\s*\(v\d+\)$/, '');
+}
+
+async function sourceSong(
+  db: Db,
+  accountId: string,
+  taskId: string,
+  index: number,
+): Promise<{ songTitle: string }> {
+  const task = await db.db
+    .selectFrom('tasks')
+    .select(['id', 'model', 'mode', 'status', 'texts'])
+    .where('id', '=', taskId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (!task) throw errors.taskNotFound(taskId);
+  if (task.model !== 'music') {
+    throw invalid('source_task_id', 'must be a task of model music', 'должен быть задачей модели music');
+  }
+  if (task.status !== 'succeeded') {
+    throw invalid('source_task_id', 'the task has not succeeded', 'задача не завершилась успешно');
+  }
+  if (task.mode === 'sounds') {
+    throw invalid('source_task_id', 'sounds have no persona', 'у звуков нет персоны');
+  }
+  const artifacts = await db.db
+    .selectFrom('artifacts')
+    .select(['idx', 'kind', 'caption'])
+    .where('task_id', '=', taskId)
+    .orderBy('idx')
+    .execute();
+  const audio = artifacts.filter((a) => a.kind === 'audio');
+  const chosen = audio.find((a) => Number(a.idx) === index);
+  if (!chosen) {
+    const known = audio.map((a) => a.idx).join(', ');
+    throw invalid(
+      'index',
+      `must be an audio index of the task (${known})`,
+      `должен быть индексом аудио задачи (${known})`,
+    );
+  }
+  const texts = task.texts === null ? [] : (JSON.parse(task.texts) as string[]);
+  return {
+    songTitle: songTitle(
+      texts,
+      audio.map((a) => Number(a.idx)),
+      index,
+      chosen.caption,
+    ),
+  };
+}
+
+export const personas: LibraryDecl<z.output<typeof body>> = {
+  model: 'music',
+  segment: 'personas',
+  title: 'singing persona',
+  body,
+  record: z.object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    style: z.string().nullable(),
+    song_title: z.string().describe('title of the song it was saved from'),
+    created_at: z.string(),
+  }),
+  limits: {
+    name: textLimit(NAME.min, NAME.max),
+    description: textLimit(DESCRIPTION.min, DESCRIPTION.max),
+    style: textLimit(0, STYLE_MAX),
+  },
+  hasStatus: false,
+  failCode: 'persona_create_failed',
+  async prepare(b, ctx) {
+    const song = await sourceSong(ctx.db, ctx.accountId, b.source_task_id, b.index);
+    return {
+      name: b.name,
+      // Reference: one persona per song version.
+      uniqueKey: `${b.source_task_id}#${b.index}`,
+      data: { description: b.description, style: b.style ?? null, song_title: song.songTitle },
+      private: { source_task_id: b.source_task_id, index: b.index },
+    };
+  },
+  taken: () => errors.personaExists(),
+};

@@ -1,0 +1,234 @@
+/**
+ * Personal libraries (reference "Element library" … "Other libraries", CONTRACT §7): list, create,
+ * read and delete records of any declared library, and the singing voice's verify and retry steps.
+ * Creation honours Idempotency-Key (CONTRACT §4) and asks the generator before anything is stored.
+ */
+import type { KeyPrincipal } from '../accounts/index.ts';
+import { mayUseModel } from '../accounts/index.ts';
+import type { ModelService } from '../catalog/model-service.ts';
+import type { Db } from '../db/index.ts';
+import { isUniqueViolation } from '../db/index.ts';
+import { type ApiError, errors } from '../errors.ts';
+import { GeneratorUnavailable } from '../generators/generator.ts';
+import { LIBRARY_WAIT_MS, type LibraryGenerator, LibraryRejected } from '../generators/library.ts';
+import type { Clock } from '../lib/clock.ts';
+import { uuidv7 } from '../lib/ids.ts';
+import { type IdempotencyClaim, type IdempotencyStore, requestHash } from '../tasks/idempotency.ts';
+import { findRecord, fromRow, listRecords, type RecordQuery, toRow, viewOf } from './records.ts';
+import { libraryPath } from './registry.ts';
+import type { CreateContext, InputResolver, LibraryDecl, PendingStep, StoredRecord } from './types.ts';
+
+export type RecordView = Record<string, unknown>;
+
+export interface LibraryServiceDeps {
+  db: Db;
+  clock: Clock;
+  generator: LibraryGenerator;
+  idempotency: IdempotencyStore;
+  /** Probe of linked files (length, format, size); throws ApiError for files that break a rule. */
+  resolveInput: InputResolver;
+  /** When given, creation on a switched-off model is 503 model_unavailable. */
+  models?: Pick<ModelService, 'state'>;
+}
+
+/** Maps the generator's failures to the API's refusals: 503 sg_unavailable, 502 *_create_failed. */
+export async function askGenerator<T>(failCode: LibraryDecl['failCode'], call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof GeneratorUnavailable) throw errors.sgUnavailable();
+    if (error instanceof LibraryRejected) throw errors.createFailed(failCode);
+    // Our wait of LIBRARY_WAIT_MS ran out: the generator did not save the record in time.
+    if (error instanceof DOMException && error.name === 'TimeoutError') throw errors.createFailed(failCode);
+    throw error;
+  }
+}
+
+export class LibraryService {
+  #deps: LibraryServiceDeps;
+
+  constructor(deps: LibraryServiceDeps) {
+    this.#deps = deps;
+  }
+
+  get deps(): Readonly<LibraryServiceDeps> {
+    return this.#deps;
+  }
+
+  /** Replaces the probe of linked files (the process wiring it late, tests with fake files). */
+  useInputResolver(resolver: InputResolver): void {
+    this.#deps = { ...this.#deps, resolveInput: resolver };
+  }
+
+  #query(principal: KeyPrincipal, decl: LibraryDecl): RecordQuery {
+    if (!mayUseModel(principal, decl.model)) throw errors.modelNotAllowedForKey(decl.model);
+    return { accountId: principal.accountId, model: decl.model, library: decl.segment };
+  }
+
+  /** GET …/{library}: `{ <segment>: [...], ...extras, limits }`, newest first (CONTRACT §7). */
+  async list(principal: KeyPrincipal, decl: LibraryDecl): Promise<Record<string, unknown>> {
+    const records = await listRecords(this.#deps.db.db, this.#query(principal, decl), this.#deps.clock.now());
+    return { [decl.segment]: records.map((r) => viewOf(decl, r)), ...decl.listExtras, limits: decl.limits };
+  }
+
+  /** The caller's live record; another account's, deleted or unknown: 404 record_not_found. */
+  async record(principal: KeyPrincipal, decl: LibraryDecl, id: string): Promise<StoredRecord> {
+    const found = await findRecord(
+      this.#deps.db.db,
+      this.#query(principal, decl),
+      id,
+      this.#deps.clock.now(),
+    );
+    if (!found) throw errors.recordNotFound(id);
+    return found;
+  }
+
+  async get(principal: KeyPrincipal, decl: LibraryDecl, id: string): Promise<RecordView> {
+    return viewOf(decl, await this.record(principal, decl, id));
+  }
+
+  /** DELETE …/{library}/{id}: 204; tasks already made keep their results (reference). */
+  async delete(principal: KeyPrincipal, decl: LibraryDecl, id: string): Promise<void> {
+    const found = await this.record(principal, decl, id);
+    const now = this.#deps.clock.now().toISOString();
+    await this.#deps.db.db
+      .updateTable('library_records')
+      .set({ deleted_at: now, updated_at: now })
+      .where('id', '=', found.id)
+      .where('deleted_at', 'is', null)
+      .execute();
+  }
+
+  /** POST …/{library}: 201 with the record; the same Idempotency-Key and body replay it. */
+  async create(
+    principal: KeyPrincipal,
+    decl: LibraryDecl,
+    body: unknown,
+    idempotencyKey: string | null,
+  ): Promise<{ status: number; record: RecordView; replayed: boolean }> {
+    const query = this.#query(principal, decl);
+    const claim = idempotencyKey
+      ? await this.#deps.idempotency.claim(
+          principal.accountId,
+          idempotencyKey,
+          requestHash(`POST ${libraryPath(decl)}`, body),
+          // A creation may wait for the generator up to its timeout: the key stays locked as long.
+          LIBRARY_WAIT_MS + 60_000,
+        )
+      : null;
+    if (claim?.kind === 'replay') {
+      return {
+        status: claim.status,
+        record: await this.#replayed(decl, query, claim.resourceId),
+        replayed: true,
+      };
+    }
+    try {
+      const record = await this.#create(decl, query, body, claim?.kind === 'new' ? claim.complete : null);
+      return { status: 201, record: viewOf(decl, record), replayed: false };
+    } catch (error) {
+      if (claim?.kind === 'new') await claim.release();
+      throw error;
+    }
+  }
+
+  async #create(
+    decl: LibraryDecl,
+    query: RecordQuery,
+    body: unknown,
+    complete: Extract<IdempotencyClaim, { kind: 'new' }>['complete'] | null,
+  ): Promise<StoredRecord> {
+    const { db, clock, generator } = this.#deps;
+    if (this.#deps.models && !(await this.#deps.models.state(decl.model)).available) {
+      throw errors.modelUnavailable(decl.model);
+    }
+    await askGenerator(decl.failCode, () => generator.ensureAvailable(body));
+    const ctx: CreateContext = {
+      db,
+      accountId: query.accountId,
+      recordId: uuidv7(clock.now().getTime()),
+      resolveInput: this.#deps.resolveInput,
+      generator,
+      signal: AbortSignal.timeout(LIBRARY_WAIT_MS),
+    };
+    const plan = await decl.prepare(body, ctx);
+    const taken = (): ApiError => decl.taken?.(plan) ?? errors.internal();
+    if (plan.uniqueKey !== undefined && (await this.#uniqueTaken(query, plan.uniqueKey))) throw taken();
+    const created = await askGenerator(decl.failCode, () =>
+      generator.createRecord(
+        {
+          model: decl.model,
+          library: decl.segment,
+          recordId: ctx.recordId,
+          fields: body as Record<string, unknown>,
+        },
+        ctx.signal,
+      ),
+    );
+    const now = clock.now();
+    let status = 'ready';
+    let readyAt: string | null = null;
+    let next: PendingStep | undefined;
+    if (decl.learns) {
+      const settles = created.settles ?? { afterMs: 0, outcome: { ok: true } };
+      status = decl.learns.initial;
+      readyAt = new Date(now.getTime() + settles.afterMs).toISOString();
+      next = settles.outcome.ok
+        ? await askGenerator(decl.failCode, () => decl.learns!.succeeded(ctx, plan))
+        : { status: 'failed', error: settles.outcome.reason };
+    }
+    const record: StoredRecord = {
+      id: ctx.recordId,
+      accountId: query.accountId,
+      model: decl.model,
+      library: decl.segment,
+      name: plan.name,
+      status,
+      data: { ...plan.data, ...created.data },
+      private: { ...plan.private, ...(next ? { next } : {}) },
+      uniqueKey: plan.uniqueKey ?? null,
+      error: null,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      readyAt,
+      deletedAt: null,
+    };
+    try {
+      await db.dialect.transaction(db.db, async (tx) => {
+        await tx.insertInto('library_records').values(toRow(record)).execute();
+        await complete?.(tx, 201, record.id);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error) && plan.uniqueKey !== undefined) throw taken();
+      throw error;
+    }
+    return record;
+  }
+
+  async #uniqueTaken(query: RecordQuery, uniqueKey: string): Promise<boolean> {
+    const row = await this.#deps.db.db
+      .selectFrom('library_records')
+      .select('id')
+      .where('account_id', '=', query.accountId)
+      .where('model', '=', query.model)
+      .where('library', '=', query.library)
+      .where('unique_key', '=', uniqueKey)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The record a replayed creation made, as it is now (deleted since: as it was when deleted). */
+  async #replayed(decl: LibraryDecl, query: RecordQuery, id: string): Promise<RecordView> {
+    const live = await findRecord(this.#deps.db.db, query, id, this.#deps.clock.now());
+    if (live) return viewOf(decl, live);
+    const row = await this.#deps.db.db
+      .selectFrom('library_records')
+      .selectAll()
+      .where('id', '=', id)
+      .where('account_id', '=', query.accountId)
+      .executeTakeFirst();
+    if (!row) throw errors.recordNotFound(id);
+    return viewOf(decl, fromRow(row));
+  }
+}

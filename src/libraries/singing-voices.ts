@@ -1,0 +1,113 @@
+/**
+ * Singing voices of `music` (reference "Singing voices", CONTRACT §7): a piece of the caller's singing
+ * is processed (`processing`), then the person records a phrase (`pending_recording`), the recording is
+ * checked (`verifying`) and the voice becomes `ready` or `failed` (with `error`); retry from `failed`
+ * issues a new phrase. The name is null until the voice is verified (CONTRACT §7).
+ *
+ * Decisions: `language` is an ISO 639-1 code known to the platform's language data (default `en`); the
+ * piece must lie within the source file when the probe knows its length (422 invalid_request naming
+ * `end_seconds`); the recording's length goes to the generator's check (the simulator wants ≥ 3 s).
+ */
+import { z } from 'zod';
+import { addRule } from '../catalog/model-spec.ts';
+import { errors } from '../errors.ts';
+import { AUDIO_FILES, nameField, textLimit, urlField } from './fields.ts';
+import type { LibraryDecl } from './types.ts';
+
+/** Reference: "the piece is 10 to 240 seconds long". */
+export const PIECE_SECONDS = { min: 10, max: 240 } as const;
+export const VOICE_NAME = { min: 1, max: 100 } as const;
+
+const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
+
+/** True for a two-letter ISO 639-1 code the platform knows. */
+export function isIso6391(code: string): boolean {
+  return /^[a-z]{2}$/.test(code) && languageNames.of(code) !== undefined;
+}
+
+const seconds = z.number().min(0).max(3600).multipleOf(0.01);
+
+const body = z
+  .strictObject({
+    source_url: urlField.describe('direct link to a recording of the caller singing'),
+    start_seconds: seconds,
+    end_seconds: seconds,
+    language: z
+      .string()
+      .refine(isIso6391, {
+        message: 'must be an ISO 639-1 code such as en',
+        params: { ru: 'должен быть кодом ISO 639-1, например en' },
+      })
+      .default('en'),
+  })
+  .superRefine((b, ctx) => {
+    const length = b.end_seconds - b.start_seconds;
+    if (length < PIECE_SECONDS.min || length > PIECE_SECONDS.max) {
+      addRule(
+        ctx,
+        'end_seconds',
+        `the piece (end_seconds − start_seconds) must be ${PIECE_SECONDS.min} to ${PIECE_SECONDS.max} seconds long`,
+        `фрагмент (end_seconds − start_seconds) должен длиться от ${PIECE_SECONDS.min} до ${PIECE_SECONDS.max} секунд`,
+      );
+    }
+  });
+
+/** Body of POST …/voices/{id}/verify (CONTRACT §7). */
+export const verifyBody = z.strictObject({
+  recording_url: urlField.describe('direct link to a recording of the phrase in the same voice'),
+  name: nameField(VOICE_NAME.min, VOICE_NAME.max),
+});
+
+export const singingVoices: LibraryDecl<z.output<typeof body>> = {
+  model: 'music',
+  segment: 'voices',
+  title: 'singing voice',
+  body,
+  record: z.object({
+    id: z.string(),
+    name: z.string().nullable().describe('null until the voice is verified'),
+    status: z.enum(['processing', 'pending_recording', 'verifying', 'ready', 'failed']),
+    language: z.string(),
+    phrase: z.string().optional().describe('present when status is pending_recording'),
+    error: z.string().optional().describe('present when status is failed'),
+    created_at: z.string(),
+  }),
+  limits: {
+    piece_seconds: PIECE_SECONDS,
+    recording_seconds: { min: 3 },
+    name: textLimit(VOICE_NAME.min, VOICE_NAME.max),
+    language: 'ISO 639-1 code, default en',
+    accepted_files: { source_url: AUDIO_FILES, recording_url: AUDIO_FILES },
+  },
+  hasStatus: true,
+  failCode: 'library_create_failed',
+  learns: {
+    initial: 'processing',
+    async succeeded(ctx, plan) {
+      const language = String(plan.data['language']);
+      const phrase = await ctx.generator.issuePhrase(
+        { recordId: ctx.recordId, attempt: 1, language, avoid: [] },
+        ctx.signal,
+      );
+      return { status: 'pending_recording', data: { phrase } };
+    },
+  },
+  async prepare(b, ctx) {
+    const source = await ctx.resolveInput(b.source_url, 'source_url');
+    if (source.durationSeconds !== undefined && b.end_seconds > source.durationSeconds + 0.01) {
+      throw errors.invalidRequest({
+        en: `body.end_seconds: the recording is only ${source.durationSeconds.toFixed(2)} s long`,
+        ru: `body.end_seconds: запись длится только ${source.durationSeconds.toFixed(2)} с`,
+      });
+    }
+    return {
+      name: null,
+      data: { language: b.language },
+      private: { source_url: b.source_url, start_seconds: b.start_seconds, end_seconds: b.end_seconds },
+    };
+  },
+  view: (r) => ({
+    language: r.data['language'],
+    ...(r.status === 'pending_recording' ? { phrase: r.data['phrase'] } : {}),
+  }),
+};

@@ -1,0 +1,106 @@
+/**
+ * The shape of a library declaration: one small object per library says who owns it, what its creation
+ * body is, which limits the list shows, how creation works and how a record looks (CONTRACT §7).
+ */
+import type { z } from 'zod';
+import type { Db, LibrarySegment } from '../db/index.ts';
+import type { ApiError } from '../errors.ts';
+import type { LibraryGenerator } from '../generators/library.ts';
+
+/** What the media probe tells about a linked file; throws ApiError for files that break a rule. */
+export interface ResolvedInput {
+  durationSeconds?: number;
+  format: string;
+  sizeBytes: number;
+}
+export type InputResolver = (url: string, field: string) => Promise<ResolvedInput>;
+
+/** The state a record takes when its pending step ends (applied lazily on read). */
+export interface PendingStep {
+  status: string;
+  /** Public fields to merge (for example a singing voice's phrase). */
+  data?: Record<string, unknown>;
+  /** The record's name from then on (a verified singing voice). */
+  name?: string;
+  error?: string;
+}
+
+/** Our bookkeeping of a record, never shown. */
+export interface PrivateData {
+  /** What the record becomes at `ready_at`. */
+  next?: PendingStep;
+  [key: string]: unknown;
+}
+
+/** A library record as the service works with it (JSON columns parsed). */
+export interface StoredRecord {
+  id: string;
+  accountId: string;
+  model: string;
+  library: LibrarySegment;
+  name: string | null;
+  status: string;
+  data: Record<string, unknown>;
+  private: PrivateData;
+  uniqueKey: string | null;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+  readyAt: string | null;
+  deletedAt: string | null;
+}
+
+export interface CreateContext {
+  db: Db;
+  accountId: string;
+  /** Id the new record will have (known before it is stored, for labels and seeds). */
+  recordId: string;
+  resolveInput: InputResolver;
+  generator: LibraryGenerator;
+  signal: AbortSignal;
+}
+
+/** What a declaration makes of an accepted body. */
+export interface CreationPlan {
+  name: string | null;
+  /** Public fields of the record. */
+  data: Record<string, unknown>;
+  private?: Record<string, unknown>;
+  /** Unique among the live records of this library of the account. */
+  uniqueKey?: string;
+}
+
+export type CreateFailedCode = 'element_create_failed' | 'persona_create_failed' | 'library_create_failed';
+
+export interface LibraryDecl<B = unknown> {
+  /** Key of the owning model (CONTRACT §2). */
+  model: string;
+  /** Last path segment; also the list field's name (CONTRACT §7). */
+  segment: LibrarySegment;
+  /** One line for the OpenAPI summary. */
+  title: string;
+  /** Creation body: a strict object, any other field is 422 invalid_request (CONTRACT §7). */
+  body: z.ZodType<B>;
+  /** A record as the API shows it (OpenAPI). */
+  record: z.ZodType;
+  /** Bounds shown in the list response and enforced by `body`. */
+  limits: Readonly<Record<string, unknown>>;
+  /** Further fields of the list response (`tags` of elements, `presets` of omni voices). */
+  listExtras?: Readonly<Record<string, unknown>>;
+  /** Records of this library carry `status` (CONTRACT §7: "records that learn or wait carry status"). */
+  hasStatus: boolean;
+  /** Code of a refusal by the generator (reference: 502). */
+  failCode: CreateFailedCode;
+  /** Present for records that keep learning after the 201 (music styles, singing voices). */
+  learns?: {
+    initial: string;
+    /** What the record becomes when the step succeeds. */
+    succeeded(ctx: CreateContext, plan: CreationPlan): Promise<PendingStep>;
+  };
+  /** Checks that need the database or the files, then the record's name, data and unique key. */
+  prepare(body: B, ctx: CreateContext): Promise<CreationPlan>;
+  /** Refusal for a taken unique key (409). */
+  taken?(plan: CreationPlan): ApiError;
+  /** Public fields of a record beyond id, name, status, error and created_at. (Default: its data) */
+  view?(record: StoredRecord): Record<string, unknown>;
+}

@@ -1,0 +1,204 @@
+/**
+ * Test fixtures: REAL small media files written into a directory, so sniffing and probing are tested
+ * against what encoders actually produce. WAV and PNG are written in-process; everything else comes
+ * from the bundled static ffmpeg (its build has libx264, libmp3lame, libvorbis, flac, aac, libwebp).
+ * Every helper returns the path of the new file.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import ffmpeg from '@ffmpeg-installer/ffmpeg';
+import { PNG } from 'pngjs';
+
+const FFMPEG: string = ffmpeg.path;
+
+function fixturePath(dir: string, ext: string): string {
+  return join(dir, `${randomUUID()}.${ext}`);
+}
+
+/** Runs the bundled ffmpeg quietly, overwriting `out`; rejects with its stderr on failure. */
+function runFfmpeg(args: readonly string[], out: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      FFMPEG,
+      ['-hide_banner', '-loglevel', 'error', '-nostdin', '-y', ...args, out],
+      { timeout: 20_000 },
+      (error, _stdout, stderr) => {
+        if (error) reject(new Error(`ffmpeg failed: ${stderr || error.message}`));
+        else resolve(out);
+      },
+    );
+  });
+}
+
+/** A 440 Hz sine of `seconds` (lavfi input arguments). */
+function sine(seconds: number, sampleRate = 44_100): string[] {
+  return ['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=${sampleRate}:duration=${seconds}`];
+}
+
+/** A moving test pattern of `seconds`, `width`×`height` pixels, 10 frames per second. */
+function testVideo(seconds: number, width: number, height: number): string[] {
+  return ['-f', 'lavfi', '-i', `testsrc2=size=${width}x${height}:rate=10`, '-t', String(seconds)];
+}
+
+/** One still frame of the test pattern, `width`×`height` pixels. */
+function testPicture(width: number, height: number): string[] {
+  return ['-f', 'lavfi', '-i', `testsrc=size=${width}x${height}:rate=1`, '-frames:v', '1'];
+}
+
+/** 16-bit mono PCM WAV of `seconds` (8 kHz sine), written without ffmpeg. */
+export async function makeWav(dir: string, seconds: number): Promise<string> {
+  const rate = 8000;
+  const samples = Math.round(seconds * rate);
+  const data = Buffer.alloc(samples * 2);
+  for (let i = 0; i < samples; i++)
+    data.writeInt16LE(Math.round(8000 * Math.sin((i * 2 * Math.PI * 440) / rate)), i * 2);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8, 'latin1');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(data.length, 40);
+  const path = fixturePath(dir, 'wav');
+  await writeFile(path, Buffer.concat([header, data]));
+  return path;
+}
+
+/** MP3 (LAME, 64 kbit/s) of `seconds`. */
+export function makeMp3(dir: string, seconds: number): Promise<string> {
+  return runFfmpeg([...sine(seconds), '-c:a', 'libmp3lame', '-b:a', '64k'], fixturePath(dir, 'mp3'));
+}
+
+/** Ogg Vorbis of `seconds`. */
+export function makeOgg(dir: string, seconds: number): Promise<string> {
+  return runFfmpeg([...sine(seconds), '-c:a', 'libvorbis', '-q:a', '2'], fixturePath(dir, 'ogg'));
+}
+
+/** FLAC of `seconds`. */
+export function makeFlac(dir: string, seconds: number): Promise<string> {
+  return runFfmpeg([...sine(seconds, 8000), '-c:a', 'flac'], fixturePath(dir, 'flac'));
+}
+
+/** AAC in an MPEG-4 audio file (`ftyp` brand `M4A `) of `seconds`. */
+export function makeM4a(dir: string, seconds: number): Promise<string> {
+  return runFfmpeg([...sine(seconds), '-c:a', 'aac', '-b:a', '64k', '-f', 'ipod'], fixturePath(dir, 'm4a'));
+}
+
+/** Raw AAC in ADTS frames of `seconds`. */
+export function makeAac(dir: string, seconds: number): Promise<string> {
+  return runFfmpeg([...sine(seconds), '-c:a', 'aac', '-b:a', '64k', '-f', 'adts'], fixturePath(dir, 'aac'));
+}
+
+/** H.264 MP4 (video only, faststart unless `moovAtEnd`) of `seconds`, `width`×`height` pixels. */
+export function makeMp4(
+  dir: string,
+  seconds: number,
+  width: number,
+  height: number,
+  moovAtEnd = false,
+): Promise<string> {
+  const faststart = moovAtEnd ? [] : ['-movflags', '+faststart'];
+  return runFfmpeg(
+    [
+      ...testVideo(seconds, width, height),
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      ...faststart,
+    ],
+    fixturePath(dir, 'mp4'),
+  );
+}
+
+/** H.264 MP4 with an AAC sound track, `seconds` long. */
+export function makeMp4WithAudio(
+  dir: string,
+  seconds: number,
+  width: number,
+  height: number,
+): Promise<string> {
+  return runFfmpeg(
+    [
+      ...testVideo(seconds, width, height),
+      ...sine(seconds),
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-c:a',
+      'aac',
+      '-t',
+      String(seconds),
+    ],
+    fixturePath(dir, 'mp4'),
+  );
+}
+
+/** QuickTime MOV (H.264) of `seconds`, `width`×`height` pixels. */
+export function makeMov(dir: string, seconds: number, width: number, height: number): Promise<string> {
+  return runFfmpeg(
+    [
+      ...testVideo(seconds, width, height),
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-f',
+      'mov',
+    ],
+    fixturePath(dir, 'mov'),
+  );
+}
+
+/** RGBA PNG of `width`×`height` pixels (pngjs). */
+export async function makePng(dir: string, width: number, height: number): Promise<string> {
+  const png = new PNG({ width, height });
+  for (let i = 0; i < png.data.length; i += 4) {
+    png.data[i] = (i / 4) % 256;
+    png.data[i + 1] = 128;
+    png.data[i + 2] = 64;
+    png.data[i + 3] = 255;
+  }
+  const path = fixturePath(dir, 'png');
+  await writeFile(path, PNG.sync.write(png));
+  return path;
+}
+
+/** Baseline JPEG of `width`×`height` pixels. */
+export function makeJpeg(dir: string, width: number, height: number): Promise<string> {
+  return runFfmpeg([...testPicture(width, height), '-q:v', '5'], fixturePath(dir, 'jpg'));
+}
+
+/**
+ * WebP of `width`×`height` pixels: `lossy` (VP8 chunk), `lossless` (VP8L) or `alpha` (VP8X extended
+ * header with an alpha channel).
+ */
+export function makeWebp(
+  dir: string,
+  width: number,
+  height: number,
+  variant: 'lossy' | 'lossless' | 'alpha' = 'lossy',
+): Promise<string> {
+  const codec =
+    variant === 'lossless'
+      ? ['-c:v', 'libwebp', '-lossless', '1']
+      : variant === 'alpha'
+        ? ['-vf', 'format=rgba,colorchannelmixer=aa=0.5', '-c:v', 'libwebp']
+        : ['-c:v', 'libwebp'];
+  return runFfmpeg([...testPicture(width, height), ...codec], fixturePath(dir, 'webp'));
+}

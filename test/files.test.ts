@@ -1,0 +1,310 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { HOUR_MS } from '../src/config.ts';
+import { ManualClock } from '../src/lib/clock.ts';
+import { makeJpeg, makeMp3, makeMp4, makePng, makeWav } from '../src/media/fixtures.ts';
+import { balances, expectError, startTestApp, type TestApp } from './helpers.ts';
+
+function multipart(
+  filename: string,
+  bytes: Buffer,
+  type = 'application/octet-stream',
+): { payload: Buffer; headers: Record<string, string> } {
+  const boundary = '----gta-test-boundary';
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`;
+  const payload = Buffer.concat([Buffer.from(head), bytes, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+async function upload(
+  t: TestApp,
+  key: string,
+  file: string,
+  name = file.split('/').pop()!,
+): Promise<Record<string, unknown> & { id: string; url: string }> {
+  const { payload, headers } = multipart(name, fs.readFileSync(file));
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/files',
+    payload,
+    headers: { ...headers, authorization: `Bearer ${key}` },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json();
+}
+
+const pathOf = (url: string): string => new URL(url).pathname;
+
+/** The garbage collector, exposed for this test process only. */
+function collector(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
+describe('POST /v1/files and direct links', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(() => t.close());
+
+  test('multipart upload: 201 with a direct link that works without a key; GET and DELETE by the owner', async () => {
+    const acct = await t.account();
+    const png = await makePng(t.dir, 320, 200);
+    const up = await upload(t, acct.key, png, 'photo.png');
+    assert.equal(up.filename, 'photo.png');
+    assert.equal(up.content_type, 'image/png');
+    assert.equal(up.kind, 'image');
+    assert.equal(up.size, fs.statSync(png).size);
+    assert.deepEqual([up.width, up.height], [320, 200]);
+    assert.match(up.url, /^http:\/\/api\.test\/files\/[A-Za-z0-9]{32}\//);
+    assert.ok(Date.parse(String(up.expires_at)) > Date.now() + 6 * 24 * HOUR_MS);
+    const direct = await t.app.inject({ method: 'GET', url: pathOf(up.url) });
+    assert.equal(direct.statusCode, 200);
+    assert.equal(direct.headers['content-type'], 'image/png');
+    assert.deepEqual(direct.rawPayload, fs.readFileSync(png));
+    const part = await t.app.inject({ method: 'GET', url: pathOf(up.url), headers: { range: 'bytes=0-7' } });
+    assert.equal(part.statusCode, 206);
+    assert.equal(part.rawPayload.length, 8);
+    assert.equal((await t.call(acct.key, 'GET', `/v1/files/${up.id}`)).json().url, up.url);
+
+    const stranger = await t.account();
+    expectError(await t.call(stranger.key, 'GET', `/v1/files/${up.id}`), 404, 'file_not_found');
+    expectError(await t.call(stranger.key, 'DELETE', `/v1/files/${up.id}`), 404, 'file_not_found');
+
+    assert.equal((await t.call(acct.key, 'DELETE', `/v1/files/${up.id}`)).statusCode, 204);
+    expectError(await t.app.inject({ method: 'GET', url: pathOf(up.url) }), 404, 'file_not_found');
+    expectError(await t.call(acct.key, 'GET', `/v1/files/${up.id}`), 404, 'file_not_found');
+    const row = await t.container.db.db
+      .selectFrom('uploads')
+      .select('storage_key')
+      .where('id', '=', up.id)
+      .executeTakeFirst();
+    assert.equal(await t.container.storage.stat(row!.storage_key), null, 'bytes removed');
+  });
+
+  test('raw upload with Content-Type and ?filename; audio gets its duration', async () => {
+    const acct = await t.account();
+    const mp3 = await makeMp3(t.dir, 3);
+    const res = await t.call(acct.key, 'POST', '/v1/files?filename=take.mp3', fs.readFileSync(mp3), {
+      'content-type': 'audio/mpeg',
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const up = res.json();
+    assert.equal(up.filename, 'take.mp3');
+    assert.equal(up.kind, 'audio');
+    assert.equal(up.content_type, 'audio/mpeg');
+    assert.ok(Math.abs(up.duration_seconds - 3) < 0.2, String(up.duration_seconds));
+  });
+
+  test('types are recognised by content: 422 file_type, 422 file_empty, 413 file_too_large', async () => {
+    const acct = await t.account();
+    const text = multipart('photo.png', Buffer.from('this is not a picture at all, just text'));
+    expectError(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/files',
+        payload: text.payload,
+        headers: { ...text.headers, authorization: `Bearer ${acct.key}` },
+      }),
+      422,
+      'file_type',
+    );
+    const empty = multipart('empty.png', Buffer.alloc(0));
+    expectError(
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/files',
+        payload: empty.payload,
+        headers: { ...empty.headers, authorization: `Bearer ${acct.key}` },
+      }),
+      422,
+      'file_empty',
+    );
+    // A PNG with a JPEG name is still a PNG.
+    const png = await makePng(t.dir, 10, 10);
+    assert.equal((await upload(t, acct.key, png, 'looks.jpg')).content_type, 'image/png');
+  });
+
+  test('a 100 MB upload streams through: refused past 100 MB, and the memory barely moves', async () => {
+    const acct = await t.account();
+    const png = fs.readFileSync(await makePng(t.dir, 16, 16));
+    const stream = (total: number): Readable => {
+      let sent = 0;
+      const chunk = Buffer.alloc(256 * 1024);
+      return new Readable({
+        read() {
+          if (sent === 0) {
+            sent += png.length;
+            this.push(png);
+            return;
+          }
+          if (sent >= total) return void this.push(null);
+          const n = Math.min(chunk.length, total - sent);
+          sent += n;
+          this.push(n === chunk.length ? chunk : chunk.subarray(0, n));
+        },
+      });
+    };
+    // Buffers live outside the V8 heap, and V8 collects them lazily (it waits for tens of MB of external
+    // memory before a collection), so the transient peak says little. What matters: the heap stays flat
+    // while 100 MB pass, and nothing of the upload is retained afterwards.
+    const gc = collector();
+    gc();
+    const before = process.memoryUsage();
+    let heapPeak = before.heapUsed;
+    const sampler = setInterval(() => {
+      heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
+    }, 5);
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: '/v1/files?filename=big.png',
+      payload: stream(100 * 1024 * 1024),
+      headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'image/png' },
+    });
+    clearInterval(sampler);
+    assert.equal(ok.statusCode, 201, ok.body);
+    assert.equal(ok.json().size, 100 * 1024 * 1024);
+    gc();
+    const afterwards = process.memoryUsage();
+    const mb = (n: number): string => (n / 1024 / 1024).toFixed(1);
+    const retained = afterwards.rss - before.rss + (afterwards.arrayBuffers - before.arrayBuffers);
+    process.stdout.write(
+      `# 100 MB upload: heap peak +${mb(heapPeak - before.heapUsed)} MB, retained after GC: rss ${mb(afterwards.rss - before.rss)} MB, buffers ${mb(afterwards.arrayBuffers - before.arrayBuffers)} MB\n`,
+    );
+    assert.ok(
+      heapPeak - before.heapUsed < 24 * 1024 * 1024,
+      `heap grew by ${mb(heapPeak - before.heapUsed)} MB`,
+    );
+    assert.ok(
+      afterwards.arrayBuffers - before.arrayBuffers < 4 * 1024 * 1024,
+      `buffers retained ${mb(retained)} MB`,
+    );
+    const tooBig = await t.app.inject({
+      method: 'POST',
+      url: '/v1/files?filename=huge.png',
+      payload: stream(100 * 1024 * 1024 + 1),
+      headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'image/png' },
+    });
+    expectError(tooBig, 413, 'file_too_large');
+  });
+});
+
+describe('upload retention', () => {
+  test('an expired upload answers 404 and the sweeper removes its bytes', async () => {
+    const clock = new ManualClock(new Date());
+    const t = await startTestApp({ clock, env: { UPLOAD_RETENTION: '1h' }, worker: false });
+    try {
+      const acct = await t.account();
+      const up = await upload(t, acct.key, await makePng(t.dir, 8, 8));
+      clock.advance(HOUR_MS + 1);
+      expectError(await t.app.inject({ method: 'GET', url: pathOf(up.url) }), 404, 'file_not_found');
+      expectError(await t.call(acct.key, 'GET', `/v1/files/${up.id}`), 404, 'file_not_found');
+      await t.container.sweeper.sweepOnce();
+      const row = await t.container.db.db
+        .selectFrom('uploads')
+        .selectAll()
+        .where('id', '=', up.id)
+        .executeTakeFirst();
+      assert.ok(row?.deleted_at);
+      assert.equal(await t.container.storage.stat(row!.storage_key), null);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('URL settings use uploads and safe downloads', () => {
+  let t: TestApp;
+  let server: http.Server;
+  let base = '';
+  before(async () => {
+    t = await startTestApp({ env: { FETCH_ALLOW_ADDRESSES: '127.0.0.1' } });
+    const png = fs.readFileSync(await makePng(t.dir, 64, 48));
+    server = http.createServer((req, res) => {
+      if (req.url === '/photo.png') return void res.end(png);
+      if (req.url === '/to-private') {
+        res.writeHead(302, { location: 'http://10.0.0.1/photo.png' });
+        return void res.end();
+      }
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.close();
+    await t.close();
+  });
+
+  const photoTask = (url: string) => ({
+    model: 'model-3d',
+    settings: { task_type: 'image_to_model', image_url: [url], texture: false, pbr: false },
+  });
+
+  test('an own upload link is accepted without a download; a wrong type is 422 file_type', async () => {
+    const acct = await t.account({ balanceMinor: 100_000 });
+    const jpeg = await upload(t, acct.key, await makeJpeg(t.dir, 64, 64));
+    const res = await t.call(
+      acct.key,
+      'POST',
+      '/v1/tasks',
+      photoTask(jpeg.url.replace('http://api.test', 'https://elsewhere.example')),
+    );
+    assert.equal(res.statusCode, 202, res.body);
+    const wav = await upload(t, acct.key, await makeWav(t.dir, 1));
+    const wrong = await t.call(acct.key, 'POST', '/v1/tasks', photoTask(wav.url));
+    expectError(wrong, 422, 'file_type');
+    assert.match(wrong.json().error.message, /image_url/);
+  });
+
+  test('a public URL is downloaded and checked; unreachable, private and redirected-to-private URLs are 422 invalid_settings', async () => {
+    const acct = await t.account({ balanceMinor: 100_000 });
+    assert.equal(
+      (await t.call(acct.key, 'POST', '/v1/price', photoTask(`${base}/photo.png`))).statusCode,
+      200,
+    );
+    for (const url of [
+      `${base}/missing.png`,
+      `${base}/to-private`,
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::1]/x.png',
+      'http://10.1.2.3/x.png',
+    ]) {
+      const res = await t.call(acct.key, 'POST', '/v1/tasks', photoTask(url));
+      expectError(res, 422, 'invalid_settings');
+      assert.match(res.json().error.message, /settings\.image_url/);
+    }
+    assert.equal((await balances(t, acct.id)).held_minor, 0);
+  });
+
+  test('video lengths enter the rules and the price: reference videos 1–5 s each, price grows with input seconds', async () => {
+    const acct = await t.account({ balanceMinor: 1_000_000 });
+    const short = await upload(t, acct.key, await makeMp4(t.dir, 2, 320, 240));
+    const longer = await upload(t, acct.key, await makeMp4(t.dir, 4, 320, 240));
+    const tooLong = await upload(t, acct.key, await makeMp4(t.dir, 6, 320, 240));
+    const reference = (url: string) => ({
+      model: 'video',
+      settings: {
+        mode: 'reference',
+        prompt: 'the scene from @Video1',
+        ref_video_urls: [url],
+        quality: '480p',
+        duration: '2s',
+      },
+    });
+    const p2 = (await t.call(acct.key, 'POST', '/v1/price', reference(short.url))).json();
+    const p4 = (await t.call(acct.key, 'POST', '/v1/price', reference(longer.url))).json();
+    assert.equal(p2.amount_minor, 800 * (2 + 2));
+    assert.equal(p4.amount_minor, 800 * (2 + 4));
+    const refused = await t.call(acct.key, 'POST', '/v1/tasks', reference(tooLong.url));
+    expectError(refused, 422, 'invalid_settings');
+    assert.match(refused.json().error.message, /ref_video_urls/);
+  });
+});
