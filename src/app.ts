@@ -64,7 +64,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await directLinkRoutes(open, deps);
   });
 
-  const limiter = new RequestLimiter(deps.limits ?? DEFAULT_LIMITS);
+  const limiter = new RequestLimiter(deps.limits ?? DEFAULT_LIMITS, deps.db.pgPool);
   await app.register(async (authenticated) => {
     installApiKeyAuth(authenticated, deps, limiter);
     await modelRoutes(authenticated, deps);

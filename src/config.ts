@@ -39,6 +39,8 @@ export interface Config {
    * (`FETCH_ALLOW_ADDRESSES=127.0.0.1`). Empty in production: no private address is ever fetched.
    */
   fetchAllowAddresses: readonly string[];
+  /** File where the simulator appends one line per run it starts (`SIM_CALL_LOG`), for audits and tests. */
+  simCallLog: string | null;
 }
 
 export class ConfigError extends Error {
@@ -105,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel,
     embeddedWorker: worker === 'on',
     jobLeaseMs: durationVar(env, 'JOB_LEASE', '30s'),
+    simCallLog: env.SIM_CALL_LOG?.trim() || null,
     fetchAllowAddresses: Object.freeze(
       (env.FETCH_ALLOW_ADDRESSES ?? '')
         .split(',')

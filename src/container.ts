@@ -49,7 +49,8 @@ export async function createContainer(
   const db = createDb(config.databaseUrl);
   await migrateToLatest(db.db);
   const storage = createBlobStore(config.storageUrl);
-  const generator = overrides.generator ?? new Simulator({ clock, simSpeed: config.simSpeed });
+  const generator =
+    overrides.generator ?? new Simulator({ clock, simSpeed: config.simSpeed, callLog: config.simCallLog });
   const models = new ModelService({ db, clock, models: MODELS });
   const admin = new AdminService({ db, clock, models });
   const idempotency = new IdempotencyStore({ db, clock });

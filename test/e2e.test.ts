@@ -1,57 +1,12 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
+import { exited, freePort, ROOT, startServer } from './processes.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
 const ADMIN = 'e2e-admin-token-0123456789';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-interface Server {
-  child: ChildProcess;
-  output: () => string;
-  base: string;
-}
-
-/** Starts the real process (`node src/main.ts`, what `npm start` runs) and waits until it listens. */
-async function startServer(env: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: 'pipe',
-  });
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += String(d);
-  });
-  child.stderr?.on('data', (d) => {
-    out += String(d);
-  });
-  const deadline = Date.now() + 20_000;
-  while (!out.includes('Listening on')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { child, output: () => out, base: `http://127.0.0.1:${env.PORT}` };
-}
-
-async function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-}
 
 describe('the real process', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-e2e-'));

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Container, createContainer } from '../src/container.ts';
@@ -55,10 +57,47 @@ export interface TestAppOptions {
   worker?: boolean;
 }
 
-/** Builds the real app on a fresh SQLite database in a temporary folder (no port). */
+/**
+ * The backends under test. Unset: SQLite and local files in a temporary folder. `TEST_DATABASE_URL`
+ * (a PostgreSQL server URL) gives every test app a fresh database of its own; `TEST_STORAGE_URL`
+ * (`s3://bucket?…`) a fresh key prefix in that bucket. `.ci/run` runs the suite both ways.
+ */
+async function backends(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  const suffix = randomUUID().replaceAll('-', '').slice(0, 16);
+  const env: Record<string, string> = {};
+  let drop = async (): Promise<void> => {};
+  const server = process.env.TEST_DATABASE_URL;
+  if (server) {
+    const name = `gta_test_${suffix}`;
+    const admin = new pg.Client({ connectionString: server });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    env.DATABASE_URL = url.toString();
+    drop = async () => {
+      const again = new pg.Client({ connectionString: server });
+      await again.connect();
+      await again.query(`drop database if exists ${name} with (force)`);
+      await again.end();
+    };
+  }
+  const storage = process.env.TEST_STORAGE_URL;
+  if (storage) {
+    const url = new URL(storage);
+    url.pathname = `${url.pathname.replace(/\/$/, '')}/${suffix}`;
+    env.STORAGE_URL = url.toString();
+  }
+  return { env, drop };
+}
+
+/** Builds the real app on fresh backends (no port). */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-test-'));
+  const chosen = await backends();
   const config = loadConfig({
+    ...chosen.env,
     DATA_DIR: dir,
     ADMIN_TOKEN,
     LOG_LEVEL: 'silent',
@@ -120,6 +159,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       await assertLedgerInvariant(container);
       await app.close();
       await container.close();
+      await chosen.drop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

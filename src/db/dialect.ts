@@ -19,6 +19,8 @@ export interface DialectCapabilities {
   lockAccount(tx: Tx, accountId: string): Promise<void>;
   /** `for update skip locked` where the engine has it, so workers never claim the same job. */
   supportsSkipLocked: boolean;
+  /** Tells other processes, when the transaction commits, that something happened on `channel`. */
+  notify(tx: Tx, channel: string): Promise<void>;
 }
 
 export const sqliteCapabilities: DialectCapabilities = {
@@ -39,6 +41,8 @@ export const sqliteCapabilities: DialectCapabilities = {
   // No-op: BEGIN IMMEDIATE already makes this transaction the database's only writer.
   async lockAccount() {},
   supportsSkipLocked: false,
+  // No cross-process notifications: other processes find new jobs by their periodic poll.
+  async notify() {},
 };
 
 export const postgresCapabilities: DialectCapabilities = {
@@ -50,4 +54,8 @@ export const postgresCapabilities: DialectCapabilities = {
     await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
   },
   supportsSkipLocked: true,
+  async notify(tx, channel) {
+    // Delivered on commit, once per transaction and channel.
+    await sql`select pg_notify(${channel}, '')`.execute(tx);
+  },
 };

@@ -20,7 +20,7 @@ import { type Clock, moscowDay } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { type IdempotencyStore, requestHash } from './idempotency.ts';
 import { type TaskView, toTaskView } from './task-view.ts';
-import { ACTIVE_STATUSES, isFinal, jobIdOf, markCanceled } from './transitions.ts';
+import { ACTIVE_STATUSES, isFinal, jobIdOf, markCanceled, TASKS_CHANNEL } from './transitions.ts';
 
 export interface TaskRequest {
   model: string;
@@ -64,6 +64,7 @@ export interface TaskServiceDeps {
 /** Accepting, pricing, reading, listing and canceling tasks (reference "General", CONTRACT §3–§5). */
 export class TaskService {
   readonly #deps: TaskServiceDeps;
+  readonly #finalViews = new Map<string, { accountId: string; view: TaskView }>();
 
   constructor(deps: TaskServiceDeps) {
     this.#deps = deps;
@@ -223,12 +224,16 @@ export class TaskService {
         })
         .execute();
       await completeClaim?.(tx, 202, taskId);
+      await dialect.notify(tx, TASKS_CHANNEL);
     });
     return taskId;
   }
 
   /** GET /v1/tasks/{id}; another account's task is 404 like a missing one. */
   async get(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<TaskView> {
+    const now = this.#deps.clock.now();
+    const cached = this.#finalViews.get(`${lang}:${taskId}`);
+    if (cached && cached.accountId === principal.accountId) return withExpiry(cached.view, now);
     const db = this.#deps.db.db;
     const row = await db
       .selectFrom('tasks')
@@ -241,7 +246,21 @@ export class TaskService {
       row.status === 'succeeded'
         ? await db.selectFrom('artifacts').selectAll().where('task_id', '=', taskId).execute()
         : [];
-    return toTaskView(row, artifacts, lang, this.#deps.clock.now());
+    const view = toTaskView(row, artifacts, lang, now);
+    if (isFinal(row.status)) this.#rememberFinal(`${lang}:${taskId}`, principal.accountId, view);
+    return view;
+  }
+
+  /**
+   * A final task never changes again (only its files expire, which `withExpiry` derives from the clock),
+   * so its view is kept per process and language: polling a finished task costs no query. Bounded, oldest
+   * out first.
+   */
+  #rememberFinal(cacheKey: string, accountId: string, view: TaskView): void {
+    if (this.#finalViews.size >= FINAL_VIEW_CACHE_SIZE) {
+      this.#finalViews.delete(this.#finalViews.keys().next().value as string);
+    }
+    this.#finalViews.set(cacheKey, { accountId, view });
   }
 
   /** GET /v1/tasks: newest first, keyset pagination on the time-ordered id. */
@@ -296,6 +315,16 @@ export class TaskService {
     });
     return this.get(principal, taskId, lang);
   }
+}
+
+/** Finished tasks whose views are kept in memory, per process. */
+const FINAL_VIEW_CACHE_SIZE = 10_000;
+
+/** The view as of `now`: past `files_expire_at` the files read as expired. */
+function withExpiry(view: TaskView, now: Date): TaskView {
+  if (!view.result || view.result.files_expired || view.result.files_expire_at > now.toISOString())
+    return view;
+  return { ...view, result: { ...view.result, files_expired: true } };
 }
 
 function encodeCursor(id: string): string {

@@ -15,6 +15,9 @@ export function isFinal(status: TaskStatus): boolean {
   return FINAL_STATUSES.includes(status);
 }
 
+/** Notification channel of new jobs, so workers in other processes wake at once. */
+export const TASKS_CHANNEL = 'gta_tasks_queued';
+
 export function jobIdOf(taskId: string): string {
   return `run-task:${taskId}`;
 }

@@ -18,6 +18,7 @@ import {
   markSucceeded,
   recordProgress,
   type Success,
+  TASKS_CHANNEL,
 } from '../tasks/transitions.ts';
 import { type ClaimedJob, claimJobs, releaseJob, renewLease } from './queue.ts';
 
@@ -65,6 +66,7 @@ export class Worker {
   #stopping = false;
   #loop: Promise<void> | null = null;
   #wakeUp: (() => void) | null = null;
+  #unlisten: Promise<() => Promise<void>> | null = null;
 
   constructor(deps: WorkerDeps, options: WorkerOptions = {}) {
     this.#deps = deps;
@@ -78,6 +80,13 @@ export class Worker {
     if (this.#loop) return;
     this.#stopping = false;
     this.#loop = this.#claimLoop();
+    // Jobs queued by other processes wake this worker at once where the database can say so.
+    this.#unlisten = this.#deps.db
+      .listen(TASKS_CHANNEL, () => this.wake())
+      .catch((error: unknown) => {
+        this.#deps.log.warn({ err: error }, 'cannot listen for new jobs; polling only');
+        return async () => {};
+      });
   }
 
   /** A task was queued in this process: claim it now instead of at the next poll. */
@@ -95,6 +104,8 @@ export class Worker {
     this.wake();
     await this.#loop;
     this.#loop = null;
+    await (await this.#unlisten)?.();
+    this.#unlisten = null;
     for (const { abort } of this.#running.values()) abort.abort(new ShutdownSignal('worker stopping'));
     await Promise.allSettled([...this.#running.values()].map((r) => r.done));
   }

@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as m0001 from './0001-initial.ts';
 import * as m0002 from './0002-libraries.ts';
 import * as m0003 from './0003-uploads.ts';
+import * as m0004 from './0004-rate-limits.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
   '0001-initial': m0001,
   '0002-libraries': m0002,
   '0003-uploads': m0003,
+  '0004-rate-limits': m0004,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { OutputPlan } from '../../catalog/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import {
@@ -47,9 +48,12 @@ export class Simulator implements Generator {
   readonly #clock: Clock;
   readonly #simSpeed: number;
 
-  constructor(deps: { clock: Clock; simSpeed: number }) {
+  readonly #callLog: string | null;
+
+  constructor(deps: { clock: Clock; simSpeed: number; callLog?: string | null }) {
     this.#clock = deps.clock;
     this.#simSpeed = deps.simSpeed;
+    this.#callLog = deps.callLog ?? null;
   }
 
   async ensureAvailable(request: { settings: Readonly<Record<string, unknown>> }): Promise<void> {
@@ -64,6 +68,8 @@ export class Simulator implements Generator {
       : hasMarker(request.settings, SIM_MARKERS.fail)
         ? 'fail'
         : 'succeed';
+    // One line per started run: several processes append to one file, so duplicate runs can be counted.
+    if (this.#callLog) fs.appendFileSync(this.#callLog, `${request.taskId}\n`);
     const handle: SimHandle = {
       v: 1,
       startedAtMs: this.#clock.now().getTime(),

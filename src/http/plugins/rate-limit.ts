@@ -1,5 +1,11 @@
 import type { FastifyReply } from 'fastify';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type pg from 'pg';
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
 import { errors } from '../../errors.ts';
 import type { RequestLimits } from '../types.ts';
 
@@ -8,22 +14,27 @@ import type { RequestLimits } from '../types.ts';
  * so the same limiters can later be shared by several processes (issue: scale-out).
  */
 export class RequestLimiter {
-  readonly #account: RateLimiterMemory;
-  readonly #wrongKey: RateLimiterMemory;
+  readonly #account: RateLimiterAbstract;
+  readonly #wrongKey: RateLimiterAbstract;
   readonly #limits: RequestLimits;
 
-  constructor(limits: RequestLimits) {
+  /** With a PostgreSQL pool the counters are shared by every API process; otherwise kept in memory. */
+  constructor(limits: RequestLimits, pgPool: pg.Pool | null = null) {
     this.#limits = limits;
-    this.#account = new RateLimiterMemory({
-      keyPrefix: 'account',
-      points: limits.accountRequests,
-      duration: limits.windowSeconds,
-    });
-    this.#wrongKey = new RateLimiterMemory({
-      keyPrefix: 'wrong-key',
-      points: limits.wrongKeyAttempts,
-      duration: limits.windowSeconds,
-    });
+    const make = (keyPrefix: string, points: number): RateLimiterAbstract =>
+      pgPool
+        ? new RateLimiterPostgres({
+            storeClient: pgPool,
+            storeType: 'pool',
+            tableName: 'rate_limits',
+            tableCreated: true,
+            keyPrefix,
+            points,
+            duration: limits.windowSeconds,
+          })
+        : new RateLimiterMemory({ keyPrefix, points, duration: limits.windowSeconds });
+    this.#account = make('account', limits.accountRequests);
+    this.#wrongKey = make('wrong-key', limits.wrongKeyAttempts);
   }
 
   /**

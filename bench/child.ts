@@ -1,0 +1,70 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { isReadyMessage, type StopMessage } from './servers/messages.ts';
+
+export interface ServerChild {
+  /** Base URL, e.g. `http://127.0.0.1:43123`. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface ServerChildOptions {
+  /** Extra environment of the child. */
+  env?: Record<string, string>;
+  /** When set, the child writes a V8 CPU profile (`--cpu-prof`) into this folder on exit. */
+  profileDir?: string;
+}
+
+const STARTUP_TIMEOUT_MS = 30_000;
+
+/**
+ * Starts `bench/servers/<name>.ts` in its own Node process (same Node binary as the parent) and waits for
+ * it to report its port. A separate process keeps the load generator off the server's core.
+ */
+export async function startServer(name: string, options: ServerChildOptions = {}): Promise<ServerChild> {
+  const script = path.join(import.meta.dirname, 'servers', `${name}.ts`);
+  const execArgv = options.profileDir
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${options.profileDir}`,
+        `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`,
+      ]
+    : [];
+  const child = fork(script, [], {
+    execArgv,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const port = await waitForPort(child, name);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      const stop: StopMessage = { type: 'stop' };
+      child.send(stop);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function waitForPort(child: ChildProcess, name: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server ${name} did not start within ${STARTUP_TIMEOUT_MS} ms`));
+    }, STARTUP_TIMEOUT_MS);
+    child.on('message', (message) => {
+      if (!isReadyMessage(message)) return;
+      clearTimeout(timer);
+      resolve(message.port);
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`server ${name} exited before it was ready (code ${code}, signal ${signal})`));
+    });
+  });
+}
