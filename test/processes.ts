@@ -59,6 +59,7 @@ export function startWorker(env: Record<string, string>): Promise<Server> {
 }
 
 export async function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
+  // A child ended by a signal has no exit code, only a signal code.
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
 }
