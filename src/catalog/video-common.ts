@@ -4,7 +4,7 @@
  * seconds and generation time.
  */
 import { z } from 'zod';
-import { addRule, type InputFile, type InputRule } from './model-spec.ts';
+import { addRule, type GenerationPlan, type InputFile, type InputRule } from './model-spec.ts';
 
 export const MB = 1024 * 1024;
 
@@ -107,4 +107,30 @@ export function videoWorkSeconds(seconds: number): number {
 /** Whole seconds of a `"5s"` duration setting. */
 export function secondsOf(duration: string): number {
   return Number.parseInt(duration, 10);
+}
+
+/** The plan of every video model: one H.264 MP4 of the given frame and length, seeded by caption and prompt. */
+export function mp4Plan(input: {
+  caption: string;
+  prompt: string;
+  size: FrameSize;
+  seconds: number;
+}): GenerationPlan {
+  return {
+    outputs: [
+      {
+        kind: 'video',
+        format: 'mp4',
+        filename: 'video.mp4',
+        caption: '',
+        seed: `${input.caption}\n${input.prompt}`,
+        width: input.size.width,
+        height: input.size.height,
+        durationSeconds: input.seconds,
+      },
+    ],
+    caption: input.caption,
+    texts: [],
+    workSeconds: videoWorkSeconds(input.seconds),
+  };
 }

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { addRule, defineMode, type LibraryRef, type ModelSpec, rate } from './model-spec.ts';
-import { videoWorkSeconds } from './video-common.ts';
+import { mp4Plan } from './video-common.ts';
 
 const VERSIONS = ['v3.0', 'v4.0', 'v4.0-omni'] as const;
 
@@ -132,23 +132,7 @@ export const videoElements: ModelSpec = {
         const text = prompts(s)
           .map((p) => p.text)
           .join('\n');
-        return {
-          outputs: [
-            {
-              kind: 'video',
-              format: 'mp4',
-              filename: 'video.mp4',
-              caption: '',
-              seed: `${caption}\n${text}`,
-              width: WIDTH,
-              height: HEIGHT,
-              durationSeconds: s.length,
-            },
-          ],
-          caption,
-          texts: [],
-          workSeconds: videoWorkSeconds(s.length),
-        };
+        return mp4Plan({ caption, prompt: text, size: { width: WIDTH, height: HEIGHT }, seconds: s.length });
       },
     }),
   ],

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { addRule, defineMode, type LibraryRef, type ModelSpec, rate } from './model-spec.ts';
-import { aspectFrameSize, videoWorkSeconds } from './video-common.ts';
+import { aspectFrameSize, mp4Plan } from './video-common.ts';
 
 /**
  * Ids of library records: up to three per video (reference "Other libraries"). Decisions: an id is a
@@ -58,27 +58,13 @@ export const videoOmni: ModelSpec = {
       ],
       /** Per second of output; saved characters and voices are free (CONTRACT §7 creation is free). */
       price: (s, _inputs, rates) => rate(rates, 'second') * s.duration,
-      plan: (s) => {
-        const caption = `video-omni, ${s.aspect_ratio}, ${s.duration}s`;
-        const size = aspectFrameSize(QUALITY, s.aspect_ratio);
-        return {
-          outputs: [
-            {
-              kind: 'video',
-              format: 'mp4',
-              filename: 'video.mp4',
-              caption: '',
-              seed: `${caption}\n${s.prompt}`,
-              width: size.width,
-              height: size.height,
-              durationSeconds: s.duration,
-            },
-          ],
-          caption,
-          texts: [],
-          workSeconds: videoWorkSeconds(s.duration),
-        };
-      },
+      plan: (s) =>
+        mp4Plan({
+          caption: `video-omni, ${s.aspect_ratio}, ${s.duration}s`,
+          prompt: s.prompt,
+          size: aspectFrameSize(QUALITY, s.aspect_ratio),
+          seconds: s.duration,
+        }),
     }),
   ],
 };

@@ -20,13 +20,13 @@ import {
   frameSize,
   inputSeconds,
   MB,
+  mp4Plan,
   PICTURE_RULE,
   QUALITIES,
   type Quality,
   requireMentions,
   secondsOf,
   urlList,
-  videoWorkSeconds,
 } from './video-common.ts';
 
 /** Version 3.0 takes 2 to 30 whole seconds (reference). */
@@ -85,25 +85,8 @@ function perSecond(s: Common, rates: PriceRates): number {
 }
 
 function videoPlan(mode: string, s: Common, size: FrameSize, shape: string): GenerationPlan {
-  const seconds = secondsOf(s.duration);
   const caption = `video ${s.model} ${mode}, ${s.quality} ${shape}, ${s.duration}`;
-  return {
-    outputs: [
-      {
-        kind: 'video',
-        format: 'mp4',
-        filename: 'video.mp4',
-        caption: '',
-        seed: `${caption}\n${s.prompt}`,
-        width: size.width,
-        height: size.height,
-        durationSeconds: seconds,
-      },
-    ],
-    caption,
-    texts: [],
-    workSeconds: videoWorkSeconds(seconds),
-  };
+  return mp4Plan({ caption, prompt: s.prompt, size, seconds: secondsOf(s.duration) });
 }
 
 /** Plan whose frame follows quality × aspect_ratio. */

@@ -96,21 +96,16 @@ export async function markSucceeded(tx: Tx, taskId: string, success: Success, at
   return true;
 }
 
-/** queued | running → failed, voiding the hold. False when the task was already final. */
-export async function markFailed(
+/** queued | running → a final state without a result, voiding the hold. False when it was already final. */
+async function endWithoutResult(
   tx: Tx,
   taskId: string,
-  failure: { code: TaskFailureCode; reason: string },
+  changes: { status: 'failed' | 'canceled'; error_code?: string; error_message?: string },
   at: Date,
 ): Promise<boolean> {
   const result = await tx
     .updateTable('tasks')
-    .set({
-      status: 'failed',
-      finished_at: at.toISOString(),
-      error_code: failure.code,
-      error_message: failure.reason,
-    })
+    .set({ ...changes, finished_at: at.toISOString() })
     .where('id', '=', taskId)
     .where('status', 'in', ACTIVE_STATUSES)
     .executeTakeFirst();
@@ -120,16 +115,22 @@ export async function markFailed(
   return true;
 }
 
+/** queued | running → failed, voiding the hold. False when the task was already final. */
+export function markFailed(
+  tx: Tx,
+  taskId: string,
+  failure: { code: TaskFailureCode; reason: string },
+  at: Date,
+): Promise<boolean> {
+  return endWithoutResult(
+    tx,
+    taskId,
+    { status: 'failed', error_code: failure.code, error_message: failure.reason },
+    at,
+  );
+}
+
 /** queued | running → canceled, releasing the hold in full. False when the task was already final. */
-export async function markCanceled(tx: Tx, taskId: string, at: Date): Promise<boolean> {
-  const result = await tx
-    .updateTable('tasks')
-    .set({ status: 'canceled', finished_at: at.toISOString() })
-    .where('id', '=', taskId)
-    .where('status', 'in', ACTIVE_STATUSES)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return false;
-  await settle(tx, taskId, 'void', at);
-  await tx.deleteFrom('jobs').where('id', '=', jobIdOf(taskId)).execute();
-  return true;
+export function markCanceled(tx: Tx, taskId: string, at: Date): Promise<boolean> {
+  return endWithoutResult(tx, taskId, { status: 'canceled' }, at);
 }
