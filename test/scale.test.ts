@@ -218,4 +218,19 @@ describe('two API processes and two workers on one PostgreSQL', {
     assert.deepEqual(new Set(statuses.values()), new Set(['succeeded']));
     await assertMoneyWhole();
   });
+
+  test('the request limit of an account holds across both API processes (shared PostgreSQL store)', async () => {
+    const [account] = await makeAccounts(1);
+    const codes = await Promise.all(
+      Array.from({ length: 130 }, async (_, i) => {
+        const res = await fetch(`${apis[i % 2]!.base}/v1/me`, {
+          headers: { authorization: `Bearer ${account!.key}` },
+        });
+        await res.arrayBuffer();
+        return res.status;
+      }),
+    );
+    assert.equal(codes.filter((c) => c === 200).length, 120);
+    assert.equal(codes.filter((c) => c === 429).length, 10);
+  });
 });
