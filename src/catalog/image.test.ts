@@ -1,66 +1,35 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { z } from 'zod';
 import { IMAGE_SIZES, image } from './image.ts';
-import type { ImageOutput, ModeSpec } from './model-spec.ts';
+import type { ImageOutput } from './model-spec.ts';
 import rates from './prices/image.json' with { type: 'json' };
-import { validateSettings } from './validate.ts';
+import { bad, type Case, ok, settingsCases, unknown } from './settings-cases.ts';
 
 const P = { prompt: 'a lighthouse at dawn' };
-type Settings = Record<string, unknown>;
-type Case = { name: string; settings: Settings } & (
-  | { ok: true }
-  | { ok: false; code: 'unknown_setting' | 'invalid_settings'; field: string }
-);
-const ok = { ok: true } as const;
-const bad = (field: string) => ({ ok: false, code: 'invalid_settings', field }) as const;
-const unknown = (field: string) => ({ ok: false, code: 'unknown_setting', field }) as const;
 
 const cases: Case[] = [
-  { name: 'prompt 1 char', settings: { prompt: 'x' }, ...ok },
-  { name: 'prompt 10000 chars', settings: { prompt: 'x'.repeat(10000) }, ...ok },
-  { name: 'prompt empty', settings: { prompt: '' }, ...bad('prompt') },
-  { name: 'prompt 10001 chars', settings: { prompt: 'x'.repeat(10001) }, ...bad('prompt') },
-  { name: 'prompt required', settings: {}, ...bad('prompt') },
-  { name: 'style_id', settings: { ...P, style_id: 's1' }, ...ok },
-  { name: 'style_id empty', settings: { ...P, style_id: '' }, ...bad('style_id') },
-  ...IMAGE_SIZES.map((size): Case => ({ name: `size ${size}`, settings: { ...P, size }, ...ok })),
-  { name: 'size 512x512', settings: { ...P, size: '512x512' }, ...bad('size') },
-  ...[1, 4].map((n): Case => ({ name: `n ${n}`, settings: { ...P, n }, ...ok })),
-  ...[0, 5, 1.5, '2'].map((n): Case => ({ name: `n ${n} refused`, settings: { ...P, n }, ...bad('n') })),
-  { name: 'no mode selector', settings: { ...P, mode: 'default' }, ...unknown('mode') },
-  { name: 'unknown setting', settings: { ...P, negative_prompt: 'x' }, ...unknown('negative_prompt') },
+  ['prompt 1 char', { prompt: 'x' }, ok],
+  ['prompt 10000 chars', { prompt: 'x'.repeat(10000) }, ok],
+  ['prompt empty', { prompt: '' }, bad('prompt')],
+  ['prompt 10001 chars', { prompt: 'x'.repeat(10001) }, bad('prompt')],
+  ['prompt required', {}, bad('prompt')],
+  ['style_id', { ...P, style_id: 's1' }, ok],
+  ['style_id empty', { ...P, style_id: '' }, bad('style_id')],
+  ...IMAGE_SIZES.map((size): Case => [`size ${size}`, { ...P, size }, ok]),
+  ['size 512x512', { ...P, size: '512x512' }, bad('size')],
+  ...[1, 4].map((n): Case => [`n ${n}`, { ...P, n }, ok]),
+  ...[0, 5, 1.5, '2'].map((n): Case => [`n ${n} refused`, { ...P, n }, bad('n')]),
+  ['no mode selector', { ...P, mode: 'default' }, unknown('mode')],
+  ['unknown setting', { ...P, negative_prompt: 'x' }, unknown('negative_prompt')],
 ];
 
-describe('image settings', () => {
-  for (const c of cases) {
-    it(c.name, () => {
-      const result = validateSettings(image, c.settings);
-      if (c.ok) {
-        assert.equal(result.ok, true, JSON.stringify(result.ok ? '' : result.violations));
-        return;
-      }
-      assert.equal(result.ok, false);
-      if (result.ok) return;
-      assert.equal(result.code, c.code);
-      assert.ok(
-        result.violations.some((v) => v.field === `settings.${c.field}`),
-        JSON.stringify(result.violations),
-      );
-    });
-  }
-});
+const suite = settingsCases(image);
+const { accept } = suite;
 
-function accept(settings: Settings): { mode: ModeSpec; settings: Settings } {
-  const result = validateSettings(image, settings);
-  if (!result.ok) assert.fail(JSON.stringify(result.violations));
-  return { mode: result.mode, settings: result.settings };
-}
+suite.describe('image settings', cases);
 
 describe('image defaults, price, plan, references', () => {
-  it('defaults: size 1024x1024, n 1', () => {
-    assert.deepEqual(accept(P).settings, { ...P, size: '1024x1024', n: 1 });
-  });
+  suite.itFillsInDefaults(P, { ...P, size: '1024x1024', n: 1 }, 'defaults: size 1024x1024, n 1');
   it('price per picture times n', () => {
     for (const n of [1, 2, 4]) {
       const { mode, settings } = accept({ ...P, n });
@@ -86,9 +55,7 @@ describe('image defaults, price, plan, references', () => {
     const plain = accept(P);
     assert.deepEqual(plain.mode.references?.(plain.settings), []);
   });
-  it('publishes a JSON Schema', () => {
-    for (const mode of image.modes) assert.doesNotThrow(() => z.toJSONSchema(mode.schema, { io: 'input' }));
-  });
+  suite.itPublishesJsonSchemas();
 });
 
 it('a vector style gives SVG pictures, a raster style PNG (CONTRACT §2)', () => {

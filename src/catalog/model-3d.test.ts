@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { z } from 'zod';
 import { model3d } from './model-3d.ts';
 import type { GenerationPlan, MeshOutput, ModeInputs } from './model-spec.ts';
 import rates from './prices/model-3d.json' with { type: 'json' };
-import { validateSettings } from './validate.ts';
+import { bad, type Case, ok, type Settings, settingsCases, unknown } from './settings-cases.ts';
 
 const URL = 'https://example.com/chair.png';
 const text = { task_type: 'text_to_model', prompt: 'a red chair' };
@@ -15,12 +14,6 @@ const P1 = { model_version: 'P1-20260311' };
 const V25 = { model_version: 'v2.5-20250123' };
 const V30 = { model_version: 'v3.0-20250812' };
 const NO_INPUTS: ModeInputs = { files: [] };
-
-type Expect = { ok: true } | { ok: false; code: 'unknown_setting' | 'invalid_settings'; field: string };
-type Case = [name: string, settings: Record<string, unknown>, expect: Expect];
-const ok: Expect = { ok: true };
-const bad = (field: string): Expect => ({ ok: false, code: 'invalid_settings', field });
-const unknown = (field: string): Expect => ({ ok: false, code: 'unknown_setting', field });
 
 const cases: Case[] = [
   ['task_type required', { prompt: 'x' }, bad('task_type')],
@@ -122,42 +115,25 @@ const cases: Case[] = [
   ['unknown setting', { ...text, style: 'cartoon' }, unknown('style')],
 ];
 
-describe('model-3d settings', () => {
-  for (const [name, settings, expect] of cases) {
-    it(`${expect.ok ? 'accepts' : 'refuses'}: ${name}`, () => {
-      const result = validateSettings(model3d, settings);
-      if (expect.ok) return assert.equal(result.ok, true, JSON.stringify(result));
-      assert.ok(!result.ok, `${name} was accepted`);
-      assert.equal(result.code, expect.code);
-      // validate.ts names the mode selector without the `settings.` prefix it gives other fields.
-      const fields = result.violations.map((v) => v.field.replace(/^settings\./, ''));
-      assert.ok(fields.includes(expect.field), `fields: ${fields.join(', ')}`);
-    });
-  }
+const suite = settingsCases(model3d);
 
-  it('fills in the defaults', () => {
-    const result = validateSettings(model3d, image);
-    assert.ok(result.ok);
-    assert.deepEqual(result.settings, {
-      ...image,
-      model_version: 'v3.1-20260211',
-      texture: true,
-      pbr: true,
-      texture_quality: 'standard',
-      geometry_quality: 'standard',
-      auto_size: false,
-      quad: false,
-      smart_low_poly: false,
-      generate_parts: false,
-      orientation: 'default',
-      texture_alignment: 'original_image',
-      enable_image_autofix: false,
-    });
+suite.describe('model-3d settings', cases, () => {
+  suite.itFillsInDefaults(image, {
+    ...image,
+    model_version: 'v3.1-20260211',
+    texture: true,
+    pbr: true,
+    texture_quality: 'standard',
+    geometry_quality: 'standard',
+    auto_size: false,
+    quad: false,
+    smart_low_poly: false,
+    generate_parts: false,
+    orientation: 'default',
+    texture_alignment: 'original_image',
+    enable_image_autofix: false,
   });
-
-  it('publishes a JSON schema for every mode', () => {
-    for (const mode of model3d.modes) assert.doesNotThrow(() => z.toJSONSchema(mode.schema, { io: 'input' }));
-  });
+  suite.itPublishesJsonSchemas();
 
   it('checks every URL field as a JPEG or PNG up to 20 MB', () => {
     const fields = model3d.modes.flatMap((m) => Object.entries(m.inputRules ?? {}));
@@ -174,13 +150,12 @@ describe('model-3d settings', () => {
 });
 
 /** Validates settings that must be accepted and returns their price, plan and mesh output. */
-function accepted(settings: Record<string, unknown>): {
+function accepted(settings: Settings): {
   price: number;
   plan: GenerationPlan;
   mesh: MeshOutput;
 } {
-  const result = validateSettings(model3d, settings);
-  assert.ok(result.ok, JSON.stringify(result));
+  const result = suite.accept(settings);
   const plan = result.mode.plan(result.settings, NO_INPUTS);
   const mesh = plan.outputs.find((o) => o.kind === 'document');
   assert.ok(mesh);

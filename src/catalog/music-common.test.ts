@@ -2,15 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InputFile } from './model-spec.ts';
 import { audioInputTotal, madeUpTitle, musicPrice, slug } from './music-common.ts';
+import { inputFile } from './settings-cases.ts';
 
-const file = (field: string, durationSeconds?: number): InputFile => ({
-  field,
-  position: 0,
-  url: 'https://example.com/a.mp3',
-  format: 'mp3',
-  sizeBytes: 1,
-  ...(durationSeconds === undefined ? {} : { durationSeconds }),
-});
+const file = (field: string, durationSeconds?: number): InputFile =>
+  inputFile(field, { url: 'https://example.com/a.mp3', format: 'mp3', sizeBytes: 1, durationSeconds });
 
 describe('music-common', () => {
   it('slug keeps letters of any script', () => {

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { z } from 'zod';
 import type { AudioOutput, InputFile, ModeInputs, ModeSpec } from './model-spec.ts';
 import { music } from './music.ts';
 import { MUSIC_MODELS } from './music-common.ts';
 import rates from './prices/music.json' with { type: 'json' };
-import { validateSettings } from './validate.ts';
+import { bad, type Case, inputFile, ok, type Settings, settingsCases, unknown } from './settings-cases.ts';
 
 const URL = 'https://example.com/own-track.mp3';
 const URL2 = 'https://example.com/own-track-2.mp3';
@@ -54,92 +53,65 @@ const M = { mode: 'mashup', audio: [URL], audio2: [URL2], songDescription: 'both
 const MA = { mode: 'mashup', audio: [URL], audio2: [URL2], customMode: true, title: 'Mix', style: 'house' };
 const EVERY_MODE = { G, GA, S, AV, AI, C, CA, E, R, M, MA };
 
-type Settings = Record<string, unknown>;
-type Case = { name: string; settings: Settings } & (
-  | { ok: true }
-  | { ok: false; code: 'unknown_setting' | 'invalid_settings'; field: string }
-);
-const ok = { ok: true } as const;
-const bad = (field: string) => ({ ok: false, code: 'invalid_settings', field }) as const;
-const unknown = (field: string) => ({ ok: false, code: 'unknown_setting', field }) as const;
 const chars = (n: number): string => 'x'.repeat(n);
 
-/** Accepted and refused values of one field on one base (name says where). */
-function field(base: Settings, label: string, name: string, good: unknown[], wrong: unknown[]): Case[] {
+/**
+ * Accepted and refused values of one field on one base (name says where); a refusal names `refused`,
+ * the field itself unless given (`audio.0` for a broken item of a list).
+ */
+function field(
+  base: Settings,
+  label: string,
+  name: string,
+  good: unknown[],
+  wrong: unknown[],
+  refused = name,
+): Case[] {
   return [
-    ...good.map(
-      (v): Case => ({
-        name: `${label} ${name}=${String(v).slice(0, 12)}`,
-        settings: { ...base, [name]: v },
-        ...ok,
-      }),
-    ),
+    ...good.map((v): Case => [`${label} ${name}=${String(v).slice(0, 12)}`, { ...base, [name]: v }, ok]),
     ...wrong.map(
-      (v): Case => ({
-        name: `${label} ${name}=${String(v).slice(0, 12)} refused`,
-        settings: { ...base, [name]: v },
-        ...bad(name),
-      }),
+      (v): Case => [
+        `${label} ${name}=${String(v).slice(0, 12)} refused`,
+        { ...base, [name]: v },
+        bad(refused),
+      ],
     ),
   ];
 }
 
 const WEIGHT_GOOD = [0, 1, 0.5, 0.57, 0.29, 0.07];
 const WEIGHT_BAD = [-0.01, 1.01, 0.123, '0.5'];
-const AUDIO_BAD = [[], [URL, URL2], ['not a url'], ['ftp://example.com/a.mp3'], URL];
+const AUDIO_BAD = [[], [URL, URL2], URL];
+const AUDIO_ITEM_BAD = [['not a url'], ['ftp://example.com/a.mp3']];
 
 const cases: Case[] = [
-  { name: 'mode required', settings: { songDescription: 'x' }, ...bad('mode') },
-  { name: 'mode unknown', settings: { ...G, mode: 'remix' }, ...bad('mode') },
+  ['mode required', { songDescription: 'x' }, bad('mode')],
+  ['mode unknown', { ...G, mode: 'remix' }, bad('mode')],
   ...Object.entries(EVERY_MODE).flatMap(([label, base]) =>
     field(base, label, 'model', [...MUSIC_MODELS], ['V5', 'v6']),
   ),
 
   // Unknown settings: a field listed only for another mode.
-  { name: 'generate refuses audio', settings: { ...G, audio: [URL] }, ...unknown('audio') },
-  {
-    name: 'generate refuses soundDescription',
-    settings: { ...GA, soundDescription: 'x' },
-    ...unknown('soundDescription'),
-  },
-  {
-    name: 'generate refuses negativeTags',
-    settings: { ...GA, negativeTags: 'x' },
-    ...unknown('negativeTags'),
-  },
-  { name: 'sounds refuses styleWeight', settings: { ...S, styleWeight: 0.5 }, ...unknown('styleWeight') },
-  { name: 'sounds refuses persona', settings: { ...S, persona: 'p1' }, ...unknown('persona') },
-  { name: 'sounds refuses title', settings: { ...S, title: 'x' }, ...unknown('title') },
-  { name: 'add_vocals refuses tags', settings: { ...AV, tags: 'x' }, ...unknown('tags') },
-  { name: 'add_vocals refuses persona', settings: { ...AV, persona: 'p1' }, ...unknown('persona') },
-  { name: 'add_instrumental refuses style', settings: { ...AI, style: 'x' }, ...unknown('style') },
-  { name: 'add_instrumental refuses prompt', settings: { ...AI, prompt: 'x' }, ...unknown('prompt') },
-  {
-    name: 'cover_upload refuses vocalGender',
-    settings: { ...CA, vocalGender: 'm' },
-    ...unknown('vocalGender'),
-  },
-  { name: 'cover_upload refuses audio2', settings: { ...CA, audio2: [URL2] }, ...unknown('audio2') },
-  { name: 'extend refuses customMode', settings: { ...E, customMode: true }, ...unknown('customMode') },
-  {
-    name: 'extend refuses songDescription',
-    settings: { ...E, songDescription: 'x' },
-    ...unknown('songDescription'),
-  },
-  { name: 'extend refuses duration', settings: { ...E, duration: 30 }, ...unknown('duration') },
-  {
-    name: 'replace_upload refuses styleWeight',
-    settings: { ...R, styleWeight: 0.5 },
-    ...unknown('styleWeight'),
-  },
-  {
-    name: 'replace_upload refuses instrumental',
-    settings: { ...R, instrumental: true },
-    ...unknown('instrumental'),
-  },
-  { name: 'mashup refuses persona', settings: { ...MA, persona: 'p1' }, ...unknown('persona') },
-  { name: 'mashup refuses vocalGender', settings: { ...MA, vocalGender: 'f' }, ...unknown('vocalGender') },
-  { name: 'mashup refuses negativeTags', settings: { ...MA, negativeTags: 'x' }, ...unknown('negativeTags') },
+  ['generate refuses audio', { ...G, audio: [URL] }, unknown('audio')],
+  ['generate refuses soundDescription', { ...GA, soundDescription: 'x' }, unknown('soundDescription')],
+  ['generate refuses negativeTags', { ...GA, negativeTags: 'x' }, unknown('negativeTags')],
+  ['sounds refuses styleWeight', { ...S, styleWeight: 0.5 }, unknown('styleWeight')],
+  ['sounds refuses persona', { ...S, persona: 'p1' }, unknown('persona')],
+  ['sounds refuses title', { ...S, title: 'x' }, unknown('title')],
+  ['add_vocals refuses tags', { ...AV, tags: 'x' }, unknown('tags')],
+  ['add_vocals refuses persona', { ...AV, persona: 'p1' }, unknown('persona')],
+  ['add_instrumental refuses style', { ...AI, style: 'x' }, unknown('style')],
+  ['add_instrumental refuses prompt', { ...AI, prompt: 'x' }, unknown('prompt')],
+  ['cover_upload refuses vocalGender', { ...CA, vocalGender: 'm' }, unknown('vocalGender')],
+  ['cover_upload refuses audio2', { ...CA, audio2: [URL2] }, unknown('audio2')],
+  ['extend refuses customMode', { ...E, customMode: true }, unknown('customMode')],
+  ['extend refuses songDescription', { ...E, songDescription: 'x' }, unknown('songDescription')],
+  ['extend refuses duration', { ...E, duration: 30 }, unknown('duration')],
+  ['replace_upload refuses styleWeight', { ...R, styleWeight: 0.5 }, unknown('styleWeight')],
+  ['replace_upload refuses instrumental', { ...R, instrumental: true }, unknown('instrumental')],
+  ['mashup refuses persona', { ...MA, persona: 'p1' }, unknown('persona')],
+  ['mashup refuses vocalGender', { ...MA, vocalGender: 'f' }, unknown('vocalGender')],
+  ['mashup refuses negativeTags', { ...MA, negativeTags: 'x' }, unknown('negativeTags')],
 
   // Weights: 0 to 1, at most two decimals.
   ...(['styleWeight', 'weirdnessConstraint', 'audioWeight'] as const).flatMap((w) =>
@@ -152,53 +124,37 @@ const cases: Case[] = [
   // Simple and advanced mode (generate, cover_upload, mashup).
   ...Object.entries({ G, C, M }).flatMap(([label, base]): Case[] => [
     ...field(base, label, 'songDescription', ['x', chars(3000)], ['', chars(3001), 5]),
-    {
-      name: `${label} simple needs songDescription`,
-      settings: { ...base, songDescription: undefined },
-      ...bad('songDescription'),
-    },
+    [
+      `${label} simple needs songDescription`,
+      { ...base, songDescription: undefined },
+      bad('songDescription'),
+    ],
     ...field(base, label, 'customMode', [false], ['yes']),
     ...field(base, label, 'instrumental', [true, false], ['no']),
     ...['title', 'style', 'prompt', 'duration', 'styleWeight', 'weirdnessConstraint'].map(
-      (f): Case => ({
-        name: `${label} simple refuses ${f}`,
-        settings: { ...base, [f]: f === 'duration' ? 30 : f.endsWith('t') ? 0.5 : 'x' },
-        ...bad(f),
-      }),
+      (f): Case => [
+        `${label} simple refuses ${f}`,
+        { ...base, [f]: f === 'duration' ? 30 : f.endsWith('t') ? 0.5 : 'x' },
+        bad(f),
+      ],
     ),
   ]),
-  {
-    name: 'generate simple refuses vocalGender',
-    settings: { ...G, vocalGender: 'm' },
-    ...bad('vocalGender'),
-  },
-  {
-    name: 'cover simple refuses negativeTags',
-    settings: { ...C, negativeTags: 'x' },
-    ...bad('negativeTags'),
-  },
+  ['generate simple refuses vocalGender', { ...G, vocalGender: 'm' }, bad('vocalGender')],
+  ['cover simple refuses negativeTags', { ...C, negativeTags: 'x' }, bad('negativeTags')],
   ...Object.entries({ GA, CA, MA }).flatMap(([label, base]): Case[] => [
     ...field(base, label, 'title', [chars(80)], ['', chars(81)]),
     ...field(base, label, 'style', [chars(1000)], ['', chars(1001)]),
     ...field(base, label, 'prompt', [chars(5000)], ['', chars(5001)]),
     ...field(base, label, 'duration', [10, 360], [9, 361, 20.5, '30']),
     ...field(base, label, 'customMode', [true], ['true']),
-    { name: `${label} advanced needs title`, settings: { ...base, title: undefined }, ...bad('title') },
-    { name: `${label} advanced needs style`, settings: { ...base, style: undefined }, ...bad('style') },
-    {
-      name: `${label} advanced refuses songDescription`,
-      settings: { ...base, songDescription: 'x' },
-      ...bad('songDescription'),
-    },
-    {
-      name: `${label} instrumental without prompt`,
-      settings: { ...base, prompt: undefined, instrumental: true },
-      ...ok,
-    },
+    [`${label} advanced needs title`, { ...base, title: undefined }, bad('title')],
+    [`${label} advanced needs style`, { ...base, style: undefined }, bad('style')],
+    [`${label} advanced refuses songDescription`, { ...base, songDescription: 'x' }, bad('songDescription')],
+    [`${label} instrumental without prompt`, { ...base, prompt: undefined, instrumental: true }, ok],
   ]),
-  { name: 'generate advanced needs prompt', settings: { ...GA, prompt: undefined }, ...bad('prompt') },
-  { name: 'cover advanced needs prompt', settings: { ...CA, prompt: undefined }, ...bad('prompt') },
-  { name: 'mashup advanced lyrics optional', settings: { ...MA, prompt: undefined }, ...ok },
+  ['generate advanced needs prompt', { ...GA, prompt: undefined }, bad('prompt')],
+  ['cover advanced needs prompt', { ...CA, prompt: undefined }, bad('prompt')],
+  ['mashup advanced lyrics optional', { ...MA, prompt: undefined }, ok],
   ...field(GA, 'GA', 'vocalGender', ['m', 'f'], ['', 'x']),
   ...field(CA, 'CA', 'negativeTags', ['', chars(500)], [chars(501)]),
 
@@ -206,15 +162,11 @@ const cases: Case[] = [
   ...Object.entries({ G, GA, C, CA, E }).flatMap(([label, base]): Case[] => [
     ...field(base, label, 'persona', ['p1'], ['', 1]),
     ...field(base, label, 'voice', ['v1'], ['']),
-    {
-      name: `${label} persona and voice together`,
-      settings: { ...base, persona: 'p1', voice: 'v1' },
-      ...bad('voice'),
-    },
+    [`${label} persona and voice together`, { ...base, persona: 'p1', voice: 'v1' }, bad('voice')],
   ]),
 
   // sounds
-  { name: 'sounds needs soundDescription', settings: { mode: 'sounds' }, ...bad('soundDescription') },
+  ['sounds needs soundDescription', { mode: 'sounds' }, bad('soundDescription')],
   ...field(S, 'S', 'soundDescription', ['x', chars(500)], ['', chars(501)]),
   ...field(S, 'S', 'soundLoop', [true, false], ['yes']),
   ...field(S, 'S', 'soundTempo', [1, 120, 300], [0, 301, 120.5]),
@@ -223,14 +175,16 @@ const cases: Case[] = [
   // URL fields: required lists of one uri.
   ...Object.entries({ AV, AI, C, CA, E, R, M }).flatMap(([label, base]): Case[] => [
     ...field(base, label, 'audio', [[URL]], AUDIO_BAD),
-    { name: `${label} needs audio`, settings: { ...base, audio: undefined }, ...bad('audio') },
+    ...field(base, label, 'audio', [], AUDIO_ITEM_BAD, 'audio.0'),
+    [`${label} needs audio`, { ...base, audio: undefined }, bad('audio')],
   ]),
   ...field(M, 'M', 'audio2', [[URL2]], AUDIO_BAD),
-  { name: 'mashup needs audio2', settings: { ...M, audio2: undefined }, ...bad('audio2') },
+  ...field(M, 'M', 'audio2', [], AUDIO_ITEM_BAD, 'audio2.0'),
+  ['mashup needs audio2', { ...M, audio2: undefined }, bad('audio2')],
 
   // add_vocals
   ...(['title', 'style', 'prompt', 'negativeTags'] as const).map(
-    (f): Case => ({ name: `add_vocals needs ${f}`, settings: { ...AV, [f]: undefined }, ...bad(f) }),
+    (f): Case => [`add_vocals needs ${f}`, { ...AV, [f]: undefined }, bad(f)],
   ),
   ...field(AV, 'AV', 'title', ['x', chars(80)], ['', chars(81)]),
   ...field(AV, 'AV', 'style', [chars(1000)], ['', chars(1001)]),
@@ -240,7 +194,7 @@ const cases: Case[] = [
 
   // add_instrumental
   ...(['title', 'tags', 'negativeTags'] as const).map(
-    (f): Case => ({ name: `add_instrumental needs ${f}`, settings: { ...AI, [f]: undefined }, ...bad(f) }),
+    (f): Case => [`add_instrumental needs ${f}`, { ...AI, [f]: undefined }, bad(f)],
   ),
   ...field(AI, 'AI', 'title', [chars(80)], ['', chars(81)]),
   ...field(AI, 'AI', 'tags', [chars(500)], ['', chars(501)]),
@@ -248,47 +202,27 @@ const cases: Case[] = [
   ...field(AI, 'AI', 'vocalGender', ['', 'm', 'f'], ['x']),
 
   // extend
-  { name: 'extend needs continueAt', settings: { ...E, continueAt: undefined }, ...bad('continueAt') },
+  ['extend needs continueAt', { ...E, continueAt: undefined }, bad('continueAt')],
   ...field(E, 'E', 'continueAt', [1, 45.5, 480], [0.5, 481, '30']),
   ...field(E, 'E', 'title', ['x', chars(100)], ['', chars(101)]),
   ...field(E, 'E', 'style', [chars(1000)], [chars(1001)]),
   ...field(E, 'E', 'prompt', [chars(5000)], ['', chars(5001)]),
   ...field(E, 'E', 'negativeTags', ['', chars(500)], [chars(501)]),
   ...field(E, 'E', 'vocalGender', ['', 'm', 'f'], ['x']),
-  { name: 'extend needs prompt', settings: { ...E, prompt: undefined }, ...bad('prompt') },
-  {
-    name: 'extend instrumental without prompt',
-    settings: { ...E, prompt: undefined, instrumental: true },
-    ...ok,
-  },
-  {
-    name: 'extend refuses defaultParamFlag',
-    settings: { ...E, defaultParamFlag: true },
-    ...bad('defaultParamFlag'),
-  },
+  ['extend needs prompt', { ...E, prompt: undefined }, bad('prompt')],
+  ['extend instrumental without prompt', { ...E, prompt: undefined, instrumental: true }, ok],
+  ['extend refuses defaultParamFlag', { ...E, defaultParamFlag: true }, bad('defaultParamFlag')],
 
   // replace_upload
   ...(['infillStartS', 'infillEndS', 'prompt', 'fullLyrics', 'tags', 'title'] as const).map(
-    (f): Case => ({ name: `replace_upload needs ${f}`, settings: { ...R, [f]: undefined }, ...bad(f) }),
+    (f): Case => [`replace_upload needs ${f}`, { ...R, [f]: undefined }, bad(f)],
   ),
   ...field(R, 'R', 'infillStartS', [0, 10.25, 15], [-1, 10.255, '10']),
   ...field(R, 'R', 'infillEndS', [20, 25.333], [-1, '25']),
-  {
-    name: 'replace_upload end before start',
-    settings: { ...R, infillStartS: 30, infillEndS: 20 },
-    ...bad('infillEndS'),
-  },
-  {
-    name: 'replace_upload end equals start',
-    settings: { ...R, infillStartS: 30, infillEndS: 30 },
-    ...bad('infillEndS'),
-  },
-  {
-    name: 'replace_upload section 9.99 s',
-    settings: { ...R, infillStartS: 10, infillEndS: 19.99 },
-    ...bad('infillEndS'),
-  },
-  { name: 'replace_upload section 10 s', settings: { ...R, infillStartS: 10, infillEndS: 20 }, ...ok },
+  ['replace_upload end before start', { ...R, infillStartS: 30, infillEndS: 20 }, bad('infillEndS')],
+  ['replace_upload end equals start', { ...R, infillStartS: 30, infillEndS: 30 }, bad('infillEndS')],
+  ['replace_upload section 9.99 s', { ...R, infillStartS: 10, infillEndS: 19.99 }, bad('infillEndS')],
+  ['replace_upload section 10 s', { ...R, infillStartS: 10, infillEndS: 20 }, ok],
   ...field(R, 'R', 'prompt', [chars(5000)], ['', chars(5001)]),
   ...field(R, 'R', 'fullLyrics', [chars(5000)], ['', chars(5001)]),
   ...field(R, 'R', 'tags', [chars(500)], ['', chars(501)]),
@@ -296,40 +230,10 @@ const cases: Case[] = [
   ...field(R, 'R', 'negativeTags', ['', chars(500)], [chars(501)]),
 ];
 
-/**
- * A violation names the setting `field` (or an item of it, `audio.0`). validate.ts prefixes schema
- * violations with `settings.` but not the mode-selector ones, so both forms are accepted.
- */
-function names(violationField: string, field: string): boolean {
-  return `${violationField.replace(/^settings\./, '')}.`.startsWith(`${field}.`);
-}
+const suite = settingsCases(music);
+const { accept } = suite;
 
-describe('music settings', () => {
-  for (const c of cases) {
-    it(c.name, () => {
-      const result = validateSettings(music, c.settings);
-      if (c.ok) {
-        assert.equal(result.ok, true, JSON.stringify(result.ok ? '' : result.violations));
-        return;
-      }
-      assert.equal(result.ok, false, 'expected a refusal');
-      if (result.ok) return;
-      assert.equal(result.code, c.code, JSON.stringify(result.violations));
-      assert.ok(
-        result.violations.some((v) => names(v.field, c.field)),
-        `no violation on settings.${c.field}: ${JSON.stringify(result.violations)}`,
-      );
-      for (const v of result.violations) assert.ok(v.en !== '' && v.ru !== '', 'messages in both languages');
-    });
-  }
-});
-
-/** Validated settings and their mode (fails the test when refused). */
-function accept(settings: Settings): { mode: ModeSpec; settings: Settings } {
-  const result = validateSettings(music, settings);
-  if (!result.ok) assert.fail(JSON.stringify(result.violations));
-  return { mode: result.mode, settings: result.settings };
-}
+suite.describe('music settings', cases);
 
 describe('music defaults', () => {
   const table: [string, Settings, Settings, string[]][] = [
@@ -402,14 +306,13 @@ describe('music defaults', () => {
   }
 });
 
-const file = (fieldName: string, durationSeconds?: number): InputFile => ({
-  field: fieldName,
-  position: 0,
-  url: fieldName === 'audio2' ? URL2 : URL,
-  format: 'mp3',
-  sizeBytes: 1_000_000,
-  ...(durationSeconds === undefined ? {} : { durationSeconds }),
-});
+const file = (fieldName: string, durationSeconds?: number): InputFile =>
+  inputFile(fieldName, {
+    url: fieldName === 'audio2' ? URL2 : URL,
+    format: 'mp3',
+    sizeBytes: 1_000_000,
+    durationSeconds,
+  });
 const inputs = (...files: InputFile[]): ModeInputs => ({ files });
 
 function priceOf(settings: Settings, given: ModeInputs = NO_INPUTS): number {
@@ -573,6 +476,7 @@ describe('music plan', () => {
 });
 
 describe('music references and schemas', () => {
+  suite.itPublishesJsonSchemas(8);
   it('persona and voice are library references of music', () => {
     const refs = (settings: Settings) => {
       const { mode, settings: s } = accept(settings);
@@ -588,11 +492,5 @@ describe('music references and schemas', () => {
       { library: 'personas', model: 'music', id: 'p2', field: 'persona' },
     ]);
     assert.deepEqual(refs(GA), []);
-  });
-  it('every mode publishes a JSON Schema', () => {
-    assert.equal(music.modes.length, 8);
-    for (const mode of music.modes) {
-      assert.doesNotThrow(() => z.toJSONSchema(mode.schema, { io: 'input' }), mode.name);
-    }
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InputFile } from './model-spec.ts';
+import { inputFile } from './settings-cases.ts';
 import {
   aspectFrameSize,
   attachmentLabels,
@@ -32,14 +33,8 @@ describe('video-common', () => {
   });
 
   it('rounds each input file up to a whole second, only for the given fields', () => {
-    const file = (field: string, durationSeconds?: number): InputFile => ({
-      field,
-      position: 0,
-      url: 'https://example.com/f',
-      format: 'mp4',
-      sizeBytes: 1,
-      ...(durationSeconds === undefined ? {} : { durationSeconds }),
-    });
+    const file = (field: string, durationSeconds?: number): InputFile =>
+      inputFile(field, { url: 'https://example.com/f', format: 'mp4', sizeBytes: 1, durationSeconds });
     const files = [file('a', 1), file('a', 1.01), file('b', 2.5), file('c', 9), file('a')];
     assert.equal(inputSeconds(files, ['a']), 3);
     assert.equal(inputSeconds(files, ['a', 'b']), 6);

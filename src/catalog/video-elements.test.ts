@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { z } from 'zod';
 import type { GenerationPlan, LibraryRef } from './model-spec.ts';
 import rates from './prices/video-elements.json' with { type: 'json' };
-import { validateSettings } from './validate.ts';
+import { bad, type Case, ok, type Settings, settingsCases, unknown } from './settings-cases.ts';
 import { elementIds, videoElements } from './video-elements.ts';
 
 const ID = '3f2b8c1e-9a4d-4c6b-8e2f-1a2b3c4d5e6f';
@@ -12,12 +11,6 @@ const base = { prompt: 'a cat in the rain' };
 const shots = (...durations: number[]): { prompt: string; duration: number }[] =>
   durations.map((duration, i) => ({ prompt: `scene ${i + 1}`, duration }));
 const scenes = { multi_shot: true, shots: shots(2, 3) };
-
-type Expect = { ok: true } | { ok: false; code: 'unknown_setting' | 'invalid_settings'; field: string };
-type Case = [name: string, settings: Record<string, unknown>, expect: Expect];
-const ok: Expect = { ok: true };
-const bad = (field: string): Expect => ({ ok: false, code: 'invalid_settings', field });
-const unknown = (field: string): Expect => ({ ok: false, code: 'unknown_setting', field });
 
 const cases: Case[] = [
   ...['v3.0', 'v4.0', 'v4.0-omni'].map(
@@ -130,29 +123,11 @@ const cases: Case[] = [
   ['unknown setting', { ...base, aspect_ratio: '16:9' }, unknown('aspect_ratio')],
 ];
 
-describe('video-elements settings', () => {
-  for (const [name, settings, expect] of cases) {
-    it(`${expect.ok ? 'accepts' : 'refuses'}: ${name}`, () => {
-      const result = validateSettings(videoElements, settings);
-      if (expect.ok) return assert.equal(result.ok, true, JSON.stringify(result));
-      assert.ok(!result.ok, `${name} was accepted`);
-      assert.equal(result.code, expect.code);
-      // validate.ts names the mode selector without the `settings.` prefix it gives other fields.
-      const fields = result.violations.map((v) => v.field.replace(/^settings\./, ''));
-      assert.ok(fields.includes(expect.field), `fields: ${fields.join(', ')}`);
-    });
-  }
+const suite = settingsCases(videoElements);
 
-  it('fills in the defaults', () => {
-    const result = validateSettings(videoElements, base);
-    assert.ok(result.ok);
-    assert.deepEqual(result.settings, { ...base, model_version: 'v3.0', length: 5, multi_shot: false });
-  });
-
-  it('publishes a JSON schema', () => {
-    for (const mode of videoElements.modes)
-      assert.doesNotThrow(() => z.toJSONSchema(mode.schema, { io: 'input' }));
-  });
+suite.describe('video-elements settings', cases, () => {
+  suite.itFillsInDefaults(base, { ...base, model_version: 'v3.0', length: 5, multi_shot: false });
+  suite.itPublishesJsonSchemas();
 });
 
 describe('video-elements labels', () => {
@@ -181,8 +156,7 @@ describe('video-elements labels', () => {
         { prompt: `Element_${ID2} meets Element_${ID}`, duration: 3 },
       ],
     };
-    const result = validateSettings(videoElements, settings);
-    assert.ok(result.ok);
+    const result = suite.accept(settings);
     const refs: LibraryRef[] = result.mode.references?.(result.settings) ?? [];
     const ref = (id: string, field: string): LibraryRef => ({
       library: 'elements',
@@ -195,15 +169,13 @@ describe('video-elements labels', () => {
       ref(ID2, 'shots.1.prompt'),
       ref(ID, 'shots.1.prompt'),
     ]);
-    const single = validateSettings(videoElements, { prompt: `Element_${ID}` });
-    assert.ok(single.ok);
+    const single = suite.accept({ prompt: `Element_${ID}` });
     assert.deepEqual(single.mode.references?.(single.settings), [ref(ID, 'prompt')]);
   });
 });
 
-function run(settings: Record<string, unknown>): { price: number; plan: GenerationPlan } {
-  const result = validateSettings(videoElements, settings);
-  assert.ok(result.ok, JSON.stringify(result));
+function run(settings: Settings): { price: number; plan: GenerationPlan } {
+  const result = suite.accept(settings);
   return {
     price: result.mode.price(result.settings, { files: [] }, rates),
     plan: result.mode.plan(result.settings, { files: [] }),

@@ -1,18 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { z } from 'zod';
 import type { GenerationPlan } from './model-spec.ts';
 import rates from './prices/video-omni.json' with { type: 'json' };
-import { validateSettings } from './validate.ts';
+import { bad, type Case, ok, type Settings, settingsCases, unknown } from './settings-cases.ts';
 import { videoOmni } from './video-omni.ts';
 
 const base = { prompt: 'two friends talk' };
-
-type Expect = { ok: true } | { ok: false; code: 'unknown_setting' | 'invalid_settings'; field: string };
-type Case = [name: string, settings: Record<string, unknown>, expect: Expect];
-const ok: Expect = { ok: true };
-const bad = (field: string): Expect => ({ ok: false, code: 'invalid_settings', field });
-const unknown = (field: string): Expect => ({ ok: false, code: 'unknown_setting', field });
 
 const cases: Case[] = [
   ['prompt 5000', { prompt: 'x'.repeat(5000) }, ok],
@@ -38,33 +31,14 @@ const cases: Case[] = [
   ['unknown setting', { ...base, quality: '720p' }, unknown('quality')],
 ];
 
-describe('video-omni settings', () => {
-  for (const [name, settings, expect] of cases) {
-    it(`${expect.ok ? 'accepts' : 'refuses'}: ${name}`, () => {
-      const result = validateSettings(videoOmni, settings);
-      if (expect.ok) return assert.equal(result.ok, true, JSON.stringify(result));
-      assert.ok(!result.ok, `${name} was accepted`);
-      assert.equal(result.code, expect.code);
-      // validate.ts names the mode selector without the `settings.` prefix it gives other fields.
-      const fields = result.violations.map((v) => v.field.replace(/^settings\./, ''));
-      assert.ok(fields.includes(expect.field), `fields: ${fields.join(', ')}`);
-    });
-  }
+const suite = settingsCases(videoOmni);
 
-  it('fills in the defaults', () => {
-    const result = validateSettings(videoOmni, base);
-    assert.ok(result.ok);
-    assert.deepEqual(result.settings, { ...base, duration: 5, aspect_ratio: '16:9' });
-  });
-
-  it('publishes a JSON schema', () => {
-    for (const mode of videoOmni.modes)
-      assert.doesNotThrow(() => z.toJSONSchema(mode.schema, { io: 'input' }));
-  });
+suite.describe('video-omni settings', cases, () => {
+  suite.itFillsInDefaults(base, { ...base, duration: 5, aspect_ratio: '16:9' });
+  suite.itPublishesJsonSchemas();
 
   it('references the characters and voices of the person', () => {
-    const result = validateSettings(videoOmni, { ...base, character_ids: ['c1', 'c2'], audio_ids: ['v1'] });
-    assert.ok(result.ok);
+    const result = suite.accept({ ...base, character_ids: ['c1', 'c2'], audio_ids: ['v1'] });
     assert.deepEqual(result.mode.references?.(result.settings), [
       { library: 'characters', model: 'video-omni', id: 'c1', field: 'character_ids.0' },
       { library: 'characters', model: 'video-omni', id: 'c2', field: 'character_ids.1' },
@@ -73,9 +47,8 @@ describe('video-omni settings', () => {
   });
 });
 
-function run(settings: Record<string, unknown>): { price: number; plan: GenerationPlan } {
-  const result = validateSettings(videoOmni, settings);
-  assert.ok(result.ok, JSON.stringify(result));
+function run(settings: Settings): { price: number; plan: GenerationPlan } {
+  const result = suite.accept(settings);
   const inputs = { files: [] };
   return {
     price: result.mode.price(result.settings, inputs, rates),

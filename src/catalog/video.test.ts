@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { z } from 'zod';
 import type { GenerationPlan, InputFile, VideoOutput } from './model-spec.ts';
 import rates from './prices/video.json' with { type: 'json' };
+import { bad, type Case, inputFile, ok, type Settings, settingsCases, unknown } from './settings-cases.ts';
 import { validateSettings } from './validate.ts';
 import { video } from './video.ts';
 
@@ -15,12 +15,6 @@ const omni = { mode: 'omni', prompt: '@Image1 sings', ref_image_urls: [IMG] };
 const urls = (n: number, url: string): string[] => Array.from({ length: n }, () => url);
 const labels = (n: number, label: string): string =>
   Array.from({ length: n }, (_, i) => `@${label}${i + 1}`).join(' ');
-
-type Expect = { ok: true } | { ok: false; code: 'unknown_setting' | 'invalid_settings'; field: string };
-type Case = [name: string, settings: Record<string, unknown>, expect: Expect];
-const ok: Expect = { ok: true };
-const bad = (field: string): Expect => ({ ok: false, code: 'invalid_settings', field });
-const unknown = (field: string): Expect => ({ ok: false, code: 'unknown_setting', field });
 
 const cases: Case[] = [
   ['mode required', { prompt: 'x', image_urls: [IMG] }, bad('mode')],
@@ -135,19 +129,9 @@ const cases: Case[] = [
   ['omni: first_frame_url is not a setting', { ...omni, first_frame_url: [IMG] }, unknown('first_frame_url')],
 ];
 
-describe('video settings', () => {
-  for (const [name, settings, expect] of cases) {
-    it(`${expect.ok ? 'accepts' : 'refuses'}: ${name}`, () => {
-      const result = validateSettings(video, settings);
-      if (expect.ok) return assert.equal(result.ok, true, JSON.stringify(result));
-      assert.ok(!result.ok, `${name} was accepted`);
-      assert.equal(result.code, expect.code);
-      // validate.ts names the mode selector without the `settings.` prefix it gives other fields.
-      const fields = result.violations.map((v) => v.field.replace(/^settings\./, ''));
-      assert.ok(fields.includes(expect.field), `fields: ${fields.join(', ')}`);
-    });
-  }
+const suite = settingsCases(video);
 
+suite.describe('video settings', cases, () => {
   it('names the missing label in the message', () => {
     const result = validateSettings(video, { ...reference, ref_video_urls: [VID] });
     assert.ok(
@@ -155,22 +139,15 @@ describe('video settings', () => {
     );
   });
 
-  it('fills in the defaults', () => {
-    const result = validateSettings(video, frames);
-    assert.ok(result.ok);
-    assert.deepEqual(result.settings, {
-      ...frames,
-      model: '3_0',
-      quality: '720p',
-      aspect_ratio: '16:9',
-      duration: '5s',
-      multi_shots: false,
-    });
+  suite.itFillsInDefaults(frames, {
+    ...frames,
+    model: '3_0',
+    quality: '720p',
+    aspect_ratio: '16:9',
+    duration: '5s',
+    multi_shots: false,
   });
-
-  it('publishes a JSON schema for every mode', () => {
-    for (const mode of video.modes) assert.doesNotThrow(() => z.toJSONSchema(mode.schema, { io: 'input' }));
-  });
+  suite.itPublishesJsonSchemas();
 
   it('declares the file rules of the reference', () => {
     const rules = Object.fromEntries(video.modes.map((m) => [m.name, m.inputRules ?? {}]));
@@ -200,21 +177,20 @@ describe('video settings', () => {
 });
 
 const file = (field: string, durationSeconds?: number, size?: [number, number]): InputFile => ({
-  field,
-  position: 0,
-  url: 'https://example.com/f',
-  format: field === 'ref_audio_urls' ? 'mp3' : field === 'ref_video_urls' ? 'mp4' : 'png',
-  sizeBytes: 1000,
-  ...(durationSeconds === undefined ? {} : { durationSeconds }),
+  ...inputFile(field, {
+    url: 'https://example.com/f',
+    format: field === 'ref_audio_urls' ? 'mp3' : field === 'ref_video_urls' ? 'mp4' : 'png',
+    sizeBytes: 1000,
+    durationSeconds,
+  }),
   ...(size === undefined ? {} : { width: size[0], height: size[1] }),
 });
 
 function run(
-  settings: Record<string, unknown>,
+  settings: Settings,
   files: InputFile[] = [],
 ): { price: number; plan: GenerationPlan; out: VideoOutput } {
-  const result = validateSettings(video, settings);
-  assert.ok(result.ok, JSON.stringify(result));
+  const result = suite.accept(settings);
   const plan = result.mode.plan(result.settings, { files });
   const [out] = plan.outputs;
   assert.ok(out?.kind === 'video' && plan.outputs.length === 1);

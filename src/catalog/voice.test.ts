@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { z } from 'zod';
-import type { AudioOutput, InputFile, ModeInputs, ModeSpec } from './model-spec.ts';
+import type { AudioOutput, ModeInputs } from './model-spec.ts';
 import rates from './prices/voice.json' with { type: 'json' };
-import { validateSettings } from './validate.ts';
+import { bad, type Case, inputFile, ok, type Settings, settingsCases, unknown } from './settings-cases.ts';
 import { EXTRA_VOICES, voice } from './voice.ts';
 
 const URL = 'https://example.com/my-voice.wav';
@@ -11,85 +10,45 @@ const NO_INPUTS: ModeInputs = { files: [] };
 const T = { mode: 'text_to_dialogue', text: 'Hello there', voice: 'v1' };
 const V = { mode: 'voice_change', audio: [URL], voice: 'v1' };
 
-type Settings = Record<string, unknown>;
-type Case = { name: string; settings: Settings } & (
-  | { ok: true }
-  | { ok: false; code: 'unknown_setting' | 'invalid_settings'; field: string }
-);
-const ok = { ok: true } as const;
-const bad = (field: string) => ({ ok: false, code: 'invalid_settings', field }) as const;
-const unknown = (field: string) => ({ ok: false, code: 'unknown_setting', field }) as const;
-
 const cases: Case[] = [
-  { name: 'mode required', settings: { text: 'x', voice: 'v1' }, ...bad('mode') },
-  { name: 'mode unknown', settings: { ...T, mode: 'tts' }, ...bad('mode') },
-  { name: 'text 1 char', settings: { ...T, text: 'x' }, ...ok },
-  { name: 'text 5000 chars', settings: { ...T, text: 'x'.repeat(5000) }, ...ok },
-  { name: 'text empty', settings: { ...T, text: '' }, ...bad('text') },
-  { name: 'text 5001 chars', settings: { ...T, text: 'x'.repeat(5001) }, ...bad('text') },
-  { name: 'text required', settings: { mode: 'text_to_dialogue', voice: 'v1' }, ...bad('text') },
-  { name: 'voice required (dialogue)', settings: { mode: 'text_to_dialogue', text: 'x' }, ...bad('voice') },
-  { name: 'voice empty', settings: { ...T, voice: '' }, ...bad('voice') },
-  { name: 'voice must be a string', settings: { ...T, voice: 7 }, ...bad('voice') },
-  ...EXTRA_VOICES.map((f): Case => ({ name: `${f} accepted`, settings: { ...T, [f]: 'v2' }, ...ok })),
-  { name: 'voice_20 must be a string', settings: { ...T, voice_20: 1 }, ...bad('voice_20') },
-  { name: 'voice_1 is not a setting', settings: { ...T, voice_1: 'v2' }, ...unknown('voice_1') },
-  { name: 'voice_21 is not a setting', settings: { ...T, voice_21: 'v2' }, ...unknown('voice_21') },
-  {
-    name: 'dialogue lines of set voices',
-    settings: { ...T, text: '[voice] Hi\n[voice_2] Hello\n[voice_1] Bye', voice_2: 'v2' },
-    ...ok,
-  },
-  { name: 'line of an unset voice', settings: { ...T, text: '[voice] Hi\n[voice_3] Hello' }, ...bad('text') },
-  { name: 'dialogue refuses audio', settings: { ...T, audio: [URL] }, ...unknown('audio') },
-  { name: 'voice_change', settings: V, ...ok },
-  { name: 'voice_change audio required', settings: { mode: 'voice_change', voice: 'v1' }, ...bad('audio') },
-  { name: 'voice_change audio empty list', settings: { ...V, audio: [] }, ...bad('audio') },
-  { name: 'voice_change audio two items', settings: { ...V, audio: [URL, URL] }, ...bad('audio') },
-  { name: 'voice_change audio not a uri', settings: { ...V, audio: ['my voice'] }, ...bad('audio') },
-  { name: 'voice_change audio not a list', settings: { ...V, audio: URL }, ...bad('audio') },
-  { name: 'voice_change voice required', settings: { mode: 'voice_change', audio: [URL] }, ...bad('voice') },
-  { name: 'voice_change refuses text', settings: { ...V, text: 'x' }, ...unknown('text') },
-  { name: 'voice_change refuses voice_2', settings: { ...V, voice_2: 'v2' }, ...unknown('voice_2') },
+  ['mode required', { text: 'x', voice: 'v1' }, bad('mode')],
+  ['mode unknown', { ...T, mode: 'tts' }, bad('mode')],
+  ['text 1 char', { ...T, text: 'x' }, ok],
+  ['text 5000 chars', { ...T, text: 'x'.repeat(5000) }, ok],
+  ['text empty', { ...T, text: '' }, bad('text')],
+  ['text 5001 chars', { ...T, text: 'x'.repeat(5001) }, bad('text')],
+  ['text required', { mode: 'text_to_dialogue', voice: 'v1' }, bad('text')],
+  ['voice required (dialogue)', { mode: 'text_to_dialogue', text: 'x' }, bad('voice')],
+  ['voice empty', { ...T, voice: '' }, bad('voice')],
+  ['voice must be a string', { ...T, voice: 7 }, bad('voice')],
+  ...EXTRA_VOICES.map((f): Case => [`${f} accepted`, { ...T, [f]: 'v2' }, ok]),
+  ['voice_20 must be a string', { ...T, voice_20: 1 }, bad('voice_20')],
+  ['voice_1 is not a setting', { ...T, voice_1: 'v2' }, unknown('voice_1')],
+  ['voice_21 is not a setting', { ...T, voice_21: 'v2' }, unknown('voice_21')],
+  [
+    'dialogue lines of set voices',
+    { ...T, text: '[voice] Hi\n[voice_2] Hello\n[voice_1] Bye', voice_2: 'v2' },
+    ok,
+  ],
+  ['line of an unset voice', { ...T, text: '[voice] Hi\n[voice_3] Hello' }, bad('text')],
+  ['dialogue refuses audio', { ...T, audio: [URL] }, unknown('audio')],
+  ['voice_change', V, ok],
+  ['voice_change audio required', { mode: 'voice_change', voice: 'v1' }, bad('audio')],
+  ['voice_change audio empty list', { ...V, audio: [] }, bad('audio')],
+  ['voice_change audio two items', { ...V, audio: [URL, URL] }, bad('audio')],
+  ['voice_change audio not a uri', { ...V, audio: ['my voice'] }, bad('audio.0')],
+  ['voice_change audio not a list', { ...V, audio: URL }, bad('audio')],
+  ['voice_change voice required', { mode: 'voice_change', audio: [URL] }, bad('voice')],
+  ['voice_change refuses text', { ...V, text: 'x' }, unknown('text')],
+  ['voice_change refuses voice_2', { ...V, voice_2: 'v2' }, unknown('voice_2')],
 ];
 
-/** The violation names the setting; the selector's violation comes without the `settings.` prefix. */
-function names(violationField: string, field: string): boolean {
-  return `${violationField.replace(/^settings\./, '')}.`.startsWith(`${field}.`);
-}
+const suite = settingsCases(voice);
+const { accept } = suite;
 
-describe('voice settings', () => {
-  for (const c of cases) {
-    it(c.name, () => {
-      const result = validateSettings(voice, c.settings);
-      if (c.ok) {
-        assert.equal(result.ok, true, JSON.stringify(result.ok ? '' : result.violations));
-        return;
-      }
-      assert.equal(result.ok, false, 'expected a refusal');
-      if (result.ok) return;
-      assert.equal(result.code, c.code, JSON.stringify(result.violations));
-      assert.ok(
-        result.violations.some((v) => names(v.field, c.field)),
-        JSON.stringify(result.violations),
-      );
-    });
-  }
-});
-
-function accept(settings: Settings): { mode: ModeSpec; settings: Settings } {
-  const result = validateSettings(voice, settings);
-  if (!result.ok) assert.fail(JSON.stringify(result.violations));
-  return { mode: result.mode, settings: result.settings };
-}
-const audioFile = (durationSeconds?: number): InputFile => ({
-  field: 'audio',
-  position: 0,
-  url: URL,
-  format: 'wav',
-  sizeBytes: 100_000,
-  ...(durationSeconds === undefined ? {} : { durationSeconds }),
-});
+suite.describe('voice settings', cases);
+const audioFile = (durationSeconds?: number) =>
+  inputFile('audio', { url: URL, format: 'wav', sizeBytes: 100_000, durationSeconds });
 
 describe('voice price, plan, references', () => {
   const prices: [string, Settings, ModeInputs, number][] = [
@@ -143,7 +102,5 @@ describe('voice price, plan, references', () => {
       { library: 'voices', model: 'voice', id: 'v1', field: 'voice' },
     ]);
   });
-  it('every mode publishes a JSON Schema', () => {
-    for (const mode of voice.modes) assert.doesNotThrow(() => z.toJSONSchema(mode.schema, { io: 'input' }));
-  });
+  suite.itPublishesJsonSchemas();
 });
