@@ -58,6 +58,14 @@ export async function runLoad(spec: LoadSpec, connections: number, seconds: numb
     ...(spec.body === undefined ? {} : { body: spec.body }),
     ...(spec.headersPerConnection ? { setupClient: rotate(spec.headersPerConnection) } : {}),
   };
+  return runAutocannon(options);
+}
+
+/**
+ * Runs autocannon with `options` and keeps per-response latencies of 2xx answers (sub-millisecond)
+ * rather than autocannon's 1 ms histogram. Shared by `npm run bench` and `npm run bench:scale`.
+ */
+export async function runAutocannon(options: Options): Promise<RunOutcome> {
   const latencies: number[] = [];
   const instance = autocannon(options);
   instance.on('response', (_client, statusCode, _bytes, responseTime) => {

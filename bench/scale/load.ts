@@ -1,5 +1,5 @@
-import autocannon, { type RawRequest } from 'autocannon';
-import type { RunOutcome } from '../load.ts';
+import type { RawRequest } from 'autocannon';
+import { type RunOutcome, runAutocannon } from '../load.ts';
 import type { BenchClient } from './clients.ts';
 
 /** What a scenario sends; every request goes out as the next client in turn. */
@@ -69,8 +69,7 @@ async function runOne(
       headers: { ...request.headers, authorization: `Bearer ${client.key}` },
     };
   };
-  const latencies: number[] = [];
-  const instance = autocannon({
+  return runAutocannon({
     url: base,
     connections,
     duration: seconds,
@@ -79,18 +78,4 @@ async function runOne(
     ...(spec.body === undefined ? {} : { body: spec.body }),
     requests: [{ setupRequest }],
   });
-  // Per-response times (sub-millisecond) rather than autocannon's 1 ms histogram, as in bench/load.ts.
-  instance.on('response', (_client, statusCode, _bytes, responseTime) => {
-    if (statusCode >= 200 && statusCode < 300) latencies.push(responseTime);
-  });
-  const result = await instance;
-  const statusCodes: Record<string, number> = {};
-  for (const [code, stats] of Object.entries(result.statusCodeStats)) statusCodes[code] = stats.count;
-  return {
-    seconds: result.duration,
-    ok: result['2xx'],
-    failures: result.errors + result.non2xx,
-    statusCodes,
-    latencies,
-  };
 }

@@ -64,7 +64,7 @@ export interface TaskServiceDeps {
 /** Accepting, pricing, reading, listing and canceling tasks (reference "General", CONTRACT §3–§5). */
 export class TaskService {
   readonly #deps: TaskServiceDeps;
-  readonly #finalViews = new Map<string, { accountId: string; view: TaskView }>();
+  readonly #finalViews = new Map<string, FinalView>();
 
   constructor(deps: TaskServiceDeps) {
     this.#deps = deps;
@@ -232,8 +232,8 @@ export class TaskService {
   /** GET /v1/tasks/{id}; another account's task is 404 like a missing one. */
   async get(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<TaskView> {
     const now = this.#deps.clock.now();
-    const cached = this.#finalViews.get(`${lang}:${taskId}`);
-    if (cached && cached.accountId === principal.accountId) return withExpiry(cached.view, now);
+    const cached = this.#cachedFinal(principal, `${lang}:${taskId}`, now.getTime());
+    if (cached) return cached.view;
     const db = this.#deps.db.db;
     const row = await db
       .selectFrom('tasks')
@@ -252,15 +252,42 @@ export class TaskService {
   }
 
   /**
-   * A final task never changes again (only its files expire, which `withExpiry` derives from the clock),
-   * so its view is kept per process and language: polling a finished task costs no query. Bounded, oldest
+   * GET /v1/tasks/{id} as JSON text: a finished task's text is kept, so polling it costs no query and no
+   * serialisation. `final` tells the route whether to ask for another poll.
+   */
+  async poll(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<{ json: string; final: boolean }> {
+    const key = `${lang}:${taskId}`;
+    const cached = this.#cachedFinal(principal, key, this.#deps.clock.now().getTime());
+    if (cached) return { json: cached.json, final: true };
+    const view = await this.get(principal, taskId, lang);
+    const remembered = this.#finalViews.get(key);
+    return { json: remembered?.json ?? JSON.stringify(view), final: isFinal(view.status) };
+  }
+
+  /**
+   * A final task never changes again except that its files expire at a known moment, so its view (and
+   * its JSON) is kept per process and language until then, and rebuilt once as expired. Bounded, oldest
    * out first.
    */
-  #rememberFinal(cacheKey: string, accountId: string, view: TaskView): void {
+  #rememberFinal(cacheKey: string, accountId: string, view: TaskView): FinalView {
     if (this.#finalViews.size >= FINAL_VIEW_CACHE_SIZE) {
       this.#finalViews.delete(this.#finalViews.keys().next().value as string);
     }
-    this.#finalViews.set(cacheKey, { accountId, view });
+    const freshUntilMs =
+      view.result && !view.result.files_expired
+        ? Date.parse(view.result.files_expire_at)
+        : Number.POSITIVE_INFINITY;
+    const entry = { accountId, view, json: JSON.stringify(view), freshUntilMs };
+    this.#finalViews.set(cacheKey, entry);
+    return entry;
+  }
+
+  #cachedFinal(principal: KeyPrincipal, cacheKey: string, nowMs: number): FinalView | undefined {
+    const entry = this.#finalViews.get(cacheKey);
+    if (!entry || entry.accountId !== principal.accountId) return undefined;
+    if (nowMs < entry.freshUntilMs || !entry.view.result) return entry;
+    const expired = { ...entry.view, result: { ...entry.view.result, files_expired: true } };
+    return this.#rememberFinal(cacheKey, entry.accountId, expired);
   }
 
   /** GET /v1/tasks: newest first, keyset pagination on the time-ordered id. */
@@ -320,11 +347,12 @@ export class TaskService {
 /** Finished tasks whose views are kept in memory, per process. */
 const FINAL_VIEW_CACHE_SIZE = 10_000;
 
-/** The view as of `now`: past `files_expire_at` the files read as expired. */
-function withExpiry(view: TaskView, now: Date): TaskView {
-  if (!view.result || view.result.files_expired || view.result.files_expire_at > now.toISOString())
-    return view;
-  return { ...view, result: { ...view.result, files_expired: true } };
+interface FinalView {
+  accountId: string;
+  view: TaskView;
+  json: string;
+  /** Until then the view is current; at `files_expire_at` its files read as expired. */
+  freshUntilMs: number;
 }
 
 function encodeCursor(id: string): string {

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { TASK_BODY_LIMIT } from '../limits.ts';
@@ -118,8 +118,11 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       },
     },
     async (request, reply) => {
-      const task = await tasks.get(request.principal!, request.params.id, request.lang);
-      return reply.headers(pollHint(task)).send(task);
+      // The hot path of every client: the service hands over ready JSON text for finished tasks.
+      const { json, final } = await tasks.poll(request.principal!, request.params.id, request.lang);
+      if (!final) reply.header('Retry-After', '5');
+      // Already JSON text: sent as it is (Fastify serialises only non-string payloads).
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(json);
     },
   );
 
