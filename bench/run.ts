@@ -3,7 +3,7 @@ import { type ServerChild, startServer } from './child.ts';
 import { measureInterleaved } from './interleave.ts';
 import type { LoadSpec } from './load.ts';
 import { readOptions } from './options.ts';
-import { markdownTable, ratioLines } from './report.ts';
+import { markdownTable, ratioLines, runBench } from './report.ts';
 import { CREATE_BODY, createAccount, createFinishedTask, raiseActiveLimit } from './setup.ts';
 
 /**
@@ -94,12 +94,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runBench(main, log);

@@ -9,6 +9,7 @@ import { createClients, pollBody } from './scale/clients.ts';
 import { createBenchDatabase } from './scale/database.ts';
 import { measureScenarios, type Scenario } from './scale/interleave.ts';
 import { type RotatingSpec, rotation, runRotating } from './scale/load.ts';
+import { runBench } from './report.ts';
 import { cpuTable, resultTable, scaleLines } from './scale/report.ts';
 import { BENCH_ADMIN_TOKEN } from './servers/messages.ts';
 import { CREATE_BODY } from './setup.ts';
@@ -131,12 +132,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runBench(main, log);

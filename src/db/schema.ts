@@ -2,7 +2,6 @@
  * Table types of the database. Timestamps are ISO 8601 UTC strings (`toISOString()`), which sort
  * correctly as text on both SQLite and PostgreSQL; booleans are 0/1 integers on both.
  */
-import type { Generated } from 'kysely';
 
 export interface AccountsTable {
   id: string;
@@ -94,7 +93,6 @@ export interface TasksTable {
   finished_at: string | null;
   files_expire_at: string | null;
   files_expired: number;
-  attempts: Generated<number>;
   /** The generator's handle of the run, kept so a restarted worker resumes instead of starting over. */
   provider_ref: string | null;
 }

@@ -9,7 +9,7 @@
  */
 import { uuidv7 } from '../lib/ids.ts';
 import { sql } from 'kysely';
-import type { DialectCapabilities, LedgerEntriesTable, Tx } from '../db/index.ts';
+import type { LedgerEntriesTable, Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 
 export const CURRENCY = 'RUB';
@@ -104,12 +104,12 @@ export interface HoldInput {
 }
 
 /**
- * Holds a task's price. Decided inside the caller's transaction after `lockAccount`, so concurrent
- * creations are serialised per account and can never overspend the wallet or the key's daily limit.
+ * Holds a task's price. The caller's transaction must already hold the account lock
+ * (`dialect.lockAccount`), so concurrent creations are serialised per account and can never overspend the
+ * wallet or the key's daily limit.
  * Throws 402 insufficient_funds or 403 key_daily_limit_exceeded, leaving nothing written.
  */
-export async function hold(tx: Tx, dialect: DialectCapabilities, input: HoldInput): Promise<void> {
-  await dialect.lockAccount(tx, input.accountId);
+export async function hold(tx: Tx, input: HoldInput): Promise<void> {
   const balances = await balancesOf(tx, input.accountId);
   if (!balances) throw new Error(`account ${input.accountId} vanished`);
   if (input.keyLimit && input.keyId) {

@@ -33,6 +33,8 @@ interface Prepared {
   settings: Record<string, unknown>;
   inputs: ModeInputs;
   amountMinor: number;
+  /** The model's limit of unfinished tasks per account, read with its availability. */
+  maxActive: number;
 }
 
 const both = (violations: readonly Violation[]): { en: string; ru: string } => ({
@@ -96,7 +98,14 @@ export class TaskService {
       );
     }
     const amountMinor = priceOf(model, checked.mode, checked.settings, inputs, this.#deps.prices);
-    return { model, mode: checked.mode, settings: checked.settings, inputs, amountMinor };
+    return {
+      model,
+      mode: checked.mode,
+      settings: checked.settings,
+      inputs,
+      amountMinor,
+      maxActive: state.maxActive,
+    };
   }
 
   /** POST /v1/price: the amount a task would hold, without holding anything. */
@@ -165,7 +174,6 @@ export class TaskService {
     const { db, dialect } = this.#deps.db;
     const now = this.#deps.clock.now();
     const taskId = uuidv7(now.getTime());
-    const maxActive = (await this.#deps.models.state(prepared.model.key)).maxActive;
     await dialect.transaction(db, async (tx) => {
       await dialect.lockAccount(tx, principal.accountId);
       const active = await tx
@@ -175,8 +183,10 @@ export class TaskService {
         .where('model', '=', prepared.model.key)
         .where('status', 'in', ACTIVE_STATUSES)
         .executeTakeFirst();
-      if (Number(active?.n ?? 0) >= maxActive) throw errors.tooManyActive(prepared.model.key, maxActive);
-      await hold(tx, dialect, {
+      if (Number(active?.n ?? 0) >= prepared.maxActive) {
+        throw errors.tooManyActive(prepared.model.key, prepared.maxActive);
+      }
+      await hold(tx, {
         accountId: principal.accountId,
         keyId: principal.keyId,
         taskId,

@@ -35,11 +35,9 @@ export interface TaskView {
   error?: { code: string; message: string };
 }
 
-type TaskRow = Omit<TasksTable, 'attempts'>;
-
 /** The task as the API shows it (reference "Task", CONTRACT §3); error messages in the caller's language. */
 export function toTaskView(
-  row: TaskRow,
+  row: TasksTable,
   artifacts: readonly ArtifactsTable[],
   lang: Lang,
   now: Date,

@@ -12,7 +12,6 @@ import { uuidv7 } from '../lib/ids.ts';
 import type { BlobStore } from '../storage/index.ts';
 import {
   isFinal,
-  jobIdOf,
   markFailed,
   markRunning,
   markSucceeded,
@@ -185,12 +184,7 @@ export class Worker {
     }
   }
 
-  async #drive(
-    task: Omit<TasksTable, 'attempts'>,
-    job: ClaimedJob,
-    signal: AbortSignal,
-    dir: string,
-  ): Promise<void> {
+  async #drive(task: TasksTable, job: ClaimedJob, signal: AbortSignal, dir: string): Promise<void> {
     const { db, clock, generator } = this.#deps;
     if (job.attempts > this.#maxAttempts) {
       throw new GenerationError('generation_failed', `gave up after ${this.#maxAttempts} attempts`);
@@ -290,13 +284,13 @@ export class Worker {
     // Jittered exponential backoff: 1 s, 2 s, 4 s … ± 20 %.
     const delayMs = 1_000 * 2 ** (job.attempts - 1) * (0.8 + Math.random() * 0.4);
     await releaseJob(db, {
-      jobId: jobIdOf(taskId),
+      jobId: job.id,
       workerId: this.id,
       runAt: new Date(clock.now().getTime() + delayMs),
     });
   }
 
-  #requestOf(task: Omit<TasksTable, 'attempts'>): GenerationRequest {
+  #requestOf(task: TasksTable): GenerationRequest {
     const model = this.#deps.findModel(task.model);
     const mode = model?.modes.find((m) => m.name === task.mode);
     if (!model || !mode)

@@ -99,7 +99,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('finished_at', 'text')
     .addColumn('files_expire_at', 'text')
     .addColumn('files_expired', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('provider_ref', 'text')
     .execute();
   await db.schema
