@@ -4,7 +4,7 @@ import { findModel, loadPriceTable, MODELS, type PriceTable } from './catalog/in
 import { ModelService } from './catalog/model-service.ts';
 import type { Config } from './config.ts';
 import { createDb, type Db, migrateToLatest } from './db/index.ts';
-import { MAX_UPLOAD_BYTES, UploadService } from './files/index.ts';
+import { UploadService } from './files/index.ts';
 import { type Generator, Simulator } from './generators/index.ts';
 import { LibrarySimulator } from './generators/simulator/library-sim.ts';
 import type { Services } from './http/types.ts';
@@ -88,11 +88,19 @@ export async function createContainer(
   });
   // Libraries and helpers (CONTRACT §7): the simulator's library side, built beside the task Simulator.
   const libraryGenerator = new LibrarySimulator({ simSpeed: config.simSpeed });
-  // Placeholder until the media probe is wired here: lengths unknown, so only the generator's own
-  // checks apply to singing-voice files.
-  // Library creations probe their linked files like tasks do: own uploads from storage, others downloaded safely.
-  const resolveLibraryInput: InputResolver = (url, field) =>
-    probeUrl(url, `body.${field}`, MAX_UPLOAD_BYTES, { uploads, allowAddresses: config.fetchAllowAddresses });
+  // Library creations probe their linked files like tasks do: own uploads from storage, others downloaded
+  // safely, with the field's accepted formats and size (CONTRACT §6), refused as a request-body error.
+  const resolveLibraryInput: InputResolver = (url, field, accepted) =>
+    probeUrl(
+      url,
+      {
+        label: `body.${field}`,
+        maxBytes: accepted.max_size_mb * 1024 * 1024,
+        formats: accepted.formats,
+        invalid: 'request',
+      },
+      { uploads, allowAddresses: config.fetchAllowAddresses },
+    );
   const libraries = new LibraryService({
     db,
     clock,
@@ -101,7 +109,7 @@ export async function createContainer(
     resolveInput: resolveLibraryInput,
     models,
   });
-  const helpers = new HelperService({ db, clock, generator: libraryGenerator });
+  const helpers = new HelperService({ db, clock, generator: libraryGenerator, models });
   const sweeper = new Sweeper({ db, clock, storage, idempotency, uploads });
   return {
     config,

@@ -89,6 +89,21 @@ describe('POST /v1/files and direct links', () => {
     assert.equal(await t.container.storage.stat(row!.storage_key), null, 'bytes removed');
   });
 
+  test('a long name is cut by whole characters, so its link stays valid', async () => {
+    const acct = await t.account();
+    const name = `${'a'.repeat(199)}😀.png`;
+    const body = multipart(name, fs.readFileSync(await makePng(t.dir, 4, 4)));
+    const up = await t.app.inject({
+      method: 'POST',
+      url: '/v1/files',
+      payload: body.payload,
+      headers: { ...body.headers, authorization: `Bearer ${acct.key}` },
+    });
+    assert.equal(up.statusCode, 201, up.body);
+    assert.equal(up.json().filename, `${'a'.repeat(199)}😀`);
+    assert.equal((await t.call(acct.key, 'GET', `/v1/files/${up.json().id}`)).statusCode, 200);
+  });
+
   test('raw upload with Content-Type and ?filename; audio gets its duration', async () => {
     const acct = await t.account();
     const mp3 = await makeMp3(t.dir, 3);
@@ -261,7 +276,8 @@ describe('URL settings use uploads and safe downloads', () => {
     const wav = await upload(t, acct.key, await makeWav(t.dir, 1));
     const wrong = await t.call(acct.key, 'POST', '/v1/tasks', photoTask(wav.url));
     expectError(wrong, 422, 'file_type');
-    assert.match(wrong.json().error.message, /image_url/);
+    assert.match(wrong.json().error.message, /settings\.image_url\.0/);
+    assert.doesNotMatch(wrong.json().error.message, /settings\.settings/);
   });
 
   test('a public URL is downloaded and checked; unreachable, private and redirected-to-private URLs are 422 invalid_settings', async () => {

@@ -237,6 +237,43 @@ describe('library items in tasks', () => {
   });
 });
 
+describe('files and models behind library creations and helpers', () => {
+  test('a singing voice source must be an audio file (422 file_type); a switched-off model stops its helpers (503)', async () => {
+    const t = await startTestApp({ worker: false });
+    try {
+      const acct = await t.account();
+      const up = await t.call(
+        acct.key,
+        'POST',
+        '/v1/files?filename=p.png',
+        fs.readFileSync(await makePng(t.dir, 8, 8)),
+        {
+          'content-type': 'image/png',
+        },
+      );
+      const voice = await t.call(acct.key, 'POST', '/v1/models/music/voices', {
+        source_url: up.json().url,
+        start_seconds: 0,
+        end_seconds: 20,
+      });
+      expectError(voice, 422, 'file_type');
+      assert.match(voice.json().error.message, /body\.source_url/);
+      assert.equal(
+        (await t.call(acct.key, 'POST', '/v1/models/music/lyrics', { prompt: 'rain' })).statusCode,
+        200,
+      );
+      await t.admin('PATCH', '/admin/v1/models/music', { available: false });
+      expectError(
+        await t.call(acct.key, 'POST', '/v1/models/music/lyrics', { prompt: 'rain' }),
+        503,
+        'model_unavailable',
+      );
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('styles that are still training', () => {
   test('music-styles: style_not_ready while training, accepted once ready', async () => {
     const { ManualClock } = await import('../src/lib/clock.ts');

@@ -11,13 +11,11 @@ import type { Db, UploadsTable } from '../db/index.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
-import { kindOf, probeFile, sniffFormat } from '../media/index.ts';
+import { inspectFile, kindOf } from '../media/index.ts';
 import type { BlobStore, ByteRange } from '../storage/index.ts';
 
 /** Largest upload (CONTRACT §6); per-field limits are checked when a task uses the file. */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
-/** Bytes read to recognise a format by content (file-type needs about 4 KB). */
-const SNIFF_BYTES = 4_100;
 const TOKEN_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export interface UploadView {
@@ -64,13 +62,13 @@ function byteCap(maxBytes: number, onTooLarge: () => Error): Transform & { bytes
 
 function safeFilename(name: string | undefined, format: MediaFormat): string {
   // Path separators and control characters never reach a Content-Disposition header or a link.
-  const base = [...(name ?? '')]
+  // Cut by whole characters: half of a surrogate pair would break the link's percent-encoding.
+  const base = [...(name ?? '').trim()]
+    .slice(0, 200)
     .map((ch) =>
       ch === '/' || ch === '\\' || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f ? '_' : ch,
     )
-    .join('')
-    .trim()
-    .slice(0, 200);
+    .join('');
   return base || `upload.${format === 'jpeg' ? 'jpg' : format}`;
 }
 
@@ -98,18 +96,8 @@ export class UploadService {
         throw errors.invalidRequest({ en: 'The upload was interrupted.', ru: 'Загрузка прервана.' });
       }
       if (cap.bytes === 0) throw errors.fileEmpty('file');
-      const head = Buffer.alloc(Math.min(SNIFF_BYTES, cap.bytes));
-      const handle = await fsp.open(temp, 'r');
-      try {
-        await handle.read(head, 0, head.length, 0);
-      } finally {
-        await handle.close();
-      }
-      const sniffed = await sniffFormat(head);
+      const sniffed = await inspectFile(temp, cap.bytes);
       if (!sniffed) throw errors.fileType('file');
-      const probed = await probeFile(temp, sniffed.format).catch(
-        () => ({}) as Awaited<ReturnType<typeof probeFile>>,
-      );
       const now = this.#deps.clock.now();
       const id = uuidv7(now.getTime());
       const row: UploadsTable = {
@@ -121,9 +109,9 @@ export class UploadService {
         format: sniffed.format,
         kind: kindOf(sniffed.format),
         size_bytes: cap.bytes,
-        duration_seconds: probed.durationSeconds ?? null,
-        width: probed.width ?? null,
-        height: probed.height ?? null,
+        duration_seconds: sniffed.durationSeconds ?? null,
+        width: sniffed.width ?? null,
+        height: sniffed.height ?? null,
         storage_key: `uploads/${id}`,
         created_at: now.toISOString(),
         expires_at: new Date(now.getTime() + this.#deps.retentionMs).toISOString(),
@@ -132,7 +120,13 @@ export class UploadService {
       await this.#deps.storage.put(row.storage_key, fs.createReadStream(temp), {
         contentType: row.content_type,
       });
-      await this.#deps.db.db.insertInto('uploads').values(row).execute();
+      try {
+        await this.#deps.db.db.insertInto('uploads').values(row).execute();
+      } catch (error) {
+        // No record, no bytes: nothing could ever reach or sweep them.
+        await this.#deps.storage.delete(row.storage_key).catch(() => {});
+        throw error;
+      }
       return this.#view(row);
     } finally {
       await fsp.rm(dir, { recursive: true, force: true });

@@ -7,6 +7,7 @@
 import type { KeyPrincipal } from '../accounts/index.ts';
 import { mayUseModel } from '../accounts/index.ts';
 import { HOUR_MS } from '../config.ts';
+import type { ModelService } from '../catalog/model-service.ts';
 import type { Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import {
@@ -33,6 +34,8 @@ export interface HelperServiceDeps {
   db: Db;
   clock: Clock;
   generator: LibraryGenerator;
+  /** Availability of the models the helpers belong to (a switched-off model answers 503). */
+  models: Pick<ModelService, 'state'>;
   /** Calls per sliding hour. (Default: 20) */
   perHour?: number;
 }
@@ -51,6 +54,7 @@ export class HelperService {
   ): Promise<HelperIO[H]['output']> {
     const model = HELPER_MODELS[helper];
     if (!mayUseModel(principal, model)) throw errors.modelNotAllowedForKey(model);
+    if (!(await this.#deps.models.state(model)).available) throw errors.modelUnavailable(model);
     const { generator } = this.#deps;
     await askGenerator('library_create_failed', () => generator.ensureAvailable(input));
     const callId = await this.#take(principal.accountId);

@@ -93,7 +93,7 @@ export const singingVoices: LibraryDecl<z.output<typeof body>> = {
     },
   },
   async prepare(b, ctx) {
-    const source = await ctx.resolveInput(b.source_url, 'source_url');
+    const source = await ctx.resolveInput(b.source_url, 'source_url', AUDIO_FILES);
     if (source.durationSeconds !== undefined && b.end_seconds > source.durationSeconds + 0.01) {
       throw errors.invalidRequest({
         en: `body.end_seconds: the recording is only ${source.durationSeconds.toFixed(2)} s long`,

@@ -5,6 +5,7 @@
 import type { z } from 'zod';
 import type { Db, LibrarySegment } from '../db/index.ts';
 import type { ApiError } from '../errors.ts';
+import type { MediaFormat } from '../catalog/index.ts';
 import type { LibraryGenerator } from '../generators/library.ts';
 
 /** What the media probe tells about a linked file; throws ApiError for files that break a rule. */
@@ -13,7 +14,12 @@ export interface ResolvedInput {
   format: string;
   sizeBytes: number;
 }
-export type InputResolver = (url: string, field: string) => Promise<ResolvedInput>;
+/** Accepted formats and size of a linked file, as the list responses' `limits` show them. */
+export interface AcceptedFiles {
+  formats: readonly MediaFormat[];
+  max_size_mb: number;
+}
+export type InputResolver = (url: string, field: string, accepted: AcceptedFiles) => Promise<ResolvedInput>;
 
 /** The state a record takes when its pending step ends (applied lazily on read). */
 export interface PendingStep {

@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { KeyPrincipal } from '../accounts/index.ts';
 import { errors } from '../errors.ts';
 import { LIBRARY_WAIT_MS } from '../generators/library.ts';
+import { AUDIO_FILES } from './fields.ts';
 import { transition, viewOf } from './records.ts';
 import { askGenerator, type LibraryService, type RecordView } from './service.ts';
 import { singingVoices, type verifyBody } from './singing-voices.ts';
@@ -30,7 +31,7 @@ export async function verifyVoice(
   const before = await service.record(principal, singingVoices, id);
   if (before.status !== 'pending_recording') throw errors.voiceNotVerifiable();
   await askGenerator('library_create_failed', () => generator.ensureAvailable(body));
-  const recording = await resolveInput(body.recording_url, 'recording_url');
+  const recording = await resolveInput(body.recording_url, 'recording_url', AUDIO_FILES);
   const check = await askGenerator('library_create_failed', () =>
     generator.checkRecording(
       {

@@ -1,5 +1,4 @@
 /** Media inputs: content sniffing, probing (length, size) and guarded downloads of caller URLs. */
-export { isBlockedAddress } from './address.ts';
 export {
   type FetchedFile,
   FetchError,
@@ -9,13 +8,5 @@ export {
   type LookupFn,
 } from './fetch.ts';
 export type { PictureSize } from './image-size.ts';
-export { type ProbeResult, probeFile } from './probe.ts';
-export {
-  contentTypeOf,
-  kindOf,
-  MEDIA_FORMATS,
-  type MediaKind,
-  SNIFF_BYTES,
-  type SniffResult,
-  sniffFormat,
-} from './sniff.ts';
+export { inspectFile, type ProbeResult, probeFile } from './probe.ts';
+export { kindOf, type MediaKind, type SniffResult, sniffFormat } from './sniff.ts';

@@ -115,7 +115,7 @@ describe('sniff and probe real files', () => {
   });
 
   it('the ffmpeg fallback reads length and frame size', async () => {
-    const probed = await probeWithFfmpeg(paths.get('mov')!);
+    const probed = await probeWithFfmpeg(paths.get('mov')!, 'mov');
     assert.ok(Math.abs((probed.durationSeconds ?? -1) - 1.5) <= 0.15);
     assert.deepEqual([probed.width, probed.height], [128, 96]);
   });

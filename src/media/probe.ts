@@ -18,7 +18,7 @@ import { parseFile } from 'music-metadata';
 import type { MediaFormat } from '../catalog/model-spec.ts';
 import { type ByteReader, IMAGE_HEAD_BYTES, jpegSize, pngSize, webpSize } from './image-size.ts';
 import { readMovieInfo } from './isobmff.ts';
-import { kindOf } from './sniff.ts';
+import { kindOf, SNIFF_BYTES, type SniffResult, sniffFormat } from './sniff.ts';
 
 export interface ProbeResult {
   /** Length of audio and video (seconds). */
@@ -99,12 +99,37 @@ export function parseFfmpegReport(stderr: string): ProbeResult {
   return result;
 }
 
-/** Runs the bundled ffmpeg with `-i path` only (no output) and parses its report. */
-export function probeWithFfmpeg(path: string): Promise<ProbeResult> {
+/** The demuxer for each sniffed format, so ffmpeg never guesses on its own from untrusted content. */
+const DEMUXERS: Partial<Record<MediaFormat, string>> = {
+  mp3: 'mp3',
+  wav: 'wav',
+  ogg: 'ogg',
+  flac: 'flac',
+  aac: 'aac',
+  m4a: 'mov',
+  mp4: 'mov',
+  mov: 'mov',
+};
+
+/**
+ * Runs the bundled ffmpeg with `-i path` only (no output) and parses its report.
+ * Security: the demuxer is the one of the sniffed format and only local files may be opened, so a file
+ * that is really a playlist cannot make ffmpeg fetch anything.
+ */
+export function probeWithFfmpeg(path: string, format: MediaFormat): Promise<ProbeResult> {
+  const demuxer = DEMUXERS[format];
   return new Promise((resolve) => {
     execFile(
       ffmpeg.path,
-      ['-hide_banner', '-nostdin', '-i', path],
+      [
+        '-hide_banner',
+        '-nostdin',
+        '-protocol_whitelist',
+        'file',
+        ...(demuxer ? ['-f', demuxer] : []),
+        '-i',
+        path,
+      ],
       { timeout: FFMPEG_TIMEOUT_MS, maxBuffer: 1024 * 1024 },
       // ffmpeg exits with an error when no output is given; the report is on stderr either way.
       (_error, _stdout, stderr) => resolve(parseFfmpegReport(String(stderr))),
@@ -137,6 +162,27 @@ export async function probeFile(path: string, format: MediaFormat): Promise<Prob
   if (missing(result, isVideo) && (format === 'mp4' || format === 'mov' || format === 'm4a')) {
     fill(result, await withReader(path, readMovieInfo).catch(() => ({})), isVideo);
   }
-  if (missing(result, isVideo)) fill(result, await probeWithFfmpeg(path), isVideo);
+  if (missing(result, isVideo)) fill(result, await probeWithFfmpeg(path, format), isVideo);
   return result;
+}
+
+/**
+ * Recognises a stored file by its first bytes and, when it is a medium we accept, probes it: the one
+ * step behind uploads and URL inputs. Null when the content is no accepted format.
+ */
+export async function inspectFile(
+  path: string,
+  sizeBytes: number,
+): Promise<(SniffResult & ProbeResult) | null> {
+  const head = Buffer.alloc(Math.min(SNIFF_BYTES, sizeBytes));
+  const handle = await open(path, 'r');
+  try {
+    await handle.read(head, 0, head.length, 0);
+  } finally {
+    await handle.close();
+  }
+  const sniffed = await sniffFormat(head);
+  if (!sniffed) return null;
+  const probed = await probeFile(path, sniffed.format).catch((): ProbeResult => ({}));
+  return { ...sniffed, ...probed };
 }

@@ -9,17 +9,12 @@ import path from 'node:path';
 import type { InputFile, InputRule, MediaFormat, ModeInputs, ModeSpec } from '../catalog/index.ts';
 import { type ApiError, errors } from '../errors.ts';
 import type { UploadService } from '../files/index.ts';
-import { FetchError, fetchToFile, probeFile, sniffFormat } from '../media/index.ts';
-
-const SNIFF_BYTES = 4_100;
+import { FetchError, fetchToFile, inspectFile } from '../media/index.ts';
 
 export interface InputResolverDeps {
   uploads: UploadService;
   /** Test-only: exact addresses the fetcher may reach although they are private. Production: none. */
   allowAddresses?: readonly string[];
-  /** Connect and total timeouts of a download (milliseconds). */
-  connectTimeoutMs?: number;
-  totalTimeoutMs?: number;
 }
 
 const both = (label: string, en: string, ru: string): ApiError =>
@@ -39,30 +34,44 @@ export type ProbedFile = Omit<InputFile, 'field' | 'position' | 'url'>;
  */
 export async function probeUrl(
   url: string,
-  label: string,
-  maxBytes: number,
+  target: ProbeTarget,
   deps: InputResolverDeps,
 ): Promise<ProbedFile> {
   const own = await deps.uploads.byUrl(url);
-  if (own) {
-    return {
-      format: own.format as MediaFormat,
-      sizeBytes: Number(own.size_bytes),
-      ...(own.duration_seconds === null ? {} : { durationSeconds: own.duration_seconds }),
-      ...(own.width === null ? {} : { width: own.width }),
-      ...(own.height === null ? {} : { height: own.height }),
-    };
-  }
-  return probeRemote(url, label, maxBytes, deps);
+  const file: ProbedFile = own
+    ? {
+        format: own.format as MediaFormat,
+        sizeBytes: Number(own.size_bytes),
+        ...(own.duration_seconds === null ? {} : { durationSeconds: own.duration_seconds }),
+        ...(own.width === null ? {} : { width: own.width }),
+        ...(own.height === null ? {} : { height: own.height }),
+      }
+    : await probeRemote(url, target, deps);
+  if (target.formats && !target.formats.includes(file.format)) throw errors.fileType(target.label);
+  if (file.sizeBytes > target.maxBytes) throw errors.fileTooLarge(target.label, target.maxBytes);
+  return file;
+}
+
+/** What a URL must be and how refusals name it. */
+export interface ProbeTarget {
+  /** Names the field in refusals: `settings.image_url.0`, `body.source_url`. */
+  label: string;
+  maxBytes: number;
+  /** Accepted formats; others are 422 file_type. */
+  formats?: readonly MediaFormat[];
+  /** The 422 code of an unreadable file: invalid_settings in a task (default), invalid_request in a body. */
+  invalid?: 'settings' | 'request';
+  signal?: AbortSignal;
+}
+
+function unreadable(target: ProbeTarget, en: string, ru: string): ApiError {
+  const detail = { en: `${target.label}: ${en}`, ru: `${target.label}: ${ru}` };
+  return target.invalid === 'request' ? errors.invalidRequest(detail) : errors.invalidSettings(detail);
 }
 
 /** Probes one remote file: download (capped), recognise, measure. */
-async function probeRemote(
-  url: string,
-  label: string,
-  maxBytes: number,
-  deps: InputResolverDeps,
-): Promise<ProbedFile> {
+async function probeRemote(url: string, target: ProbeTarget, deps: InputResolverDeps): Promise<ProbedFile> {
+  const { label, maxBytes } = target;
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gta-input-'));
   try {
     let fetched: Awaited<ReturnType<typeof fetchToFile>>;
@@ -70,40 +79,31 @@ async function probeRemote(
       fetched = await fetchToFile(url, {
         dir,
         maxBytes,
-        connectTimeoutMs: deps.connectTimeoutMs ?? 5_000,
-        totalTimeoutMs: deps.totalTimeoutMs ?? 30_000,
         ...(deps.allowAddresses ? { allowAddresses: deps.allowAddresses } : {}),
+        ...(target.signal ? { signal: target.signal } : {}),
       });
     } catch (error) {
       if (!(error instanceof FetchError)) throw error;
       if (error.reason === 'too_large') throw errors.fileTooLarge(label, maxBytes);
       if (error.reason === 'empty') throw errors.fileEmpty(label);
-      throw both(
-        label,
+      throw unreadable(
+        target,
         `the file at ${url} cannot be read (${error.reason})`,
         `файл по адресу ${url} недоступен (${error.reason})`,
       );
     }
-    const handle = await fsp.open(fetched.path, 'r');
-    const head = Buffer.alloc(Math.min(SNIFF_BYTES, fetched.sizeBytes));
-    try {
-      await handle.read(head, 0, head.length, 0);
-    } finally {
-      await handle.close();
-    }
-    const sniffed = await sniffFormat(head);
-    if (!sniffed) throw errors.fileType(label);
-    const probed = await probeFile(fetched.path, sniffed.format).catch(() => ({}));
-    return { format: sniffed.format, sizeBytes: fetched.sizeBytes, ...probed };
+    const inspected = await inspectFile(fetched.path, fetched.sizeBytes);
+    if (!inspected) throw errors.fileType(label);
+    const { contentType: _type, ...facts } = inspected;
+    return { ...facts, sizeBytes: fetched.sizeBytes };
   } finally {
     await fsp.rm(dir, { recursive: true, force: true });
   }
 }
 
 function checkRule(file: InputFile, rule: InputRule): void {
+  // Format and size were checked by probeUrl; what is left are the lengths.
   const field = `settings.${file.field}.${file.position}`;
-  if (!rule.formats.includes(file.format)) throw errors.fileType(`settings.${field}`);
-  if (file.sizeBytes > rule.maxBytes) throw errors.fileTooLarge(`settings.${field}`, rule.maxBytes);
   const seconds = file.durationSeconds;
   if (seconds === undefined) {
     if (rule.minSeconds !== undefined || rule.maxSeconds !== undefined) {
@@ -134,16 +134,26 @@ export async function resolveInputs(
   deps: InputResolverDeps,
 ): Promise<ModeInputs> {
   const files: InputFile[] = [];
+  // One refused file ends the request: the downloads still running for it are stopped too.
+  const downloads = new AbortController();
   for (const [field, rule] of Object.entries(mode.inputRules ?? {})) {
     const urls = urlsOf(settings[field]);
     const resolved = await Promise.all(
       urls.map(async (url, position): Promise<InputFile> => {
-        const facts = await probeUrl(url, `settings.${field}.${position}`, rule.maxBytes, deps);
+        const label = `settings.${field}.${position}`;
+        const facts = await probeUrl(
+          url,
+          { label, maxBytes: rule.maxBytes, formats: rule.formats, signal: downloads.signal },
+          deps,
+        );
         const file: InputFile = { field, position, url, ...facts };
         checkRule(file, rule);
         return file;
       }),
-    );
+    ).catch((error: unknown) => {
+      downloads.abort();
+      throw error;
+    });
     if (rule.maxTotalSeconds !== undefined) {
       const total = resolved.reduce((sum, f) => sum + (f.durationSeconds ?? 0), 0);
       if (total > rule.maxTotalSeconds) {
