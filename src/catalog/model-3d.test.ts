@@ -226,6 +226,7 @@ describe('model-3d plan', () => {
   it('preview is a PNG image with a size', () => {
     const preview = accepted(views).plan.outputs.find((o) => o.kind === 'image');
     assert.ok(preview?.kind === 'image' && preview.width > 0 && preview.height > 0);
+    assert.equal(preview.subject, 'mesh', 'the preview shows the planned mesh');
   });
 
   it('different settings give different seeds', () => {

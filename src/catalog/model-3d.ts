@@ -222,6 +222,7 @@ function plan3d(s: Settings3d, subject: string): GenerationPlan {
         filename: 'preview.png',
         caption: '',
         seed,
+        subject: 'mesh',
         width: PREVIEW_SIZE,
         height: PREVIEW_SIZE,
       },

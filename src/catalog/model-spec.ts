@@ -105,6 +105,8 @@ export interface ImageOutput extends OutputBase {
   format: 'png' | 'svg';
   width: number;
   height: number;
+  /** `mesh`: a preview of the 3D mesh planned from the same seed, instead of a free picture. */
+  subject?: 'mesh';
 }
 
 export interface VideoOutput extends OutputBase {

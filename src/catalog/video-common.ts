@@ -74,8 +74,10 @@ export function attachmentLabels(lists: readonly LabelledList[]): { label: strin
  * space). `@Image1` is not mentioned by `@Image10`. Adds one `prompt` violation per missing label.
  */
 export function requireMentions(ctx: z.RefinementCtx, prompt: string, lists: readonly LabelledList[]): void {
+  // One scan of the prompt; the greedy number keeps `@Image10` from counting as `@Image1`.
+  const mentioned = new Set(Array.from(prompt.matchAll(/@(?:Image|Video|Audio)\d+/g), (m) => m[0]));
   for (const { label, field } of attachmentLabels(lists)) {
-    if (new RegExp(`${label}(?![0-9])`).test(prompt)) continue;
+    if (mentioned.has(label)) continue;
     addRule(
       ctx,
       'prompt',

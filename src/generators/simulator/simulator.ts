@@ -38,8 +38,6 @@ export function hasMarker(value: unknown, marker: string): boolean {
   return false;
 }
 
-const ARTIFACT_KIND = { document: 'document', image: 'image', video: 'video', audio: 'audio' } as const;
-
 /**
  * The built-in generator for every model: takes the model's typical time divided by SIM_SPEED, reports
  * progress, and renders real files of the promised kinds from the mode's plan.
@@ -125,7 +123,7 @@ export class Simulator implements Generator {
     const rendered = await renderOutput(output, { dir, signal });
     return {
       path: rendered.path,
-      kind: ARTIFACT_KIND[output.kind],
+      kind: output.kind,
       filename: output.filename,
       contentType: rendered.contentType,
       sizeBytes: rendered.sizeBytes,

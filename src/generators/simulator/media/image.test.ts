@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PNG } from 'pngjs';
-import type { ImageOutput, MeshOutput } from '../../../catalog/model-spec.ts';
-import { renderMeshPreview, renderOutput } from './index.ts';
+import type { ImageOutput } from '../../../catalog/model-spec.ts';
+import { renderOutput } from './index.ts';
 import { buildSvg } from './svg.ts';
 
 function image(over: Partial<ImageOutput>): ImageOutput {
@@ -66,18 +66,19 @@ describe('image renderers', () => {
   });
 
   it('draws a shaded preview of a 3D model', async () => {
-    const mesh: MeshOutput = {
-      kind: 'document',
-      format: 'glb',
-      filename: 'model.glb',
-      caption: '',
-      seed: 'preview',
-      faceLimit: 1000,
-      textured: false,
-      pbr: false,
-      parts: false,
-    };
-    const file = await renderMeshPreview(mesh, { dir, width: 256, height: 256 });
+    const file = await renderOutput(
+      {
+        kind: 'image',
+        format: 'png',
+        filename: 'preview.png',
+        caption: '',
+        seed: 'preview',
+        width: 256,
+        height: 256,
+        subject: 'mesh',
+      },
+      { dir },
+    );
     const png = PNG.sync.read(await readFile(file.path));
     assert.equal(png.width, 256);
     assert.ok(distinctColours(png) > 50);

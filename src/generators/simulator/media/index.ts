@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MeshOutput, OutputPlan } from '../../../catalog/model-spec.ts';
+import type { OutputPlan } from '../../../catalog/model-spec.ts';
 import { renderFbx } from './fbx.ts';
 import { renderGlb } from './glb.ts';
 import { renderMp3 } from './mp3.ts';
@@ -65,7 +65,9 @@ export async function renderOutput(plan: OutputPlan, options: RenderOptions): Pr
       case 'fbx':
         return renderFbx(plan, path);
       case 'png':
-        return renderPng(plan, path);
+        return plan.subject === 'mesh'
+          ? renderMeshPreviewPng(plan.seed, plan.width, plan.height, path)
+          : renderPng(plan, path);
       case 'svg':
         return renderSvg(plan, path);
       case 'mp3':
@@ -74,14 +76,4 @@ export async function renderOutput(plan: OutputPlan, options: RenderOptions): Pr
         return renderMp4(plan, path, signal);
     }
   });
-}
-
-/** Renders a PNG preview of a 3D model plan (a shaded view of the same seeded shape). */
-export async function renderMeshPreview(
-  mesh: MeshOutput,
-  options: RenderOptions & { width?: number; height?: number },
-): Promise<RenderedFile> {
-  const width = options.width ?? 512;
-  const height = options.height ?? 512;
-  return produce('png', options, (path) => renderMeshPreviewPng(mesh, width, height, path));
 }

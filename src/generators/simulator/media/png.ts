@@ -4,7 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { PNG } from 'pngjs';
-import type { ImageOutput, MeshOutput } from '../../../catalog/model-spec.ts';
+import type { ImageOutput } from '../../../catalog/model-spec.ts';
 import { createRng, hsl, type Rgb } from './seed.ts';
 import { shapeParams } from './shape.ts';
 
@@ -130,12 +130,12 @@ export async function renderPng(plan: ImageOutput, path: string): Promise<void> 
   await writeFile(path, encodePng(plan.width, plan.height, drawPicture(plan.width, plan.height, plan.seed)));
 }
 
-/** Writes a `width`×`height` PNG preview of a 3D model plan to `path`. */
+/** Writes a `width`×`height` PNG preview of the mesh planned from `seed` (a shaded view of that shape). */
 export async function renderMeshPreviewPng(
-  mesh: MeshOutput,
+  seed: string,
   width: number,
   height: number,
   path: string,
 ): Promise<void> {
-  await writeFile(path, encodePng(width, height, drawMeshPreview(width, height, mesh.seed)));
+  await writeFile(path, encodePng(width, height, drawMeshPreview(width, height, seed)));
 }
