@@ -13,7 +13,7 @@ import { GeneratorUnavailable } from '../generators/generator.ts';
 import { LIBRARY_WAIT_MS, type LibraryGenerator, LibraryRejected } from '../generators/library.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
-import { type IdempotencyClaim, type IdempotencyStore, requestHash } from '../tasks/idempotency.ts';
+import { type CompleteClaim, type IdempotencyStore, requestHash } from '../tasks/idempotency.ts';
 import { findRecord, fromRow, listRecords, type RecordQuery, toRow, viewOf } from './records.ts';
 import { libraryPath } from './registry.ts';
 import type { CreateContext, InputResolver, LibraryDecl, PendingStep, StoredRecord } from './types.ts';
@@ -107,36 +107,34 @@ export class LibraryService {
     idempotencyKey: string | null,
   ): Promise<{ status: number; record: RecordView; replayed: boolean }> {
     const query = this.#query(principal, decl);
-    const claim = idempotencyKey
-      ? await this.#deps.idempotency.claim(
-          principal.accountId,
-          idempotencyKey,
-          requestHash(`POST ${libraryPath(decl)}`, body),
-          // A creation may wait for the generator up to its timeout: the key stays locked as long.
-          LIBRARY_WAIT_MS + 60_000,
-        )
-      : null;
-    if (claim?.kind === 'replay') {
-      return {
-        status: claim.status,
-        record: await this.#replayed(decl, query, claim.resourceId),
-        replayed: true,
-      };
-    }
-    try {
-      const record = await this.#create(decl, query, body, claim?.kind === 'new' ? claim.complete : null);
-      return { status: 201, record: viewOf(decl, record), replayed: false };
-    } catch (error) {
-      if (claim?.kind === 'new') await claim.release();
-      throw error;
-    }
+    return this.#deps.idempotency.run<{ status: number; record: RecordView; replayed: boolean }>(
+      {
+        accountId: principal.accountId,
+        key: idempotencyKey,
+        hash: requestHash(`POST ${libraryPath(decl)}`, body),
+        // A creation may wait for the generator up to its timeout: the key stays locked as long.
+        lockMs: LIBRARY_WAIT_MS + 60_000,
+      },
+      {
+        replay: async (recordId, status) => ({
+          status,
+          record: await this.#replayed(decl, query, recordId),
+          replayed: true,
+        }),
+        create: async (complete) => ({
+          status: 201,
+          record: viewOf(decl, await this.#create(decl, query, body, complete)),
+          replayed: false,
+        }),
+      },
+    );
   }
 
   async #create(
     decl: LibraryDecl,
     query: RecordQuery,
     body: unknown,
-    complete: Extract<IdempotencyClaim, { kind: 'new' }>['complete'] | null,
+    complete: CompleteClaim | null,
   ): Promise<StoredRecord> {
     const { db, clock, generator } = this.#deps;
     if (this.#deps.models && !(await this.#deps.models.state(decl.model)).available) {

@@ -47,10 +47,13 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   return value;
 }
 
+/** Marks the key done with the created resource, inside the creation's transaction. */
+export type CompleteClaim = (tx: Tx, status: number, resourceId: string) => Promise<void>;
+
 export type IdempotencyClaim =
   | {
       kind: 'new';
-      complete: (tx: Tx, status: number, resourceId: string) => Promise<void>;
+      complete: CompleteClaim;
       release: () => Promise<void>;
     }
   | { kind: 'replay'; status: number; resourceId: string };
@@ -134,6 +137,30 @@ export class IdempotencyStore {
           .execute();
       },
     };
+  }
+
+  /**
+   * Runs a creation under an optional Idempotency-Key: the finished original is replayed; otherwise
+   * `create` runs with the hook that marks the key done inside its transaction, and a refused creation
+   * frees the key again.
+   */
+  async run<T>(
+    claim: { accountId: string; key: string | null; hash: string; lockMs?: number },
+    handlers: {
+      replay(resourceId: string, status: number): Promise<T>;
+      create(complete: CompleteClaim | null): Promise<T>;
+    },
+  ): Promise<T> {
+    const claimed = claim.key
+      ? await this.claim(claim.accountId, claim.key, claim.hash, claim.lockMs ?? PROCESSING_LOCK_MS)
+      : null;
+    if (claimed?.kind === 'replay') return handlers.replay(claimed.resourceId, claimed.status);
+    try {
+      return await handlers.create(claimed?.complete ?? null);
+    } catch (error) {
+      await claimed?.release();
+      throw error;
+    }
   }
 
   /** Removes keys older than the retention period; returns how many. */

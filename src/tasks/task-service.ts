@@ -11,14 +11,14 @@ import {
   type Violation,
 } from '../catalog/index.ts';
 import type { ModelService } from '../catalog/model-service.ts';
-import type { Db, TaskStatus, Tx } from '../db/index.ts';
+import type { Db, TaskStatus } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { type Generator, GeneratorUnavailable } from '../generators/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import { balancesOf, CURRENCY, hold } from '../ledger/index.ts';
 import { type Clock, moscowDay } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
-import { type IdempotencyStore, requestHash } from './idempotency.ts';
+import { type CompleteClaim, type IdempotencyStore, requestHash } from './idempotency.ts';
 import { type TaskView, toTaskView } from './task-view.ts';
 import { ACTIVE_STATUSES, isFinal, jobIdOf, markCanceled, TASKS_CHANNEL } from './transitions.ts';
 
@@ -132,44 +132,41 @@ export class TaskService {
     idempotencyKey: string | null,
     lang: Lang,
   ): Promise<{ status: number; task: TaskView; replayed: boolean }> {
-    const claim = idempotencyKey
-      ? await this.#deps.idempotency.claim(
-          principal.accountId,
-          idempotencyKey,
-          requestHash('POST /v1/tasks', { model: request.model, settings: request.settings }),
-        )
-      : null;
-    if (claim?.kind === 'replay') {
-      return {
-        status: claim.status,
-        task: await this.get(principal, claim.resourceId, lang),
-        replayed: true,
-      };
-    }
-    try {
-      const prepared = await this.#prepare(principal, request);
-      try {
-        await this.#deps.generator.ensureAvailable({
-          model: prepared.model.key,
-          settings: prepared.settings,
-        });
-      } catch (error) {
-        if (error instanceof GeneratorUnavailable) throw errors.sgUnavailable();
-        throw error;
-      }
-      const taskId = await this.#insert(principal, prepared, claim?.kind === 'new' ? claim.complete : null);
-      this.#deps.onTaskQueued?.();
-      return { status: 202, task: await this.get(principal, taskId, lang), replayed: false };
-    } catch (error) {
-      if (claim?.kind === 'new') await claim.release();
-      throw error;
-    }
+    return this.#deps.idempotency.run<{ status: number; task: TaskView; replayed: boolean }>(
+      {
+        accountId: principal.accountId,
+        key: idempotencyKey,
+        hash: requestHash('POST /v1/tasks', { model: request.model, settings: request.settings }),
+      },
+      {
+        replay: async (taskId, status) => ({
+          status,
+          task: await this.get(principal, taskId, lang),
+          replayed: true,
+        }),
+        create: async (complete) => {
+          const prepared = await this.#prepare(principal, request);
+          try {
+            await this.#deps.generator.ensureAvailable({
+              model: prepared.model.key,
+              settings: prepared.settings,
+            });
+          } catch (error) {
+            if (error instanceof GeneratorUnavailable) throw errors.sgUnavailable();
+            throw error;
+          }
+          const taskId = await this.#insert(principal, prepared, complete);
+          this.#deps.onTaskQueued?.();
+          return { status: 202, task: await this.get(principal, taskId, lang), replayed: false };
+        },
+      },
+    );
   }
 
   async #insert(
     principal: KeyPrincipal,
     prepared: Prepared,
-    completeClaim: ((tx: Tx, status: number, id: string) => Promise<void>) | null,
+    completeClaim: CompleteClaim | null,
   ): Promise<string> {
     const { db, dialect } = this.#deps.db;
     const now = this.#deps.clock.now();
