@@ -1,31 +1,16 @@
 /**
  * Runs s3rver (an S3-compatible server from npm) on loopback for the PostgreSQL + S3 test run:
- * `node scripts/s3rver.ts <directory> <port> <bucket>`. Keys S3RVER / S3RVER, region us-east-1.
+ * `node scripts/s3rver.ts <directory> <port> <bucket>`; prints the STORAGE_URL. Keys S3RVER / S3RVER.
  */
-import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import { startS3rver } from '../test/s3rver.ts';
 
-/** The part of s3rver's API (it ships no types) used here. */
-type S3rverConstructor = new (options: {
-  address: string;
-  port: number;
-  directory: string;
-  silent: boolean;
-  configureBuckets: { name: string }[];
-}) => { run(): Promise<unknown>; close(): Promise<void> };
-
-const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
 const [directory = '.tmp/s3', port = '4569', bucket = 'gta-test'] = process.argv.slice(2);
-const server = new S3rver({
-  address: '127.0.0.1',
-  port: Number(port),
-  directory,
-  silent: true,
-  configureBuckets: [{ name: bucket }],
-});
-await server.run();
-process.stdout.write(`s3rver on 127.0.0.1:${port}, bucket ${bucket}\n`);
+fs.mkdirSync(directory, { recursive: true });
+const server = await startS3rver({ bucket, port: Number(port), directory });
+process.stdout.write(`STORAGE_URL=${server.url}\n`);
 const stop = (): void => {
-  void server.close().finally(() => process.exit(0));
+  void server.stop().finally(() => process.exit(0));
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

@@ -36,16 +36,20 @@ export function s3rverCredentials(): { accessKeyId: string; secretAccessKey: str
 }
 
 /**
- * Starts an s3rver on a free loopback port with a fresh temporary directory and one bucket.
+ * Starts an s3rver on loopback with one bucket: by default on a free port in a fresh temporary
+ * directory (removed on stop); `port` and `directory` fix them (the directory is then kept).
  * Pass `prefix` to get a STORAGE_URL whose keys live under that prefix.
  */
-export async function startS3rver(options: { bucket?: string; prefix?: string } = {}): Promise<TestS3rver> {
+export async function startS3rver(
+  options: { bucket?: string; prefix?: string; port?: number; directory?: string } = {},
+): Promise<TestS3rver> {
   const bucket = options.bucket ?? 'test-bucket';
-  const directory = await fsp.mkdtemp(path.join(os.tmpdir(), 's3rver-'));
+  const temporary = options.directory === undefined;
+  const directory = options.directory ?? (await fsp.mkdtemp(path.join(os.tmpdir(), 's3rver-')));
   const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
   const server = new S3rver({
     address: '127.0.0.1',
-    port: 0,
+    port: options.port ?? 0,
     directory,
     silent: true,
     configureBuckets: [{ name: bucket }],
@@ -54,7 +58,7 @@ export async function startS3rver(options: { bucket?: string; prefix?: string } 
   try {
     address = await server.run();
   } catch (error) {
-    await fsp.rm(directory, { recursive: true, force: true });
+    if (temporary) await fsp.rm(directory, { recursive: true, force: true });
     throw error;
   }
   const endpoint = `http://127.0.0.1:${address.port}`;
@@ -75,7 +79,7 @@ export async function startS3rver(options: { bucket?: string; prefix?: string } 
         const closing = server.close();
         server.httpServer?.closeAllConnections();
         await closing;
-        await fsp.rm(directory, { recursive: true, force: true });
+        if (temporary) await fsp.rm(directory, { recursive: true, force: true });
       })();
       return stopped;
     },

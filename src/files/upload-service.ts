@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type Readable, Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { KeyPrincipal } from '../accounts/index.ts';
 import type { ArtifactKind, MediaFormat } from '../catalog/index.ts';
@@ -11,6 +11,7 @@ import type { Db, UploadsTable } from '../db/index.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
+import { ByteCounter } from '../lib/streams.ts';
 import { inspectFile, kindOf } from '../media/index.ts';
 import type { BlobStore, ByteRange } from '../storage/index.ts';
 
@@ -47,19 +48,6 @@ function token(): string {
   return out;
 }
 
-/** Counts bytes on the way through and fails as soon as the cap is passed (nothing past it is stored). */
-function byteCap(maxBytes: number, onTooLarge: () => Error): Transform & { bytes: number } {
-  const cap = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      cap.bytes += chunk.length;
-      if (cap.bytes > maxBytes) done(onTooLarge());
-      else done(null, chunk);
-    },
-  }) as Transform & { bytes: number };
-  cap.bytes = 0;
-  return cap;
-}
-
 function safeFilename(name: string | undefined, format: MediaFormat): string {
   // Path separators and control characters never reach a Content-Disposition header or a link.
   // Cut by whole characters: half of a surrogate pair would break the link's percent-encoding.
@@ -88,7 +76,7 @@ export class UploadService {
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gta-upload-'));
     try {
       const temp = path.join(dir, 'body');
-      const cap = byteCap(MAX_UPLOAD_BYTES, () => errors.fileTooLarge('file', MAX_UPLOAD_BYTES));
+      const cap = new ByteCounter(MAX_UPLOAD_BYTES, () => errors.fileTooLarge('file', MAX_UPLOAD_BYTES));
       try {
         await pipeline(input.body, cap, fs.createWriteStream(temp));
       } catch (error) {

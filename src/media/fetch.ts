@@ -16,7 +16,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { Transform, type TransformCallback } from 'node:stream';
+import { ByteCounter } from '../lib/streams.ts';
 import { pipeline } from 'node:stream/promises';
 import { isBlockedAddress } from './address.ts';
 
@@ -173,21 +173,6 @@ function request(
   });
 }
 
-/** Counts bytes through and fails with `too_large` as soon as more than `maxBytes` pass. */
-class ByteCap extends Transform {
-  bytes = 0;
-  readonly maxBytes: number;
-  constructor(maxBytes: number) {
-    super();
-    this.maxBytes = maxBytes;
-  }
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.bytes += chunk.length;
-    if (this.bytes > this.maxBytes) callback(new FetchError('too_large', `body over ${this.maxBytes} bytes`));
-    else callback(null, chunk);
-  }
-}
-
 async function saveBody(
   res: http.IncomingMessage,
   options: FetchOptions,
@@ -200,7 +185,10 @@ async function saveBody(
     throw new FetchError('too_large', `Content-Length ${declared} over ${options.maxBytes} bytes`);
   }
   const path = join(options.dir, randomUUID());
-  const cap = new ByteCap(options.maxBytes);
+  const cap = new ByteCounter(
+    options.maxBytes,
+    () => new FetchError('too_large', `body over ${options.maxBytes} bytes`),
+  );
   try {
     // Security: the cap is enforced while streaming, whatever the headers said.
     await pipeline(res, cap, createWriteStream(path, { flags: 'wx' }), { signal });

@@ -10,7 +10,8 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { pipeline, Readable, Transform } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
+import { ByteCounter } from '../lib/streams.ts';
 import type { BlobInfo, BlobStore, ByteRange } from './blob-store.ts';
 import type { S3Location } from './s3-url.ts';
 
@@ -123,13 +124,7 @@ export class S3Store implements BlobStore {
       body.destroy();
       throw signal.reason;
     }
-    let sizeBytes = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback): void {
-        sizeBytes += chunk.length;
-        callback(null, chunk);
-      },
-    });
+    const counter = new ByteCounter();
     // Errors reach the uploader through `counter`; the callback only keeps them from being unhandled.
     pipeline(body, counter, () => {});
     const upload = new Upload({
@@ -160,7 +155,7 @@ export class S3Store implements BlobStore {
       signal?.removeEventListener('abort', onAbort);
       if (!counter.destroyed) counter.destroy();
     }
-    return { sizeBytes };
+    return { sizeBytes: counter.bytes };
   }
 
   async get(key: string, range?: ByteRange): Promise<{ body: Readable; sizeBytes: number } | null> {

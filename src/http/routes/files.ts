@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { errors } from '../../errors.ts';
 import { MAX_UPLOAD_BYTES } from '../../files/index.ts';
 import { parseRange } from '../../tasks/artifacts.ts';
+import { sendBytes } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { errorResponses, errorSchema } from './schemas.ts';
 
@@ -114,21 +115,13 @@ export async function directLinkRoutes(app: FastifyInstance, deps: AppDeps): Pro
     const file = await deps.services.uploads.open(request.params.token, (size) =>
       parseRange(request.headers.range, size),
     );
-    reply
-      .type(file.row.content_type)
-      .header('Accept-Ranges', 'bytes')
-      .header('Cache-Control', 'private, max-age=300')
-      .header('X-Content-Type-Options', 'nosniff');
-    const size = Number(file.row.size_bytes);
-    if (file.range) {
-      reply
-        .code(206)
-        .header('Content-Range', `bytes ${file.range.start}-${file.range.end}/${size}`)
-        .header('Content-Length', file.range.end - file.range.start + 1);
-    } else {
-      reply.header('Content-Length', size);
-    }
-    return reply.send(file.body);
+    return sendBytes(reply, {
+      body: file.body,
+      contentType: file.row.content_type,
+      sizeBytes: Number(file.row.size_bytes),
+      range: file.range,
+      cacheSeconds: 300,
+    });
   };
   const schema = { hide: true } as const;
   app.get('/files/:token', { schema }, handler);

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { TASK_BODY_LIMIT } from '../limits.ts';
 import { openArtifact } from '../../tasks/artifacts.ts';
+import { sendBytes } from '../send-bytes.ts';
 import { parseIdempotencyKey } from '../../tasks/idempotency.ts';
 import type { TaskView } from '../../tasks/task-view.ts';
 import type { AppDeps } from '../types.ts';
@@ -168,23 +169,11 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         ...(request.headers.range ? { rangeHeader: request.headers.range } : {}),
       });
       const ascii = file.filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-      reply
-        .type(file.contentType)
-        .header('Accept-Ranges', 'bytes')
-        .header(
-          'Content-Disposition',
-          `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
-        )
-        .header('Cache-Control', 'private, max-age=3600');
-      if (file.range) {
-        reply
-          .code(206)
-          .header('Content-Range', `bytes ${file.range.start}-${file.range.end}/${file.sizeBytes}`)
-          .header('Content-Length', file.range.end - file.range.start + 1);
-      } else {
-        reply.header('Content-Length', file.sizeBytes);
-      }
-      return reply.send(file.body);
+      reply.header(
+        'Content-Disposition',
+        `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
+      );
+      return sendBytes(reply, { ...file, cacheSeconds: 3600 });
     },
   );
 }

@@ -1,0 +1,33 @@
+import type { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+import type { ByteRange } from '../storage/index.ts';
+
+/**
+ * Streams stored bytes as the whole file (200) or the asked range (206 with Content-Range), with
+ * `Accept-Ranges` and the right Content-Length. Shared by result downloads and upload direct links.
+ */
+export function sendBytes(
+  reply: FastifyReply,
+  file: {
+    body: Readable;
+    contentType: string;
+    sizeBytes: number;
+    range: ByteRange | null;
+    cacheSeconds: number;
+  },
+): FastifyReply {
+  reply
+    .type(file.contentType)
+    .header('Accept-Ranges', 'bytes')
+    .header('Cache-Control', `private, max-age=${file.cacheSeconds}`)
+    .header('X-Content-Type-Options', 'nosniff');
+  if (file.range) {
+    reply
+      .code(206)
+      .header('Content-Range', `bytes ${file.range.start}-${file.range.end}/${file.sizeBytes}`)
+      .header('Content-Length', file.range.end - file.range.start + 1);
+  } else {
+    reply.header('Content-Length', file.sizeBytes);
+  }
+  return reply.send(file.body);
+}
