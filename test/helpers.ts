@@ -4,10 +4,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Container, createContainer } from '../src/container.ts';
+import type { Database } from '../src/db/schema.ts';
 import type { Generator } from '../src/generators/index.ts';
 import type { RequestLimits } from '../src/http/types.ts';
 import { type Clock, systemClock } from '../src/lib/clock.ts';
@@ -156,11 +158,17 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       return { id, key: key.json().key as string, keyId: key.json().id as string };
     },
     async close() {
-      await assertLedgerInvariant(container);
-      await app.close();
-      await container.close();
-      await chosen.drop();
-      fs.rmSync(dir, { recursive: true, force: true });
+      // The worker stops first, so the check reads a still ledger; the rest is torn down even when the
+      // check fails, so a failing test can never leave handles that keep its file's process alive.
+      try {
+        await container.worker.stop();
+        await assertLedgerInvariant(container);
+      } finally {
+        await app.close();
+        await container.close();
+        await chosen.drop();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     },
   };
 }
@@ -170,7 +178,15 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
  * and available = credited − captured − held (issue 3: checked after every test).
  */
 export async function assertLedgerInvariant(container: Container): Promise<void> {
-  const db = container.db.db;
+  // One snapshot (SQLite's transactions always are; PostgreSQL's need repeatable read): read separately,
+  // a capture committed between two reads would look like a broken ledger.
+  await container.db.db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute((db) => checkLedger(db));
+}
+
+async function checkLedger(db: Kysely<Database>): Promise<void> {
   const accounts = await db.selectFrom('accounts').selectAll().execute();
   for (const account of accounts) {
     const entries = await db

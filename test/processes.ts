@@ -16,6 +16,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Every child still alive is killed when the test file's process exits, even after a failed test. */
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
 export interface Server {
   child: ChildProcess;
   output: () => string;
@@ -33,6 +39,8 @@ export async function startProcess(
     env: { ...process.env, ...env },
     stdio: 'pipe',
   });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
   let out = '';
   child.stdout?.on('data', (d) => {
     out += String(d);
