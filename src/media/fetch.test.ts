@@ -30,7 +30,7 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
   } else if (path === '/stream-big') {
     let sent = 0;
     const timer = setInterval(() => {
-      if (res.destroyed || sent >= 10_000) {
+      if (res.destroyed || sent >= 1_000_000) {
         clearInterval(timer);
         res.end();
         return;
@@ -156,7 +156,8 @@ describe('fetchToFile failures', () => {
   it('stops a chunked body as soon as it passes the cap and deletes the partial file', async () => {
     const started = Date.now();
     await expectFailure(fetchToFile(`${base}/stream-big`, options({ maxBytes: 250 })), 'too_large');
-    assert.ok(Date.now() - started < 1000);
+    // The whole body would take 20 s to arrive.
+    assert.ok(Date.now() - started < 5000);
     assert.deepEqual(await leftovers(), []);
   });
 
@@ -236,7 +237,7 @@ describe('fetchToFile address guard (refused before any connection)', () => {
     it(url, async () => {
       const started = Date.now();
       await expectFailure(fetchToFile(url, { dir, maxBytes: 1000 }), 'blocked');
-      assert.ok(Date.now() - started < 500, 'refused at once');
+      assert.ok(Date.now() - started < 5000, 'refused without waiting for a connection');
       assert.deepEqual(requestedHosts, []);
     });
   }
