@@ -14,7 +14,7 @@ const BALANCE_MINOR = 1_000_000_000_000;
 const MAX_ACTIVE = 10_000;
 
 /** JSON request that must answer `expected`; returns the parsed body. */
-async function call(
+export async function call(
   base: string,
   token: string,
   method: 'GET' | 'POST' | 'PATCH',

@@ -14,6 +14,8 @@ test('defaults of CONTRACT §1', () => {
   assert.equal(config.resultRetentionMs, 14 * 86_400_000);
   assert.equal(config.uploadRetentionMs, 7 * 86_400_000);
   assert.equal(config.logLevel, 'info');
+  assert.ok(config.renderThreads >= 1 && config.renderThreads <= 4);
+  assert.equal(loadConfig({ RENDER_THREADS: '0' }).renderThreads, 0);
   assert.ok(Object.isFrozen(config));
 });
 
@@ -30,6 +32,8 @@ test('bad values stop the start with an error naming the variable', () => {
     [{ STORAGE_URL: 'ftp://x' }, /STORAGE_URL/],
     [{ PUBLIC_BASE_URL: 'not a url' }, /PUBLIC_BASE_URL/],
     [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN/],
+    [{ RENDER_THREADS: '-1' }, /RENDER_THREADS/],
+    [{ RENDER_THREADS: 'many' }, /RENDER_THREADS/],
   ];
   for (const [env, name] of bad)
     assert.throws(

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 
 export const SECOND_MS = 1_000;
@@ -39,6 +40,11 @@ export interface Config {
    * (`FETCH_ALLOW_ADDRESSES=127.0.0.1`). Empty in production: no private address is ever fetched.
    */
   fetchAllowAddresses: readonly string[];
+  /**
+   * Worker threads that draw the simulator's files, so long encodes never stall the event loop; 0 draws
+   * them on the worker's own thread. (Default: one per spare core, 1 to 4)
+   */
+  renderThreads: number;
   /** File where the simulator appends one line per run it starts (`SIM_CALL_LOG`), for audits and tests. */
   simCallLog: string | null;
 }
@@ -108,6 +114,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     embeddedWorker: worker === 'on',
     jobLeaseMs: durationVar(env, 'JOB_LEASE', '30s'),
     simCallLog: env.SIM_CALL_LOG?.trim() || null,
+    renderThreads: intVar(
+      env,
+      'RENDER_THREADS',
+      Math.max(1, Math.min(4, os.availableParallelism() - 1)),
+      0,
+      64,
+    ),
     fetchAllowAddresses: Object.freeze(
       (env.FETCH_ALLOW_ADDRESSES ?? '')
         .split(',')

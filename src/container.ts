@@ -7,6 +7,7 @@ import { createDb, type Db, migrateToLatest } from './db/index.ts';
 import { UploadService } from './files/index.ts';
 import { type Generator, Simulator } from './generators/index.ts';
 import { LibrarySimulator } from './generators/simulator/library-sim.ts';
+import { RenderPool } from './generators/simulator/media/render-pool.ts';
 import type { Services } from './http/types.ts';
 import { HelperService, type InputResolver, LibraryService, resolveReferences } from './libraries/index.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
@@ -49,8 +50,11 @@ export async function createContainer(
   const db = createDb(config.databaseUrl);
   await migrateToLatest(db.db);
   const storage = createBlobStore(config.storageUrl);
+  // Threads start on the first render, so a container that never renders (the CLI) never starts one.
+  const renderer = new RenderPool(config.renderThreads);
   const generator =
-    overrides.generator ?? new Simulator({ clock, simSpeed: config.simSpeed, callLog: config.simCallLog });
+    overrides.generator ??
+    new Simulator({ clock, simSpeed: config.simSpeed, callLog: config.simCallLog, renderer });
   const models = new ModelService({ db, clock, models: MODELS });
   const admin = new AdminService({ db, clock, models });
   const idempotency = new IdempotencyStore({ db, clock });
@@ -125,6 +129,7 @@ export async function createContainer(
     async close() {
       sweeper.stop();
       await worker.stop();
+      await renderer.close();
       await db.close();
     },
   };

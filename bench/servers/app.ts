@@ -8,7 +8,8 @@ import { BENCH_ADMIN_TOKEN, announceAndAwaitStop } from './messages.ts';
 
 /**
  * The real app, built as `src/main.ts` builds it, on a fresh SQLite database in a temporary folder.
- * BENCH_WORKER=on|off chooses whether the in-process worker runs (as WORKER does in production).
+ * BENCH_WORKER=on|off chooses whether the in-process worker runs (as WORKER does in production);
+ * RENDER_THREADS passes through (unset: the service's default).
  */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-bench-'));
 const config = loadConfig({
@@ -18,6 +19,7 @@ const config = loadConfig({
   // A five-minute generation takes 0.3 s: tasks finish quickly and do not pile up.
   SIM_SPEED: '1000',
   WORKER: process.env.BENCH_WORKER === 'off' ? 'off' : 'on',
+  RENDER_THREADS: process.env.RENDER_THREADS ?? '',
 });
 const container = await createContainer(config);
 const app = await buildApp({

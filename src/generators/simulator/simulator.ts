@@ -9,7 +9,7 @@ import {
   type Generator,
   GeneratorUnavailable,
 } from '../generator.ts';
-import { renderOutput } from './media/index.ts';
+import { RenderPool } from './media/render-pool.ts';
 
 /** Test-mode markers, like a payment provider's magic card numbers (CONTRACT §10). */
 export const SIM_MARKERS = {
@@ -47,11 +47,14 @@ export class Simulator implements Generator {
   readonly #simSpeed: number;
 
   readonly #callLog: string | null;
+  readonly #renderer: RenderPool;
 
-  constructor(deps: { clock: Clock; simSpeed: number; callLog?: string | null }) {
+  /** `renderer`: where files are drawn (default: on the calling thread). */
+  constructor(deps: { clock: Clock; simSpeed: number; callLog?: string | null; renderer?: RenderPool }) {
     this.#clock = deps.clock;
     this.#simSpeed = deps.simSpeed;
     this.#callLog = deps.callLog ?? null;
+    this.#renderer = deps.renderer ?? new RenderPool(0);
   }
 
   async ensureAvailable(request: { settings: Readonly<Record<string, unknown>> }): Promise<void> {
@@ -120,7 +123,7 @@ export class Simulator implements Generator {
   }
 
   async #render(output: OutputPlan, dir: string, signal: AbortSignal): Promise<GeneratedFile> {
-    const rendered = await renderOutput(output, { dir, signal });
+    const rendered = await this.#renderer.render(output, { dir, signal });
     return {
       path: rendered.path,
       kind: output.kind,

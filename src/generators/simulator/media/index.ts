@@ -37,7 +37,11 @@ export const CONTENT_TYPES: Readonly<Record<OutputPlan['format'], string>> = {
   mp4: 'video/mp4',
 };
 
-async function produce(
+/**
+ * Gives `write` a fresh path in `options.dir` and describes the file it leaves there; a failed or
+ * stopped write leaves nothing behind and throws the signal's reason when the signal stopped it.
+ */
+export async function produce(
   format: OutputPlan['format'],
   options: RenderOptions,
   write: (path: string) => Promise<void>,
@@ -49,31 +53,34 @@ async function produce(
     options.signal?.throwIfAborted();
   } catch (error) {
     await rm(path, { force: true });
+    options.signal?.throwIfAborted();
     throw error;
   }
   const { size } = await stat(path);
   return { path, contentType: CONTENT_TYPES[format], sizeBytes: size };
 }
 
-/** Renders one planned output into `options.dir` and describes the file. */
-export async function renderOutput(plan: OutputPlan, options: RenderOptions): Promise<RenderedFile> {
-  const { signal } = options;
-  return produce(plan.format, options, (path) => {
-    switch (plan.format) {
-      case 'glb':
-        return renderGlb(plan, path);
-      case 'fbx':
-        return renderFbx(plan, path);
-      case 'png':
-        return plan.subject === 'mesh'
-          ? renderMeshPreviewPng(plan.seed, plan.width, plan.height, path)
-          : renderPng(plan, path);
-      case 'svg':
-        return renderSvg(plan, path);
-      case 'mp3':
-        return renderMp3(plan, path, signal);
-      case 'mp4':
-        return renderMp4(plan, path, signal);
-    }
-  });
+/** Writes the file of one planned output to `path`, on the calling thread. */
+export function writeOutput(plan: OutputPlan, path: string, signal?: AbortSignal): Promise<void> {
+  switch (plan.format) {
+    case 'glb':
+      return renderGlb(plan, path);
+    case 'fbx':
+      return renderFbx(plan, path);
+    case 'png':
+      return plan.subject === 'mesh'
+        ? renderMeshPreviewPng(plan.seed, plan.width, plan.height, path)
+        : renderPng(plan, path);
+    case 'svg':
+      return renderSvg(plan, path);
+    case 'mp3':
+      return renderMp3(plan, path, signal);
+    case 'mp4':
+      return renderMp4(plan, path, signal);
+  }
+}
+
+/** Renders one planned output into `options.dir`, on the calling thread, and describes the file. */
+export function renderOutput(plan: OutputPlan, options: RenderOptions): Promise<RenderedFile> {
+  return produce(plan.format, options, (path) => writeOutput(plan, path, options.signal));
 }
