@@ -11,7 +11,7 @@ import { call, createAccount, createFinishedTask } from './setup.ts';
  * `npm run bench:render`: how much the simulator's file rendering disturbs the API of the same process
  * (the embedded worker). Two real apps poll a finished task while their workers render songs without
  * pause (two 120 s MP3s per task, about 12 s of encoding): one draws files on its event loop
- * (`RENDER_THREADS=0`), the other in its render thread (the default). A bare node:http server sending
+ * (`RENDER_THREADS=0`), the other in a render thread (`RENDER_THREADS=1`). A bare node:http server sending
  * the same body is the baseline of the same run; a third app that renders nothing shows the ceiling.
  */
 
