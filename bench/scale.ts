@@ -7,7 +7,7 @@ import { readOptions } from './options.ts';
 import { type ApiProcess, startApiProcess } from './scale/api-process.ts';
 import { createClients, pollBody } from './scale/clients.ts';
 import { createBenchDatabase } from './scale/database.ts';
-import { measureScenarios, type Scenario } from './scale/interleave.ts';
+import { measureScenariosWithCpu, type Scenario } from './scale/interleave.ts';
 import { type RotatingSpec, rotation, runRotating } from './scale/load.ts';
 import { runBench } from './report.ts';
 import { cpuTable, resultTable, scaleLines } from './scale/report.ts';
@@ -95,7 +95,7 @@ async function main(): Promise<number> {
       { name: 'create, 1 process', run: load(create, one) },
       { name: 'create, 2 processes', run: load(create, two) },
     ];
-    const results = await measureScenarios(
+    const results = await measureScenariosWithCpu(
       scenarios,
       options,
       apis.map((api) => api.pid),
