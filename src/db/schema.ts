@@ -131,6 +131,8 @@ export interface IdempotencyKeysTable {
   created_at: string;
   /** A processing row past this moment was abandoned (crash) and may be taken over. */
   locked_until: string;
+  /** Random token of the request holding the claim; only it may complete or release the row. */
+  claim_token: string | null;
 }
 
 /** A file uploaded with POST /v1/files; its direct link is `/files/<token>`. */

@@ -4,15 +4,24 @@
  * The first request with a key inserts a `processing` row in a transaction of its own; the creation's
  * own transaction turns it `done` with the resource id, so a replay and the resource can never
  * disagree. A refused request deletes the row, so the key may be reused. A `processing` row whose lock
- * ran out belonged to a crashed process and may be taken over.
+ * ran out belonged to a crashed (or very slow) process and may be taken over.
+ *
+ * Every claim carries a random token, and completing or releasing touches only the row that still holds
+ * it (issue 10.1): a request overtaken after its lock ran out can neither create a second resource (its
+ * whole creation transaction rolls back, so no second hold) nor free the key under the request that took
+ * it over.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 
-/** How long a processing row blocks others before it counts as abandoned (milliseconds). */
+/**
+ * How long a processing row blocks others before it counts as abandoned (milliseconds). Acceptance is
+ * bounded well below it (URL downloads: `DOWNLOAD_BUDGET_MS`); a request that overruns it anyway is
+ * fenced by its claim token.
+ */
 export const PROCESSING_LOCK_MS = 60_000;
 /** How long keys are kept (CONTRACT §4: at least 24 hours). */
 export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
@@ -47,8 +56,16 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   return value;
 }
 
-/** Marks the key done with the created resource, inside the creation's transaction. */
+/**
+ * Marks the key done with the created resource, inside the creation's transaction. Throws ClaimLost
+ * when another request has taken the key over, so the whole creation rolls back.
+ */
 export type CompleteClaim = (tx: Tx, status: number, resourceId: string) => Promise<void>;
+
+/** The claim's lock ran out and another request took the key over; this request must not create. */
+export class ClaimLost extends Error {
+  override name = 'ClaimLost';
+}
 
 export type IdempotencyClaim =
   | {
@@ -89,6 +106,7 @@ export class IdempotencyStore {
       resource_id: null,
       created_at: now.toISOString(),
       locked_until: new Date(now.getTime() + lockMs).toISOString(),
+      claim_token: randomUUID(),
     };
     const db = this.#db.db;
     try {
@@ -110,7 +128,7 @@ export class IdempotencyStore {
       // Abandoned by a crashed process: take it over, unless another request just did.
       const taken = await db
         .updateTable('idempotency_keys')
-        .set({ locked_until: row.locked_until, created_at: row.created_at })
+        .set({ locked_until: row.locked_until, created_at: row.created_at, claim_token: row.claim_token })
         .where('account_id', '=', accountId)
         .where('key', '=', key)
         .where('state', '=', 'processing')
@@ -121,19 +139,24 @@ export class IdempotencyStore {
     return {
       kind: 'new',
       complete: async (tx, status, resourceId) => {
-        await tx
+        const done = await tx
           .updateTable('idempotency_keys')
           .set({ state: 'done', response_status: status, resource_id: resourceId })
           .where('account_id', '=', accountId)
           .where('key', '=', key)
-          .execute();
+          .where('state', '=', 'processing')
+          .where('claim_token', '=', row.claim_token)
+          .executeTakeFirst();
+        if (Number(done.numUpdatedRows) === 0) throw new ClaimLost(`Idempotency-Key ${key} was taken over`);
       },
       release: async () => {
+        // Only our own claim: a request that took the key over keeps it.
         await db
           .deleteFrom('idempotency_keys')
           .where('account_id', '=', accountId)
           .where('key', '=', key)
           .where('state', '=', 'processing')
+          .where('claim_token', '=', row.claim_token)
           .execute();
       },
     };
@@ -158,9 +181,28 @@ export class IdempotencyStore {
     try {
       return await handlers.create(claimed?.complete ?? null);
     } catch (error) {
+      if (error instanceof ClaimLost && claim.key) return this.#afterLoss(claim, claim.key, handlers);
       await claimed?.release();
       throw error;
     }
+  }
+
+  /** Overtaken: the request that took the key over answers for both, once it is done. */
+  async #afterLoss<T>(
+    claim: { accountId: string; hash: string },
+    key: string,
+    handlers: { replay(resourceId: string, status: number): Promise<T> },
+  ): Promise<T> {
+    const row = await this.#db.db
+      .selectFrom('idempotency_keys')
+      .select(['state', 'request_hash', 'response_status', 'resource_id'])
+      .where('account_id', '=', claim.accountId)
+      .where('key', '=', key)
+      .executeTakeFirst();
+    if (row?.state === 'done' && row.request_hash === claim.hash && row.resource_id !== null) {
+      return handlers.replay(row.resource_id, row.response_status ?? 200);
+    }
+    throw errors.requestInProgress();
   }
 
   /** Removes keys older than the retention period; returns how many. */
