@@ -345,7 +345,16 @@ export class TaskService {
         .executeTakeFirst();
       if (!row) throw errors.taskNotFound(taskId);
       if (isFinal(row.status)) throw errors.taskNotCancelable(row.status);
-      await markCanceled(tx, taskId, this.#deps.clock.now());
+      // The read above takes no lock on PostgreSQL: a completion may commit between it and the update,
+      // whose condition then matches nothing. That is a final task too (CONTRACT §3: 409).
+      if (!(await markCanceled(tx, taskId, this.#deps.clock.now()))) {
+        const now = await tx
+          .selectFrom('tasks')
+          .select(['status'])
+          .where('id', '=', taskId)
+          .executeTakeFirst();
+        throw errors.taskNotCancelable(now?.status ?? row.status);
+      }
     });
     return this.get(principal, taskId, lang);
   }

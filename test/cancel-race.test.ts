@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { markRunning, markSucceeded } from '../src/tasks/transitions.ts';
+import { expectError, startTestApp, type TestApp } from './helpers.ts';
+
+describe('cancel racing a completion', () => {
+  let t: TestApp;
+  before(async () => {
+    // No worker: the test moves the task itself, at the moment it chooses.
+    t = await startTestApp({ worker: false });
+  });
+  after(() => t.close());
+
+  /** Resolves once a statement of another connection waits for a row lock (PostgreSQL); SQLite has one writer. */
+  async function someoneWaitsForALock(): Promise<void> {
+    const { db, dialect } = t.container.db;
+    if (dialect.name !== 'postgres') {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return;
+    }
+    for (;;) {
+      const { rows } = await sql<{ n: string }>`
+        select count(*) as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+      if (Number(rows[0]?.n ?? 0) > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  test('[10.2] a cancel that loses the race to a completion answers 409 task_not_cancelable', async () => {
+    const acct = await t.account({ balanceMinor: 10_000 });
+    const created = await t.call(acct.key, 'POST', '/v1/tasks', {
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a chair', texture: false, pbr: false },
+    });
+    assert.equal(created.statusCode, 202, created.body);
+    const taskId = created.json().id as string;
+    const { db, dialect } = t.container.db;
+    await dialect.transaction(db, (tx) => markRunning(tx, taskId, new Date()));
+    // The worker's completion is committing (its row lock held) while the cancel arrives.
+    let commit = (): void => {};
+    const gate = new Promise<void>((resolve) => {
+      commit = resolve;
+    });
+    const completion = dialect.transaction(db, async (tx) => {
+      const moved = await markSucceeded(
+        tx,
+        taskId,
+        { caption: '', texts: [], filesExpireAt: new Date(Date.now() + 60_000), artifacts: [] },
+        new Date(),
+      );
+      await gate;
+      return moved;
+    });
+    const cancel = t.call(acct.key, 'POST', `/v1/tasks/${taskId}/cancel`);
+    await someoneWaitsForALock();
+    commit();
+    assert.equal(await completion, true);
+    const answer = await cancel;
+    expectError(answer, 409, 'task_not_cancelable');
+    const task = (await t.call(acct.key, 'GET', `/v1/tasks/${taskId}`)).json();
+    assert.equal(task.status, 'succeeded');
+    const ledger = (await t.admin('GET', `/admin/v1/accounts/${acct.id}/ledger`)).json().entries as Array<{
+      type: string;
+    }>;
+    assert.deepEqual(ledger.map((e) => e.type).sort(), ['capture', 'credit', 'hold']);
+  });
+});
