@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   element_name_taken: 409,
   persona_exists: 409,
   too_many_keys: 409,
+  credit_reference_conflict: 409,
   task_not_cancelable: 409,
   voice_not_verifiable: 409,
   voice_not_retryable: 409,
@@ -142,6 +143,8 @@ export const errors = {
   voiceNotVerifiable: (): ApiError => new ApiError('voice_not_verifiable'),
   voiceNotRetryable: (): ApiError => new ApiError('voice_not_retryable'),
   tooManyKeys: (limit: number): ApiError => new ApiError('too_many_keys', { params: { limit } }),
+  creditReferenceConflict: (reference: string, amountMinor: number): ApiError =>
+    new ApiError('credit_reference_conflict', { params: { reference, amount: amountMinor } }),
   taskNotCancelable: (status: string): ApiError =>
     new ApiError('task_not_cancelable', { params: { status } }),
   requestTooLarge: (limitBytes: number): ApiError =>

@@ -25,6 +25,8 @@ export const en: Catalog = {
   element_name_taken: 'You already have an element named "{name}".',
   persona_exists: 'A persona from this song version is already saved.',
   too_many_keys: 'The account already has {limit} active keys; revoke one first.',
+  credit_reference_conflict:
+    'Reference "{reference}" already credited {amount} kopecks; a credit under it with another amount is refused. Use a new reference.',
   task_not_cancelable: 'The task is already {status} and cannot be canceled.',
   voice_not_verifiable: 'The voice is not waiting for a recording.',
   voice_not_retryable: 'Only a failed voice can be retried.',

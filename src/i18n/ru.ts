@@ -25,6 +25,8 @@ export const ru: Catalog = {
   element_name_taken: 'У вас уже есть элемент с именем «{name}».',
   persona_exists: 'Персона из этой версии песни уже сохранена.',
   too_many_keys: 'У аккаунта уже {limit} активных ключей; сначала отзовите один из них.',
+  credit_reference_conflict:
+    'По основанию «{reference}» уже зачислено {amount} копеек; зачисление с другой суммой по нему отклонено. Укажите новое основание.',
   task_not_cancelable: 'Задача уже в состоянии {status} и не может быть отменена.',
   voice_not_verifiable: 'Голос не ожидает записи фразы.',
   voice_not_retryable: 'Повторить можно только голос в состоянии failed.',

@@ -58,9 +58,11 @@ async function appendEntry(
 }
 
 /**
- * Credits an account once per `reference`: a repeated reference returns the first entry and
- * `created: false`. Runs inside the caller's transaction; a unique-index race between two callers is
- * resolved by the index (the loser's transaction fails and its caller re-reads).
+ * Credits an account once per `reference`: a repeated reference with the same amount returns the first
+ * entry and `created: false` (a replay); with another amount it is 409 credit_reference_conflict, since
+ * answering the first entry would hide that the second amount was never credited. Runs inside the
+ * caller's transaction; a unique-index race between two callers is resolved by the index (the loser's
+ * transaction fails and its caller re-reads).
  */
 export async function credit(
   tx: Tx,
@@ -74,7 +76,9 @@ export async function credit(
     .executeTakeFirst();
   if (existing) {
     const { account_id: _account, ...entry } = existing;
-    return { entry: { ...entry, amount_minor: Number(entry.amount_minor) }, created: false };
+    const amountMinor = Number(entry.amount_minor);
+    if (amountMinor !== input.amountMinor) throw errors.creditReferenceConflict(input.reference, amountMinor);
+    return { entry: { ...entry, amount_minor: amountMinor }, created: false };
   }
   const entry = await appendEntry(tx, {
     account_id: input.accountId,

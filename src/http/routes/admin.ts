@@ -63,7 +63,8 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       schema: {
         tags,
         summary: 'Credit an account once per reference',
-        description: 'The same reference twice credits once: the repeat answers 200 with the first entry.',
+        description:
+          'The same reference twice credits once: the repeat with the same amount answers 200 with the first entry; with another amount 409 credit_reference_conflict.',
         params: idParams,
         body: z.strictObject({ amount_minor: amount, reference: z.string().min(1).max(200) }),
         response: { 200: entrySchema, 201: entrySchema, ...errors },

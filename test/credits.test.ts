@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { balances, expectError, startTestApp, type TestApp } from './helpers.ts';
+
+describe('credits once per reference', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ worker: false });
+  });
+  after(() => t.close());
+
+  test('[10.12] a reused reference with another amount is 409 credit_reference_conflict; the same amount replays', async () => {
+    const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Acme' })).json().id as string;
+    const url = `/admin/v1/accounts/${id}/credits`;
+    const first = await t.admin('POST', url, { amount_minor: 50_000, reference: 'invoice-17' });
+    assert.equal(first.statusCode, 201, first.body);
+    const replay = await t.admin('POST', url, { amount_minor: 50_000, reference: 'invoice-17' });
+    assert.equal(replay.statusCode, 200, replay.body);
+    assert.equal(replay.json().id, first.json().id);
+    const conflict = await t.admin('POST', url, { amount_minor: 70_000, reference: 'invoice-17' });
+    expectError(conflict, 409, 'credit_reference_conflict');
+    assert.match(conflict.json().error.message, /invoice-17/);
+    const russian = await t.admin('POST', `${url}?lang=ru`, {
+      amount_minor: 70_000,
+      reference: 'invoice-17',
+    });
+    expectError(russian, 409, 'credit_reference_conflict');
+    assert.match(russian.json().error.message, /[а-я]/);
+    assert.equal((await balances(t, id)).balance_minor, 50_000);
+  });
+});
