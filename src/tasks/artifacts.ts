@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { KeyPrincipal } from '../accounts/index.ts';
+import { type KeyPrincipal, mayUseModel } from '../accounts/index.ts';
 import type { Db } from '../db/index.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -49,11 +49,12 @@ export async function openArtifact(
 ): Promise<ArtifactDownload> {
   const task = await deps.db.db
     .selectFrom('tasks')
-    .select(['status', 'files_expired', 'files_expire_at'])
+    .select(['status', 'model', 'files_expired', 'files_expire_at'])
     .where('id', '=', input.taskId)
     .where('account_id', '=', input.principal.accountId)
     .executeTakeFirst();
-  if (!task) throw errors.taskNotFound(input.taskId);
+  // Another account's task, or one of a model the key is not allowed, reads as missing (issue 10.19).
+  if (!task || !mayUseModel(input.principal, task.model)) throw errors.taskNotFound(input.taskId);
   const index = /^\d{1,4}$/.test(input.index) ? Number(input.index) : -1;
   const artifact =
     task.status === 'succeeded' && index >= 0

@@ -74,9 +74,7 @@ export class TaskService {
 
   /** Everything decided before money: model, key rights, availability, settings, inputs, price. */
   async #prepare(principal: KeyPrincipal, request: TaskRequest): Promise<Prepared> {
-    const model = this.#deps.models.find(request.model);
-    if (!model) throw errors.modelNotFound(request.model);
-    if (!mayUseModel(principal, model.key)) throw errors.modelNotAllowedForKey(model.key);
+    const model = mustBeUsableModel(this.#deps.models, principal, request.model);
     const state = await this.#deps.models.state(model.key);
     if (!state.available) throw errors.modelUnavailable(model.key);
     const checked = validateSettings(model, request.settings);
@@ -132,6 +130,8 @@ export class TaskService {
     idempotencyKey: string | null,
     lang: Lang,
   ): Promise<{ status: number; task: TaskView; replayed: boolean }> {
+    // Before the key is looked at: a replay must never show a restricted key a task of another model.
+    mustBeUsableModel(this.#deps.models, principal, request.model);
     return this.#deps.idempotency.run<{ status: number; task: TaskView; replayed: boolean }>(
       {
         accountId: principal.accountId,
@@ -248,7 +248,7 @@ export class TaskService {
       .where('id', '=', taskId)
       .where('account_id', '=', principal.accountId)
       .executeTakeFirst();
-    if (!row) throw errors.taskNotFound(taskId);
+    if (!row || !mayUseModel(principal, row.model)) throw errors.taskNotFound(taskId);
     const artifacts =
       row.status === 'succeeded'
         ? await db.selectFrom('artifacts').selectAll().where('task_id', '=', taskId).execute()
@@ -292,6 +292,8 @@ export class TaskService {
   #cachedFinal(principal: KeyPrincipal, cacheKey: string, nowMs: number): FinalView | undefined {
     const entry = this.#finalViews.get(cacheKey);
     if (!entry || entry.accountId !== principal.accountId) return undefined;
+    // A key restricted to other models reads it as missing (the uncached path answers the 404).
+    if (!mayUseModel(principal, entry.view.model)) return undefined;
     if (nowMs < entry.freshUntilMs || !entry.view.result) return entry;
     const expired = { ...entry.view, result: { ...entry.view.result, files_expired: true } };
     return this.#rememberFinal(cacheKey, entry.accountId, expired);
@@ -304,7 +306,10 @@ export class TaskService {
     lang: Lang,
   ): Promise<{ tasks: TaskView[]; next_cursor: string | null }> {
     const db = this.#deps.db.db;
+    // A restricted key lists only its models' tasks (issue 10.19).
+    if (principal.models?.length === 0) return { tasks: [], next_cursor: null };
     let q = db.selectFrom('tasks').selectAll().where('account_id', '=', principal.accountId);
+    if (principal.models !== null) q = q.where('model', 'in', principal.models);
     if (query.status) q = q.where('status', '=', query.status);
     if (query.model) q = q.where('model', '=', query.model);
     if (query.cursor) q = q.where('id', '<', decodeCursor(query.cursor));
@@ -339,11 +344,11 @@ export class TaskService {
     await dialect.transaction(db, async (tx) => {
       const row = await tx
         .selectFrom('tasks')
-        .select(['status'])
+        .select(['status', 'model'])
         .where('id', '=', taskId)
         .where('account_id', '=', principal.accountId)
         .executeTakeFirst();
-      if (!row) throw errors.taskNotFound(taskId);
+      if (!row || !mayUseModel(principal, row.model)) throw errors.taskNotFound(taskId);
       if (isFinal(row.status)) throw errors.taskNotCancelable(row.status);
       // The read above takes no lock on PostgreSQL: a completion may commit between it and the update,
       // whose condition then matches nothing. That is a final task too (CONTRACT §3: 409).
@@ -358,6 +363,14 @@ export class TaskService {
     });
     return this.get(principal, taskId, lang);
   }
+}
+
+/** The model named by a request, when it exists and the key may use it: 404, then 403 (decisions.md). */
+function mustBeUsableModel(models: ModelService, principal: KeyPrincipal, key: string): ModelSpec {
+  const model = models.find(key);
+  if (!model) throw errors.modelNotFound(key);
+  if (!mayUseModel(principal, model.key)) throw errors.modelNotAllowedForKey(model.key);
+  return model;
 }
 
 /** Finished tasks whose views are kept in memory, per process. */
