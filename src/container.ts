@@ -94,7 +94,7 @@ export async function createContainer(
   const libraryGenerator = new LibrarySimulator({ simSpeed: config.simSpeed });
   // Library creations probe their linked files like tasks do: own uploads from storage, others downloaded
   // safely, with the field's accepted formats and size (CONTRACT §6), refused as a request-body error.
-  const resolveLibraryInput: InputResolver = (url, field, accepted) =>
+  const resolveLibraryInput: InputResolver = (url, field, accepted, signal) =>
     probeUrl(
       url,
       {
@@ -102,6 +102,7 @@ export async function createContainer(
         maxBytes: accepted.max_size_mb * 1024 * 1024,
         formats: accepted.formats,
         invalid: 'request',
+        ...(signal ? { signal } : {}),
       },
       { uploads, allowAddresses: config.fetchAllowAddresses },
     );

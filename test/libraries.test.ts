@@ -6,7 +6,7 @@ import { errorOf, expectError, startTestApp, type TestApp, waitForFinal } from '
 
 const file = (name: string): string => `https://files.test/${name}`;
 /** Fake media probe: lengths by file name (CONTRACT §7 checks need them); 30 s otherwise. */
-const LENGTHS: Record<string, number> = { 'song.mp3': 60, 'short.mp3': 2 };
+const LENGTHS: Record<string, number> = { 'song.mp3': 60, 'short.mp3': 2, 'a.mp4': 5 };
 const fakeProbe: InputResolver = async (url) => ({
   format: 'mp3',
   sizeBytes: 1000,

@@ -26,6 +26,7 @@ const TAG_KEYS = ELEMENT_TAGS.map((t) => t.key) as [string, ...string[]];
 const NAME = { min: 1, max: 100 };
 const DESCRIPTION_MAX = 500;
 const IMAGES = { min: 1, max: 4 };
+const FILES = { image_urls: IMAGE_FILES, video_url: { ...VIDEO_FILES, max_duration_seconds: 10 } };
 
 const body = z
   .strictObject({
@@ -70,8 +71,9 @@ export const elements: LibraryDecl<z.output<typeof body>> = {
     description: textLimit(0, DESCRIPTION_MAX),
     image_urls: listLimit(IMAGES.min, IMAGES.max),
     video_url: listLimit(1, 1),
-    accepted_files: { image_urls: IMAGE_FILES, video_url: { ...VIDEO_FILES, max_duration_seconds: 10 } },
+    accepted_files: FILES,
   },
+  files: FILES,
   listExtras: { tags: ELEMENT_TAGS },
   hasStatus: false,
   failCode: 'element_create_failed',

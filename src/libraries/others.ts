@@ -35,6 +35,7 @@ export const clonedVoices: LibraryDecl<z.output<typeof clonedVoiceBody>> = {
     created_at: z.string(),
   }),
   limits: { name: NAME, sample_urls: listLimit(1, 10), accepted_files: { sample_urls: AUDIO_FILES } },
+  files: { sample_urls: AUDIO_FILES },
   hasStatus: true,
   failCode: 'library_create_failed',
   async prepare(b) {
@@ -68,6 +69,7 @@ export const imageStyles: LibraryDecl<z.output<typeof imageStyleBody>> = {
     types: ['raster', 'vector'],
     accepted_files: { image_urls: IMAGE_FILES },
   },
+  files: { image_urls: IMAGE_FILES },
   hasStatus: true,
   failCode: 'library_create_failed',
   async prepare(b) {
@@ -102,6 +104,7 @@ export const musicStyles: LibraryDecl<z.output<typeof musicStyleBody>> = {
     training_minutes: { min: 5, max: 10 },
     accepted_files: { track_urls: AUDIO_FILES },
   },
+  files: { track_urls: AUDIO_FILES },
   hasStatus: true,
   failCode: 'library_create_failed',
   learns: { initial: 'training', succeeded: async () => ({ status: 'ready' }) },
@@ -133,6 +136,7 @@ export const omniCharacters: LibraryDecl<z.output<typeof characterBody>> = {
     description: DESCRIPTION,
     accepted_files: { portrait_url: IMAGE_FILES, full_body_url: IMAGE_FILES },
   },
+  files: { portrait_url: IMAGE_FILES, full_body_url: IMAGE_FILES },
   hasStatus: true,
   failCode: 'library_create_failed',
   async prepare(b) {
@@ -174,6 +178,7 @@ export const omniVoices: LibraryDecl<z.output<typeof omniVoiceBody>> = {
     created_at: z.string(),
   }),
   limits: { name: NAME, sample_urls: listLimit(1, 3), accepted_files: { sample_urls: AUDIO_FILES } },
+  files: { sample_urls: AUDIO_FILES },
   listExtras: { presets: OMNI_PRESETS },
   hasStatus: true,
   failCode: 'library_create_failed',

@@ -105,6 +105,8 @@ export const personas: LibraryDecl<z.output<typeof body>> = {
     description: textLimit(DESCRIPTION.min, DESCRIPTION.max),
     style: textLimit(0, STYLE_MAX),
   },
+  // A persona is saved from a finished task: no linked files.
+  files: {},
   hasStatus: false,
   failCode: 'persona_create_failed',
   async prepare(b, ctx) {

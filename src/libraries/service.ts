@@ -16,7 +16,14 @@ import { uuidv7 } from '../lib/ids.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from '../tasks/idempotency.ts';
 import { findRecord, fromRow, listRecords, type RecordQuery, toRow, viewOf } from './records.ts';
 import { libraryPath } from './registry.ts';
-import type { CreateContext, InputResolver, LibraryDecl, PendingStep, StoredRecord } from './types.ts';
+import type {
+  CreateContext,
+  InputResolver,
+  LibraryDecl,
+  PendingStep,
+  ResolvedInput,
+  StoredRecord,
+} from './types.ts';
 
 export type RecordView = Record<string, unknown>;
 
@@ -148,6 +155,7 @@ export class LibraryService {
       resolveInput: this.#deps.resolveInput,
       generator,
       signal: AbortSignal.timeout(LIBRARY_WAIT_MS),
+      inputs: await this.#linkedFiles(decl, body),
     };
     const plan = await decl.prepare(body, ctx);
     const taken = (): ApiError => decl.taken?.(plan) ?? errors.internal();
@@ -201,6 +209,43 @@ export class LibraryService {
       throw error;
     }
     return record;
+  }
+
+  /**
+   * Probes every link of the body's URL fields at once, through the same guard and per-field rules as
+   * task settings (issue 10.16): a private or metadata address, a wrong type, size or length is refused
+   * before anything is created. The first refusal stops the other downloads.
+   */
+  async #linkedFiles(decl: LibraryDecl, body: unknown): Promise<Record<string, ResolvedInput[]>> {
+    const fields = body as Record<string, unknown>;
+    const downloads = new AbortController();
+    const probe = async (field: string, url: string, label: string): Promise<ResolvedInput> => {
+      const accepted = decl.files[field]!;
+      const file = await this.#deps.resolveInput(url, label, accepted, downloads.signal);
+      const maxSeconds = accepted.max_duration_seconds;
+      if (maxSeconds !== undefined && (file.durationSeconds ?? 0) > maxSeconds) {
+        throw errors.invalidRequest({
+          en: `body.${label}: the recording is longer than ${maxSeconds} s`,
+          ru: `body.${label}: запись длиннее ${maxSeconds} с`,
+        });
+      }
+      return file;
+    };
+    try {
+      const entries = await Promise.all(
+        Object.keys(decl.files).map(async (field) => {
+          const value = fields[field];
+          const urls = Array.isArray(value) ? value : value === undefined ? [] : [value];
+          const labels = urls.map((_, i) => (Array.isArray(value) ? `${field}.${i}` : field));
+          const files = await Promise.all(urls.map((url, i) => probe(field, String(url), labels[i]!)));
+          return [field, files] as const;
+        }),
+      );
+      return Object.fromEntries(entries);
+    } catch (error) {
+      downloads.abort(error);
+      throw error;
+    }
   }
 
   async #uniqueTaken(query: RecordQuery, uniqueKey: string): Promise<boolean> {

@@ -79,6 +79,8 @@ export const singingVoices: LibraryDecl<z.output<typeof body>> = {
     language: 'ISO 639-1 code, default en',
     accepted_files: { source_url: AUDIO_FILES, recording_url: AUDIO_FILES },
   },
+  // recording_url belongs to the verify step, which probes it itself (voice-steps.ts).
+  files: { source_url: AUDIO_FILES },
   hasStatus: true,
   failCode: 'library_create_failed',
   learns: {
@@ -93,8 +95,8 @@ export const singingVoices: LibraryDecl<z.output<typeof body>> = {
     },
   },
   async prepare(b, ctx) {
-    const source = await ctx.resolveInput(b.source_url, 'source_url', AUDIO_FILES);
-    if (source.durationSeconds !== undefined && b.end_seconds > source.durationSeconds + 0.01) {
+    const source = ctx.inputs['source_url']?.[0];
+    if (source?.durationSeconds !== undefined && b.end_seconds > source.durationSeconds + 0.01) {
       throw errors.invalidRequest({
         en: `body.end_seconds: the recording is only ${source.durationSeconds.toFixed(2)} s long`,
         ru: `body.end_seconds: запись длится только ${source.durationSeconds.toFixed(2)} с`,

@@ -19,7 +19,21 @@ export interface AcceptedFiles {
   formats: readonly MediaFormat[];
   max_size_mb: number;
 }
-export type InputResolver = (url: string, field: string, accepted: AcceptedFiles) => Promise<ResolvedInput>;
+/**
+ * Probes the file behind a link of field `field` (`image_urls.0`, `source_url`); `signal` stops the
+ * download when another link of the same request was refused.
+ */
+export type InputResolver = (
+  url: string,
+  field: string,
+  accepted: AcceptedFiles,
+  signal?: AbortSignal,
+) => Promise<ResolvedInput>;
+/** Files a URL field of a creation body links to: the accepted files and, for recordings, their length. */
+export interface LinkedFiles extends AcceptedFiles {
+  /** Longest accepted recording (seconds). */
+  max_duration_seconds?: number;
+}
 
 /** The state a record takes when its pending step ends (applied lazily on read). */
 export interface PendingStep {
@@ -64,6 +78,8 @@ export interface CreateContext {
   resolveInput: InputResolver;
   generator: LibraryGenerator;
   signal: AbortSignal;
+  /** The probed files of the body's URL fields (`LibraryDecl.files`), by field, in the order given. */
+  inputs: Readonly<Record<string, readonly ResolvedInput[]>>;
 }
 
 /** What a declaration makes of an accepted body. */
@@ -91,6 +107,12 @@ export interface LibraryDecl<B = unknown> {
   record: z.ZodType;
   /** Bounds shown in the list response and enforced by `body`. */
   limits: Readonly<Record<string, unknown>>;
+  /**
+   * Every URL field of the creation body and the files it accepts (shown as `limits.accepted_files`). Each
+   * link goes through the guarded probe before `prepare`: private and metadata addresses, wrong types,
+   * sizes and lengths are refused (CONTRACT §6, issue 10.16).
+   */
+  files: Readonly<Record<string, LinkedFiles>>;
   /** Further fields of the list response (`tags` of elements, `presets` of omni voices). */
   listExtras?: Readonly<Record<string, unknown>>;
   /** Records of this library carry `status` (CONTRACT §7: "records that learn or wait carry status"). */
