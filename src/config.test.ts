@@ -16,6 +16,9 @@ test('defaults of CONTRACT §1', () => {
   assert.equal(config.logLevel, 'info');
   assert.ok(config.renderThreads >= 1 && config.renderThreads <= 4);
   assert.equal(loadConfig({ RENDER_THREADS: '0' }).renderThreads, 0);
+  assert.equal(config.downloadTimeoutMs, 30_000);
+  assert.equal(config.downloadRequestMaxBytes, 200 * 1024 * 1024);
+  assert.equal(config.downloadAccountBytesPerMinute, 500 * 1024 * 1024);
   assert.ok(Object.isFrozen(config));
 });
 
@@ -28,6 +31,9 @@ test('bad values stop the start with an error naming the variable', () => {
     [{ RESULT_RETENTION: '14 days' }, /RESULT_RETENTION/],
     [{ UPLOAD_RETENTION: '-1d' }, /UPLOAD_RETENTION/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL/],
+    [{ DOWNLOAD_TIMEOUT: '1m' }, /DOWNLOAD_TIMEOUT/],
+    [{ DOWNLOAD_REQUEST_MB: '0' }, /DOWNLOAD_REQUEST_MB/],
+    [{ DOWNLOAD_ACCOUNT_MB: '5000' }, /DOWNLOAD_ACCOUNT_MB/],
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
     [{ STORAGE_URL: 'ftp://x' }, /STORAGE_URL/],
     [{ PUBLIC_BASE_URL: 'not a url' }, /PUBLIC_BASE_URL/],

@@ -47,6 +47,15 @@ export interface Config {
   renderThreads: number;
   /** File where the simulator appends one line per run it starts (`SIM_CALL_LOG`), for audits and tests. */
   simCallLog: string | null;
+  /**
+   * Time for all URL downloads of one request together (milliseconds), well below the Idempotency-Key lock
+   * of 60 s. (Default: 30 s; at most 45 s)
+   */
+  downloadTimeoutMs: number;
+  /** Bytes the links of one request may make the server download, all together. (Default: 200 MiB) */
+  downloadRequestMaxBytes: number;
+  /** Bytes the requests of one account may make the server download per minute. (Default: 500 MiB) */
+  downloadAccountBytesPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +123,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     embeddedWorker: worker === 'on',
     jobLeaseMs: durationVar(env, 'JOB_LEASE', '30s'),
     simCallLog: env.SIM_CALL_LOG?.trim() || null,
+    downloadTimeoutMs: downloadTimeout(env),
+    downloadRequestMaxBytes: intVar(env, 'DOWNLOAD_REQUEST_MB', 200, 1, 2000) * MIB,
+    downloadAccountBytesPerMinute: intVar(env, 'DOWNLOAD_ACCOUNT_MB', 500, 1, 2000) * MIB,
     renderThreads: intVar(
       env,
       'RENDER_THREADS',
@@ -128,6 +140,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
         .filter(Boolean),
     ),
   } satisfies Config);
+}
+
+const MIB = 1024 * 1024;
+/** Longest DOWNLOAD_TIMEOUT: acceptance must end well before its Idempotency-Key lock (60 s) runs out. */
+const MAX_DOWNLOAD_TIMEOUT_MS = 45 * SECOND_MS;
+
+function downloadTimeout(env: NodeJS.ProcessEnv): number {
+  const ms = durationVar(env, 'DOWNLOAD_TIMEOUT', '30s');
+  if (ms > MAX_DOWNLOAD_TIMEOUT_MS) throw new ConfigError('DOWNLOAD_TIMEOUT must be at most 45s');
+  return ms;
 }
 
 function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

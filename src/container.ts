@@ -13,6 +13,7 @@ import { HelperService, type InputResolver, LibraryService, resolveReferences } 
 import { type Clock, systemClock } from './lib/clock.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import { IdempotencyStore } from './tasks/idempotency.ts';
+import { DownloadAllowance } from './tasks/download-budget.ts';
 import { probeUrl, resolveInputs } from './tasks/inputs.ts';
 import { TaskService } from './tasks/task-service.ts';
 import { Sweeper } from './worker/sweeper.ts';
@@ -78,6 +79,17 @@ export async function createContainer(
     publicBaseUrl: config.publicBaseUrl,
     retentionMs: config.uploadRetentionMs,
   });
+  // Links in settings and library bodies: one time and byte budget per request, an allowance per account
+  // and minute (issues 10.1, 10.17), shared by every API process on PostgreSQL.
+  const downloads = new DownloadAllowance(
+    {
+      timeoutMs: config.downloadTimeoutMs,
+      requestMaxBytes: config.downloadRequestMaxBytes,
+      accountBytesPerMinute: config.downloadAccountBytesPerMinute,
+    },
+    db.pgPool,
+  );
+  const fetching = { uploads, allowAddresses: config.fetchAllowAddresses, downloads };
   const tasks = new TaskService({
     db,
     clock,
@@ -86,15 +98,14 @@ export async function createContainer(
     generator,
     idempotency,
     resolveReferences: (accountId, refs) => resolveReferences(db, accountId, refs, clock.now()),
-    resolveInputs: (mode, settings) =>
-      resolveInputs(mode, settings, { uploads, allowAddresses: config.fetchAllowAddresses }),
+    resolveInputs: (accountId, mode, settings) => resolveInputs(mode, settings, fetching, accountId),
     onTaskQueued: () => worker.wake(),
   });
   // Libraries and helpers (CONTRACT §7): the simulator's library side, built beside the task Simulator.
   const libraryGenerator = new LibrarySimulator({ simSpeed: config.simSpeed });
   // Library creations probe their linked files like tasks do: own uploads from storage, others downloaded
   // safely, with the field's accepted formats and size (CONTRACT §6), refused as a request-body error.
-  const resolveLibraryInput: InputResolver = (url, field, accepted, signal) =>
+  const resolveLibraryInput: InputResolver = (url, field, accepted, budget) =>
     probeUrl(
       url,
       {
@@ -102,9 +113,9 @@ export async function createContainer(
         maxBytes: accepted.max_size_mb * 1024 * 1024,
         formats: accepted.formats,
         invalid: 'request',
-        ...(signal ? { signal } : {}),
+        ...(budget ? { budget } : {}),
       },
-      { uploads, allowAddresses: config.fetchAllowAddresses },
+      fetching,
     );
   const libraries = new LibraryService({
     db,
@@ -112,6 +123,7 @@ export async function createContainer(
     generator: libraryGenerator,
     idempotency,
     resolveInput: resolveLibraryInput,
+    downloads,
     models,
   });
   const helpers = new HelperService({ db, clock, generator: libraryGenerator, models });

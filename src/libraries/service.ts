@@ -13,6 +13,7 @@ import { GeneratorUnavailable } from '../generators/generator.ts';
 import { LIBRARY_WAIT_MS, type LibraryGenerator, LibraryRejected } from '../generators/library.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
+import type { DownloadAllowance } from '../tasks/download-budget.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from '../tasks/idempotency.ts';
 import { findRecord, fromRow, listRecords, type RecordQuery, toRow, viewOf } from './records.ts';
 import { libraryPath } from './registry.ts';
@@ -34,6 +35,8 @@ export interface LibraryServiceDeps {
   idempotency: IdempotencyStore;
   /** Probe of linked files (length, format, size); throws ApiError for files that break a rule. */
   resolveInput: InputResolver;
+  /** Budgets of requests' downloads; without it each download is bounded on its own only. */
+  downloads?: Pick<DownloadAllowance, 'open'>;
   /** When given, creation on a switched-off model is 503 model_unavailable. */
   models?: Pick<ModelService, 'state'>;
 }
@@ -155,7 +158,7 @@ export class LibraryService {
       resolveInput: this.#deps.resolveInput,
       generator,
       signal: AbortSignal.timeout(LIBRARY_WAIT_MS),
-      inputs: await this.#linkedFiles(decl, body),
+      inputs: await this.#linkedFiles(decl, body, query.accountId),
     };
     const plan = await decl.prepare(body, ctx);
     const taken = (): ApiError => decl.taken?.(plan) ?? errors.internal();
@@ -216,12 +219,22 @@ export class LibraryService {
    * task settings (issue 10.16): a private or metadata address, a wrong type, size or length is refused
    * before anything is created. The first refusal stops the other downloads.
    */
-  async #linkedFiles(decl: LibraryDecl, body: unknown): Promise<Record<string, ResolvedInput[]>> {
+  async #linkedFiles(
+    decl: LibraryDecl,
+    body: unknown,
+    accountId: string,
+  ): Promise<Record<string, ResolvedInput[]>> {
     const fields = body as Record<string, unknown>;
-    const downloads = new AbortController();
+    if (Object.keys(decl.files).every((field) => fields[field] === undefined)) return {};
+    const local = new AbortController();
+    const budget = (await this.#deps.downloads?.open(accountId, 'request')) ?? {
+      signal: local.signal,
+      abort: (reason: unknown) => local.abort(reason),
+      close: async () => {},
+    };
     const probe = async (field: string, url: string, label: string): Promise<ResolvedInput> => {
       const accepted = decl.files[field]!;
-      const file = await this.#deps.resolveInput(url, label, accepted, downloads.signal);
+      const file = await this.#deps.resolveInput(url, label, accepted, budget);
       const maxSeconds = accepted.max_duration_seconds;
       if (maxSeconds !== undefined && (file.durationSeconds ?? 0) > maxSeconds) {
         throw errors.invalidRequest({
@@ -243,8 +256,10 @@ export class LibraryService {
       );
       return Object.fromEntries(entries);
     } catch (error) {
-      downloads.abort(error);
+      budget.abort(error);
       throw error;
+    } finally {
+      await budget.close();
     }
   }
 

@@ -7,6 +7,7 @@ import type { Db, LibrarySegment } from '../db/index.ts';
 import type { ApiError } from '../errors.ts';
 import type { MediaFormat } from '../catalog/index.ts';
 import type { LibraryGenerator } from '../generators/library.ts';
+import type { ProbeBudget } from '../tasks/inputs.ts';
 
 /** What the media probe tells about a linked file; throws ApiError for files that break a rule. */
 export interface ResolvedInput {
@@ -20,14 +21,14 @@ export interface AcceptedFiles {
   max_size_mb: number;
 }
 /**
- * Probes the file behind a link of field `field` (`image_urls.0`, `source_url`); `signal` stops the
- * download when another link of the same request was refused.
+ * Probes the file behind a link of field `field` (`image_urls.0`, `source_url`) within the request's
+ * budget: its signal ends the download (time up, another link refused), its meter counts the bytes.
  */
 export type InputResolver = (
   url: string,
   field: string,
   accepted: AcceptedFiles,
-  signal?: AbortSignal,
+  budget?: ProbeBudget,
 ) => Promise<ResolvedInput>;
 /** Files a URL field of a creation body links to: the accepted files and, for recordings, their length. */
 export interface LinkedFiles extends AcceptedFiles {

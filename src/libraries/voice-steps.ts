@@ -27,11 +27,14 @@ export async function verifyVoice(
   id: string,
   body: z.output<typeof verifyBody>,
 ): Promise<RecordView> {
-  const { db, clock, generator, resolveInput } = service.deps;
+  const { db, clock, generator, resolveInput, downloads } = service.deps;
   const before = await service.record(principal, singingVoices, id);
   if (before.status !== 'pending_recording') throw errors.voiceNotVerifiable();
   await askGenerator('library_create_failed', () => generator.ensureAvailable(body));
-  const recording = await resolveInput(body.recording_url, 'recording_url', AUDIO_FILES);
+  const budget = await downloads?.open(principal.accountId, 'request');
+  const recording = await resolveInput(body.recording_url, 'recording_url', AUDIO_FILES, budget).finally(() =>
+    budget?.close(),
+  );
   const check = await askGenerator('library_create_failed', () =>
     generator.checkRecording(
       {

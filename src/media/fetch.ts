@@ -16,8 +16,9 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { ByteCounter } from '../lib/streams.ts';
+import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { ByteCounter } from '../lib/streams.ts';
 import { isBlockedAddress } from './address.ts';
 
 export type FetchFailure =
@@ -48,7 +49,10 @@ export interface FetchOptions {
   maxBytes: number;
   /** Time allowed to establish each TCP connection (milliseconds, default 5000). */
   connectTimeoutMs?: number;
-  /** Time allowed for the whole download, all hops and the body included (milliseconds, default 60000). */
+  /**
+   * Time allowed for the whole download, all hops and the body included (milliseconds, default 30000,
+   * the "30 s in all" of the decisions; a request's downloads together share one budget on top).
+   */
   totalTimeoutMs?: number;
   /** Redirects followed at most (default 3). */
   maxRedirects?: number;
@@ -58,6 +62,11 @@ export interface FetchOptions {
   allowAddresses?: readonly string[];
   /** DNS lookup override for tests (defaults to node:dns lookup with all: true). */
   lookup?: LookupFn;
+  /**
+   * Told the size of every chunk of the body before it is written; a rejection ends the download with
+   * that error (a request's byte budget shared by several downloads).
+   */
+  meter?: (bytes: number) => Promise<void>;
 }
 
 export interface FetchedFile {
@@ -191,7 +200,10 @@ async function saveBody(
   );
   try {
     // Security: the cap is enforced while streaming, whatever the headers said.
-    await pipeline(res, cap, createWriteStream(path, { flags: 'wx' }), { signal });
+    const file = createWriteStream(path, { flags: 'wx' });
+    await (options.meter
+      ? pipeline(res, cap, new Metered(options.meter), file, { signal })
+      : pipeline(res, cap, file, { signal }));
   } catch (error) {
     res.destroy();
     await rm(path, { force: true });
@@ -202,6 +214,18 @@ async function saveBody(
     throw new FetchError('empty', 'empty body');
   }
   return { path, sizeBytes: cap.bytes, finalUrl: '' };
+}
+
+/** Passes chunks on once `meter` has accepted their size. */
+class Metered extends Transform {
+  readonly #meter: (bytes: number) => Promise<void>;
+  constructor(meter: (bytes: number) => Promise<void>) {
+    super();
+    this.#meter = meter;
+  }
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.#meter(chunk.length).then(() => callback(null, chunk), callback);
+  }
 }
 
 /** Maps low-level failures onto FetchError; a caller's abort is rethrown as its reason. */
@@ -219,7 +243,7 @@ function classify(error: unknown, signal: AbortSignal, timeout: AbortSignal, out
  * size cap (bytes) and the timeouts. Throws FetchError (or the caller's abort reason).
  */
 export async function fetchToFile(url: string, options: FetchOptions): Promise<FetchedFile> {
-  const totalTimeoutMs = options.totalTimeoutMs ?? 60_000;
+  const totalTimeoutMs = options.totalTimeoutMs ?? 30_000;
   const timeout = AbortSignal.timeout(totalTimeoutMs);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   const maxRedirects = options.maxRedirects ?? 3;

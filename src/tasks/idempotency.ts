@@ -19,7 +19,7 @@ import type { Clock } from '../lib/clock.ts';
 
 /**
  * How long a processing row blocks others before it counts as abandoned (milliseconds). Acceptance is
- * bounded well below it (URL downloads: `DOWNLOAD_BUDGET_MS`); a request that overruns it anyway is
+ * bounded well below it (URL downloads: `DOWNLOAD_TIMEOUT`, 30 s); a request that overruns it anyway is
  * fenced by its claim token.
  */
 export const PROCESSING_LOCK_MS = 60_000;

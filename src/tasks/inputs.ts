@@ -1,7 +1,8 @@
 /**
  * Turns the URL settings of a mode into probed input files (CONTRACT §6): our own upload links are read
  * from the upload record, anything else is downloaded once through the safe fetcher, recognised by
- * content and probed; then the mode's per-field rules (formats, size, lengths) are enforced.
+ * content and probed; then the mode's per-field rules (formats, size, lengths) are enforced. All links of
+ * a request download at once under the request's one budget of time and bytes (download-budget.ts).
  */
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -10,11 +11,14 @@ import type { InputFile, InputRule, MediaFormat, ModeInputs, ModeSpec } from '..
 import { type ApiError, errors } from '../errors.ts';
 import type { UploadService } from '../files/index.ts';
 import { FetchError, fetchToFile, inspectFile } from '../media/index.ts';
+import type { DownloadAllowance } from './download-budget.ts';
 
 export interface InputResolverDeps {
   uploads: UploadService;
   /** Test-only: exact addresses the fetcher may reach although they are private. Production: none. */
   allowAddresses?: readonly string[];
+  /** Budgets of requests and allowances of accounts; without it downloads are bounded one by one only. */
+  downloads?: Pick<DownloadAllowance, 'open'>;
 }
 
 const both = (label: string, en: string, ru: string): ApiError =>
@@ -62,6 +66,14 @@ export interface ProbeTarget {
   /** The 422 code of an unreadable file: invalid_settings in a task (default), invalid_request in a body. */
   invalid?: 'settings' | 'request';
   signal?: AbortSignal;
+  /** The request's budget: its signal ends the download, its meter counts the bytes. */
+  budget?: ProbeBudget;
+}
+
+/** What a request's downloads share: one signal ending them all and, when metered, a byte count. */
+export interface ProbeBudget {
+  signal: AbortSignal;
+  meter?: (bytes: number) => Promise<void>;
 }
 
 function unreadable(target: ProbeTarget, en: string, ru: string): ApiError {
@@ -80,7 +92,8 @@ async function probeRemote(url: string, target: ProbeTarget, deps: InputResolver
         dir,
         maxBytes,
         ...(deps.allowAddresses ? { allowAddresses: deps.allowAddresses } : {}),
-        ...(target.signal ? { signal: target.signal } : {}),
+        ...signalOf(target),
+        ...(target.budget?.meter ? { meter: target.budget.meter } : {}),
       });
     } catch (error) {
       if (!(error instanceof FetchError)) throw error;
@@ -99,6 +112,12 @@ async function probeRemote(url: string, target: ProbeTarget, deps: InputResolver
   } finally {
     await fsp.rm(dir, { recursive: true, force: true });
   }
+}
+
+function signalOf(target: ProbeTarget): { signal?: AbortSignal } {
+  const signals = [target.signal, target.budget?.signal].filter((s): s is AbortSignal => s !== undefined);
+  if (signals.length === 0) return {};
+  return { signal: signals.length === 1 ? signals[0]! : AbortSignal.any(signals) };
 }
 
 function checkRule(file: InputFile, rule: InputRule): void {
@@ -127,44 +146,64 @@ function checkRule(file: InputFile, rule: InputRule): void {
   }
 }
 
-/** Resolves and checks every URL setting the mode declares input rules for. */
+/**
+ * Resolves and checks every URL setting the mode declares input rules for. Every link of every field
+ * downloads at once under one budget of `accountId`'s request (issue 10.1: one after another, five
+ * links could take five minutes); the first refusal ends the other downloads.
+ */
 export async function resolveInputs(
   mode: ModeSpec,
   settings: Readonly<Record<string, unknown>>,
   deps: InputResolverDeps,
+  accountId: string,
 ): Promise<ModeInputs> {
-  const files: InputFile[] = [];
-  // One refused file ends the request: the downloads still running for it are stopped too.
-  const downloads = new AbortController();
-  for (const [field, rule] of Object.entries(mode.inputRules ?? {})) {
-    const urls = urlsOf(settings[field]);
+  const fields = Object.entries(mode.inputRules ?? {}).map(([field, rule]) => ({
+    field,
+    rule,
+    urls: urlsOf(settings[field]),
+  }));
+  if (fields.every((f) => f.urls.length === 0)) return { files: [] };
+  const budget = await deps.downloads?.open(accountId, 'settings');
+  const local = new AbortController();
+  const target = { budget: budget ?? { signal: local.signal } };
+  try {
     const resolved = await Promise.all(
-      urls.map(async (url, position): Promise<InputFile> => {
-        const label = `settings.${field}.${position}`;
-        const facts = await probeUrl(
-          url,
-          { label, maxBytes: rule.maxBytes, formats: rule.formats, signal: downloads.signal },
-          deps,
+      fields.map(async ({ field, rule, urls }) => {
+        const files = await Promise.all(
+          urls.map(async (url, position): Promise<InputFile> => {
+            const label = `settings.${field}.${position}`;
+            const facts = await probeUrl(
+              url,
+              { label, maxBytes: rule.maxBytes, formats: rule.formats, ...target },
+              deps,
+            );
+            const file: InputFile = { field, position, url, ...facts };
+            checkRule(file, rule);
+            return file;
+          }),
         );
-        const file: InputFile = { field, position, url, ...facts };
-        checkRule(file, rule);
-        return file;
+        checkTotal(field, rule, files);
+        return files;
       }),
-    ).catch((error: unknown) => {
-      downloads.abort();
-      throw error;
-    });
-    if (rule.maxTotalSeconds !== undefined) {
-      const total = resolved.reduce((sum, f) => sum + (f.durationSeconds ?? 0), 0);
-      if (total > rule.maxTotalSeconds) {
-        throw both(
-          `settings.${field}`,
-          `the files are ${total.toFixed(2)} s long together; at most ${rule.maxTotalSeconds} s is allowed`,
-          `общая длительность файлов ${total.toFixed(2)} с; допустимо не больше ${rule.maxTotalSeconds} с`,
-        );
-      }
-    }
-    files.push(...resolved);
+    );
+    return { files: resolved.flat() };
+  } catch (error) {
+    budget?.abort(error);
+    local.abort(error);
+    throw error;
+  } finally {
+    await budget?.close();
   }
-  return { files };
+}
+
+function checkTotal(field: string, rule: InputRule, files: readonly InputFile[]): void {
+  if (rule.maxTotalSeconds === undefined) return;
+  const total = files.reduce((sum, f) => sum + (f.durationSeconds ?? 0), 0);
+  if (total > rule.maxTotalSeconds) {
+    throw both(
+      `settings.${field}`,
+      `the files are ${total.toFixed(2)} s long together; at most ${rule.maxTotalSeconds} s is allowed`,
+      `общая длительность файлов ${total.toFixed(2)} с; допустимо не больше ${rule.maxTotalSeconds} с`,
+    );
+  }
 }

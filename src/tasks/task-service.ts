@@ -18,9 +18,10 @@ import type { Lang } from '../i18n/index.ts';
 import { balancesOf, CURRENCY, hold } from '../ledger/index.ts';
 import { type Clock, moscowDay } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
+import { activeTaskCount, mustBeAffordable } from './affordability.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from './idempotency.ts';
 import { type TaskView, toTaskView } from './task-view.ts';
-import { ACTIVE_STATUSES, isFinal, jobIdOf, markCanceled, TASKS_CHANNEL } from './transitions.ts';
+import { isFinal, jobIdOf, markCanceled, TASKS_CHANNEL } from './transitions.ts';
 
 export interface TaskRequest {
   model: string;
@@ -49,7 +50,6 @@ export interface TaskServiceDeps {
   prices: PriceTable;
   generator: Generator;
   idempotency: IdempotencyStore;
-  /** Probes the files named by URL settings (CONTRACT §6). */
   /**
    * Library items the settings name, refused before any hold with the library's code (CONTRACT §7);
    * returns their public data by id.
@@ -58,7 +58,12 @@ export interface TaskServiceDeps {
     accountId: string,
     refs: readonly LibraryRef[],
   ): Promise<Record<string, Record<string, unknown>>>;
-  resolveInputs(mode: ModeSpec, settings: Readonly<Record<string, unknown>>): Promise<ModeInputs>;
+  /** Probes the files named by URL settings (CONTRACT §6), downloads counted against `accountId`. */
+  resolveInputs(
+    accountId: string,
+    mode: ModeSpec,
+    settings: Readonly<Record<string, unknown>>,
+  ): Promise<ModeInputs>;
   /** Told after a task is committed, so an in-process worker picks it up at once. */
   onTaskQueued?: () => void;
 }
@@ -72,8 +77,11 @@ export class TaskService {
     this.#deps = deps;
   }
 
-  /** Everything decided before money: model, key rights, availability, settings, inputs, price. */
-  async #prepare(principal: KeyPrincipal, request: TaskRequest): Promise<Prepared> {
+  /**
+   * Everything decided before money: model, key rights, availability, settings, inputs, price. With
+   * `forCreation`, what the hold would refuse anyway is refused before any linked file is downloaded.
+   */
+  async #prepare(principal: KeyPrincipal, request: TaskRequest, forCreation = false): Promise<Prepared> {
     const model = mustBeUsableModel(this.#deps.models, principal, request.model);
     const state = await this.#deps.models.state(model.key);
     if (!state.available) throw errors.modelUnavailable(model.key);
@@ -85,8 +93,24 @@ export class TaskService {
     }
     const refs = checked.mode.references?.(checked.settings) ?? [];
     const records = refs.length > 0 ? await this.#deps.resolveReferences(principal.accountId, refs) : {};
+    if (forCreation && hasLinks(checked.mode, checked.settings)) {
+      // Input files only add to a price: without them it is the cheapest these settings can cost.
+      const floorMinor = priceOf(
+        model,
+        checked.mode,
+        checked.settings,
+        { files: [], records },
+        this.#deps.prices,
+      );
+      await mustBeAffordable(this.#deps.db.db, principal, {
+        model: model.key,
+        floorMinor,
+        maxActive: state.maxActive,
+        now: this.#deps.clock.now(),
+      });
+    }
     const inputs: ModeInputs = {
-      ...(await this.#deps.resolveInputs(checked.mode, checked.settings)),
+      ...(await this.#deps.resolveInputs(principal.accountId, checked.mode, checked.settings)),
       records,
     };
     const inputViolations = checked.mode.checkInputs?.(checked.settings, inputs) ?? [];
@@ -145,7 +169,7 @@ export class TaskService {
           replayed: true,
         }),
         create: async (complete) => {
-          const prepared = await this.#prepare(principal, request);
+          const prepared = await this.#prepare(principal, request, true);
           try {
             await this.#deps.generator.ensureAvailable({
               model: prepared.model.key,
@@ -173,14 +197,8 @@ export class TaskService {
     const taskId = uuidv7(now.getTime());
     await dialect.transaction(db, async (tx) => {
       await dialect.lockAccount(tx, principal.accountId);
-      const active = await tx
-        .selectFrom('tasks')
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .where('account_id', '=', principal.accountId)
-        .where('model', '=', prepared.model.key)
-        .where('status', 'in', ACTIVE_STATUSES)
-        .executeTakeFirst();
-      if (Number(active?.n ?? 0) >= prepared.maxActive) {
+      const active = await activeTaskCount(tx, principal.accountId, prepared.model.key);
+      if (active >= prepared.maxActive) {
         throw errors.tooManyActive(prepared.model.key, prepared.maxActive);
       }
       await hold(tx, {
@@ -363,6 +381,14 @@ export class TaskService {
     });
     return this.get(principal, taskId, lang);
   }
+}
+
+/** True when the settings name a file in a field the mode probes (a download may be needed). */
+function hasLinks(mode: ModeSpec, settings: Readonly<Record<string, unknown>>): boolean {
+  return Object.keys(mode.inputRules ?? {}).some((field) => {
+    const value = settings[field];
+    return typeof value === 'string' || (Array.isArray(value) && value.length > 0);
+  });
 }
 
 /** The model named by a request, when it exists and the key may use it: 404, then 403 (decisions.md). */
