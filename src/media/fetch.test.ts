@@ -114,6 +114,37 @@ beforeEach(() => {
 });
 
 describe('fetchToFile downloads', () => {
+  it("[10.17] tells the meter every chunk's size; the meter's refusal ends the download and leaves no file", async () => {
+    let counted = 0;
+    const file = await fetchToFile(
+      `${base}/ok`,
+      options({
+        meter: async (bytes) => {
+          counted += bytes;
+        },
+      }),
+    );
+    assert.equal(counted, 11);
+    await rm(file.path);
+    const budget = new AbortController();
+    const refusal = new Error('over the budget');
+    const error = await fetchToFile(
+      `${base}/ok`,
+      options({
+        signal: budget.signal,
+        meter: async () => {
+          budget.abort(refusal);
+          throw refusal;
+        },
+      }),
+    ).then(
+      () => assert.fail('expected the refusal'),
+      (e: unknown) => e,
+    );
+    assert.equal(error, refusal);
+    assert.deepEqual(await leftovers(), []);
+  });
+
   it('stores the body in a new uniquely named file', async () => {
     const file = await fetchToFile(`${base}/ok`, options());
     assert.equal(file.sizeBytes, 11);
