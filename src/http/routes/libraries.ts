@@ -72,7 +72,8 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
             409: errorSchema.describe(
               'idempotency_conflict, request_in_progress, element_name_taken, persona_exists',
             ),
-            422: errorSchema.describe('invalid_request'),
+            413: errorSchema.describe('request_too_large (linked files together), file_too_large'),
+            422: errorSchema.describe('invalid_request, file_type, file_empty'),
             502: errorSchema.describe(decl.failCode),
             503: errorSchema.describe('sg_unavailable, model_unavailable'),
           },

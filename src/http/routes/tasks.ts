@@ -17,8 +17,8 @@ const refusals = {
   403: errorSchema.describe('model_not_allowed_for_key, key_daily_limit_exceeded'),
   404: errorSchema.describe('model_not_found'),
   409: errorSchema.describe('idempotency_conflict, request_in_progress'),
-  413: errorSchema.describe('request_too_large'),
-  422: errorSchema.describe('invalid_request, invalid_settings, unknown_setting'),
+  413: errorSchema.describe('request_too_large (body, or linked files together), file_too_large'),
+  422: errorSchema.describe('invalid_request, invalid_settings, unknown_setting, file_type, file_empty'),
   503: errorSchema.describe('model_unavailable, sg_unavailable'),
 };
 
