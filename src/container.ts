@@ -114,7 +114,7 @@ export async function createContainer(
     models,
   });
   const helpers = new HelperService({ db, clock, generator: libraryGenerator, models });
-  const sweeper = new Sweeper({ db, clock, storage, idempotency, uploads });
+  const sweeper = new Sweeper({ db, clock, storage, idempotency, uploads, log });
   return {
     config,
     db,
