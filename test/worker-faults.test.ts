@@ -175,6 +175,28 @@ describe('storage faults', () => {
     }
   });
 
+  test('files stored before a cancel wins the race to finish are deleted', async () => {
+    const t = await startTestApp({ worker: false });
+    const store = new FaultyStore(t.container.storage);
+    const worker = workerOf(t, { storage: store });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const id = (await t.call(acct.key, 'POST', '/v1/tasks', body3d())).json().id;
+      store.beforePut = async (call) => {
+        if (call === 2)
+          assert.equal((await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`)).statusCode, 200);
+      };
+      worker.start();
+      await until(async () => store.stored.length === 2 && worker.activeCount === 0, 'the finish to end');
+      assert.equal((await statusOf(t, acct.key, id)).status, 'canceled');
+      await assertNoOrphans(t, store);
+      assert.equal((await balances(t, acct.id)).available_minor, 10_000);
+    } finally {
+      await worker.stop();
+      await t.close();
+    }
+  });
+
   test('a storage that keeps failing ends the task with generation_failed and leaves no files', async () => {
     // The real clock: the backoff between attempts passes in real time, the deadline stays far away.
     const t = await startTestApp({ worker: false });

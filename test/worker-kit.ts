@@ -152,6 +152,8 @@ export class FaultyStore implements BlobStore {
   readonly stored: string[] = [];
   puts = 0;
   onPut: ((call: number, key: string) => Promise<never> | null) | null = null;
+  /** Runs before a put goes through (something else happening meanwhile). */
+  beforePut: ((call: number) => Promise<void>) | null = null;
   onDelete: ((key: string) => Promise<never> | null) | null = null;
 
   constructor(inner: BlobStore) {
@@ -164,6 +166,7 @@ export class FaultyStore implements BlobStore {
     options?: { contentType?: string; signal?: AbortSignal },
   ): Promise<BlobInfo> {
     this.puts += 1;
+    await this.beforePut?.(this.puts);
     const replaced = this.onPut?.(this.puts, key);
     if (replaced) {
       body.destroy();
