@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
+import { HOUR_MS } from '../src/config.ts';
+import { ManualClock } from '../src/lib/clock.ts';
 import { makePng } from '../src/media/fixtures.ts';
 import { balances, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
 
@@ -58,6 +60,27 @@ describe('inputs of queued tasks', () => {
       assert.equal(done.status, 'failed');
       assert.equal((done.error as { code: string }).code, 'input_unavailable');
       assert.equal((await balances(t, acct.id)).available_minor, 100_000);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('an upload that expires while its task waits fails the task with input_unavailable', async () => {
+    const clock = new ManualClock();
+    const t = await startTestApp({ clock, worker: false, env: { UPLOAD_RETENTION: '1h' } });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const photo = await upload(t, acct.key, await makePng(t.dir, 64, 64));
+      const created = await t.call(acct.key, 'POST', '/v1/tasks', {
+        model: 'model-3d',
+        settings: { task_type: 'image_to_model', image_url: [photo.url], texture: false, pbr: false },
+      });
+      assert.equal(created.statusCode, 202, created.body);
+      clock.advance(2 * HOUR_MS);
+      t.container.worker.start();
+      const done = await waitForFinal(t, acct.key, created.json().id);
+      assert.equal((done.error as { code: string }).code, 'input_unavailable');
+      assert.equal((await balances(t, acct.id)).available_minor, 10_000);
     } finally {
       await t.close();
     }
