@@ -83,50 +83,59 @@ export class TaskRun {
   }
 
   async #drive(task: TasksTable, dir: string): Promise<void> {
-    const { db, clock } = this.#deps;
     const request = this.#requestOf(task);
-    const resumed = task.status === 'running';
-    let runKey = task.run_key;
-    let startedAt: Date;
-    if (task.status === 'queued') {
-      const missing = await missingInput(db, task, clock.now());
-      if (missing) throw new GenerationError('input_unavailable', missing);
-      startedAt = clock.now();
-      runKey = runKeyOf(task.id);
-      const moved = await db.dialect.transaction(db.db, (tx) =>
-        markRunning(tx, task.id, startedAt, runKey as string),
-      );
-      // Canceled after the claim: the cancel voided the hold and removed the job; start nothing.
-      if (!moved) return;
-    } else {
-      startedAt = new Date(task.started_at ?? clock.now().toISOString());
-    }
+    const started =
+      task.status === 'queued'
+        ? await this.#begin(task)
+        : { at: new Date(task.started_at ?? this.#deps.clock.now().toISOString()), key: task.run_key };
+    if (started === null) return;
     // A run resumed after its deadline (a long outage) ends here, before any call.
-    this.#deadline.arm(startedAt.getTime() + runTimeoutMs(request.plan, this.#deps.timeScale));
+    this.#deadline.arm(started.at.getTime() + runTimeoutMs(request.plan, this.#deps.timeScale));
     this.#deadline.mustBeBeforeDeadline();
-    this.#handle = task.provider_ref;
-    if (this.#handle === null) {
-      if (runKey === null) {
-        // Running since before run keys were recorded: record one now, unless the task was canceled.
-        runKey = runKeyOf(task.id);
-        if (!(await recordRunKey(db.db, task.id, runKey))) return;
-      }
-      const run: RunStart = { key: runKey, startedAt };
-      // A run recorded by an earlier claim may exist upstream although its handle was never saved.
-      const found =
-        resumed && task.run_key !== null
-          ? await this.#call('find', (s) => this.#deps.generator.find(request, run, s))
-          : null;
-      const handle =
-        found ?? (await this.#call('create', (s) => this.#deps.generator.create(request, run, s)));
-      this.#handle = handle;
-      if (!(await saveHandle(db.db, task.id, handle))) {
-        await this.#cancelUpstream();
-        return;
-      }
+    const handle = task.provider_ref ?? (await this.#startRun(task, request, started));
+    if (handle === null) return;
+    this.#handle = handle;
+    if (await this.#poll(task.id, handle, request)) await this.#finish(task.id, handle, request, dir);
+  }
+
+  /**
+   * queued → running with the run's key (the intent), once the inputs are checked. Null when the task was
+   * canceled after the claim: the cancel voided the hold and removed the job, and nothing is started.
+   */
+  async #begin(task: TasksTable): Promise<{ at: Date; key: string } | null> {
+    const { db, clock } = this.#deps;
+    const missing = await missingInput(db, task, clock.now());
+    if (missing) throw new GenerationError('input_unavailable', missing);
+    const at = clock.now();
+    const key = runKeyOf(task.id);
+    const moved = await db.dialect.transaction(db.db, (tx) => markRunning(tx, task.id, at, key));
+    return moved ? { at, key } : null;
+  }
+
+  /**
+   * The run's handle, saved with the task: found by its key when an earlier claim recorded the run but
+   * never saved a handle (it may have reached the provider), created otherwise. Null when the task was
+   * canceled meanwhile.
+   */
+  async #startRun(
+    task: TasksTable,
+    request: GenerationRequest,
+    started: { at: Date; key: string | null },
+  ): Promise<string | null> {
+    const { db, generator } = this.#deps;
+    const recordedEarlier = task.status === 'running' && started.key !== null;
+    let key = started.key;
+    if (key === null) {
+      // Running since before run keys were recorded: record one now, unless the task was canceled.
+      key = runKeyOf(task.id);
+      if (!(await recordRunKey(db.db, task.id, key))) return null;
     }
-    if (await this.#poll(task.id, this.#handle, request))
-      await this.#finish(task.id, this.#handle, request, dir);
+    const run: RunStart = { key, startedAt: started.at };
+    const found = recordedEarlier ? await this.#call('find', (s) => generator.find(request, run, s)) : null;
+    this.#handle = found ?? (await this.#call('create', (s) => generator.create(request, run, s)));
+    if (await saveHandle(db.db, task.id, this.#handle)) return this.#handle;
+    await this.#cancelUpstream();
+    return null;
   }
 
   /** Polls until the run is done: true when it succeeded, false when the task was canceled meanwhile. */
