@@ -48,7 +48,7 @@ export async function createContainer(
   const log = pino({ level: config.logLevel });
   const prices = overrides.prices ?? loadPriceTable(MODELS);
   const db = createDb(config.databaseUrl);
-  await migrateToLatest(db.db);
+  await migrateToLatest(db);
   const storage = createBlobStore(config.storageUrl);
   // Threads start on the first render, so a container that never renders (the CLI) never starts one.
   const renderer = new RenderPool(config.renderThreads);

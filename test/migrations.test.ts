@@ -115,7 +115,7 @@ test('[10.6] a database made by the first release upgrades and creates tasks', a
     const fresh = createDb(`sqlite:${path.join(dir, 'fresh.db')}`);
     const upgraded = createDb(old.url);
     try {
-      await migrateToLatest(fresh.db);
+      await migrateToLatest(fresh);
       const want = await schemaOf(fresh.db as Kysely<unknown>);
       const got = await schemaOf(upgraded.db as Kysely<unknown>);
       // Dialects differ in how they report defaults, so compare names only across them.

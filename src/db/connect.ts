@@ -110,12 +110,18 @@ async function listenPostgres(
   };
 }
 
-/** Brings the schema up to date; fails loudly with the migration's own error. */
-export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed`, { cause: error });
-  }
+/**
+ * Brings the schema up to date; fails loudly with the migration's own error. Processes starting together
+ * on one database take turns (`DialectCapabilities.migrationSession`), so none runs a migration twice.
+ */
+export async function migrateToLatest(db: Db): Promise<void> {
+  await db.dialect.migrationSession(db.db, async (session) => {
+    const migrator = new Migrator({ db: session, provider: migrationProvider });
+    const { error, results } = await migrator.migrateToLatest();
+    const failed = results?.find((r) => r.status === 'Error');
+    if (error || failed) {
+      // Thrown inside the session, so SQLite rolls back what the failed run did.
+      throw new Error(`migration ${failed?.migrationName ?? ''} failed`, { cause: error });
+    }
+  });
 }

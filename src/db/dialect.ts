@@ -21,6 +21,16 @@ export interface DialectCapabilities {
   supportsSkipLocked: boolean;
   /** Tells other processes, when the transaction commits, that something happened on `channel`. */
   notify(tx: Tx, channel: string): Promise<void>;
+  /**
+   * Serialises a named one-off step across processes (the demo account of a first start) for the rest of
+   * the transaction, so a check-then-insert is atomic even when no row exists yet to lock.
+   */
+  lockStep(tx: Tx, step: string): Promise<void>;
+  /**
+   * Runs the migrator so that processes starting together on one database take turns and none runs a
+   * migration twice; `fn` gets the handle to migrate on.
+   */
+  migrationSession(db: Kysely<Database>, fn: (session: Kysely<Database>) => Promise<void>): Promise<void>;
 }
 
 export const sqliteCapabilities: DialectCapabilities = {
@@ -43,6 +53,13 @@ export const sqliteCapabilities: DialectCapabilities = {
   supportsSkipLocked: false,
   // No cross-process notifications: other processes find new jobs by their periodic poll.
   async notify() {},
+  // No-op: BEGIN IMMEDIATE already makes this transaction the database's only writer.
+  async lockStep() {},
+  // Kysely's SQLite migration lock is a no-op that only holds within one process; `BEGIN IMMEDIATE` makes
+  // every other process wait (busy_timeout) until the migrations commit, and a failed run rolls back whole.
+  migrationSession(db, fn) {
+    return sqliteCapabilities.transaction(db, fn);
+  },
 };
 
 export const postgresCapabilities: DialectCapabilities = {
@@ -57,5 +74,21 @@ export const postgresCapabilities: DialectCapabilities = {
   async notify(tx, channel) {
     // Delivered on commit, once per transaction and channel.
     await sql`select pg_notify(${channel}, '')`.execute(tx);
+  },
+  async lockStep(tx, step) {
+    // A transaction-level advisory lock: released at commit or rollback, even when the process dies.
+    await sql`select pg_advisory_xact_lock(hashtext(${`gta:${step}`}))`.execute(tx);
+  },
+  // Kysely's migrator takes an advisory lock across processes itself. One connection without the statement
+  // timeout: waiting for that lock while another process migrates, or a long migration, is no stuck query.
+  migrationSession(db, fn) {
+    return db.connection().execute(async (session) => {
+      await sql`set statement_timeout = 0`.execute(session);
+      try {
+        await fn(session);
+      } finally {
+        await sql`reset statement_timeout`.execute(session);
+      }
+    });
   },
 };
