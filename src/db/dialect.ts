@@ -26,11 +26,6 @@ export interface DialectCapabilities {
    * the transaction, so a check-then-insert is atomic even when no row exists yet to lock.
    */
   lockStep(tx: Tx, step: string): Promise<void>;
-  /**
-   * Runs the migrator so that processes starting together on one database take turns and none runs a
-   * migration twice; `fn` gets the handle to migrate on.
-   */
-  migrationSession(db: Kysely<Database>, fn: (session: Kysely<Database>) => Promise<void>): Promise<void>;
 }
 
 export const sqliteCapabilities: DialectCapabilities = {
@@ -55,11 +50,6 @@ export const sqliteCapabilities: DialectCapabilities = {
   async notify() {},
   // No-op: BEGIN IMMEDIATE already makes this transaction the database's only writer.
   async lockStep() {},
-  // Kysely's SQLite migration lock is a no-op that only holds within one process; `BEGIN IMMEDIATE` makes
-  // every other process wait (busy_timeout) until the migrations commit, and a failed run rolls back whole.
-  migrationSession(db, fn) {
-    return sqliteCapabilities.transaction(db, fn);
-  },
 };
 
 export const postgresCapabilities: DialectCapabilities = {
@@ -78,17 +68,5 @@ export const postgresCapabilities: DialectCapabilities = {
   async lockStep(tx, step) {
     // A transaction-level advisory lock: released at commit or rollback, even when the process dies.
     await sql`select pg_advisory_xact_lock(hashtext(${`gta:${step}`}))`.execute(tx);
-  },
-  // Kysely's migrator takes an advisory lock across processes itself. One connection without the statement
-  // timeout: waiting for that lock while another process migrates, or a long migration, is no stuck query.
-  migrationSession(db, fn) {
-    return db.connection().execute(async (session) => {
-      await sql`set statement_timeout = 0`.execute(session);
-      try {
-        await fn(session);
-      } finally {
-        await sql`reset statement_timeout`.execute(session);
-      }
-    });
   },
 };
