@@ -2,7 +2,7 @@
  * A loopback TCP proxy for fault tests: it passes traffic to a real server (PostgreSQL, the S3 fake) until
  * told to fail. `cut` ends every open connection and then refuses new ones (nothing listens on the port) or
  * blackholes them (accepted, never answered); `answer` replies to every new connection with a fixed text,
- * such as an HTTP 500; `restore` passes traffic again on the same port.
+ * such as an HTTP 500; `restore` passes traffic again on the same port; `close` ends everything.
  */
 import net from 'node:net';
 
@@ -61,7 +61,10 @@ export class FaultProxy {
     this.#dropAll();
   }
 
-  /** Passes traffic again; blackholed connections are ended so their clients notice. */
+  /**
+   * Passes traffic on new connections again. Blackholed connections stay open and silent, like the
+   * half-open connections a network partition leaves behind: only a client's own timeout ends them.
+   */
   async restore(): Promise<void> {
     if (this.#mode === 'refuse') {
       await new Promise<void>((resolve, reject) => {
@@ -69,7 +72,6 @@ export class FaultProxy {
         this.#server.listen(this.port, '127.0.0.1', () => resolve());
       });
     }
-    if (this.#mode === 'blackhole' || this.#mode === 'answer') this.#dropAll();
     this.#mode = 'pass';
   }
 
