@@ -9,10 +9,29 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createDb } from '../src/db/index.ts';
 import { FaultProxy, targetOf } from './fault-proxy.ts';
+import { startTestApp, waitForFinal } from './helpers.ts';
 
 const SERVER = process.env.TEST_DATABASE_URL;
 
+/** How long the database is away in the outage test (issue 10, fault injection). */
+const OUTAGE_MS = 10_000;
+/** A request still unanswered after this long counts as hanging. */
+const HANG_MS = 20_000;
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `promise`'s value, or null when it has not settled within `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Waits until `check` holds, polling; false when `timeoutMs` passes first. */
 async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -111,6 +130,74 @@ describe('PostgreSQL faults', { skip: !SERVER && 'needs TEST_DATABASE_URL' }, ()
       await assert.rejects(sql`select 1`.execute(hung.db));
     } finally {
       await hung.close();
+      await proxy.close();
+    }
+  });
+
+  test('[10 faults] the database away for 10 s: errors meanwhile, then every task final and the ledger whole', async () => {
+    const proxy = await FaultProxy.start(targetOf(url));
+    // Runs of a few seconds, so some are under way when the database goes; a short lease, so a run whose
+    // worker lost track of it during the outage is taken over within the test.
+    const t = await startTestApp({
+      env: { DATABASE_URL: proxy.rewrite(url), SIM_SPEED: '40', JOB_LEASE: '3s' },
+    });
+    try {
+      const { key } = await t.account({ balanceMinor: 10_000_000 });
+      const create = (prompt: string) =>
+        t.call(key, 'POST', '/v1/tasks', {
+          model: 'model-3d',
+          settings: { task_type: 'text_to_model', prompt },
+        });
+      const ids: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const res = await create(`before the outage ${i}`);
+        assert.equal(res.statusCode, 202, res.body);
+        ids.push(res.json().id);
+      }
+
+      await proxy.cut('refuse');
+      const outageEnds = Date.now() + OUTAGE_MS;
+      let errorsSeen = 0;
+      while (Date.now() < outageEnds) {
+        const answers = await Promise.all(
+          [
+            create('during the outage'),
+            t.call(key, 'GET', `/v1/tasks/${ids[0]}`),
+            t.call(key, 'GET', '/v1/me'),
+          ].map((call) => within(call, HANG_MS)),
+        );
+        for (const res of answers) {
+          assert.ok(res, 'a request hung while the database was away');
+          if (res.statusCode < 500) continue;
+          // The usual error shape, never a bare 500 or a driver message.
+          assert.ok([500, 503].includes(res.statusCode), res.body);
+          const body = res.json() as { error?: { code?: unknown; message?: unknown } };
+          assert.equal(typeof body.error?.code, 'string', res.body);
+          assert.equal(typeof body.error?.message, 'string', res.body);
+          errorsSeen += 1;
+        }
+        await sleep(500);
+      }
+      assert.ok(errorsSeen > 0, 'the outage was seen');
+      await proxy.restore();
+
+      // The API recovers, and every task, those cut off mid-run included, ends final.
+      assert.ok(
+        await eventually(async () => (await t.call(key, 'GET', '/v1/me')).statusCode === 200, 15_000),
+        'the API did not recover',
+      );
+      const after = await create('after the outage');
+      assert.equal(after.statusCode, 202, after.body);
+      ids.push(after.json().id);
+      for (const id of ids) {
+        const task = await waitForFinal(t, key, id, 30_000);
+        assert.ok(['succeeded', 'failed'].includes(task.status), `task ${id} is ${task.status}`);
+      }
+      const last = await waitForFinal(t, key, after.json().id);
+      assert.equal(last.status, 'succeeded');
+    } finally {
+      // close() also checks the ledger of every account.
+      await t.close();
       await proxy.close();
     }
   });

@@ -128,6 +128,10 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   // An idle connection dropped by the server (restart, failover) is replaced on next use; unhandled, the
   // pool's 'error' event would end the process.
   pool.on('error', () => {});
+  // The pool listens only to idle connections: one checked out between two statements of a transaction
+  // would raise its 'error' unheard and end the process when the server goes away. Its next statement
+  // fails instead, and the pool drops it on release because it is no longer queryable.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
