@@ -49,7 +49,7 @@ export async function createContainer(
   const log = pino({ level: config.logLevel });
   const prices = overrides.prices ?? loadPriceTable(MODELS);
   const db = createDb(config.databaseUrl);
-  await migrateToLatest(db.db);
+  await migrateToLatest(db);
   // Leases, idempotency locks, deadlines and timestamps follow the database's clock, which every process
   // shares, not this host's.
   const dbClock = overrides.clock

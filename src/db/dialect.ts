@@ -23,6 +23,11 @@ export interface DialectCapabilities {
   notify(tx: Tx, channel: string): Promise<void>;
   /** The database server's clock now (not the transaction's start), which every process shares. */
   currentTime(db: Kysely<Database>): Promise<Date>;
+  /**
+   * Serialises a named one-off step across processes (the demo account of a first start) for the rest of
+   * the transaction, so a check-then-insert is atomic even when no row exists yet to lock.
+   */
+  lockStep(tx: Tx, step: string): Promise<void>;
 }
 
 export const sqliteCapabilities: DialectCapabilities = {
@@ -52,6 +57,8 @@ export const sqliteCapabilities: DialectCapabilities = {
     );
     return new Date(Date.parse(String(rows[0]?.now)));
   },
+  // No-op: BEGIN IMMEDIATE already makes this transaction the database's only writer.
+  async lockStep() {},
 };
 
 export const postgresCapabilities: DialectCapabilities = {
@@ -72,5 +79,9 @@ export const postgresCapabilities: DialectCapabilities = {
     const { rows } = await sql<{ ms: string }>`
       select (extract(epoch from clock_timestamp()) * 1000)::text as ms`.execute(db);
     return new Date(Number(rows[0]?.ms));
+  },
+  async lockStep(tx, step) {
+    // A transaction-level advisory lock: released at commit or rollback, even when the process dies.
+    await sql`select pg_advisory_xact_lock(hashtext(${`gta:${step}`}))`.execute(tx);
   },
 };
