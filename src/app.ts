@@ -3,8 +3,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { installErrorHandler } from './http/error-handler.ts';
+import { clientErrorHandler, frameworkErrorHandler } from './http/framework-errors.ts';
+import { installJsonParser } from './http/json-body.ts';
 import { DEFAULT_BODY_LIMIT } from './http/limits.ts';
-import { installNotFound } from './http/not-found.ts';
+import { apiLinks, installNotFound } from './http/not-found.ts';
 import { installAdminAuth } from './http/plugins/admin-auth.ts';
 import { installApiKeyAuth } from './http/plugins/auth.ts';
 import { RequestLimiter } from './http/plugins/rate-limit.ts';
@@ -21,11 +23,15 @@ import { type AppDeps, DEFAULT_LIMITS } from './http/types.ts';
 
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const links = apiLinks(deps.config.publicBaseUrl);
   const app = Fastify({
     logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel },
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: requestIdOf,
     trustProxy: false,
+    // Every refusal, including the router's and Node's own, goes through the error table.
+    frameworkErrors: frameworkErrorHandler(links),
+    clientErrorHandler,
     // Per-request log lines only at debug: at info they would cost more than the polling itself.
     logController: new LogController({
       disableRequestLogging: deps.config.logLevel !== 'debug' && deps.config.logLevel !== 'trace',
@@ -35,8 +41,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Response schemas document the API; replies are plain JSON.stringify (no per-reply validation cost).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installRequestContext(app);
-  installErrorHandler(app);
-  installNotFound(app, deps.config.publicBaseUrl);
+  installJsonParser(app);
+  installErrorHandler(app, links);
+  installNotFound(app, links);
 
   await app.register(swagger, {
     openapi: {

@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   record_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   idempotency_conflict: 409,
   request_in_progress: 409,
   element_name_taken: 409,
@@ -31,6 +32,7 @@ export const ERROR_STATUS = {
   voice_not_retryable: 409,
   request_too_large: 413,
   file_too_large: 413,
+  storage_quota_exceeded: 413,
   range_not_satisfiable: 416,
   invalid_settings: 422,
   unknown_setting: 422,
@@ -108,10 +110,17 @@ const retryAfter = (seconds: number): Record<string, string> => ({
   'Retry-After': String(Math.max(1, Math.ceil(seconds))),
 });
 
+const bearerChallenge = (sent: boolean): Record<string, string> => ({
+  'WWW-Authenticate': sent ? 'Bearer error="invalid_token"' : 'Bearer',
+});
+
 /** Factories, one per refusal; the only way service code builds an ApiError. */
 export const errors = {
-  invalidApiKey: (): ApiError => new ApiError('invalid_api_key'),
-  invalidAdminToken: (): ApiError => new ApiError('invalid_admin_token'),
+  // RFC 6750 §3: a 401 names the scheme; `invalid_token` when a token was sent but is not accepted.
+  invalidApiKey: (sent = false): ApiError =>
+    new ApiError('invalid_api_key', { headers: bearerChallenge(sent) }),
+  invalidAdminToken: (sent = false): ApiError =>
+    new ApiError('invalid_admin_token', { headers: bearerChallenge(sent) }),
   insufficientFunds: (amountMinor: number, availableMinor: number): ApiError =>
     new ApiError('insufficient_funds', { params: { amount: amountMinor, available: availableMinor } }),
   modelNotAllowedForKey: (model: string): ApiError =>
@@ -146,6 +155,17 @@ export const errors = {
     new ApiError('task_not_cancelable', { params: { status } }),
   requestTooLarge: (limitBytes: number): ApiError =>
     new ApiError('request_too_large', { params: { limit: Math.round(limitBytes / 1024) } }),
+  /** The header block past Node's limit (its 431, which the reference's table lacks). */
+  headersTooLarge: (): ApiError =>
+    new ApiError('request_too_large', {
+      detail: { en: 'The request headers are too large.', ru: 'Заголовки запроса слишком велики.' },
+    }),
+  /** A body that stalls or trickles; the connection is closed, as the rest of the body is never read. */
+  requestTimeout: (): ApiError => new ApiError('request_timeout', { headers: { Connection: 'close' } }),
+  storageQuotaExceeded: (quotaBytes: number, usedBytes: number): ApiError =>
+    new ApiError('storage_quota_exceeded', {
+      params: { quota: Math.floor(quotaBytes / 1024 / 1024), used: Math.ceil(usedBytes / 1024 / 1024) },
+    }),
   fileTooLarge: (field: string, limitBytes: number): ApiError =>
     new ApiError('file_too_large', { params: { field, limit: Math.round(limitBytes / 1024 / 1024) } }),
   invalidRequest: (detail: { en: string; ru: string }): ApiError =>

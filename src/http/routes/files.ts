@@ -56,7 +56,7 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     async (request, reply) => {
       let upload: Awaited<ReturnType<typeof uploads.upload>>;
       if (request.isMultipart()) {
-        const part = await request.file();
+        const part = await request.file().catch(malformedMultipart);
         if (part?.fieldname !== 'file') {
           throw errors.invalidRequest({
             en: 'Send the file in a multipart part named "file".',
@@ -104,6 +104,15 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       return reply.code(204).send(null);
     },
   );
+}
+
+/** Busboy's refusals (no boundary, a body cut short) are plain Errors without a status: 422, not 500. */
+function malformedMultipart(error: unknown): never {
+  if (error instanceof Error && 'statusCode' in error) throw error;
+  throw errors.invalidRequest({
+    en: 'The multipart/form-data body is malformed (boundary, part headers or its end).',
+    ru: 'Тело multipart/form-data составлено неверно (граница, заголовки части или её конец).',
+  });
 }
 
 /** GET /files/:token[/name]: the direct link of an upload, no API key (registered in the open context). */

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { ADMIN_TOKEN, expectError, startTestApp, type TestApp } from './helpers.ts';
+
+/** A refusal that went through the error table: the usual body, a JSON type and a request id. */
+function expectTableError(
+  res: Awaited<ReturnType<TestApp['app']['inject']>>,
+  status: number,
+  code: string,
+): void {
+  expectError(res, status, code);
+  assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/, 'X-Request-Id');
+  assert.doesNotMatch(res.body, /FST_|statusCode|stack/, res.body);
+}
+
+/** Sends raw bytes to a listening app and returns everything it answers until it closes. */
+async function rawExchange(port: number, text: string): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  socket.write(text);
+  await new Promise((resolve) => socket.on('close', resolve));
+  return Buffer.concat(chunks).toString();
+}
+
+describe('the HTTP edge', () => {
+  let t: TestApp;
+  let key = '';
+  before(async () => {
+    t = await startTestApp({ worker: false });
+    key = (await t.account({ balanceMinor: 100_000 })).key;
+  });
+  after(() => t.close());
+
+  const post = (url: string, payload: string, contentType = 'application/json') =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      payload,
+      headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+    });
+
+  test('[10.22] deeply nested JSON is 422 invalid_request on every route, never a 500', async () => {
+    const deep = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const task = (inner: string): string =>
+      `{"model":"model-3d","settings":{"task_type":"text_to_model","prompt":"a chair","x":${inner}}}`;
+    for (const url of ['/v1/tasks', '/v1/price']) {
+      expectTableError(await post(url, task(deep(20_000))), 422, 'invalid_request');
+    }
+    const admin = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      payload: `{"name":${deep(5_000)}}`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    });
+    expectTableError(admin, 422, 'invalid_request');
+    assert.match(admin.json().error.message, /nest/i);
+    // Ordinary nesting (shots of a video, lists of URLs) stays well inside the limit.
+    const ok = await post('/v1/price', task(deep(8)));
+    expectError(ok, 422, 'unknown_setting');
+  });
+
+  test('[10.23] framework errors go through the error table with X-Request-Id', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    // Multipart without a boundary, and a multipart body cut short.
+    expectTableError(await post('/v1/files', 'abc', 'multipart/form-data'), 422, 'invalid_request');
+    expectTableError(
+      await post('/v1/files', '--x\r\nfoo', 'multipart/form-data; boundary=x'),
+      422,
+      'invalid_request',
+    );
+    // The static files of /docs: a refused path and a missing file are plain 404s.
+    for (const url of ['/docs/static/%00', '/docs/static/..%2f..%2fpackage.json', '/docs/static/nope.js']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expectTableError(res, 404, 'not_found');
+      assert.equal(res.json().docs, 'http://api.test/docs');
+    }
+    // An over-long id and bad percent-encoding: no such address, without echoing the whole path.
+    const long = await t.app.inject({ method: 'GET', url: `/v1/tasks/${'a'.repeat(5_000)}`, headers: auth });
+    expectTableError(long, 404, 'not_found');
+    assert.ok(long.body.length < 1_000, `body of ${long.body.length} bytes`);
+    expectTableError(
+      await t.app.inject({ method: 'GET', url: '/v1/tasks/%E0%A4%A', headers: auth }),
+      404,
+      'not_found',
+    );
+    const ru = await t.app.inject({ method: 'GET', url: '/files/%zz?lang=ru' });
+    expectTableError(ru, 404, 'not_found');
+    assert.match(ru.json().error.message, /[а-я]/i);
+    // Invalid JSON, unsupported media types, a wrong length.
+    expectTableError(await post('/v1/tasks', '{'), 422, 'invalid_request');
+    expectTableError(await post('/v1/tasks', '{"__proto__":{"a":1}}'), 422, 'invalid_request');
+    for (const type of ['text/plain', 'text/xml', 'application/x-www-form-urlencoded']) {
+      const res = await post('/v1/tasks', 'model=x', type);
+      expectTableError(res, 422, 'invalid_request');
+      assert.match(res.json().error.message, /application\/json/);
+    }
+  });
+
+  test("[10.23] requests Node cannot parse are answered in the error table's shape", async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    const answer = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n');
+    assert.match(answer, /^HTTP\/1\.1 422 /);
+    assert.match(answer, /\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
+    assert.match(answer, /\{"error":\{"code":"invalid_request","message":"[^"]+"\}\}$/);
+  });
+});
