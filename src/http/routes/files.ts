@@ -29,9 +29,12 @@ const idParams = z.object({ id: z.string().min(1).max(100) });
 /** POST /v1/files and the upload's metadata (CONTRACT §6); registered inside the authenticated context. */
 export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const uploads = deps.services.uploads;
+  // The JSON and text parsers inherited from the app would read a 100 MB body into memory whatever it
+  // holds (a 90 MB JSON-typed body took 3.4 GB): in this context only multipart is parsed.
+  app.removeAllContentTypeParsers();
   // One more byte than allowed reaches the service, which refuses it with 413 file_too_large.
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: 1, fields: 5 } });
-  // A raw body of any other type is passed through as a stream, never buffered.
+  // A raw body of any other type, JSON included, is passed through as a stream, never buffered.
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
   const r = app.withTypeProvider<ZodTypeProvider>();
 
