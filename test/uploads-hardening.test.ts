@@ -92,4 +92,31 @@ describe('upload hardening', () => {
     assert.equal(res.statusCode, 201, res.body);
     assert.equal(res.json().size, 90 * 1024 * 1024);
   });
+
+  test('[10.24] upload names are sanitised: no dot segments, no bidi or other invisible controls', async () => {
+    const acct = await t.account();
+    const png = fs.readFileSync(await makePng(t.dir, 4, 4));
+    const cases: Array<[string, string]> = [
+      ['..', 'upload.png'],
+      ['.', 'upload.png'],
+      ['...', 'upload.png'],
+      [' .. ', 'upload.png'],
+      ['../../etc/passwd', '_.._etc_passwd'],
+      ['invoice\u202Egnp.exe', 'invoicegnp.exe'],
+      ['\u200Fphoto\u2066.png\u2069', 'photo.png'],
+      ['a\u200Bb\uFEFF.png', 'ab.png'],
+      ['line\u2028break.png', 'line_break.png'],
+      ['.hidden.png', 'hidden.png'],
+      ['name.png.', 'name.png'],
+    ];
+    for (const [given, stored] of cases) {
+      const res = await upload(acct.key, png, 'image/png', given);
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.json().filename, stored, JSON.stringify(given));
+      const url = new URL(res.json().url);
+      // The link keeps its last segment: a client that normalises the URL fetches the same file.
+      assert.match(url.pathname, /^\/files\/[A-Za-z0-9]{32}\/[^/]+$/, res.json().url);
+      assert.ok(!/^\.+$/.test(decodeURIComponent(url.pathname.split('/')[3] ?? '')), res.json().url);
+    }
+  });
 });

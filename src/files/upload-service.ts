@@ -6,13 +6,14 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { KeyPrincipal } from '../accounts/index.ts';
-import type { ArtifactKind, MediaFormat } from '../catalog/index.ts';
+import type { ArtifactKind } from '../catalog/index.ts';
 import type { Db, UploadsTable } from '../db/index.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { ByteCounter } from '../lib/streams.ts';
 import { inspectFile, kindOf } from '../media/index.ts';
+import { safeFilename } from './filename.ts';
 import type { BlobStore, ByteRange } from '../storage/index.ts';
 
 /** Largest upload (CONTRACT §6); per-field limits are checked when a task uses the file. */
@@ -46,18 +47,6 @@ function token(): string {
   let out = '';
   for (const byte of randomBytes(32)) out += TOKEN_ALPHABET[byte % 62];
   return out;
-}
-
-function safeFilename(name: string | undefined, format: MediaFormat): string {
-  // Path separators and control characters never reach a Content-Disposition header or a link.
-  // Cut by whole characters: half of a surrogate pair would break the link's percent-encoding.
-  const base = [...(name ?? '').trim()]
-    .slice(0, 200)
-    .map((ch) =>
-      ch === '/' || ch === '\\' || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f ? '_' : ch,
-    )
-    .join('');
-  return base || `upload.${format === 'jpeg' ? 'jpg' : format}`;
 }
 
 /** Uploads of own files (CONTRACT §6): stored, probed once, served by an unguessable direct link. */
