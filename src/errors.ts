@@ -162,6 +162,14 @@ export const errors = {
     }),
   /** A body that stalls or trickles; the connection is closed, as the rest of the body is never read. */
   requestTimeout: (): ApiError => new ApiError('request_timeout', { headers: { Connection: 'close' } }),
+  /** An amount that would take a balance past 2^53 − 1 kopecks, where numbers stop being exact. */
+  amountTooLarge: (field: string): ApiError =>
+    new ApiError('invalid_request', {
+      detail: {
+        en: `${field}: the balance would exceed ${Number.MAX_SAFE_INTEGER} kopecks, the largest exact amount.`,
+        ru: `${field}: баланс превысил бы ${Number.MAX_SAFE_INTEGER} копеек — наибольшую точную сумму.`,
+      },
+    }),
   storageQuotaExceeded: (quotaBytes: number, usedBytes: number): ApiError =>
     new ApiError('storage_quota_exceeded', {
       params: { quota: Math.floor(quotaBytes / 1024 / 1024), used: Math.ceil(usedBytes / 1024 / 1024) },

@@ -106,4 +106,50 @@ describe('the HTTP edge', () => {
     assert.match(answer, /\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
     assert.match(answer, /\{"error":\{"code":"invalid_request","message":"[^"]+"\}\}$/);
   });
+
+  test('[10.25] 401 answers carry WWW-Authenticate: Bearer', async () => {
+    const missing = await t.app.inject({ method: 'GET', url: '/v1/models' });
+    expectTableError(missing, 401, 'invalid_api_key');
+    assert.equal(missing.headers['www-authenticate'], 'Bearer');
+    const wrong = await t.app.inject({
+      method: 'GET',
+      url: '/v1/models',
+      headers: { authorization: 'Bearer gta_wrong' },
+    });
+    expectTableError(wrong, 401, 'invalid_api_key');
+    assert.equal(wrong.headers['www-authenticate'], 'Bearer error="invalid_token"');
+    const operator = await t.app.inject({
+      method: 'GET',
+      url: '/admin/v1/accounts/x',
+      headers: { authorization: 'Bearer not-the-admin-token' },
+    });
+    expectTableError(operator, 401, 'invalid_admin_token');
+    assert.equal(operator.headers['www-authenticate'], 'Bearer error="invalid_token"');
+  });
+
+  test('[10.25] a balance past 2^53 kopecks is refused with 422, never rounded', async () => {
+    const acct = await t.account();
+    const credit = (amount: number | string, reference: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/admin/v1/accounts/${acct.id}/credits`,
+        payload: `{"amount_minor":${amount},"reference":"${reference}"}`,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      });
+    // One amount past the safe range, written as JSON digits: refused, not rounded to 2^53.
+    expectTableError(await credit('9007199254740993', 'too-big'), 422, 'invalid_request');
+    assert.equal((await credit(Number.MAX_SAFE_INTEGER - 10, 'first')).statusCode, 201);
+    const over = await credit(11, 'second');
+    expectTableError(over, 422, 'invalid_request');
+    assert.match(over.json().error.message, /9007199254740991/);
+    assert.equal((await credit(10, 'third')).statusCode, 201);
+    const account = (await t.admin('GET', `/admin/v1/accounts/${acct.id}`)).json();
+    assert.equal(account.balance_minor, Number.MAX_SAFE_INTEGER);
+    assert.equal(account.available_minor, Number.MAX_SAFE_INTEGER);
+    const ledger = (await t.admin('GET', `/admin/v1/accounts/${acct.id}/ledger`)).json();
+    assert.deepEqual(
+      ledger.entries.map((e: { amount_minor: number }) => e.amount_minor).sort(),
+      [10, Number.MAX_SAFE_INTEGER - 10].sort(),
+    );
+  });
 });

@@ -9,6 +9,8 @@ export function installAdminAuth(app: FastifyInstance, adminToken: string): void
   const expected = digest(adminToken);
   app.addHook('onRequest', async (request) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    if (!match?.[1] || !timingSafeEqual(digest(match[1]), expected)) throw errors.invalidAdminToken();
+    if (!match?.[1] || !timingSafeEqual(digest(match[1]), expected)) {
+      throw errors.invalidAdminToken(request.headers.authorization !== undefined);
+    }
   });
 }
