@@ -85,7 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const adminToken = deps.config.adminToken;
   if (adminToken !== null) {
     await app.register(async (operator) => {
-      installAdminAuth(operator, adminToken);
+      installAdminAuth(operator, adminToken, limiter);
       await adminRoutes(operator, deps);
     });
   }

@@ -153,3 +153,35 @@ describe('the HTTP edge', () => {
     );
   });
 });
+
+describe('operator token guesses', () => {
+  test('[10.21] wrong operator tokens are limited per address; past the budget nothing is checked', async () => {
+    const t = await startTestApp({
+      worker: false,
+      limits: { accountRequests: 10_000, wrongKeyAttempts: 3, windowSeconds: 60 },
+    });
+    try {
+      const attempt = (token: string, remoteAddress = '10.9.8.7') =>
+        t.app.inject({
+          method: 'POST',
+          url: '/admin/v1/accounts',
+          payload: { name: 'Guess' },
+          headers: { authorization: `Bearer ${token}` },
+          remoteAddress,
+        });
+      for (let i = 0; i < 3; i++)
+        expectError(await attempt(`guess-number-${i}-xxxxxx`), 401, 'invalid_admin_token');
+      const limited = await attempt('guess-number-3-xxxxxx');
+      expectError(limited, 429, 'rate_limited');
+      assert.ok(Number(limited.headers['retry-after']) >= 1);
+      // The right token is not even compared from that address now: a guess cannot be confirmed.
+      expectError(await attempt(ADMIN_TOKEN), 429, 'rate_limited');
+      // Other addresses, and API keys, have their own budgets.
+      assert.equal((await attempt(ADMIN_TOKEN, '10.9.8.6')).statusCode, 201);
+      const apiKey = await t.app.inject({ method: 'GET', url: '/v1/models', remoteAddress: '10.9.8.7' });
+      expectError(apiKey, 401, 'invalid_api_key');
+    } finally {
+      await t.close();
+    }
+  });
+});
