@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { HEADERS_TIMEOUT_MS, installBodyPace } from './http/body-pace.ts';
 import { installErrorHandler } from './http/error-handler.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './http/framework-errors.ts';
 import { installJsonParser } from './http/json-body.ts';
@@ -29,6 +30,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: requestIdOf,
     trustProxy: false,
+    // Node's cap on receiving a whole request; slow bodies are cut much sooner by the body pace.
+    requestTimeout: deps.config.requestTimeoutMs,
     // Every refusal, including the router's and Node's own, goes through the error table.
     frameworkErrors: frameworkErrorHandler(links),
     clientErrorHandler,
@@ -37,11 +40,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       disableRequestLogging: deps.config.logLevel !== 'debug' && deps.config.logLevel !== 'trace',
     }),
   });
+  // Headers trickled a line at a time (slowloris) hold a connection for Node's default minute otherwise.
+  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, deps.config.requestTimeoutMs);
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; replies are plain JSON.stringify (no per-reply validation cost).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installRequestContext(app);
   installJsonParser(app);
+  installBodyPace(app, deps.config.bodyTimeoutMs);
   installErrorHandler(app, links);
   installNotFound(app, links);
 

@@ -47,6 +47,17 @@ export interface Config {
   renderThreads: number;
   /** File where the simulator appends one line per run it starts (`SIM_CALL_LOG`), for audits and tests. */
   simCallLog: string | null;
+  /**
+   * Longest time to receive a whole request, headers and body (Node's `requestTimeout`); the hard cap
+   * behind `bodyTimeoutMs`. It bounds a full 100 MB upload to about 170 KB/s (milliseconds). (Default: 10 min)
+   */
+  requestTimeoutMs: number;
+  /**
+   * A request body must bring at least 64 KB in every window of this length, or end, otherwise it is
+   * answered 408 request_timeout and the connection closed: a stalled or trickling body never holds a
+   * connection for long (milliseconds). (Default: 10 s)
+   */
+  bodyTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +125,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     embeddedWorker: worker === 'on',
     jobLeaseMs: durationVar(env, 'JOB_LEASE', '30s'),
     simCallLog: env.SIM_CALL_LOG?.trim() || null,
+    requestTimeoutMs: durationVar(env, 'REQUEST_TIMEOUT', '10m'),
+    bodyTimeoutMs: durationVar(env, 'BODY_TIMEOUT', '10s'),
     renderThreads: intVar(
       env,
       'RENDER_THREADS',

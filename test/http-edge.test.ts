@@ -185,3 +185,92 @@ describe('operator token guesses', () => {
     }
   });
 });
+
+/**
+ * Opens a connection, sends `head`, then one byte every `everyMs` for at most `forMs`; returns what the
+ * server answered and whether it closed the connection before the trickle ran out.
+ */
+async function trickle(
+  port: number,
+  head: string,
+  { everyMs = 200, forMs = 6_000 } = {},
+): Promise<{ answer: string; closedByServer: boolean }> {
+  const socket = net.connect(port, '127.0.0.1');
+  const chunks: Buffer[] = [];
+  let closed = false;
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  socket.on('error', () => {});
+  const done = new Promise<void>((resolve) =>
+    socket.on('close', () => {
+      closed = true;
+      resolve();
+    }),
+  );
+  socket.write(head);
+  const started = Date.now();
+  while (!closed && Date.now() - started < forMs) {
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+    if (!closed) socket.write('x');
+  }
+  const closedByServer = closed;
+  socket.destroy();
+  await done;
+  return { answer: Buffer.concat(chunks).toString(), closedByServer };
+}
+
+describe('slow requests', () => {
+  let t: TestApp;
+  let key = '';
+  let port = 0;
+  before(async () => {
+    t = await startTestApp({ worker: false, env: { BODY_TIMEOUT: '1s' } });
+    key = (await t.account()).key;
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as net.AddressInfo).port;
+  });
+  after(() => t.close());
+
+  test('[10.20] the server bounds headers and whole requests', () => {
+    assert.equal(t.app.server.requestTimeout, 10 * 60_000);
+    assert.equal(t.app.server.headersTimeout, 10_000);
+  });
+
+  const expectTimedOut = (result: { answer: string; closedByServer: boolean }): void => {
+    assert.match(result.answer, /^HTTP\/1\.1 408 /, result.answer || '(no answer)');
+    assert.match(result.answer, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+    assert.match(result.answer, /"code":"request_timeout"/);
+    assert.ok(result.closedByServer, 'the server closes the connection');
+  };
+
+  test('[10.20] a raw upload that trickles one byte at a time is answered 408 and closed', async () => {
+    const head =
+      'POST /v1/files?filename=a.png HTTP/1.1\r\nHost: x\r\n' +
+      `Authorization: Bearer ${key}\r\nContent-Type: image/png\r\nContent-Length: 100000\r\n\r\n`;
+    expectTimedOut(await trickle(port, head));
+  });
+
+  test('[10.20] a multipart upload that stalls after its part header is answered 408 and closed', async () => {
+    const body =
+      '--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n' +
+      'Content-Type: image/png\r\n\r\n';
+    const head =
+      'POST /v1/files HTTP/1.1\r\nHost: x\r\n' +
+      `Authorization: Bearer ${key}\r\nContent-Type: multipart/form-data; boundary=b\r\n` +
+      `Content-Length: 100000\r\n\r\n${body}`;
+    expectTimedOut(await trickle(port, head));
+  });
+
+  test('[10.20] a JSON body that trickles is answered 408 and closed', async () => {
+    const head =
+      'POST /v1/tasks HTTP/1.1\r\nHost: x\r\n' +
+      `Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"model":"`;
+    expectTimedOut(await trickle(port, head));
+    // A body that arrives at a normal pace is unaffected.
+    const res = await fetch(`http://127.0.0.1:${port}/v1/price`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'model-3d', settings: { task_type: 'text_to_model', prompt: 'a cup' } }),
+    });
+    assert.equal(res.status, 200, await res.text());
+  });
+});

@@ -3,9 +3,10 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errors } from '../../errors.ts';
+import { errors, isApiError } from '../../errors.ts';
 import { MAX_UPLOAD_BYTES } from '../../files/index.ts';
 import { parseRange } from '../../tasks/artifacts.ts';
+import { paced } from '../body-pace.ts';
 import { sendBytes } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { errorResponses, errorSchema } from './schemas.ts';
@@ -59,14 +60,18 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     async (request, reply) => {
       let upload: Awaited<ReturnType<typeof uploads.upload>>;
       if (request.isMultipart()) {
-        const part = await request.file().catch(malformedMultipart);
+        // The first part's headers must come within a body window; the file part is then watched itself.
+        const part = await withinWindow(request.file(), deps.config.bodyTimeoutMs).catch(malformedMultipart);
         if (part?.fieldname !== 'file') {
           throw errors.invalidRequest({
             en: 'Send the file in a multipart part named "file".',
             ru: 'Передайте файл в части multipart с именем «file».',
           });
         }
-        upload = await uploads.upload(request.principal!, { body: part.file, filename: part.filename });
+        upload = await uploads.upload(request.principal!, {
+          body: paced(part.file, deps.config.bodyTimeoutMs),
+          filename: part.filename,
+        });
       } else {
         const body = request.body;
         if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function') throw errors.fileType('file');
@@ -109,9 +114,17 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
   );
 }
 
+function withinWindow<T>(promise: Promise<T>, windowMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(errors.requestTimeout()), windowMs);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** Busboy's refusals (no boundary, a body cut short) are plain Errors without a status: 422, not 500. */
 function malformedMultipart(error: unknown): never {
-  if (error instanceof Error && 'statusCode' in error) throw error;
+  if (isApiError(error) || (error instanceof Error && 'statusCode' in error)) throw error;
   throw errors.invalidRequest({
     en: 'The multipart/form-data body is malformed (boundary, part headers or its end).',
     ru: 'Тело multipart/form-data составлено неверно (граница, заголовки части или её конец).',
