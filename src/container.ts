@@ -77,6 +77,7 @@ export async function createContainer(
     storage,
     publicBaseUrl: config.publicBaseUrl,
     retentionMs: config.uploadRetentionMs,
+    quotaBytes: config.uploadQuotaBytes,
   });
   const tasks = new TaskService({
     db,

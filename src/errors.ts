@@ -110,6 +110,9 @@ const retryAfter = (seconds: number): Record<string, string> => ({
   'Retry-After': String(Math.max(1, Math.ceil(seconds))),
 });
 
+/** Bytes as megabytes (MiB) with one decimal, as messages show them. */
+const megabytes = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
 const bearerChallenge = (sent: boolean): Record<string, string> => ({
   'WWW-Authenticate': sent ? 'Bearer error="invalid_token"' : 'Bearer',
 });
@@ -172,7 +175,7 @@ export const errors = {
     }),
   storageQuotaExceeded: (quotaBytes: number, usedBytes: number): ApiError =>
     new ApiError('storage_quota_exceeded', {
-      params: { quota: Math.floor(quotaBytes / 1024 / 1024), used: Math.ceil(usedBytes / 1024 / 1024) },
+      params: { quota: megabytes(quotaBytes), used: megabytes(usedBytes) },
     }),
   fileTooLarge: (field: string, limitBytes: number): ApiError =>
     new ApiError('file_too_large', { params: { field, limit: Math.round(limitBytes / 1024 / 1024) } }),

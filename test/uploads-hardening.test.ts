@@ -120,3 +120,68 @@ describe('upload hardening', () => {
     }
   });
 });
+
+describe('upload quota', () => {
+  let t: TestApp;
+  let png: Buffer;
+  /** Keys written to storage and not deleted since, to prove refused uploads leave no bytes. */
+  const kept = new Set<string>();
+  before(async () => {
+    t = await startTestApp({ worker: false, env: { UPLOAD_QUOTA: '100KB' } });
+    png = fs.readFileSync(await makePng(t.dir, 8, 8));
+    const storage = t.container.storage;
+    const put = storage.put.bind(storage);
+    const remove = storage.delete.bind(storage);
+    storage.put = async (key, ...rest) => {
+      kept.add(key);
+      return put(key, ...rest);
+    };
+    storage.delete = async (key) => {
+      kept.delete(key);
+      return remove(key);
+    };
+  });
+  after(() => t.close());
+
+  /** A PNG padded to exactly `kb` KiB: recognised by its head, counted by its size. */
+  const sized = (kb: number): Buffer => Buffer.concat([png, Buffer.alloc(kb * 1024 - png.length)]);
+  const send = (key: string, kb: number) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/files?filename=p.png',
+      payload: sized(kb),
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png' },
+    });
+  const liveKeys = async (): Promise<string[]> =>
+    (
+      await t.container.db.db
+        .selectFrom('uploads')
+        .select('storage_key')
+        .where('deleted_at', 'is', null)
+        .execute()
+    ).map((r) => r.storage_key);
+
+  test('[10.18] uploads past the account quota are 413 storage_quota_exceeded, keeping no bytes', async () => {
+    const acct = await t.account();
+    const first = await send(acct.key, 60);
+    assert.equal(first.statusCode, 201, first.body);
+    const refused = await send(acct.key, 60);
+    expectError(refused, 413, 'storage_quota_exceeded');
+    assert.match(refused.json().error.message, /0\.1 MB/);
+    // Another account has a quota of its own.
+    assert.equal((await send((await t.account()).key, 60)).statusCode, 201);
+    // Deleting frees the room.
+    assert.equal((await t.call(acct.key, 'DELETE', `/v1/files/${first.json().id}`)).statusCode, 204);
+    assert.equal((await send(acct.key, 90)).statusCode, 201);
+    assert.deepEqual([...kept].sort(), (await liveKeys()).sort());
+  });
+
+  test('[10.18] concurrent uploads cannot race past the quota', async () => {
+    const acct = await t.account();
+    const results = await Promise.all(Array.from({ length: 6 }, () => send(acct.key, 30)));
+    const stored = results.filter((r) => r.statusCode === 201).length;
+    for (const res of results) if (res.statusCode !== 201) expectError(res, 413, 'storage_quota_exceeded');
+    assert.equal(stored, 3, 'three 30 KB files fit in 100 KB, a fourth does not');
+    assert.deepEqual([...kept].sort(), (await liveKeys()).sort());
+  });
+});

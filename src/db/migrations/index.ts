@@ -3,6 +3,7 @@ import * as m0001 from './0001-initial.ts';
 import * as m0002 from './0002-libraries.ts';
 import * as m0003 from './0003-uploads.ts';
 import * as m0004 from './0004-rate-limits.ts';
+import * as m0008 from './0008-uploads-by-account.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -10,6 +11,7 @@ export const migrations: Record<string, Migration> = {
   '0002-libraries': m0002,
   '0003-uploads': m0003,
   '0004-rate-limits': m0004,
+  '0008-uploads-by-account': m0008,
 };
 
 export const migrationProvider: MigrationProvider = {

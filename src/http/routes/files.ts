@@ -47,12 +47,13 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         tags,
         summary: 'Upload an own file to get a direct link for URL settings',
         description:
-          'multipart/form-data with one part `file`, or a raw body with its Content-Type and ?filename=. Types are recognised by content: jpeg, png, webp, mp3, wav, ogg, m4a, flac, aac, mp4, mov; up to 100 MB.',
+          "multipart/form-data with one part `file`, or a raw body with its Content-Type and ?filename=. Types are recognised by content: jpeg, png, webp, mp3, wav, ogg, m4a, flac, aac, mp4, mov; up to 100 MB, and within the account's upload quota.",
         querystring: z.object({ filename: z.string().max(200).optional(), lang: z.string().optional() }),
         response: {
           201: uploadSchema,
           ...errorResponses,
-          413: errorSchema.describe('file_too_large'),
+          408: errorSchema.describe('request_timeout: the body stalled or trickled'),
+          413: errorSchema.describe('file_too_large, storage_quota_exceeded'),
           422: errorSchema.describe('file_type, file_empty, invalid_request'),
         },
       },
