@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
-import { HEADERS_TIMEOUT_MS, installBodyPace } from './http/body-pace.ts';
+import { CONNECTIONS_CHECK_MS, HEADERS_TIMEOUT_MS, installBodyPace } from './http/body-pace.ts';
 import { installErrorHandler } from './http/error-handler.ts';
 import { clientErrorHandler, frameworkErrorHandler } from './http/framework-errors.ts';
 import { installJsonParser } from './http/json-body.ts';
@@ -32,6 +32,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: false,
     // Node's cap on receiving a whole request; slow bodies are cut much sooner by the body pace.
     requestTimeout: deps.config.requestTimeoutMs,
+    // Node checks those two timeouts on this period (30 s by default, which would triple the headers' 10 s).
+    http: { connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     // Every refusal, including the router's and Node's own, goes through the error table.
     frameworkErrors: frameworkErrorHandler(links),
     clientErrorHandler,

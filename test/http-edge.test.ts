@@ -242,6 +242,18 @@ describe('slow requests', () => {
     assert.ok(result.closedByServer, 'the server closes the connection');
   };
 
+  test("[10.20] headers sent a line at a time are answered 408 in the error table's shape", async () => {
+    // Node's default would wait a minute (and check only every 30 s); ours is 10 s, checked every 2 s.
+    const result = await trickle(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ', {
+      everyMs: 500,
+      forMs: 20_000,
+    });
+    assert.match(result.answer, /^HTTP\/1\.1 408 /, result.answer || '(no answer)');
+    assert.match(result.answer, /"code":"request_timeout"/);
+    assert.match(result.answer, /\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
+    assert.ok(result.closedByServer);
+  });
+
   test('[10.20] a raw upload that trickles one byte at a time is answered 408 and closed', async () => {
     const head =
       'POST /v1/files?filename=a.png HTTP/1.1\r\nHost: x\r\n' +

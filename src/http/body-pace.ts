@@ -5,6 +5,8 @@ import { errors } from '../errors.ts';
 
 /** Time to receive a request's headers (milliseconds). Node's default is a minute. */
 export const HEADERS_TIMEOUT_MS = 10_000;
+/** How often Node looks for connections past their header or request timeout (milliseconds). */
+export const CONNECTIONS_CHECK_MS = 2_000;
 /** What a request body must bring in each window unless it ends first (bytes): 6.4 KB/s at 10 s. */
 export const MIN_BODY_BYTES_PER_WINDOW = 64 * 1024;
 

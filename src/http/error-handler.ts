@@ -52,8 +52,14 @@ export function fromFramework(
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidRequest(both('The body is not valid JSON.', 'Тело запроса — некорректный JSON.'));
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return errors.invalidRequest(
+        both(
+          'The body is not as long as its Content-Length says.',
+          'Длина тела не совпадает с заголовком Content-Length.',
+        ),
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.invalidRequest(
         both(
           'Send the body as JSON with Content-Type: application/json.',
