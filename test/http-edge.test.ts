@@ -70,6 +70,15 @@ describe('the HTTP edge', () => {
       422,
       'invalid_request',
     );
+    const fields = Array.from(
+      { length: 8 },
+      (_, i) => `--x\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`,
+    );
+    expectTableError(
+      await post('/v1/files', `${fields.join('')}--x--\r\n`, 'multipart/form-data; boundary=x'),
+      422,
+      'invalid_request',
+    );
     // The static files of /docs: a refused path and a missing file are plain 404s.
     for (const url of ['/docs/static/%00', '/docs/static/..%2f..%2fpackage.json', '/docs/static/nope.js']) {
       const res = await t.app.inject({ method: 'GET', url });

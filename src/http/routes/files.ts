@@ -123,12 +123,16 @@ function withinWindow<T>(promise: Promise<T>, windowMs: number): Promise<T> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-/** Busboy's refusals (no boundary, a body cut short) are plain Errors without a status: 422, not 500. */
+/**
+ * What the multipart parser refuses before the file part (no boundary, a body cut short, more parts or
+ * fields than one upload needs) is the request's shape: 422, not busboy's status-less 500 or a 413 that
+ * would blame the size.
+ */
 function malformedMultipart(error: unknown): never {
-  if (isApiError(error) || (error instanceof Error && 'statusCode' in error)) throw error;
+  if (isApiError(error)) throw error;
   throw errors.invalidRequest({
-    en: 'The multipart/form-data body is malformed (boundary, part headers or its end).',
-    ru: 'Тело multipart/form-data составлено неверно (граница, заголовки части или её конец).',
+    en: 'The multipart/form-data body is malformed or has too many parts: send one part named "file".',
+    ru: 'Тело multipart/form-data составлено неверно или в нём слишком много частей: передайте одну часть «file».',
   });
 }
 
