@@ -21,11 +21,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 const both = (en: string, ru: string): { en: string; ru: string } => ({ en, ru });
 
 /** Translates what the framework throws (body parsing, schema validation) into the reference's codes. */
-export function fromFramework(
-  error: FastifyError,
-  request: FastifyRequest,
-  links: ApiLinks,
-): ApiError | null {
+function fromFramework(error: FastifyError, request: FastifyRequest, links: ApiLinks): ApiError | null {
   if (hasZodFastifySchemaValidationErrors(error)) {
     // The provider flattens each zod issue into { keyword, instancePath, message, params }; rebuild it.
     const issues = error.validation.map(
