@@ -94,6 +94,7 @@ export async function createContainer(
     storage,
     publicBaseUrl: config.publicBaseUrl,
     retentionMs: config.uploadRetentionMs,
+    quotaBytes: config.uploadQuotaBytes,
   });
   // Links in settings and library bodies: one time and byte budget per request, an allowance per account
   // and minute (issues 10.1, 10.17), shared by every API process on PostgreSQL.
