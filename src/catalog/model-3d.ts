@@ -12,7 +12,7 @@ import {
   type PriceRates,
   rate,
 } from './model-spec.ts';
-import { MB, urlList } from './video-common.ts';
+import { MB, urlList } from './fields.ts';
 
 /** CONTRACT §2: identifiers of the versions; the first is the default (reference "Versioning"). */
 const VERSIONS = ['v3.1-20260211', 'v3.0-20250812', 'v2.5-20250123', 'P1-20260311'] as const;

@@ -1,5 +1,5 @@
 /**
- * Pieces shared by the modes of the `music` model (and by `voice`, for its audio input): settings
+ * Pieces shared by the modes of the `music` model (and the made-up titles of `music-styles`): settings
  * fields, the simple/advanced rules, the input-length price and the two-track output plan.
  * Every rule cites the API reference ("reference") or `CONTRACT.md` ("CONTRACT").
  */
@@ -12,6 +12,7 @@ import type {
   ModeInputs,
   PriceRates,
 } from './model-spec.ts';
+import { AUDIO_INPUT, libraryId, text } from './fields.ts';
 import { addRule, rate } from './model-spec.ts';
 
 /** Settings as a refinement sees them (all music schemas are objects). */
@@ -25,11 +26,6 @@ type Settings = Readonly<Record<string, unknown>>;
 export const MUSIC_MODELS = ['V6', 'V6_MINI', 'V6_WILD'] as const;
 export const musicModel = z.enum(MUSIC_MODELS).default('V6');
 
-/** A string of `min` to `max` characters. */
-export function text(min: number, max: number): z.ZodString {
-  return z.string().min(min).max(max);
-}
-
 /**
  * Reference: weights are numbers 0 to 1 with at most two decimals, default 0.65. `multipleOf(0.01)` is
  * float-safe in zod (0.29, 0.57 pass; 0.123 fails) and is published as JSON Schema `multipleOf`.
@@ -42,23 +38,8 @@ export const weights = {
   audioWeight: weight.default(WEIGHT_DEFAULT),
 };
 
-/** Reference: "All url fields (audio, audio2) are lists of uri with at most 1 item"; all are required. */
-export const audioUrl = z
-  .array(z.url({ protocol: /^https?$/ }))
-  .min(1)
-  .max(1);
-
-/** Reference: audio inputs are mp3, wav, ogg, m4a, flac or aac, up to 20 MB (taken as MiB). */
-export const AUDIO_INPUT: InputRule = {
-  formats: ['mp3', 'wav', 'ogg', 'm4a', 'flac', 'aac'],
-  maxBytes: 20 * 1024 * 1024,
-};
-
 /** Reference: "Cover and continue tracks are at most 8 minutes long"; the core enforces `maxSeconds`. */
 export const LONG_AUDIO_INPUT: InputRule = { ...AUDIO_INPUT, maxSeconds: 480 };
-
-/** Id of a library item (persona, singing voice, style); existence is checked by the core (CONTRACT §7). */
-export const libraryId = z.string().min(1);
 
 export const instrumental = z.boolean().default(false);
 /** Reference (generate): "vocalGender: m or f, default m, advanced only". */
@@ -174,11 +155,6 @@ export function onePersonaOrVoice(s: Settings, ctx: z.RefinementCtx): void {
 // ---------------------------------------------------------------------------------------------
 // Inputs and price
 // ---------------------------------------------------------------------------------------------
-
-/** Length of the first file named by `field`, when it was probed. */
-export function inputSeconds(inputs: ModeInputs, field: string): number | undefined {
-  return inputs.files.find((f) => f.field === field)?.durationSeconds;
-}
 
 /**
  * Total length of the audio inputs (audio, audio2) for the price. Each file is rounded to the nearest

@@ -11,8 +11,9 @@
  */
 import { z } from 'zod';
 import type { GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
+import { libraryId } from './fields.ts';
 import { defineMode, rate } from './model-spec.ts';
-import { libraryId, madeUpLyrics, madeUpTitle, slug } from './music-common.ts';
+import { madeUpLyrics, madeUpTitle, slug } from './music-common.ts';
 
 const WORK_SECONDS = 300;
 

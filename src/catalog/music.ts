@@ -20,15 +20,13 @@
  */
 import { z } from 'zod';
 import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
+import { AUDIO_INPUT, audioUrl, fileSeconds, text } from './fields.ts';
 import { addRule, defineMode } from './model-spec.ts';
 import {
   ADVANCED_KNOBS,
-  AUDIO_INPUT,
   advancedKnobs,
   advancedKnobsUnset,
   advancedSong,
-  audioUrl,
-  inputSeconds,
   instrumental,
   LONG_AUDIO_INPUT,
   madeUpTitle,
@@ -44,7 +42,6 @@ import {
   songPlan,
   TYPICAL_SONG_SECONDS,
   TYPICAL_SOUND_SECONDS,
-  text,
   twoTracksPlan,
   vocalGender,
   vocalHint,
@@ -136,7 +133,7 @@ const addVocals = defineMode({
       settings: s,
       title: s.title,
       lyrics: s.prompt,
-      durationSeconds: Math.round(inputSeconds(inputs, 'audio') ?? TYPICAL_SONG_SECONDS),
+      durationSeconds: Math.round(fileSeconds(inputs, 'audio') ?? TYPICAL_SONG_SECONDS),
     }),
 });
 
@@ -159,7 +156,7 @@ const addInstrumental = defineMode({
       settings: s,
       title: s.title,
       lyrics: undefined,
-      durationSeconds: Math.round(inputSeconds(inputs, 'audio') ?? TYPICAL_SONG_SECONDS),
+      durationSeconds: Math.round(fileSeconds(inputs, 'audio') ?? TYPICAL_SONG_SECONDS),
     }),
 });
 
@@ -198,7 +195,7 @@ const coverUpload = defineMode({
   inputRules: { audio: LONG_AUDIO_INPUT },
   references: (s) => singerRefs(s),
   price: (_s, inputs, r) => musicPrice('cover_upload', inputs, r),
-  plan: (s, inputs) => songPlan(s, inputSeconds(inputs, 'audio')),
+  plan: (s, inputs) => songPlan(s, fileSeconds(inputs, 'audio')),
 });
 
 /** Kept part plus a typical continuation (see the decisions above). */
@@ -237,7 +234,7 @@ const extend = defineMode({
     }),
   inputRules: { audio: LONG_AUDIO_INPUT },
   checkInputs: (s, inputs) => {
-    const length = inputSeconds(inputs, 'audio');
+    const length = fileSeconds(inputs, 'audio');
     if (length === undefined || s.continueAt < length) return [];
     return [
       {
@@ -295,7 +292,7 @@ const replaceUpload = defineMode({
   price: (_s, inputs, r) => musicPrice('replace_upload', inputs, r, REPLACE_INCLUDED_INPUT_SECONDS),
   plan: (s, inputs) => {
     const section = s.infillEndS - s.infillStartS;
-    const length = inputSeconds(inputs, 'audio') ?? Math.max(s.infillEndS, 2 * section);
+    const length = fileSeconds(inputs, 'audio') ?? Math.max(s.infillEndS, 2 * section);
     return twoTracksPlan({
       settings: s,
       title: s.title,
@@ -307,7 +304,7 @@ const replaceUpload = defineMode({
 
 /** Reference (replace_upload): the section is at most half the track and lies within it. */
 function replaceSectionViolations(start: number, end: number, inputs: ModeInputs): Violation[] {
-  const length = inputSeconds(inputs, 'audio');
+  const length = fileSeconds(inputs, 'audio');
   if (length === undefined) return [];
   if (end > length) {
     return [
@@ -359,7 +356,7 @@ const mashup = defineMode({
     .superRefine((s, ctx) => songModeRules(s, ctx, { advancedOnly: ADVANCED_KNOBS, lyricsRequired: false })),
   inputRules: { audio: AUDIO_INPUT, audio2: AUDIO_INPUT },
   price: (_s, inputs, r) => musicPrice('mashup', inputs, r),
-  plan: (s, inputs) => songPlan(s, inputSeconds(inputs, 'audio')),
+  plan: (s, inputs) => songPlan(s, fileSeconds(inputs, 'audio')),
 });
 
 export const music: ModelSpec = {

@@ -1,21 +1,10 @@
 /**
- * Helpers shared by the catalog modules of the video models (`video`, `video-elements`, `video-omni`)
- * and by the URL list settings of `model-3d`: URL lists, attachment labels, frame sizes, input
- * seconds and generation time.
+ * Helpers shared by the catalog modules of the video models (`video`, `video-elements`, `video-omni`):
+ * attachment labels, frame sizes, input seconds and generation time.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { MB } from './fields.ts';
 import { addRule, type GenerationPlan, type InputFile, type InputRule } from './model-spec.ts';
-
-export const MB = 1024 * 1024;
-
-/**
- * A URL list setting (reference: "URL fields are lists of strings in uri form"). Only http(s) is
- * accepted; the host is not restricted here because the service's own upload links may sit on a
- * loopback address, and downloads are guarded against private addresses when probed (CONTRACT §6).
- */
-export function urlList(max: number): z.ZodArray<z.ZodURL> {
-  return z.array(z.url({ protocol: /^https?$/ })).max(max);
-}
 
 /** Input rules of pictures for the video models (reference: jpeg, jpg, png, webp up to 10 MB). */
 export const PICTURE_RULE: InputRule = { formats: ['jpeg', 'png', 'webp'], maxBytes: 10 * MB };

@@ -12,6 +12,7 @@ import {
   type PriceRates,
   rate,
 } from './model-spec.ts';
+import { MB, urlList } from './fields.ts';
 import {
   ASPECT_RATIOS,
   type AspectRatio,
@@ -19,14 +20,12 @@ import {
   type FrameSize,
   frameSize,
   inputSeconds,
-  MB,
   mp4Plan,
   PICTURE_RULE,
   QUALITIES,
   type Quality,
   requireMentions,
   secondsOf,
-  urlList,
 } from './video-common.ts';
 
 /** Version 3.0 takes 2 to 30 whole seconds (reference). */

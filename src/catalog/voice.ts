@@ -15,8 +15,8 @@
  */
 import { z } from 'zod';
 import type { AudioOutput, GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
+import { AUDIO_INPUT, audioUrl, fileSeconds, libraryId } from './fields.ts';
 import { addRule, defineMode, rate } from './model-spec.ts';
-import { AUDIO_INPUT, audioUrl, inputSeconds, libraryId } from './music-common.ts';
 
 /** CONTRACT §2: `voice` (required) and `voice_2` … `voice_20` (optional). */
 export const EXTRA_VOICES: readonly string[] = Array.from({ length: 19 }, (_, i) => `voice_${i + 2}`);
@@ -110,12 +110,12 @@ const voiceChange = defineMode({
   inputRules: { audio: AUDIO_INPUT },
   references: (s) => voiceRefs(s),
   price: (_s, inputs, r) => {
-    const seconds = inputSeconds(inputs, 'audio');
+    const seconds = fileSeconds(inputs, 'audio');
     const minutes = seconds === undefined ? 1 : Math.max(1, Math.ceil(seconds / 60));
     return minutes * rate(r, 'voice_change_per_minute');
   },
   plan: (s, inputs): GenerationPlan => {
-    const durationSeconds = Math.max(1, Math.round(inputSeconds(inputs, 'audio') ?? UNKNOWN_INPUT_SECONDS));
+    const durationSeconds = Math.max(1, Math.round(fileSeconds(inputs, 'audio') ?? UNKNOWN_INPUT_SECONDS));
     return {
       outputs: [speech(s, 'voice-change.mp3', durationSeconds)],
       caption: 'voice · voice_change',
