@@ -1,7 +1,7 @@
 /**
  * Pieces shared by the modes of the `music` model (and the made-up titles of `music-styles`): settings
- * fields, the simple/advanced rules, the input-length price and the two-track output plan.
- * Every rule cites the API reference ("reference") or `CONTRACT.md` ("CONTRACT").
+ * fields, rules, the input-length price and the two-track output plan. Song modes with simple and
+ * advanced settings are built by `song-mode.ts`. Every rule cites the API reference ("reference") or `CONTRACT.md` ("CONTRACT").
  */
 import { z } from 'zod';
 import type {
@@ -12,7 +12,7 @@ import type {
   ModeInputs,
   PriceRates,
 } from './model-spec.ts';
-import { AUDIO_INPUT, libraryId, text } from './fields.ts';
+import { AUDIO_INPUT, libraryId } from './fields.ts';
 import { addRule, rate } from './model-spec.ts';
 
 /** Settings as a refinement sees them (all music schemas are objects). */
@@ -49,42 +49,6 @@ export const vocalHint = z.enum(['', 'm', 'f']).default('');
 /** Reference: "duration integer 10 to 360, default 20". */
 export const songDuration = z.int().min(10).max(360);
 
-/**
- * Simple and advanced branches of generate, cover_upload and mashup (reference "Simple and advanced
- * mode"). A mode's schema is a discriminated union on `customMode`, so defaults are filled in only where
- * they apply (advanced-only settings stay unset in simple mode). Every field of the mode is known to both
- * branches, so a setting of the other branch is `invalid_settings` with a clear message, not
- * `unknown_setting`.
- */
-export const simpleSong = {
-  customMode: z.literal(false).default(false),
-  songDescription: text(1, 3000),
-  title: text(1, 80).optional(),
-  style: text(1, 1000).optional(),
-  prompt: text(1, 5000).optional(),
-};
-export const advancedSong = {
-  customMode: z.literal(true),
-  songDescription: text(1, 3000).optional(),
-  title: text(1, 80),
-  style: text(1, 1000),
-  prompt: text(1, 5000).optional(),
-};
-
-/** Reference: "styleWeight and weirdnessConstraint, duration work in advanced mode only". */
-export const advancedKnobs = {
-  duration: songDuration.default(20),
-  styleWeight: weight.default(WEIGHT_DEFAULT),
-  weirdnessConstraint: weight.default(WEIGHT_DEFAULT),
-};
-/** The same settings in the simple branch: known (so they can be refused clearly), without defaults. */
-export const advancedKnobsUnset = {
-  duration: songDuration.optional(),
-  styleWeight: weight.optional(),
-  weirdnessConstraint: weight.optional(),
-};
-export const ADVANCED_KNOBS = ['duration', 'styleWeight', 'weirdnessConstraint'] as const;
-
 /** Singing persona or voice (reference: "persona or voice (optional ids, not together)"). */
 export const personaOrVoice = {
   persona: libraryId.optional(),
@@ -94,39 +58,6 @@ export const personaOrVoice = {
 // ---------------------------------------------------------------------------------------------
 // Cross-field rules (called from superRefine)
 // ---------------------------------------------------------------------------------------------
-
-export interface SongRuleOptions {
-  /** Settings refused in simple mode besides title, style and prompt. */
-  advancedOnly: readonly string[];
-  /** Advanced mode needs prompt unless instrumental (false for mashup: "lyrics are optional"). */
-  lyricsRequired: boolean;
-}
-
-/** Reference "Simple and advanced mode": what each branch refuses and requires. */
-export function songModeRules(s: Settings, ctx: z.RefinementCtx, options: SongRuleOptions): void {
-  if (s['customMode'] === true) {
-    if (s['songDescription'] !== undefined) {
-      addRule(
-        ctx,
-        'songDescription',
-        'songDescription is used only in simple mode (customMode false); in advanced mode use title, style and prompt',
-        'songDescription задаётся только в простом режиме (customMode false); в расширенном используйте title, style и prompt',
-      );
-    }
-    if (options.lyricsRequired) requireLyrics(s, ctx);
-    return;
-  }
-  for (const field of ['title', 'style', 'prompt', ...options.advancedOnly]) {
-    if (s[field] !== undefined) {
-      addRule(
-        ctx,
-        field,
-        `${field} is set only in advanced mode (customMode true); simple mode uses songDescription`,
-        `${field} задаётся только в расширенном режиме (customMode true); простой режим использует songDescription`,
-      );
-    }
-  }
-}
 
 /** Reference: "prompt (lyrics) is required unless instrumental is true". */
 export function requireLyrics(s: Settings, ctx: z.RefinementCtx): void {
@@ -254,25 +185,6 @@ export function twoTracksPlan(track: TwoTracks): GenerationPlan {
     texts: sound === undefined ? [...song, ...song] : [],
     workSeconds: sound === undefined ? SONG_WORK_SECONDS : SOUND_WORK_SECONDS,
   };
-}
-
-export interface Song {
-  customMode: boolean;
-  songDescription?: string | undefined;
-  title?: string | undefined;
-  prompt?: string | undefined;
-  instrumental: boolean;
-  duration?: number | undefined;
-}
-
-/** Title, lyrics and length of a simple/advanced song; `sourceSeconds` is the track a simple song follows. */
-export function songPlan(s: Song & Settings, sourceSeconds?: number): GenerationPlan {
-  const title = s.customMode ? (s.title ?? 'Untitled') : madeUpTitle(s.songDescription ?? '');
-  const lyrics = s.customMode ? s.prompt : madeUpLyrics(s.songDescription ?? '', title);
-  const durationSeconds = s.customMode
-    ? (s.duration ?? 20)
-    : Math.round(sourceSeconds ?? TYPICAL_SONG_SECONDS);
-  return twoTracksPlan({ settings: s, title, lyrics: s.instrumental ? undefined : lyrics, durationSeconds });
 }
 
 /** Persona and singing voice live in the libraries of this model (reference "Singing personas"). */

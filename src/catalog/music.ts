@@ -1,6 +1,7 @@
 /**
  * `music` (reference: <key_music_a>, "Music generation"): songs, sounds and audio transformations in
- * eight modes chosen by `settings.mode`. Shared fields and rules live in `music-common.ts`.
+ * eight modes chosen by `settings.mode`. Shared fields and rules live in `music-common.ts`; the
+ * simple/advanced song modes are built by `song-mode.ts`.
  *
  * Decisions where the documents are silent:
  * - `defaultParamFlag` (extend) is known to the schema and refused with `invalid_settings` and a message
@@ -23,10 +24,6 @@ import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
 import { AUDIO_INPUT, audioUrl, fileSeconds, text } from './fields.ts';
 import { addRule, defineMode } from './model-spec.ts';
 import {
-  ADVANCED_KNOBS,
-  advancedKnobs,
-  advancedKnobsUnset,
-  advancedSong,
   instrumental,
   LONG_AUDIO_INPUT,
   madeUpTitle,
@@ -36,10 +33,7 @@ import {
   personaOrVoice,
   REPLACE_INCLUDED_INPUT_SECONDS,
   requireLyrics,
-  simpleSong,
   singerRefs,
-  songModeRules,
-  songPlan,
   TYPICAL_SONG_SECONDS,
   TYPICAL_SOUND_SECONDS,
   twoTracksPlan,
@@ -47,6 +41,7 @@ import {
   vocalHint,
   weights,
 } from './music-common.ts';
+import { songMode } from './song-mode.ts';
 
 /** Reference: soundKey values; empty means any key. */
 export const SOUND_KEYS = [
@@ -54,38 +49,11 @@ export const SOUND_KEYS = [
 ] as const;
 
 /** Reference (generate): vocalGender is advanced only, default m. */
-const generate = defineMode({
+const generate = songMode({
   name: 'generate',
-  schema: z
-    .discriminatedUnion('customMode', [
-      z.strictObject({
-        mode: z.literal('generate'),
-        model: musicModel,
-        ...simpleSong,
-        instrumental,
-        vocalGender: vocalGender.optional(),
-        ...advancedKnobsUnset,
-        audioWeight: weights.audioWeight,
-        ...personaOrVoice,
-      }),
-      z.strictObject({
-        mode: z.literal('generate'),
-        model: musicModel,
-        ...advancedSong,
-        instrumental,
-        vocalGender: vocalGender.default('m'),
-        ...advancedKnobs,
-        audioWeight: weights.audioWeight,
-        ...personaOrVoice,
-      }),
-    ])
-    .superRefine((s, ctx) => {
-      songModeRules(s, ctx, { advancedOnly: [...ADVANCED_KNOBS, 'vocalGender'], lyricsRequired: true });
-      onePersonaOrVoice(s, ctx);
-    }),
-  references: (s) => singerRefs(s),
-  price: (_s, inputs, r) => musicPrice('generate', inputs, r),
-  plan: (s) => songPlan(s),
+  advancedOnly: { vocalGender: vocalGender.default('m') },
+  lyricsRequired: true,
+  singer: true,
 });
 
 const sounds = defineMode({
@@ -161,41 +129,12 @@ const addInstrumental = defineMode({
 });
 
 /** Reference (cover_upload): negativeTags max 500, advanced only; no vocalGender. */
-const coverUpload = defineMode({
+const coverUpload = songMode({
   name: 'cover_upload',
-  schema: z
-    .discriminatedUnion('customMode', [
-      z.strictObject({
-        mode: z.literal('cover_upload'),
-        model: musicModel,
-        audio: audioUrl,
-        ...simpleSong,
-        instrumental,
-        negativeTags: text(0, 500).optional(),
-        ...advancedKnobsUnset,
-        audioWeight: weights.audioWeight,
-        ...personaOrVoice,
-      }),
-      z.strictObject({
-        mode: z.literal('cover_upload'),
-        model: musicModel,
-        audio: audioUrl,
-        ...advancedSong,
-        instrumental,
-        negativeTags: text(0, 500).optional(),
-        ...advancedKnobs,
-        audioWeight: weights.audioWeight,
-        ...personaOrVoice,
-      }),
-    ])
-    .superRefine((s, ctx) => {
-      songModeRules(s, ctx, { advancedOnly: [...ADVANCED_KNOBS, 'negativeTags'], lyricsRequired: true });
-      onePersonaOrVoice(s, ctx);
-    }),
-  inputRules: { audio: LONG_AUDIO_INPUT },
-  references: (s) => singerRefs(s),
-  price: (_s, inputs, r) => musicPrice('cover_upload', inputs, r),
-  plan: (s, inputs) => songPlan(s, fileSeconds(inputs, 'audio')),
+  tracks: { audio: LONG_AUDIO_INPUT },
+  advancedOnly: { negativeTags: text(0, 500).optional() },
+  lyricsRequired: true,
+  singer: true,
 });
 
 /** Kept part plus a typical continuation (see the decisions above). */
@@ -328,35 +267,11 @@ function replaceSectionViolations(start: number, end: number, inputs: ModeInputs
 }
 
 /** Reference (mashup): audio sets the base, audio2 is the second track; lyrics optional in advanced mode. */
-const mashup = defineMode({
+const mashup = songMode({
   name: 'mashup',
-  schema: z
-    .discriminatedUnion('customMode', [
-      z.strictObject({
-        mode: z.literal('mashup'),
-        model: musicModel,
-        audio: audioUrl,
-        audio2: audioUrl,
-        ...simpleSong,
-        instrumental,
-        ...advancedKnobsUnset,
-        audioWeight: weights.audioWeight,
-      }),
-      z.strictObject({
-        mode: z.literal('mashup'),
-        model: musicModel,
-        audio: audioUrl,
-        audio2: audioUrl,
-        ...advancedSong,
-        instrumental,
-        ...advancedKnobs,
-        audioWeight: weights.audioWeight,
-      }),
-    ])
-    .superRefine((s, ctx) => songModeRules(s, ctx, { advancedOnly: ADVANCED_KNOBS, lyricsRequired: false })),
-  inputRules: { audio: AUDIO_INPUT, audio2: AUDIO_INPUT },
-  price: (_s, inputs, r) => musicPrice('mashup', inputs, r),
-  plan: (s, inputs) => songPlan(s, fileSeconds(inputs, 'audio')),
+  tracks: { audio: AUDIO_INPUT, audio2: AUDIO_INPUT },
+  lyricsRequired: false,
+  singer: false,
 });
 
 export const music: ModelSpec = {
