@@ -1,9 +1,11 @@
 /**
  * Pieces shared by the modes of the `music` model (and the made-up titles of `music-styles`): settings
  * fields, rules, the input-length price and the two-track output plan. Song modes with simple and
- * advanced settings are built by `song-mode.ts`. Every rule cites the API reference ("reference") or `CONTRACT.md` ("CONTRACT").
+ * advanced settings are built by `song-mode.ts`. Every rule cites the API reference ("reference") or
+ * `CONTRACT.md` ("CONTRACT").
  */
 import { z } from 'zod';
+import { AUDIO_INPUT, libraryId } from './fields.ts';
 import type {
   AudioOutput,
   GenerationPlan,
@@ -12,8 +14,8 @@ import type {
   ModeInputs,
   PriceRates,
 } from './model-spec.ts';
-import { AUDIO_INPUT, libraryId } from './fields.ts';
-import { addRule, rate } from './model-spec.ts';
+import { addRule } from './model-spec.ts';
+import { baseWithSurcharges, fixedRate, type PriceRule, type Surcharge } from './price-rule.ts';
 
 /** Settings as a refinement sees them (all music schemas are objects). */
 type Settings = Readonly<Record<string, unknown>>;
@@ -87,6 +89,11 @@ export function onePersonaOrVoice(s: Settings, ctx: z.RefinementCtx): void {
 // Inputs and price
 // ---------------------------------------------------------------------------------------------
 
+/** URL settings of the music modes whose length is charged. */
+const AUDIO_FIELDS: readonly string[] = ['audio', 'audio2'];
+/** Input length charged per `audio_input_per_30s` beyond the included seconds. */
+const INPUT_BLOCK_SECONDS = 30;
+
 /**
  * Total length of the audio inputs (audio, audio2) for the price. Each file is rounded to the nearest
  * whole second, so encoder padding (a "90 s" mp3 probed as 90.03 s) does not start another 30 s; a file
@@ -94,7 +101,7 @@ export function onePersonaOrVoice(s: Settings, ctx: z.RefinementCtx): void {
  */
 export function audioInputTotal(inputs: ModeInputs): number {
   return inputs.files
-    .filter((f) => f.field === 'audio' || f.field === 'audio2')
+    .filter((f) => AUDIO_FIELDS.includes(f.field))
     .reduce((sum, f) => sum + Math.round(f.durationSeconds ?? 0), 0);
 }
 
@@ -102,19 +109,48 @@ export function audioInputTotal(inputs: ModeInputs): number {
 export const INCLUDED_INPUT_SECONDS = 90;
 export const REPLACE_INCLUDED_INPUT_SECONDS = 60;
 
+/** `audio_input_per_30s` for each started 30 s of input beyond `includedSeconds`. */
+function inputSurcharge(includedSeconds: number): Surcharge<unknown> {
+  return {
+    rate: 'audio_input_per_30s',
+    when:
+      `for each started ${INPUT_BLOCK_SECONDS} s of audio input (${AUDIO_FIELDS.join(' and ')} together, ` +
+      `each file rounded to the nearest second) beyond ${includedSeconds} s`,
+    times: (_s, inputs) => {
+      const over = audioInputTotal(inputs) - includedSeconds;
+      return over > 0 ? Math.ceil(over / INPUT_BLOCK_SECONDS) : 0;
+    },
+  };
+}
+
 /**
- * Price of a music run (CONTRACT §5): the mode's base rate (`rates[mode]`, the same for V6, V6_MINI and
- * V6_WILD) plus `audio_input_per_30s` for each started 30 s of input beyond the included seconds.
+ * Price rule of a music mode (CONTRACT §5): the mode's base rate (`rates[mode]`, the same for V6,
+ * V6_MINI and V6_WILD), plus, when the mode takes audio input, `audio_input_per_30s` for each started
+ * 30 s of input beyond the included seconds.
  */
+export function musicPriceRule(
+  mode: string,
+  options: { audioInput: boolean; includedSeconds?: number },
+): PriceRule<unknown> {
+  const included = options.includedSeconds ?? INCLUDED_INPUT_SECONDS;
+  return baseWithSurcharges({
+    base: fixedRate(mode),
+    surcharges: options.audioInput ? [inputSurcharge(included)] : [],
+    notes: [
+      ...(options.audioInput ? [] : ['this mode takes no audio input']),
+      `the same for ${MUSIC_MODELS.join(', ')}`,
+    ],
+  });
+}
+
+/** The price of a music run with audio input (see `musicPriceRule`). */
 export function musicPrice(
   mode: string,
   inputs: ModeInputs,
   rates: PriceRates,
   includedSeconds: number = INCLUDED_INPUT_SECONDS,
 ): number {
-  const over = audioInputTotal(inputs) - includedSeconds;
-  const extraBlocks = over > 0 ? Math.ceil(over / 30) : 0;
-  return rate(rates, mode) + extraBlocks * rate(rates, 'audio_input_per_30s');
+  return musicPriceRule(mode, { audioInput: true, includedSeconds }).price({}, inputs, rates);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,9 +11,11 @@
  */
 import { z } from 'zod';
 import type { GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
+import { exampleRun } from './example.ts';
 import { libraryId } from './fields.ts';
-import { defineMode, rate } from './model-spec.ts';
+import { defineMode } from './model-spec.ts';
 import { madeUpLyrics, madeUpTitle, slug } from './music-common.ts';
+import { fixedRate, perUnit } from './price-rule.ts';
 
 const WORK_SECONDS = 300;
 
@@ -27,7 +29,15 @@ const generate = defineMode({
   }),
   references: (s): LibraryRef[] =>
     s.style === undefined ? [] : [{ library: 'styles', model: 'music-styles', id: s.style, field: 'style' }],
-  price: (s, _inputs, r) => Math.ceil(s.duration / 30) * rate(r, 'per_30s'),
+  price: perUnit({
+    rate: fixedRate('per_30s'),
+    units: {
+      text: 'started 30 s of duration',
+      count: (s: { duration: number }) => Math.ceil(s.duration / 30),
+    },
+    notes: ['the style is free'],
+  }),
+  example: exampleRun({ prompt: 'calm lo-fi beat for studying' }),
   plan: (s): GenerationPlan => {
     const title = madeUpTitle(s.prompt);
     return {

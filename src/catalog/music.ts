@@ -20,15 +20,16 @@
  *   `settings.` prefix, as `Violation.field` documents.
  */
 import { z } from 'zod';
-import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
+import { exampleRun } from './example.ts';
 import { AUDIO_INPUT, audioUrl, fileSeconds, text } from './fields.ts';
+import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
 import { addRule, defineMode } from './model-spec.ts';
 import {
   instrumental,
   LONG_AUDIO_INPUT,
   madeUpTitle,
   musicModel,
-  musicPrice,
+  musicPriceRule,
   onePersonaOrVoice,
   personaOrVoice,
   REPLACE_INCLUDED_INPUT_SECONDS,
@@ -43,6 +44,9 @@ import {
 } from './music-common.ts';
 import { songMode } from './song-mode.ts';
 
+/** Lyrics of the examples. */
+const LYRICS = '[Verse]\nMorning light on the river';
+
 /** Reference: soundKey values; empty means any key. */
 export const SOUND_KEYS = [
   ...['C', 'C#', 'D', 'D#', 'E', 'F', 'F#', 'G', 'G#', 'A', 'A#', 'B'].flatMap((k) => [k, `${k}m`]),
@@ -54,6 +58,7 @@ const generate = songMode({
   advancedOnly: { vocalGender: vocalGender.default('m') },
   lyricsRequired: true,
   singer: true,
+  example: exampleRun({ mode: 'generate', songDescription: 'a cheerful song about a ginger cat' }),
 });
 
 const sounds = defineMode({
@@ -66,7 +71,8 @@ const sounds = defineMode({
     soundTempo: z.int().min(1).max(300).optional(),
     soundKey: z.enum(['', ...SOUND_KEYS]).default(''),
   }),
-  price: (_s, inputs, r) => musicPrice('sounds', inputs, r),
+  price: musicPriceRule('sounds', { audioInput: false }),
+  example: exampleRun({ mode: 'sounds', soundDescription: 'rain on a tin roof' }),
   plan: (s) =>
     twoTracksPlan({
       settings: s,
@@ -95,7 +101,11 @@ const addVocals = defineMode({
     ...weights,
   }),
   inputRules: { audio: AUDIO_INPUT },
-  price: (_s, inputs, r) => musicPrice('add_vocals', inputs, r),
+  price: musicPriceRule('add_vocals', { audioInput: true }),
+  example: exampleRun(
+    { mode: 'add_vocals', title: 'River', style: 'folk', prompt: LYRICS, negativeTags: 'metal' },
+    { audio: ['mp3', 90] },
+  ),
   plan: (s, inputs) =>
     twoTracksPlan({
       settings: s,
@@ -118,7 +128,11 @@ const addInstrumental = defineMode({
     ...weights,
   }),
   inputRules: { audio: AUDIO_INPUT },
-  price: (_s, inputs, r) => musicPrice('add_instrumental', inputs, r),
+  price: musicPriceRule('add_instrumental', { audioInput: true }),
+  example: exampleRun(
+    { mode: 'add_instrumental', title: 'River', tags: 'folk guitar', negativeTags: 'metal' },
+    { audio: ['mp3', 90] },
+  ),
   plan: (s, inputs) =>
     twoTracksPlan({
       settings: s,
@@ -135,6 +149,7 @@ const coverUpload = songMode({
   advancedOnly: { negativeTags: text(0, 500).optional() },
   lyricsRequired: true,
   singer: true,
+  example: exampleRun({ mode: 'cover_upload', songDescription: 'a jazz cover' }, { audio: ['mp3', 90] }),
 });
 
 /** Kept part plus a typical continuation (see the decisions above). */
@@ -184,7 +199,8 @@ const extend = defineMode({
     ];
   },
   references: (s) => singerRefs(s),
-  price: (_s, inputs, r) => musicPrice('extend', inputs, r),
+  price: musicPriceRule('extend', { audioInput: true }),
+  example: exampleRun({ mode: 'extend', continueAt: 60, prompt: LYRICS }, { audio: ['mp3', 90] }),
   plan: (s) =>
     twoTracksPlan({
       settings: s,
@@ -228,7 +244,22 @@ const replaceUpload = defineMode({
     }),
   inputRules: { audio: AUDIO_INPUT },
   checkInputs: (s, inputs) => replaceSectionViolations(s.infillStartS, s.infillEndS, inputs),
-  price: (_s, inputs, r) => musicPrice('replace_upload', inputs, r, REPLACE_INCLUDED_INPUT_SECONDS),
+  price: musicPriceRule('replace_upload', {
+    audioInput: true,
+    includedSeconds: REPLACE_INCLUDED_INPUT_SECONDS,
+  }),
+  example: exampleRun(
+    {
+      mode: 'replace_upload',
+      infillStartS: 10,
+      infillEndS: 25,
+      prompt: LYRICS,
+      fullLyrics: LYRICS,
+      tags: 'folk',
+      title: 'River',
+    },
+    { audio: ['mp3', 60] },
+  ),
   plan: (s, inputs) => {
     const section = s.infillEndS - s.infillStartS;
     const length = fileSeconds(inputs, 'audio') ?? Math.max(s.infillEndS, 2 * section);
@@ -272,6 +303,10 @@ const mashup = songMode({
   tracks: { audio: AUDIO_INPUT, audio2: AUDIO_INPUT },
   lyricsRequired: false,
   singer: false,
+  example: exampleRun(
+    { mode: 'mashup', songDescription: 'both songs as one' },
+    { audio: ['mp3', 45], audio2: ['mp3', 45] },
+  ),
 });
 
 export const music: ModelSpec = {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
+import { exampleRun } from './example.ts';
 import { AUDIO_INPUT, text } from './fields.ts';
 import type { InputFile, ModelSpec } from './model-spec.ts';
 import { vocalGender } from './music-common.ts';
@@ -14,6 +15,7 @@ const remix = songMode({
   advancedOnly: { negativeTags: text(0, 500).optional(), vocalGender: vocalGender.default('m') },
   lyricsRequired: true,
   singer: true,
+  example: exampleRun({ mode: 'remix', songDescription: 'a remix' }, { audio: ['mp3', 100] }),
 });
 const model: ModelSpec = { key: 'music', kind: 'audio', name: 'test', modeField: 'mode', modes: [remix] };
 const { describe: describeCases, accept } = settingsCases(model);
@@ -56,6 +58,20 @@ describeCases('a song mode built by songMode', cases, () => {
   it('prices audio input beyond 90 s', () => {
     const rates = { remix: 1000, audio_input_per_30s: 300 };
     assert.equal(remix.price(accept(SIMPLE).settings, { files: FILES }, rates), 1300);
+  });
+
+  it('describes its price rule and names the rates it reads', () => {
+    assert.deepEqual(remix.priceRates, ['remix', 'audio_input_per_30s']);
+    assert.match(remix.priceDescription, /^`remix` \+ `audio_input_per_30s` .* beyond 90 s; the same for V6/);
+  });
+
+  it('carries its example run', () => {
+    assert.deepEqual(remix.example.settings, {
+      mode: 'remix',
+      songDescription: 'a remix',
+      audio: ['https://example.com/audio.mp3'],
+    });
+    assert.equal(remix.example.files[0]?.durationSeconds, 100);
   });
 
   it('takes the singer from the libraries and follows the source track', () => {

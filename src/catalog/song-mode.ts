@@ -5,14 +5,15 @@
  * price and the plan are built here the same way for every such mode.
  */
 import { z } from 'zod';
-import { addRule, defineMode, type GenerationPlan, type InputRule, type ModeSpec } from './model-spec.ts';
+import type { ModeExample } from './example.ts';
 import { audioUrl, fileSeconds, text } from './fields.ts';
+import { addRule, defineMode, type GenerationPlan, type InputRule, type ModeSpec } from './model-spec.ts';
 import {
   instrumental,
   madeUpLyrics,
   madeUpTitle,
   musicModel,
-  musicPrice,
+  musicPriceRule,
   onePersonaOrVoice,
   personaOrVoice,
   requireLyrics,
@@ -135,6 +136,7 @@ export interface SongModeOptions {
   lyricsRequired: boolean;
   /** Takes a singing persona or voice of this model's libraries. */
   singer: boolean;
+  example: ModeExample;
 }
 
 /** A simple/advanced song mode of the `music` model. */
@@ -169,7 +171,8 @@ export function songMode(options: SongModeOptions): ModeSpec {
     schema,
     ...(source === undefined ? {} : { inputRules: tracks }),
     ...(singer ? { references: (s: Song) => singerRefs(s) } : {}),
-    price: (_s, inputs, rates) => musicPrice(name, inputs, rates),
+    price: musicPriceRule(name, { audioInput: source !== undefined }),
     plan: (s, inputs) => songPlan(s, source === undefined ? undefined : fileSeconds(inputs, source)),
+    example: options.example,
   });
 }

@@ -15,8 +15,10 @@
  */
 import { z } from 'zod';
 import type { AudioOutput, GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
+import { exampleRun } from './example.ts';
 import { AUDIO_INPUT, audioUrl, fileSeconds, libraryId } from './fields.ts';
-import { addRule, defineMode, rate } from './model-spec.ts';
+import { addRule, defineMode } from './model-spec.ts';
+import { fixedRate, perUnit } from './price-rule.ts';
 
 /** CONTRACT §2: `voice` (required) and `voice_2` … `voice_20` (optional). */
 export const EXTRA_VOICES: readonly string[] = Array.from({ length: 19 }, (_, i) => `voice_${i + 2}`);
@@ -84,7 +86,13 @@ const textToDialogue = defineMode({
       }
     }),
   references: (s) => voiceRefs(s),
-  price: (s, _inputs, r) => Math.max(1, Math.ceil(s.text.length / 1000)) * rate(r, 'dialogue_per_1000_chars'),
+  price: perUnit({
+    rate: fixedRate('dialogue_per_1000_chars'),
+    units: {
+      text: 'started 1000 characters of text (at least one)',
+      count: (s: { text: string }) => Math.max(1, Math.ceil(s.text.length / 1000)),
+    },
+  }),
   plan: (s): GenerationPlan => {
     const speakers = voiceRefs(s).length;
     const durationSeconds = Math.max(1, Math.ceil(spokenLength(s.text) / CHARS_PER_SECOND));
@@ -95,6 +103,7 @@ const textToDialogue = defineMode({
       workSeconds: 30,
     };
   },
+  example: exampleRun({ mode: 'text_to_dialogue', text: 'Hello, world!', voice: 'voice-id' }),
 });
 
 /** Length assumed for a voice-change input whose length was not probed (seconds). */
@@ -109,11 +118,17 @@ const voiceChange = defineMode({
   }),
   inputRules: { audio: AUDIO_INPUT },
   references: (s) => voiceRefs(s),
-  price: (_s, inputs, r) => {
-    const seconds = fileSeconds(inputs, 'audio');
-    const minutes = seconds === undefined ? 1 : Math.max(1, Math.ceil(seconds / 60));
-    return minutes * rate(r, 'voice_change_per_minute');
-  },
+  price: perUnit({
+    rate: fixedRate('voice_change_per_minute'),
+    units: {
+      text: 'started minutes of the input audio (at least one; a file of unknown length counts as one)',
+      count: (_s, inputs) => {
+        const seconds = fileSeconds(inputs, 'audio');
+        return seconds === undefined ? 1 : Math.max(1, Math.ceil(seconds / 60));
+      },
+    },
+  }),
+  example: exampleRun({ mode: 'voice_change', voice: 'voice-id' }, { audio: ['mp3', 30] }),
   plan: (s, inputs): GenerationPlan => {
     const durationSeconds = Math.max(1, Math.round(fileSeconds(inputs, 'audio') ?? UNKNOWN_INPUT_SECONDS));
     return {
