@@ -1,7 +1,7 @@
 /**
  * `music` (reference: <key_music_a>, "Music generation"): songs, sounds and audio transformations in
- * eight modes chosen by `settings.mode`. Shared fields and rules live in `music-common.ts`; the
- * simple/advanced song modes are built by `song-mode.ts`.
+ * eight modes chosen by `settings.mode`. Shared fields and rules live in `music-common.ts`; modes
+ * are built by `music-mode.ts`, the simple/advanced song modes by `song-mode.ts`.
  *
  * Decisions where the documents are silent:
  * - `defaultParamFlag` (extend) is known to the schema and refused with `invalid_settings` and a message
@@ -20,16 +20,13 @@
  *   `settings.` prefix, as `Violation.field` documents.
  */
 import { z } from 'zod';
-import { exampleRun } from './example.ts';
-import { AUDIO_INPUT, audioUrl, fileSeconds, text } from './fields.ts';
+import { AUDIO_INPUT, fileSeconds, text } from './fields.ts';
 import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
-import { addRule, defineMode } from './model-spec.ts';
+import { addRule } from './model-spec.ts';
 import {
   instrumental,
   LONG_AUDIO_INPUT,
   madeUpTitle,
-  musicModel,
-  musicPriceRule,
   onePersonaOrVoice,
   personaOrVoice,
   REPLACE_INCLUDED_INPUT_SECONDS,
@@ -42,6 +39,7 @@ import {
   vocalHint,
   weights,
 } from './music-common.ts';
+import { musicMode } from './music-mode.ts';
 import { songMode } from './song-mode.ts';
 
 /** Lyrics of the examples. */
@@ -58,21 +56,18 @@ const generate = songMode({
   advancedOnly: { vocalGender: vocalGender.default('m') },
   lyricsRequired: true,
   singer: true,
-  example: exampleRun({ mode: 'generate', songDescription: 'a cheerful song about a ginger cat' }),
+  example: { settings: { songDescription: 'a cheerful song about a ginger cat' } },
 });
 
-const sounds = defineMode({
+const sounds = musicMode({
   name: 'sounds',
-  schema: z.strictObject({
-    mode: z.literal('sounds'),
-    model: musicModel,
+  fields: {
     soundDescription: text(1, 500),
     soundLoop: z.boolean().default(false),
     soundTempo: z.int().min(1).max(300).optional(),
     soundKey: z.enum(['', ...SOUND_KEYS]).default(''),
-  }),
-  price: musicPriceRule('sounds', { audioInput: false }),
-  example: exampleRun({ mode: 'sounds', soundDescription: 'rain on a tin roof' }),
+  },
+  example: { settings: { soundDescription: 'rain on a tin roof' } },
   plan: (s) =>
     twoTracksPlan({
       settings: s,
@@ -87,25 +82,21 @@ const sounds = defineMode({
     }),
 });
 
-const addVocals = defineMode({
+const addVocals = musicMode({
   name: 'add_vocals',
-  schema: z.strictObject({
-    mode: z.literal('add_vocals'),
-    model: musicModel,
-    audio: audioUrl,
+  tracks: { audio: AUDIO_INPUT },
+  fields: {
     title: text(1, 80),
     style: text(1, 1000),
     prompt: text(1, 5000),
     negativeTags: text(1, 500),
     vocalGender: vocalHint,
     ...weights,
-  }),
-  inputRules: { audio: AUDIO_INPUT },
-  price: musicPriceRule('add_vocals', { audioInput: true }),
-  example: exampleRun(
-    { mode: 'add_vocals', title: 'River', style: 'folk', prompt: LYRICS, negativeTags: 'metal' },
-    { audio: ['mp3', 90] },
-  ),
+  },
+  example: {
+    settings: { title: 'River', style: 'folk', prompt: LYRICS, negativeTags: 'metal' },
+    files: { audio: ['mp3', 90] },
+  },
   plan: (s, inputs) =>
     twoTracksPlan({
       settings: s,
@@ -115,24 +106,20 @@ const addVocals = defineMode({
     }),
 });
 
-const addInstrumental = defineMode({
+const addInstrumental = musicMode({
   name: 'add_instrumental',
-  schema: z.strictObject({
-    mode: z.literal('add_instrumental'),
-    model: musicModel,
-    audio: audioUrl,
+  tracks: { audio: AUDIO_INPUT },
+  fields: {
     title: text(1, 80),
     tags: text(1, 500),
     negativeTags: text(1, 500),
     vocalGender: vocalHint,
     ...weights,
-  }),
-  inputRules: { audio: AUDIO_INPUT },
-  price: musicPriceRule('add_instrumental', { audioInput: true }),
-  example: exampleRun(
-    { mode: 'add_instrumental', title: 'River', tags: 'folk guitar', negativeTags: 'metal' },
-    { audio: ['mp3', 90] },
-  ),
+  },
+  example: {
+    settings: { title: 'River', tags: 'folk guitar', negativeTags: 'metal' },
+    files: { audio: ['mp3', 90] },
+  },
   plan: (s, inputs) =>
     twoTracksPlan({
       settings: s,
@@ -149,44 +136,40 @@ const coverUpload = songMode({
   advancedOnly: { negativeTags: text(0, 500).optional() },
   lyricsRequired: true,
   singer: true,
-  example: exampleRun({ mode: 'cover_upload', songDescription: 'a jazz cover' }, { audio: ['mp3', 90] }),
+  example: { settings: { songDescription: 'a jazz cover' }, files: { audio: ['mp3', 90] } },
 });
 
 /** Kept part plus a typical continuation (see the decisions above). */
 const CONTINUATION_SECONDS = 120;
 
-const extend = defineMode({
+const extend = musicMode({
   name: 'extend',
-  schema: z
-    .strictObject({
-      mode: z.literal('extend'),
-      model: musicModel,
-      audio: audioUrl,
-      continueAt: z.number().min(1).max(480),
-      title: text(1, 100).optional(),
-      style: text(1, 1000).optional(),
-      prompt: text(1, 5000).optional(),
-      instrumental,
-      negativeTags: text(0, 500).optional(),
-      vocalGender: vocalHint,
-      ...weights,
-      ...personaOrVoice,
-      /** Known only to be refused (reference: "The service sets defaultParamFlag itself"). */
-      defaultParamFlag: z.unknown().optional().meta({ description: 'Set by the service; must not be sent.' }),
-    })
-    .superRefine((s, ctx) => {
-      if (s.defaultParamFlag !== undefined) {
-        addRule(
-          ctx,
-          'defaultParamFlag',
-          'defaultParamFlag is set by the service itself and must not be sent',
-          'defaultParamFlag задаёт сам сервис, его нельзя передавать',
-        );
-      }
-      requireLyrics(s, ctx);
-      onePersonaOrVoice(s, ctx);
-    }),
-  inputRules: { audio: LONG_AUDIO_INPUT },
+  tracks: { audio: LONG_AUDIO_INPUT },
+  fields: {
+    continueAt: z.number().min(1).max(480),
+    title: text(1, 100).optional(),
+    style: text(1, 1000).optional(),
+    prompt: text(1, 5000).optional(),
+    instrumental,
+    negativeTags: text(0, 500).optional(),
+    vocalGender: vocalHint,
+    ...weights,
+    ...personaOrVoice,
+    /** Known only to be refused (reference: "The service sets defaultParamFlag itself"). */
+    defaultParamFlag: z.unknown().optional().meta({ description: 'Set by the service; must not be sent.' }),
+  },
+  refine: (s, ctx) => {
+    if (s.defaultParamFlag !== undefined) {
+      addRule(
+        ctx,
+        'defaultParamFlag',
+        'defaultParamFlag is set by the service itself and must not be sent',
+        'defaultParamFlag задаёт сам сервис, его нельзя передавать',
+      );
+    }
+    requireLyrics(s, ctx);
+    onePersonaOrVoice(s, ctx);
+  },
   checkInputs: (s, inputs) => {
     const length = fileSeconds(inputs, 'audio');
     if (length === undefined || s.continueAt < length) return [];
@@ -199,8 +182,7 @@ const extend = defineMode({
     ];
   },
   references: (s) => singerRefs(s),
-  price: musicPriceRule('extend', { audioInput: true }),
-  example: exampleRun({ mode: 'extend', continueAt: 60, prompt: LYRICS }, { audio: ['mp3', 90] }),
+  example: { settings: { continueAt: 60, prompt: LYRICS }, files: { audio: ['mp3', 90] } },
   plan: (s) =>
     twoTracksPlan({
       settings: s,
@@ -210,47 +192,39 @@ const extend = defineMode({
     }),
 });
 
-const replaceUpload = defineMode({
+const replaceUpload = musicMode({
   name: 'replace_upload',
-  schema: z
-    .strictObject({
-      mode: z.literal('replace_upload'),
-      model: musicModel,
-      audio: audioUrl,
-      infillStartS: z.number().min(0).multipleOf(0.01),
-      infillEndS: z.number().min(0),
-      prompt: text(1, 5000),
-      fullLyrics: text(1, 5000),
-      tags: text(1, 500),
-      title: text(1, 80),
-      negativeTags: text(0, 500).optional(),
-    })
-    .superRefine((s, ctx) => {
-      if (s.infillEndS <= s.infillStartS) {
-        addRule(
-          ctx,
-          'infillEndS',
-          'infillEndS must be greater than infillStartS',
-          'infillEndS должен быть больше infillStartS',
-        );
-      } else if (s.infillEndS - s.infillStartS < 10) {
-        addRule(
-          ctx,
-          'infillEndS',
-          'the replaced section (infillEndS - infillStartS) must be at least 10 seconds',
-          'заменяемый участок (infillEndS - infillStartS) должен быть не короче 10 секунд',
-        );
-      }
-    }),
-  inputRules: { audio: AUDIO_INPUT },
+  tracks: { audio: AUDIO_INPUT },
+  includedSeconds: REPLACE_INCLUDED_INPUT_SECONDS,
+  fields: {
+    infillStartS: z.number().min(0).multipleOf(0.01),
+    infillEndS: z.number().min(0),
+    prompt: text(1, 5000),
+    fullLyrics: text(1, 5000),
+    tags: text(1, 500),
+    title: text(1, 80),
+    negativeTags: text(0, 500).optional(),
+  },
+  refine: (s, ctx) => {
+    if (s.infillEndS <= s.infillStartS) {
+      addRule(
+        ctx,
+        'infillEndS',
+        'infillEndS must be greater than infillStartS',
+        'infillEndS должен быть больше infillStartS',
+      );
+    } else if (s.infillEndS - s.infillStartS < 10) {
+      addRule(
+        ctx,
+        'infillEndS',
+        'the replaced section (infillEndS - infillStartS) must be at least 10 seconds',
+        'заменяемый участок (infillEndS - infillStartS) должен быть не короче 10 секунд',
+      );
+    }
+  },
   checkInputs: (s, inputs) => replaceSectionViolations(s.infillStartS, s.infillEndS, inputs),
-  price: musicPriceRule('replace_upload', {
-    audioInput: true,
-    includedSeconds: REPLACE_INCLUDED_INPUT_SECONDS,
-  }),
-  example: exampleRun(
-    {
-      mode: 'replace_upload',
+  example: {
+    settings: {
       infillStartS: 10,
       infillEndS: 25,
       prompt: LYRICS,
@@ -258,8 +232,8 @@ const replaceUpload = defineMode({
       tags: 'folk',
       title: 'River',
     },
-    { audio: ['mp3', 60] },
-  ),
+    files: { audio: ['mp3', 60] },
+  },
   plan: (s, inputs) => {
     const section = s.infillEndS - s.infillStartS;
     const length = fileSeconds(inputs, 'audio') ?? Math.max(s.infillEndS, 2 * section);
@@ -303,10 +277,10 @@ const mashup = songMode({
   tracks: { audio: AUDIO_INPUT, audio2: AUDIO_INPUT },
   lyricsRequired: false,
   singer: false,
-  example: exampleRun(
-    { mode: 'mashup', songDescription: 'both songs as one' },
-    { audio: ['mp3', 45], audio2: ['mp3', 45] },
-  ),
+  example: {
+    settings: { songDescription: 'both songs as one' },
+    files: { audio: ['mp3', 45], audio2: ['mp3', 45] },
+  },
 });
 
 export const music: ModelSpec = {

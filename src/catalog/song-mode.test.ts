@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { exampleRun } from './example.ts';
 import { AUDIO_INPUT, text } from './fields.ts';
 import type { InputFile, ModelSpec } from './model-spec.ts';
 import { vocalGender } from './music-common.ts';
@@ -15,7 +14,7 @@ const remix = songMode({
   advancedOnly: { negativeTags: text(0, 500).optional(), vocalGender: vocalGender.default('m') },
   lyricsRequired: true,
   singer: true,
-  example: exampleRun({ mode: 'remix', songDescription: 'a remix' }, { audio: ['mp3', 100] }),
+  example: { settings: { songDescription: 'a remix' }, files: { audio: ['mp3', 100] } },
 });
 const model: ModelSpec = { key: 'music', kind: 'audio', name: 'test', modeField: 'mode', modes: [remix] };
 const { describe: describeCases, accept } = settingsCases(model);

@@ -5,14 +5,12 @@
  * price and the plan are built here the same way for every such mode.
  */
 import { z } from 'zod';
-import type { ModeExample } from './example.ts';
-import { audioUrl, fileSeconds, text } from './fields.ts';
+import { fileSeconds, text } from './fields.ts';
 import { addRule, defineMode, type GenerationPlan, type InputRule, type ModeSpec } from './model-spec.ts';
 import {
   instrumental,
   madeUpLyrics,
   madeUpTitle,
-  musicModel,
   musicPriceRule,
   onePersonaOrVoice,
   personaOrVoice,
@@ -25,6 +23,7 @@ import {
   weight,
   weights,
 } from './music-common.ts';
+import { type MusicExample, musicBase, musicExample } from './music-mode.ts';
 
 /** Settings as a refinement sees them (all music schemas are objects). */
 type Settings = Readonly<Record<string, unknown>>;
@@ -136,7 +135,7 @@ export interface SongModeOptions {
   lyricsRequired: boolean;
   /** Takes a singing persona or voice of this model's libraries. */
   singer: boolean;
-  example: ModeExample;
+  example: MusicExample;
 }
 
 /** A simple/advanced song mode of the `music` model. */
@@ -144,9 +143,7 @@ export function songMode(options: SongModeOptions): ModeSpec {
   const { name, tracks = {}, advancedOnly = {}, singer } = options;
   const branch = (song: typeof simpleSong | typeof advancedSong, extras: Record<string, z.ZodType>) =>
     z.strictObject({
-      mode: z.literal(name),
-      model: musicModel,
-      ...Object.fromEntries(Object.keys(tracks).map((field) => [field, audioUrl])),
+      ...musicBase(name, tracks),
       ...song,
       instrumental,
       ...extras,
@@ -173,6 +170,6 @@ export function songMode(options: SongModeOptions): ModeSpec {
     ...(singer ? { references: (s: Song) => singerRefs(s) } : {}),
     price: musicPriceRule(name, { audioInput: source !== undefined }),
     plan: (s, inputs) => songPlan(s, source === undefined ? undefined : fileSeconds(inputs, source)),
-    example: options.example,
+    example: musicExample(name, options.example),
   });
 }
