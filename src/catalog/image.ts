@@ -5,8 +5,8 @@
  * Decisions where the documents are silent:
  * - CONTRACT §2: "A vector style gives SVG files (kind image), a raster style PNG". Whether a style is
  *   vector is known from its record, which the core resolves before planning (`inputs.records`).
- * - Price (`prices/image.json`, kopecks): `picture` per picture (400 = 4 RUB) times `n`; the size and the
- *   style do not change it (a saved style is not part of the price, like personas in the reference).
+ * - Price: per picture, times `n`; the size and the style do not change it (a saved style is not part
+ *   of the price, like personas in the reference). The rate is in `prices/image.json`.
  * - About 20 s of work per picture.
  */
 import { z } from 'zod';

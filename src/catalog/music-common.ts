@@ -6,14 +6,7 @@
  */
 import { z } from 'zod';
 import { AUDIO_INPUT, libraryId } from './fields.ts';
-import type {
-  AudioOutput,
-  GenerationPlan,
-  InputRule,
-  LibraryRef,
-  ModeInputs,
-  PriceRates,
-} from './model-spec.ts';
+import type { AudioOutput, GenerationPlan, InputRule, LibraryRef, ModeInputs } from './model-spec.ts';
 import { addRule } from './model-spec.ts';
 import { baseWithSurcharges, fixedRate, type PriceRule, type Surcharge } from './price-rule.ts';
 
@@ -141,16 +134,6 @@ export function musicPriceRule(
       `the same for ${MUSIC_MODELS.join(', ')}`,
     ],
   });
-}
-
-/** The price of a music run with audio input (see `musicPriceRule`). */
-export function musicPrice(
-  mode: string,
-  inputs: ModeInputs,
-  rates: PriceRates,
-  includedSeconds: number = INCLUDED_INPUT_SECONDS,
-): number {
-  return musicPriceRule(mode, { audioInput: true, includedSeconds }).price({}, inputs, rates);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
  * CONTRACT §2): one track from a prompt, optionally in a style trained on the caller's own tracks.
  *
  * Decisions where the documents are silent:
- * - Price (`prices/music-styles.json`, kopecks): `per_30s` per started 30 s of output (300 = 3 RUB, so
- *   the default 60 s costs 6 RUB); the style is not part of the price.
+ * - Price: per started 30 s of output; the style is not part of the price. The rate is in
+ *   `prices/music-styles.json`.
  * - texts follow the music model (CONTRACT §2): a title made up from the prompt and, unless instrumental,
  *   lyrics made up from it.
  * - About 5 minutes of work (the reference's song time).

@@ -8,9 +8,8 @@
  *   `invalid_settings` on `text`. `[voice]` and `[voice_1]` name the first voice (`voice`).
  * - Output length: about 15 characters of spoken text per second (tags not counted), at least 1 s; voice
  *   change keeps the input's length (30 s when unknown).
- * - Prices (`prices/voice.json`, kopecks): `dialogue_per_1000_chars` per started 1000 characters of text
- *   (300 = 3 RUB), `voice_change_per_minute` per started minute of input audio (300 = 3 RUB; a file of
- *   unknown length counts as one minute).
+ * - Prices: per started 1000 characters of text, and per started minute of input audio with a file of
+ *   unknown length counted as one minute (the price rules below; rates in `prices/voice.json`).
  * - Audio input follows the music model's rule (mp3, wav, ogg, m4a, flac, aac; 20 MB).
  */
 import { z } from 'zod';
