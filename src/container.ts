@@ -1,7 +1,7 @@
 import pino, { type Logger } from 'pino';
 import { AdminService } from './accounts/admin-service.ts';
 import { findModel, loadPriceTable, MODELS, type PriceTable } from './catalog/index.ts';
-import { ModelService } from './catalog/model-service.ts';
+import { ModelService } from './models/index.ts';
 import type { Config } from './config.ts';
 import { createDb, type Db, migrateToLatest } from './db/index.ts';
 import { UploadService } from './files/index.ts';
