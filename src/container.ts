@@ -14,6 +14,7 @@ import { type Clock, systemClock } from './lib/clock.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import { IdempotencyStore } from './tasks/idempotency.ts';
 import { DownloadAllowance } from './tasks/download-budget.ts';
+import { FinalTaskViews } from './tasks/final-task-views.ts';
 import { probeUrl, resolveInputs } from './tasks/inputs.ts';
 import { TaskService } from './tasks/task-service.ts';
 import { Sweeper } from './worker/sweeper.ts';
@@ -100,6 +101,7 @@ export async function createContainer(
     resolveReferences: (accountId, refs) => resolveReferences(db, accountId, refs, clock.now()),
     resolveInputs: (accountId, mode, settings) => resolveInputs(mode, settings, fetching, accountId),
     onTaskQueued: () => worker.wake(),
+    finalViews: new FinalTaskViews(),
   });
   // Libraries and helpers (CONTRACT §7): the simulator's library side, built beside the task Simulator.
   const libraryGenerator = new LibrarySimulator({ simSpeed: config.simSpeed });
