@@ -40,6 +40,8 @@ export interface ContainerOverrides {
   prices?: PriceTable;
   generator?: Generator;
   worker?: WorkerOptions;
+  /** Probe of the files library bodies link (tests give fake files). (Default: download and probe) */
+  resolveLibraryInput?: InputResolver;
 }
 
 export async function createContainer(
@@ -124,7 +126,7 @@ export async function createContainer(
     clock,
     generator: libraryGenerator,
     idempotency,
-    resolveInput: resolveLibraryInput,
+    resolveInput: overrides.resolveLibraryInput ?? resolveLibraryInput,
     downloads,
     models,
   });
