@@ -14,6 +14,7 @@ import { type Clock, DbClock } from './lib/clock.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import { IdempotencyStore } from './tasks/idempotency.ts';
 import { DownloadAllowance } from './tasks/download-budget.ts';
+import { FinalTaskViews } from './tasks/final-task-views.ts';
 import { probeUrl, resolveInputs } from './tasks/inputs.ts';
 import { TaskService } from './tasks/task-service.ts';
 import { Sweeper } from './worker/sweeper.ts';
@@ -40,6 +41,8 @@ export interface ContainerOverrides {
   prices?: PriceTable;
   generator?: Generator;
   worker?: WorkerOptions;
+  /** Probe of the files library bodies link (tests give fake files). (Default: download and probe) */
+  resolveLibraryInput?: InputResolver;
 }
 
 export async function createContainer(
@@ -117,6 +120,7 @@ export async function createContainer(
     resolveReferences: (accountId, refs) => resolveReferences(db, accountId, refs, clock.now()),
     resolveInputs: (accountId, mode, settings) => resolveInputs(mode, settings, fetching, accountId),
     onTaskQueued: () => worker.wake(),
+    finalViews: new FinalTaskViews(),
   });
   // Libraries and helpers (CONTRACT §7): the simulator's library side, built beside the task Simulator.
   const libraryGenerator = new LibrarySimulator({ simSpeed: config.simSpeed });
@@ -139,7 +143,7 @@ export async function createContainer(
     clock,
     generator: libraryGenerator,
     idempotency,
-    resolveInput: resolveLibraryInput,
+    resolveInput: overrides.resolveLibraryInput ?? resolveLibraryInput,
     downloads,
     models,
   });

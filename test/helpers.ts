@@ -12,6 +12,7 @@ import { type Container, createContainer } from '../src/container.ts';
 import type { Database } from '../src/db/schema.ts';
 import type { Generator } from '../src/generators/index.ts';
 import type { RequestLimits } from '../src/http/types.ts';
+import type { InputResolver } from '../src/libraries/index.ts';
 import { type Clock, systemClock } from '../src/lib/clock.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -57,6 +58,8 @@ export interface TestAppOptions {
   generator?: Generator;
   /** Start the in-process worker. (Default: true) */
   worker?: boolean;
+  /** Probe of the files library bodies link. (Default: the real download and probe) */
+  resolveLibraryInput?: InputResolver;
 }
 
 /**
@@ -112,6 +115,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     clock,
     worker: { pollIntervalMs: 50 },
     ...(options.generator ? { generator: options.generator } : {}),
+    ...(options.resolveLibraryInput ? { resolveLibraryInput: options.resolveLibraryInput } : {}),
   });
   if (options.worker !== false) container.worker.start();
   const app = await buildApp({

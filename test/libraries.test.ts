@@ -85,8 +85,7 @@ describe('libraries (CONTRACT §7)', () => {
   const clock = new ManualClock();
   let t: TestApp;
   before(async () => {
-    t = await startTestApp({ clock });
-    t.container.services.libraries.useInputResolver(fakeProbe);
+    t = await startTestApp({ clock, resolveLibraryInput: fakeProbe });
   });
   after(() => t.close());
 

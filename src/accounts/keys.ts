@@ -1,13 +1,13 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
 import type { ApiKeysTable, Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
+import { randomBase62 } from '../lib/random.ts';
 
 /** Active keys an account may hold at once (reference "Authentication" 4). */
 export const MAX_ACTIVE_KEYS = 10;
 const KEY_PREFIX = 'gta_';
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** What an authenticated request may do: the key's rights. */
 export interface KeyPrincipal {
@@ -40,10 +40,7 @@ export function hashKey(plain: string): string {
 }
 
 function randomKey(): string {
-  const bytes = randomBytes(32);
-  let body = '';
-  for (const byte of bytes) body += BASE62[byte % 62];
-  return KEY_PREFIX + body;
+  return KEY_PREFIX + randomBase62(32);
 }
 
 /** Issues a key; the 11th active key of an account is 409 too_many_keys. Caller holds the account lock. */

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -11,6 +10,7 @@ import type { Db, Tx, UploadsTable } from '../db/index.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
+import { randomBase62 } from '../lib/random.ts';
 import { ByteCounter } from '../lib/streams.ts';
 import { inspectFile, kindOf } from '../media/index.ts';
 import { safeFilename } from './filename.ts';
@@ -18,7 +18,6 @@ import type { BlobStore, ByteRange } from '../storage/index.ts';
 
 /** Largest upload (CONTRACT §6); per-field limits are checked when a task uses the file. */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
-const TOKEN_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 export interface UploadView {
   id: string;
@@ -46,9 +45,7 @@ export interface UploadServiceDeps {
 }
 
 function token(): string {
-  let out = '';
-  for (const byte of randomBytes(32)) out += TOKEN_ALPHABET[byte % 62];
-  return out;
+  return randomBase62(32);
 }
 
 /** Bytes of an account's live uploads (neither deleted nor expired), which count against its quota. */

@@ -41,3 +41,17 @@ test('negotiateLang: ?lang first, then Accept-Language by q-value, default Engli
     assert.equal(negotiateLang(query, header), expected, `${String(query)} / ${header}`);
   }
 });
+
+test('negotiateLang follows RFC 9110 on q spelling, `*` and more specific ranges', () => {
+  const cases: Array<[string, string]> = [
+    ['en;Q=0.2, ru', 'ru'],
+    ['en-GB;Q=0.2, ru-RU ; q=0.3', 'ru'],
+    ['en;q=0.5, *;q=0.9', 'ru'],
+    ['ru;q=0.5, *;q=0.9', 'en'],
+    ['*;q=0.5, ru', 'ru'],
+    ['de, *;q=0', 'en'],
+    ['ru;q=0.3, ru-RU;q=0.9', 'ru'],
+    ['EN-us;q=0.4, RU;q=0.2', 'en'],
+  ];
+  for (const [header, expected] of cases) assert.equal(negotiateLang(undefined, header), expected, header);
+});

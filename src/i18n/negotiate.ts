@@ -1,4 +1,7 @@
+import Negotiator from 'negotiator';
+
 export type Lang = 'en' | 'ru';
+/** The languages we speak; the first is the default and wins ties. */
 export const LANGS: readonly Lang[] = ['en', 'ru'];
 
 function pick(tag: string): Lang | null {
@@ -7,8 +10,10 @@ function pick(tag: string): Lang | null {
 }
 
 /**
- * Language of a response: `?lang=` first, then Accept-Language with q-values, default English
- * (CONTRACT §8). Ties keep the header's order; `q=0` means "not acceptable".
+ * Language of a response: `?lang=` first, then Accept-Language (CONTRACT §8), default English.
+ * negotiator ranks the header (RFC 9110 §12.5.4): the highest q-value wins, `q=0` means "not
+ * acceptable", `ru-RU` counts for `ru`, `*` stands for any language not named otherwise, and ties
+ * keep the header's order, then ours (English first).
  */
 export function negotiateLang(queryLang: unknown, acceptLanguage: string | undefined): Lang {
   if (typeof queryLang === 'string') {
@@ -16,20 +21,6 @@ export function negotiateLang(queryLang: unknown, acceptLanguage: string | undef
     if (fromQuery) return fromQuery;
   }
   if (!acceptLanguage) return 'en';
-  const ranges = acceptLanguage
-    .split(',')
-    .map((part, order) => {
-      const [tag = '', ...params] = part.split(';');
-      const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-      const q = qParam ? Number(qParam.slice(2)) : 1;
-      return { tag: tag.trim(), q: Number.isFinite(q) ? q : 0, order };
-    })
-    .filter((r) => r.q > 0 && r.tag !== '')
-    .sort((a, b) => b.q - a.q || a.order - b.order);
-  for (const range of ranges) {
-    if (range.tag === '*') return 'en';
-    const lang = pick(range.tag);
-    if (lang) return lang;
-  }
-  return 'en';
+  const best = new Negotiator({ headers: { 'accept-language': acceptLanguage } }).language(LANGS);
+  return (best as Lang | undefined) ?? 'en';
 }

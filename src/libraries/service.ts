@@ -55,7 +55,7 @@ export async function askGenerator<T>(failCode: LibraryDecl['failCode'], call: (
 }
 
 export class LibraryService {
-  #deps: LibraryServiceDeps;
+  readonly #deps: LibraryServiceDeps;
 
   constructor(deps: LibraryServiceDeps) {
     this.#deps = deps;
@@ -63,11 +63,6 @@ export class LibraryService {
 
   get deps(): Readonly<LibraryServiceDeps> {
     return this.#deps;
-  }
-
-  /** Replaces the probe of linked files (the process wiring it late, tests with fake files). */
-  useInputResolver(resolver: InputResolver): void {
-    this.#deps = { ...this.#deps, resolveInput: resolver };
   }
 
   #query(principal: KeyPrincipal, decl: LibraryDecl): RecordQuery {

@@ -89,6 +89,10 @@ const BLOCKED: readonly string[] = [
   '1::2::3',
   ':::1',
   '12345::1',
+  // forms ipaddr.js would read but a URL host never means: octal and hex IPv4 tails
+  '::ffff:0x7f.0.0.1',
+  '::ffff:0177.0.0.1',
+  '64:ff9b::0x7f.1',
 ];
 
 const PUBLIC: readonly string[] = [

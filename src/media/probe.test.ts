@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -7,7 +9,7 @@ import type { MediaFormat } from '../catalog/model-spec.ts';
 import * as fixtures from './fixtures.ts';
 import { bufferReader } from './image-size.ts';
 import { readMovieInfo } from './isobmff.ts';
-import { parseFfmpegReport, probeFile, probeWithFfmpeg } from './probe.ts';
+import { parseFfprobeReport, probeFile, probeWithFfprobe } from './probe.ts';
 import { SNIFF_BYTES, sniffFormat } from './sniff.ts';
 
 interface Case {
@@ -114,8 +116,8 @@ describe('sniff and probe real files', () => {
     }
   });
 
-  it('the ffmpeg fallback reads length and frame size', async () => {
-    const probed = await probeWithFfmpeg(paths.get('mov')!, 'mov');
+  it('the ffprobe fallback reads length and frame size', async () => {
+    const probed = await probeWithFfprobe(paths.get('mov')!, 'mov');
     assert.ok(Math.abs((probed.durationSeconds ?? -1) - 1.5) <= 0.15);
     assert.deepEqual([probed.width, probed.height], [128, 96]);
   });
@@ -141,24 +143,55 @@ describe('sniff and probe real files', () => {
   });
 });
 
-describe('parseFfmpegReport', () => {
-  it('reads Duration and the video size, not the codec tag', () => {
-    const report = [
-      "Input #0, mov,mp4,m4a,3gp,3g2,mj2, from 'x.mp4':",
-      '  Duration: 01:02:03.45, start: 0.000000, bitrate: 241 kb/s',
-      '    Stream #0:0(und): Audio: aac (LC) (mp4a / 0x6134706D), 44100 Hz, mono, fltp, 75 kb/s (default)',
-      '    Stream #0:1(und): Video: h264 (High) (avc1 / 0x31637661), yuv420p(tv, bt709), 1920x1080 [SAR 1:1 DAR 16:9], 30 fps',
-    ].join('\n');
-    const parsed = parseFfmpegReport(report);
+describe('parseFfprobeReport', () => {
+  it('reads the duration and the video size', () => {
+    const report = JSON.stringify({
+      programs: [],
+      streams: [{ codec_type: 'audio' }, { codec_type: 'video', width: 1920, height: 1080 }],
+      format: { duration: '3723.450000' },
+    });
+    const parsed = parseFfprobeReport(report);
     assert.ok(Math.abs((parsed.durationSeconds ?? 0) - 3723.45) < 1e-9);
     assert.deepEqual([parsed.width, parsed.height], [1920, 1080]);
   });
 
   it('leaves out what is not there', () => {
     assert.deepEqual(
-      parseFfmpegReport('  Duration: N/A, bitrate: N/A\n    Stream #0:0: Video: h264 (avc1 / 0x31637661)'),
+      parseFfprobeReport(JSON.stringify({ streams: [{ codec_type: 'video' }], format: {} })),
       {},
     );
-    assert.deepEqual(parseFfmpegReport(''), {});
+    assert.deepEqual(
+      parseFfprobeReport(JSON.stringify({ streams: [{ codec_type: 'video', width: 0, height: 0 }] })),
+      {},
+    );
+    assert.deepEqual(parseFfprobeReport(JSON.stringify({ format: { duration: 'N/A' } })), {});
+    assert.deepEqual(parseFfprobeReport(''), {});
+    assert.deepEqual(parseFfprobeReport('null'), {});
+    assert.deepEqual(parseFfprobeReport('{"streams": ['), {});
+  });
+});
+
+describe('probeWithFfprobe', () => {
+  it('opens nothing but the local file, even when the file is a playlist', async () => {
+    let requests = 0;
+    const server = createServer((_request, response) => {
+      requests += 1;
+      response.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const dir = await mkdtemp(join(tmpdir(), 'media-playlist-'));
+    try {
+      const playlist = join(dir, 'list.m3u8');
+      const lines = ['#EXTM3U', '#EXT-X-TARGETDURATION:10', '#EXTINF:10,', `http://127.0.0.1:${port}/a.mp3`];
+      await writeFile(playlist, `${lines.join('\n')}\n`);
+      for (const format of ['mp3', 'aac', 'mp4'] as const) {
+        assert.deepEqual(await probeWithFfprobe(playlist, format), {}, format);
+      }
+      assert.equal(requests, 0);
+    } finally {
+      server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -7,13 +7,13 @@
  * 2. audio and video: music-metadata (`duration: true`, so MP3/ADTS without headers are counted
  *    frame by frame). For video the length is the longest of the container and track durations.
  * 3. MP4/MOV/M4A: the `moov` box (`mvhd` duration, video `tkhd` size) read by `isobmff.ts`.
- * 4. The bundled ffmpeg's `-i` report (`Duration:` and the first `Video:` stream's size), last,
- *    because it runs a large decoder on untrusted input.
+ * 4. The bundled ffprobe's JSON report (the container's duration and the first video stream's size),
+ *    last, because it runs a large demuxer on untrusted input.
  * A fact no source can read is left out; the caller decides what a missing length means.
  */
 import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
-import ffmpeg from '@ffmpeg-installer/ffmpeg';
+import ffprobe from '@ffprobe-installer/ffprobe';
 import { parseFile } from 'music-metadata';
 import type { MediaFormat } from '../catalog/model-spec.ts';
 import { type ByteReader, IMAGE_HEAD_BYTES, jpegSize, pngSize, webpSize } from './image-size.ts';
@@ -28,8 +28,8 @@ export interface ProbeResult {
   height?: number;
 }
 
-/** Longest time the ffmpeg fallback may run (milliseconds). */
-const FFMPEG_TIMEOUT_MS = 15_000;
+/** Longest time the ffprobe fallback may run (milliseconds). */
+const FFPROBE_TIMEOUT_MS = 15_000;
 
 /** Runs `body` with a ByteReader over the file at `path`, closing the file afterwards. */
 async function withReader<T>(path: string, body: (read: ByteReader, size: number) => Promise<T>): Promise<T> {
@@ -81,26 +81,35 @@ async function fromMusicMetadata(path: string, isVideo: boolean): Promise<ProbeR
   }
 }
 
-/** Parses ffmpeg's `-i` report: `Duration: hh:mm:ss.xx` and the first `Video:` stream's `WxH`. */
-export function parseFfmpegReport(stderr: string): ProbeResult {
-  const result: ProbeResult = {};
-  const duration = /Duration:\s*(\d+):(\d{2}):(\d{2}(?:\.\d+)?)/.exec(stderr);
-  if (duration) {
-    const seconds = Number(duration[1]) * 3600 + Number(duration[2]) * 60 + Number(duration[3]);
-    if (seconds > 0) result.durationSeconds = seconds;
+/** The part of ffprobe's JSON report that is read (`-show_entries`, below). */
+interface FfprobeReport {
+  format?: { duration?: string };
+  streams?: ReadonlyArray<{ codec_type?: string; width?: number; height?: number }>;
+}
+
+/** Reads ffprobe's JSON report: the container's duration and the first video stream's size. */
+export function parseFfprobeReport(json: string): ProbeResult {
+  let report: FfprobeReport;
+  try {
+    report = (JSON.parse(json) ?? {}) as FfprobeReport;
+  } catch {
+    return {};
   }
-  const videoLine = /Stream #[^\n]*?Video:([^\n]*)/.exec(stderr)?.[1];
-  // A size is a standalone `WxH` token; codec tags like `0x31637661` must not match.
-  const size = videoLine && /(?:^|[\s,])([1-9]\d{0,4})x([1-9]\d{0,4})(?=[\s,[]|$)/.exec(videoLine);
-  if (size) {
-    result.width = Number(size[1]);
-    result.height = Number(size[2]);
+  const result: ProbeResult = {};
+  const seconds = positive(Number(report.format?.duration));
+  if (seconds !== undefined) result.durationSeconds = seconds;
+  const video = report.streams?.find((stream) => stream.codec_type === 'video');
+  const width = positive(video?.width);
+  const height = positive(video?.height);
+  if (width !== undefined && height !== undefined) {
+    result.width = width;
+    result.height = height;
   }
   return result;
 }
 
-/** The demuxer for each sniffed format, so ffmpeg never guesses on its own from untrusted content. */
-const DEMUXERS: Partial<Record<MediaFormat, string>> = {
+/** The demuxer for each sniffed format, so ffprobe never guesses on its own from untrusted content. */
+const DEMUXERS: Record<Exclude<MediaFormat, 'jpeg' | 'png' | 'webp'>, string> = {
   mp3: 'mp3',
   wav: 'wav',
   ogg: 'ogg',
@@ -112,27 +121,30 @@ const DEMUXERS: Partial<Record<MediaFormat, string>> = {
 };
 
 /**
- * Runs the bundled ffmpeg with `-i path` only (no output) and parses its report.
- * Security: the demuxer is the one of the sniffed format and only local files may be opened, so a file
- * that is really a playlist cannot make ffmpeg fetch anything.
+ * Runs the bundled ffprobe on the file at `path` and reads its JSON report.
+ * Security: the demuxer is the one of the sniffed format and the file protocol is the only one allowed,
+ * so a file that is really a playlist cannot make ffprobe fetch anything.
  */
-export function probeWithFfmpeg(path: string, format: MediaFormat): Promise<ProbeResult> {
-  const demuxer = DEMUXERS[format];
+export function probeWithFfprobe(path: string, format: keyof typeof DEMUXERS): Promise<ProbeResult> {
   return new Promise((resolve) => {
     execFile(
-      ffmpeg.path,
+      ffprobe.path,
       [
-        '-hide_banner',
-        '-nostdin',
+        '-v',
+        'error',
         '-protocol_whitelist',
         'file',
-        ...(demuxer ? ['-f', demuxer] : []),
-        '-i',
-        path,
+        '-f',
+        DEMUXERS[format],
+        '-of',
+        'json',
+        '-show_entries',
+        'format=duration:stream=codec_type,width,height',
+        `file:${path}`,
       ],
-      { timeout: FFMPEG_TIMEOUT_MS, maxBuffer: 1024 * 1024 },
-      // ffmpeg exits with an error when no output is given; the report is on stderr either way.
-      (_error, _stdout, stderr) => resolve(parseFfmpegReport(String(stderr))),
+      { timeout: FFPROBE_TIMEOUT_MS, maxBuffer: 1024 * 1024 },
+      // A file ffprobe cannot read still prints what it found; an empty or cut report reads as nothing.
+      (_error, stdout) => resolve(parseFfprobeReport(String(stdout))),
     );
   });
 }
@@ -162,7 +174,7 @@ export async function probeFile(path: string, format: MediaFormat): Promise<Prob
   if (missing(result, isVideo) && (format === 'mp4' || format === 'mov' || format === 'm4a')) {
     fill(result, await withReader(path, readMovieInfo).catch(() => ({})), isVideo);
   }
-  if (missing(result, isVideo)) fill(result, await probeWithFfmpeg(path, format), isVideo);
+  if (missing(result, isVideo)) fill(result, await probeWithFfprobe(path, format), isVideo);
   return result;
 }
 

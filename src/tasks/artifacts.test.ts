@@ -14,6 +14,11 @@ test('parseRange reads single byte ranges and refuses ranges outside the file', 
     ['bytes=9-3', null],
     ['bytes=0-1,5-6', null],
     ['items=0-1', null],
+    ['items=200-', null],
+    ['bytes=0-1,200-300', null],
+    ['bytes=200-300,400-500', null],
+    ['bytes=-100', { start: 0, end: 99 }],
+    ['bytes=-101', { start: 0, end: 99 }],
   ];
   for (const [header, expected] of cases) assert.deepEqual(parseRange(header, 100), expected, header);
   for (const header of ['bytes=100-', 'bytes=150-200', 'bytes=-0']) {

@@ -17,6 +17,9 @@ export interface ArtifactDownload {
 /**
  * Parses a single `bytes=` range against the object size (RFC 9110 §14.1.2). Null when absent or
  * not a single byte range (the whole file is then sent); throws 416 when nothing of it is inside.
+ * Not range-parser 1.3.0: it refuses a suffix longer than the file (`bytes=-1000` of 100 bytes, which
+ * is the whole file), answers an invalid `9-3` like an unsatisfiable range and drops the unsatisfiable
+ * parts of a multi-range request, so wrapping it would take this same parsing (docs/decisions.md).
  */
 export function parseRange(header: string | undefined, size: number): ByteRange | null {
   if (!header) return null;

@@ -19,6 +19,7 @@ import { balancesOf, CURRENCY, hold } from '../ledger/index.ts';
 import { type Clock, moscowDay } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { activeTaskCount, mustBeAffordable } from './affordability.ts';
+import type { FinalTaskViews } from './final-task-views.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from './idempotency.ts';
 import { type TaskView, toTaskView } from './task-view.ts';
 import { isFinal, jobIdOf, markCanceled, TASKS_CHANNEL } from './transitions.ts';
@@ -66,12 +67,13 @@ export interface TaskServiceDeps {
   ): Promise<ModeInputs>;
   /** Told after a task is committed, so an in-process worker picks it up at once. */
   onTaskQueued?: () => void;
+  /** Views of final tasks kept for reads and polls, per process. */
+  finalViews: FinalTaskViews;
 }
 
 /** Accepting, pricing, reading, listing and canceling tasks (reference "General", CONTRACT §3–§5). */
 export class TaskService {
   readonly #deps: TaskServiceDeps;
-  readonly #finalViews = new Map<string, FinalView>();
 
   constructor(deps: TaskServiceDeps) {
     this.#deps = deps;
@@ -256,9 +258,30 @@ export class TaskService {
 
   /** GET /v1/tasks/{id}; another account's task is 404 like a missing one. */
   async get(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<TaskView> {
+    return (await this.#read(principal, taskId, lang)).view;
+  }
+
+  /**
+   * GET /v1/tasks/{id} as JSON text: a finished task's text is kept, so polling it costs no query and no
+   * serialisation. `final` tells the route whether to ask for another poll.
+   */
+  async poll(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<{ json: string; final: boolean }> {
+    const { view, json } = await this.#read(principal, taskId, lang);
+    return { json: json ?? JSON.stringify(view), final: isFinal(view.status) };
+  }
+
+  /**
+   * The task's view, read by `get` and `poll` alike: a final task's from the kept views (kept now when it
+   * was not), with its JSON; an unfinished task's as it is now, without.
+   */
+  async #read(
+    principal: KeyPrincipal,
+    taskId: string,
+    lang: Lang,
+  ): Promise<{ view: TaskView; json: string | null }> {
     const now = this.#deps.clock.now();
-    const cached = this.#cachedFinal(principal, `${lang}:${taskId}`, now.getTime());
-    if (cached) return cached.view;
+    const kept = this.#deps.finalViews.find(principal, taskId, lang, now.getTime());
+    if (kept) return kept;
     const db = this.#deps.db.db;
     const row = await db
       .selectFrom('tasks')
@@ -272,49 +295,9 @@ export class TaskService {
         ? await db.selectFrom('artifacts').selectAll().where('task_id', '=', taskId).execute()
         : [];
     const view = toTaskView(row, artifacts, lang, now);
-    if (isFinal(row.status)) this.#rememberFinal(`${lang}:${taskId}`, principal.accountId, view);
-    return view;
-  }
-
-  /**
-   * GET /v1/tasks/{id} as JSON text: a finished task's text is kept, so polling it costs no query and no
-   * serialisation. `final` tells the route whether to ask for another poll.
-   */
-  async poll(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<{ json: string; final: boolean }> {
-    const key = `${lang}:${taskId}`;
-    const cached = this.#cachedFinal(principal, key, this.#deps.clock.now().getTime());
-    if (cached) return { json: cached.json, final: true };
-    const view = await this.get(principal, taskId, lang);
-    const remembered = this.#finalViews.get(key);
-    return { json: remembered?.json ?? JSON.stringify(view), final: isFinal(view.status) };
-  }
-
-  /**
-   * A final task never changes again except that its files expire at a known moment, so its view (and
-   * its JSON) is kept per process and language until then, and rebuilt once as expired. Bounded, oldest
-   * out first.
-   */
-  #rememberFinal(cacheKey: string, accountId: string, view: TaskView): FinalView {
-    if (this.#finalViews.size >= FINAL_VIEW_CACHE_SIZE) {
-      this.#finalViews.delete(this.#finalViews.keys().next().value as string);
-    }
-    const freshUntilMs =
-      view.result && !view.result.files_expired
-        ? Date.parse(view.result.files_expire_at)
-        : Number.POSITIVE_INFINITY;
-    const entry = { accountId, view, json: JSON.stringify(view), freshUntilMs };
-    this.#finalViews.set(cacheKey, entry);
-    return entry;
-  }
-
-  #cachedFinal(principal: KeyPrincipal, cacheKey: string, nowMs: number): FinalView | undefined {
-    const entry = this.#finalViews.get(cacheKey);
-    if (!entry || entry.accountId !== principal.accountId) return undefined;
-    // A key restricted to other models reads it as missing (the uncached path answers the 404).
-    if (!mayUseModel(principal, entry.view.model)) return undefined;
-    if (nowMs < entry.freshUntilMs || !entry.view.result) return entry;
-    const expired = { ...entry.view, result: { ...entry.view.result, files_expired: true } };
-    return this.#rememberFinal(cacheKey, entry.accountId, expired);
+    return isFinal(row.status)
+      ? this.#deps.finalViews.remember(row.account_id, lang, view)
+      : { view, json: null };
   }
 
   /** GET /v1/tasks: newest first, keyset pagination on the time-ordered id. */
@@ -397,17 +380,6 @@ function mustBeUsableModel(models: ModelService, principal: KeyPrincipal, key: s
   if (!model) throw errors.modelNotFound(key);
   if (!mayUseModel(principal, model.key)) throw errors.modelNotAllowedForKey(model.key);
   return model;
-}
-
-/** Finished tasks whose views are kept in memory, per process. */
-const FINAL_VIEW_CACHE_SIZE = 10_000;
-
-interface FinalView {
-  accountId: string;
-  view: TaskView;
-  json: string;
-  /** Until then the view is current; at `files_expire_at` its files read as expired. */
-  freshUntilMs: number;
 }
 
 function encodeCursor(id: string): string {
