@@ -1,0 +1,135 @@
+/**
+ * What every provider adapter is built from (CONTRACT §11, PROVIDERS.md). A channel of the channel file
+ * names a provider; the channel router builds one adapter per channel from `AdapterDeps` and drives it
+ * through the Generator port. Adapters speak their provider's wire shapes and classify its answers; the
+ * router and the worker own retries, slots, circuits and the task's money.
+ *
+ * Errors an adapter throws (from any Generator method):
+ * - `GeneratorTransientError`: connection errors, timeouts, 429, 5xx, a provider's "busy" or transient
+ *   codes, an output that could not be downloaded (PROVIDERS.md "transient"). Retried, counts toward
+ *   opening the channel.
+ * - `ChannelOutOfCredit`: the channel's own account has no credit. The channel is disabled until the
+ *   operator enables it; the run moves on to another channel.
+ * - `GenerationError('content_refused' | 'generation_failed', reason)`: a final refusal, or
+ *   `GenerationStatus { state: 'failed' }` from `status()` for a failed upstream task.
+ */
+import type { Clock } from '../../lib/clock.ts';
+import type { Generator } from '../generator.ts';
+import type { LibraryGenerator } from '../library.ts';
+
+/** Providers a channel may name (CONTRACT §11). */
+export const PROVIDERS = [
+  'simulator',
+  'tripo',
+  'suno',
+  'cog',
+  'seedance',
+  'kling',
+  'elevenlabs',
+  'recraft',
+] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+/** One channel of `GENERATORS_FILE`, checked and with its secrets read from the environment. */
+export interface Channel {
+  /** Unique name; also the path segment of its callbacks. */
+  name: string;
+  provider: ProviderName;
+  /** Our model keys this channel serves. */
+  models: readonly string[];
+  /** The provider's API root without a trailing slash (the provider's public default when unset). */
+  baseUrl: string;
+  /** Secrets named by the file's `*_env` keys, by key without `_env`: `{ api_key }`, `{ access_key, secret_key }`. */
+  secrets: Readonly<Record<string, string>>;
+  /** Lower runs first. (Default: 0) */
+  priority: number;
+  /** Share among channels of equal priority. (Default: 1) */
+  weight: number;
+  /** Runs in flight at once on this channel, across all workers. (Default: 10) */
+  maxConcurrency: number;
+  /** A run's limit from its upstream creation (milliseconds). (Default: 30 min) */
+  timeoutMs: number;
+  /** Our model version → the provider's model id; overrides the adapter's built-in table. */
+  upstreamModels: Readonly<Record<string, string>>;
+}
+
+/** The channel's own account at the provider has no credit (PROVIDERS.md "no credit"). */
+export class ChannelOutOfCredit extends Error {
+  override name = 'ChannelOutOfCredit';
+}
+
+/** An answer of the provider's HTTP API, parsed. */
+export interface UpstreamResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON, or null for an empty body. */
+  body: unknown;
+}
+
+export interface UpstreamRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  /** Path under the channel's `baseUrl`, starting with `/`. */
+  path: string;
+  headers?: Record<string, string>;
+  /** JSON body. */
+  json?: unknown;
+  /** Multipart body (file uploads). */
+  form?: FormData;
+  signal: AbortSignal;
+}
+
+/**
+ * Calls to the provider's API: each bounded to 30 s (PROVIDERS.md). Connection errors, timeouts and bodies
+ * that are not JSON throw `GeneratorTransientError`; every HTTP status is returned for the adapter to
+ * classify (`upstreamFailure` helps). Authentication headers are the adapter's.
+ */
+export interface UpstreamHttp {
+  request(request: UpstreamRequest): Promise<UpstreamResponse>;
+}
+
+/** One output file fetched into the run's folder, its type sniffed from its bytes. */
+export interface DownloadedOutput {
+  path: string;
+  sizeBytes: number;
+  /** Sniffed format: `glb`, `fbx`, `png`, `jpeg`, `webp`, `svg`, `mp3`, `wav`, `mp4`, … */
+  format: string;
+  contentType: string;
+}
+
+/** One of our own inputs read back as bytes, for providers that only take uploaded files. */
+export interface InputBytes {
+  bytes: Buffer;
+  format: string;
+  contentType: string;
+  filename: string;
+}
+
+export interface AdapterDeps {
+  channel: Channel;
+  clock: Clock;
+  http: UpstreamHttp;
+  /**
+   * Downloads an output URL into `dir` under the address rules of CONTRACT §6 (also after redirects), a
+   * size cap and a time limit; throws `GeneratorTransientError` when it cannot (expired URL, 5xx, too big).
+   */
+  download(url: string, dir: string, signal: AbortSignal): Promise<DownloadedOutput>;
+  /** An input link as the provider should see it: our own uploads as absolute URLs under PUBLIC_BASE_URL. */
+  publicUrl(url: string): string;
+  /** Reads an input link's bytes (our own upload from storage, or a guarded download). */
+  readInput(url: string, signal: AbortSignal): Promise<InputBytes>;
+  /**
+   * Callback addresses (CONTRACT §11): `urlFor` gives `PUBLIC_BASE_URL/v1/callbacks/{channel}/{token}` with
+   * a secret token per run; `received` lists the JSON bodies posted there for the run, oldest first.
+   */
+  callbacks: {
+    urlFor(runKey: string): string;
+    received(runKey: string): Promise<unknown[]>;
+  };
+}
+
+/** A provider's adapter: the task side always, the library side where the provider serves libraries. */
+export interface Adapter extends Generator {
+  library?: LibraryGenerator;
+}
+
+export type AdapterFactory = (deps: AdapterDeps) => Adapter;
