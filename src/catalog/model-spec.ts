@@ -9,6 +9,7 @@
  * must produce for accepted settings.
  */
 import type { z } from 'zod';
+import type { LibrarySegment } from '../libraries/index.ts';
 
 export type ModelKind = '3d' | 'video' | 'audio' | 'speech' | 'image';
 export type ArtifactKind = 'image' | 'document' | 'video' | 'audio';
@@ -73,7 +74,7 @@ export interface Violation {
 /** Library items a task refers to; checked by the core before any hold (CONTRACT §7). */
 export interface LibraryRef {
   /** Library path segment at the model that owns it, for example `personas`. */
-  library: 'elements' | 'personas' | 'voices' | 'styles' | 'characters';
+  library: LibrarySegment;
   /** Model key that owns the library (`music`, `video-elements`, ...). */
   model: string;
   id: string;

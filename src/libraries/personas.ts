@@ -12,19 +12,16 @@
 import { z } from 'zod';
 import type { Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
-import { nameField, textLimit } from './fields.ts';
-import type { LibraryDecl } from './types.ts';
-
-const NAME = { min: 1, max: 100 };
-const DESCRIPTION = { min: 1, max: 500 };
-const STYLE_MAX = 1000;
+import { defineLibrary } from './define.ts';
+import { nameField } from './fields.ts';
+import { boundsOf } from './limits.ts';
 
 const body = z.strictObject({
   source_task_id: z.string().min(1).max(100).describe('id of a succeeded song task of model music'),
   index: z.int().min(0).describe('index of the song version in result.artifacts'),
-  name: nameField(NAME.min, NAME.max),
-  description: z.string().trim().min(DESCRIPTION.min).max(DESCRIPTION.max),
-  style: z.string().max(STYLE_MAX).optional(),
+  name: nameField(1, 100),
+  description: z.string().trim().min(1).max(500),
+  style: z.string().max(1000).optional(),
 });
 
 const invalid = (field: string, en: string, ru: string): Error =>
@@ -87,7 +84,7 @@ async function sourceSong(
   };
 }
 
-export const personas: LibraryDecl<z.output<typeof body>> = {
+export const personas = defineLibrary({
   model: 'music',
   segment: 'personas',
   title: 'singing persona',
@@ -100,15 +97,11 @@ export const personas: LibraryDecl<z.output<typeof body>> = {
     song_title: z.string().describe('title of the song it was saved from'),
     created_at: z.string(),
   }),
-  limits: {
-    name: textLimit(NAME.min, NAME.max),
-    description: textLimit(DESCRIPTION.min, DESCRIPTION.max),
-    style: textLimit(0, STYLE_MAX),
-  },
+  limits: boundsOf(body, ['name', 'description', 'style']),
   // A persona is saved from a finished task: no linked files.
   files: {},
-  hasStatus: false,
   failCode: 'persona_create_failed',
+  refusals: { missing: 'persona_not_found' },
   async prepare(b, ctx) {
     const song = await sourceSong(ctx.db, ctx.accountId, b.source_task_id, b.index);
     return {
@@ -120,4 +113,4 @@ export const personas: LibraryDecl<z.output<typeof body>> = {
     };
   },
   taken: () => errors.personaExists(),
-};
+});

@@ -15,6 +15,7 @@ import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { DownloadAllowance } from '../tasks/download-budget.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from '../tasks/idempotency.ts';
+import { limitsOf } from './limits.ts';
 import { findRecord, fromRow, listRecords, type RecordQuery, toRow, viewOf } from './records.ts';
 import { libraryPath } from './registry.ts';
 import type {
@@ -78,7 +79,11 @@ export class LibraryService {
   /** GET …/{library}: `{ <segment>: [...], ...extras, limits }`, newest first (CONTRACT §7). */
   async list(principal: KeyPrincipal, decl: LibraryDecl): Promise<Record<string, unknown>> {
     const records = await listRecords(this.#deps.db.db, this.#query(principal, decl), this.#deps.clock.now());
-    return { [decl.segment]: records.map((r) => viewOf(decl, r)), ...decl.listExtras, limits: decl.limits };
+    return {
+      [decl.segment]: records.map((r) => viewOf(decl, r)),
+      ...decl.listExtras,
+      limits: limitsOf(decl),
+    };
   }
 
   /** The caller's live record; another account's, deleted or unknown: 404 record_not_found. */
@@ -170,6 +175,7 @@ export class LibraryService {
           library: decl.segment,
           recordId: ctx.recordId,
           fields: body as Record<string, unknown>,
+          ...(decl.learns ? { learningMs: decl.learns.typicalMs } : {}),
         },
         ctx.signal,
       ),
@@ -235,7 +241,7 @@ export class LibraryService {
     const probe = async (field: string, url: string, label: string): Promise<ResolvedInput> => {
       const accepted = decl.files[field]!;
       const file = await this.#deps.resolveInput(url, label, accepted, budget);
-      const maxSeconds = accepted.max_duration_seconds;
+      const maxSeconds = accepted.maxSeconds;
       if (maxSeconds !== undefined && (file.durationSeconds ?? 0) > maxSeconds) {
         throw errors.invalidRequest({
           en: `body.${label}: the recording is longer than ${maxSeconds} s`,

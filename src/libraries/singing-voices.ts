@@ -10,13 +10,47 @@
  */
 import { z } from 'zod';
 import { addRule } from '../catalog/model-spec.ts';
-import { errors } from '../errors.ts';
-import { AUDIO_FILES, nameField, textLimit, urlField } from './fields.ts';
-import type { LibraryDecl } from './types.ts';
+import { type ApiError, errors } from '../errors.ts';
+import { defineLibrary } from './define.ts';
+import { AUDIO_FILES, nameField, urlField } from './fields.ts';
+import { boundsOf } from './limits.ts';
 
 /** Reference: "the piece is 10 to 240 seconds long". */
 export const PIECE_SECONDS = { min: 10, max: 240 } as const;
-export const VOICE_NAME = { min: 1, max: 100 } as const;
+/** CONTRACT §7: the generator accepts a recording of the phrase of at least 3 seconds. */
+export const RECORDING_SECONDS = { min: 3 } as const;
+
+/** The states of a singing voice, in the order a voice passes them (CONTRACT §7). */
+export const VOICE_STATES = ['processing', 'pending_recording', 'verifying', 'ready', 'failed'] as const;
+export type VoiceState = (typeof VOICE_STATES)[number];
+
+/** A step the caller takes on an existing voice: allowed only `from` one state, refused with 409 elsewhere. */
+export interface VoiceStep {
+  from: VoiceState;
+  to: VoiceState;
+  /** How long the generator typically takes to end the step (milliseconds at SIM_SPEED 1). */
+  typicalMs?: number;
+  refused: () => ApiError;
+}
+
+/**
+ * The singing voice's state machine. Creation starts in `processing` (`learns` below: about 30 s) and
+ * moves to `pending_recording` with a phrase; then:
+ */
+export const VOICE_STEPS = {
+  /** POST …/verify: `verifying` for about `typicalMs`, then `ready` with the name sent, or `failed`. */
+  verify: {
+    from: 'pending_recording',
+    to: 'verifying',
+    typicalMs: 20_000,
+    refused: errors.voiceNotVerifiable,
+  },
+  /** POST …/retry: back to `pending_recording` with a new phrase from the same source recording. */
+  retry: { from: 'failed', to: 'pending_recording', refused: errors.voiceNotRetryable },
+} as const satisfies Record<string, VoiceStep>;
+
+/** Files of the verify step's `recording_url`. */
+export const RECORDING_FILES = AUDIO_FILES;
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 
@@ -55,10 +89,10 @@ const body = z
 /** Body of POST …/voices/{id}/verify (CONTRACT §7). */
 export const verifyBody = z.strictObject({
   recording_url: urlField.describe('direct link to a recording of the phrase in the same voice'),
-  name: nameField(VOICE_NAME.min, VOICE_NAME.max),
+  name: nameField(1, 100),
 });
 
-export const singingVoices: LibraryDecl<z.output<typeof body>> = {
+export const singingVoices = defineLibrary({
   model: 'music',
   segment: 'voices',
   title: 'singing voice',
@@ -66,7 +100,7 @@ export const singingVoices: LibraryDecl<z.output<typeof body>> = {
   record: z.object({
     id: z.string(),
     name: z.string().nullable().describe('null until the voice is verified'),
-    status: z.enum(['processing', 'pending_recording', 'verifying', 'ready', 'failed']),
+    status: z.enum(VOICE_STATES),
     language: z.string(),
     phrase: z.string().optional().describe('present when status is pending_recording'),
     error: z.string().optional().describe('present when status is failed'),
@@ -74,17 +108,20 @@ export const singingVoices: LibraryDecl<z.output<typeof body>> = {
   }),
   limits: {
     piece_seconds: PIECE_SECONDS,
-    recording_seconds: { min: 3 },
-    name: textLimit(VOICE_NAME.min, VOICE_NAME.max),
+    recording_seconds: RECORDING_SECONDS,
+    // The name is given with verify.
+    ...boundsOf(verifyBody, ['name']),
     language: 'ISO 639-1 code, default en',
-    accepted_files: { source_url: AUDIO_FILES, recording_url: AUDIO_FILES },
   },
-  // recording_url belongs to the verify step, which probes it itself (voice-steps.ts).
   files: { source_url: AUDIO_FILES },
-  hasStatus: true,
+  // recording_url belongs to the verify step, which probes it itself (voice-steps.ts).
+  laterFiles: { recording_url: RECORDING_FILES },
+  states: VOICE_STATES,
   failCode: 'library_create_failed',
+  refusals: { missing: 'voice_not_found', notReady: 'voice_not_ready' },
   learns: {
     initial: 'processing',
+    typicalMs: 30_000,
     async succeeded(ctx, plan) {
       const language = String(plan.data['language']);
       const phrase = await ctx.generator.issuePhrase(
@@ -112,4 +149,4 @@ export const singingVoices: LibraryDecl<z.output<typeof body>> = {
     language: r.data['language'],
     ...(r.status === 'pending_recording' ? { phrase: r.data['phrase'] } : {}),
   }),
-};
+});
