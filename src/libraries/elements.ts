@@ -1,12 +1,6 @@
 /**
  * Element library of `video-elements` (reference "Element library"): a character or object shown from
- * several sides, named in prompts by its label `Element_<id>`.
- *
- * Decisions (the reference leaves them open):
- * - `name` and `tag` are required, `description` optional (default empty).
- * - Tags: character, object, animal, vehicle, scene; each lists the views to shoot it from.
- * - The name is unique per person among live elements, compared trimmed and case-insensitively.
- * - A video element's cover is what the generator returns (the simulator: the video link itself).
+ * several sides, named in prompts by its label `Element_<id>`. Decisions: `notes` below.
  */
 import { z } from 'zod';
 import { addRule } from '../catalog/model-spec.ts';
@@ -67,6 +61,17 @@ export const elements = defineLibrary({
   listExtras: { tags: ELEMENT_TAGS },
   failCode: 'element_create_failed',
   refusals: { missing: 'element_not_found' },
+  notes: {
+    rules:
+      'Send either `image_urls` (the first is the cover) or `video_url`; `video_url` only with tag `character`.',
+    decisions:
+      'Tags are ' +
+      `${ELEMENT_TAGS.map((t) => `\`${t.key}\``).join(', ')}, each with the \`views\` to shoot it from. ` +
+      'Names are unique per person among live elements, compared trimmed and case-insensitively ' +
+      "(`Red Car` and `red car` collide). The record's `label` is `Element_<id>`; `type` is `image` or " +
+      "`video`; a video element's `cover_url` is what the generator returns (the simulator returns the " +
+      'video link).',
+  },
   async prepare(b, ctx) {
     return {
       name: b.name,

@@ -2,10 +2,8 @@
  * The other libraries (reference "Other libraries", CONTRACT §7): cloned voices of `voice`, image styles
  * of `image`, music styles of `music-styles`, characters and voices of `video-omni`. All but music styles
  * are saved while the request waits and answer 201 `ready`; a music style answers 201 `training` and is
- * `ready` (or `failed`) after the generator's training time (reference: 5 to 10 minutes).
- *
- * Decisions: a cloned voice takes 1–10 samples; a character's description is at most 500 characters;
- * every record of these libraries carries `status` (the reference shows "id and status").
+ * `ready` (or `failed`) after the generator's training time (reference: 5 to 10 minutes). Decisions are
+ * in each declaration's `notes`.
  */
 import { z } from 'zod';
 import { addRule } from '../catalog/model-spec.ts';
@@ -18,6 +16,8 @@ const name = nameField(1, 100);
 const SAVED_STATES = ['ready'] as const;
 const readyStatus = z.enum(SAVED_STATES);
 const description = z.string().max(500).optional();
+/** Shared by the kinds saved while the request waits. */
+const SAVED_NOTE = 'Every record carries `status` (the reference shows "id and status").';
 
 const clonedVoiceBody = z.strictObject({
   name,
@@ -42,6 +42,7 @@ export const clonedVoices = defineLibrary({
   states: SAVED_STATES,
   failCode: 'library_create_failed',
   refusals: { missing: 'voice_not_found', notReady: 'voice_not_ready' },
+  notes: { decisions: SAVED_NOTE },
   async prepare(b) {
     return {
       name: b.name,
@@ -73,6 +74,9 @@ export const imageStyles = defineLibrary({
   states: SAVED_STATES,
   failCode: 'library_create_failed',
   refusals: { missing: 'style_not_found', notReady: 'style_not_ready' },
+  notes: {
+    decisions: `A style's \`type\` decides whether tasks using it make SVG or PNG pictures. ${SAVED_NOTE}`,
+  },
   async prepare(b) {
     return { name: b.name, data: { type: b.type } };
   },
@@ -108,7 +112,13 @@ export const musicStyles = defineLibrary({
   states: MUSIC_STYLE_STATES,
   failCode: 'library_create_failed',
   refusals: { missing: 'style_not_found', notReady: 'style_not_ready' },
-  learns: { initial: 'training', typicalMs: 7 * 60_000, succeeded: async () => ({ status: 'ready' }) },
+  learns: { initial: 'training', typicalMs: 7 * 60_000, succeeds: 'ready' },
+  notes: {
+    decisions:
+      `Answers \`201\` with \`training\` at once (the reference trains for ${TRAINING_MINUTES.min} to ` +
+      `${TRAINING_MINUTES.max} minutes); \`failed\` with \`error\` when the generator could not learn ` +
+      '(the simulator: `[sim:fail]` in any field).',
+  },
   async prepare(b) {
     return { name: b.name, data: { description: b.description ?? null } };
   },
@@ -137,6 +147,7 @@ export const omniCharacters = defineLibrary({
   states: SAVED_STATES,
   failCode: 'library_create_failed',
   refusals: { missing: 'character_not_found' },
+  notes: { decisions: SAVED_NOTE },
   async prepare(b) {
     return { name: b.name, data: { description: b.description ?? null } };
   },
@@ -182,6 +193,11 @@ export const omniVoices = defineLibrary({
   states: SAVED_STATES,
   failCode: 'library_create_failed',
   refusals: { missing: 'voice_not_found', notReady: 'voice_not_ready' },
+  notes: {
+    decisions:
+      `\`presets\` is a fixed list of ready base voices (${OMNI_PRESETS.map((p) => `\`${p.id}\``).join(', ')}); ` +
+      "their ids are also accepted directly in a task's `audio_ids`.",
+  },
   async prepare(b) {
     return { name: b.name, data: { base_voice_id: b.base_voice_id } };
   },

@@ -1,13 +1,6 @@
 /**
  * Singing personas of `music` (reference "Singing personas"): the voice and manner of one song version,
- * saved from a finished task of this model.
- *
- * Decisions:
- * - An unknown task or another account's task: 404 task_not_found (CONTRACT §3: never 403).
- * - A task of another model, one that has not succeeded, a sounds task ("Sounds have no persona") or an
- *   index that is not one of its audio files: 422 invalid_request naming the field.
- * - `song_title` is the title in the task's `result.texts` for that version (CONTRACT §2), else the
- *   file's caption.
+ * saved from a finished task of this model. Decisions: `notes` below.
  */
 import { z } from 'zod';
 import type { Db } from '../db/index.ts';
@@ -102,6 +95,16 @@ export const personas = defineLibrary({
   files: {},
   failCode: 'persona_create_failed',
   refusals: { missing: 'persona_not_found' },
+  notes: {
+    rules:
+      '`source_task_id` must be a task of this account (otherwise `404 task_not_found`, as for tasks; ' +
+      'CONTRACT §3: never 403). A task of another model, one that has not succeeded, a sounds task ' +
+      '("Sounds have no persona") or an `index` that is not one of its audio files is `422 invalid_request` ' +
+      'naming the field.',
+    decisions:
+      "`song_title` is the title of that version in the task's `result.texts` (CONTRACT §2), else the " +
+      "file's caption. One persona per song version among live personas.",
+  },
   async prepare(b, ctx) {
     const song = await sourceSong(ctx.db, ctx.accountId, b.source_task_id, b.index);
     return {

@@ -20,7 +20,9 @@ import { findRecord, fromRow, listRecords, type RecordQuery, toRow, viewOf } fro
 import { libraryPath } from './registry.ts';
 import type {
   CreateContext,
+  CreationPlan,
   InputResolver,
+  Learning,
   LibraryDecl,
   PendingStep,
   ResolvedInput,
@@ -53,6 +55,18 @@ export async function askGenerator<T>(failCode: LibraryDecl['failCode'], call: (
     if (error instanceof DOMException && error.name === 'TimeoutError') throw errors.createFailed(failCode);
     throw error;
   }
+}
+
+/** The state a record takes when learning succeeds, with the fields it gains (asked of the generator now). */
+async function learned(
+  decl: LibraryDecl,
+  learns: Learning<string>,
+  ctx: CreateContext,
+  plan: CreationPlan,
+): Promise<PendingStep> {
+  const gains = learns.gains;
+  if (!gains) return { status: learns.succeeds };
+  return { status: learns.succeeds, data: await askGenerator(decl.failCode, () => gains(ctx, plan)) };
 }
 
 export class LibraryService {
@@ -189,7 +203,7 @@ export class LibraryService {
       status = decl.learns.initial;
       readyAt = new Date(now.getTime() + settles.afterMs).toISOString();
       next = settles.outcome.ok
-        ? await askGenerator(decl.failCode, () => decl.learns!.succeeded(ctx, plan))
+        ? await learned(decl, decl.learns, ctx, plan)
         : { status: 'failed', error: settles.outcome.reason };
     }
     const record: StoredRecord = {

@@ -2,18 +2,15 @@
  * Singing voices of `music` (reference "Singing voices", CONTRACT §7): a piece of the caller's singing
  * is processed (`processing`), then the person records a phrase (`pending_recording`), the recording is
  * checked (`verifying`) and the voice becomes `ready` or `failed` (with `error`); retry from `failed`
- * issues a new phrase. The name is null until the voice is verified (CONTRACT §7).
- *
- * Decisions: `language` is an ISO 639-1 code known to the platform's language data (default `en`); the
- * piece must lie within the source file when the probe knows its length (422 invalid_request naming
- * `end_seconds`); the recording's length goes to the generator's check (the simulator wants ≥ 3 s).
+ * issues a new phrase. The states and steps are declared here; decisions are in `notes` below.
  */
 import { z } from 'zod';
 import { addRule } from '../catalog/model-spec.ts';
-import { type ApiError, errors } from '../errors.ts';
+import { errors } from '../errors.ts';
 import { defineLibrary } from './define.ts';
 import { AUDIO_FILES, nameField, urlField } from './fields.ts';
 import { boundsOf } from './limits.ts';
+import type { RecordStep } from './types.ts';
 
 /** Reference: "the piece is 10 to 240 seconds long". */
 export const PIECE_SECONDS = { min: 10, max: 240 } as const;
@@ -23,15 +20,6 @@ export const RECORDING_SECONDS = { min: 3 } as const;
 /** The states of a singing voice, in the order a voice passes them (CONTRACT §7). */
 export const VOICE_STATES = ['processing', 'pending_recording', 'verifying', 'ready', 'failed'] as const;
 export type VoiceState = (typeof VOICE_STATES)[number];
-
-/** A step the caller takes on an existing voice: allowed only `from` one state, refused with 409 elsewhere. */
-export interface VoiceStep {
-  from: VoiceState;
-  to: VoiceState;
-  /** How long the generator typically takes to end the step (milliseconds at SIM_SPEED 1). */
-  typicalMs?: number;
-  refused: () => ApiError;
-}
 
 /**
  * The singing voice's state machine. Creation starts in `processing` (`learns` below: about 30 s) and
@@ -43,11 +31,12 @@ export const VOICE_STEPS = {
     from: 'pending_recording',
     to: 'verifying',
     typicalMs: 20_000,
+    succeeds: 'ready',
     refused: errors.voiceNotVerifiable,
   },
   /** POST …/retry: back to `pending_recording` with a new phrase from the same source recording. */
   retry: { from: 'failed', to: 'pending_recording', refused: errors.voiceNotRetryable },
-} as const satisfies Record<string, VoiceStep>;
+} as const satisfies Record<string, RecordStep<VoiceState>>;
 
 /** Files of the verify step's `recording_url`. */
 export const RECORDING_FILES = AUDIO_FILES;
@@ -119,18 +108,34 @@ export const singingVoices = defineLibrary({
   states: VOICE_STATES,
   failCode: 'library_create_failed',
   refusals: { missing: 'voice_not_found', notReady: 'voice_not_ready' },
+  notes: {
+    rules:
+      `The piece (\`end_seconds\` − \`start_seconds\`) is ${PIECE_SECONDS.min}–${PIECE_SECONDS.max} s and ` +
+      'must lie within the source file when its length is known (`422 invalid_request` naming `end_seconds`). ' +
+      "`language` is an ISO 639-1 code known to the platform's language data.",
+    decisions:
+      "`name` is null until the voice is verified; the name sent with verify becomes the voice's name when " +
+      "it turns `ready`. `phrase` is shown only in `pending_recording`. The recording's length goes to the " +
+      `generator's check; the simulator accepts any recording of at least ${RECORDING_SECONDS.min} seconds ` +
+      'and fails a verify whose `name` contains `[sim:fail]` (CONTRACT §7). Phrases come from a word list ' +
+      'seeded by the voice\'s id and attempt, in Russian for `language: "ru"`, otherwise English, and a ' +
+      'retry never repeats an earlier phrase. Verify and retry are not idempotent-keyed: they are state ' +
+      'transitions, and repeating them answers 409.',
+  },
   learns: {
     initial: 'processing',
     typicalMs: 30_000,
-    async succeeded(ctx, plan) {
+    succeeds: 'pending_recording',
+    async gains(ctx, plan) {
       const language = String(plan.data['language']);
       const phrase = await ctx.generator.issuePhrase(
         { recordId: ctx.recordId, attempt: 1, language, avoid: [] },
         ctx.signal,
       );
-      return { status: 'pending_recording', data: { phrase } };
+      return { phrase };
     },
   },
+  steps: VOICE_STEPS,
   async prepare(b, ctx) {
     const source = ctx.inputs['source_url']?.[0];
     if (source?.durationSeconds !== undefined && b.end_seconds > source.durationSeconds + 0.01) {

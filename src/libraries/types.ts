@@ -102,14 +102,41 @@ export interface ItemRefusals {
   notReady?: ItemCode;
 }
 
-/** Records that keep learning after the 201 (music styles, singing voices). */
+/**
+ * Records that keep learning after the 201 (music styles, singing voices): `initial` for about
+ * `typicalMs`, then `succeeds`, or `failed` with the generator's reason.
+ */
 export interface Learning<S extends string> {
   /** State of a new record while the generator learns. */
   initial: S;
   /** How long learning typically takes (milliseconds at SIM_SPEED 1; the simulator divides by it). */
   typicalMs: number;
-  /** What the record becomes when the step succeeds. */
-  succeeded(ctx: CreateContext, plan: CreationPlan): Promise<PendingStep<S>>;
+  /** State once learning succeeded. */
+  succeeds: S;
+  /** Public fields the record gains with `succeeds` (a singing voice's phrase), asked of the generator at creation. */
+  gains?(ctx: CreateContext, plan: CreationPlan): Promise<Record<string, unknown>>;
+}
+
+/**
+ * A step the caller takes on an existing record (a singing voice's verify and retry): allowed only in
+ * state `from`, refused elsewhere with `refused()` (409). The record moves to `to`; a step that waits on
+ * the generator ends after about `typicalMs` in `succeeds`, or in `failed`.
+ */
+export interface RecordStep<S extends string> {
+  from: S;
+  to: S;
+  /** How long the generator typically takes to end the step (milliseconds at SIM_SPEED 1). */
+  typicalMs?: number;
+  succeeds?: S;
+  refused: () => ApiError;
+}
+
+/** What docs/libraries.md says of a kind beyond what the declaration's data shows. */
+export interface LibraryNotes {
+  /** Rules between body fields the schema cannot show (one sentence or more). */
+  rules?: string;
+  /** Decisions where the reference and CONTRACT §7 leave a choice open. */
+  decisions?: string;
 }
 
 /**
@@ -155,6 +182,10 @@ export interface LibraryDecl<B = unknown, Seg extends string = string, S extends
   refusals: ItemRefusals;
   /** Present for records that keep learning after the 201 (music styles, singing voices). */
   learns?: Learning<S>;
+  /** Steps the caller takes on a record after creation, by name (routes of their own). */
+  steps?: Readonly<Record<string, RecordStep<S>>>;
+  /** For docs/libraries.md. */
+  notes: LibraryNotes;
   /** Checks that need the database or the files, then the record's name, data and unique key. */
   prepare(body: B, ctx: CreateContext): Promise<CreationPlan>;
   /** Refusal for a taken unique key (409). */

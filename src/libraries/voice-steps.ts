@@ -65,7 +65,7 @@ export async function verifyVoice(
       ...before.private,
       phrases: phrasesOf(before),
       next: check.outcome.ok
-        ? ({ status: 'ready', name: body.name } satisfies PendingStep<VoiceState>)
+        ? ({ status: step.succeeds, name: body.name } satisfies PendingStep<VoiceState>)
         : ({ status: 'failed', error: check.outcome.reason } satisfies PendingStep<VoiceState>),
     },
   };
