@@ -44,6 +44,24 @@ describe('LibrarySimulator (CONTRACT §10)', () => {
     assert.equal(bad.settles?.outcome.ok, false);
   });
 
+  test('learning and checking take the time the request names, not a time per model', async () => {
+    const voice = await sim.createRecord(request('music', 'voices', { language: 'en' }), signal());
+    assert.deepEqual(voice.settles, { afterMs: 30_000 / 1000, outcome: { ok: true } });
+    const named = await sim.createRecord({ ...request('image', 'styles', {}), learningMs: 9_000 }, signal());
+    assert.deepEqual(named.settles, { afterMs: 9, outcome: { ok: true } });
+    const check = await sim.checkRecording({
+      recordId: 'v',
+      phrase: 'p',
+      name: 'Me',
+      recordingUrl: 'https://x.test/r.mp3',
+      minSeconds: 5,
+      typicalMs: 4_000,
+      recordingSeconds: 4,
+    });
+    assert.equal(check.afterMs, 4);
+    assert.deepEqual(check.outcome, { ok: false, reason: 'The recording is shorter than 5 seconds.' });
+  });
+
   test('phrases vary by voice and attempt and avoid earlier ones', async () => {
     const first = await sim.issuePhrase({ recordId: 'v1', attempt: 1, language: 'en', avoid: [] });
     const again = await sim.issuePhrase({ recordId: 'v1', attempt: 1, language: 'en', avoid: [first] });
