@@ -19,6 +19,7 @@ import {
   type LibraryDecl,
   libraryPath,
   limitsOf,
+  RECORDING_SECONDS,
 } from '../src/libraries/index.ts';
 
 type JsonSchema = z.core.JSONSchema.JSONSchema;
@@ -58,7 +59,7 @@ const COMMON_RULES = `## Common rules
   \`accepted_files\` of its list's \`limits\`) is probed before anything is created, all at once, through the same
   guarded fetcher and rules as task settings: a private, loopback or metadata address or an unreadable file is
   \`422 invalid_request\` naming the link (\`body.image_urls.0: …\`), a wrong type \`422 file_type\`, too big \`413
-  file_too_large\`, too long (an element's video over 10 s) \`422 invalid_request\`. Own uploads are read from
+  file_too_large\`, too long (over the field's \`max_duration_seconds\`) \`422 invalid_request\`. Own uploads are read from
   their record. Links then go to the generator unchanged (reference "Other libraries"); what it does not
   accept is a \`502\`.
 - **Idempotency-Key** (CONTRACT §4) works on every creation: the same key and body give the same record with
@@ -116,7 +117,7 @@ const KNOWN_LIMITS = `## Known limits
 - The Idempotency-Key processing lock lasts 60 seconds (\`src/tasks/idempotency.ts\`); a creation that waits
   longer for the generator can be repeated under the same key by a concurrent retry.
 - Until the media probe is wired into \`src/container.ts\`, the singing voice's file lengths are unknown, so the
-  piece-within-file and 3-second checks only run where a probe is given (tests pass a fake one).`;
+  piece-within-file and ${RECORDING_SECONDS.min}-second checks only run where a probe is given (tests pass a fake one).`;
 
 // ---------------------------------------------------------------------------------------------
 // Generated parts
