@@ -23,7 +23,7 @@ const KINDS = [
 /** The last path segment of a library (`elements`, `voices`, …): the segments of the registered kinds. */
 export type LibrarySegment = (typeof KINDS)[number]['segment'];
 
-export const LIBRARIES: readonly LibraryDecl[] = KINDS as readonly LibraryDecl[];
+export const LIBRARIES: readonly LibraryDecl[] = KINDS;
 
 export function findLibrary(model: string, segment: string): LibraryDecl | undefined {
   return LIBRARIES.find((l) => l.model === model && l.segment === segment);
