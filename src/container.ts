@@ -10,7 +10,7 @@ import { LibrarySimulator } from './generators/simulator/library-sim.ts';
 import { RenderPool } from './generators/simulator/media/render-pool.ts';
 import type { Services } from './http/types.ts';
 import { HelperService, type InputResolver, LibraryService, resolveReferences } from './libraries/index.ts';
-import { type Clock, systemClock } from './lib/clock.ts';
+import { type Clock, DbClock } from './lib/clock.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import { IdempotencyStore } from './tasks/idempotency.ts';
 import { DownloadAllowance } from './tasks/download-budget.ts';
@@ -35,6 +35,7 @@ export interface Container {
 }
 
 export interface ContainerOverrides {
+  /** Replaces the database's clock (DbClock) everywhere; tests pass a ManualClock. */
   clock?: Clock;
   prices?: PriceTable;
   generator?: Generator;
@@ -45,11 +46,26 @@ export async function createContainer(
   config: Readonly<Config>,
   overrides: ContainerOverrides = {},
 ): Promise<Container> {
-  const clock = overrides.clock ?? systemClock;
   const log = pino({ level: config.logLevel });
   const prices = overrides.prices ?? loadPriceTable(MODELS);
   const db = createDb(config.databaseUrl);
-  await migrateToLatest(db.db);
+  await migrateToLatest(db);
+  // Leases, idempotency locks, deadlines and timestamps follow the database's clock, which every process
+  // shares, not this host's.
+  const dbClock = overrides.clock
+    ? null
+    : new DbClock({
+        measure: () => db.dialect.currentTime(db.db),
+        onError: (error) =>
+          log.warn({ err: error }, 'reading the database clock failed; keeping the last offset'),
+      });
+  await dbClock?.start();
+  if (dbClock && Math.abs(dbClock.offsetMs) > 1_000)
+    log.warn(
+      { offsetMs: dbClock.offsetMs },
+      "this host's clock is off the database's; following the database",
+    );
+  const clock: Clock = overrides.clock ?? (dbClock as DbClock);
   const storage = createBlobStore(config.storageUrl);
   // Threads start on the first render, so a container that never renders (the CLI) never starts one.
   const renderer = new RenderPool(config.renderThreads);
@@ -127,7 +143,7 @@ export async function createContainer(
     models,
   });
   const helpers = new HelperService({ db, clock, generator: libraryGenerator, models });
-  const sweeper = new Sweeper({ db, clock, storage, idempotency, uploads });
+  const sweeper = new Sweeper({ db, clock, storage, idempotency, uploads, log });
   return {
     config,
     db,
@@ -142,6 +158,7 @@ export async function createContainer(
     async close() {
       sweeper.stop();
       await worker.stop();
+      dbClock?.stop();
       await renderer.close();
       await db.close();
     },

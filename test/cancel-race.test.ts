@@ -37,7 +37,7 @@ describe('cancel racing a completion', () => {
     assert.equal(created.statusCode, 202, created.body);
     const taskId = created.json().id as string;
     const { db, dialect } = t.container.db;
-    await dialect.transaction(db, (tx) => markRunning(tx, taskId, new Date()));
+    await dialect.transaction(db, (tx) => markRunning(tx, taskId, new Date(), `test-run:${taskId}`));
     // The worker's completion is committing (its row lock held) while the cancel arrives.
     let commit = (): void => {};
     const gate = new Promise<void>((resolve) => {

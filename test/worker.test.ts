@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type GenerationStatus, type Generator, Simulator } from '../src/generators/index.ts';
+import {
+  type GenerationStatus,
+  type Generator,
+  GeneratorTransientError,
+  Simulator,
+} from '../src/generators/index.ts';
 import { HOUR_MS, MINUTE_MS } from '../src/config.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { balances, expectError, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
@@ -36,14 +41,16 @@ function flakyGenerator(
   return {
     creates: 0,
     ensureAvailable: (r) => sim.ensureAvailable(r),
-    async create(request) {
+    async create(request, run) {
       this.creates += 1;
       if (breaks > 0) {
         breaks -= 1;
-        throw new Error('connection reset by the provider');
+        throw new GeneratorTransientError('connection reset by the provider');
       }
-      return sim.create(request);
+      return sim.create(request, run);
     },
+    // The broken creates never reached the provider, so there is no earlier run to find.
+    find: async () => null,
     async status(handle): Promise<GenerationStatus> {
       if (options.hang) return { state: 'running', progress: 42, pollAfterMs: 20 };
       return sim.status(handle);
@@ -98,7 +105,7 @@ describe('worker', () => {
       const acct = await t.account({ balanceMinor: 10_000 });
       const id = (await t.call(acct.key, 'POST', '/v1/tasks', body())).json().id;
       await until(async () => {
-        clock.advance(MINUTE_MS);
+        clock.advance(5_000);
         return (await statusOf(t, acct.key, id)).status === 'failed';
       }, 'failure');
       assert.equal(((await statusOf(t, acct.key, id)).error as { code: string }).code, 'generation_failed');

@@ -77,10 +77,12 @@ export class AdminService {
 
   /**
    * On first start with an empty database: a demo account with a balance and one key, printed once
-   * (CONTRACT §1). Returns null when any account exists already.
+   * (CONTRACT §1). Returns null when any account exists already. Processes starting together take turns,
+   * so exactly one of them makes it (issue 10.11).
    */
   async ensureDemoAccount(balanceMinor: number): Promise<{ account: AccountView; key: IssuedKey } | null> {
     return this.#tx(async (tx) => {
+      await this.#db.dialect.lockStep(tx, 'demo-account');
       const any = await tx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
       if (any) return null;
       const at = this.#clock.now();

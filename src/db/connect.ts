@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig } from
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { type DialectCapabilities, postgresCapabilities, sqliteCapabilities } from './dialect.ts';
+import { listenPostgres } from './listen.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 
@@ -19,8 +20,41 @@ export interface Db {
    * Resolves to a function that stops listening.
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /**
+   * Runs the migrator so that processes starting together on one database take turns and none runs a
+   * migration twice; `fn` gets the handle to migrate on.
+   */
+  migrationSession(fn: (session: Kysely<Database>) => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * Bounds on PostgreSQL work, so a stuck statement, a forgotten transaction or a server that stopped
+ * answering ends in an error instead of holding locks and requests forever (issue 10.13). The service's
+ * statements take milliseconds; the bounds only catch the broken cases. `statement_timeout`,
+ * `idle_in_transaction_session_timeout` and `query_timeout` given in DATABASE_URL's query win over these.
+ * SQLite ignores them: its only wait is `busy_timeout` (5 s).
+ */
+export interface DbOptions {
+  /** Longest a statement may run before the server cancels it (milliseconds). (Default: 30 s) */
+  statementTimeoutMs?: number;
+  /**
+   * Longest a transaction may sit idle, holding its row locks, before the server ends its session
+   * (milliseconds). (Default: 60 s)
+   */
+  idleInTransactionTimeoutMs?: number;
+  /** Longest to wait for a pooled connection, including connecting to the server (milliseconds). (Default: 10 s) */
+  connectTimeoutMs?: number;
+}
+
+const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+const DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * The client gives up this long after the server should have cancelled a statement itself: only a server
+ * that no longer answers at all (network partition, blackholed connection) gets this far.
+ */
+const CLIENT_GRACE_MS = 5_000;
 
 // PostgreSQL bigint (int8) and count() come back as strings; money fits in a double exactly up to 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -50,7 +84,7 @@ function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectConfi
 }
 
 /** Opens the database named by DATABASE_URL (`sqlite:<file>` or `postgres://…`). */
-export function createDb(databaseUrl: string): Db {
+export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length);
     if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -65,57 +99,86 @@ export function createDb(databaseUrl: string): Db {
       dialect: sqliteCapabilities,
       pgPool: null,
       listen: async () => async () => {},
+      // Kysely's SQLite migration lock is a no-op that only holds within one process; `BEGIN IMMEDIATE`
+      // makes every other process wait (busy_timeout) until the migrations commit, and a failed run rolls
+      // back whole.
+      migrationSession: (fn) => sqliteCapabilities.transaction(db, fn),
       close: () => db.destroy(),
     };
   }
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  // The URL's own statement_timeout wins (pg reads it over the pool's), so the client's bound follows it;
+  // 0 there turns both off.
+  const fromUrl = Number(new URL(databaseUrl).searchParams.get('statement_timeout') ?? Number.NaN);
+  const effectiveStatementTimeoutMs = Number.isFinite(fromUrl) && fromUrl >= 0 ? fromUrl : statementTimeoutMs;
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 10,
+    statement_timeout: statementTimeoutMs,
+    idle_in_transaction_session_timeout:
+      options.idleInTransactionTimeoutMs ?? DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    query_timeout:
+      effectiveStatementTimeoutMs > 0 ? effectiveStatementTimeoutMs + CLIENT_GRACE_MS : undefined,
+    connectionTimeoutMillis: connectTimeoutMs,
+    // A server gone silent is noticed on idle connections too, not only when a query times out.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  });
   // An idle connection dropped by the server (restart, failover) is replaced on next use; unhandled, the
   // pool's 'error' event would end the process.
   pool.on('error', () => {});
+  // The pool listens only to idle connections: one checked out between two statements of a transaction
+  // would raise its 'error' unheard and end the process when the server goes away. Its next statement
+  // fails instead, and the pool drops it on release because it is no longer queryable.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     dialect: postgresCapabilities,
     pgPool: pool,
-    listen: (channel, onNotify) => listenPostgres(databaseUrl, channel, onNotify),
+    listen: (channel, onNotify) => listenPostgres({ databaseUrl, channel, onNotify, connectTimeoutMs }),
+    migrationSession: (fn) => migrationSessionPostgres(databaseUrl, connectTimeoutMs, fn),
     close: () => db.destroy(),
   };
 }
 
-/** A dedicated connection that LISTENs on a channel; reconnects after losing the server. */
-async function listenPostgres(
+/**
+ * Migrations on a connection of their own, without the pool's statement and query timeouts: a long
+ * migration, or waiting for Kysely's advisory lock while another process migrates, is no stuck query.
+ * The lock is what makes processes take turns.
+ */
+async function migrationSessionPostgres(
   databaseUrl: string,
-  channel: string,
-  onNotify: () => void,
-): Promise<() => Promise<void>> {
-  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`bad channel name ${channel}`);
-  let client: pg.Client | null = null;
-  let stopped = false;
-  const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: databaseUrl });
-    next.on('notification', () => onNotify());
-    next.on('error', () => {
-      client = null;
-      // Notifications missed while reconnecting are covered by the worker's periodic poll.
-      if (!stopped) setTimeout(() => void connect().catch(() => {}), 1_000).unref();
-    });
-    await next.connect();
-    await next.query(`LISTEN ${channel}`);
-    client = next;
-  };
-  await connect();
-  return async () => {
-    stopped = true;
-    await client?.end().catch(() => {});
-  };
+  connectTimeoutMs: number,
+  fn: (session: Kysely<Database>) => Promise<void>,
+): Promise<void> {
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: 1,
+    connectionTimeoutMillis: connectTimeoutMs,
+  });
+  pool.on('error', () => {});
+  const session = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await fn(session);
+  } finally {
+    await session.destroy();
+  }
 }
 
-/** Brings the schema up to date; fails loudly with the migration's own error. */
-export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    throw new Error(`migration ${failed?.migrationName ?? ''} failed`, { cause: error });
-  }
+/**
+ * Brings the schema up to date; fails loudly with the migration's own error. Processes starting together
+ * on one database take turns (`Db.migrationSession`), so none runs a migration twice.
+ */
+export async function migrateToLatest(db: Db): Promise<void> {
+  await db.migrationSession(async (session) => {
+    const migrator = new Migrator({ db: session, provider: migrationProvider });
+    const { error, results } = await migrator.migrateToLatest();
+    const failed = results?.find((r) => r.status === 'Error');
+    if (error || failed) {
+      // Thrown inside the session, so SQLite rolls back what the failed run did.
+      throw new Error(`migration ${failed?.migrationName ?? ''} failed`, { cause: error });
+    }
+  });
 }

@@ -21,6 +21,13 @@ export interface DialectCapabilities {
   supportsSkipLocked: boolean;
   /** Tells other processes, when the transaction commits, that something happened on `channel`. */
   notify(tx: Tx, channel: string): Promise<void>;
+  /** The database server's clock now (not the transaction's start), which every process shares. */
+  currentTime(db: Kysely<Database>): Promise<Date>;
+  /**
+   * Serialises a named one-off step across processes (the demo account of a first start) for the rest of
+   * the transaction, so a check-then-insert is atomic even when no row exists yet to lock.
+   */
+  lockStep(tx: Tx, step: string): Promise<void>;
 }
 
 export const sqliteCapabilities: DialectCapabilities = {
@@ -43,6 +50,15 @@ export const sqliteCapabilities: DialectCapabilities = {
   supportsSkipLocked: false,
   // No cross-process notifications: other processes find new jobs by their periodic poll.
   async notify() {},
+  async currentTime(db) {
+    // The processes sharing a SQLite file share its host's clock; read it through SQLite all the same.
+    const { rows } = await sql<{ now: string }>`select strftime('%Y-%m-%dT%H:%M:%fZ', 'now') as now`.execute(
+      db,
+    );
+    return new Date(Date.parse(String(rows[0]?.now)));
+  },
+  // No-op: BEGIN IMMEDIATE already makes this transaction the database's only writer.
+  async lockStep() {},
 };
 
 export const postgresCapabilities: DialectCapabilities = {
@@ -57,5 +73,15 @@ export const postgresCapabilities: DialectCapabilities = {
   async notify(tx, channel) {
     // Delivered on commit, once per transaction and channel.
     await sql`select pg_notify(${channel}, '')`.execute(tx);
+  },
+  async currentTime(db) {
+    // Epoch milliseconds as text: no time-zone or driver date parsing in between.
+    const { rows } = await sql<{ ms: string }>`
+      select (extract(epoch from clock_timestamp()) * 1000)::text as ms`.execute(db);
+    return new Date(Number(rows[0]?.ms));
+  },
+  async lockStep(tx, step) {
+    // A transaction-level advisory lock: released at commit or rollback, even when the process dies.
+    await sql`select pg_advisory_xact_lock(hashtext(${`gta:${step}`}))`.execute(tx);
   },
 };

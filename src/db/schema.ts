@@ -95,6 +95,11 @@ export interface TasksTable {
   files_expired: number;
   /** The generator's handle of the run, kept so a restarted worker resumes instead of starting over. */
   provider_ref: string | null;
+  /**
+   * Key of the run, recorded before the generator is asked to start it (`<task id>/<run number>`); with no
+   * `provider_ref` beside it, a resuming worker looks the run up by this key instead of starting another.
+   */
+  run_key: string | null;
 }
 
 /** Durable queue: one row per task that still needs running; deleted with the task's final state. */

@@ -1,7 +1,9 @@
 /**
  * The Generator port: how the worker drives a generation server. Real providers implement it as an
  * adapter (create a job, poll it, fetch its files, cancel it); the built-in simulator implements it
- * offline. Every call takes an AbortSignal so cancel and shutdown reach the provider.
+ * offline. Every call takes an AbortSignal so cancel and shutdown reach the provider; the worker also
+ * bounds every call with a timeout and stops waiting at the run's deadline, so a call that ignores its
+ * signal can only waste its own promise, never hold a task.
  */
 import type { ArtifactKind, GenerationPlan, ModeInputs } from '../catalog/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
@@ -47,6 +49,35 @@ export class GenerationError extends Error {
   }
 }
 
+/**
+ * A failure worth trying again later: the provider is busy (429), briefly broken (5xx) or could not be
+ * reached. The worker retries it with backoff; anything else an adapter throws ends the run.
+ */
+export class GeneratorTransientError extends Error {
+  override name = 'GeneratorTransientError';
+  /** How long the provider asked us to wait (its Retry-After), if it said (milliseconds). */
+  readonly retryAfterMs: number | null;
+  constructor(message: string, options: { retryAfterMs?: number; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.retryAfterMs = options.retryAfterMs ?? null;
+  }
+}
+
+/**
+ * One run of a task at the generator, recorded by the worker before `create` is called (the intent), so
+ * that a worker resuming after a crash between `create` and saving its handle can find the run instead of
+ * starting a second one.
+ */
+export interface RunStart {
+  /**
+   * Deterministic per task and run (`<task id>/<run number>`). Adapters send it as the provider's
+   * idempotency key where the provider has one, so a repeated `create` returns the first run.
+   */
+  key: string;
+  /** When the run was recorded as started; a stateless generator measures the run from it. */
+  startedAt: Date;
+}
+
 /** The generation server cannot be reached; callers answer 503 sg_unavailable. */
 export class GeneratorUnavailable extends Error {
   override name = 'GeneratorUnavailable';
@@ -61,8 +92,18 @@ export interface Generator {
     request: { model: string; settings: Readonly<Record<string, unknown>> },
     signal?: AbortSignal,
   ): Promise<void>;
-  /** Starts a run; returns the provider's handle, stored with the task so a restart resumes it. */
-  create(request: GenerationRequest, signal: AbortSignal): Promise<string>;
+  /**
+   * Starts a run under `run.key`; returns the provider's handle, stored with the task so a restart resumes
+   * it. Called at most once per recorded run unless `find` answered null. Providers without an idempotency
+   * key leave a window: a crash after the provider accepted the run and before the handle is saved, with
+   * `find` unable to see the run, starts a second run upstream (the first one's result is never used).
+   */
+  create(request: GenerationRequest, run: RunStart, signal: AbortSignal): Promise<string>;
+  /**
+   * The handle of the run started earlier under `run.key`, or null when the provider never received it.
+   * The worker calls it instead of `create` when a run was recorded but its handle was never saved.
+   */
+  find(request: GenerationRequest, run: RunStart, signal: AbortSignal): Promise<string | null>;
   /** Polls a run. */
   status(handle: string, request: GenerationRequest, signal: AbortSignal): Promise<GenerationStatus>;
   /** Downloads the result files of a finished run into `dir`. */

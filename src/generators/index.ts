@@ -5,6 +5,8 @@ export {
   type GenerationRequest,
   type GenerationStatus,
   type Generator,
+  GeneratorTransientError,
   GeneratorUnavailable,
+  type RunStart,
 } from './generator.ts';
 export { hasMarker, SIM_MARKERS, Simulator } from './simulator/simulator.ts';

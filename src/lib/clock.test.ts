@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { moscowDay } from './clock.ts';
+import { DbClock, ManualClock, moscowDay } from './clock.ts';
 
 test('moscowDay: the Moscow calendar day as UTC instants (UTC+3)', () => {
   const cases = [
@@ -14,4 +14,54 @@ test('moscowDay: the Moscow calendar day as UTC instants (UTC+3)', () => {
     assert.equal(day.start.toISOString(), start, at);
     assert.equal(day.end.getTime() - day.start.getTime(), 86_400_000);
   }
+});
+
+test('DbClock: local time plus the offset measured against the database, kept when a measurement fails', async () => {
+  const local = new ManualClock('2026-03-01T12:00:00.000Z');
+  let databaseAheadMs = -30_000;
+  let failing = false;
+  const clock = new DbClock({
+    local,
+    measure: async () => {
+      if (failing) throw new Error('database unreachable');
+      return new Date(local.now().getTime() + databaseAheadMs);
+    },
+  });
+  assert.equal(
+    clock.now().toISOString(),
+    '2026-03-01T12:00:00.000Z',
+    'no offset before the first measurement',
+  );
+  await clock.sync();
+  assert.equal(clock.offsetMs, -30_000);
+  assert.equal(clock.now().toISOString(), '2026-03-01T11:59:30.000Z');
+  local.advance(1_000);
+  assert.equal(clock.now().toISOString(), '2026-03-01T11:59:31.000Z', 'reading costs no query');
+  databaseAheadMs = 2_000;
+  failing = true;
+  await assert.rejects(clock.sync());
+  assert.equal(clock.offsetMs, -30_000);
+  failing = false;
+  await clock.sync();
+  assert.equal(clock.now().toISOString(), '2026-03-01T12:00:03.000Z');
+});
+
+test('DbClock: start() measures at once and then periodically until stop()', async () => {
+  let measurements = 0;
+  const clock = new DbClock({
+    intervalMs: 10,
+    measure: async () => {
+      measurements += 1;
+      return new Date();
+    },
+  });
+  await clock.start();
+  assert.equal(measurements, 1);
+  await new Promise((r) => setTimeout(r, 60));
+  clock.stop();
+  const seen = measurements;
+  assert.ok(seen >= 2, `${seen} measurements`);
+  await new Promise((r) => setTimeout(r, 40));
+  assert.equal(measurements, seen, 'no measurement after stop()');
+  assert.ok(Math.abs(clock.offsetMs) < 50);
 });

@@ -22,6 +22,64 @@ export class ManualClock implements Clock {
   }
 }
 
+/**
+ * The database's time without a query per reading: the local clock plus an offset measured against the
+ * database, re-measured every `intervalMs` (Default: 1 minute) until `stop()`. Every process of the service
+ * then agrees on leases, idempotency locks and deadlines even when their hosts' clocks drift apart; a
+ * process whose clock ran 30 s ahead would otherwise take over live workers' jobs.
+ */
+export class DbClock implements Clock {
+  readonly #measure: () => Promise<Date>;
+  readonly #local: Clock;
+  readonly #intervalMs: number;
+  readonly #onError: (error: unknown) => void;
+  #offsetMs = 0;
+  #timer: NodeJS.Timeout | null = null;
+
+  /** `measure` reads the database's clock; `local` is this host's (Default: the system clock). */
+  constructor(deps: {
+    measure: () => Promise<Date>;
+    local?: Clock;
+    intervalMs?: number;
+    onError?: (error: unknown) => void;
+  }) {
+    this.#measure = deps.measure;
+    this.#local = deps.local ?? systemClock;
+    this.#intervalMs = deps.intervalMs ?? 60_000;
+    this.#onError = deps.onError ?? (() => {});
+  }
+
+  now(): Date {
+    return new Date(this.#local.now().getTime() + this.#offsetMs);
+  }
+
+  /** How far the database's clock is ahead of this host's (milliseconds; negative when behind). */
+  get offsetMs(): number {
+    return this.#offsetMs;
+  }
+
+  /** Measures once, then keeps measuring in the background until `stop()`. */
+  async start(): Promise<void> {
+    await this.sync();
+    this.#timer ??= setInterval(() => void this.sync().catch(this.#onError), this.#intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Measures the offset now. A failed measurement keeps the last offset. */
+  async sync(): Promise<void> {
+    const before = this.#local.now().getTime();
+    const database = (await this.#measure()).getTime();
+    const after = this.#local.now().getTime();
+    // The database read its clock somewhere within the round trip; its middle is the best guess (as NTP).
+    this.#offsetMs = Math.round(database - (before + after) / 2);
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+}
+
 const moscowParts = new Intl.DateTimeFormat('en-CA', {
   timeZone: 'Europe/Moscow',
   year: 'numeric',

@@ -59,7 +59,7 @@ describe('resolveReferences (CONTRACT §7)', () => {
   let db: Db;
   before(async () => {
     db = createDb('sqlite::memory:');
-    await migrateToLatest(db.db);
+    await migrateToLatest(db);
     for (const id of ['acct-a', 'acct-b']) {
       await db.db
         .insertInto('accounts')

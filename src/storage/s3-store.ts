@@ -30,6 +30,16 @@ export interface S3StoreOptions {
   pingTimeoutMs?: number;
   /** Milliseconds to wait for a TCP connection. Default 5000. */
   connectTimeoutMs?: number;
+  /**
+   * Milliseconds from sending a request (its body included) to the first byte of the answer; past it the
+   * attempt fails and the SDK retries it. Default 60,000: an 8 MiB part then needs only ~140 KB/s.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * Milliseconds a connection may carry no bytes in either direction while a call or a streamed download
+   * is under way. Default 60,000, long enough for a slow reader of a download to pause.
+   */
+  idleTimeoutMs?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -97,7 +107,14 @@ export class S3Store implements BlobStore {
       // servers such as s3rver store verbatim (200,000 bytes became 200,045); checksums only where required.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: { connectionTimeout: options.connectTimeoutMs ?? 5000 },
+      // Every call is bounded (issue 10, fault injection): a server that accepts and never answers, or
+      // stops mid-body, ends the attempt with a TimeoutError instead of stalling the worker forever.
+      requestHandler: {
+        connectionTimeout: options.connectTimeoutMs ?? location.connectTimeoutMs ?? 5_000,
+        requestTimeout: options.requestTimeoutMs ?? location.requestTimeoutMs ?? 60_000,
+        throwOnRequestTimeout: true,
+        socketTimeout: options.idleTimeoutMs ?? location.idleTimeoutMs ?? 60_000,
+      },
     };
     if (location.endpoint !== undefined) config.endpoint = location.endpoint;
     if (location.region !== undefined) config.region = location.region;

@@ -17,6 +17,12 @@ export interface S3Location {
   /** Path-style addressing (`endpoint/bucket/key`); defaults to true when an endpoint is given. */
   forcePathStyle: boolean;
   credentials?: S3Credentials;
+  /** `connectTimeout`: milliseconds to wait for a TCP connection; undefined keeps the store's default. */
+  connectTimeoutMs?: number;
+  /** `requestTimeout`: milliseconds from sending a request to its answer; undefined keeps the default. */
+  requestTimeoutMs?: number;
+  /** `idleTimeout`: milliseconds a connection may carry no bytes mid-call; undefined keeps the default. */
+  idleTimeoutMs?: number;
 }
 
 const KNOWN_PARAMS = new Set([
@@ -26,7 +32,17 @@ const KNOWN_PARAMS = new Set([
   'accessKeyId',
   'secretAccessKey',
   'sessionToken',
+  'connectTimeout',
+  'requestTimeout',
+  'idleTimeout',
 ]);
+
+/** The timeout parameters and the S3Location fields they fill. */
+const TIMEOUT_PARAMS = {
+  connectTimeout: 'connectTimeoutMs',
+  requestTimeout: 'requestTimeoutMs',
+  idleTimeout: 'idleTimeoutMs',
+} as const;
 
 /** S3 bucket naming rules (the lowercase, DNS-compatible form every S3-compatible server accepts). */
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
@@ -40,6 +56,13 @@ function parseBoolean(name: string, value: string): boolean {
   if (value === 'true' || value === '1') return true;
   if (value === 'false' || value === '0') return false;
   throw invalid(`${name} must be true or false`);
+}
+
+function parseMilliseconds(name: string, value: string): number {
+  if (!/^\d{1,9}$/.test(value) || Number(value) === 0) {
+    throw invalid(`${name} must be a positive whole number of milliseconds`);
+  }
+  return Number(value);
 }
 
 function parseEndpoint(value: string): string {
@@ -87,7 +110,8 @@ function parseCredentials(params: URLSearchParams): S3Credentials | undefined {
 
 /**
  * Parses STORAGE_URL for S3-compatible storage:
- * `s3://bucket[/prefix]?endpoint=http://127.0.0.1:4569&region=us-east-1&forcePathStyle=true&accessKeyId=…&secretAccessKey=…`.
+ * `s3://bucket[/prefix]?endpoint=http://127.0.0.1:4569&region=us-east-1&forcePathStyle=true&accessKeyId=…&secretAccessKey=…`,
+ * optionally with `connectTimeout`, `requestTimeout` and `idleTimeout` in milliseconds.
  * Every query parameter is optional; unknown ones are refused so that typos do not pass silently.
  * Error messages name STORAGE_URL and never repeat the URL (it may hold a secret key).
  *
@@ -132,5 +156,9 @@ export function parseS3Url(url: string): S3Location {
   if (region !== undefined) location.region = region;
   const credentials = parseCredentials(params);
   if (credentials) location.credentials = credentials;
+  for (const [param, field] of Object.entries(TIMEOUT_PARAMS)) {
+    const value = params.get(param);
+    if (value !== null) location[field] = parseMilliseconds(param, value);
+  }
   return location;
 }

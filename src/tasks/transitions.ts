@@ -22,13 +22,44 @@ export function jobIdOf(taskId: string): string {
   return `run-task:${taskId}`;
 }
 
-/** queued → running; true when this call moved it. */
-export async function markRunning(tx: Tx, taskId: string, at: Date): Promise<boolean> {
+/** Key of a task's run, recorded before the generator is asked for it (Generator `RunStart.key`). */
+export function runKeyOf(taskId: string, run = 1): string {
+  return `${taskId}/${run}`;
+}
+
+/**
+ * queued → running, recording the run's key in the same statement (the intent: from here on a run may
+ * exist upstream). True when this call moved it; false when the task left `queued` first (canceled).
+ */
+export async function markRunning(tx: Tx, taskId: string, at: Date, runKey: string): Promise<boolean> {
   const result = await tx
     .updateTable('tasks')
-    .set({ status: 'running', started_at: at.toISOString() })
+    .set({ status: 'running', started_at: at.toISOString(), run_key: runKey })
     .where('id', '=', taskId)
     .where('status', '=', 'queued')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Records the run key of a running task that has none yet; false when it is no longer running. */
+export async function recordRunKey(tx: Tx, taskId: string, runKey: string): Promise<boolean> {
+  const result = await tx
+    .updateTable('tasks')
+    .set({ run_key: runKey })
+    .where('id', '=', taskId)
+    .where('status', '=', 'running')
+    .where('run_key', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Saves the generator's handle of a running task; false when the task is no longer running (canceled). */
+export async function saveHandle(tx: Tx, taskId: string, handle: string): Promise<boolean> {
+  const result = await tx
+    .updateTable('tasks')
+    .set({ provider_ref: handle })
+    .where('id', '=', taskId)
+    .where('status', '=', 'running')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

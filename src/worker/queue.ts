@@ -8,6 +8,10 @@ import type { Db } from '../db/index.ts';
 export interface ClaimedJob {
   id: string;
   taskId: string;
+  /**
+   * Attempts that failed with a transient error so far. Claims do not count: a restart or a lease
+   * take-over resumes the same run and uses up nothing.
+   */
   attempts: number;
 }
 
@@ -38,11 +42,7 @@ export async function claimJobs(
     if (ids.length === 0) return [];
     const rows = await tx
       .updateTable('jobs')
-      .set((eb) => ({
-        locked_by: input.workerId,
-        locked_until: lockedUntil,
-        attempts: eb('attempts', '+', 1),
-      }))
+      .set({ locked_by: input.workerId, locked_until: lockedUntil })
       .where('id', 'in', ids)
       .returning(['id', 'task_id', 'attempts'])
       .execute();
@@ -64,14 +64,22 @@ export async function renewLease(
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Gives a job back (shutdown, or a retry later): another worker may claim it from `runAt` on. */
+/**
+ * Gives a job back (shutdown, or a retry later): another worker may claim it from `runAt` on. `attempts`
+ * records a failed attempt (the new count); a shutdown leaves the count as it is.
+ */
 export async function releaseJob(
   db: Db,
-  input: { jobId: string; workerId: string; runAt: Date },
+  input: { jobId: string; workerId: string; runAt: Date; attempts?: number },
 ): Promise<void> {
   await db.db
     .updateTable('jobs')
-    .set({ locked_by: null, locked_until: null, run_at: input.runAt.toISOString() })
+    .set({
+      locked_by: null,
+      locked_until: null,
+      run_at: input.runAt.toISOString(),
+      ...(input.attempts === undefined ? {} : { attempts: input.attempts }),
+    })
     .where('id', '=', input.jobId)
     .where('locked_by', '=', input.workerId)
     .execute();

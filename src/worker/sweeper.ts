@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { BlobStore } from '../storage/index.ts';
@@ -10,12 +11,15 @@ interface SweeperDeps {
   storage: BlobStore;
   idempotency: IdempotencyStore;
   uploads: UploadService;
+  log: Pick<FastifyBaseLogger, 'warn'>;
 }
 
 /**
  * Removes what has outlived its retention: result files past `files_expire_at` (then the task shows
- * `files_expired: true` and downloads answer 404 artifact_expired) and old idempotency keys. Each
- * expired task is flipped by a conditional update first, so with several processes only one deletes it.
+ * `files_expired: true` and downloads answer 404 artifact_expired), expired uploads and old idempotency
+ * keys. Bytes go first and the flag after: a crash between the two leaves a task the next pass finds
+ * again, never bytes no pass would look for. Downloads already answer 404 from `files_expire_at` on, and
+ * deletes are idempotent, so two processes sweeping the same task do no harm.
  */
 export class Sweeper {
   readonly #deps: SweeperDeps;
@@ -48,20 +52,24 @@ export class Sweeper {
       .execute();
     let removed = 0;
     for (const { id } of due) {
-      const flipped = await db.db
-        .updateTable('tasks')
-        .set({ files_expired: 1 })
-        .where('id', '=', id)
-        .where('files_expired', '=', 0)
-        .executeTakeFirst();
-      if (Number(flipped.numUpdatedRows) === 0) continue;
-      const artifacts = await db.db
-        .selectFrom('artifacts')
-        .select('storage_key')
-        .where('task_id', '=', id)
-        .execute();
-      await Promise.all(artifacts.map((a) => storage.delete(a.storage_key)));
-      removed += 1;
+      try {
+        const artifacts = await db.db
+          .selectFrom('artifacts')
+          .select('storage_key')
+          .where('task_id', '=', id)
+          .execute();
+        await Promise.all(artifacts.map((a) => storage.delete(a.storage_key)));
+        const flipped = await db.db
+          .updateTable('tasks')
+          .set({ files_expired: 1 })
+          .where('id', '=', id)
+          .where('files_expired', '=', 0)
+          .executeTakeFirst();
+        if (Number(flipped.numUpdatedRows) > 0) removed += 1;
+      } catch (error) {
+        // Left as it is, the task comes up again in the next pass.
+        this.#deps.log.warn({ err: error, taskId: id }, 'removing expired result files failed');
+      }
     }
     await idempotency.sweep();
     await this.#deps.uploads.sweep();

@@ -3,6 +3,8 @@ import * as m0001 from './0001-initial.ts';
 import * as m0002 from './0002-libraries.ts';
 import * as m0003 from './0003-uploads.ts';
 import * as m0004 from './0004-rate-limits.ts';
+import * as m0005 from './0005-first-release-tasks.ts';
+import * as m0006 from './0006-run-intent.ts';
 import * as m0007 from './0007-idempotency-claims.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
@@ -11,6 +13,8 @@ export const migrations: Record<string, Migration> = {
   '0002-libraries': m0002,
   '0003-uploads': m0003,
   '0004-rate-limits': m0004,
+  '0005-first-release-tasks': m0005,
+  '0006-run-intent': m0006,
   '0007-idempotency-claims': m0007,
 };
 

@@ -7,7 +7,9 @@ import {
   type GenerationRequest,
   type GenerationStatus,
   type Generator,
+  GeneratorTransientError,
   GeneratorUnavailable,
+  type RunStart,
 } from '../generator.ts';
 import { RenderPool } from './media/render-pool.ts';
 
@@ -17,16 +19,28 @@ export const SIM_MARKERS = {
   refuse: '[sim:refuse]',
   slow: '[sim:slow]',
   unavailable: '[sim:unavailable]',
+  /** Polls of the run never answer and ignore their signal: only the worker's deadline ends the task. */
+  hang: '[sim:hang]',
+  /** `create` and `status` each answer a 429-like transient error a few times before they work. */
+  flaky: '[sim:flaky]',
 } as const;
 
-type Outcome = 'succeed' | 'fail' | 'refuse';
+/** Transient failures `[sim:flaky]` gives per call kind and run before answering. */
+export const FLAKY_FAILURES = 2;
 
-/** Everything a run needs is in its handle, so the simulator keeps no state and survives restarts. */
+type Outcome = 'succeed' | 'fail' | 'refuse' | 'hang';
+
+/**
+ * Everything a run needs is in its handle, derived from the run's key and start alone, so the simulator
+ * keeps no state, survives restarts, and `find` gives the same handle `create` did.
+ */
 interface SimHandle {
-  v: 1;
+  v: 2;
+  key: string;
   startedAtMs: number;
   durationMs: number;
   outcome: Outcome;
+  flaky: boolean;
 }
 
 /** True when any string inside the settings (at any depth) contains the marker. */
@@ -48,6 +62,11 @@ export class Simulator implements Generator {
 
   readonly #callLog: string | null;
   readonly #renderer: RenderPool;
+  /**
+   * Failures `[sim:flaky]` has given so far, by call kind and run key. In memory: a restart only means a
+   * few more 429s, which is what a flaky provider looks like anyway.
+   */
+  readonly #flakyFailures = new Map<string, number>();
 
   /** `renderer`: where files are drawn (default: on the calling thread). */
   constructor(deps: { clock: Clock; simSpeed: number; callLog?: string | null; renderer?: RenderPool }) {
@@ -62,26 +81,55 @@ export class Simulator implements Generator {
       throw new GeneratorUnavailable('simulated outage');
   }
 
-  async create(request: GenerationRequest): Promise<string> {
-    const slow = hasMarker(request.settings, SIM_MARKERS.slow) ? 10 : 1;
-    const outcome: Outcome = hasMarker(request.settings, SIM_MARKERS.refuse)
-      ? 'refuse'
-      : hasMarker(request.settings, SIM_MARKERS.fail)
-        ? 'fail'
-        : 'succeed';
+  async create(request: GenerationRequest, run: RunStart): Promise<string> {
+    const handle = this.#handleOf(request, run);
+    if (handle.flaky) this.#flake('create', run.key);
     // One line per started run: several processes append to one file, so duplicate runs can be counted.
     if (this.#callLog) fs.appendFileSync(this.#callLog, `${request.taskId}\n`);
-    const handle: SimHandle = {
-      v: 1,
-      startedAtMs: this.#clock.now().getTime(),
+    return JSON.stringify(handle);
+  }
+
+  /** The run a `create` under the same key made: the handle is derived from the key, so it always exists. */
+  async find(request: GenerationRequest, run: RunStart): Promise<string | null> {
+    return JSON.stringify(this.#handleOf(request, run));
+  }
+
+  #handleOf(request: GenerationRequest, run: RunStart): SimHandle {
+    const marked = (marker: string): boolean => hasMarker(request.settings, marker);
+    const slow = marked(SIM_MARKERS.slow) ? 10 : 1;
+    const outcome: Outcome = marked(SIM_MARKERS.hang)
+      ? 'hang'
+      : marked(SIM_MARKERS.refuse)
+        ? 'refuse'
+        : marked(SIM_MARKERS.fail)
+          ? 'fail'
+          : 'succeed';
+    return {
+      v: 2,
+      key: run.key,
+      startedAtMs: run.startedAt.getTime(),
       durationMs: Math.round((request.plan.workSeconds * 1000 * slow) / this.#simSpeed),
       outcome,
+      flaky: marked(SIM_MARKERS.flaky),
     };
-    return JSON.stringify(handle);
+  }
+
+  /** Throws a 429-like error for the first FLAKY_FAILURES calls of this kind and run. */
+  #flake(call: 'create' | 'status', key: string): void {
+    const id = `${call}:${key}`;
+    const failures = this.#flakyFailures.get(id) ?? 0;
+    if (failures >= FLAKY_FAILURES) return;
+    // Bounded: forgetting old runs only gives them a few more 429s.
+    if (this.#flakyFailures.size >= 10_000) this.#flakyFailures.clear();
+    this.#flakyFailures.set(id, failures + 1);
+    throw new GeneratorTransientError('simulated 429: too many requests', { retryAfterMs: 1_000 });
   }
 
   async status(handle: string): Promise<GenerationStatus> {
     const run = JSON.parse(handle) as SimHandle;
+    // Never answers, whatever the signal says: a stalled provider connection.
+    if (run.outcome === 'hang') return new Promise<never>(() => {});
+    if (run.flaky) this.#flake('status', run.key);
     const elapsed = this.#clock.now().getTime() - run.startedAtMs;
     // A refusal comes early, as a provider's moderation would; a failure halfway through.
     const endMs =

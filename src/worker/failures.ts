@@ -1,0 +1,81 @@
+/**
+ * Why a run stopped, and which failures are worth another attempt. Only an allow-list is retried
+ * (STYLE "Errors", graphile-worker `RETRYABLE_ERROR_CODES`): a provider's 429 or 5xx, a network error, a
+ * call that timed out, a storage failure, a lost database connection. Anything else is a refusal or our
+ * bug, and retrying it would only repeat it.
+ */
+import { GeneratorTransientError } from '../generators/index.ts';
+
+/** The worker stops or lost its lease: the job goes back to the queue, no attempt is used up. */
+export class ShutdownSignal extends Error {
+  override name = 'ShutdownSignal';
+}
+
+/** The run outlived its deadline: the task fails with `timeout`. */
+export class DeadlineExceeded extends Error {
+  override name = 'DeadlineExceeded';
+}
+
+/** One external call outlived its own timeout; the next attempt may be luckier. */
+export class CallTimeout extends Error {
+  override name = 'CallTimeout';
+}
+
+/** A failure on our side worth retrying (storage), with the original as `cause`. */
+export class TransientFailure extends Error {
+  override name = 'TransientFailure';
+}
+
+/** Socket and resolver errors of Node and undici: the other side was not reached or hung up. */
+const NETWORK_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+/**
+ * PostgreSQL connection exceptions (class 08), serialization failures and deadlocks, the server shutting
+ * down or out of connections; SQLite's busy database.
+ */
+function isDatabaseHiccup(code: string): boolean {
+  return (
+    code.startsWith('08') ||
+    ['40001', '40P01', '57P01', '57P02', '57P03', '53300'].includes(code) ||
+    code.startsWith('SQLITE_BUSY')
+  );
+}
+
+function* chain(error: unknown): Generator<unknown> {
+  let current = error;
+  for (let depth = 0; current !== null && current !== undefined && depth < 5; depth++) {
+    yield current;
+    current = (current as { cause?: unknown }).cause;
+  }
+}
+
+/** True when the failure (or one of its causes) is on the allow-list of transient failures. */
+export function isTransient(error: unknown): boolean {
+  for (const e of chain(error)) {
+    if (e instanceof GeneratorTransientError || e instanceof CallTimeout || e instanceof TransientFailure)
+      return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (NETWORK_CODES.has(code) || isDatabaseHiccup(code))) return true;
+  }
+  return false;
+}
+
+/** The wait the provider asked for with its transient error, if it did (milliseconds). */
+export function retryAfterOf(error: unknown): number | null {
+  for (const e of chain(error)) if (e instanceof GeneratorTransientError) return e.retryAfterMs;
+  return null;
+}

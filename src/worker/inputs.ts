@@ -1,0 +1,58 @@
+/**
+ * Inputs a queued task still needs (issue decision, docs/decisions.md "Tasks"): a task's stored `inputs`
+ * name the probed URL files and the library records its settings use. Before the worker starts a run it
+ * checks that our own uploads among them are neither deleted nor expired and that the records are still
+ * there; otherwise the task fails with `input_unavailable` and its hold is voided. Outside links are the
+ * caller's: we never fetch them again here, the provider does.
+ */
+import type { LibraryRef, ModeInputs } from '../catalog/index.ts';
+import type { Db, LibrarySegment, TasksTable } from '../db/index.ts';
+import { ApiError } from '../errors.ts';
+import { resolveReferences } from '../libraries/index.ts';
+
+/** The path of our direct links (UploadService.byUrl recognises the same form, whatever the host). */
+const OWN_LINK = /^\/files\/([A-Za-z0-9]{32})(?:\/[^/]*)?$/;
+
+function tokenOf(url: string): string | null {
+  try {
+    return OWN_LINK.exec(new URL(url).pathname)?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Why the task cannot run (for its error message), or null when everything it needs is still there. */
+export async function missingInput(db: Db, task: TasksTable, now: Date): Promise<string | null> {
+  const inputs = JSON.parse(task.inputs) as Partial<ModeInputs>;
+  for (const file of inputs.files ?? []) {
+    const token = tokenOf(file.url);
+    if (token === null) continue;
+    const upload = await db.db
+      .selectFrom('uploads')
+      .select(['deleted_at', 'expires_at'])
+      .where('token', '=', token)
+      .executeTakeFirst();
+    // No record: the link was not one of ours at acceptance and was downloaded like any other URL.
+    if (!upload) continue;
+    if (upload.deleted_at !== null || upload.expires_at <= now.toISOString()) {
+      return `settings.${file.field}.${file.position}: the uploaded file was deleted or expired`;
+    }
+  }
+  const refs: LibraryRef[] = Object.values(inputs.records ?? {})
+    .filter((record) => record.preset !== true)
+    .map((record) => ({
+      model: String(record.model),
+      library: String(record.library) as LibrarySegment,
+      id: String(record.id),
+      field: 'settings',
+    }));
+  if (refs.length === 0) return null;
+  try {
+    await resolveReferences(db, task.account_id, refs, now);
+    return null;
+  } catch (error) {
+    // A refusal (element_not_found, style_not_ready …) means the item is gone; a database error is not one.
+    if (!(error instanceof ApiError)) throw error;
+    return `a library item the settings name is gone (${error.code})`;
+  }
+}

@@ -1,0 +1,273 @@
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { TasksTable } from '../db/index.ts';
+import { GenerationError, type GenerationRequest, type RunStart } from '../generators/index.ts';
+import {
+  isFinal,
+  markFailed,
+  markRunning,
+  recordProgress,
+  recordRunKey,
+  runKeyOf,
+  saveHandle,
+} from '../tasks/transitions.ts';
+import { backoffMs } from './backoff.ts';
+import { bounded } from './calls.ts';
+import { RunDeadline, runTimeoutMs } from './deadline.ts';
+import { DeadlineExceeded, isTransient, retryAfterOf, ShutdownSignal } from './failures.ts';
+import { missingInput } from './inputs.ts';
+import { type ClaimedJob, releaseJob } from './queue.ts';
+import { storeResults } from './results.ts';
+import type { RunOptions, WorkerDeps } from './worker.ts';
+
+/** Longest wait between polls that failed transiently (milliseconds). */
+const MAX_POLL_BACKOFF_MS = 30_000;
+
+/**
+ * One claim of one task: start or resume its run, poll it, store its files and settle the task. Ends with
+ * the task final and its hold settled, or with the job given back (shutdown, lost lease, a transient
+ * failure to retry later). Every external call is bounded (`bounded`), and the run's deadline aborts it
+ * wherever it waits.
+ */
+export class TaskRun {
+  readonly #deps: WorkerDeps;
+  readonly #options: RunOptions;
+  readonly #job: ClaimedJob;
+  readonly #workerId: string;
+  readonly #abort: AbortController;
+  readonly #deadline: RunDeadline;
+  /** The generator's handle once known, for a best-effort cancel when the run ends early. */
+  #handle: string | null = null;
+
+  constructor(input: {
+    deps: WorkerDeps;
+    options: RunOptions;
+    job: ClaimedJob;
+    workerId: string;
+    abort: AbortController;
+  }) {
+    this.#deps = input.deps;
+    this.#options = input.options;
+    this.#job = input.job;
+    this.#workerId = input.workerId;
+    this.#abort = input.abort;
+    this.#deadline = new RunDeadline(input.deps.clock, input.abort);
+  }
+
+  get #signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  async run(): Promise<void> {
+    const { db } = this.#deps;
+    const task = await db.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('id', '=', this.#job.taskId)
+      .executeTakeFirst();
+    if (!task || isFinal(task.status)) {
+      await db.db.deleteFrom('jobs').where('id', '=', this.#job.id).execute();
+      return;
+    }
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gta-run-'));
+    try {
+      await this.#drive(task, dir);
+    } catch (error) {
+      await this.#handleFailure(task.id, error);
+    } finally {
+      this.#deadline.disarm();
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async #drive(task: TasksTable, dir: string): Promise<void> {
+    const request = this.#requestOf(task);
+    const started =
+      task.status === 'queued'
+        ? await this.#begin(task)
+        : { at: new Date(task.started_at ?? this.#deps.clock.now().toISOString()), key: task.run_key };
+    if (started === null) return;
+    // A run resumed after its deadline (a long outage) ends here, before any call.
+    this.#deadline.arm(started.at.getTime() + runTimeoutMs(request.plan, this.#deps.timeScale));
+    this.#deadline.mustBeBeforeDeadline();
+    const handle = task.provider_ref ?? (await this.#startRun(task, request, started));
+    if (handle === null) return;
+    this.#handle = handle;
+    if (await this.#poll(task.id, handle, request)) await this.#finish(task.id, handle, request, dir);
+  }
+
+  /**
+   * queued → running with the run's key (the intent), once the inputs are checked. Null when the task was
+   * canceled after the claim: the cancel voided the hold and removed the job, and nothing is started.
+   */
+  async #begin(task: TasksTable): Promise<{ at: Date; key: string } | null> {
+    const { db, clock } = this.#deps;
+    const missing = await missingInput(db, task, clock.now());
+    if (missing) throw new GenerationError('input_unavailable', missing);
+    const at = clock.now();
+    const key = runKeyOf(task.id);
+    const moved = await db.dialect.transaction(db.db, (tx) => markRunning(tx, task.id, at, key));
+    return moved ? { at, key } : null;
+  }
+
+  /**
+   * The run's handle, saved with the task: found by its key when an earlier claim recorded the run but
+   * never saved a handle (it may have reached the provider), created otherwise. Null when the task was
+   * canceled meanwhile.
+   */
+  async #startRun(
+    task: TasksTable,
+    request: GenerationRequest,
+    started: { at: Date; key: string | null },
+  ): Promise<string | null> {
+    const { db, generator } = this.#deps;
+    const recordedEarlier = task.status === 'running' && started.key !== null;
+    let key = started.key;
+    if (key === null) {
+      // Running since before run keys were recorded: record one now, unless the task was canceled.
+      key = runKeyOf(task.id);
+      if (!(await recordRunKey(db.db, task.id, key))) return null;
+    }
+    const run: RunStart = { key, startedAt: started.at };
+    const found = recordedEarlier ? await this.#call('find', (s) => generator.find(request, run, s)) : null;
+    this.#handle = found ?? (await this.#call('create', (s) => generator.create(request, run, s)));
+    if (await saveHandle(db.db, task.id, this.#handle)) return this.#handle;
+    await this.#cancelUpstream();
+    return null;
+  }
+
+  /** Polls until the run is done: true when it succeeded, false when the task was canceled meanwhile. */
+  async #poll(taskId: string, handle: string, request: GenerationRequest): Promise<boolean> {
+    const { db, generator, log } = this.#deps;
+    let failures = 0;
+    for (;;) {
+      this.#deadline.mustBeBeforeDeadline();
+      let status: Awaited<ReturnType<typeof generator.status>>;
+      try {
+        status = await this.#call('status', (s) => generator.status(handle, request, s));
+        failures = 0;
+      } catch (error) {
+        // A poll that fails transiently loses nothing: the run goes on upstream. Ask again later, until
+        // the deadline, without using up an attempt.
+        if (this.#signal.aborted || !isTransient(error)) throw error;
+        failures += 1;
+        log.warn({ err: error, taskId, failures }, 'polling the generator failed; asking again');
+        const delayMs = backoffMs(failures, {
+          retryAfterMs: retryAfterOf(error),
+          maxMs: MAX_POLL_BACKOFF_MS,
+        });
+        await sleep(delayMs, undefined, { signal: this.#signal });
+        continue;
+      }
+      if (status.state === 'failed') throw new GenerationError(status.code, status.reason);
+      if (status.state === 'succeeded') return true;
+      const stillRunning = await db.dialect.transaction(db.db, (tx) =>
+        recordProgress(tx, taskId, status.progress),
+      );
+      if (!stillRunning) {
+        // Canceled by the caller: the cancel already voided the hold and removed the job.
+        await this.#cancelUpstream();
+        return false;
+      }
+      await sleep(status.pollAfterMs, undefined, { signal: this.#signal });
+    }
+  }
+
+  /** Downloads the outputs, then stores them and marks the task succeeded (results.ts). */
+  async #finish(taskId: string, handle: string, request: GenerationRequest, dir: string): Promise<void> {
+    const { generator } = this.#deps;
+    const { transferTimeoutMs, callTimeoutMs } = this.#options;
+    const outputs = await this.#call(
+      'outputs',
+      (s) => generator.outputs(handle, request, dir, s),
+      transferTimeoutMs,
+    );
+    await storeResults({
+      deps: this.#deps,
+      taskId,
+      outputs,
+      signal: this.#signal,
+      putTimeoutMs: transferTimeoutMs,
+      deleteTimeoutMs: callTimeoutMs,
+      beforeCommit: () => this.#deadline.mustBeBeforeDeadline(),
+    });
+  }
+
+  async #handleFailure(taskId: string, error: unknown): Promise<void> {
+    const { db, clock, log } = this.#deps;
+    const reason: unknown = this.#signal.aborted ? this.#signal.reason : null;
+    const fail = (code: GenerationError['code'], message: string): Promise<boolean> =>
+      db.dialect.transaction(db.db, (tx) => markFailed(tx, taskId, { code, reason: message }, clock.now()));
+    if (reason instanceof ShutdownSignal) {
+      // Stopping or lease lost: give the job back at once; the next worker resumes from the stored handle.
+      await releaseJob(db, { jobId: this.#job.id, workerId: this.#workerId, runAt: clock.now() }).catch(
+        () => {},
+      );
+      return;
+    }
+    if (reason instanceof DeadlineExceeded) {
+      await this.#cancelUpstream();
+      await fail('timeout', 'the generation took longer than its deadline');
+      return;
+    }
+    if (error instanceof GenerationError) {
+      await fail(error.code, error.message);
+      return;
+    }
+    if (!isTransient(error)) {
+      log.error({ err: error, taskId }, 'task run broke; not retried');
+      await fail('generation_failed', 'the run broke');
+      return;
+    }
+    const attempts = this.#job.attempts + 1;
+    log.warn({ err: error, taskId, attempt: attempts }, 'task run failed; will retry');
+    if (attempts >= this.#options.maxAttempts) {
+      await fail('generation_failed', 'the run kept failing');
+      return;
+    }
+    const delayMs = backoffMs(attempts, { retryAfterMs: retryAfterOf(error) });
+    await releaseJob(db, {
+      jobId: this.#job.id,
+      workerId: this.#workerId,
+      runAt: new Date(clock.now().getTime() + delayMs),
+      attempts,
+    });
+  }
+
+  /** One generator or storage call, bounded by its timeout and the run. */
+  #call<T>(
+    what: string,
+    call: (signal: AbortSignal) => Promise<T>,
+    timeoutMs = this.#options.callTimeoutMs,
+  ): Promise<T> {
+    return bounded(what, call, { signal: this.#signal, timeoutMs });
+  }
+
+  /** Best effort: the run may be canceled already, or the provider unable to stop it. */
+  async #cancelUpstream(): Promise<void> {
+    const handle = this.#handle;
+    if (handle === null) return;
+    await bounded('cancel', (s) => this.#deps.generator.cancel(handle, s), {
+      timeoutMs: this.#options.callTimeoutMs,
+    }).catch(() => {});
+  }
+
+  #requestOf(task: TasksTable): GenerationRequest {
+    const model = this.#deps.findModel(task.model);
+    const mode = model?.modes.find((m) => m.name === task.mode);
+    if (!model || !mode)
+      throw new GenerationError('generation_failed', `model ${task.model}/${task.mode} is gone`);
+    const settings = JSON.parse(task.settings) as Record<string, unknown>;
+    const inputs = JSON.parse(task.inputs) as GenerationRequest['inputs'];
+    return {
+      taskId: task.id,
+      model: model.key,
+      mode: mode.name,
+      settings,
+      inputs,
+      plan: mode.plan(settings, inputs),
+    };
+  }
+}

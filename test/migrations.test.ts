@@ -1,0 +1,156 @@
+/**
+ * Migrations are append-only (issue 10.6): a database made by the first release upgrades to the current
+ * schema and serves tasks, and no shipped migration file ever changes. Runs on SQLite, and on PostgreSQL
+ * when TEST_DATABASE_URL is set.
+ */
+import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { type Kysely, sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import { hashKey } from '../src/accounts/keys.ts';
+import { createDb, migrateToLatest } from '../src/db/index.ts';
+import * as shipped0001 from './fixtures/migrations/0001-initial.shipped.ts';
+import { startTestApp, waitForFinal } from './helpers.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+/**
+ * SHA-256 of every migration as it shipped. A migration that has run somewhere is history: change the
+ * schema with a new numbered file and add its hash here when it ships, never edit an old one.
+ */
+const SHIPPED_MIGRATIONS: Record<string, string> = {
+  'src/db/migrations/0001-initial.ts': '1d240ccc1eaafc602db625e6f0b74b95faf5b155e972630572ba10de7bc226b8',
+  'src/db/migrations/0002-libraries.ts': '99b3bdca28cbbb07aadc0a0abc169045c0340820edffe4032578d12dad839f60',
+  'src/db/migrations/0003-uploads.ts': '02d8a952dfeb88fbc363fab5732c1cb02ebba7fbe703466e513c7f2088dbe696',
+  'src/db/migrations/0004-rate-limits.ts': '2294b1dd8d123ef4b65a4c949cc6d9e1d96e5e66bdeacf0dc38b0d4e4eeb1926',
+  'src/db/migrations/0005-first-release-tasks.ts':
+    'a265e117469a7e47710ca41ee9307256c9f5a6d54a8f70727d48dbe4e71791fe',
+  'src/db/migrations/0006-run-intent.ts': 'cf325c01ef4d0e5bb0c6fea1d082873084c962906a3617c64f321bcf64860a02',
+  'src/db/migrations/0007-idempotency-claims.ts':
+    'd6903b64b79696c4c4bb7c8975aa657dba6eb752e72694ddc0b6753f8c88ef51',
+  // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
+  'test/fixtures/migrations/0001-initial.shipped.ts':
+    '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',
+};
+
+/** An empty database of the dialect under test, and how to remove it. */
+async function emptyDatabase(dir: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const server = process.env.TEST_DATABASE_URL;
+  if (!server) return { url: `sqlite:${path.join(dir, 'old.db')}`, drop: async () => {} };
+  const name = `gta_old_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  const admin = new pg.Client({ connectionString: server });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const again = new pg.Client({ connectionString: server });
+      await again.connect();
+      await again.query(`drop database if exists ${name} with (force)`);
+      await again.end();
+    },
+  };
+}
+
+/** Column names and nullability of every service table, comparable across databases. */
+async function schemaOf(db: Kysely<unknown>): Promise<Record<string, string[]>> {
+  const tables = await db.introspection.getTables();
+  const shape: Record<string, string[]> = {};
+  for (const table of tables) {
+    if (table.name.startsWith('kysely_')) continue;
+    shape[table.name] = table.columns
+      .map((c) => `${c.name}${c.isNullable ? '?' : ''}${c.hasDefaultValue ? '=' : ''}`)
+      .sort();
+  }
+  return shape;
+}
+
+test('[10.6] a database made by the first release upgrades and creates tasks', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-upgrade-'));
+  const old = await emptyDatabase(dir);
+  const key = `gta_${'A1b2C3d4'.repeat(4)}`;
+  const accountId = randomUUID();
+  try {
+    // The first release: only its own 0001, with an account, a key and a credit in it.
+    const first = createDb(old.url);
+    const migrator = new Migrator({
+      db: first.db,
+      provider: { getMigrations: async () => ({ '0001-initial': shipped0001 }) },
+    });
+    const { error } = await migrator.migrateToLatest();
+    assert.equal(error, undefined);
+    const at = new Date().toISOString();
+    await sql`insert into accounts (id, name, credited_minor, captured_minor, held_minor, created_at)
+      values (${accountId}, 'Old', 500000, 0, 0, ${at})`.execute(first.db);
+    await sql`insert into ledger_entries (id, account_id, type, amount_minor, task_id, key_id, reference, created_at)
+      values (${randomUUID()}, ${accountId}, 'credit', 500000, null, null, 'old-start', ${at})`.execute(
+      first.db,
+    );
+    await sql`insert into api_keys (id, account_id, name, prefix, key_hash, models, daily_limit_minor, created_at, revoked_at)
+      values (${randomUUID()}, ${accountId}, 'old', ${key.slice(0, 12)}, ${hashKey(key)}, null, null, ${at}, null)`.execute(
+      first.db,
+    );
+    await first.close();
+
+    // The current code upgrades it on start and serves a task from start to end.
+    const t = await startTestApp({ env: { DATABASE_URL: old.url } });
+    try {
+      const created = await t.call(key, 'POST', '/v1/tasks', {
+        model: 'model-3d',
+        settings: { task_type: 'text_to_model', prompt: 'an old chair' },
+      });
+      assert.equal(created.statusCode, 202, created.body);
+      const task = await waitForFinal(t, key, created.json().id);
+      assert.equal(task.status, 'succeeded', JSON.stringify(task));
+    } finally {
+      await t.close();
+    }
+
+    // And its schema is the one a fresh database gets.
+    const fresh = createDb(`sqlite:${path.join(dir, 'fresh.db')}`);
+    const upgraded = createDb(old.url);
+    try {
+      await migrateToLatest(fresh);
+      const want = await schemaOf(fresh.db as Kysely<unknown>);
+      const got = await schemaOf(upgraded.db as Kysely<unknown>);
+      // Dialects differ in how they report defaults, so compare names only across them.
+      const names = (shape: Record<string, string[]>): Record<string, string[]> =>
+        Object.fromEntries(
+          Object.entries(shape).map(([t, cols]) => [t, cols.map((c) => c.replace(/[?=]+$/, ''))]),
+        );
+      if (process.env.TEST_DATABASE_URL) assert.deepEqual(names(got), names(want));
+      else assert.deepEqual(got, want);
+    } finally {
+      await fresh.close();
+      await upgraded.close();
+    }
+  } finally {
+    await old.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('[10.6] shipped migration files never change', () => {
+  const migrationsDir = path.join(ROOT, 'src/db/migrations');
+  const files = fs
+    .readdirSync(migrationsDir)
+    .filter((f) => /^\d{4}-.+\.ts$/.test(f) && !f.endsWith('.test.ts'))
+    .map((f) => `src/db/migrations/${f}`);
+  for (const file of Object.keys(SHIPPED_MIGRATIONS)) {
+    const digest = createHash('sha256')
+      .update(fs.readFileSync(path.join(ROOT, file)))
+      .digest('hex');
+    assert.equal(digest, SHIPPED_MIGRATIONS[file], `${file} changed after it shipped: add a new migration`);
+  }
+  for (const file of files) {
+    assert.ok(file in SHIPPED_MIGRATIONS, `${file} has no recorded hash: record it in this test`);
+  }
+});

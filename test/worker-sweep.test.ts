@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { describe, test } from 'node:test';
+import { HOUR_MS } from '../src/config.ts';
+import { UploadService } from '../src/files/index.ts';
+import { ManualClock } from '../src/lib/clock.ts';
+import { makePng } from '../src/media/fixtures.ts';
+import { IdempotencyStore } from '../src/tasks/idempotency.ts';
+import { Sweeper } from '../src/worker/sweeper.ts';
+import { startTestApp, type TestApp, waitForFinal } from './helpers.ts';
+import { body3d, FaultyStore } from './worker-kit.ts';
+
+/** A sweeper whose storage refuses its first delete: the process dies, say, between two statements. */
+function sweeperWithFlakyDelete(t: TestApp): { sweeper: Sweeper; store: FaultyStore } {
+  const { db, clock, config } = t.container;
+  const store = new FaultyStore(t.container.storage);
+  let failures = 1;
+  store.onDelete = () => {
+    if (failures === 0) return null;
+    failures -= 1;
+    return Promise.reject(new Error('storage unreachable'));
+  };
+  const uploads = new UploadService({
+    db,
+    clock,
+    storage: store,
+    publicBaseUrl: config.publicBaseUrl,
+    retentionMs: config.uploadRetentionMs,
+  });
+  const idempotency = new IdempotencyStore({ db, clock });
+  return {
+    sweeper: new Sweeper({ db, clock, storage: store, idempotency, uploads, log: t.container.log }),
+    store,
+  };
+}
+
+describe('sweepers', () => {
+  test('[10.9] a result sweep that breaks after the first step still removes the bytes on the next pass', async () => {
+    const clock = new ManualClock();
+    const t = await startTestApp({ clock, env: { RESULT_RETENTION: '1h' } });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const id = (await t.call(acct.key, 'POST', '/v1/tasks', body3d())).json().id;
+      const done = await (async () => {
+        for (;;) {
+          clock.advance(1_000);
+          const task = await waitForFinal(t, acct.key, id, 200);
+          if (task.status !== 'running' && task.status !== 'queued') return task;
+        }
+      })();
+      assert.equal(done.status, 'succeeded');
+      clock.advance(2 * HOUR_MS);
+      const { sweeper } = sweeperWithFlakyDelete(t);
+      await sweeper.sweepOnce().catch(() => 0);
+      await sweeper.sweepOnce();
+      const keys = await t.container.db.db
+        .selectFrom('artifacts')
+        .select('storage_key')
+        .where('task_id', '=', id)
+        .execute();
+      assert.ok(keys.length > 0);
+      for (const { storage_key } of keys) assert.equal(await t.container.storage.stat(storage_key), null);
+      const task = await t.container.db.db
+        .selectFrom('tasks')
+        .select('files_expired')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      assert.equal(task.files_expired, 1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('[10.9] an upload sweep that breaks after the first step still removes the bytes on the next pass', async () => {
+    const clock = new ManualClock();
+    const t = await startTestApp({ clock, worker: false, env: { UPLOAD_RETENTION: '1h' } });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const png = await makePng(t.dir, 32, 32);
+      const res = await t.call(acct.key, 'POST', '/v1/files?filename=a.png', fs.readFileSync(png), {
+        'content-type': 'application/octet-stream',
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      const row = await t.container.db.db.selectFrom('uploads').selectAll().executeTakeFirstOrThrow();
+      assert.ok(await t.container.storage.stat(row.storage_key));
+      clock.advance(2 * HOUR_MS);
+      const { sweeper } = sweeperWithFlakyDelete(t);
+      await sweeper.sweepOnce().catch(() => 0);
+      await sweeper.sweepOnce();
+      assert.equal(await t.container.storage.stat(row.storage_key), null);
+      const after = await t.container.db.db.selectFrom('uploads').selectAll().executeTakeFirstOrThrow();
+      assert.ok(after.deleted_at);
+    } finally {
+      await t.close();
+    }
+  });
+});
