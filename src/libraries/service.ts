@@ -9,20 +9,18 @@ import type { ModelService } from '../catalog/model-service.ts';
 import type { Db } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import { type ApiError, errors } from '../errors.ts';
-import { GeneratorUnavailable } from '../generators/generator.ts';
-import { LIBRARY_WAIT_MS, type LibraryGenerator, LibraryRejected } from '../generators/library.ts';
+import { LIBRARY_WAIT_MS, type LibraryGenerator } from '../generators/library.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { DownloadAllowance } from '../tasks/download-budget.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from '../tasks/idempotency.ts';
+import { askGenerator, learned } from './ask-generator.ts';
 import { limitsOf } from './limits.ts';
 import { findRecord, fromRow, listRecords, type RecordQuery, toRow, viewOf } from './records.ts';
 import { libraryPath } from './registry.ts';
 import type {
   CreateContext,
-  CreationPlan,
   InputResolver,
-  Learning,
   LibraryDecl,
   PendingStep,
   ResolvedInput,
@@ -42,31 +40,6 @@ export interface LibraryServiceDeps {
   downloads?: Pick<DownloadAllowance, 'open'>;
   /** When given, creation on a switched-off model is 503 model_unavailable. */
   models?: Pick<ModelService, 'state'>;
-}
-
-/** Maps the generator's failures to the API's refusals: 503 sg_unavailable, 502 *_create_failed. */
-export async function askGenerator<T>(failCode: LibraryDecl['failCode'], call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof GeneratorUnavailable) throw errors.sgUnavailable();
-    if (error instanceof LibraryRejected) throw errors.createFailed(failCode);
-    // Our wait of LIBRARY_WAIT_MS ran out: the generator did not save the record in time.
-    if (error instanceof DOMException && error.name === 'TimeoutError') throw errors.createFailed(failCode);
-    throw error;
-  }
-}
-
-/** The state a record takes when learning succeeds, with the fields it gains (asked of the generator now). */
-async function learned(
-  decl: LibraryDecl,
-  learns: Learning<string>,
-  ctx: CreateContext,
-  plan: CreationPlan,
-): Promise<PendingStep> {
-  const gains = learns.gains;
-  if (!gains) return { status: learns.succeeds };
-  return { status: learns.succeeds, data: await askGenerator(decl.failCode, () => gains(ctx, plan)) };
 }
 
 export class LibraryService {

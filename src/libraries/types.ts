@@ -113,7 +113,10 @@ export interface Learning<S extends string> {
   typicalMs: number;
   /** State once learning succeeded. */
   succeeds: S;
-  /** Public fields the record gains with `succeeds` (a singing voice's phrase), asked of the generator at creation. */
+  /**
+   * Public fields the record gains with `succeeds` (a singing voice's phrase), asked of the generator
+   * at creation.
+   */
   gains?(ctx: CreateContext, plan: CreationPlan): Promise<Record<string, unknown>>;
 }
 

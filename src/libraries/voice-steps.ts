@@ -7,7 +7,8 @@ import type { z } from 'zod';
 import type { KeyPrincipal } from '../accounts/index.ts';
 import { LIBRARY_WAIT_MS } from '../generators/library.ts';
 import { transition, viewOf } from './records.ts';
-import { askGenerator, type LibraryService, type RecordView } from './service.ts';
+import { askGenerator } from './ask-generator.ts';
+import type { LibraryService, RecordView } from './service.ts';
 import {
   RECORDING_FILES,
   RECORDING_SECONDS,
