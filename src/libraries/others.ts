@@ -188,7 +188,6 @@ export const omniVoices = defineLibrary({
   }),
   limits: boundsOf(omniVoiceBody, ['name', 'sample_urls']),
   files: { sample_urls: AUDIO_FILES },
-  listExtras: { presets: OMNI_PRESETS },
   presets: OMNI_PRESETS,
   states: SAVED_STATES,
   failCode: 'library_create_failed',

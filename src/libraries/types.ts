@@ -177,7 +177,7 @@ export interface LibraryDecl<B = unknown, Seg extends string = string, S extends
    * status"); absent for records saved while the request waits that have none (elements, personas).
    */
   states?: readonly S[];
-  /** Ready items anyone may name in tasks beside their own (omni voice presets), by `id`. */
+  /** Ready items anyone may name in tasks beside their own (omni voice presets); listed as `presets`. */
   presets?: readonly { id: string }[];
   /** Code of a refusal by the generator (reference: 502). */
   failCode: CreateFailedCode;
