@@ -1,7 +1,7 @@
 /**
  * Renders `docs/models.md` from the catalog (`src/catalog/`), so the model reference cannot drift from
- * the code: settings from each mode's JSON Schema, URL-input rules, price rates and rules, and the
- * outputs the catalog plans for an example run of each mode.
+ * the code: settings from each mode's JSON Schema, URL-input rules, price rates, the description each
+ * mode's price rule gives of itself, and the price and outputs of each mode's example run.
  *
  *   npx node scripts/models-doc.ts > docs/models.md    print the document
  *   npx node scripts/models-doc.ts --write             write docs/models.md
@@ -17,7 +17,6 @@ import {
   type InputRule,
   loadPriceTable,
   MODELS,
-  type MediaFormat,
   type ModelSpec,
   type ModeSpec,
   type OutputPlan,
@@ -34,200 +33,6 @@ export const MODELS_DOC_PATH: string = fileURLToPath(new URL('../docs/models.md'
 
 /** How to bring the document up to date (printed by the drift test). */
 export const REGENERATE_COMMAND = 'npm run docs:models';
-
-// ---------------------------------------------------------------------------------------------
-// Hand-written parts: price rules (read from each mode's price() code) and example runs
-// ---------------------------------------------------------------------------------------------
-
-const MUSIC_INPUT_RULE =
-  '+ `audio_input_per_30s` for each started 30 s of audio input (audio and audio2 together, each file ' +
-  'rounded to the nearest second) beyond';
-const SURCHARGES_3D =
-  '+ `texture` when texture or pbr is true, + `pbr` when pbr is true, + `texture_detailed` when the mesh ' +
-  'is textured and texture_quality is detailed, + `geometry_detailed` when geometry_quality is detailed, ' +
-  '+ `quad`, `smart_low_poly`, `generate_parts`, `auto_size` each when true';
-
-/** How each mode's `price()` computes the amount, by model key and mode name. */
-export const PRICE_RULES: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  'model-3d': {
-    text_to_model: `\`text_to_model\` ${SURCHARGES_3D}.`,
-    image_to_model: `\`image_to_model\` ${SURCHARGES_3D}, + \`image_autofix\` when enable_image_autofix is true.`,
-    multiview_to_model: `\`multiview_to_model\` ${SURCHARGES_3D}, + \`image_autofix\` when enable_image_autofix is true.`,
-  },
-  video: {
-    frames: '`second_<quality>` × output seconds (duration).',
-    reference:
-      '`second_<quality>` × (output seconds + seconds of each ref_video_urls file, each rounded up to a whole second).',
-    omni:
-      '`second_<quality>` × (output seconds + seconds of the ref_video_urls and ref_audio_urls files, each ' +
-      'rounded up to a whole second, at least 1 input second).',
-  },
-  music: {
-    generate: '`generate`, flat (this mode takes no audio input); the same for V6, V6_MINI, V6_WILD.',
-    sounds: '`sounds`, flat (this mode takes no audio input); the same for V6, V6_MINI, V6_WILD.',
-    add_vocals: `\`add_vocals\` ${MUSIC_INPUT_RULE} 90 s; the same for V6, V6_MINI, V6_WILD.`,
-    add_instrumental: `\`add_instrumental\` ${MUSIC_INPUT_RULE} 90 s; the same for V6, V6_MINI, V6_WILD.`,
-    cover_upload: `\`cover_upload\` ${MUSIC_INPUT_RULE} 90 s; the same for V6, V6_MINI, V6_WILD.`,
-    extend: `\`extend\` ${MUSIC_INPUT_RULE} 90 s; the same for V6, V6_MINI, V6_WILD.`,
-    replace_upload: `\`replace_upload\` ${MUSIC_INPUT_RULE} 60 s; the same for V6, V6_MINI, V6_WILD.`,
-    mashup: `\`mashup\` ${MUSIC_INPUT_RULE} 90 s; the same for V6, V6_MINI, V6_WILD.`,
-  },
-  'video-elements': {
-    default: '`second_<model_version>` × length; saved elements are free.',
-  },
-  voice: {
-    text_to_dialogue: '`dialogue_per_1000_chars` × started 1000 characters of text (at least one).',
-    voice_change:
-      '`voice_change_per_minute` × started minutes of the input audio (at least one; a file of unknown length counts as one).',
-  },
-  image: {
-    default: '`picture` × n; size and style do not change the price.',
-  },
-  'music-styles': {
-    default: '`per_30s` × started 30 s of duration; the style is free.',
-  },
-  'video-omni': {
-    default: '`second` × duration; saved characters and voices are free.',
-  },
-};
-
-/** An example run of a mode: minimal valid settings (defaults elsewhere) and the probed input files. */
-export interface Example {
-  settings: Record<string, unknown>;
-  files?: InputFile[];
-}
-
-const PICTURE_SIZE = 1024;
-
-/** A probed input file named by the first URL of `field`. */
-function inputFile(field: string, format: MediaFormat, durationSeconds?: number): InputFile {
-  const picture = format === 'jpeg' || format === 'png' || format === 'webp';
-  return {
-    field,
-    position: 0,
-    url: exampleUrl(field, format),
-    format,
-    sizeBytes: 1_000_000,
-    ...(durationSeconds === undefined ? {} : { durationSeconds }),
-    ...(picture ? { width: PICTURE_SIZE, height: PICTURE_SIZE } : {}),
-  };
-}
-
-function exampleUrl(field: string, format: MediaFormat): string {
-  return `https://example.com/${field}.${format}`;
-}
-
-/** One-item URL list setting matching `inputFile(field, format)`. */
-function urls(field: string, format: MediaFormat): Record<string, string[]> {
-  return { [field]: [exampleUrl(field, format)] };
-}
-
-const LYRICS = '[Verse]\nMorning light on the river';
-
-/** Example runs by model key and mode name. */
-export const EXAMPLES: Readonly<Record<string, Readonly<Record<string, Example>>>> = {
-  'model-3d': {
-    text_to_model: { settings: { task_type: 'text_to_model', prompt: 'a small wooden chair' } },
-    image_to_model: {
-      settings: { task_type: 'image_to_model', ...urls('image_url', 'png') },
-      files: [inputFile('image_url', 'png')],
-    },
-    multiview_to_model: {
-      settings: { task_type: 'multiview_to_model', ...urls('front_url', 'png') },
-      files: [inputFile('front_url', 'png')],
-    },
-  },
-  video: {
-    frames: {
-      settings: { mode: 'frames', prompt: 'a paper boat on a stream', ...urls('image_urls', 'png') },
-      files: [inputFile('image_urls', 'png')],
-    },
-    reference: {
-      settings: { mode: 'reference', prompt: 'the cat of @Image1 jumps', ...urls('ref_image_urls', 'png') },
-      files: [inputFile('ref_image_urls', 'png')],
-    },
-    omni: {
-      settings: { mode: 'omni', prompt: 'continue @Video1 at night', ...urls('ref_video_urls', 'mp4') },
-      files: [inputFile('ref_video_urls', 'mp4', 1)],
-    },
-  },
-  music: {
-    generate: { settings: { mode: 'generate', songDescription: 'a cheerful song about a ginger cat' } },
-    sounds: { settings: { mode: 'sounds', soundDescription: 'rain on a tin roof' } },
-    add_vocals: {
-      settings: {
-        mode: 'add_vocals',
-        ...urls('audio', 'mp3'),
-        title: 'River',
-        style: 'folk',
-        prompt: LYRICS,
-        negativeTags: 'metal',
-      },
-      files: [inputFile('audio', 'mp3', 90)],
-    },
-    add_instrumental: {
-      settings: {
-        mode: 'add_instrumental',
-        ...urls('audio', 'mp3'),
-        title: 'River',
-        tags: 'folk guitar',
-        negativeTags: 'metal',
-      },
-      files: [inputFile('audio', 'mp3', 90)],
-    },
-    cover_upload: {
-      settings: { mode: 'cover_upload', ...urls('audio', 'mp3'), songDescription: 'a jazz cover' },
-      files: [inputFile('audio', 'mp3', 90)],
-    },
-    extend: {
-      settings: { mode: 'extend', ...urls('audio', 'mp3'), continueAt: 60, prompt: LYRICS },
-      files: [inputFile('audio', 'mp3', 90)],
-    },
-    replace_upload: {
-      settings: {
-        mode: 'replace_upload',
-        ...urls('audio', 'mp3'),
-        infillStartS: 10,
-        infillEndS: 25,
-        prompt: LYRICS,
-        fullLyrics: LYRICS,
-        tags: 'folk',
-        title: 'River',
-      },
-      files: [inputFile('audio', 'mp3', 60)],
-    },
-    mashup: {
-      settings: {
-        mode: 'mashup',
-        ...urls('audio', 'mp3'),
-        ...urls('audio2', 'mp3'),
-        songDescription: 'both songs as one',
-      },
-      files: [inputFile('audio', 'mp3', 45), inputFile('audio2', 'mp3', 45)],
-    },
-  },
-  'video-elements': { default: { settings: { prompt: 'a red kite over green hills' } } },
-  voice: {
-    text_to_dialogue: { settings: { mode: 'text_to_dialogue', text: 'Hello, world!', voice: 'voice-id' } },
-    voice_change: {
-      settings: { mode: 'voice_change', ...urls('audio', 'mp3'), voice: 'voice-id' },
-      files: [inputFile('audio', 'mp3', 30)],
-    },
-  },
-  image: { default: { settings: { prompt: 'a fox in the snow' } } },
-  'music-styles': { default: { settings: { prompt: 'calm lo-fi beat for studying' } } },
-  'video-omni': { default: { settings: { prompt: 'a dancer on a rooftop' } } },
-};
-
-function lookup<T>(
-  table: Readonly<Record<string, Readonly<Record<string, T>>>>,
-  model: string,
-  mode: string,
-): T {
-  const value = table[model]?.[mode];
-  if (value === undefined) throw new Error(`scripts/models-doc.ts: nothing declared for ${model} / ${mode}`);
-  return value;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Markdown helpers
@@ -482,12 +287,12 @@ function renderFiles(files: readonly InputFile[]): string {
 // ---------------------------------------------------------------------------------------------
 
 function renderMode(model: ModelSpec, mode: ModeSpec, prices: PriceTable): string {
-  const example = lookup(EXAMPLES, model.key, mode.name);
+  const { example } = mode;
   const checked = validateSettings(model, example.settings);
   if (!checked.ok || checked.mode !== mode) {
     throw new Error(`scripts/models-doc.ts: the example of ${model.key} / ${mode.name} is not valid`);
   }
-  const inputs = { files: example.files ?? [] };
+  const inputs = { files: example.files };
   const amount = priceOf(model, mode, checked.settings, inputs, prices);
   const title = model.modeField === null ? 'Settings' : `Mode ${code(mode.name)}`;
   return [
@@ -496,7 +301,7 @@ function renderMode(model: ModelSpec, mode: ModeSpec, prices: PriceTable): strin
     '#### URL inputs',
     renderInputRules(mode.inputRules),
     '#### Price',
-    lookup(PRICE_RULES, model.key, mode.name),
+    mode.priceDescription,
     '#### Example run',
     `Settings: ${code(JSON.stringify(example.settings))}; input files: ${renderFiles(inputs.files)}.`,
     `Price: ${amount} kopecks (${rub(amount)}). Outputs:`,

@@ -2,9 +2,12 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { CONNECTIONS_CHECK_MS, HEADERS_TIMEOUT_MS, installBodyPace } from './http/body-pace.ts';
 import { installErrorHandler } from './http/error-handler.ts';
+import { clientErrorHandler, frameworkErrorHandler } from './http/framework-errors.ts';
+import { installJsonParser } from './http/json-body.ts';
 import { DEFAULT_BODY_LIMIT } from './http/limits.ts';
-import { installNotFound } from './http/not-found.ts';
+import { apiLinks, installNotFound } from './http/not-found.ts';
 import { installAdminAuth } from './http/plugins/admin-auth.ts';
 import { installApiKeyAuth } from './http/plugins/auth.ts';
 import { RequestLimiter } from './http/plugins/rate-limit.ts';
@@ -21,22 +24,34 @@ import { type AppDeps, DEFAULT_LIMITS } from './http/types.ts';
 
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const links = apiLinks(deps.config.publicBaseUrl);
   const app = Fastify({
     logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel },
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: requestIdOf,
     trustProxy: false,
+    // Node's cap on receiving a whole request; slow bodies are cut much sooner by the body pace.
+    requestTimeout: deps.config.requestTimeoutMs,
+    // Node checks those two timeouts on this period (30 s by default, which would triple the headers' 10 s).
+    http: { connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
+    // Every refusal, including the router's and Node's own, goes through the error table.
+    frameworkErrors: frameworkErrorHandler(links),
+    clientErrorHandler,
     // Per-request log lines only at debug: at info they would cost more than the polling itself.
     logController: new LogController({
       disableRequestLogging: deps.config.logLevel !== 'debug' && deps.config.logLevel !== 'trace',
     }),
   });
+  // Headers trickled a line at a time (slowloris) hold a connection for Node's default minute otherwise.
+  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, deps.config.requestTimeoutMs);
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; replies are plain JSON.stringify (no per-reply validation cost).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installRequestContext(app);
-  installErrorHandler(app);
-  installNotFound(app, deps.config.publicBaseUrl);
+  installJsonParser(app);
+  installBodyPace(app, deps.config.bodyTimeoutMs);
+  installErrorHandler(app, links);
+  installNotFound(app, links);
 
   await app.register(swagger, {
     openapi: {
@@ -78,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const adminToken = deps.config.adminToken;
   if (adminToken !== null) {
     await app.register(async (operator) => {
-      installAdminAuth(operator, adminToken);
+      installAdminAuth(operator, adminToken, limiter);
       await adminRoutes(operator, deps);
     });
   }

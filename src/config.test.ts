@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, parseDuration } from './config.ts';
+import { ConfigError, loadConfig, parseDuration, parseSize } from './config.ts';
 
 test('defaults of CONTRACT §1', () => {
   const config = loadConfig({});
@@ -19,6 +19,9 @@ test('defaults of CONTRACT §1', () => {
   assert.equal(config.downloadTimeoutMs, 30_000);
   assert.equal(config.downloadRequestMaxBytes, 200 * 1024 * 1024);
   assert.equal(config.downloadAccountBytesPerMinute, 500 * 1024 * 1024);
+  assert.equal(config.uploadQuotaBytes, 1024 ** 3);
+  assert.equal(config.requestTimeoutMs, 600_000);
+  assert.equal(config.bodyTimeoutMs, 10_000);
   assert.ok(Object.isFrozen(config));
 });
 
@@ -40,6 +43,10 @@ test('bad values stop the start with an error naming the variable', () => {
     [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN/],
     [{ RENDER_THREADS: '-1' }, /RENDER_THREADS/],
     [{ RENDER_THREADS: 'many' }, /RENDER_THREADS/],
+    [{ UPLOAD_QUOTA: '1.5GB' }, /UPLOAD_QUOTA/],
+    [{ UPLOAD_QUOTA: '0' }, /UPLOAD_QUOTA/],
+    [{ REQUEST_TIMEOUT: '0s' }, /REQUEST_TIMEOUT/],
+    [{ BODY_TIMEOUT: 'soon' }, /BODY_TIMEOUT/],
   ];
   for (const [env, name] of bad)
     assert.throws(
@@ -54,4 +61,12 @@ test('parseDuration reads 30s, 10m, 2h, 7d', () => {
   assert.equal(parseDuration('2h'), 7_200_000);
   assert.equal(parseDuration('7d'), 604_800_000);
   for (const bad of ['', '5', '1w', '0s', '1.5h']) assert.equal(parseDuration(bad), null, bad);
+});
+
+test('parseSize reads 64KB, 500MB, 1GB and plain bytes (binary units)', () => {
+  assert.equal(parseSize('64KB'), 65_536);
+  assert.equal(parseSize('500mb'), 500 * 1024 ** 2);
+  assert.equal(parseSize('1GB'), 1024 ** 3);
+  assert.equal(parseSize('12345'), 12_345);
+  for (const bad of ['', '0', '1.5GB', '-1MB', '5PB', '99999999TB']) assert.equal(parseSize(bad), null, bad);
 });

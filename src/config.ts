@@ -30,6 +30,8 @@ export interface Config {
   resultRetentionMs: number;
   /** How long uploaded files are kept (milliseconds). (Default: 7 days) */
   uploadRetentionMs: number;
+  /** Bytes of live uploads one account may keep; past it 413 storage_quota_exceeded. (Default: 1 GiB) */
+  uploadQuotaBytes: number;
   logLevel: LogLevel;
   /** Run the worker inside the API process. (Default: true; `WORKER=off` turns it off) */
   embeddedWorker: boolean;
@@ -56,6 +58,17 @@ export interface Config {
   downloadRequestMaxBytes: number;
   /** Bytes the requests of one account may make the server download per minute. (Default: 500 MiB) */
   downloadAccountBytesPerMinute: number;
+  /**
+   * Longest time to receive a whole request, headers and body (Node's `requestTimeout`); the hard cap
+   * behind `bodyTimeoutMs`. It bounds a full 100 MB upload to about 170 KB/s (milliseconds). (Default: 10 min)
+   */
+  requestTimeoutMs: number;
+  /**
+   * A request body must bring at least 64 KB in every window of this length, or end, otherwise it is
+   * answered 408 request_timeout and the connection closed: a stalled or trickling body never holds a
+   * connection for long (milliseconds). (Default: 10 s)
+   */
+  bodyTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -71,6 +84,16 @@ export function parseDuration(text: string): number | null {
   const amount = Number(match[1]);
   const unit = DURATION_UNITS_MS[match[2] as string] as number;
   return amount > 0 ? amount * unit : null;
+}
+
+const SIZE_UNITS: Record<string, number> = { '': 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
+
+/** Parses `500MB`, `1GB`, `64KB` or plain bytes (binary units, as the 100 MB upload cap) into bytes; null when malformed. */
+export function parseSize(text: string): number | null {
+  const match = /^(\d+)\s*(KB|MB|GB|TB)?$/i.exec(text.trim());
+  if (!match) return null;
+  const bytes = Number(match[1]) * (SIZE_UNITS[(match[2] ?? '').toUpperCase()] as number);
+  return bytes > 0 && Number.isSafeInteger(bytes) ? bytes : null;
 }
 
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -119,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     simSpeed,
     resultRetentionMs: durationVar(env, 'RESULT_RETENTION', '14d'),
     uploadRetentionMs: durationVar(env, 'UPLOAD_RETENTION', '7d'),
+    uploadQuotaBytes: sizeVar(env, 'UPLOAD_QUOTA', '1GB'),
     logLevel,
     embeddedWorker: worker === 'on',
     jobLeaseMs: durationVar(env, 'JOB_LEASE', '30s'),
@@ -126,6 +150,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     downloadTimeoutMs: downloadTimeout(env),
     downloadRequestMaxBytes: intVar(env, 'DOWNLOAD_REQUEST_MB', 200, 1, 2000) * MIB,
     downloadAccountBytesPerMinute: intVar(env, 'DOWNLOAD_ACCOUNT_MB', 500, 1, 2000) * MIB,
+    requestTimeoutMs: durationVar(env, 'REQUEST_TIMEOUT', '10m'),
+    bodyTimeoutMs: durationVar(env, 'BODY_TIMEOUT', '10s'),
     renderThreads: intVar(
       env,
       'RENDER_THREADS',
@@ -179,4 +205,12 @@ function durationVar(env: NodeJS.ProcessEnv, name: string, fallback: string): nu
   const ms = parseDuration(text);
   if (ms === null) throw new ConfigError(`${name} must look like 30s, 10m, 2h or 7d, got "${text}"`);
   return ms;
+}
+
+function sizeVar(env: NodeJS.ProcessEnv, name: string, fallback: string): number {
+  const text = env[name]?.trim() || fallback;
+  const bytes = parseSize(text);
+  if (bytes === null)
+    throw new ConfigError(`${name} must look like 500MB, 1GB or a number of bytes, got "${text}"`);
+  return bytes;
 }

@@ -1,7 +1,7 @@
 import pino, { type Logger } from 'pino';
 import { AdminService } from './accounts/admin-service.ts';
 import { findModel, loadPriceTable, MODELS, type PriceTable } from './catalog/index.ts';
-import { ModelService } from './catalog/model-service.ts';
+import { ModelService } from './models/index.ts';
 import type { Config } from './config.ts';
 import { createDb, type Db, migrateToLatest } from './db/index.ts';
 import { UploadService } from './files/index.ts';
@@ -94,6 +94,7 @@ export async function createContainer(
     storage,
     publicBaseUrl: config.publicBaseUrl,
     retentionMs: config.uploadRetentionMs,
+    quotaBytes: config.uploadQuotaBytes,
   });
   // Links in settings and library bodies: one time and byte budget per request, an allowance per account
   // and minute (issues 10.1, 10.17), shared by every API process on PostgreSQL.

@@ -21,6 +21,7 @@ export const ERROR_STATUS = {
   record_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   idempotency_conflict: 409,
   request_in_progress: 409,
   element_name_taken: 409,
@@ -32,6 +33,7 @@ export const ERROR_STATUS = {
   voice_not_retryable: 409,
   request_too_large: 413,
   file_too_large: 413,
+  storage_quota_exceeded: 413,
   range_not_satisfiable: 416,
   invalid_settings: 422,
   unknown_setting: 422,
@@ -109,10 +111,20 @@ const retryAfter = (seconds: number): Record<string, string> => ({
   'Retry-After': String(Math.max(1, Math.ceil(seconds))),
 });
 
+/** Bytes as megabytes (MiB) with one decimal, as messages show them. */
+const megabytes = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+const bearerChallenge = (sent: boolean): Record<string, string> => ({
+  'WWW-Authenticate': sent ? 'Bearer error="invalid_token"' : 'Bearer',
+});
+
 /** Factories, one per refusal; the only way service code builds an ApiError. */
 export const errors = {
-  invalidApiKey: (): ApiError => new ApiError('invalid_api_key'),
-  invalidAdminToken: (): ApiError => new ApiError('invalid_admin_token'),
+  // RFC 6750 §3: a 401 names the scheme; `invalid_token` when a token was sent but is not accepted.
+  invalidApiKey: (sent = false): ApiError =>
+    new ApiError('invalid_api_key', { headers: bearerChallenge(sent) }),
+  invalidAdminToken: (sent = false): ApiError =>
+    new ApiError('invalid_admin_token', { headers: bearerChallenge(sent) }),
   insufficientFunds: (amountMinor: number, availableMinor: number): ApiError =>
     new ApiError('insufficient_funds', { params: { amount: amountMinor, available: availableMinor } }),
   modelNotAllowedForKey: (model: string): ApiError =>
@@ -149,6 +161,25 @@ export const errors = {
     new ApiError('task_not_cancelable', { params: { status } }),
   requestTooLarge: (limitBytes: number): ApiError =>
     new ApiError('request_too_large', { params: { limit: Math.round(limitBytes / 1024) } }),
+  /** The header block past Node's limit (its 431, which the reference's table lacks). */
+  headersTooLarge: (): ApiError =>
+    new ApiError('request_too_large', {
+      detail: { en: 'The request headers are too large.', ru: 'Заголовки запроса слишком велики.' },
+    }),
+  /** A body that stalls or trickles; the connection is closed, as the rest of the body is never read. */
+  requestTimeout: (): ApiError => new ApiError('request_timeout', { headers: { Connection: 'close' } }),
+  /** An amount that would take a balance past 2^53 − 1 kopecks, where numbers stop being exact. */
+  amountTooLarge: (field: string): ApiError =>
+    new ApiError('invalid_request', {
+      detail: {
+        en: `${field}: the balance would exceed ${Number.MAX_SAFE_INTEGER} kopecks, the largest exact amount.`,
+        ru: `${field}: баланс превысил бы ${Number.MAX_SAFE_INTEGER} копеек — наибольшую точную сумму.`,
+      },
+    }),
+  storageQuotaExceeded: (quotaBytes: number, usedBytes: number): ApiError =>
+    new ApiError('storage_quota_exceeded', {
+      params: { quota: megabytes(quotaBytes), used: megabytes(usedBytes) },
+    }),
   fileTooLarge: (field: string, limitBytes: number): ApiError =>
     new ApiError('file_too_large', { params: { field, limit: Math.round(limitBytes / 1024 / 1024) } }),
   invalidRequest: (detail: { en: string; ru: string }): ApiError =>

@@ -33,6 +33,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   'src/db/migrations/0006-run-intent.ts': 'cf325c01ef4d0e5bb0c6fea1d082873084c962906a3617c64f321bcf64860a02',
   'src/db/migrations/0007-idempotency-claims.ts':
     'd6903b64b79696c4c4bb7c8975aa657dba6eb752e72694ddc0b6753f8c88ef51',
+  'src/db/migrations/0008-uploads-by-account.ts':
+    'beaec0cbd85b2bc306e673ba1e2916040a9bbacf7ab9a1e24ddb21253a4fbda5',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',

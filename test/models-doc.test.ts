@@ -1,6 +1,7 @@
 /**
- * `docs/models.md` is generated from the catalog and must stay so; the reference's indicative minimum
- * prices ("What the service does", item 7) are reproduced by the price table with minimal settings.
+ * `docs/models.md` is generated from the catalog and must stay so, prices included (each mode's price
+ * rule describes itself); the reference's indicative minimum prices ("What the service does", item 7)
+ * are reproduced by the price table with minimal settings.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -34,6 +35,18 @@ describe('docs/models.md', () => {
       `docs/models.md is out of date with src/catalog/; regenerate it with \`${REGENERATE_COMMAND}\`\n` +
         `first difference at ${firstDifference(committed, generated)}`,
     );
+  });
+
+  test("every mode's price text is its price rule's own description, naming only rates of its table", () => {
+    const doc = renderModelsDoc();
+    const table = loadPriceTable(MODELS);
+    for (const model of MODELS) {
+      for (const mode of model.modes) {
+        assert.ok(doc.includes(`#### Price\n\n${mode.priceDescription}\n`), `${model.key} / ${mode.name}`);
+        for (const rate of mode.priceRates)
+          assert.ok(rate in (table[model.key] ?? {}), `${model.key}: ${rate}`);
+      }
+    }
   });
 
   test('documents every model and every mode', () => {

@@ -26,6 +26,7 @@ function sweeperWithFlakyDelete(t: TestApp): { sweeper: Sweeper; store: FaultySt
     storage: store,
     publicBaseUrl: config.publicBaseUrl,
     retentionMs: config.uploadRetentionMs,
+    quotaBytes: config.uploadQuotaBytes,
   });
   const idempotency = new IdempotencyStore({ db, clock });
   return {

@@ -1,4 +1,4 @@
-import type { ModelService, ModelView } from '../catalog/model-service.ts';
+import type { ModelService, ModelView } from '../models/index.ts';
 import type { Db, Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { credit, type LedgerEntry, ledgerOf } from '../ledger/index.ts';

@@ -5,13 +5,15 @@
  * Decisions where the documents are silent:
  * - CONTRACT §2: "A vector style gives SVG files (kind image), a raster style PNG". Whether a style is
  *   vector is known from its record, which the core resolves before planning (`inputs.records`).
- * - Price (`prices/image.json`, kopecks): `picture` per picture (400 = 4 RUB) times `n`; the size and the
- *   style do not change it (a saved style is not part of the price, like personas in the reference).
+ * - Price: per picture, times `n`; the size and the style do not change it (a saved style is not part
+ *   of the price, like personas in the reference). The rate is in `prices/image.json`.
  * - About 20 s of work per picture.
  */
 import { z } from 'zod';
 import type { GenerationPlan, ImageOutput, LibraryRef, ModelSpec } from './model-spec.ts';
-import { defineMode, rate } from './model-spec.ts';
+import { exampleRun } from './example.ts';
+import { defineMode } from './model-spec.ts';
+import { fixedRate, perUnit, settingCount } from './price-rule.ts';
 
 /** CONTRACT §2: picture sizes, width x height; the first is the default. */
 export const IMAGE_SIZES = ['1024x1024', '1365x1024', '1024x1365', '1536x1024', '1024x1536'] as const;
@@ -36,7 +38,12 @@ const generate = defineMode({
     s.style_id === undefined
       ? []
       : [{ library: 'styles', model: 'image', id: s.style_id, field: 'style_id' }],
-  price: (s, _inputs, r) => s.n * rate(r, 'picture'),
+  price: perUnit({
+    rate: fixedRate('picture'),
+    units: settingCount('n'),
+    notes: ['size and style do not change the price'],
+  }),
+  example: exampleRun({ prompt: 'a fox in the snow' }),
   plan: (s, inputs): GenerationPlan => {
     const vector = s.style_id !== undefined && inputs.records?.[s.style_id]?.type === 'vector';
     const format = vector ? 'svg' : 'png';

@@ -8,7 +8,9 @@ import { videoElements } from './video-elements.ts';
 import { videoOmni } from './video-omni.ts';
 import { voice } from './voice.ts';
 
+export type { ExampleFile, ModeExample } from './example.ts';
 export * from './model-spec.ts';
+export type { PriceRule } from './price-rule.ts';
 export { loadPriceTable, type PriceTable, priceOf } from './prices.ts';
 export { type SettingsResult, validateSettings, violationsOf } from './validate.ts';
 

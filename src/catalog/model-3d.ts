@@ -3,16 +3,16 @@
  * multiview_to_model chosen by `settings.task_type`.
  */
 import { z } from 'zod';
+import { exampleRun } from './example.ts';
+import { MB, urlList } from './fields.ts';
+import { addRule, defineMode, type GenerationPlan, type InputRule, type ModelSpec } from './model-spec.ts';
 import {
-  addRule,
-  defineMode,
-  type GenerationPlan,
-  type InputRule,
-  type ModelSpec,
-  type PriceRates,
-  rate,
-} from './model-spec.ts';
-import { MB, urlList } from './video-common.ts';
+  baseWithSurcharges,
+  fixedRate,
+  flagSurcharge,
+  type PriceRule,
+  type Surcharge,
+} from './price-rule.ts';
 
 /** CONTRACT §2: identifiers of the versions; the first is the default (reference "Versioning"). */
 const VERSIONS = ['v3.1-20260211', 'v3.0-20250812', 'v2.5-20250123', 'P1-20260311'] as const;
@@ -155,24 +155,41 @@ function check3d(s: Settings3d, ctx: z.RefinementCtx): void {
  * is the reference minimum (CONTRACT §5); every option the reference says "costs more" adds a rate.
  * Detailed texture is charged only when the mesh is textured, since it changes nothing otherwise.
  */
-const SURCHARGES: readonly { rate: string; on: (s: Settings3d) => boolean }[] = [
-  { rate: 'texture', on: textured },
-  { rate: 'pbr', on: (s) => s.pbr },
-  { rate: 'texture_detailed', on: (s) => textured(s) && s.texture_quality === 'detailed' },
-  { rate: 'geometry_detailed', on: (s) => s.geometry_quality === 'detailed' },
-  { rate: 'quad', on: (s) => s.quad },
-  { rate: 'smart_low_poly', on: (s) => s.smart_low_poly },
-  { rate: 'generate_parts', on: (s) => s.generate_parts },
-  { rate: 'auto_size', on: (s) => s.auto_size },
-  { rate: 'image_autofix', on: (s) => s.enable_image_autofix === true },
+const SURCHARGES: readonly Surcharge<Settings3d>[] = [
+  { rate: 'texture', when: 'when texture or pbr is true', times: (s) => Number(textured(s)) },
+  { rate: 'pbr', when: 'when pbr is true', times: (s) => Number(s.pbr) },
+  {
+    rate: 'texture_detailed',
+    when: 'when the mesh is textured and texture_quality is detailed',
+    times: (s) => Number(textured(s) && s.texture_quality === 'detailed'),
+  },
+  {
+    rate: 'geometry_detailed',
+    when: 'when geometry_quality is detailed',
+    times: (s) => Number(s.geometry_quality === 'detailed'),
+  },
+  flagSurcharge('quad'),
+  flagSurcharge('smart_low_poly'),
+  flagSurcharge('generate_parts'),
+  flagSurcharge('auto_size'),
+];
+
+/** Image modes only: the picture is fixed before modelling. */
+const IMAGE_SURCHARGES: readonly Surcharge<Settings3d>[] = [
+  ...SURCHARGES,
+  {
+    rate: 'image_autofix',
+    when: 'when enable_image_autofix is true',
+    times: (s) => Number(s.enable_image_autofix === true),
+  },
 ];
 
 /** Base rate named after the mode (`text_to_model` ...) plus the surcharges that apply. */
-function price3d(s: Settings3d, rates: PriceRates): number {
-  return SURCHARGES.reduce(
-    (sum, extra) => (extra.on(s) ? sum + rate(rates, extra.rate) : sum),
-    rate(rates, s.task_type),
-  );
+function price3d(
+  mode: Settings3d['task_type'],
+  surcharges: readonly Surcharge<Settings3d>[],
+): PriceRule<Settings3d> {
+  return baseWithSurcharges({ base: fixedRate(mode), surcharges });
 }
 
 /** Automatic face counts when face_limit is unset (the simulator's mesh budget). */
@@ -243,8 +260,9 @@ const textToModel = defineMode({
       negative_prompt: z.string().max(255).optional(),
     })
     .superRefine(check3d),
-  price: (s, _inputs, rates) => price3d(s, rates),
+  price: price3d('text_to_model', SURCHARGES),
   plan: (s) => plan3d(s, s.prompt),
+  example: exampleRun({ task_type: 'text_to_model', prompt: 'a small wooden chair' }),
 });
 
 const imageToModel = defineMode({
@@ -258,8 +276,9 @@ const imageToModel = defineMode({
     })
     .superRefine(check3d),
   inputRules: { image_url: PHOTO_RULE },
-  price: (s, _inputs, rates) => price3d(s, rates),
+  price: price3d('image_to_model', IMAGE_SURCHARGES),
   plan: (s) => plan3d(s, s.image_url.join(' ')),
+  example: exampleRun({ task_type: 'image_to_model' }, { image_url: ['png'] }),
 });
 
 const multiviewToModel = defineMode({
@@ -276,8 +295,9 @@ const multiviewToModel = defineMode({
     })
     .superRefine(check3d),
   inputRules: { front_url: PHOTO_RULE, left_url: PHOTO_RULE, back_url: PHOTO_RULE, right_url: PHOTO_RULE },
-  price: (s, _inputs, rates) => price3d(s, rates),
+  price: price3d('multiview_to_model', IMAGE_SURCHARGES),
   plan: (s) => plan3d(s, [s.front_url, s.left_url, s.back_url, s.right_url].flat().join(' ')),
+  example: exampleRun({ task_type: 'multiview_to_model' }, { front_url: ['png'] }),
 });
 
 export const model3d: ModelSpec = {

@@ -10,6 +10,8 @@
  */
 import type { z } from 'zod';
 import type { LibrarySegment } from '../libraries/index.ts';
+import type { ModeExample } from './example.ts';
+import type { PriceRule } from './price-rule.ts';
 
 export type ModelKind = '3d' | 'video' | 'audio' | 'speech' | 'image';
 export type ArtifactKind = 'image' | 'document' | 'video' | 'audio';
@@ -172,9 +174,21 @@ export interface ModeSpec<S extends z.ZodType<Record<string, unknown>> = z.ZodTy
   references?(settings: z.output<S>): LibraryRef[];
   /** Price of the run in kopecks. Pure: the same answer for /v1/price and the hold (CONTRACT §5). */
   price(settings: z.output<S>, inputs: ModeInputs, rates: PriceRates): number;
+  /** How `price()` computes the amount: one Markdown sentence naming the rates (docs/models.md). */
+  readonly priceDescription: string;
+  /** Every rate of the model's price table that `price()` may read. */
+  readonly priceRates: readonly string[];
   /** What the generator must produce. Pure. */
   plan(settings: z.output<S>, inputs: ModeInputs): GenerationPlan;
+  /** An example run (docs/models.md, catalog tests). */
+  readonly example: ModeExample;
 }
+
+/** A mode as its module declares it: the price is a rule, from which `defineMode` derives the rest. */
+export type ModeDefinition<S extends z.ZodType<Record<string, unknown>>> = Omit<
+  ModeSpec<S>,
+  'price' | 'priceDescription' | 'priceRates'
+> & { price: PriceRule<z.output<S>> };
 
 export interface ModelSpec {
   /** Model key as GET /v1/models shows it (CONTRACT §2). */
@@ -187,9 +201,21 @@ export interface ModelSpec {
   modes: readonly ModeSpec[];
 }
 
-/** Types a mode against its own schema and erases it for the catalog list. */
-export function defineMode<S extends z.ZodType<Record<string, unknown>>>(mode: ModeSpec<S>): ModeSpec {
-  return mode as unknown as ModeSpec;
+/**
+ * Types a mode against its own schema and erases it for the catalog list; its price rule gives the
+ * mode's `price()`, `priceDescription` and `priceRates` together.
+ */
+export function defineMode<S extends z.ZodType<Record<string, unknown>>>(
+  definition: ModeDefinition<S>,
+): ModeSpec {
+  const { price: rule, ...mode } = definition;
+  const spec: ModeSpec<S> = {
+    ...mode,
+    price: (settings, inputs, rates) => rule.price(settings, inputs, rates),
+    priceDescription: rule.description,
+    priceRates: rule.rates,
+  };
+  return spec as unknown as ModeSpec;
 }
 
 /** Reads a rate, failing loudly when the price table lacks it (a data error, caught by the price tests). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { InputFile } from './model-spec.ts';
-import { audioInputTotal, madeUpTitle, musicPrice, slug } from './music-common.ts';
+import type { InputFile, ModeInputs } from './model-spec.ts';
+import { audioInputTotal, madeUpTitle, musicPriceRule, slug } from './music-common.ts';
 import { inputFile } from './settings-cases.ts';
 
 const file = (field: string, durationSeconds?: number): InputFile =>
@@ -25,12 +25,18 @@ describe('music-common', () => {
     const files = [file('audio', 60.4), file('audio2', 29.6), file('other', 500), file('audio')];
     assert.equal(audioInputTotal({ files }), 90);
   });
-  it('musicPrice adds a rate per started 30 s beyond the included seconds', () => {
+  it('musicPriceRule adds a rate per started 30 s beyond the included seconds', () => {
     const rates = { extend: 1200, replace_upload: 500, audio_input_per_30s: 300 };
-    assert.equal(musicPrice('extend', { files: [file('audio', 90)] }, rates), 1200);
-    assert.equal(musicPrice('extend', { files: [file('audio', 120)] }, rates), 1500);
-    assert.equal(musicPrice('extend', { files: [file('audio', 150)] }, rates), 1800);
-    assert.equal(musicPrice('replace_upload', { files: [file('audio', 90)] }, rates, 60), 800);
-    assert.throws(() => musicPrice('generate', { files: [] }, rates), /no rate "generate"/);
+    const musicPrice = (mode: string, inputs: ModeInputs, includedSeconds?: number): number =>
+      musicPriceRule(mode, { audioInput: true, ...(includedSeconds ? { includedSeconds } : {}) }).price(
+        {},
+        inputs,
+        rates,
+      );
+    assert.equal(musicPrice('extend', { files: [file('audio', 90)] }), 1200);
+    assert.equal(musicPrice('extend', { files: [file('audio', 120)] }), 1500);
+    assert.equal(musicPrice('extend', { files: [file('audio', 150)] }), 1800);
+    assert.equal(musicPrice('replace_upload', { files: [file('audio', 90)] }, 60), 800);
+    assert.throws(() => musicPrice('generate', { files: [] }), /no rate "generate"/);
   });
 });

@@ -1,18 +1,14 @@
 /**
- * Pieces shared by the modes of the `music` model (and by `voice`, for its audio input): settings
- * fields, the simple/advanced rules, the input-length price and the two-track output plan.
- * Every rule cites the API reference ("reference") or `CONTRACT.md` ("CONTRACT").
+ * Pieces shared by the modes of the `music` model (and the made-up titles of `music-styles`): settings
+ * fields, rules, the input-length price and the two-track output plan. Song modes with simple and
+ * advanced settings are built by `song-mode.ts`. Every rule cites the API reference ("reference") or
+ * `CONTRACT.md` ("CONTRACT").
  */
 import { z } from 'zod';
-import type {
-  AudioOutput,
-  GenerationPlan,
-  InputRule,
-  LibraryRef,
-  ModeInputs,
-  PriceRates,
-} from './model-spec.ts';
-import { addRule, rate } from './model-spec.ts';
+import { AUDIO_INPUT, libraryId } from './fields.ts';
+import type { AudioOutput, GenerationPlan, InputRule, LibraryRef, ModeInputs } from './model-spec.ts';
+import { addRule } from './model-spec.ts';
+import { baseWithSurcharges, fixedRate, type PriceRule, type Surcharge } from './price-rule.ts';
 
 /** Settings as a refinement sees them (all music schemas are objects). */
 type Settings = Readonly<Record<string, unknown>>;
@@ -24,11 +20,6 @@ type Settings = Readonly<Record<string, unknown>>;
 /** Reference: "Every mode has settings.model (string: V6, V6_MINI, V6_WILD; default V6)". */
 export const MUSIC_MODELS = ['V6', 'V6_MINI', 'V6_WILD'] as const;
 export const musicModel = z.enum(MUSIC_MODELS).default('V6');
-
-/** A string of `min` to `max` characters. */
-export function text(min: number, max: number): z.ZodString {
-  return z.string().min(min).max(max);
-}
 
 /**
  * Reference: weights are numbers 0 to 1 with at most two decimals, default 0.65. `multipleOf(0.01)` is
@@ -42,23 +33,8 @@ export const weights = {
   audioWeight: weight.default(WEIGHT_DEFAULT),
 };
 
-/** Reference: "All url fields (audio, audio2) are lists of uri with at most 1 item"; all are required. */
-export const audioUrl = z
-  .array(z.url({ protocol: /^https?$/ }))
-  .min(1)
-  .max(1);
-
-/** Reference: audio inputs are mp3, wav, ogg, m4a, flac or aac, up to 20 MB (taken as MiB). */
-export const AUDIO_INPUT: InputRule = {
-  formats: ['mp3', 'wav', 'ogg', 'm4a', 'flac', 'aac'],
-  maxBytes: 20 * 1024 * 1024,
-};
-
 /** Reference: "Cover and continue tracks are at most 8 minutes long"; the core enforces `maxSeconds`. */
 export const LONG_AUDIO_INPUT: InputRule = { ...AUDIO_INPUT, maxSeconds: 480 };
-
-/** Id of a library item (persona, singing voice, style); existence is checked by the core (CONTRACT §7). */
-export const libraryId = z.string().min(1);
 
 export const instrumental = z.boolean().default(false);
 /** Reference (generate): "vocalGender: m or f, default m, advanced only". */
@@ -67,42 +43,6 @@ export const vocalGender = z.enum(['m', 'f']);
 export const vocalHint = z.enum(['', 'm', 'f']).default('');
 /** Reference: "duration integer 10 to 360, default 20". */
 export const songDuration = z.int().min(10).max(360);
-
-/**
- * Simple and advanced branches of generate, cover_upload and mashup (reference "Simple and advanced
- * mode"). A mode's schema is a discriminated union on `customMode`, so defaults are filled in only where
- * they apply (advanced-only settings stay unset in simple mode). Every field of the mode is known to both
- * branches, so a setting of the other branch is `invalid_settings` with a clear message, not
- * `unknown_setting`.
- */
-export const simpleSong = {
-  customMode: z.literal(false).default(false),
-  songDescription: text(1, 3000),
-  title: text(1, 80).optional(),
-  style: text(1, 1000).optional(),
-  prompt: text(1, 5000).optional(),
-};
-export const advancedSong = {
-  customMode: z.literal(true),
-  songDescription: text(1, 3000).optional(),
-  title: text(1, 80),
-  style: text(1, 1000),
-  prompt: text(1, 5000).optional(),
-};
-
-/** Reference: "styleWeight and weirdnessConstraint, duration work in advanced mode only". */
-export const advancedKnobs = {
-  duration: songDuration.default(20),
-  styleWeight: weight.default(WEIGHT_DEFAULT),
-  weirdnessConstraint: weight.default(WEIGHT_DEFAULT),
-};
-/** The same settings in the simple branch: known (so they can be refused clearly), without defaults. */
-export const advancedKnobsUnset = {
-  duration: songDuration.optional(),
-  styleWeight: weight.optional(),
-  weirdnessConstraint: weight.optional(),
-};
-export const ADVANCED_KNOBS = ['duration', 'styleWeight', 'weirdnessConstraint'] as const;
 
 /** Singing persona or voice (reference: "persona or voice (optional ids, not together)"). */
 export const personaOrVoice = {
@@ -113,39 +53,6 @@ export const personaOrVoice = {
 // ---------------------------------------------------------------------------------------------
 // Cross-field rules (called from superRefine)
 // ---------------------------------------------------------------------------------------------
-
-export interface SongRuleOptions {
-  /** Settings refused in simple mode besides title, style and prompt. */
-  advancedOnly: readonly string[];
-  /** Advanced mode needs prompt unless instrumental (false for mashup: "lyrics are optional"). */
-  lyricsRequired: boolean;
-}
-
-/** Reference "Simple and advanced mode": what each branch refuses and requires. */
-export function songModeRules(s: Settings, ctx: z.RefinementCtx, options: SongRuleOptions): void {
-  if (s['customMode'] === true) {
-    if (s['songDescription'] !== undefined) {
-      addRule(
-        ctx,
-        'songDescription',
-        'songDescription is used only in simple mode (customMode false); in advanced mode use title, style and prompt',
-        'songDescription задаётся только в простом режиме (customMode false); в расширенном используйте title, style и prompt',
-      );
-    }
-    if (options.lyricsRequired) requireLyrics(s, ctx);
-    return;
-  }
-  for (const field of ['title', 'style', 'prompt', ...options.advancedOnly]) {
-    if (s[field] !== undefined) {
-      addRule(
-        ctx,
-        field,
-        `${field} is set only in advanced mode (customMode true); simple mode uses songDescription`,
-        `${field} задаётся только в расширенном режиме (customMode true); простой режим использует songDescription`,
-      );
-    }
-  }
-}
 
 /** Reference: "prompt (lyrics) is required unless instrumental is true". */
 export function requireLyrics(s: Settings, ctx: z.RefinementCtx): void {
@@ -175,10 +82,10 @@ export function onePersonaOrVoice(s: Settings, ctx: z.RefinementCtx): void {
 // Inputs and price
 // ---------------------------------------------------------------------------------------------
 
-/** Length of the first file named by `field`, when it was probed. */
-export function inputSeconds(inputs: ModeInputs, field: string): number | undefined {
-  return inputs.files.find((f) => f.field === field)?.durationSeconds;
-}
+/** URL settings of the music modes whose length is charged. */
+const AUDIO_FIELDS: readonly string[] = ['audio', 'audio2'];
+/** Input length charged per `audio_input_per_30s` beyond the included seconds. */
+const INPUT_BLOCK_SECONDS = 30;
 
 /**
  * Total length of the audio inputs (audio, audio2) for the price. Each file is rounded to the nearest
@@ -187,7 +94,7 @@ export function inputSeconds(inputs: ModeInputs, field: string): number | undefi
  */
 export function audioInputTotal(inputs: ModeInputs): number {
   return inputs.files
-    .filter((f) => f.field === 'audio' || f.field === 'audio2')
+    .filter((f) => AUDIO_FIELDS.includes(f.field))
     .reduce((sum, f) => sum + Math.round(f.durationSeconds ?? 0), 0);
 }
 
@@ -195,19 +102,38 @@ export function audioInputTotal(inputs: ModeInputs): number {
 export const INCLUDED_INPUT_SECONDS = 90;
 export const REPLACE_INCLUDED_INPUT_SECONDS = 60;
 
+/** `audio_input_per_30s` for each started 30 s of input beyond `includedSeconds`. */
+function inputSurcharge(includedSeconds: number): Surcharge<unknown> {
+  return {
+    rate: 'audio_input_per_30s',
+    when:
+      `for each started ${INPUT_BLOCK_SECONDS} s of audio input (${AUDIO_FIELDS.join(' and ')} together, ` +
+      `each file rounded to the nearest second) beyond ${includedSeconds} s`,
+    times: (_s, inputs) => {
+      const over = audioInputTotal(inputs) - includedSeconds;
+      return over > 0 ? Math.ceil(over / INPUT_BLOCK_SECONDS) : 0;
+    },
+  };
+}
+
 /**
- * Price of a music run (CONTRACT §5): the mode's base rate (`rates[mode]`, the same for V6, V6_MINI and
- * V6_WILD) plus `audio_input_per_30s` for each started 30 s of input beyond the included seconds.
+ * Price rule of a music mode (CONTRACT §5): the mode's base rate (`rates[mode]`, the same for V6,
+ * V6_MINI and V6_WILD), plus, when the mode takes audio input, `audio_input_per_30s` for each started
+ * 30 s of input beyond the included seconds.
  */
-export function musicPrice(
+export function musicPriceRule(
   mode: string,
-  inputs: ModeInputs,
-  rates: PriceRates,
-  includedSeconds: number = INCLUDED_INPUT_SECONDS,
-): number {
-  const over = audioInputTotal(inputs) - includedSeconds;
-  const extraBlocks = over > 0 ? Math.ceil(over / 30) : 0;
-  return rate(rates, mode) + extraBlocks * rate(rates, 'audio_input_per_30s');
+  options: { audioInput: boolean; includedSeconds?: number },
+): PriceRule<unknown> {
+  const included = options.includedSeconds ?? INCLUDED_INPUT_SECONDS;
+  return baseWithSurcharges({
+    base: fixedRate(mode),
+    surcharges: options.audioInput ? [inputSurcharge(included)] : [],
+    notes: [
+      ...(options.audioInput ? [] : ['this mode takes no audio input']),
+      `the same for ${MUSIC_MODELS.join(', ')}`,
+    ],
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -278,25 +204,6 @@ export function twoTracksPlan(track: TwoTracks): GenerationPlan {
     texts: sound === undefined ? [...song, ...song] : [],
     workSeconds: sound === undefined ? SONG_WORK_SECONDS : SOUND_WORK_SECONDS,
   };
-}
-
-export interface Song {
-  customMode: boolean;
-  songDescription?: string | undefined;
-  title?: string | undefined;
-  prompt?: string | undefined;
-  instrumental: boolean;
-  duration?: number | undefined;
-}
-
-/** Title, lyrics and length of a simple/advanced song; `sourceSeconds` is the track a simple song follows. */
-export function songPlan(s: Song & Settings, sourceSeconds?: number): GenerationPlan {
-  const title = s.customMode ? (s.title ?? 'Untitled') : madeUpTitle(s.songDescription ?? '');
-  const lyrics = s.customMode ? s.prompt : madeUpLyrics(s.songDescription ?? '', title);
-  const durationSeconds = s.customMode
-    ? (s.duration ?? 20)
-    : Math.round(sourceSeconds ?? TYPICAL_SONG_SECONDS);
-  return twoTracksPlan({ settings: s, title, lyrics: s.instrumental ? undefined : lyrics, durationSeconds });
 }
 
 /** Persona and singing voice live in the libraries of this model (reference "Singing personas"). */

@@ -3,16 +3,19 @@
  * CONTRACT §2): one track from a prompt, optionally in a style trained on the caller's own tracks.
  *
  * Decisions where the documents are silent:
- * - Price (`prices/music-styles.json`, kopecks): `per_30s` per started 30 s of output (300 = 3 RUB, so
- *   the default 60 s costs 6 RUB); the style is not part of the price.
+ * - Price: per started 30 s of output; the style is not part of the price. The rate is in
+ *   `prices/music-styles.json`.
  * - texts follow the music model (CONTRACT §2): a title made up from the prompt and, unless instrumental,
  *   lyrics made up from it.
  * - About 5 minutes of work (the reference's song time).
  */
 import { z } from 'zod';
 import type { GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
-import { defineMode, rate } from './model-spec.ts';
-import { libraryId, madeUpLyrics, madeUpTitle, slug } from './music-common.ts';
+import { exampleRun } from './example.ts';
+import { libraryId } from './fields.ts';
+import { defineMode } from './model-spec.ts';
+import { madeUpLyrics, madeUpTitle, slug } from './music-common.ts';
+import { fixedRate, perUnit } from './price-rule.ts';
 
 const WORK_SECONDS = 300;
 
@@ -26,7 +29,15 @@ const generate = defineMode({
   }),
   references: (s): LibraryRef[] =>
     s.style === undefined ? [] : [{ library: 'styles', model: 'music-styles', id: s.style, field: 'style' }],
-  price: (s, _inputs, r) => Math.ceil(s.duration / 30) * rate(r, 'per_30s'),
+  price: perUnit({
+    rate: fixedRate('per_30s'),
+    units: {
+      text: 'started 30 s of duration',
+      count: (s: { duration: number }) => Math.ceil(s.duration / 30),
+    },
+    notes: ['the style is free'],
+  }),
+  example: exampleRun({ prompt: 'calm lo-fi beat for studying' }),
   plan: (s): GenerationPlan => {
     const title = madeUpTitle(s.prompt);
     return {

@@ -1,6 +1,7 @@
 /**
  * `music` (reference: <key_music_a>, "Music generation"): songs, sounds and audio transformations in
- * eight modes chosen by `settings.mode`. Shared fields and rules live in `music-common.ts`.
+ * eight modes chosen by `settings.mode`. Shared fields and rules live in `music-common.ts`; modes
+ * are built by `music-mode.ts`, the simple/advanced song modes by `song-mode.ts`.
  *
  * Decisions where the documents are silent:
  * - `defaultParamFlag` (extend) is known to the schema and refused with `invalid_settings` and a message
@@ -19,37 +20,30 @@
  *   `settings.` prefix, as `Violation.field` documents.
  */
 import { z } from 'zod';
+import { AUDIO_INPUT, fileSeconds, text } from './fields.ts';
 import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
-import { addRule, defineMode } from './model-spec.ts';
+import { addRule } from './model-spec.ts';
 import {
-  ADVANCED_KNOBS,
-  AUDIO_INPUT,
-  advancedKnobs,
-  advancedKnobsUnset,
-  advancedSong,
-  audioUrl,
-  inputSeconds,
   instrumental,
   LONG_AUDIO_INPUT,
   madeUpTitle,
-  musicModel,
-  musicPrice,
   onePersonaOrVoice,
   personaOrVoice,
   REPLACE_INCLUDED_INPUT_SECONDS,
   requireLyrics,
-  simpleSong,
   singerRefs,
-  songModeRules,
-  songPlan,
   TYPICAL_SONG_SECONDS,
   TYPICAL_SOUND_SECONDS,
-  text,
   twoTracksPlan,
   vocalGender,
   vocalHint,
   weights,
 } from './music-common.ts';
+import { musicMode } from './music-mode.ts';
+import { songMode } from './song-mode.ts';
+
+/** Lyrics of the examples. */
+const LYRICS = '[Verse]\nMorning light on the river';
 
 /** Reference: soundKey values; empty means any key. */
 export const SOUND_KEYS = [
@@ -57,51 +51,23 @@ export const SOUND_KEYS = [
 ] as const;
 
 /** Reference (generate): vocalGender is advanced only, default m. */
-const generate = defineMode({
+const generate = songMode({
   name: 'generate',
-  schema: z
-    .discriminatedUnion('customMode', [
-      z.strictObject({
-        mode: z.literal('generate'),
-        model: musicModel,
-        ...simpleSong,
-        instrumental,
-        vocalGender: vocalGender.optional(),
-        ...advancedKnobsUnset,
-        audioWeight: weights.audioWeight,
-        ...personaOrVoice,
-      }),
-      z.strictObject({
-        mode: z.literal('generate'),
-        model: musicModel,
-        ...advancedSong,
-        instrumental,
-        vocalGender: vocalGender.default('m'),
-        ...advancedKnobs,
-        audioWeight: weights.audioWeight,
-        ...personaOrVoice,
-      }),
-    ])
-    .superRefine((s, ctx) => {
-      songModeRules(s, ctx, { advancedOnly: [...ADVANCED_KNOBS, 'vocalGender'], lyricsRequired: true });
-      onePersonaOrVoice(s, ctx);
-    }),
-  references: (s) => singerRefs(s),
-  price: (_s, inputs, r) => musicPrice('generate', inputs, r),
-  plan: (s) => songPlan(s),
+  advancedOnly: { vocalGender: vocalGender.default('m') },
+  lyricsRequired: true,
+  singer: true,
+  example: { settings: { songDescription: 'a cheerful song about a ginger cat' } },
 });
 
-const sounds = defineMode({
+const sounds = musicMode({
   name: 'sounds',
-  schema: z.strictObject({
-    mode: z.literal('sounds'),
-    model: musicModel,
+  fields: {
     soundDescription: text(1, 500),
     soundLoop: z.boolean().default(false),
     soundTempo: z.int().min(1).max(300).optional(),
     soundKey: z.enum(['', ...SOUND_KEYS]).default(''),
-  }),
-  price: (_s, inputs, r) => musicPrice('sounds', inputs, r),
+  },
+  example: { settings: { soundDescription: 'rain on a tin roof' } },
   plan: (s) =>
     twoTracksPlan({
       settings: s,
@@ -116,128 +82,96 @@ const sounds = defineMode({
     }),
 });
 
-const addVocals = defineMode({
+const addVocals = musicMode({
   name: 'add_vocals',
-  schema: z.strictObject({
-    mode: z.literal('add_vocals'),
-    model: musicModel,
-    audio: audioUrl,
+  tracks: { audio: AUDIO_INPUT },
+  fields: {
     title: text(1, 80),
     style: text(1, 1000),
     prompt: text(1, 5000),
     negativeTags: text(1, 500),
     vocalGender: vocalHint,
     ...weights,
-  }),
-  inputRules: { audio: AUDIO_INPUT },
-  price: (_s, inputs, r) => musicPrice('add_vocals', inputs, r),
+  },
+  example: {
+    settings: { title: 'River', style: 'folk', prompt: LYRICS, negativeTags: 'metal' },
+    files: { audio: ['mp3', 90] },
+  },
   plan: (s, inputs) =>
     twoTracksPlan({
       settings: s,
       title: s.title,
       lyrics: s.prompt,
-      durationSeconds: Math.round(inputSeconds(inputs, 'audio') ?? TYPICAL_SONG_SECONDS),
+      durationSeconds: Math.round(fileSeconds(inputs, 'audio') ?? TYPICAL_SONG_SECONDS),
     }),
 });
 
-const addInstrumental = defineMode({
+const addInstrumental = musicMode({
   name: 'add_instrumental',
-  schema: z.strictObject({
-    mode: z.literal('add_instrumental'),
-    model: musicModel,
-    audio: audioUrl,
+  tracks: { audio: AUDIO_INPUT },
+  fields: {
     title: text(1, 80),
     tags: text(1, 500),
     negativeTags: text(1, 500),
     vocalGender: vocalHint,
     ...weights,
-  }),
-  inputRules: { audio: AUDIO_INPUT },
-  price: (_s, inputs, r) => musicPrice('add_instrumental', inputs, r),
+  },
+  example: {
+    settings: { title: 'River', tags: 'folk guitar', negativeTags: 'metal' },
+    files: { audio: ['mp3', 90] },
+  },
   plan: (s, inputs) =>
     twoTracksPlan({
       settings: s,
       title: s.title,
       lyrics: undefined,
-      durationSeconds: Math.round(inputSeconds(inputs, 'audio') ?? TYPICAL_SONG_SECONDS),
+      durationSeconds: Math.round(fileSeconds(inputs, 'audio') ?? TYPICAL_SONG_SECONDS),
     }),
 });
 
 /** Reference (cover_upload): negativeTags max 500, advanced only; no vocalGender. */
-const coverUpload = defineMode({
+const coverUpload = songMode({
   name: 'cover_upload',
-  schema: z
-    .discriminatedUnion('customMode', [
-      z.strictObject({
-        mode: z.literal('cover_upload'),
-        model: musicModel,
-        audio: audioUrl,
-        ...simpleSong,
-        instrumental,
-        negativeTags: text(0, 500).optional(),
-        ...advancedKnobsUnset,
-        audioWeight: weights.audioWeight,
-        ...personaOrVoice,
-      }),
-      z.strictObject({
-        mode: z.literal('cover_upload'),
-        model: musicModel,
-        audio: audioUrl,
-        ...advancedSong,
-        instrumental,
-        negativeTags: text(0, 500).optional(),
-        ...advancedKnobs,
-        audioWeight: weights.audioWeight,
-        ...personaOrVoice,
-      }),
-    ])
-    .superRefine((s, ctx) => {
-      songModeRules(s, ctx, { advancedOnly: [...ADVANCED_KNOBS, 'negativeTags'], lyricsRequired: true });
-      onePersonaOrVoice(s, ctx);
-    }),
-  inputRules: { audio: LONG_AUDIO_INPUT },
-  references: (s) => singerRefs(s),
-  price: (_s, inputs, r) => musicPrice('cover_upload', inputs, r),
-  plan: (s, inputs) => songPlan(s, inputSeconds(inputs, 'audio')),
+  tracks: { audio: LONG_AUDIO_INPUT },
+  advancedOnly: { negativeTags: text(0, 500).optional() },
+  lyricsRequired: true,
+  singer: true,
+  example: { settings: { songDescription: 'a jazz cover' }, files: { audio: ['mp3', 90] } },
 });
 
 /** Kept part plus a typical continuation (see the decisions above). */
 const CONTINUATION_SECONDS = 120;
 
-const extend = defineMode({
+const extend = musicMode({
   name: 'extend',
-  schema: z
-    .strictObject({
-      mode: z.literal('extend'),
-      model: musicModel,
-      audio: audioUrl,
-      continueAt: z.number().min(1).max(480),
-      title: text(1, 100).optional(),
-      style: text(1, 1000).optional(),
-      prompt: text(1, 5000).optional(),
-      instrumental,
-      negativeTags: text(0, 500).optional(),
-      vocalGender: vocalHint,
-      ...weights,
-      ...personaOrVoice,
-      /** Known only to be refused (reference: "The service sets defaultParamFlag itself"). */
-      defaultParamFlag: z.unknown().optional().meta({ description: 'Set by the service; must not be sent.' }),
-    })
-    .superRefine((s, ctx) => {
-      if (s.defaultParamFlag !== undefined) {
-        addRule(
-          ctx,
-          'defaultParamFlag',
-          'defaultParamFlag is set by the service itself and must not be sent',
-          'defaultParamFlag задаёт сам сервис, его нельзя передавать',
-        );
-      }
-      requireLyrics(s, ctx);
-      onePersonaOrVoice(s, ctx);
-    }),
-  inputRules: { audio: LONG_AUDIO_INPUT },
+  tracks: { audio: LONG_AUDIO_INPUT },
+  fields: {
+    continueAt: z.number().min(1).max(480),
+    title: text(1, 100).optional(),
+    style: text(1, 1000).optional(),
+    prompt: text(1, 5000).optional(),
+    instrumental,
+    negativeTags: text(0, 500).optional(),
+    vocalGender: vocalHint,
+    ...weights,
+    ...personaOrVoice,
+    /** Known only to be refused (reference: "The service sets defaultParamFlag itself"). */
+    defaultParamFlag: z.unknown().optional().meta({ description: 'Set by the service; must not be sent.' }),
+  },
+  refine: (s, ctx) => {
+    if (s.defaultParamFlag !== undefined) {
+      addRule(
+        ctx,
+        'defaultParamFlag',
+        'defaultParamFlag is set by the service itself and must not be sent',
+        'defaultParamFlag задаёт сам сервис, его нельзя передавать',
+      );
+    }
+    requireLyrics(s, ctx);
+    onePersonaOrVoice(s, ctx);
+  },
   checkInputs: (s, inputs) => {
-    const length = inputSeconds(inputs, 'audio');
+    const length = fileSeconds(inputs, 'audio');
     if (length === undefined || s.continueAt < length) return [];
     return [
       {
@@ -248,7 +182,7 @@ const extend = defineMode({
     ];
   },
   references: (s) => singerRefs(s),
-  price: (_s, inputs, r) => musicPrice('extend', inputs, r),
+  example: { settings: { continueAt: 60, prompt: LYRICS }, files: { audio: ['mp3', 90] } },
   plan: (s) =>
     twoTracksPlan({
       settings: s,
@@ -258,44 +192,51 @@ const extend = defineMode({
     }),
 });
 
-const replaceUpload = defineMode({
+const replaceUpload = musicMode({
   name: 'replace_upload',
-  schema: z
-    .strictObject({
-      mode: z.literal('replace_upload'),
-      model: musicModel,
-      audio: audioUrl,
-      infillStartS: z.number().min(0).multipleOf(0.01),
-      infillEndS: z.number().min(0),
-      prompt: text(1, 5000),
-      fullLyrics: text(1, 5000),
-      tags: text(1, 500),
-      title: text(1, 80),
-      negativeTags: text(0, 500).optional(),
-    })
-    .superRefine((s, ctx) => {
-      if (s.infillEndS <= s.infillStartS) {
-        addRule(
-          ctx,
-          'infillEndS',
-          'infillEndS must be greater than infillStartS',
-          'infillEndS должен быть больше infillStartS',
-        );
-      } else if (s.infillEndS - s.infillStartS < 10) {
-        addRule(
-          ctx,
-          'infillEndS',
-          'the replaced section (infillEndS - infillStartS) must be at least 10 seconds',
-          'заменяемый участок (infillEndS - infillStartS) должен быть не короче 10 секунд',
-        );
-      }
-    }),
-  inputRules: { audio: AUDIO_INPUT },
+  tracks: { audio: AUDIO_INPUT },
+  includedSeconds: REPLACE_INCLUDED_INPUT_SECONDS,
+  fields: {
+    infillStartS: z.number().min(0).multipleOf(0.01),
+    infillEndS: z.number().min(0),
+    prompt: text(1, 5000),
+    fullLyrics: text(1, 5000),
+    tags: text(1, 500),
+    title: text(1, 80),
+    negativeTags: text(0, 500).optional(),
+  },
+  refine: (s, ctx) => {
+    if (s.infillEndS <= s.infillStartS) {
+      addRule(
+        ctx,
+        'infillEndS',
+        'infillEndS must be greater than infillStartS',
+        'infillEndS должен быть больше infillStartS',
+      );
+    } else if (s.infillEndS - s.infillStartS < 10) {
+      addRule(
+        ctx,
+        'infillEndS',
+        'the replaced section (infillEndS - infillStartS) must be at least 10 seconds',
+        'заменяемый участок (infillEndS - infillStartS) должен быть не короче 10 секунд',
+      );
+    }
+  },
   checkInputs: (s, inputs) => replaceSectionViolations(s.infillStartS, s.infillEndS, inputs),
-  price: (_s, inputs, r) => musicPrice('replace_upload', inputs, r, REPLACE_INCLUDED_INPUT_SECONDS),
+  example: {
+    settings: {
+      infillStartS: 10,
+      infillEndS: 25,
+      prompt: LYRICS,
+      fullLyrics: LYRICS,
+      tags: 'folk',
+      title: 'River',
+    },
+    files: { audio: ['mp3', 60] },
+  },
   plan: (s, inputs) => {
     const section = s.infillEndS - s.infillStartS;
-    const length = inputSeconds(inputs, 'audio') ?? Math.max(s.infillEndS, 2 * section);
+    const length = fileSeconds(inputs, 'audio') ?? Math.max(s.infillEndS, 2 * section);
     return twoTracksPlan({
       settings: s,
       title: s.title,
@@ -307,7 +248,7 @@ const replaceUpload = defineMode({
 
 /** Reference (replace_upload): the section is at most half the track and lies within it. */
 function replaceSectionViolations(start: number, end: number, inputs: ModeInputs): Violation[] {
-  const length = inputSeconds(inputs, 'audio');
+  const length = fileSeconds(inputs, 'audio');
   if (length === undefined) return [];
   if (end > length) {
     return [
@@ -331,35 +272,15 @@ function replaceSectionViolations(start: number, end: number, inputs: ModeInputs
 }
 
 /** Reference (mashup): audio sets the base, audio2 is the second track; lyrics optional in advanced mode. */
-const mashup = defineMode({
+const mashup = songMode({
   name: 'mashup',
-  schema: z
-    .discriminatedUnion('customMode', [
-      z.strictObject({
-        mode: z.literal('mashup'),
-        model: musicModel,
-        audio: audioUrl,
-        audio2: audioUrl,
-        ...simpleSong,
-        instrumental,
-        ...advancedKnobsUnset,
-        audioWeight: weights.audioWeight,
-      }),
-      z.strictObject({
-        mode: z.literal('mashup'),
-        model: musicModel,
-        audio: audioUrl,
-        audio2: audioUrl,
-        ...advancedSong,
-        instrumental,
-        ...advancedKnobs,
-        audioWeight: weights.audioWeight,
-      }),
-    ])
-    .superRefine((s, ctx) => songModeRules(s, ctx, { advancedOnly: ADVANCED_KNOBS, lyricsRequired: false })),
-  inputRules: { audio: AUDIO_INPUT, audio2: AUDIO_INPUT },
-  price: (_s, inputs, r) => musicPrice('mashup', inputs, r),
-  plan: (s, inputs) => songPlan(s, inputSeconds(inputs, 'audio')),
+  tracks: { audio: AUDIO_INPUT, audio2: AUDIO_INPUT },
+  lyricsRequired: false,
+  singer: false,
+  example: {
+    settings: { songDescription: 'both songs as one' },
+    files: { audio: ['mp3', 45], audio2: ['mp3', 45] },
+  },
 });
 
 export const music: ModelSpec = {

@@ -7,6 +7,7 @@ import {
   attachmentLabels,
   frameSize,
   inputSeconds,
+  outputAndInputSeconds,
   secondsOf,
   videoWorkSeconds,
 } from './video-common.ts';
@@ -46,5 +47,16 @@ describe('video-common', () => {
     assert.equal(videoWorkSeconds(2), 300);
     assert.equal(videoWorkSeconds(30), 600);
     assert.equal(videoWorkSeconds(60), 600);
+  });
+  it('counts output plus input seconds with the words that describe them', () => {
+    const files: InputFile[] = [
+      inputFile('v', { url: 'https://example.com/v.mp4', format: 'mp4', sizeBytes: 1, durationSeconds: 2.2 }),
+    ];
+    const one = outputAndInputSeconds(['v']);
+    assert.equal(one.count({ duration: '5s' }, { files }), 8);
+    assert.equal(one.text, '(output seconds + seconds of each v file, each rounded up to a whole second)');
+    const two = outputAndInputSeconds(['v', 'a'], 1);
+    assert.equal(two.count({ duration: '5s' }, { files: [] }), 6);
+    assert.match(two.text, /the v and a files, .*, at least 1 input second\)$/);
   });
 });

@@ -1,21 +1,11 @@
 /**
- * Helpers shared by the catalog modules of the video models (`video`, `video-elements`, `video-omni`)
- * and by the URL list settings of `model-3d`: URL lists, attachment labels, frame sizes, input
- * seconds and generation time.
+ * Helpers shared by the catalog modules of the video models (`video`, `video-elements`, `video-omni`):
+ * attachment labels, frame sizes, input seconds, the per-second price and generation time.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
+import { MB } from './fields.ts';
 import { addRule, type GenerationPlan, type InputFile, type InputRule } from './model-spec.ts';
-
-export const MB = 1024 * 1024;
-
-/**
- * A URL list setting (reference: "URL fields are lists of strings in uri form"). Only http(s) is
- * accepted; the host is not restricted here because the service's own upload links may sit on a
- * loopback address, and downloads are guarded against private addresses when probed (CONTRACT §6).
- */
-export function urlList(max: number): z.ZodArray<z.ZodURL> {
-  return z.array(z.url({ protocol: /^https?$/ })).max(max);
-}
+import type { Quantity } from './price-rule.ts';
 
 /** Input rules of pictures for the video models (reference: jpeg, jpg, png, webp up to 10 MB). */
 export const PICTURE_RULE: InputRule = { formats: ['jpeg', 'png', 'webp'], maxBytes: 10 * MB };
@@ -97,6 +87,34 @@ export function inputSeconds(files: readonly InputFile[], fields: readonly strin
     .reduce((sum, file) => sum + Math.ceil(file.durationSeconds ?? 0), 0);
 }
 
+/** Whole seconds of a `"5s"` duration setting. */
+export function secondsOf(duration: string): number {
+  return Number.parseInt(duration, 10);
+}
+
+/** The output seconds of a `duration` setting (`"5s"`). */
+export const OUTPUT_SECONDS: Quantity<{ duration: string }> = {
+  text: 'output seconds (duration)',
+  count: (s) => secondsOf(s.duration),
+};
+
+/**
+ * Output seconds plus the input seconds of the files of `fields` (CONTRACT §5), at least
+ * `minInputSeconds` of input.
+ */
+export function outputAndInputSeconds(
+  fields: readonly string[],
+  minInputSeconds = 0,
+): Quantity<{ duration: string }> {
+  const files = fields.length === 1 ? `each ${fields[0]} file` : `the ${fields.join(' and ')} files`;
+  const least = minInputSeconds > 0 ? `, at least ${minInputSeconds} input second` : '';
+  return {
+    text: `(output seconds + seconds of ${files}, each rounded up to a whole second${least})`,
+    count: (s, inputs) =>
+      secondsOf(s.duration) + Math.max(minInputSeconds, inputSeconds(inputs.files, fields)),
+  };
+}
+
 /**
  * Typical generation time of a video: reference "usually 5 to 10 minutes", 300 s for 2 s of video
  * growing linearly to 600 s for 30 s.
@@ -104,11 +122,6 @@ export function inputSeconds(files: readonly InputFile[], fields: readonly strin
 export function videoWorkSeconds(seconds: number): number {
   const share = Math.min(Math.max((seconds - 2) / 28, 0), 1);
   return Math.round(300 + share * 300);
-}
-
-/** Whole seconds of a `"5s"` duration setting. */
-export function secondsOf(duration: string): number {
-  return Number.parseInt(duration, 10);
 }
 
 /** The plan of every video model: one H.264 MP4 of the given frame and length, seeded by caption and prompt. */

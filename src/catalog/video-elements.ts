@@ -3,7 +3,9 @@
  * named in prompts by their label `Element_<id>`, own scenes (`multi_shot` + `shots`) on v3.0.
  */
 import { z } from 'zod';
-import { addRule, defineMode, type LibraryRef, type ModelSpec, rate } from './model-spec.ts';
+import { exampleRun } from './example.ts';
+import { addRule, defineMode, type LibraryRef, type ModelSpec } from './model-spec.ts';
+import { perUnit, rateBySetting, settingCount } from './price-rule.ts';
 import { mp4Plan } from './video-common.ts';
 
 const VERSIONS = ['v3.0', 'v4.0', 'v4.0-omni'] as const;
@@ -125,7 +127,12 @@ export const videoElements: ModelSpec = {
           elementIds(text).map((id) => ({ library: 'elements', model: 'video-elements', id, field })),
         ),
       /** Per second of output at the version's rate (`second_v3.0` ...); elements are free (reference). */
-      price: (s, _inputs, rates) => rate(rates, `second_${s.model_version}`) * s.length,
+      price: perUnit({
+        rate: rateBySetting('second_', 'model_version', VERSIONS),
+        units: settingCount('length'),
+        notes: ['saved elements are free'],
+      }),
+      example: exampleRun({ prompt: 'a red kite over green hills' }),
       plan: (s) => {
         const scenes = s.multi_shot ? `, ${s.shots?.length ?? 0} shots` : '';
         const caption = `video-elements ${s.model_version}, ${s.length}s${scenes}`;

@@ -3,7 +3,9 @@
  * characters (`character_ids`) and voices (`audio_ids`) of the person.
  */
 import { z } from 'zod';
-import { addRule, defineMode, type LibraryRef, type ModelSpec, rate } from './model-spec.ts';
+import { exampleRun } from './example.ts';
+import { addRule, defineMode, type LibraryRef, type ModelSpec } from './model-spec.ts';
+import { fixedRate, perUnit, settingCount } from './price-rule.ts';
 import { aspectFrameSize, mp4Plan } from './video-common.ts';
 
 /**
@@ -57,7 +59,12 @@ export const videoOmni: ModelSpec = {
         })),
       ],
       /** Per second of output; saved characters and voices are free (CONTRACT §7 creation is free). */
-      price: (s, _inputs, rates) => rate(rates, 'second') * s.duration,
+      price: perUnit({
+        rate: fixedRate('second'),
+        units: settingCount('duration'),
+        notes: ['saved characters and voices are free'],
+      }),
+      example: exampleRun({ prompt: 'a dancer on a rooftop' }),
       plan: (s) =>
         mp4Plan({
           caption: `video-omni, ${s.aspect_ratio}, ${s.duration}s`,

@@ -3,30 +3,24 @@
  * by `settings.mode`; `settings.model` is the version of the video model, `3_0` only.
  */
 import { z } from 'zod';
-import {
-  addRule,
-  defineMode,
-  type GenerationPlan,
-  type InputRule,
-  type ModelSpec,
-  type PriceRates,
-  rate,
-} from './model-spec.ts';
+import { exampleRun } from './example.ts';
+import { MB, urlList } from './fields.ts';
+import { addRule, defineMode, type GenerationPlan, type InputRule, type ModelSpec } from './model-spec.ts';
+import { perUnit, rateBySetting } from './price-rule.ts';
 import {
   ASPECT_RATIOS,
   type AspectRatio,
   aspectFrameSize,
   type FrameSize,
   frameSize,
-  inputSeconds,
-  MB,
   mp4Plan,
+  OUTPUT_SECONDS,
+  outputAndInputSeconds,
   PICTURE_RULE,
   QUALITIES,
   type Quality,
   requireMentions,
   secondsOf,
-  urlList,
 } from './video-common.ts';
 
 /** Version 3.0 takes 2 to 30 whole seconds (reference). */
@@ -80,9 +74,7 @@ function olderVersionsOnly(ctx: z.RefinementCtx, field: string, what: string): v
 }
 
 /** Price per second of the chosen quality (`second_480p` ...), CONTRACT §5. */
-function perSecond(s: Common, rates: PriceRates): number {
-  return rate(rates, `second_${s.quality}`);
-}
+const PER_SECOND = rateBySetting('second_', 'quality', QUALITIES);
 
 function videoPlan(mode: string, s: Common, size: FrameSize, shape: string): GenerationPlan {
   const caption = `video ${s.model} ${mode}, ${s.quality} ${shape}, ${s.duration}`;
@@ -112,8 +104,9 @@ const frames = defineMode({
     }),
   // `audio` is always refused on 3_0, so it needs no file rule.
   inputRules: { image_urls: PICTURE_RULE },
-  price: (s, _inputs, rates) => perSecond(s, rates) * secondsOf(s.duration),
+  price: perUnit({ rate: PER_SECOND, units: OUTPUT_SECONDS }),
   plan: (s) => aspectPlan('frames', s),
+  example: exampleRun({ mode: 'frames', prompt: 'a paper boat on a stream' }, { image_urls: ['png'] }),
 });
 
 const reference = defineMode({
@@ -159,15 +152,14 @@ const reference = defineMode({
     ref_video_urls: { ...VIDEO_RULE, minSeconds: 1, maxSeconds: 5 },
     first_frame_url: PICTURE_RULE,
   },
-  /** Output seconds + input video seconds, each file rounded up (CONTRACT §5). */
-  price: (s, inputs, rates) =>
-    perSecond(s, rates) * (secondsOf(s.duration) + inputSeconds(inputs.files, ['ref_video_urls'])),
+  price: perUnit({ rate: PER_SECOND, units: outputAndInputSeconds(['ref_video_urls']) }),
   /** Reference: with first_frame_url "the video takes its shape and aspect_ratio has no effect". */
   plan: (s, inputs) => {
     const first = inputs.files.find((f) => f.field === 'first_frame_url');
     if (s.first_frame_url === undefined || !first?.width || !first.height) return aspectPlan('reference', s);
     return videoPlan('reference', s, frameSize(s.quality, first.width, first.height), 'first frame shape');
   },
+  example: exampleRun({ mode: 'reference', prompt: 'the cat of @Image1 jumps' }, { ref_image_urls: ['png'] }),
 });
 
 const omni = defineMode({
@@ -202,12 +194,9 @@ const omni = defineMode({
     ref_video_urls: { ...VIDEO_RULE, minSeconds: 1, maxSeconds: 15, maxTotalSeconds: 15 },
     ref_audio_urls: { ...AUDIO_RULE, minSeconds: 1, maxSeconds: 15, maxTotalSeconds: 15 },
   },
-  /** Output seconds + input video and audio seconds, at least 1 input second (CONTRACT §5). */
-  price: (s, inputs, rates) => {
-    const input = Math.max(1, inputSeconds(inputs.files, ['ref_video_urls', 'ref_audio_urls']));
-    return perSecond(s, rates) * (secondsOf(s.duration) + input);
-  },
+  price: perUnit({ rate: PER_SECOND, units: outputAndInputSeconds(['ref_video_urls', 'ref_audio_urls'], 1) }),
   plan: (s) => aspectPlan('omni', s),
+  example: exampleRun({ mode: 'omni', prompt: 'continue @Video1 at night' }, { ref_video_urls: ['mp4', 1] }),
 });
 
 export const video: ModelSpec = {

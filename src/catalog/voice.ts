@@ -8,15 +8,16 @@
  *   `invalid_settings` on `text`. `[voice]` and `[voice_1]` name the first voice (`voice`).
  * - Output length: about 15 characters of spoken text per second (tags not counted), at least 1 s; voice
  *   change keeps the input's length (30 s when unknown).
- * - Prices (`prices/voice.json`, kopecks): `dialogue_per_1000_chars` per started 1000 characters of text
- *   (300 = 3 RUB), `voice_change_per_minute` per started minute of input audio (300 = 3 RUB; a file of
- *   unknown length counts as one minute).
+ * - Prices: per started 1000 characters of text, and per started minute of input audio with a file of
+ *   unknown length counted as one minute (the price rules below; rates in `prices/voice.json`).
  * - Audio input follows the music model's rule (mp3, wav, ogg, m4a, flac, aac; 20 MB).
  */
 import { z } from 'zod';
 import type { AudioOutput, GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
-import { addRule, defineMode, rate } from './model-spec.ts';
-import { AUDIO_INPUT, audioUrl, inputSeconds, libraryId } from './music-common.ts';
+import { exampleRun } from './example.ts';
+import { AUDIO_INPUT, audioUrl, fileSeconds, libraryId } from './fields.ts';
+import { addRule, defineMode } from './model-spec.ts';
+import { fixedRate, perUnit } from './price-rule.ts';
 
 /** CONTRACT §2: `voice` (required) and `voice_2` … `voice_20` (optional). */
 export const EXTRA_VOICES: readonly string[] = Array.from({ length: 19 }, (_, i) => `voice_${i + 2}`);
@@ -84,7 +85,13 @@ const textToDialogue = defineMode({
       }
     }),
   references: (s) => voiceRefs(s),
-  price: (s, _inputs, r) => Math.max(1, Math.ceil(s.text.length / 1000)) * rate(r, 'dialogue_per_1000_chars'),
+  price: perUnit({
+    rate: fixedRate('dialogue_per_1000_chars'),
+    units: {
+      text: 'started 1000 characters of text (at least one)',
+      count: (s: { text: string }) => Math.max(1, Math.ceil(s.text.length / 1000)),
+    },
+  }),
   plan: (s): GenerationPlan => {
     const speakers = voiceRefs(s).length;
     const durationSeconds = Math.max(1, Math.ceil(spokenLength(s.text) / CHARS_PER_SECOND));
@@ -95,6 +102,7 @@ const textToDialogue = defineMode({
       workSeconds: 30,
     };
   },
+  example: exampleRun({ mode: 'text_to_dialogue', text: 'Hello, world!', voice: 'voice-id' }),
 });
 
 /** Length assumed for a voice-change input whose length was not probed (seconds). */
@@ -109,13 +117,19 @@ const voiceChange = defineMode({
   }),
   inputRules: { audio: AUDIO_INPUT },
   references: (s) => voiceRefs(s),
-  price: (_s, inputs, r) => {
-    const seconds = inputSeconds(inputs, 'audio');
-    const minutes = seconds === undefined ? 1 : Math.max(1, Math.ceil(seconds / 60));
-    return minutes * rate(r, 'voice_change_per_minute');
-  },
+  price: perUnit({
+    rate: fixedRate('voice_change_per_minute'),
+    units: {
+      text: 'started minutes of the input audio (at least one; a file of unknown length counts as one)',
+      count: (_s, inputs) => {
+        const seconds = fileSeconds(inputs, 'audio');
+        return seconds === undefined ? 1 : Math.max(1, Math.ceil(seconds / 60));
+      },
+    },
+  }),
+  example: exampleRun({ mode: 'voice_change', voice: 'voice-id' }, { audio: ['mp3', 30] }),
   plan: (s, inputs): GenerationPlan => {
-    const durationSeconds = Math.max(1, Math.round(inputSeconds(inputs, 'audio') ?? UNKNOWN_INPUT_SECONDS));
+    const durationSeconds = Math.max(1, Math.round(fileSeconds(inputs, 'audio') ?? UNKNOWN_INPUT_SECONDS));
     return {
       outputs: [speech(s, 'voice-change.mp3', durationSeconds)],
       caption: 'voice · voice_change',

@@ -6,13 +6,14 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { KeyPrincipal } from '../accounts/index.ts';
-import type { ArtifactKind, MediaFormat } from '../catalog/index.ts';
-import type { Db, UploadsTable } from '../db/index.ts';
+import type { ArtifactKind } from '../catalog/index.ts';
+import type { Db, Tx, UploadsTable } from '../db/index.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { ByteCounter } from '../lib/streams.ts';
 import { inspectFile, kindOf } from '../media/index.ts';
+import { safeFilename } from './filename.ts';
 import type { BlobStore, ByteRange } from '../storage/index.ts';
 
 /** Largest upload (CONTRACT §6); per-field limits are checked when a task uses the file. */
@@ -40,6 +41,8 @@ export interface UploadServiceDeps {
   storage: BlobStore;
   publicBaseUrl: string;
   retentionMs: number;
+  /** Bytes of live uploads one account may keep (`UPLOAD_QUOTA`). */
+  quotaBytes: number;
 }
 
 function token(): string {
@@ -48,16 +51,16 @@ function token(): string {
   return out;
 }
 
-function safeFilename(name: string | undefined, format: MediaFormat): string {
-  // Path separators and control characters never reach a Content-Disposition header or a link.
-  // Cut by whole characters: half of a surrogate pair would break the link's percent-encoding.
-  const base = [...(name ?? '').trim()]
-    .slice(0, 200)
-    .map((ch) =>
-      ch === '/' || ch === '\\' || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f ? '_' : ch,
-    )
-    .join('');
-  return base || `upload.${format === 'jpeg' ? 'jpg' : format}`;
+/** Bytes of an account's live uploads (neither deleted nor expired), which count against its quota. */
+async function usedBytes(db: Tx, accountId: string, now: Date): Promise<number> {
+  const row = await db
+    .selectFrom('uploads')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('size_bytes'), eb.lit(0)).as('used'))
+    .where('account_id', '=', accountId)
+    .where('deleted_at', 'is', null)
+    .where('expires_at', '>', now.toISOString())
+    .executeTakeFirst();
+  return Number(row?.used ?? 0);
 }
 
 /** Uploads of own files (CONTRACT §6): stored, probed once, served by an unguessable direct link. */
@@ -73,10 +76,20 @@ export class UploadService {
    * content, probes its length and size, and stores it. 413 file_too_large, 422 file_empty, 422 file_type.
    */
   async upload(principal: KeyPrincipal, input: { body: Readable; filename?: string }): Promise<UploadView> {
+    const quota = this.#deps.quotaBytes;
+    // A first look, so a full account is refused before any byte is read; the decision is made again
+    // under the account lock when the record is written (see #insertWithinQuota).
+    const usedBefore = await usedBytes(this.#deps.db.db, principal.accountId, this.#deps.clock.now());
+    const room = quota - usedBefore;
+    if (room <= 0) throw errors.storageQuotaExceeded(quota, usedBefore);
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gta-upload-'));
     try {
       const temp = path.join(dir, 'body');
-      const cap = new ByteCounter(MAX_UPLOAD_BYTES, () => errors.fileTooLarge('file', MAX_UPLOAD_BYTES));
+      const cap = new ByteCounter(Math.min(MAX_UPLOAD_BYTES, room), () =>
+        room < MAX_UPLOAD_BYTES
+          ? errors.storageQuotaExceeded(quota, usedBefore)
+          : errors.fileTooLarge('file', MAX_UPLOAD_BYTES),
+      );
       try {
         await pipeline(input.body, cap, fs.createWriteStream(temp));
       } catch (error) {
@@ -109,7 +122,7 @@ export class UploadService {
         contentType: row.content_type,
       });
       try {
-        await this.#deps.db.db.insertInto('uploads').values(row).execute();
+        await this.#insertWithinQuota(row);
       } catch (error) {
         // No record, no bytes: nothing could ever reach or sweep them.
         await this.#deps.storage.delete(row.storage_key).catch(() => {});
@@ -119,6 +132,23 @@ export class UploadService {
     } finally {
       await fsp.rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * Writes the record if the account's live uploads still leave room for it. Under the account lock
+   * (PostgreSQL row lock; SQLite's single writer), so concurrent uploads that each passed the first look
+   * cannot together pass the quota.
+   */
+  async #insertWithinQuota(row: UploadsTable): Promise<void> {
+    const { db, dialect } = this.#deps.db;
+    await dialect.transaction(db, async (tx) => {
+      await dialect.lockAccount(tx, row.account_id);
+      const used = await usedBytes(tx, row.account_id, this.#deps.clock.now());
+      if (used + Number(row.size_bytes) > this.#deps.quotaBytes) {
+        throw errors.storageQuotaExceeded(this.#deps.quotaBytes, used);
+      }
+      await tx.insertInto('uploads').values(row).execute();
+    });
   }
 
   async get(principal: KeyPrincipal, id: string): Promise<UploadView> {

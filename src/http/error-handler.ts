@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { violationsOf } from '../catalog/validate.ts';
 import { type ApiError, errors, isApiError } from '../errors.ts';
 import { translate } from '../i18n/index.ts';
+import { type ApiLinks, notFoundAt } from './not-found.ts';
 
 /** Sends an ApiError as `{ error: { code, message } }` in the request's language. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
@@ -20,7 +21,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 const both = (en: string, ru: string): { en: string; ru: string } => ({ en, ru });
 
 /** Translates what the framework throws (body parsing, schema validation) into the reference's codes. */
-function fromFramework(error: FastifyError, request: FastifyRequest): ApiError | null {
+function fromFramework(error: FastifyError, request: FastifyRequest, links: ApiLinks): ApiError | null {
   if (hasZodFastifySchemaValidationErrors(error)) {
     // The provider flattens each zod issue into { keyword, instancePath, message, params }; rebuild it.
     const issues = error.validation.map(
@@ -47,8 +48,14 @@ function fromFramework(error: FastifyError, request: FastifyRequest): ApiError |
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidRequest(both('The body is not valid JSON.', 'Тело запроса — некорректный JSON.'));
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return errors.invalidRequest(
+        both(
+          'The body is not as long as its Content-Length says.',
+          'Длина тела не совпадает с заголовком Content-Length.',
+        ),
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.invalidRequest(
         both(
           'Send the body as JSON with Content-Type: application/json.',
@@ -56,7 +63,26 @@ function fromFramework(error: FastifyError, request: FastifyRequest): ApiError |
         ),
       );
   }
-  if (error instanceof SyntaxError || error.statusCode === 400) {
+  return byStatus(error, request, links);
+}
+
+/**
+ * Whatever else the framework and its plugins refuse (multipart limits, static files, URL parsing),
+ * by its HTTP status: the reference's table has no 400, 403, 406, 414, 415 or 431, so each becomes the
+ * nearest code it does have.
+ */
+function byStatus(error: FastifyError, request: FastifyRequest, links: ApiLinks): ApiError | null {
+  const status = error.statusCode;
+  if (error instanceof SyntaxError || status === 400 || status === 406 || status === 415) {
+    return errors.invalidRequest(both('The request is malformed.', 'Запрос составлен неверно.'));
+  }
+  // A refused static path says no more than a missing one.
+  if (status === 403 || status === 404 || status === 414)
+    return notFoundAt(links, request.method, request.url);
+  if (status === 408) return errors.requestTimeout();
+  if (status === 413) return errors.requestTooLarge(request.routeOptions.bodyLimit ?? 16 * 1024);
+  if (status === 431) return errors.headersTooLarge();
+  if (status !== undefined && status >= 400 && status < 500) {
     return errors.invalidRequest(both('The request is malformed.', 'Запрос составлен неверно.'));
   }
   return null;
@@ -66,9 +92,9 @@ function fromFramework(error: FastifyError, request: FastifyRequest): ApiError |
  * The only place errors become responses. Anything that is not an ApiError or a known framework error
  * is 500 internal_error with a generic message: driver and stack text never leave the process.
  */
-export function installErrorHandler(app: FastifyInstance): void {
+export function installErrorHandler(app: FastifyInstance, links: ApiLinks): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = isApiError(error) ? error : fromFramework(error, request);
+    const apiError = isApiError(error) ? error : fromFramework(error, request, links);
     if (apiError) {
       if (apiError.status >= 500) request.log.error({ err: apiError.cause ?? apiError }, apiError.code);
       return sendError(request, reply, apiError);

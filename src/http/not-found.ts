@@ -1,14 +1,30 @@
 import type { FastifyInstance } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { errors } from '../errors.ts';
+import { type ApiError, errors } from '../errors.ts';
 
 const METHODS: readonly HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+/** Longest path echoed in a not_found message: a 5,000-character path is not worth sending back. */
+const ECHOED_PATH_CHARS = 100;
+
+/** The `docs`, `openapi` and `llms` links of 404 and 405 bodies (CONTRACT §8). */
+export type ApiLinks = Readonly<Record<'docs' | 'openapi' | 'llms', string>>;
+
+export function apiLinks(baseUrl: string): ApiLinks {
+  return { docs: `${baseUrl}/docs`, openapi: `${baseUrl}/openapi.json`, llms: `${baseUrl}/llms.txt` };
+}
+
+/** 404 not_found for `url` (query left out, long paths cut). */
+export function notFoundAt(links: ApiLinks, method: string, url: string): ApiError {
+  const path = url.split('?')[0] ?? '/';
+  const shown = path.length > ECHOED_PATH_CHARS ? `${path.slice(0, ECHOED_PATH_CHARS)}…` : path;
+  return errors.notFound(links, method, shown);
+}
 
 /**
  * 404 not_found for addresses nobody serves and 405 method_not_allowed (with Allow) for addresses that
  * exist under other methods. A shadow router of every registered route answers which methods exist.
  */
-export function installNotFound(app: FastifyInstance, baseUrl: string): void {
+export function installNotFound(app: FastifyInstance, links: ApiLinks): void {
   const shadow = FindMyWay({ ignoreTrailingSlash: false });
   const noop = (): void => {};
   app.addHook('onRoute', (route) => {
@@ -19,11 +35,13 @@ export function installNotFound(app: FastifyInstance, baseUrl: string): void {
       }
     }
   });
-  const links = { docs: `${baseUrl}/docs`, openapi: `${baseUrl}/openapi.json`, llms: `${baseUrl}/llms.txt` };
   app.setNotFoundHandler(async (request) => {
     const path = request.url.split('?')[0] ?? '/';
     const allow = METHODS.filter((m) => shadow.find(m, path) !== null);
-    if (allow.length > 0) throw errors.methodNotAllowed(links, allow, request.method);
-    throw errors.notFound(links, request.method, path);
+    // A route of this very method that found nothing (a missing static file) is a plain 404.
+    if (allow.length > 0 && !allow.includes(request.method as HTTPMethod)) {
+      throw errors.methodNotAllowed(links, allow, request.method);
+    }
+    throw notFoundAt(links, request.method, request.url);
   });
 }

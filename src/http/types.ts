@@ -1,6 +1,6 @@
 import type { KeyPrincipal } from '../accounts/index.ts';
 import type { AdminService } from '../accounts/admin-service.ts';
-import type { ModelService } from '../catalog/model-service.ts';
+import type { ModelService } from '../models/index.ts';
 import type { UploadService } from '../files/index.ts';
 import type { HelperService, LibraryService } from '../libraries/index.ts';
 import type { TaskService } from '../tasks/task-service.ts';

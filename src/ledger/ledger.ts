@@ -80,6 +80,15 @@ export async function credit(
     if (amountMinor !== input.amountMinor) throw errors.creditReferenceConflict(input.reference, amountMinor);
     return { entry: { ...entry, amount_minor: amountMinor }, created: false };
   }
+  // Amounts are JavaScript numbers: past 2^53 they would be rounded, so such a balance is refused whole.
+  const account = await tx
+    .selectFrom('accounts')
+    .select('credited_minor')
+    .where('id', '=', input.accountId)
+    .executeTakeFirst();
+  if (Number(account?.credited_minor ?? 0) + input.amountMinor > Number.MAX_SAFE_INTEGER) {
+    throw errors.amountTooLarge('amount_minor');
+  }
   const entry = await appendEntry(tx, {
     account_id: input.accountId,
     type: 'credit',

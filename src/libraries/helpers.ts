@@ -7,7 +7,7 @@
 import type { KeyPrincipal } from '../accounts/index.ts';
 import { mayUseModel } from '../accounts/index.ts';
 import { HOUR_MS } from '../config.ts';
-import type { ModelService } from '../catalog/model-service.ts';
+import type { ModelService } from '../models/index.ts';
 import type { Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import {

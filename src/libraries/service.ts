@@ -5,7 +5,7 @@
  */
 import type { KeyPrincipal } from '../accounts/index.ts';
 import { mayUseModel } from '../accounts/index.ts';
-import type { ModelService } from '../catalog/model-service.ts';
+import type { ModelService } from '../models/index.ts';
 import type { Db } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import { type ApiError, errors } from '../errors.ts';

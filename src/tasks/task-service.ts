@@ -10,7 +10,7 @@ import {
   validateSettings,
   type Violation,
 } from '../catalog/index.ts';
-import type { ModelService } from '../catalog/model-service.ts';
+import type { ModelService } from '../models/index.ts';
 import type { Db, TaskStatus } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { type Generator, GeneratorUnavailable } from '../generators/index.ts';

@@ -18,7 +18,7 @@ export function installApiKeyAuth(app: FastifyInstance, deps: AppDeps, limiter: 
     const principal = match?.[1] ? await authenticateKey(deps.db.db, match[1]) : null;
     if (!principal) {
       const wait = await limiter.takeWrongKeyAttempt(request.ip);
-      throw wait === null ? errors.invalidApiKey() : errors.rateLimited(wait);
+      throw wait === null ? errors.invalidApiKey(header !== undefined) : errors.rateLimited(wait);
     }
     request.principal = principal;
     await limiter.takeAccountRequest(principal.accountId, reply);

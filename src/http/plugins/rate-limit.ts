@@ -16,6 +16,7 @@ import type { RequestLimits } from '../types.ts';
 export class RequestLimiter {
   readonly #account: RateLimiterAbstract;
   readonly #wrongKey: RateLimiterAbstract;
+  readonly #wrongAdminToken: RateLimiterAbstract;
   readonly #limits: RequestLimits;
 
   /** With a PostgreSQL pool the counters are shared by every API process; otherwise kept in memory. */
@@ -35,6 +36,8 @@ export class RequestLimiter {
         : new RateLimiterMemory({ keyPrefix, points, duration: limits.windowSeconds });
     this.#account = make('account', limits.accountRequests);
     this.#wrongKey = make('wrong-key', limits.wrongKeyAttempts);
+    // Its own budget, so API-key traffic from an address never locks its operator out, or the reverse.
+    this.#wrongAdminToken = make('wrong-admin-token', limits.wrongKeyAttempts);
   }
 
   /**
@@ -61,6 +64,26 @@ export class RequestLimiter {
   async takeWrongKeyAttempt(address: string): Promise<number | null> {
     try {
       await this.#wrongKey.consume(address);
+      return null;
+    } catch (rejection) {
+      return Math.max(1, Math.ceil(asLimiterRes(rejection).msBeforeNext / 1000));
+    }
+  }
+
+  /**
+   * Seconds an address must wait before its next operator-token attempt is even compared, or null.
+   * Checked before the comparison, so past the budget a right guess looks exactly like a wrong one.
+   */
+  async adminTokenWait(address: string): Promise<number | null> {
+    const res = await this.#wrongAdminToken.get(address);
+    if (!res || res.consumedPoints < this.#limits.wrongKeyAttempts) return null;
+    return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+  }
+
+  /** Counts a wrong operator token from an address; the seconds to wait once it is past its budget, or null. */
+  async takeWrongAdminToken(address: string): Promise<number | null> {
+    try {
+      await this.#wrongAdminToken.consume(address);
       return null;
     } catch (rejection) {
       return Math.max(1, Math.ceil(asLimiterRes(rejection).msBeforeNext / 1000));

@@ -3,9 +3,10 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errors } from '../../errors.ts';
+import { errors, isApiError } from '../../errors.ts';
 import { MAX_UPLOAD_BYTES } from '../../files/index.ts';
 import { parseRange } from '../../tasks/artifacts.ts';
+import { paced } from '../body-pace.ts';
 import { sendBytes } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { errorResponses, errorSchema } from './schemas.ts';
@@ -29,9 +30,12 @@ const idParams = z.object({ id: z.string().min(1).max(100) });
 /** POST /v1/files and the upload's metadata (CONTRACT §6); registered inside the authenticated context. */
 export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const uploads = deps.services.uploads;
+  // The JSON and text parsers inherited from the app would read a 100 MB body into memory whatever it
+  // holds (a 90 MB JSON-typed body took 3.4 GB): in this context only multipart is parsed.
+  app.removeAllContentTypeParsers();
   // One more byte than allowed reaches the service, which refuses it with 413 file_too_large.
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES + 1, files: 1, fields: 5 } });
-  // A raw body of any other type is passed through as a stream, never buffered.
+  // A raw body of any other type, JSON included, is passed through as a stream, never buffered.
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
   const r = app.withTypeProvider<ZodTypeProvider>();
 
@@ -43,12 +47,13 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         tags,
         summary: 'Upload an own file to get a direct link for URL settings',
         description:
-          'multipart/form-data with one part `file`, or a raw body with its Content-Type and ?filename=. Types are recognised by content: jpeg, png, webp, mp3, wav, ogg, m4a, flac, aac, mp4, mov; up to 100 MB.',
+          "multipart/form-data with one part `file`, or a raw body with its Content-Type and ?filename=. Types are recognised by content: jpeg, png, webp, mp3, wav, ogg, m4a, flac, aac, mp4, mov; up to 100 MB, and within the account's upload quota.",
         querystring: z.object({ filename: z.string().max(200).optional(), lang: z.string().optional() }),
         response: {
           201: uploadSchema,
           ...errorResponses,
-          413: errorSchema.describe('file_too_large'),
+          408: errorSchema.describe('request_timeout: the body stalled or trickled'),
+          413: errorSchema.describe('file_too_large, storage_quota_exceeded'),
           422: errorSchema.describe('file_type, file_empty, invalid_request'),
         },
       },
@@ -56,14 +61,18 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     async (request, reply) => {
       let upload: Awaited<ReturnType<typeof uploads.upload>>;
       if (request.isMultipart()) {
-        const part = await request.file();
+        // The first part's headers must come within a body window; the file part is then watched itself.
+        const part = await withinWindow(request.file(), deps.config.bodyTimeoutMs).catch(malformedMultipart);
         if (part?.fieldname !== 'file') {
           throw errors.invalidRequest({
             en: 'Send the file in a multipart part named "file".',
             ru: 'Передайте файл в части multipart с именем «file».',
           });
         }
-        upload = await uploads.upload(request.principal!, { body: part.file, filename: part.filename });
+        upload = await uploads.upload(request.principal!, {
+          body: paced(part.file, deps.config.bodyTimeoutMs),
+          filename: part.filename,
+        });
       } else {
         const body = request.body;
         if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function') throw errors.fileType('file');
@@ -104,6 +113,27 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       return reply.code(204).send(null);
     },
   );
+}
+
+function withinWindow<T>(promise: Promise<T>, windowMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(errors.requestTimeout()), windowMs);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * What the multipart parser refuses before the file part (no boundary, a body cut short, more parts or
+ * fields than one upload needs) is the request's shape: 422, not busboy's status-less 500 or a 413 that
+ * would blame the size.
+ */
+function malformedMultipart(error: unknown): never {
+  if (isApiError(error)) throw error;
+  throw errors.invalidRequest({
+    en: 'The multipart/form-data body is malformed or has too many parts: send one part named "file".',
+    ru: 'Тело multipart/form-data составлено неверно или в нём слишком много частей: передайте одну часть «file».',
+  });
 }
 
 /** GET /files/:token[/name]: the direct link of an upload, no API key (registered in the open context). */

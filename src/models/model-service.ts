@@ -1,7 +1,11 @@
+/**
+ * Model state: the operator's per-model switches (availability, active-task limit) kept in the
+ * database, joined with the catalog. The catalog itself stays pure declarations.
+ */
 import { z } from 'zod';
+import type { ModelKind, ModelSpec } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { ModelKind, ModelSpec } from './model-spec.ts';
 
 /** Default simultaneous unfinished tasks of one model per account (CONTRACT §3). */
 export const DEFAULT_MAX_ACTIVE = 10;

@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { safeFilename } from './filename.ts';
+
+test('safeFilename keeps ordinary names and cleans unsafe ones', () => {
+  const cases: Array<[string | undefined, string]> = [
+    ['photo.png', 'photo.png'],
+    ['Фото отпуска.jpg', 'Фото отпуска.jpg'],
+    [undefined, 'upload.jpg'],
+    ['', 'upload.jpg'],
+    ['..', 'upload.jpg'],
+    ['. . .', 'upload.jpg'],
+    ['a/b\\c.png', 'a_b_c.png'],
+    ['tab\there.png', 'tab_here.png'],
+    ['invoice\u202Egnp.exe', 'invoicegnp.exe'],
+    ['\u2067rtl\u2069.png', 'rtl.png'],
+    ['zero\u200Dwidth\u200C.png', 'zerowidth.png'],
+    ['para\u2029graph.png', 'para_graph.png'],
+    ['e\u0301.png', 'é.png'],
+    ['..hidden..', 'hidden'],
+    [`${'a'.repeat(199)}.  x`, `${'a'.repeat(199)}`],
+  ];
+  for (const [given, expected] of cases)
+    assert.equal(safeFilename(given, 'jpeg'), expected, JSON.stringify(given));
+});

@@ -1,0 +1,86 @@
+import type { Readable } from 'node:stream';
+import { Transform, type TransformCallback } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../errors.ts';
+
+/** Time to receive a request's headers (milliseconds). Node's default is a minute. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** How often Node looks for connections past their header or request timeout (milliseconds). */
+export const CONNECTIONS_CHECK_MS = 2_000;
+/** What a request body must bring in each window unless it ends first (bytes): 6.4 KB/s at 10 s. */
+export const MIN_BODY_BYTES_PER_WINDOW = 64 * 1024;
+
+/**
+ * Passes a request body through and fails it with 408 request_timeout when a window of `windowMs`
+ * brings less than `minBytes` (Apache's mod_reqtimeout `body=…,MinRate=…` in one rule): a stalled body
+ * and one trickled a byte at a time both end within a window or two instead of holding the connection.
+ * Waiting on our own consumer counts too, which is why the rate asked for is modest.
+ */
+export class BodyPace extends Transform {
+  #received = 0;
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(windowMs: number, minBytes = MIN_BODY_BYTES_PER_WINDOW) {
+    super();
+    this.#timer = setInterval(() => {
+      if (this.#received < minBytes) this.destroy(errors.requestTimeout());
+      this.#received = 0;
+    }, windowMs);
+    this.#timer.unref();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.#received += chunk.length;
+    callback(null, chunk);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.stop();
+    callback();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.stop();
+    callback(error);
+  }
+
+  /** Ends the watch (the answer went out, nobody reads the body any more). */
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
+
+/**
+ * `source` seen through a BodyPace. The source is never destroyed here: destroying a request destroys
+ * its socket, and the 408 still has to go out on it (with `Connection: close`).
+ */
+export function paced(source: Readable, windowMs: number): BodyPace {
+  const guard = new BodyPace(windowMs);
+  const forward = (error: Error): void => void guard.destroy(error);
+  source.on('error', forward);
+  // An unread guard that times out must not become an uncaught error; readers attach their own listener.
+  guard.on('error', () => {});
+  guard.on('close', () => {
+    source.off('error', forward);
+    source.unpipe(guard);
+  });
+  source.pipe(guard);
+  return guard;
+}
+
+/**
+ * Every request body the app parses goes through a BodyPace. Multipart bodies are read by their plugin
+ * straight from the socket, so the upload route watches its file part itself.
+ */
+export function installBodyPace(app: FastifyInstance, windowMs: number): void {
+  app.addHook('preParsing', async (request, reply, payload) => {
+    const { headers } = request;
+    const hasBody =
+      headers['transfer-encoding'] !== undefined ||
+      (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+    if (!hasBody || headers['content-type']?.toLowerCase().startsWith('multipart/')) return payload;
+    const guard = paced(payload, windowMs);
+    reply.raw.once('close', () => guard.stop());
+    return guard;
+  });
+}

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type ApiError, errors } from '../errors.ts';
+import { negotiateLang, translate } from '../i18n/index.ts';
+import { sendError } from './error-handler.ts';
+import { type ApiLinks, notFoundAt } from './not-found.ts';
+
+/**
+ * Fastify's `frameworkErrors`: what the router refuses before any hook runs (bad percent-encoding in
+ * the path, a path parameter over `maxParamLength`). Both mean no such address: 404 not_found, with the
+ * request id and language the hooks would have set.
+ */
+export function frameworkErrorHandler(
+  links: ApiLinks,
+): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (error, request, reply) => {
+    reply.header('x-request-id', request.id);
+    request.lang = negotiateLang(queryLang(request.raw.url ?? ''), request.headers['accept-language']);
+    const apiError =
+      error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? notFoundAt(links, request.method, request.raw.url ?? '/')
+        : errors.internal(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'framework error');
+    void sendError(request, reply, apiError);
+  };
+}
+
+function queryLang(url: string): string | undefined {
+  const match = /[?&]lang=([A-Za-z-]{1,20})(?:&|$)/.exec(url);
+  return match?.[1];
+}
+
+/**
+ * Node's `clientError`: requests that never became a request (unparsable, headers too large, timed
+ * out). Answered in the error table's shape, in English (there are no headers to negotiate from), with
+ * a fresh request id, then the connection is closed.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const apiError = clientErrorOf(error.code);
+  // An answer already under way cannot be replaced: only close the connection.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify({
+      error: { code: apiError.code, message: apiError.detail?.en ?? translate(apiError.code, 'en') },
+    });
+    socket.write(
+      `HTTP/1.1 ${apiError.status} ${statusText(apiError.status)}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${randomUUID()}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy(error);
+}
+
+function clientErrorOf(code: string | undefined): ApiError {
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return errors.requestTimeout();
+  if (code === 'HPE_HEADER_OVERFLOW') return errors.headersTooLarge();
+  return errors.invalidRequest({ en: 'The request is malformed.', ru: 'Запрос составлен неверно.' });
+}
+
+function statusText(status: number): string {
+  return { 408: 'Request Timeout', 413: 'Payload Too Large', 422: 'Unprocessable Entity' }[status] ?? 'Error';
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../errors.ts';
+
+/**
+ * Deepest nesting a JSON body may have. The deepest real body (video shots: body → settings → shots →
+ * shot) is 4 levels; 32 leaves room for any shape we may add while keeping every recursive walk of a
+ * body (canonical hashing, validation, logging) far from the stack limit.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** True when `value` nests objects or arrays more than `maxDepth` levels deep (the top level is 1). */
+export function isNestedDeeperThan(value: unknown, maxDepth: number): boolean {
+  // Iterative on purpose: a recursive walk is exactly what a deep body overflows.
+  const stack: Array<{ node: unknown; depth: number }> = [{ node: value, depth: 1 }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const { node, depth } = item;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > maxDepth) return true;
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (child !== null && typeof child === 'object') stack.push({ node: child, depth: depth + 1 });
+    }
+  }
+  return false;
+}
+
+/**
+ * JSON bodies on every route: Fastify's own parser (prototype-poisoning checks, the route's body limit)
+ * plus a depth limit, 422 invalid_request past it. `text/plain` is no longer parsed: anything but JSON
+ * on a JSON route is refused as an unsupported type with one clear message.
+ */
+export function installJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parseJson(request, String(body), (error, value) => {
+      if (error) return done(error, undefined);
+      if (isNestedDeeperThan(value, MAX_JSON_DEPTH)) {
+        return done(
+          errors.invalidRequest({
+            en: `The body nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep.`,
+            ru: `В теле запроса объекты или массивы вложены глубже ${MAX_JSON_DEPTH} уровней.`,
+          }),
+          undefined,
+        );
+      }
+      done(null, value);
+    });
+  });
+}

@@ -1,0 +1,297 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { ADMIN_TOKEN, expectError, startTestApp, type TestApp } from './helpers.ts';
+
+/** A refusal that went through the error table: the usual body, a JSON type and a request id. */
+function expectTableError(
+  res: Awaited<ReturnType<TestApp['app']['inject']>>,
+  status: number,
+  code: string,
+): void {
+  expectError(res, status, code);
+  assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/, 'X-Request-Id');
+  assert.doesNotMatch(res.body, /FST_|statusCode|stack/, res.body);
+}
+
+/** Sends raw bytes to a listening app and returns everything it answers until it closes. */
+async function rawExchange(port: number, text: string): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  socket.write(text);
+  await new Promise((resolve) => socket.on('close', resolve));
+  return Buffer.concat(chunks).toString();
+}
+
+describe('the HTTP edge', () => {
+  let t: TestApp;
+  let key = '';
+  before(async () => {
+    t = await startTestApp({ worker: false });
+    key = (await t.account({ balanceMinor: 100_000 })).key;
+  });
+  after(() => t.close());
+
+  const post = (url: string, payload: string, contentType = 'application/json') =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      payload,
+      headers: { authorization: `Bearer ${key}`, 'content-type': contentType },
+    });
+
+  test('[10.22] deeply nested JSON is 422 invalid_request on every route, never a 500', async () => {
+    const deep = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const task = (inner: string): string =>
+      `{"model":"model-3d","settings":{"task_type":"text_to_model","prompt":"a chair","x":${inner}}}`;
+    for (const url of ['/v1/tasks', '/v1/price']) {
+      expectTableError(await post(url, task(deep(20_000))), 422, 'invalid_request');
+    }
+    const admin = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      payload: `{"name":${deep(5_000)}}`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    });
+    expectTableError(admin, 422, 'invalid_request');
+    assert.match(admin.json().error.message, /nest/i);
+    // Ordinary nesting (shots of a video, lists of URLs) stays well inside the limit.
+    const ok = await post('/v1/price', task(deep(8)));
+    expectError(ok, 422, 'unknown_setting');
+  });
+
+  test('[10.23] framework errors go through the error table with X-Request-Id', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    // Multipart without a boundary, and a multipart body cut short.
+    expectTableError(await post('/v1/files', 'abc', 'multipart/form-data'), 422, 'invalid_request');
+    expectTableError(
+      await post('/v1/files', '--x\r\nfoo', 'multipart/form-data; boundary=x'),
+      422,
+      'invalid_request',
+    );
+    const fields = Array.from(
+      { length: 8 },
+      (_, i) => `--x\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`,
+    );
+    expectTableError(
+      await post('/v1/files', `${fields.join('')}--x--\r\n`, 'multipart/form-data; boundary=x'),
+      422,
+      'invalid_request',
+    );
+    // The static files of /docs: a refused path and a missing file are plain 404s.
+    for (const url of ['/docs/static/%00', '/docs/static/..%2f..%2fpackage.json', '/docs/static/nope.js']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expectTableError(res, 404, 'not_found');
+      assert.equal(res.json().docs, 'http://api.test/docs');
+    }
+    // An over-long id and bad percent-encoding: no such address, without echoing the whole path.
+    const long = await t.app.inject({ method: 'GET', url: `/v1/tasks/${'a'.repeat(5_000)}`, headers: auth });
+    expectTableError(long, 404, 'not_found');
+    assert.ok(long.body.length < 1_000, `body of ${long.body.length} bytes`);
+    expectTableError(
+      await t.app.inject({ method: 'GET', url: '/v1/tasks/%E0%A4%A', headers: auth }),
+      404,
+      'not_found',
+    );
+    const ru = await t.app.inject({ method: 'GET', url: '/files/%zz?lang=ru' });
+    expectTableError(ru, 404, 'not_found');
+    assert.match(ru.json().error.message, /[а-я]/i);
+    // Invalid JSON, unsupported media types, a wrong length.
+    expectTableError(await post('/v1/tasks', '{'), 422, 'invalid_request');
+    expectTableError(await post('/v1/tasks', '{"__proto__":{"a":1}}'), 422, 'invalid_request');
+    for (const type of ['text/plain', 'text/xml', 'application/x-www-form-urlencoded']) {
+      const res = await post('/v1/tasks', 'model=x', type);
+      expectTableError(res, 422, 'invalid_request');
+      assert.match(res.json().error.message, /application\/json/);
+    }
+  });
+
+  test("[10.23] requests Node cannot parse are answered in the error table's shape", async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    const answer = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n');
+    assert.match(answer, /^HTTP\/1\.1 422 /);
+    assert.match(answer, /\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
+    assert.match(answer, /\{"error":\{"code":"invalid_request","message":"[^"]+"\}\}$/);
+  });
+
+  test('[10.25] 401 answers carry WWW-Authenticate: Bearer', async () => {
+    const missing = await t.app.inject({ method: 'GET', url: '/v1/models' });
+    expectTableError(missing, 401, 'invalid_api_key');
+    assert.equal(missing.headers['www-authenticate'], 'Bearer');
+    const wrong = await t.app.inject({
+      method: 'GET',
+      url: '/v1/models',
+      headers: { authorization: 'Bearer gta_wrong' },
+    });
+    expectTableError(wrong, 401, 'invalid_api_key');
+    assert.equal(wrong.headers['www-authenticate'], 'Bearer error="invalid_token"');
+    const operator = await t.app.inject({
+      method: 'GET',
+      url: '/admin/v1/accounts/x',
+      headers: { authorization: 'Bearer not-the-admin-token' },
+    });
+    expectTableError(operator, 401, 'invalid_admin_token');
+    assert.equal(operator.headers['www-authenticate'], 'Bearer error="invalid_token"');
+  });
+
+  test('[10.25] a balance past 2^53 kopecks is refused with 422, never rounded', async () => {
+    const acct = await t.account();
+    const credit = (amount: number | string, reference: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/admin/v1/accounts/${acct.id}/credits`,
+        payload: `{"amount_minor":${amount},"reference":"${reference}"}`,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      });
+    // One amount past the safe range, written as JSON digits: refused, not rounded to 2^53.
+    expectTableError(await credit('9007199254740993', 'too-big'), 422, 'invalid_request');
+    assert.equal((await credit(Number.MAX_SAFE_INTEGER - 10, 'first')).statusCode, 201);
+    const over = await credit(11, 'second');
+    expectTableError(over, 422, 'invalid_request');
+    assert.match(over.json().error.message, /9007199254740991/);
+    assert.equal((await credit(10, 'third')).statusCode, 201);
+    const account = (await t.admin('GET', `/admin/v1/accounts/${acct.id}`)).json();
+    assert.equal(account.balance_minor, Number.MAX_SAFE_INTEGER);
+    assert.equal(account.available_minor, Number.MAX_SAFE_INTEGER);
+    const ledger = (await t.admin('GET', `/admin/v1/accounts/${acct.id}/ledger`)).json();
+    assert.deepEqual(
+      ledger.entries.map((e: { amount_minor: number }) => e.amount_minor).sort(),
+      [10, Number.MAX_SAFE_INTEGER - 10].sort(),
+    );
+  });
+});
+
+describe('operator token guesses', () => {
+  test('[10.21] wrong operator tokens are limited per address; past the budget nothing is checked', async () => {
+    const t = await startTestApp({
+      worker: false,
+      limits: { accountRequests: 10_000, wrongKeyAttempts: 3, windowSeconds: 60 },
+    });
+    try {
+      const attempt = (token: string, remoteAddress = '10.9.8.7') =>
+        t.app.inject({
+          method: 'POST',
+          url: '/admin/v1/accounts',
+          payload: { name: 'Guess' },
+          headers: { authorization: `Bearer ${token}` },
+          remoteAddress,
+        });
+      for (let i = 0; i < 3; i++)
+        expectError(await attempt(`guess-number-${i}-xxxxxx`), 401, 'invalid_admin_token');
+      const limited = await attempt('guess-number-3-xxxxxx');
+      expectError(limited, 429, 'rate_limited');
+      assert.ok(Number(limited.headers['retry-after']) >= 1);
+      // The right token is not even compared from that address now: a guess cannot be confirmed.
+      expectError(await attempt(ADMIN_TOKEN), 429, 'rate_limited');
+      // Other addresses, and API keys, have their own budgets.
+      assert.equal((await attempt(ADMIN_TOKEN, '10.9.8.6')).statusCode, 201);
+      const apiKey = await t.app.inject({ method: 'GET', url: '/v1/models', remoteAddress: '10.9.8.7' });
+      expectError(apiKey, 401, 'invalid_api_key');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+/**
+ * Opens a connection, sends `head`, then one byte every `everyMs` for at most `forMs`; returns what the
+ * server answered and whether it closed the connection before the trickle ran out.
+ */
+async function trickle(
+  port: number,
+  head: string,
+  { everyMs = 200, forMs = 6_000 } = {},
+): Promise<{ answer: string; closedByServer: boolean }> {
+  const socket = net.connect(port, '127.0.0.1');
+  const chunks: Buffer[] = [];
+  let closed = false;
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  socket.on('error', () => {});
+  const done = new Promise<void>((resolve) =>
+    socket.on('close', () => {
+      closed = true;
+      resolve();
+    }),
+  );
+  socket.write(head);
+  const started = Date.now();
+  while (!closed && Date.now() - started < forMs) {
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+    if (!closed) socket.write('x');
+  }
+  const closedByServer = closed;
+  socket.destroy();
+  await done;
+  return { answer: Buffer.concat(chunks).toString(), closedByServer };
+}
+
+describe('slow requests', () => {
+  let t: TestApp;
+  let key = '';
+  let port = 0;
+  before(async () => {
+    t = await startTestApp({ worker: false, env: { BODY_TIMEOUT: '1s' } });
+    key = (await t.account()).key;
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (t.app.server.address() as net.AddressInfo).port;
+  });
+  after(() => t.close());
+
+  test('[10.20] the server bounds headers and whole requests', () => {
+    assert.equal(t.app.server.requestTimeout, 10 * 60_000);
+    assert.equal(t.app.server.headersTimeout, 10_000);
+  });
+
+  const expectTimedOut = (result: { answer: string; closedByServer: boolean }): void => {
+    assert.match(result.answer, /^HTTP\/1\.1 408 /, result.answer || '(no answer)');
+    assert.match(result.answer, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+    assert.match(result.answer, /"code":"request_timeout"/);
+    assert.ok(result.closedByServer, 'the server closes the connection');
+  };
+
+  test("[10.20] headers sent a line at a time are answered 408 in the error table's shape", async () => {
+    // Node's default would wait a minute (and check only every 30 s); ours is 10 s, checked every 2 s.
+    const result = await trickle(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ', {
+      everyMs: 500,
+      forMs: 20_000,
+    });
+    assert.match(result.answer, /^HTTP\/1\.1 408 /, result.answer || '(no answer)');
+    assert.match(result.answer, /"code":"request_timeout"/);
+    assert.match(result.answer, /\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
+    assert.ok(result.closedByServer);
+  });
+
+  test('[10.20] a raw upload that trickles one byte at a time is answered 408 and closed', async () => {
+    const head =
+      'POST /v1/files?filename=a.png HTTP/1.1\r\nHost: x\r\n' +
+      `Authorization: Bearer ${key}\r\nContent-Type: image/png\r\nContent-Length: 100000\r\n\r\n`;
+    expectTimedOut(await trickle(port, head));
+  });
+
+  test('[10.20] a multipart upload that stalls after its part header is answered 408 and closed', async () => {
+    const body =
+      '--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n' +
+      'Content-Type: image/png\r\n\r\n';
+    const head =
+      'POST /v1/files HTTP/1.1\r\nHost: x\r\n' +
+      `Authorization: Bearer ${key}\r\nContent-Type: multipart/form-data; boundary=b\r\n` +
+      `Content-Length: 100000\r\n\r\n${body}`;
+    expectTimedOut(await trickle(port, head));
+  });
+
+  test('[10.20] a JSON body that trickles is answered 408 and closed', async () => {
+    const head =
+      'POST /v1/tasks HTTP/1.1\r\nHost: x\r\n' +
+      `Authorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"model":"`;
+    expectTimedOut(await trickle(port, head));
+    // A body that arrives at a normal pace is unaffected.
+    const res = await fetch(`http://127.0.0.1:${port}/v1/price`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'model-3d', settings: { task_type: 'text_to_model', prompt: 'a cup' } }),
+    });
+    assert.equal(res.status, 200, await res.text());
+  });
+});
