@@ -131,7 +131,7 @@ export async function createContainer(
       url,
       {
         label: `body.${field}`,
-        maxBytes: accepted.max_size_mb * 1024 * 1024,
+        maxBytes: accepted.maxBytes,
         formats: accepted.formats,
         invalid: 'request',
         ...(budget ? { budget } : {}),

@@ -9,6 +9,7 @@
  * must produce for accepted settings.
  */
 import type { z } from 'zod';
+import type { LibrarySegment } from '../libraries/index.ts';
 import type { ModeExample } from './example.ts';
 import type { PriceRule } from './price-rule.ts';
 
@@ -75,7 +76,7 @@ export interface Violation {
 /** Library items a task refers to; checked by the core before any hold (CONTRACT §7). */
 export interface LibraryRef {
   /** Library path segment at the model that owns it, for example `personas`. */
-  library: 'elements' | 'personas' | 'voices' | 'styles' | 'characters';
+  library: LibrarySegment;
   /** Model key that owns the library (`music`, `video-elements`, ...). */
   model: string;
   id: string;

@@ -160,15 +160,14 @@ export interface UploadsTable {
   deleted_at: string | null;
 }
 
-export type LibrarySegment = 'elements' | 'personas' | 'voices' | 'styles' | 'characters';
-
 /** A record of any personal library (reference "Library records", CONTRACT §7). */
 export interface LibraryRecordsTable {
   id: string;
   account_id: string;
   /** Key of the model that owns the library. */
   model: string;
-  library: LibrarySegment;
+  /** Path segment of the library at the model (`LibrarySegment` of src/libraries). */
+  library: string;
   name: string | null;
   status: string;
   /** JSON object: the record's public fields beyond id, name, status, error and created_at. */

@@ -5,8 +5,6 @@
  * (`simulator/library-sim.ts`) implements it offline. Unreachable: throw `GeneratorUnavailable`
  * (503 sg_unavailable, nothing created); refused: throw `LibraryRejected` (502 *_create_failed).
  */
-import type { LibrarySegment } from '../db/schema.ts';
-
 /**
  * How long we wait for the generator on a request (reference: "client timeout of at least five
  * minutes"); our own wait is exactly that long, so a client following the reference never gives up first.
@@ -27,10 +25,16 @@ export interface LibrarySettlement {
 
 export interface LibraryCreateRequest {
   model: string;
-  library: LibrarySegment;
+  /** The library's path segment at the model (`elements`, `styles`, …). */
+  library: string;
   recordId: string;
   /** The creation body as accepted (URLs normalised to strings). */
   fields: Readonly<Record<string, unknown>>;
+  /**
+   * Present when the record keeps learning after the answer (music styles, singing voices): how long
+   * that typically takes (milliseconds). The answer then carries `settles`.
+   */
+  learningMs?: number;
 }
 
 export interface LibraryCreated {
@@ -57,6 +61,10 @@ export interface RecordingCheck {
   recordingUrl: string;
   /** Length of the recording when the probe could tell. */
   recordingSeconds?: number;
+  /** Shortest recording we accept (seconds). */
+  minSeconds: number;
+  /** How long the check typically takes (milliseconds). */
+  typicalMs: number;
 }
 
 export interface LyricsVariant {

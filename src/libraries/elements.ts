@@ -1,18 +1,13 @@
 /**
  * Element library of `video-elements` (reference "Element library"): a character or object shown from
- * several sides, named in prompts by its label `Element_<id>`.
- *
- * Decisions (the reference leaves them open):
- * - `name` and `tag` are required, `description` optional (default empty).
- * - Tags: character, object, animal, vehicle, scene; each lists the views to shoot it from.
- * - The name is unique per person among live elements, compared trimmed and case-insensitively.
- * - A video element's cover is what the generator returns (the simulator: the video link itself).
+ * several sides, named in prompts by its label `Element_<id>`. Decisions: `notes` below.
  */
 import { z } from 'zod';
 import { addRule } from '../catalog/model-spec.ts';
 import { errors } from '../errors.ts';
-import { IMAGE_FILES, listLimit, nameField, textLimit, urlField, urlList, VIDEO_FILES } from './fields.ts';
-import type { LibraryDecl } from './types.ts';
+import { defineLibrary } from './define.ts';
+import { IMAGE_FILES, nameField, urlField, urlList, VIDEO_FILES } from './fields.ts';
+import { boundsOf } from './limits.ts';
 
 export const ELEMENT_TAGS = [
   { key: 'character', name: 'Character', views: ['front', 'left side', 'right side', 'back'] },
@@ -23,17 +18,12 @@ export const ELEMENT_TAGS = [
 ] as const;
 const TAG_KEYS = ELEMENT_TAGS.map((t) => t.key) as [string, ...string[]];
 
-const NAME = { min: 1, max: 100 };
-const DESCRIPTION_MAX = 500;
-const IMAGES = { min: 1, max: 4 };
-const FILES = { image_urls: IMAGE_FILES, video_url: { ...VIDEO_FILES, max_duration_seconds: 10 } };
-
 const body = z
   .strictObject({
-    name: nameField(NAME.min, NAME.max),
-    description: z.string().max(DESCRIPTION_MAX).default(''),
+    name: nameField(1, 100),
+    description: z.string().max(500).default(''),
     tag: z.enum(TAG_KEYS).describe('kind of element; GET lists the tags'),
-    image_urls: urlList(IMAGES.min, IMAGES.max)
+    image_urls: urlList(1, 4)
       .optional()
       .describe('up to 4 pictures; the first is the cover, others show the element from other sides'),
     video_url: urlField.optional().describe('one short video; only with tag character'),
@@ -51,7 +41,7 @@ const body = z
     }
   });
 
-export const elements: LibraryDecl<z.output<typeof body>> = {
+export const elements = defineLibrary({
   model: 'video-elements',
   segment: 'elements',
   title: 'element',
@@ -66,17 +56,22 @@ export const elements: LibraryDecl<z.output<typeof body>> = {
     cover_url: z.string().nullable(),
     created_at: z.string(),
   }),
-  limits: {
-    name: textLimit(NAME.min, NAME.max),
-    description: textLimit(0, DESCRIPTION_MAX),
-    image_urls: listLimit(IMAGES.min, IMAGES.max),
-    video_url: listLimit(1, 1),
-    accepted_files: FILES,
-  },
-  files: FILES,
+  limits: boundsOf(body, ['name', 'description', 'image_urls', 'video_url']),
+  files: { image_urls: IMAGE_FILES, video_url: { ...VIDEO_FILES, maxSeconds: 10 } },
   listExtras: { tags: ELEMENT_TAGS },
-  hasStatus: false,
   failCode: 'element_create_failed',
+  refusals: { missing: 'element_not_found' },
+  notes: {
+    rules:
+      'Send either `image_urls` (the first is the cover) or `video_url`; `video_url` only with tag `character`.',
+    decisions:
+      'Tags are ' +
+      `${ELEMENT_TAGS.map((t) => `\`${t.key}\``).join(', ')}, each with the \`views\` to shoot it from. ` +
+      'Names are unique per person among live elements, compared trimmed and case-insensitively ' +
+      "(`Red Car` and `red car` collide). The record's `label` is `Element_<id>`; `type` is `image` or " +
+      "`video`; a video element's `cover_url` is what the generator returns (the simulator returns the " +
+      'video link).',
+  },
   async prepare(b, ctx) {
     return {
       name: b.name,
@@ -98,4 +93,4 @@ export const elements: LibraryDecl<z.output<typeof body>> = {
     type: r.data['type'],
     cover_url: r.data['cover_url'] ?? null,
   }),
-};
+});

@@ -4,6 +4,7 @@
  * links and go to the generator unchanged, reference "Other libraries").
  */
 import { z } from 'zod';
+import type { LinkedFiles } from './types.ts';
 
 /** Longest URL we accept (decision: common browser and proxy limit). */
 export const MAX_URL_LENGTH = 2048;
@@ -24,17 +25,16 @@ export function nameField(min: number, max: number): z.ZodString {
   return z.string().trim().min(min).max(max);
 }
 
-/** Bounds of a text field as the list response's `limits` show them. */
-export function textLimit(min: number, max: number): { min_length: number; max_length: number } {
-  return { min_length: min, max_length: max };
-}
+/** One megabyte as the reference counts file sizes (MiB). */
+export const MB = 1024 * 1024;
 
-/** Bounds of a list field as the list response's `limits` show them. */
-export function listLimit(min: number, max: number): { min_items: number; max_items: number } {
-  return { min_items: min, max_items: max };
-}
-
-/** Files the reference accepts for pictures and audio (CONTRACT §6). */
-export const IMAGE_FILES = { formats: ['jpeg', 'png', 'webp'], max_size_mb: 10 } as const;
-export const AUDIO_FILES = { formats: ['mp3', 'wav', 'ogg', 'm4a', 'flac', 'aac'], max_size_mb: 20 } as const;
-export const VIDEO_FILES = { formats: ['mp4', 'mov'], max_size_mb: 100 } as const;
+/** Files the reference accepts for pictures, audio and video (CONTRACT §6); sizes in bytes. */
+export const IMAGE_FILES = {
+  formats: ['jpeg', 'png', 'webp'],
+  maxBytes: 10 * MB,
+} as const satisfies LinkedFiles;
+export const AUDIO_FILES = {
+  formats: ['mp3', 'wav', 'ogg', 'm4a', 'flac', 'aac'],
+  maxBytes: 20 * MB,
+} as const satisfies LinkedFiles;
+export const VIDEO_FILES = { formats: ['mp4', 'mov'], maxBytes: 100 * MB } as const satisfies LinkedFiles;

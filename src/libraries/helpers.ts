@@ -18,7 +18,7 @@ import {
 } from '../generators/library.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
-import { askGenerator } from './service.ts';
+import { askGenerator } from './ask-generator.ts';
 
 /** Reference "Limits": helper calls, 20 per hour per account. */
 export const HELPER_CALLS_PER_HOUR = 20;

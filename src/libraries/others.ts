@@ -2,26 +2,29 @@
  * The other libraries (reference "Other libraries", CONTRACT §7): cloned voices of `voice`, image styles
  * of `image`, music styles of `music-styles`, characters and voices of `video-omni`. All but music styles
  * are saved while the request waits and answer 201 `ready`; a music style answers 201 `training` and is
- * `ready` (or `failed`) after the generator's training time (reference: 5 to 10 minutes).
- *
- * Decisions: a cloned voice takes 1–10 samples; a character's description is at most 500 characters;
- * every record of these libraries carries `status` (the reference shows "id and status").
+ * `ready` (or `failed`) after the generator's training time (reference: 5 to 10 minutes). Decisions are
+ * in each declaration's `notes`.
  */
 import { z } from 'zod';
 import { addRule } from '../catalog/model-spec.ts';
-import { AUDIO_FILES, IMAGE_FILES, listLimit, nameField, textLimit, urlField, urlList } from './fields.ts';
-import type { LibraryDecl } from './types.ts';
+import { defineLibrary } from './define.ts';
+import { AUDIO_FILES, IMAGE_FILES, nameField, urlField, urlList } from './fields.ts';
+import { boundsOf } from './limits.ts';
 
-const NAME = textLimit(1, 100);
-const name = nameField(NAME.min_length, NAME.max_length);
-const readyStatus = z.enum(['ready']);
+const name = nameField(1, 100);
+/** Records saved while the request waits: `ready` from the start (the reference shows "id and status"). */
+const SAVED_STATES = ['ready'] as const;
+const readyStatus = z.enum(SAVED_STATES);
+const description = z.string().max(500).optional();
+/** Shared by the kinds saved while the request waits. */
+const SAVED_NOTE = 'Every record carries `status` (the reference shows "id and status").';
 
 const clonedVoiceBody = z.strictObject({
   name,
   sample_urls: urlList(1, 10).describe('1 to 10 recordings of the voice'),
   remove_background_noise: z.boolean().default(false),
 });
-export const clonedVoices: LibraryDecl<z.output<typeof clonedVoiceBody>> = {
+export const clonedVoices = defineLibrary({
   model: 'voice',
   segment: 'voices',
   title: 'cloned voice',
@@ -34,24 +37,27 @@ export const clonedVoices: LibraryDecl<z.output<typeof clonedVoiceBody>> = {
     sample_count: z.int(),
     created_at: z.string(),
   }),
-  limits: { name: NAME, sample_urls: listLimit(1, 10), accepted_files: { sample_urls: AUDIO_FILES } },
+  limits: boundsOf(clonedVoiceBody, ['name', 'sample_urls']),
   files: { sample_urls: AUDIO_FILES },
-  hasStatus: true,
+  states: SAVED_STATES,
   failCode: 'library_create_failed',
+  refusals: { missing: 'voice_not_found', notReady: 'voice_not_ready' },
+  notes: { decisions: SAVED_NOTE },
   async prepare(b) {
     return {
       name: b.name,
       data: { remove_background_noise: b.remove_background_noise, sample_count: b.sample_urls.length },
     };
   },
-};
+});
 
+const IMAGE_STYLE_TYPES = ['raster', 'vector'] as const;
 const imageStyleBody = z.strictObject({
   name,
   image_urls: urlList(1, 10).describe('1 to 10 pictures in the style'),
-  type: z.enum(['raster', 'vector']).default('raster').describe('vector styles give SVG pictures'),
+  type: z.enum(IMAGE_STYLE_TYPES).default('raster').describe('vector styles give SVG pictures'),
 });
-export const imageStyles: LibraryDecl<z.output<typeof imageStyleBody>> = {
+export const imageStyles = defineLibrary({
   model: 'image',
   segment: 'styles',
   title: 'image style',
@@ -60,31 +66,32 @@ export const imageStyles: LibraryDecl<z.output<typeof imageStyleBody>> = {
     id: z.string(),
     name: z.string(),
     status: readyStatus,
-    type: z.enum(['raster', 'vector']),
+    type: z.enum(IMAGE_STYLE_TYPES),
     created_at: z.string(),
   }),
-  limits: {
-    name: NAME,
-    image_urls: listLimit(1, 10),
-    types: ['raster', 'vector'],
-    accepted_files: { image_urls: IMAGE_FILES },
-  },
+  limits: { ...boundsOf(imageStyleBody, ['name', 'image_urls']), types: IMAGE_STYLE_TYPES },
   files: { image_urls: IMAGE_FILES },
-  hasStatus: true,
+  states: SAVED_STATES,
   failCode: 'library_create_failed',
+  refusals: { missing: 'style_not_found', notReady: 'style_not_ready' },
+  notes: {
+    decisions: `A style's \`type\` decides whether tasks using it make SVG or PNG pictures. ${SAVED_NOTE}`,
+  },
   async prepare(b) {
     return { name: b.name, data: { type: b.type } };
   },
-};
+});
 
-const DESCRIPTION = textLimit(0, 500);
+/** Reference: a music style trains for 5 to 10 minutes; the simulator takes 7. */
+const TRAINING_MINUTES = { min: 5, max: 10 } as const;
+const MUSIC_STYLE_STATES = ['training', 'ready', 'failed'] as const;
 
 const musicStyleBody = z.strictObject({
   name,
   track_urls: urlList(1, 10).describe("1 to 10 of the caller's own tracks"),
-  description: z.string().max(DESCRIPTION.max_length).optional(),
+  description,
 });
-export const musicStyles: LibraryDecl<z.output<typeof musicStyleBody>> = {
+export const musicStyles = defineLibrary({
   model: 'music-styles',
   segment: 'styles',
   title: 'music style',
@@ -92,34 +99,38 @@ export const musicStyles: LibraryDecl<z.output<typeof musicStyleBody>> = {
   record: z.object({
     id: z.string(),
     name: z.string(),
-    status: z.enum(['training', 'ready', 'failed']),
+    status: z.enum(MUSIC_STYLE_STATES),
     description: z.string().nullable(),
     error: z.string().optional().describe('present when status is failed'),
     created_at: z.string(),
   }),
   limits: {
-    name: NAME,
-    description: DESCRIPTION,
-    track_urls: listLimit(1, 10),
-    training_minutes: { min: 5, max: 10 },
-    accepted_files: { track_urls: AUDIO_FILES },
+    ...boundsOf(musicStyleBody, ['name', 'description', 'track_urls']),
+    training_minutes: TRAINING_MINUTES,
   },
   files: { track_urls: AUDIO_FILES },
-  hasStatus: true,
+  states: MUSIC_STYLE_STATES,
   failCode: 'library_create_failed',
-  learns: { initial: 'training', succeeded: async () => ({ status: 'ready' }) },
+  refusals: { missing: 'style_not_found', notReady: 'style_not_ready' },
+  learns: { initial: 'training', typicalMs: 7 * 60_000, succeeds: 'ready' },
+  notes: {
+    decisions:
+      `Answers \`201\` with \`training\` at once (the reference trains for ${TRAINING_MINUTES.min} to ` +
+      `${TRAINING_MINUTES.max} minutes); \`failed\` with \`error\` when the generator could not learn ` +
+      '(the simulator: `[sim:fail]` in any field).',
+  },
   async prepare(b) {
     return { name: b.name, data: { description: b.description ?? null } };
   },
-};
+});
 
 const characterBody = z.strictObject({
   name,
   portrait_url: urlField.describe('a portrait of the character'),
   full_body_url: urlField.describe('a full-length shot of the character'),
-  description: z.string().max(DESCRIPTION.max_length).optional(),
+  description,
 });
-export const omniCharacters: LibraryDecl<z.output<typeof characterBody>> = {
+export const omniCharacters = defineLibrary({
   model: 'video-omni',
   segment: 'characters',
   title: 'character',
@@ -131,18 +142,16 @@ export const omniCharacters: LibraryDecl<z.output<typeof characterBody>> = {
     description: z.string().nullable(),
     created_at: z.string(),
   }),
-  limits: {
-    name: NAME,
-    description: DESCRIPTION,
-    accepted_files: { portrait_url: IMAGE_FILES, full_body_url: IMAGE_FILES },
-  },
+  limits: boundsOf(characterBody, ['name', 'description']),
   files: { portrait_url: IMAGE_FILES, full_body_url: IMAGE_FILES },
-  hasStatus: true,
+  states: SAVED_STATES,
   failCode: 'library_create_failed',
+  refusals: { missing: 'character_not_found' },
+  notes: { decisions: SAVED_NOTE },
   async prepare(b) {
     return { name: b.name, data: { description: b.description ?? null } };
   },
-};
+});
 
 /** Ready voices an omni voice is based on; also usable directly in `audio_ids` (reference). */
 export const OMNI_PRESETS = [
@@ -165,7 +174,7 @@ const omniVoiceBody = z
       addRule(ctx, 'base_voice_id', `must be one of: ${known}`, `должен быть одним из: ${known}`);
     }
   });
-export const omniVoices: LibraryDecl<z.output<typeof omniVoiceBody>> = {
+export const omniVoices = defineLibrary({
   model: 'video-omni',
   segment: 'voices',
   title: 'omni voice',
@@ -177,12 +186,18 @@ export const omniVoices: LibraryDecl<z.output<typeof omniVoiceBody>> = {
     base_voice_id: z.string(),
     created_at: z.string(),
   }),
-  limits: { name: NAME, sample_urls: listLimit(1, 3), accepted_files: { sample_urls: AUDIO_FILES } },
+  limits: boundsOf(omniVoiceBody, ['name', 'sample_urls']),
   files: { sample_urls: AUDIO_FILES },
-  listExtras: { presets: OMNI_PRESETS },
-  hasStatus: true,
+  presets: OMNI_PRESETS,
+  states: SAVED_STATES,
   failCode: 'library_create_failed',
+  refusals: { missing: 'voice_not_found', notReady: 'voice_not_ready' },
+  notes: {
+    decisions:
+      `\`presets\` is a fixed list of ready base voices (${OMNI_PRESETS.map((p) => `\`${p.id}\``).join(', ')}); ` +
+      "their ids are also accepted directly in a task's `audio_ids`.",
+  },
   async prepare(b) {
     return { name: b.name, data: { base_voice_id: b.base_voice_id } };
   },
-};
+});

@@ -1,30 +1,20 @@
 /**
  * Singing personas of `music` (reference "Singing personas"): the voice and manner of one song version,
- * saved from a finished task of this model.
- *
- * Decisions:
- * - An unknown task or another account's task: 404 task_not_found (CONTRACT §3: never 403).
- * - A task of another model, one that has not succeeded, a sounds task ("Sounds have no persona") or an
- *   index that is not one of its audio files: 422 invalid_request naming the field.
- * - `song_title` is the title in the task's `result.texts` for that version (CONTRACT §2), else the
- *   file's caption.
+ * saved from a finished task of this model. Decisions: `notes` below.
  */
 import { z } from 'zod';
 import type { Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
-import { nameField, textLimit } from './fields.ts';
-import type { LibraryDecl } from './types.ts';
-
-const NAME = { min: 1, max: 100 };
-const DESCRIPTION = { min: 1, max: 500 };
-const STYLE_MAX = 1000;
+import { defineLibrary } from './define.ts';
+import { nameField } from './fields.ts';
+import { boundsOf } from './limits.ts';
 
 const body = z.strictObject({
   source_task_id: z.string().min(1).max(100).describe('id of a succeeded song task of model music'),
   index: z.int().min(0).describe('index of the song version in result.artifacts'),
-  name: nameField(NAME.min, NAME.max),
-  description: z.string().trim().min(DESCRIPTION.min).max(DESCRIPTION.max),
-  style: z.string().max(STYLE_MAX).optional(),
+  name: nameField(1, 100),
+  description: z.string().trim().min(1).max(500),
+  style: z.string().max(1000).optional(),
 });
 
 const invalid = (field: string, en: string, ru: string): Error =>
@@ -87,7 +77,7 @@ async function sourceSong(
   };
 }
 
-export const personas: LibraryDecl<z.output<typeof body>> = {
+export const personas = defineLibrary({
   model: 'music',
   segment: 'personas',
   title: 'singing persona',
@@ -100,15 +90,21 @@ export const personas: LibraryDecl<z.output<typeof body>> = {
     song_title: z.string().describe('title of the song it was saved from'),
     created_at: z.string(),
   }),
-  limits: {
-    name: textLimit(NAME.min, NAME.max),
-    description: textLimit(DESCRIPTION.min, DESCRIPTION.max),
-    style: textLimit(0, STYLE_MAX),
-  },
+  limits: boundsOf(body, ['name', 'description', 'style']),
   // A persona is saved from a finished task: no linked files.
   files: {},
-  hasStatus: false,
   failCode: 'persona_create_failed',
+  refusals: { missing: 'persona_not_found' },
+  notes: {
+    rules:
+      '`source_task_id` must be a task of this account (otherwise `404 task_not_found`, as for tasks; ' +
+      'CONTRACT §3: never 403). A task of another model, one that has not succeeded, a sounds task ' +
+      '("Sounds have no persona") or an `index` that is not one of its audio files is `422 invalid_request` ' +
+      'naming the field.',
+    decisions:
+      "`song_title` is the title of that version in the task's `result.texts` (CONTRACT §2), else the " +
+      "file's caption. One persona per song version among live personas.",
+  },
   async prepare(b, ctx) {
     const song = await sourceSong(ctx.db, ctx.accountId, b.source_task_id, b.index);
     return {
@@ -120,4 +116,4 @@ export const personas: LibraryDecl<z.output<typeof body>> = {
     };
   },
   taken: () => errors.personaExists(),
-};
+});

@@ -4,7 +4,7 @@
  * the record's public view.
  */
 import type { Selectable } from 'kysely';
-import type { Db, LibraryRecordsTable, LibrarySegment, Tx } from '../db/index.ts';
+import type { Db, LibraryRecordsTable, Tx } from '../db/index.ts';
 import type { LibraryDecl, PrivateData, StoredRecord } from './types.ts';
 
 type Row = Selectable<LibraryRecordsTable>;
@@ -110,7 +110,7 @@ export async function transition(db: Db['db'], before: StoredRecord, after: Stor
 export interface RecordQuery {
   accountId: string;
   model: string;
-  library: LibrarySegment;
+  library: string;
 }
 
 /** One live record of the caller's library, settled and persisted; undefined when unknown. */
@@ -163,7 +163,7 @@ export function viewOf(decl: LibraryDecl, r: StoredRecord): Record<string, unkno
   return {
     id: r.id,
     name: r.name,
-    ...(decl.hasStatus ? { status: r.status } : {}),
+    ...(decl.states ? { status: r.status } : {}),
     ...(decl.view ? decl.view(r) : r.data),
     ...(r.status === 'failed' && r.error !== null ? { error: r.error } : {}),
     created_at: r.createdAt,

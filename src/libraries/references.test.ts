@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LibraryRef } from '../catalog/model-spec.ts';
-import { createDb, type Db, type LibrarySegment, migrateToLatest } from '../db/index.ts';
+import { createDb, type Db, migrateToLatest } from '../db/index.ts';
+import type { LibrarySegment } from './registry.ts';
 import { isApiError } from '../errors.ts';
 import { toRow } from './records.ts';
 import { resolveReferences } from './references.ts';

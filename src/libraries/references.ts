@@ -6,27 +6,15 @@
  */
 import { Kysely } from 'kysely';
 import type { LibraryRef } from '../catalog/model-spec.ts';
-import type { Database, Db, LibrarySegment } from '../db/index.ts';
+import type { Database, Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
-import { OMNI_PRESETS } from './others.ts';
 import { liveRecords } from './records.ts';
 import { findLibrary } from './registry.ts';
+import type { LibraryDecl } from './types.ts';
 
-type ItemCode = Parameters<typeof errors.libraryItem>[0];
-
-/** CONTRACT §7 codes per library segment: not found, and not ready where the library learns or waits. */
-const CODES: Record<LibrarySegment, { missing: ItemCode; notReady: ItemCode | null }> = {
-  elements: { missing: 'element_not_found', notReady: null },
-  personas: { missing: 'persona_not_found', notReady: null },
-  voices: { missing: 'voice_not_found', notReady: 'voice_not_ready' },
-  styles: { missing: 'style_not_found', notReady: 'style_not_ready' },
-  characters: { missing: 'character_not_found', notReady: null },
-};
-
-/** Ready voices anyone may use in `audio_ids` beside their own (reference "Other libraries"). */
-function preset(ref: LibraryRef): Record<string, unknown> | undefined {
-  if (ref.model !== 'video-omni' || ref.library !== 'voices') return undefined;
-  const found = OMNI_PRESETS.find((p) => p.id === ref.id);
+/** A ready preset of the library that anyone may name beside their own items (omni voices). */
+function preset(decl: LibraryDecl, ref: LibraryRef): Record<string, unknown> | undefined {
+  const found = decl.presets?.find((p) => p.id === ref.id);
   return found ? { ...found, model: ref.model, library: ref.library, preset: true } : undefined;
 }
 
@@ -45,17 +33,18 @@ export async function resolveReferences(
   const records = await liveRecords(handle, accountId, [...new Set(refs.map((r) => r.id))], now);
   const resolved: Record<string, Record<string, unknown>> = {};
   for (const ref of refs) {
-    const codes = CODES[ref.library];
-    const fixed = preset(ref);
+    const decl = findLibrary(ref.model, ref.library);
+    // The catalog names only registered libraries; anything else is our bug.
+    if (!decl) throw errors.internal(new Error(`no library ${ref.model}/${ref.library}`));
+    const { missing, notReady = missing } = decl.refusals;
+    const fixed = preset(decl, ref);
     if (fixed) {
       resolved[ref.id] = fixed;
       continue;
     }
     const record = records.find((r) => r.id === ref.id && r.model === ref.model && r.library === ref.library);
-    if (!record) throw errors.libraryItem(codes.missing, ref.id);
-    const decl = findLibrary(ref.model, ref.library);
-    if (decl?.hasStatus && record.status !== 'ready')
-      throw errors.libraryItem(codes.notReady ?? codes.missing, ref.id);
+    if (!record) throw errors.libraryItem(missing, ref.id);
+    if (decl.states && record.status !== 'ready') throw errors.libraryItem(notReady, ref.id);
     resolved[ref.id] = {
       id: record.id,
       model: record.model,

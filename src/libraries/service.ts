@@ -9,12 +9,13 @@ import type { ModelService } from '../models/index.ts';
 import type { Db } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import { type ApiError, errors } from '../errors.ts';
-import { GeneratorUnavailable } from '../generators/generator.ts';
-import { LIBRARY_WAIT_MS, type LibraryGenerator, LibraryRejected } from '../generators/library.ts';
+import { LIBRARY_WAIT_MS, type LibraryGenerator } from '../generators/library.ts';
 import type { Clock } from '../lib/clock.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import type { DownloadAllowance } from '../tasks/download-budget.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from '../tasks/idempotency.ts';
+import { askGenerator, learned } from './ask-generator.ts';
+import { limitsOf } from './limits.ts';
 import { findRecord, fromRow, listRecords, type RecordQuery, toRow, viewOf } from './records.ts';
 import { libraryPath } from './registry.ts';
 import type {
@@ -41,19 +42,6 @@ export interface LibraryServiceDeps {
   models?: Pick<ModelService, 'state'>;
 }
 
-/** Maps the generator's failures to the API's refusals: 503 sg_unavailable, 502 *_create_failed. */
-export async function askGenerator<T>(failCode: LibraryDecl['failCode'], call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof GeneratorUnavailable) throw errors.sgUnavailable();
-    if (error instanceof LibraryRejected) throw errors.createFailed(failCode);
-    // Our wait of LIBRARY_WAIT_MS ran out: the generator did not save the record in time.
-    if (error instanceof DOMException && error.name === 'TimeoutError') throw errors.createFailed(failCode);
-    throw error;
-  }
-}
-
 export class LibraryService {
   readonly #deps: LibraryServiceDeps;
 
@@ -73,7 +61,11 @@ export class LibraryService {
   /** GET …/{library}: `{ <segment>: [...], ...extras, limits }`, newest first (CONTRACT §7). */
   async list(principal: KeyPrincipal, decl: LibraryDecl): Promise<Record<string, unknown>> {
     const records = await listRecords(this.#deps.db.db, this.#query(principal, decl), this.#deps.clock.now());
-    return { [decl.segment]: records.map((r) => viewOf(decl, r)), ...decl.listExtras, limits: decl.limits };
+    return {
+      [decl.segment]: records.map((r) => viewOf(decl, r)),
+      ...decl.listExtras,
+      limits: limitsOf(decl),
+    };
   }
 
   /** The caller's live record; another account's, deleted or unknown: 404 record_not_found. */
@@ -165,6 +157,7 @@ export class LibraryService {
           library: decl.segment,
           recordId: ctx.recordId,
           fields: body as Record<string, unknown>,
+          ...(decl.learns ? { learningMs: decl.learns.typicalMs } : {}),
         },
         ctx.signal,
       ),
@@ -178,7 +171,7 @@ export class LibraryService {
       status = decl.learns.initial;
       readyAt = new Date(now.getTime() + settles.afterMs).toISOString();
       next = settles.outcome.ok
-        ? await askGenerator(decl.failCode, () => decl.learns!.succeeded(ctx, plan))
+        ? await learned(decl, decl.learns, ctx, plan)
         : { status: 'failed', error: settles.outcome.reason };
     }
     const record: StoredRecord = {
@@ -230,7 +223,7 @@ export class LibraryService {
     const probe = async (field: string, url: string, label: string): Promise<ResolvedInput> => {
       const accepted = decl.files[field]!;
       const file = await this.#deps.resolveInput(url, label, accepted, budget);
-      const maxSeconds = accepted.max_duration_seconds;
+      const maxSeconds = accepted.maxSeconds;
       if (maxSeconds !== undefined && (file.durationSeconds ?? 0) > maxSeconds) {
         throw errors.invalidRequest({
           en: `body.${label}: the recording is longer than ${maxSeconds} s`,

@@ -2,21 +2,44 @@
  * Singing voices of `music` (reference "Singing voices", CONTRACT §7): a piece of the caller's singing
  * is processed (`processing`), then the person records a phrase (`pending_recording`), the recording is
  * checked (`verifying`) and the voice becomes `ready` or `failed` (with `error`); retry from `failed`
- * issues a new phrase. The name is null until the voice is verified (CONTRACT §7).
- *
- * Decisions: `language` is an ISO 639-1 code known to the platform's language data (default `en`); the
- * piece must lie within the source file when the probe knows its length (422 invalid_request naming
- * `end_seconds`); the recording's length goes to the generator's check (the simulator wants ≥ 3 s).
+ * issues a new phrase. The states and steps are declared here; decisions are in `notes` below.
  */
 import { z } from 'zod';
 import { addRule } from '../catalog/model-spec.ts';
 import { errors } from '../errors.ts';
-import { AUDIO_FILES, nameField, textLimit, urlField } from './fields.ts';
-import type { LibraryDecl } from './types.ts';
+import { defineLibrary } from './define.ts';
+import { AUDIO_FILES, nameField, urlField } from './fields.ts';
+import { boundsOf } from './limits.ts';
+import type { RecordStep } from './types.ts';
 
 /** Reference: "the piece is 10 to 240 seconds long". */
 export const PIECE_SECONDS = { min: 10, max: 240 } as const;
-export const VOICE_NAME = { min: 1, max: 100 } as const;
+/** CONTRACT §7: the generator accepts a recording of the phrase of at least 3 seconds. */
+export const RECORDING_SECONDS = { min: 3 } as const;
+
+/** The states of a singing voice, in the order a voice passes them (CONTRACT §7). */
+export const VOICE_STATES = ['processing', 'pending_recording', 'verifying', 'ready', 'failed'] as const;
+export type VoiceState = (typeof VOICE_STATES)[number];
+
+/**
+ * The singing voice's state machine. Creation starts in `processing` (`learns` below: about 30 s) and
+ * moves to `pending_recording` with a phrase; then:
+ */
+export const VOICE_STEPS = {
+  /** POST …/verify: `verifying` for about `typicalMs`, then `ready` with the name sent, or `failed`. */
+  verify: {
+    from: 'pending_recording',
+    to: 'verifying',
+    typicalMs: 20_000,
+    succeeds: 'ready',
+    refused: errors.voiceNotVerifiable,
+  },
+  /** POST …/retry: back to `pending_recording` with a new phrase from the same source recording. */
+  retry: { from: 'failed', to: 'pending_recording', refused: errors.voiceNotRetryable },
+} as const satisfies Record<string, RecordStep<VoiceState>>;
+
+/** Files of the verify step's `recording_url`. */
+export const RECORDING_FILES = AUDIO_FILES;
 
 const languageNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'none' });
 
@@ -55,10 +78,10 @@ const body = z
 /** Body of POST …/voices/{id}/verify (CONTRACT §7). */
 export const verifyBody = z.strictObject({
   recording_url: urlField.describe('direct link to a recording of the phrase in the same voice'),
-  name: nameField(VOICE_NAME.min, VOICE_NAME.max),
+  name: nameField(1, 100),
 });
 
-export const singingVoices: LibraryDecl<z.output<typeof body>> = {
+export const singingVoices = defineLibrary({
   model: 'music',
   segment: 'voices',
   title: 'singing voice',
@@ -66,7 +89,7 @@ export const singingVoices: LibraryDecl<z.output<typeof body>> = {
   record: z.object({
     id: z.string(),
     name: z.string().nullable().describe('null until the voice is verified'),
-    status: z.enum(['processing', 'pending_recording', 'verifying', 'ready', 'failed']),
+    status: z.enum(VOICE_STATES),
     language: z.string(),
     phrase: z.string().optional().describe('present when status is pending_recording'),
     error: z.string().optional().describe('present when status is failed'),
@@ -74,26 +97,45 @@ export const singingVoices: LibraryDecl<z.output<typeof body>> = {
   }),
   limits: {
     piece_seconds: PIECE_SECONDS,
-    recording_seconds: { min: 3 },
-    name: textLimit(VOICE_NAME.min, VOICE_NAME.max),
+    recording_seconds: RECORDING_SECONDS,
+    // The name is given with verify.
+    ...boundsOf(verifyBody, ['name']),
     language: 'ISO 639-1 code, default en',
-    accepted_files: { source_url: AUDIO_FILES, recording_url: AUDIO_FILES },
   },
-  // recording_url belongs to the verify step, which probes it itself (voice-steps.ts).
   files: { source_url: AUDIO_FILES },
-  hasStatus: true,
+  // recording_url belongs to the verify step, which probes it itself (voice-steps.ts).
+  laterFiles: { recording_url: RECORDING_FILES },
+  states: VOICE_STATES,
   failCode: 'library_create_failed',
+  refusals: { missing: 'voice_not_found', notReady: 'voice_not_ready' },
+  notes: {
+    rules:
+      `The piece (\`end_seconds\` − \`start_seconds\`) is ${PIECE_SECONDS.min}–${PIECE_SECONDS.max} s and ` +
+      'must lie within the source file when its length is known (`422 invalid_request` naming `end_seconds`). ' +
+      "`language` is an ISO 639-1 code known to the platform's language data.",
+    decisions:
+      "`name` is null until the voice is verified; the name sent with verify becomes the voice's name when " +
+      "it turns `ready`. `phrase` is shown only in `pending_recording`. The recording's length goes to the " +
+      `generator's check; the simulator accepts any recording of at least ${RECORDING_SECONDS.min} seconds ` +
+      'and fails a verify whose `name` contains `[sim:fail]` (CONTRACT §7). Phrases come from a word list ' +
+      'seeded by the voice\'s id and attempt, in Russian for `language: "ru"`, otherwise English, and a ' +
+      'retry never repeats an earlier phrase. Verify and retry are not idempotent-keyed: they are state ' +
+      'transitions, and repeating them answers 409.',
+  },
   learns: {
     initial: 'processing',
-    async succeeded(ctx, plan) {
+    typicalMs: 30_000,
+    succeeds: 'pending_recording',
+    async gains(ctx, plan) {
       const language = String(plan.data['language']);
       const phrase = await ctx.generator.issuePhrase(
         { recordId: ctx.recordId, attempt: 1, language, avoid: [] },
         ctx.signal,
       );
-      return { status: 'pending_recording', data: { phrase } };
+      return { phrase };
     },
   },
+  steps: VOICE_STEPS,
   async prepare(b, ctx) {
     const source = ctx.inputs['source_url']?.[0];
     if (source?.durationSeconds !== undefined && b.end_seconds > source.durationSeconds + 0.01) {
@@ -112,4 +154,4 @@ export const singingVoices: LibraryDecl<z.output<typeof body>> = {
     language: r.data['language'],
     ...(r.status === 'pending_recording' ? { phrase: r.data['phrase'] } : {}),
   }),
-};
+});

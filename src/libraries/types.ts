@@ -3,9 +3,9 @@
  * body is, which limits the list shows, how creation works and how a record looks (CONTRACT §7).
  */
 import type { z } from 'zod';
-import type { Db, LibrarySegment } from '../db/index.ts';
-import type { ApiError } from '../errors.ts';
-import type { MediaFormat } from '../catalog/index.ts';
+import type { InputRule } from '../catalog/index.ts';
+import type { Db } from '../db/index.ts';
+import type { ApiError, errors } from '../errors.ts';
 import type { LibraryGenerator } from '../generators/library.ts';
 import type { ProbeBudget } from '../tasks/inputs.ts';
 
@@ -15,11 +15,11 @@ export interface ResolvedInput {
   format: string;
   sizeBytes: number;
 }
-/** Accepted formats and size of a linked file, as the list responses' `limits` show them. */
-export interface AcceptedFiles {
-  formats: readonly MediaFormat[];
-  max_size_mb: number;
-}
+/**
+ * Files a URL field of a library links to, in the catalog's terms: formats, largest size (bytes) and, for
+ * recordings, longest length (seconds). The list responses show them as `limits.accepted_files`.
+ */
+export type LinkedFiles = Pick<InputRule, 'formats' | 'maxBytes' | 'maxSeconds'>;
 /**
  * Probes the file behind a link of field `field` (`image_urls.0`, `source_url`) within the request's
  * budget: its signal ends the download (time up, another link refused), its meter counts the bytes.
@@ -27,18 +27,13 @@ export interface AcceptedFiles {
 export type InputResolver = (
   url: string,
   field: string,
-  accepted: AcceptedFiles,
+  accepted: LinkedFiles,
   budget?: ProbeBudget,
 ) => Promise<ResolvedInput>;
-/** Files a URL field of a creation body links to: the accepted files and, for recordings, their length. */
-export interface LinkedFiles extends AcceptedFiles {
-  /** Longest accepted recording (seconds). */
-  max_duration_seconds?: number;
-}
 
 /** The state a record takes when its pending step ends (applied lazily on read). */
-export interface PendingStep {
-  status: string;
+export interface PendingStep<S extends string = string> {
+  status: S;
   /** Public fields to merge (for example a singing voice's phrase). */
   data?: Record<string, unknown>;
   /** The record's name from then on (a verified singing voice). */
@@ -58,7 +53,8 @@ export interface StoredRecord {
   id: string;
   accountId: string;
   model: string;
-  library: LibrarySegment;
+  /** Path segment of the record's library (`LibraryDecl.segment`). */
+  library: string;
   name: string | null;
   status: string;
   data: Record<string, unknown>;
@@ -93,20 +89,78 @@ export interface CreationPlan {
   uniqueKey?: string;
 }
 
-export type CreateFailedCode = 'element_create_failed' | 'persona_create_failed' | 'library_create_failed';
+/** Code of a refusal by the generator (reference: 502). */
+export type CreateFailedCode = Parameters<typeof errors.createFailed>[0];
+/** Code of a refusal of a task that names a library item (CONTRACT §7: 422). */
+export type ItemCode = Parameters<typeof errors.libraryItem>[0];
 
-export interface LibraryDecl<B = unknown> {
+/** What a task may be told about the items of a kind it names (CONTRACT §7, 422 before any hold). */
+export interface ItemRefusals {
+  /** An unknown, deleted or foreign item, or one of another library. */
+  missing: ItemCode;
+  /** An item that is not `ready` (kinds with states only). (Default: `missing`) */
+  notReady?: ItemCode;
+}
+
+/**
+ * Records that keep learning after the 201 (music styles, singing voices): `initial` for about
+ * `typicalMs`, then `succeeds`, or `failed` with the generator's reason.
+ */
+export interface Learning<S extends string> {
+  /** State of a new record while the generator learns. */
+  initial: S;
+  /** How long learning typically takes (milliseconds at SIM_SPEED 1; the simulator divides by it). */
+  typicalMs: number;
+  /** State once learning succeeded. */
+  succeeds: S;
+  /**
+   * Public fields the record gains with `succeeds` (a singing voice's phrase), asked of the generator
+   * at creation.
+   */
+  gains?(ctx: CreateContext, plan: CreationPlan): Promise<Record<string, unknown>>;
+}
+
+/**
+ * A step the caller takes on an existing record (a singing voice's verify and retry): allowed only in
+ * state `from`, refused elsewhere with `refused()` (409). The record moves to `to`; a step that waits on
+ * the generator ends after about `typicalMs` in `succeeds`, or in `failed`.
+ */
+export interface RecordStep<S extends string> {
+  from: S;
+  to: S;
+  /** How long the generator typically takes to end the step (milliseconds at SIM_SPEED 1). */
+  typicalMs?: number;
+  succeeds?: S;
+  refused: () => ApiError;
+}
+
+/** What docs/libraries.md says of a kind beyond what the declaration's data shows. */
+export interface LibraryNotes {
+  /** Rules between body fields the schema cannot show (one sentence or more). */
+  rules?: string;
+  /** Decisions where the reference and CONTRACT §7 leave a choice open. */
+  decisions?: string;
+}
+
+/**
+ * One kind of library: the only place that states its address, states, refusal codes, learning time, file
+ * rules and bounds. Write it with `defineLibrary` and add it to `LIBRARIES` (registry.ts).
+ */
+export interface LibraryDecl<B = unknown, Seg extends string = string, S extends string = string> {
   /** Key of the owning model (CONTRACT §2). */
   model: string;
   /** Last path segment; also the list field's name (CONTRACT §7). */
-  segment: LibrarySegment;
+  segment: Seg;
   /** One line for the OpenAPI summary. */
   title: string;
   /** Creation body: a strict object, any other field is 422 invalid_request (CONTRACT §7). */
   body: z.ZodType<B>;
   /** A record as the API shows it (OpenAPI). */
   record: z.ZodType;
-  /** Bounds shown in the list response and enforced by `body`. */
+  /**
+   * Bounds shown in the list response's `limits` beside `accepted_files`, in order; those of body fields
+   * are read from `body` with `boundsOf` (limits.ts), never written twice.
+   */
   limits: Readonly<Record<string, unknown>>;
   /**
    * Every URL field of the creation body and the files it accepts (shown as `limits.accepted_files`). Each
@@ -114,18 +168,27 @@ export interface LibraryDecl<B = unknown> {
    * sizes and lengths are refused (CONTRACT §6, issue 10.16).
    */
   files: Readonly<Record<string, LinkedFiles>>;
+  /** Files of URL fields of later steps (a singing voice's `recording_url`), shown in `accepted_files` too. */
+  laterFiles?: Readonly<Record<string, LinkedFiles>>;
   /** Further fields of the list response (`tags` of elements, `presets` of omni voices). */
   listExtras?: Readonly<Record<string, unknown>>;
-  /** Records of this library carry `status` (CONTRACT §7: "records that learn or wait carry status"). */
-  hasStatus: boolean;
+  /**
+   * States of a record, when records carry `status` (CONTRACT §7: "records that learn or wait carry
+   * status"); absent for records saved while the request waits that have none (elements, personas).
+   */
+  states?: readonly S[];
+  /** Ready items anyone may name in tasks beside their own (omni voice presets); listed as `presets`. */
+  presets?: readonly { id: string }[];
   /** Code of a refusal by the generator (reference: 502). */
   failCode: CreateFailedCode;
+  /** Codes of a task naming an item it cannot use. */
+  refusals: ItemRefusals;
   /** Present for records that keep learning after the 201 (music styles, singing voices). */
-  learns?: {
-    initial: string;
-    /** What the record becomes when the step succeeds. */
-    succeeded(ctx: CreateContext, plan: CreationPlan): Promise<PendingStep>;
-  };
+  learns?: Learning<S>;
+  /** Steps the caller takes on a record after creation, by name (routes of their own). */
+  steps?: Readonly<Record<string, RecordStep<S>>>;
+  /** For docs/libraries.md. */
+  notes: LibraryNotes;
   /** Checks that need the database or the files, then the record's name, data and unique key. */
   prepare(body: B, ctx: CreateContext): Promise<CreationPlan>;
   /** Refusal for a taken unique key (409). */

@@ -6,9 +6,9 @@
  * caller's: we never fetch them again here, the provider does.
  */
 import type { LibraryRef, ModeInputs } from '../catalog/index.ts';
-import type { Db, LibrarySegment, TasksTable } from '../db/index.ts';
+import type { Db, TasksTable } from '../db/index.ts';
 import { ApiError } from '../errors.ts';
-import { resolveReferences } from '../libraries/index.ts';
+import { type LibrarySegment, resolveReferences } from '../libraries/index.ts';
 
 /** The path of our direct links (UploadService.byUrl recognises the same form, whatever the host). */
 const OWN_LINK = /^\/files\/([A-Za-z0-9]{32})(?:\/[^/]*)?$/;

@@ -1,27 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { GeneratorUnavailable } from '../generator.ts';
+import { LIBRARIES, RECORDING_SECONDS, VOICE_STEPS } from '../../libraries/index.ts';
 import { LibraryRejected } from '../library.ts';
-import {
-  boostStyle,
-  enhancePrompt,
-  LibrarySimulator,
-  SIM_LIBRARY_TIMES,
-  writeLyrics,
-} from './library-sim.ts';
+import { boostStyle, enhancePrompt, LibrarySimulator, writeLyrics } from './library-sim.ts';
 
 const sim = new LibrarySimulator({ simSpeed: 1000 });
 const signal = (): AbortSignal => AbortSignal.timeout(5_000);
-const request = (
-  model: string,
-  library: 'elements' | 'styles' | 'voices',
-  fields: Record<string, unknown>,
-) => ({
-  model,
-  library,
-  recordId: 'r1',
-  fields,
-});
+/** A creation request as the service makes it from the library's declaration. */
+const request = (model: string, library: string, fields: Record<string, unknown>) => {
+  const learns = LIBRARIES.find((l) => l.model === model && l.segment === library)?.learns;
+  return {
+    model,
+    library,
+    recordId: 'r1',
+    fields,
+    ...(learns ? { learningMs: learns.typicalMs } : {}),
+  };
+};
 
 describe('LibrarySimulator (CONTRACT §10)', () => {
   test('saves records; markers make it unavailable or refuse', async () => {
@@ -43,9 +39,27 @@ describe('LibrarySimulator (CONTRACT §10)', () => {
 
   test('music styles train for 7 minutes / SIM_SPEED; [sim:fail] settles as a failure', async () => {
     const ok = await sim.createRecord(request('music-styles', 'styles', { name: 'a' }), signal());
-    assert.deepEqual(ok.settles, { afterMs: SIM_LIBRARY_TIMES.styleTraining / 1000, outcome: { ok: true } });
+    assert.deepEqual(ok.settles, { afterMs: (7 * 60_000) / 1000, outcome: { ok: true } });
     const bad = await sim.createRecord(request('music-styles', 'styles', { name: 'a [sim:fail]' }), signal());
     assert.equal(bad.settles?.outcome.ok, false);
+  });
+
+  test('learning and checking take the time the request names, not a time per model', async () => {
+    const voice = await sim.createRecord(request('music', 'voices', { language: 'en' }), signal());
+    assert.deepEqual(voice.settles, { afterMs: 30_000 / 1000, outcome: { ok: true } });
+    const named = await sim.createRecord({ ...request('image', 'styles', {}), learningMs: 9_000 }, signal());
+    assert.deepEqual(named.settles, { afterMs: 9, outcome: { ok: true } });
+    const check = await sim.checkRecording({
+      recordId: 'v',
+      phrase: 'p',
+      name: 'Me',
+      recordingUrl: 'https://x.test/r.mp3',
+      minSeconds: 5,
+      typicalMs: 4_000,
+      recordingSeconds: 4,
+    });
+    assert.equal(check.afterMs, 4);
+    assert.deepEqual(check.outcome, { ok: false, reason: 'The recording is shorter than 5 seconds.' });
   });
 
   test('phrases vary by voice and attempt and avoid earlier ones', async () => {
@@ -57,7 +71,13 @@ describe('LibrarySimulator (CONTRACT §10)', () => {
   });
 
   test('the recording check wants 3 seconds and no [sim:fail] in the name', async () => {
-    const base = { recordId: 'v', phrase: 'p', recordingUrl: 'https://x.test/r.mp3' };
+    const base = {
+      recordId: 'v',
+      phrase: 'p',
+      recordingUrl: 'https://x.test/r.mp3',
+      minSeconds: RECORDING_SECONDS.min,
+      typicalMs: VOICE_STEPS.verify.typicalMs,
+    };
     assert.equal((await sim.checkRecording({ ...base, name: 'Me', recordingSeconds: 3 })).outcome.ok, true);
     assert.equal(
       (await sim.checkRecording({ ...base, name: 'Me', recordingSeconds: 2.5 })).outcome.ok,

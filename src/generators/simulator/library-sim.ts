@@ -1,7 +1,8 @@
 /**
  * The built-in LibraryGenerator (CONTRACT §10): saves records after a short pause scaled by SIM_SPEED,
- * trains music styles for 7 minutes and processes singing voices for 30 seconds (divided by SIM_SPEED),
- * issues varied phrases to sing and writes real helper texts built from the caller's words.
+ * lets records that learn (music styles, singing voices) and recording checks take the typical time the
+ * request names (divided by SIM_SPEED), issues varied phrases to sing and writes real helper texts built
+ * from the caller's words.
  * Markers in any field: `[sim:unavailable]` → GeneratorUnavailable (503, nothing created);
  * `[sim:fail]` → LibraryRejected (502) for records saved while the request waits, a `failed` record for
  * those that learn afterwards; in a verify `name` it fails the singing-voice check (CONTRACT §7).
@@ -21,17 +22,14 @@ import {
 import { createRng, type Rng } from './media/seed.ts';
 import { hasMarker, SIM_MARKERS } from './simulator.ts';
 
-/** Typical times at SIM_SPEED 1 (milliseconds). Reference: saving "usually under a minute"; styles 5–10 min. */
+/**
+ * Typical times at SIM_SPEED 1 (milliseconds) of what no library declares. Reference: saving "usually
+ * under a minute". Learning and checking take the time the request names.
+ */
 export const SIM_LIBRARY_TIMES = {
   save: 20_000,
   helper: 3_000,
-  styleTraining: 7 * 60_000,
-  voiceProcessing: 30_000,
-  voiceVerifying: 20_000,
 } as const;
-
-/** CONTRACT §7: the simulator accepts any recording of at least 3 seconds. */
-export const MIN_RECORDING_SECONDS = 3;
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -276,17 +274,11 @@ export class LibrarySimulator implements LibraryGenerator {
   async createRecord(request: LibraryCreateRequest, signal: AbortSignal): Promise<LibraryCreated> {
     await this.ensureAvailable(request.fields);
     const fail = hasMarker(request.fields, SIM_MARKERS.fail);
-    const learnsMs =
-      request.library === 'styles' && request.model === 'music-styles'
-        ? SIM_LIBRARY_TIMES.styleTraining
-        : request.library === 'voices' && request.model === 'music'
-          ? SIM_LIBRARY_TIMES.voiceProcessing
-          : null;
-    if (learnsMs !== null) {
+    if (request.learningMs !== undefined) {
       const outcome = fail
         ? { ok: false as const, reason: 'The generator could not learn from the files (simulated failure).' }
         : { ok: true as const };
-      return { data: {}, settles: { afterMs: this.#scaled(learnsMs), outcome } };
+      return { data: {}, settles: { afterMs: this.#scaled(request.learningMs), outcome } };
     }
     await sleep(this.#scaled(SIM_LIBRARY_TIMES.save), signal);
     if (fail) throw new LibraryRejected('simulated failure');
@@ -308,17 +300,17 @@ export class LibrarySimulator implements LibraryGenerator {
   }
 
   async checkRecording(request: RecordingCheck): Promise<LibrarySettlement> {
-    const afterMs = this.#scaled(SIM_LIBRARY_TIMES.voiceVerifying);
+    const afterMs = this.#scaled(request.typicalMs);
     if (hasMarker(request.name, SIM_MARKERS.fail)) {
       return {
         afterMs,
         outcome: { ok: false, reason: 'The recording does not match the voice (simulated failure).' },
       };
     }
-    if (request.recordingSeconds !== undefined && request.recordingSeconds < MIN_RECORDING_SECONDS) {
+    if (request.recordingSeconds !== undefined && request.recordingSeconds < request.minSeconds) {
       return {
         afterMs,
-        outcome: { ok: false, reason: `The recording is shorter than ${MIN_RECORDING_SECONDS} seconds.` },
+        outcome: { ok: false, reason: `The recording is shorter than ${request.minSeconds} seconds.` },
       };
     }
     return { afterMs, outcome: { ok: true } };
