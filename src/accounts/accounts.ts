@@ -1,7 +1,7 @@
 import type { Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { balancesOf } from '../ledger/index.ts';
-import { uuidv7 } from '../lib/ids.ts';
+import { uuidv7 } from '../lib/index.ts';
 
 export interface AccountView {
   id: string;

@@ -9,3 +9,4 @@ export {
   mayUseModel,
   revokeKey,
 } from './keys.ts';
+export { AdminService } from './admin-service.ts';

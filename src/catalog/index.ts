@@ -31,3 +31,13 @@ const byKey = new Map(MODELS.map((m) => [m.key, m]));
 export function findModel(key: string): ModelSpec | undefined {
   return byKey.get(key);
 }
+export {
+  type AudioOutput,
+  type ImageOutput,
+  type LibraryRef,
+  type MediaFormat,
+  type MeshOutput,
+  type OutputPlan,
+  type VideoOutput,
+  addRule,
+} from './model-spec.ts';

@@ -1,4 +1,4 @@
-import type { AdminService } from '../accounts/admin-service.ts';
+import type { AdminService } from '../accounts/index.ts';
 
 export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
 

@@ -10,3 +10,12 @@ export {
   type RunStart,
 } from './generator.ts';
 export { hasMarker, SIM_MARKERS, Simulator } from './simulator/simulator.ts';
+export {
+  type HelperIO,
+  type HelperName,
+  LIBRARY_WAIT_MS,
+  type LibraryGenerator,
+  LibraryRejected,
+} from './library.ts';
+export { LibrarySimulator } from './simulator/library-sim.ts';
+export { RenderPool } from './simulator/media/render-pool.ts';

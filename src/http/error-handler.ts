@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { violationsOf } from '../catalog/validate.ts';
+import { violationsOf } from '../catalog/index.ts';
 import { type ApiError, errors, isApiError } from '../errors.ts';
 import { translate } from '../i18n/index.ts';
 import { type ApiLinks, notFoundAt } from './not-found.ts';

@@ -3,7 +3,7 @@
  * several sides, named in prompts by its label `Element_<id>`. Decisions: `notes` below.
  */
 import { z } from 'zod';
-import { addRule } from '../catalog/model-spec.ts';
+import { addRule } from '../catalog/index.ts';
 import { errors } from '../errors.ts';
 import { defineLibrary } from './define.ts';
 import { IMAGE_FILES, nameField, urlField, urlList, VIDEO_FILES } from './fields.ts';

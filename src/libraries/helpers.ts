@@ -15,9 +15,9 @@ import {
   type HelperName,
   LIBRARY_WAIT_MS,
   type LibraryGenerator,
-} from '../generators/library.ts';
-import type { Clock } from '../lib/clock.ts';
-import { uuidv7 } from '../lib/ids.ts';
+} from '../generators/index.ts';
+import type { Clock } from '../lib/index.ts';
+import { uuidv7 } from '../lib/index.ts';
 import { askGenerator } from './ask-generator.ts';
 
 /** Reference "Limits": helper calls, 20 per hour per account. */

@@ -6,7 +6,7 @@
  * in each declaration's `notes`.
  */
 import { z } from 'zod';
-import { addRule } from '../catalog/model-spec.ts';
+import { addRule } from '../catalog/index.ts';
 import { defineLibrary } from './define.ts';
 import { AUDIO_FILES, IMAGE_FILES, nameField, urlField, urlList } from './fields.ts';
 import { boundsOf } from './limits.ts';

@@ -5,7 +5,7 @@
  * decides SVG or PNG).
  */
 import { Kysely } from 'kysely';
-import type { LibraryRef } from '../catalog/model-spec.ts';
+import type { LibraryRef } from '../catalog/index.ts';
 import type { Database, Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { liveRecords } from './records.ts';

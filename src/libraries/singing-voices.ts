@@ -5,7 +5,7 @@
  * issues a new phrase. The states and steps are declared here; decisions are in `notes` below.
  */
 import { z } from 'zod';
-import { addRule } from '../catalog/model-spec.ts';
+import { addRule } from '../catalog/index.ts';
 import { errors } from '../errors.ts';
 import { defineLibrary } from './define.ts';
 import { AUDIO_FILES, nameField, urlField } from './fields.ts';

@@ -6,8 +6,8 @@ import type { z } from 'zod';
 import type { InputRule } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
 import type { ApiError, errors } from '../errors.ts';
-import type { LibraryGenerator } from '../generators/library.ts';
-import type { ProbeBudget } from '../tasks/inputs.ts';
+import type { LibraryGenerator } from '../generators/index.ts';
+import type { ProbeBudget } from '../tasks/index.ts';
 
 /** What the media probe tells about a linked file; throws ApiError for files that break a rule. */
 export interface ResolvedInput {

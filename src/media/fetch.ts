@@ -18,7 +18,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ByteCounter } from '../lib/streams.ts';
+import { ByteCounter } from '../lib/index.ts';
 import { isBlockedAddress } from './address.ts';
 
 export type FetchFailure =

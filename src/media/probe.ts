@@ -15,7 +15,7 @@ import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import ffprobe from '@ffprobe-installer/ffprobe';
 import { parseFile } from 'music-metadata';
-import type { MediaFormat } from '../catalog/model-spec.ts';
+import type { MediaFormat } from '../catalog/index.ts';
 import { type ByteReader, IMAGE_HEAD_BYTES, jpegSize, pngSize, webpSize } from './image-size.ts';
 import { readMovieInfo } from './isobmff.ts';
 import { kindOf, SNIFF_BYTES, type SniffResult, sniffFormat } from './sniff.ts';

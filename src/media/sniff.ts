@@ -13,7 +13,7 @@
  * wherever mp4 is and probes to an audio duration; fields that accept only m4a refuse it (422 file_type).
  */
 import { fileTypeFromBuffer } from 'file-type';
-import type { MediaFormat } from '../catalog/model-spec.ts';
+import type { MediaFormat } from '../catalog/index.ts';
 
 /** Bytes of the file's start that `sniffFormat` needs: file-type's detection window (4100 bytes). */
 export const SNIFF_BYTES = 4100;

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { ModelKind, ModelSpec } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
-import type { Clock } from '../lib/clock.ts';
+import type { Clock } from '../lib/index.ts';
 
 /** Default simultaneous unfinished tasks of one model per account (CONTRACT §3). */
 export const DEFAULT_MAX_ACTIVE = 10;

@@ -3,7 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { uuidv7 } from '../lib/ids.ts';
+import { uuidv7 } from '../lib/index.ts';
 import type { BlobInfo, BlobStore, ByteRange } from './blob-store.ts';
 import { resolveInside } from './secure-path.ts';
 

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { pipeline, Readable } from 'node:stream';
-import { ByteCounter } from '../lib/streams.ts';
+import { ByteCounter } from '../lib/index.ts';
 import type { BlobInfo, BlobStore, ByteRange } from './blob-store.ts';
 import type { S3Location } from './s3-url.ts';
 

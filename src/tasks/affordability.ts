@@ -9,7 +9,7 @@ import type { KeyPrincipal } from '../accounts/index.ts';
 import type { Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { balancesOf, spentToday } from '../ledger/index.ts';
-import { moscowDay } from '../lib/clock.ts';
+import { moscowDay } from '../lib/index.ts';
 import { ACTIVE_STATUSES } from './transitions.ts';
 
 /** Unfinished (queued or running) tasks of one model of an account. */

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { type KeyPrincipal, mayUseModel } from '../accounts/index.ts';
 import type { Db } from '../db/index.ts';
 import { ApiError, errors } from '../errors.ts';
-import type { Clock } from '../lib/clock.ts';
+import type { Clock } from '../lib/index.ts';
 import type { BlobStore, ByteRange } from '../storage/index.ts';
 
 export interface ArtifactDownload {

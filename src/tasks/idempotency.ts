@@ -15,7 +15,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Db, Tx } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import { errors } from '../errors.ts';
-import type { Clock } from '../lib/clock.ts';
+import type { Clock } from '../lib/index.ts';
 
 /**
  * How long a processing row blocks others before it counts as abandoned (milliseconds). Acceptance is

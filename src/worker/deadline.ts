@@ -1,5 +1,5 @@
 import type { GenerationPlan } from '../catalog/index.ts';
-import type { Clock } from '../lib/clock.ts';
+import type { Clock } from '../lib/index.ts';
 import { DeadlineExceeded } from './failures.ts';
 
 /** How often a run looks at its deadline, so a manual or corrected clock is honoured too (milliseconds). */

@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import type { GenerationOutputs } from '../generators/index.ts';
-import { uuidv7 } from '../lib/ids.ts';
-import { markSucceeded, type Success } from '../tasks/transitions.ts';
+import { uuidv7 } from '../lib/index.ts';
+import { markSucceeded, type Success } from '../tasks/index.ts';
 import { bounded } from './calls.ts';
 import { TransientFailure } from './failures.ts';
 import type { WorkerDeps } from './worker.ts';

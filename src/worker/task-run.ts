@@ -12,7 +12,7 @@ import {
   recordRunKey,
   runKeyOf,
   saveHandle,
-} from '../tasks/transitions.ts';
+} from '../tasks/index.ts';
 import { backoffMs } from './backoff.ts';
 import { bounded } from './calls.ts';
 import { RunDeadline, runTimeoutMs } from './deadline.ts';

@@ -13,7 +13,7 @@
  * - `GenerationError('content_refused' | 'generation_failed', reason)`: a final refusal, or
  *   `GenerationStatus { state: 'failed' }` from `status()` for a failed upstream task.
  */
-import type { Clock } from '../../lib/clock.ts';
+import type { Clock } from '../../lib/index.ts';
 import type { Generator } from '../generator.ts';
 import type { LibraryGenerator } from '../library.ts';
 

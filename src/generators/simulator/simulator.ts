@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { OutputPlan } from '../../catalog/index.ts';
-import type { Clock } from '../../lib/clock.ts';
+import type { Clock } from '../../lib/index.ts';
 import {
   type GeneratedFile,
   type GenerationOutputs,

@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors, isApiError } from '../../errors.ts';
 import { MAX_UPLOAD_BYTES } from '../../files/index.ts';
-import { parseRange } from '../../tasks/artifacts.ts';
+import { parseRange } from '../../tasks/index.ts';
 import { paced } from '../body-pace.ts';
 import { sendBytes } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';

@@ -10,7 +10,7 @@ import {
   verifyBody,
   verifyVoice,
 } from '../../libraries/index.ts';
-import { parseIdempotencyKey } from '../../tasks/idempotency.ts';
+import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
 import { errorResponses, errorSchema } from './schemas.ts';
 

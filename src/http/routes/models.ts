@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { balancesOf, CURRENCY, spentToday } from '../../ledger/index.ts';
-import { moscowDay } from '../../lib/clock.ts';
+import { moscowDay } from '../../lib/index.ts';
 import type { AppDeps } from '../types.ts';
 import { errorResponses, modelSchema } from './schemas.ts';
 

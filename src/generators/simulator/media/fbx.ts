@@ -4,7 +4,7 @@
  * embedded PNG texture.
  */
 import { writeFile } from 'node:fs/promises';
-import type { MeshOutput } from '../../../catalog/model-spec.ts';
+import type { MeshOutput } from '../../../catalog/index.ts';
 import { encodeFbx, FBX_VERSION, type FbxNode, fbxNode, fbxProperty70, P } from './fbx-binary.ts';
 import { drawPicture, encodePng } from './png.ts';
 import { hsl } from './seed.ts';

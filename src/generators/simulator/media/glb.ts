@@ -11,7 +11,7 @@ import {
   NodeIO,
   type TypedArray,
 } from '@gltf-transform/core';
-import type { MeshOutput } from '../../../catalog/model-spec.ts';
+import type { MeshOutput } from '../../../catalog/index.ts';
 import { drawPicture, encodePng } from './png.ts';
 import { createRng, hsl } from './seed.ts';
 import { buildShape, groupParts, type ShapePatch, shapeParams } from './shape.ts';

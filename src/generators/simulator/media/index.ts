@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { OutputPlan } from '../../../catalog/model-spec.ts';
+import type { OutputPlan } from '../../../catalog/index.ts';
 import { renderFbx } from './fbx.ts';
 import { renderGlb } from './glb.ts';
 import { renderMp3 } from './mp3.ts';

@@ -4,7 +4,7 @@
  */
 import { open } from 'node:fs/promises';
 import { Mp3Encoder } from '@breezystack/lamejs';
-import type { AudioOutput } from '../../../catalog/model-spec.ts';
+import type { AudioOutput } from '../../../catalog/index.ts';
 import { musicSource, type SampleSource } from './synth-music.ts';
 import { speechSource } from './synth-speech.ts';
 

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import ffmpeg from '@ffmpeg-installer/ffmpeg';
-import type { VideoOutput } from '../../../catalog/model-spec.ts';
+import type { VideoOutput } from '../../../catalog/index.ts';
 import { createRng, hex, hsl, type Rng } from './seed.ts';
 
 /** Path of the ffmpeg binary used for video. */

@@ -4,7 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { PNG } from 'pngjs';
-import type { ImageOutput } from '../../../catalog/model-spec.ts';
+import type { ImageOutput } from '../../../catalog/index.ts';
 import { createRng, hsl, type Rgb } from './seed.ts';
 import { shapeParams } from './shape.ts';
 

@@ -5,7 +5,7 @@
  * worker threads (piscina); video is drawn by an ffmpeg child process already and stays where it is.
  */
 import { Piscina } from 'piscina';
-import type { OutputPlan } from '../../../catalog/model-spec.ts';
+import type { OutputPlan } from '../../../catalog/index.ts';
 import { produce, type RenderedFile, type RenderOptions, renderOutput } from './index.ts';
 import type { RenderJob } from './render-thread.ts';
 

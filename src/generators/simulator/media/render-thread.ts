@@ -1,5 +1,5 @@
 /** Entry of a render thread (see render-pool.ts): writes one planned output to the path it is given. */
-import type { OutputPlan } from '../../../catalog/model-spec.ts';
+import type { OutputPlan } from '../../../catalog/index.ts';
 import { writeOutput } from './index.ts';
 
 export interface RenderJob {

@@ -3,7 +3,7 @@
  * polygons and a wave) as a well-formed standalone SVG document.
  */
 import { writeFile } from 'node:fs/promises';
-import type { ImageOutput } from '../../../catalog/model-spec.ts';
+import type { ImageOutput } from '../../../catalog/index.ts';
 import { createRng, hex, hsl } from './seed.ts';
 
 const round = (value: number): string => String(Math.round(value * 100) / 100);

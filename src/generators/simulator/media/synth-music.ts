@@ -3,7 +3,7 @@
  * bass, lead melody and light drums, rendered from wavetables chunk by chunk. When looping, tails
  * that run past the end wrap around to the beginning so the end flows into the start.
  */
-import type { AudioOutput } from '../../../catalog/model-spec.ts';
+import type { AudioOutput } from '../../../catalog/index.ts';
 import { createRng } from './seed.ts';
 
 /** Fills `out` with the samples that start at sample `start` (called with consecutive ranges). */

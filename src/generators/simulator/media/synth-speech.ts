@@ -3,7 +3,7 @@
  * shaped by three formant resonators that glide between vowels, with fricative noise at syllable
  * onsets and pauses between words and sentences. Stateful, rendered chunk by chunk.
  */
-import type { AudioOutput } from '../../../catalog/model-spec.ts';
+import type { AudioOutput } from '../../../catalog/index.ts';
 import { createRng } from './seed.ts';
 import type { SampleSource } from './synth-music.ts';
 

@@ -1,0 +1,4 @@
+export { type Clock, DbClock, moscowDay } from './clock.ts';
+export { uuidv7 } from './ids.ts';
+export { randomBase62 } from './random.ts';
+export { ByteCounter } from './streams.ts';

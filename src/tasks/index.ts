@@ -1,0 +1,19 @@
+export { openArtifact, parseRange } from './artifacts.ts';
+export { DownloadAllowance } from './download-budget.ts';
+export { FinalTaskViews } from './final-task-views.ts';
+export { type CompleteClaim, IdempotencyStore, parseIdempotencyKey, requestHash } from './idempotency.ts';
+export { type ProbeBudget, probeUrl, resolveInputs } from './inputs.ts';
+export { TaskService } from './task-service.ts';
+export type { TaskView } from './task-view.ts';
+export {
+  type Success,
+  TASKS_CHANNEL,
+  isFinal,
+  markFailed,
+  markRunning,
+  markSucceeded,
+  recordProgress,
+  recordRunKey,
+  runKeyOf,
+  saveHandle,
+} from './transitions.ts';

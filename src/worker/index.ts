@@ -1,0 +1,2 @@
+export { Sweeper } from './sweeper.ts';
+export { Worker, type WorkerOptions } from './worker.ts';
