@@ -2,25 +2,34 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
-import { CONNECTIONS_CHECK_MS, HEADERS_TIMEOUT_MS, installBodyPace } from './http/index.ts';
-import { installErrorHandler } from './http/index.ts';
-import { clientErrorHandler, frameworkErrorHandler } from './http/index.ts';
-import { installJsonParser } from './http/index.ts';
-import { DEFAULT_BODY_LIMIT } from './http/index.ts';
-import { apiLinks, installNotFound } from './http/index.ts';
-import { installAdminAuth } from './http/index.ts';
-import { installApiKeyAuth } from './http/index.ts';
-import { RequestLimiter } from './http/index.ts';
-import { installRequestContext, requestIdOf } from './http/index.ts';
-import { adminRoutes } from './http/index.ts';
-import { docsRoutes } from './http/index.ts';
-import { directLinkRoutes, fileRoutes } from './http/index.ts';
-import { healthRoutes } from './http/index.ts';
-import { helperRoutes } from './http/index.ts';
-import { libraryRoutes } from './http/index.ts';
-import { modelRoutes } from './http/index.ts';
-import { taskRoutes } from './http/index.ts';
-import { type AppDeps, DEFAULT_LIMITS } from './http/index.ts';
+import {
+  type AppDeps,
+  adminRoutes,
+  apiLinks,
+  CONNECTIONS_CHECK_MS,
+  clientErrorHandler,
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_LIMITS,
+  directLinkRoutes,
+  docsRoutes,
+  fileRoutes,
+  frameworkErrorHandler,
+  HEADERS_TIMEOUT_MS,
+  healthRoutes,
+  helperRoutes,
+  installAdminAuth,
+  installApiKeyAuth,
+  installBodyPace,
+  installErrorHandler,
+  installJsonParser,
+  installNotFound,
+  installRequestContext,
+  libraryRoutes,
+  modelRoutes,
+  RequestLimiter,
+  requestIdOf,
+  taskRoutes,
+} from './http/index.ts';
 
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {

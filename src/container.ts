@@ -1,24 +1,24 @@
 import pino, { type Logger } from 'pino';
 import { AdminService } from './accounts/index.ts';
 import { findModel, loadPriceTable, MODELS, type PriceTable } from './catalog/index.ts';
-import { ModelService } from './models/index.ts';
 import type { Config } from './config.ts';
 import { createDb, type Db, migrateToLatest } from './db/index.ts';
 import { UploadService } from './files/index.ts';
-import { type Generator, Simulator } from './generators/index.ts';
-import { LibrarySimulator } from './generators/index.ts';
-import { RenderPool } from './generators/index.ts';
+import { type Generator, LibrarySimulator, RenderPool, Simulator } from './generators/index.ts';
 import type { Services } from './http/index.ts';
-import { HelperService, type InputResolver, LibraryService, resolveReferences } from './libraries/index.ts';
 import { type Clock, DbClock } from './lib/index.ts';
+import { HelperService, type InputResolver, LibraryService, resolveReferences } from './libraries/index.ts';
+import { ModelService } from './models/index.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
-import { IdempotencyStore } from './tasks/index.ts';
-import { DownloadAllowance } from './tasks/index.ts';
-import { FinalTaskViews } from './tasks/index.ts';
-import { probeUrl, resolveInputs } from './tasks/index.ts';
-import { TaskService } from './tasks/index.ts';
-import { Sweeper } from './worker/index.ts';
-import { Worker, type WorkerOptions } from './worker/index.ts';
+import {
+  DownloadAllowance,
+  FinalTaskViews,
+  IdempotencyStore,
+  probeUrl,
+  resolveInputs,
+  TaskService,
+} from './tasks/index.ts';
+import { Sweeper, Worker, type WorkerOptions } from './worker/index.ts';
 
 /** Everything a process of the service runs on, wired once (STYLE: dependencies passed in). */
 export interface Container {

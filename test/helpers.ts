@@ -12,8 +12,8 @@ import { type Container, createContainer } from '../src/container.ts';
 import type { Database } from '../src/db/schema.ts';
 import type { Generator } from '../src/generators/index.ts';
 import type { RequestLimits } from '../src/http/types.ts';
-import type { InputResolver } from '../src/libraries/index.ts';
 import { type Clock, systemClock } from '../src/lib/clock.ts';
+import type { InputResolver } from '../src/libraries/index.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { PROCESSING_LOCK_MS } from '../src/tasks/idempotency.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { makePng } from '../src/media/fixtures.ts';
+import { PROCESSING_LOCK_MS } from '../src/tasks/idempotency.ts';
 import { expectError, startTestApp, type TestApp } from './helpers.ts';
 
 /**

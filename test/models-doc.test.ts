@@ -6,16 +6,16 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
+import { MODELS_DOC_PATH, REGENERATE_COMMAND, renderModelsDoc } from '../scripts/models-doc.ts';
 import {
   findModel,
   type InputFile,
   loadPriceTable,
-  MODELS,
   type MediaFormat,
+  MODELS,
   priceOf,
   validateSettings,
 } from '../src/catalog/index.ts';
-import { MODELS_DOC_PATH, REGENERATE_COMMAND, renderModelsDoc } from '../scripts/models-doc.ts';
 
 /** The first line where two texts differ, for the failure message. */
 function firstDifference(actual: string, expected: string): string {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { HOUR_MS, MINUTE_MS } from '../src/config.ts';
 import {
   type GenerationStatus,
   type Generator,
   GeneratorTransientError,
   Simulator,
 } from '../src/generators/index.ts';
-import { HOUR_MS, MINUTE_MS } from '../src/config.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { balances, expectError, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
 

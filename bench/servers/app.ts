@@ -4,7 +4,7 @@ import path from 'node:path';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createContainer } from '../../src/container.ts';
-import { BENCH_ADMIN_TOKEN, announceAndAwaitStop } from './messages.ts';
+import { announceAndAwaitStop, BENCH_ADMIN_TOKEN } from './messages.ts';
 
 /**
  * The real app, built as `src/main.ts` builds it, on a fresh SQLite database in a temporary folder.

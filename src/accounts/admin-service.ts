@@ -1,8 +1,8 @@
-import type { ModelService, ModelView } from '../models/index.ts';
 import type { Db, Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { credit, type LedgerEntry, ledgerOf } from '../ledger/index.ts';
 import type { Clock } from '../lib/index.ts';
+import type { ModelService, ModelView } from '../models/index.ts';
 import { type AccountView, createAccount, getAccount } from './accounts.ts';
 import { type IssuedKey, issueKey, revokeKey } from './keys.ts';
 

@@ -1,4 +1,5 @@
 export { type AccountView, createAccount, getAccount } from './accounts.ts';
+export { AdminService } from './admin-service.ts';
 export {
   authenticateKey,
   hashKey,
@@ -9,4 +10,3 @@ export {
   mayUseModel,
   revokeKey,
 } from './keys.ts';
-export { AdminService } from './admin-service.ts';

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
 import type { ApiKeysTable, Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
-import { uuidv7 } from '../lib/index.ts';
-import { randomBase62 } from '../lib/index.ts';
+import { randomBase62, uuidv7 } from '../lib/index.ts';
 
 /** Active keys an account may hold at once (reference "Authentication" 4). */
 export const MAX_ACTIVE_KEYS = 10;

@@ -10,8 +10,8 @@
  * - About 20 s of work per picture.
  */
 import { z } from 'zod';
-import type { GenerationPlan, ImageOutput, LibraryRef, ModelSpec } from './model-spec.ts';
 import { exampleRun } from './example.ts';
+import type { GenerationPlan, ImageOutput, LibraryRef, ModelSpec } from './model-spec.ts';
 import { defineMode } from './model-spec.ts';
 import { fixedRate, perUnit, settingCount } from './price-rule.ts';
 

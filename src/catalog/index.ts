@@ -1,6 +1,6 @@
-import type { ModelSpec } from './model-spec.ts';
 import { image } from './image.ts';
 import { model3d } from './model-3d.ts';
+import type { ModelSpec } from './model-spec.ts';
 import { music } from './music.ts';
 import { musicStyles } from './music-styles.ts';
 import { video } from './video.ts';
@@ -33,11 +33,11 @@ export function findModel(key: string): ModelSpec | undefined {
 }
 export {
   type AudioOutput,
+  addRule,
   type ImageOutput,
   type LibraryRef,
   type MediaFormat,
   type MeshOutput,
   type OutputPlan,
   type VideoOutput,
-  addRule,
 } from './model-spec.ts';

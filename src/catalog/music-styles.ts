@@ -10,9 +10,9 @@
  * - About 5 minutes of work (the reference's song time).
  */
 import { z } from 'zod';
-import type { GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
 import { exampleRun } from './example.ts';
 import { libraryId } from './fields.ts';
+import type { GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
 import { defineMode } from './model-spec.ts';
 import { madeUpLyrics, madeUpTitle, slug } from './music-common.ts';
 import { fixedRate, perUnit } from './price-rule.ts';

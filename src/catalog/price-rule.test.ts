@@ -7,8 +7,8 @@ import {
   flagSurcharge,
   perUnit,
   rateBySetting,
-  settingCount,
   type Surcharge,
+  settingCount,
 } from './price-rule.ts';
 
 const NO_INPUTS: ModeInputs = { files: [] };

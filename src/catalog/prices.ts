@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import type { ModelSpec, ModeInputs, ModeSpec, PriceRates } from './model-spec.ts';
+import type { ModeInputs, ModelSpec, ModeSpec, PriceRates } from './model-spec.ts';
 
 /** Rates of every model, by model key. */
 export type PriceTable = Readonly<Record<string, PriceRates>>;

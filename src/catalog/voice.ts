@@ -13,9 +13,9 @@
  * - Audio input follows the music model's rule (mp3, wav, ogg, m4a, flac, aac; 20 MB).
  */
 import { z } from 'zod';
-import type { AudioOutput, GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
 import { exampleRun } from './example.ts';
 import { AUDIO_INPUT, audioUrl, fileSeconds, libraryId } from './fields.ts';
+import type { AudioOutput, GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
 import { addRule, defineMode } from './model-spec.ts';
 import { fixedRate, perUnit } from './price-rule.ts';
 

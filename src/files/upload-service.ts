@@ -9,12 +9,10 @@ import type { ArtifactKind } from '../catalog/index.ts';
 import type { Db, Tx, UploadsTable } from '../db/index.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { Clock } from '../lib/index.ts';
-import { uuidv7 } from '../lib/index.ts';
-import { randomBase62 } from '../lib/index.ts';
-import { ByteCounter } from '../lib/index.ts';
+import { ByteCounter, randomBase62, uuidv7 } from '../lib/index.ts';
 import { inspectFile, kindOf } from '../media/index.ts';
-import { safeFilename } from './filename.ts';
 import type { BlobStore, ByteRange } from '../storage/index.ts';
+import { safeFilename } from './filename.ts';
 
 /** Largest upload (CONTRACT §6); per-field limits are checked when a task uses the file. */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;

@@ -1,7 +1,7 @@
 export {
   type GeneratedFile,
-  type GenerationOutputs,
   GenerationError,
+  type GenerationOutputs,
   type GenerationRequest,
   type GenerationStatus,
   type Generator,
@@ -9,7 +9,6 @@ export {
   GeneratorUnavailable,
   type RunStart,
 } from './generator.ts';
-export { hasMarker, SIM_MARKERS, Simulator } from './simulator/simulator.ts';
 export {
   type HelperIO,
   type HelperName,
@@ -19,3 +18,4 @@ export {
 } from './library.ts';
 export { LibrarySimulator } from './simulator/library-sim.ts';
 export { RenderPool } from './simulator/media/render-pool.ts';
+export { hasMarker, SIM_MARKERS, Simulator } from './simulator/simulator.ts';

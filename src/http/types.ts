@@ -1,14 +1,13 @@
-import type { KeyPrincipal } from '../accounts/index.ts';
-import type { AdminService } from '../accounts/index.ts';
-import type { ModelService } from '../models/index.ts';
-import type { UploadService } from '../files/index.ts';
-import type { HelperService, LibraryService } from '../libraries/index.ts';
-import type { TaskService } from '../tasks/index.ts';
+import type { AdminService, KeyPrincipal } from '../accounts/index.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
+import type { UploadService } from '../files/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import type { Clock } from '../lib/index.ts';
+import type { HelperService, LibraryService } from '../libraries/index.ts';
+import type { ModelService } from '../models/index.ts';
 import type { BlobStore } from '../storage/index.ts';
+import type { TaskService } from '../tasks/index.ts';
 
 /** Request limits of the reference ("Limits"); tests shrink the window. */
 export interface RequestLimits {

@@ -4,8 +4,8 @@ import { format, type MessageKey } from './messages.ts';
 import type { Lang } from './negotiate.ts';
 import { ru } from './ru.ts';
 
-export { LANGS, type Lang, negotiateLang } from './negotiate.ts';
 export type { MessageKey } from './messages.ts';
+export { LANGS, type Lang, negotiateLang } from './negotiate.ts';
 
 const catalogs = { en, ru } as const;
 

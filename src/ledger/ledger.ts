@@ -7,10 +7,11 @@
  * also appended to `ledger_entries`; the invariant `available = credited − captured − held` and
  * "counters = sums of entries" are checked by the tests after every test.
  */
-import { uuidv7 } from '../lib/index.ts';
+
 import { sql } from 'kysely';
 import type { LedgerEntriesTable, Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
+import { uuidv7 } from '../lib/index.ts';
 
 export const CURRENCY = 'RUB';
 

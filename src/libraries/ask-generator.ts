@@ -1,7 +1,6 @@
 /** Asking the generator on behalf of a library: its failures become the API's refusals. */
 import { errors } from '../errors.ts';
-import { GeneratorUnavailable } from '../generators/index.ts';
-import { LibraryRejected } from '../generators/index.ts';
+import { GeneratorUnavailable, LibraryRejected } from '../generators/index.ts';
 import type { CreateContext, CreationPlan, Learning, LibraryDecl, PendingStep } from './types.ts';
 
 /** Maps the generator's failures to the API's refusals: 503 sg_unavailable, 502 *_create_failed. */

@@ -7,7 +7,6 @@
 import type { KeyPrincipal } from '../accounts/index.ts';
 import { mayUseModel } from '../accounts/index.ts';
 import { HOUR_MS } from '../config.ts';
-import type { ModelService } from '../models/index.ts';
 import type { Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import {
@@ -18,6 +17,7 @@ import {
 } from '../generators/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
+import type { ModelService } from '../models/index.ts';
 import { askGenerator } from './ask-generator.ts';
 
 /** Reference "Limits": helper calls, 20 per hour per account. */

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { LibraryRef } from '../catalog/model-spec.ts';
 import { createDb, type Db, migrateToLatest } from '../db/index.ts';
-import type { LibrarySegment } from './registry.ts';
 import { isApiError } from '../errors.ts';
 import { toRow } from './records.ts';
 import { resolveReferences } from './references.ts';
+import type { LibrarySegment } from './registry.ts';
 import type { StoredRecord } from './types.ts';
 
 const T0 = '2026-01-01T00:00:00.000Z';

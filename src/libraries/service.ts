@@ -5,13 +5,13 @@
  */
 import type { KeyPrincipal } from '../accounts/index.ts';
 import { mayUseModel } from '../accounts/index.ts';
-import type { ModelService } from '../models/index.ts';
 import type { Db } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import { type ApiError, errors } from '../errors.ts';
 import { LIBRARY_WAIT_MS, type LibraryGenerator } from '../generators/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
+import type { ModelService } from '../models/index.ts';
 import type { DownloadAllowance } from '../tasks/index.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from '../tasks/index.ts';
 import { askGenerator, learned } from './ask-generator.ts';

@@ -6,8 +6,8 @@
 import type { z } from 'zod';
 import type { KeyPrincipal } from '../accounts/index.ts';
 import { LIBRARY_WAIT_MS } from '../generators/index.ts';
-import { transition, viewOf } from './records.ts';
 import { askGenerator } from './ask-generator.ts';
+import { transition, viewOf } from './records.ts';
 import type { LibraryService, RecordView } from './service.ts';
 import {
   RECORDING_FILES,

@@ -10,8 +10,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import tls from 'node:tls';
 import { after, before, describe, it } from 'node:test';
+import tls from 'node:tls';
 import { FetchError, fetchToFile, type LookupFn } from './fetch.ts';
 
 let dir = '';

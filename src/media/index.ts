@@ -1,7 +1,7 @@
 /** Media inputs: content sniffing, probing (length, size) and guarded downloads of caller URLs. */
 export {
-  type FetchedFile,
   FetchError,
+  type FetchedFile,
   type FetchFailure,
   type FetchOptions,
   fetchToFile,

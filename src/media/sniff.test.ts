@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { deflateRawSync } from 'node:zlib';
 import { describe, it } from 'node:test';
+import { deflateRawSync } from 'node:zlib';
 import { contentTypeOf, ftypBrands, kindOf, MEDIA_FORMATS, sniffFormat } from './sniff.ts';
 
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);

@@ -1,8 +1,8 @@
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { after, before, describe, mock, test } from 'node:test';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { s3rverCredentials, startS3rver, type TestS3rver } from '../../test/s3rver.ts';
 import type { BlobInfo } from './blob-store.ts';
 import { createBlobStore } from './index.ts';

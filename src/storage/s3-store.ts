@@ -1,3 +1,4 @@
+import { pipeline, Readable } from 'node:stream';
 import {
   CreateBucketCommand,
   DeleteObjectCommand,
@@ -10,7 +11,6 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { pipeline, Readable } from 'node:stream';
 import { ByteCounter } from '../lib/index.ts';
 import type { BlobInfo, BlobStore, ByteRange } from './blob-store.ts';
 import type { S3Location } from './s3-url.ts';

@@ -6,8 +6,6 @@ export { type ProbeBudget, probeUrl, resolveInputs } from './inputs.ts';
 export { TaskService } from './task-service.ts';
 export type { TaskView } from './task-view.ts';
 export {
-  type Success,
-  TASKS_CHANNEL,
   isFinal,
   markFailed,
   markRunning,
@@ -15,5 +13,7 @@ export {
   recordProgress,
   recordRunKey,
   runKeyOf,
+  type Success,
   saveHandle,
+  TASKS_CHANNEL,
 } from './transitions.ts';

@@ -7,17 +7,16 @@ import {
   type ModeSpec,
   type PriceTable,
   priceOf,
-  validateSettings,
   type Violation,
+  validateSettings,
 } from '../catalog/index.ts';
-import type { ModelService } from '../models/index.ts';
 import type { Db, TaskStatus } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { type Generator, GeneratorUnavailable } from '../generators/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import { balancesOf, CURRENCY, hold } from '../ledger/index.ts';
-import { type Clock, moscowDay } from '../lib/index.ts';
-import { uuidv7 } from '../lib/index.ts';
+import { type Clock, moscowDay, uuidv7 } from '../lib/index.ts';
+import type { ModelService } from '../models/index.ts';
 import { activeTaskCount, mustBeAffordable } from './affordability.ts';
 import type { FinalTaskViews } from './final-task-views.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from './idempotency.ts';

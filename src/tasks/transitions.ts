@@ -3,8 +3,7 @@
  * queued → running → succeeded (capture) | failed (void); queued | running → canceled (void).
  * Every change is conditional on the state it leaves, so a late or repeated call changes nothing.
  */
-import type { Tx } from '../db/index.ts';
-import type { TaskStatus } from '../db/index.ts';
+import type { TaskStatus, Tx } from '../db/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
 import { settle } from '../ledger/index.ts';
 

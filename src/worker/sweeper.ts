@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
+import type { UploadService } from '../files/index.ts';
 import type { Clock } from '../lib/index.ts';
 import type { BlobStore } from '../storage/index.ts';
-import type { UploadService } from '../files/index.ts';
 import type { IdempotencyStore } from '../tasks/index.ts';
 
 interface SweeperDeps {

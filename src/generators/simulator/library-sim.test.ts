@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { GeneratorUnavailable } from '../generator.ts';
 import { LIBRARIES, RECORDING_SECONDS, VOICE_STEPS } from '../../libraries/index.ts';
+import { GeneratorUnavailable } from '../generator.ts';
 import { LibraryRejected } from '../library.ts';
 import { boostStyle, enhancePrompt, LibrarySimulator, writeLyrics } from './library-sim.ts';
 

@@ -1,5 +1,5 @@
-import multipart from '@fastify/multipart';
 import type { Readable } from 'node:stream';
+import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';

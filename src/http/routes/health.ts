@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { errors } from '../../errors.ts';
 import type { AppDeps } from '../types.ts';
 

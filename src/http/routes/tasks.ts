@@ -1,11 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { TASK_BODY_LIMIT } from '../limits.ts';
-import { openArtifact } from '../../tasks/index.ts';
-import { sendBytes } from '../send-bytes.ts';
-import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { TaskView } from '../../tasks/index.ts';
+import { openArtifact, parseIdempotencyKey } from '../../tasks/index.ts';
+import { TASK_BODY_LIMIT } from '../limits.ts';
+import { sendBytes } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { errorResponses, errorSchema, taskRequestSchema, taskSchema } from './schemas.ts';
 

@@ -4,8 +4,8 @@
  */
 import { writeFile } from 'node:fs/promises';
 import {
-  type Buffer as GltfBuffer,
   Document,
+  type Buffer as GltfBuffer,
   type Material,
   type Mesh,
   NodeIO,
