@@ -47,6 +47,18 @@ function fromFramework(error: FastifyError, request: FastifyRequest): ApiError |
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidRequest(both('The body is not valid JSON.', 'Тело запроса — некорректный JSON.'));
+    // @fastify/multipart on POST /v1/files: a field declared as JSON that is not, or more parts than the one
+    // `file` part it takes. The plugin's own 406 and 413 were unhandled here (500) and are not in the table.
+    case 'FST_INVALID_JSON_FIELD_ERROR':
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return errors.invalidRequest(
+        both(
+          'Send the file in one multipart part named "file".',
+          'Передайте файл одной частью multipart с именем «file».',
+        ),
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return errors.invalidRequest(
