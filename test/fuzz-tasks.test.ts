@@ -87,6 +87,7 @@ describe('fuzzing POST /v1/tasks, POST /v1/price and task reads', () => {
   ];
   const bases: Array<[string, Record<string, unknown>]> = [];
   let realId = '';
+  let wavUrl = '';
   before(async () => {
     t = await startTestApp({ worker: false });
     acct = await t.account({ balanceMinor: 500_000 });
@@ -113,6 +114,7 @@ describe('fuzzing POST /v1/tasks, POST /v1/price and task reads', () => {
     });
     assert.equal(created.statusCode, 202, created.body);
     realId = created.json().id;
+    wavUrl = wav;
     likely.push(png, wav, voice.json().id, realId);
     bases.push(...baseSettings(png, wav, voice.json().id));
   });
@@ -236,6 +238,24 @@ describe('fuzzing POST /v1/tasks, POST /v1/price and task reads', () => {
       }),
       fuzzParameters(200),
     );
+  });
+
+  test('a NUL character in ids, queries and names is refused, never a 500', async () => {
+    // Found by the fuzzing on PostgreSQL, whose text cannot hold U+0000: every lookup by such an id was 500.
+    const requests: Array<['GET' | 'POST' | 'DELETE', string, unknown]> = [
+      ['GET', '/v1/tasks/%00', undefined],
+      ['POST', '/v1/tasks/a%00b/cancel', undefined],
+      ['GET', '/v1/tasks/%00/artifacts/0', undefined],
+      ['GET', '/v1/tasks?model=%00', undefined],
+      ['GET', '/v1/files/%00', undefined],
+      ['DELETE', '/v1/models/image/styles/%00', undefined],
+      ['POST', '/v1/models/voice/voices', { name: 'a\u0000b', sample_urls: [wavUrl] }],
+    ];
+    for (const [method, url, payload] of requests) {
+      const res = await t.call(acct.key, method, url, payload);
+      assertWellFormed(res, `${method} ${url}`);
+      assert.ok(res.statusCode === 404 || res.statusCode === 422 || res.statusCode === 201, res.body);
+    }
   });
 
   test('deeply nested JSON in a task body is refused, not a 500', { todo: 'item 10.22' }, async () => {

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { violationsOf } from '../catalog/validate.ts';
+import { isNulInText } from '../db/index.ts';
 import { type ApiError, errors, isApiError } from '../errors.ts';
 import { translate } from '../i18n/index.ts';
 
@@ -74,13 +75,24 @@ function fromFramework(error: FastifyError, request: FastifyRequest): ApiError |
   return null;
 }
 
+/** A caller's input the database refused to store. */
+function fromDatabase(error: unknown): ApiError | null {
+  if (!isNulInText(error)) return null;
+  return errors.invalidRequest(
+    both(
+      'Text in the request may not contain the NUL character (U+0000).',
+      'Текст в запросе не может содержать символ NUL (U+0000).',
+    ),
+  );
+}
+
 /**
  * The only place errors become responses. Anything that is not an ApiError or a known framework error
  * is 500 internal_error with a generic message: driver and stack text never leave the process.
  */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const apiError = isApiError(error) ? error : fromFramework(error, request);
+    const apiError = isApiError(error) ? error : (fromDatabase(error) ?? fromFramework(error, request));
     if (apiError) {
       if (apiError.status >= 500) request.log.error({ err: apiError.cause ?? apiError }, apiError.code);
       return sendError(request, reply, apiError);
