@@ -51,7 +51,8 @@ try {
   // Processes that crashed on their own while the tasks ended are started again for the checks.
   await cluster.reviveAll();
   const tasks = await allTasks(db);
-  broken.push(...(await checkMoney(db, tasks, client, ADMIN_TOKEN)));
+  const money = await checkMoney(db, tasks, client, ADMIN_TOKEN);
+  broken.push(...money.broken);
   broken.push(...checkOutcomes(traffic.created, tasks));
   const downloads = await checkDownloads(client, accounts, tasks);
   broken.push(...downloads.broken);
@@ -84,7 +85,8 @@ try {
     runs_started_twice: [...runs.values()].filter((n) => n > 1).length,
     files_downloaded: downloads.files,
     checks: {
-      accounts: options.accounts,
+      // The soak's own accounts and the demo account of the first start.
+      accounts: money.accounts,
       tasks_checked: tasks.length,
       broken: broken.length,
     },

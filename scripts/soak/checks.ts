@@ -50,7 +50,7 @@ export async function checkMoney(
   tasks: TaskRow[],
   client: Client,
   adminToken: string,
-): Promise<string[]> {
+): Promise<{ accounts: number; broken: string[] }> {
   const broken: string[] = [];
   const entries = await db.db.selectFrom('ledger_entries').selectAll().execute();
   const accounts = await db.db.selectFrom('accounts').selectAll().execute();
@@ -95,7 +95,7 @@ export async function checkMoney(
   }
   const jobs = await db.db.selectFrom('jobs').select('id').execute();
   if (jobs.length > 0) broken.push(`${jobs.length} jobs left behind by final tasks`);
-  return broken;
+  return { accounts: accounts.length, broken };
 }
 
 /** Every task the load created exists and ended as its marker says (a cancel may come too late). */
