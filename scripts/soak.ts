@@ -9,8 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDb } from '../src/db/index.ts';
 import { createRng } from '../src/generators/simulator/media/seed.ts';
-import { allTasks, checkDownloads, checkMoney, checkOutcomes, waitAllFinal } from './soak/checks.ts';
-import { ADMIN_TOKEN, Cluster } from './soak/cluster.ts';
+import {
+  allTasks,
+  checkDownloads,
+  checkLedgerNow,
+  checkMoney,
+  checkOutcomes,
+  waitAllFinal,
+} from './soak/checks.ts';
+import { ADMIN_TOKEN, Cluster, sleep } from './soak/cluster.ts';
 import { Client } from './soak/client.ts';
 import { readSoakOptions } from './soak/options.ts';
 import { INTENTS, makeAccounts, runTraffic } from './soak/traffic.ts';
@@ -35,6 +42,17 @@ try {
   // The kills go on until every task is final, so runs are cut while queued, running and finishing.
   let allFinal = false;
   const chaos = cluster.chaos(createRng(options.seed, 'chaos'), options.killEverySeconds, () => allFinal);
+  // The money must be whole at every moment: a snapshot check every two seconds until the end.
+  let midRunChecks = 0;
+  const watch = (async () => {
+    while (!allFinal) {
+      broken.push(...(await checkLedgerNow(db)).map((b) => `during the run: ${b}`));
+      midRunChecks++;
+      await sleep(2_000);
+    }
+  })().catch((error: unknown) => {
+    broken.push(`the ledger check during the run stopped: ${String(error)}`);
+  });
   const traffic = await runTraffic({
     client,
     rng: createRng(options.seed, 'traffic'),
@@ -46,7 +64,7 @@ try {
   console.log(`soak: ${seconds()} s, ${traffic.created.length} tasks created; waiting for every task to end`);
   const settled = await waitAllFinal(db, options.settleSeconds * 1000);
   allFinal = true;
-  await chaos;
+  await Promise.all([chaos, watch]);
   if (!settled) broken.push(`tasks still unfinished after ${options.settleSeconds} s`);
   // Processes that crashed on their own while the tasks ended are started again for the checks.
   await cluster.reviveAll();
@@ -88,6 +106,7 @@ try {
       // The soak's own accounts and the demo account of the first start.
       accounts: money.accounts,
       tasks_checked: tasks.length,
+      ledger_snapshots_during_run: midRunChecks,
       broken: broken.length,
     },
   };
@@ -100,6 +119,8 @@ try {
   await cluster.stop();
   fs.rmSync(scratch, { recursive: true, force: true });
 }
+if (broken.length > 0) console.error(`process output: ${cluster.logFile}`);
+else fs.rmSync(cluster.logFile, { force: true });
 for (const line of broken.slice(0, 50)) console.error(`BROKEN: ${line}`);
 if (broken.length > 50) console.error(`… and ${broken.length - 50} more`);
 console.log(exitCode === 0 ? 'soak: every invariant held' : `soak: ${broken.length} broken invariants`);

@@ -14,6 +14,7 @@ export interface TaskRow {
   account_id: string;
   status: string;
   error_code: string | null;
+  error_message: string | null;
   price_minor: number;
 }
 
@@ -35,14 +36,57 @@ export async function waitAllFinal(db: Db, timeoutMs: number): Promise<boolean> 
 export async function allTasks(db: Db): Promise<TaskRow[]> {
   const rows = await db.db
     .selectFrom('tasks')
-    .select(['id', 'account_id', 'status', 'error_code', 'price_minor'])
+    .select(['id', 'account_id', 'status', 'error_code', 'error_message', 'price_minor'])
     .execute();
   return rows.map((r) => ({ ...r, price_minor: Number(r.price_minor) }));
 }
 
 /**
- * Money: for every account the counters equal its ledger, nothing stays held, balance = credits −
- * captured (also as the operator API shows it), captured = the prices of its succeeded tasks; for every
+ * While the load runs, in one snapshot: every account's counters equal its ledger, held equals its open
+ * holds (pending transfers) and available never goes below zero. Money must be whole at every moment,
+ * not only at the end.
+ */
+export async function checkLedgerNow(db: Db): Promise<string[]> {
+  return db.db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute(async (tx) => {
+      const broken: string[] = [];
+      const entries = await tx.selectFrom('ledger_entries').selectAll().execute();
+      const transfers = await tx
+        .selectFrom('transfers')
+        .selectAll()
+        .where('status', '=', 'pending')
+        .execute();
+      for (const account of await tx.selectFrom('accounts').selectAll().execute()) {
+        const own = entries.filter((e) => e.account_id === account.id);
+        const sum = (type: string): number =>
+          own.filter((e) => e.type === type).reduce((t, e) => t + Number(e.amount_minor), 0);
+        const [credited, captured, held] = [
+          account.credited_minor,
+          account.captured_minor,
+          account.held_minor,
+        ].map(Number) as [number, number, number];
+        const open = transfers
+          .filter((t) => t.account_id === account.id)
+          .reduce((t, x) => t + Number(x.amount_minor), 0);
+        const expect = (what: string, actual: number, wanted: number): void => {
+          if (actual !== wanted)
+            broken.push(`account ${account.id}: ${what} is ${actual}, expected ${wanted}`);
+        };
+        expect('credited', credited, sum('credit'));
+        expect('captured', captured, sum('capture'));
+        expect('held', held, sum('hold') - sum('capture') - sum('void'));
+        expect('held vs open holds', held, open);
+        if (credited - captured - held < 0) broken.push(`account ${account.id}: available below zero`);
+      }
+      return broken;
+    });
+}
+
+/**
+ * Money at the end: the counters equal the ledger (checkLedgerNow), nothing stays held, balance = credits
+ * − captured (also as the operator API shows it), captured = the prices of the succeeded tasks; for every
  * task one hold and exactly one settlement, a capture only for a succeeded task.
  */
 export async function checkMoney(
@@ -51,23 +95,15 @@ export async function checkMoney(
   client: Client,
   adminToken: string,
 ): Promise<{ accounts: number; broken: string[] }> {
-  const broken: string[] = [];
+  const broken = await checkLedgerNow(db);
   const entries = await db.db.selectFrom('ledger_entries').selectAll().execute();
   const accounts = await db.db.selectFrom('accounts').selectAll().execute();
   for (const account of accounts) {
-    const own = entries.filter((e) => e.account_id === account.id);
-    const sum = (type: string): number =>
-      own.filter((e) => e.type === type).reduce((t, e) => t + Number(e.amount_minor), 0);
-    const credited = Number(account.credited_minor);
     const captured = Number(account.captured_minor);
-    const held = Number(account.held_minor);
     const expect = (what: string, actual: number, wanted: number): void => {
       if (actual !== wanted) broken.push(`account ${account.id}: ${what} is ${actual}, expected ${wanted}`);
     };
-    expect('credited', credited, sum('credit'));
-    expect('captured', captured, sum('capture'));
-    expect('held', held, sum('hold') - sum('capture') - sum('void'));
-    expect('held at the end', held, 0);
+    expect('held at the end', Number(account.held_minor), 0);
     const succeeded = tasks.filter((t) => t.account_id === account.id && t.status === 'succeeded');
     expect(
       'captured vs succeeded prices',
@@ -78,7 +114,7 @@ export async function checkMoney(
       headers: { authorization: `Bearer ${adminToken}` },
     });
     const view = shown.json<{ balance_minor: number; held_minor: number }>();
-    expect('balance_minor (operator API)', view.balance_minor, credited - captured);
+    expect('balance_minor (operator API)', view.balance_minor, Number(account.credited_minor) - captured);
     expect('held_minor (operator API)', view.held_minor, 0);
   }
   const byTask = Map.groupBy(
@@ -117,7 +153,9 @@ export function checkOutcomes(created: Created[], tasks: TaskRow[]): string[] {
       cancel: ['canceled', 'succeeded'],
     };
     if (!allowed[task.intent].includes(outcome))
-      broken.push(`task ${task.taskId} (${task.model}, meant to ${task.intent}) ended ${outcome}`);
+      broken.push(
+        `task ${task.taskId} (${task.model}, meant to ${task.intent}) ended ${outcome}: ${row.error_message}`,
+      );
   }
   return broken;
 }

@@ -31,6 +31,8 @@ export interface CallOptions {
 
 /** Most attempts of one request before the run fails: the cluster is down for good. */
 const MAX_ATTEMPTS = 60;
+/** Longest wait for any API process to be up (milliseconds). */
+const NO_API_MS = 120_000;
 
 export class Client {
   readonly figures: CallFigures = { networkRetries: 0, limited: 0, serverErrors: [] };
@@ -45,9 +47,11 @@ export class Client {
 
   async call(method: string, path: string, options: CallOptions = {}): Promise<Answer> {
     let inProgress = 0;
+    const givesUpAt = Date.now() + NO_API_MS;
     for (let attempt = 1; ; attempt++) {
       const apis = this.#apis();
       if (apis.length === 0) {
+        if (Date.now() > givesUpAt) throw new Error(`${method} ${path}: no API process came back up`);
         await sleep(200);
         continue;
       }

@@ -16,6 +16,7 @@ export const ADMIN_TOKEN = 'soak-admin-token-0123456789';
 export interface Slot {
   name: string;
   role: 'api' | 'worker';
+  /** Environment of the process; an API's PORT changes when its old port was taken while it was down. */
   env: Record<string, string>;
   server: Server | null;
   /** Set just before the chaos kills it, so its exit is not counted as a crash. */
@@ -36,6 +37,8 @@ export class Cluster {
   readonly figures: ClusterFigures = { kills: 0, killed: { api: 0, worker: 0 }, restarts: 0, crashes: [] };
   /** DATABASE_URL of the run, for the checks that read the database directly. */
   readonly databaseUrl: string;
+  /** Output of every process that ended, kept after the run (printed when an invariant broke). */
+  readonly logFile = path.join(os.tmpdir(), `gta-soak-${process.pid}.log`);
   readonly #dir: string;
   readonly #drop: () => Promise<void>;
   #stopped = false;
@@ -103,11 +106,6 @@ export class Cluster {
     return this.slots.flatMap((s) => (s.role === 'api' && s.server ? [s.server.base] : []));
   }
 
-  /** Base URL of every API slot, up or not (the first one first). */
-  allApis(): string[] {
-    return this.slots.flatMap((s) => (s.role === 'api' ? [`http://127.0.0.1:${s.env.PORT}`] : []));
-  }
-
   /** Lines of the simulator's call log: one per started run. */
   runsPerTask(): Map<string, number> {
     const counts = new Map<string, number>();
@@ -126,6 +124,7 @@ export class Cluster {
     while (meanSeconds > 0 && !until() && !this.#stopped) {
       await sleep(rng.range(0.5, 1.5) * meanSeconds * 1000);
       if (until() || this.#stopped) break;
+      await this.reviveAll();
       const slot = rng.pick(this.slots);
       if (!slot.server) continue;
       slot.killing = true;
@@ -136,18 +135,23 @@ export class Cluster {
       this.figures.kills++;
       this.figures.killed[slot.role]++;
       await sleep(rng.range(0, 2_000));
-      await this.#launch(slot);
-      this.figures.restarts++;
+      await this.#relaunch(slot);
     }
     await this.reviveAll();
   }
 
   /** Starts every process that is down (after a crash nobody asked for). */
   async reviveAll(): Promise<void> {
-    for (const slot of this.slots) {
-      if (slot.server || this.#stopped) continue;
+    for (const slot of this.slots) if (!slot.server && !this.#stopped) await this.#relaunch(slot);
+  }
+
+  /** Starts a process again; one that cannot start at all is a finding, not the end of the run. */
+  async #relaunch(slot: Slot): Promise<void> {
+    try {
       await this.#launch(slot);
       this.figures.restarts++;
+    } catch (error) {
+      this.figures.crashes.push(`${slot.name} could not start again: ${String(error)}`);
     }
   }
 
@@ -173,7 +177,10 @@ export class Cluster {
     return { name, role, env, server: null, killing: false };
   }
 
-  /** Starts the slot's process; a start that fails (a starved machine) is tried twice more. */
+  /**
+   * Starts the slot's process; a start that fails is tried twice more. An API moves to a new port then:
+   * while it was down the kernel may have given its port to an outgoing connection (EADDRINUSE).
+   */
   async #launch(slot: Slot): Promise<void> {
     let server: Server | undefined;
     for (let attempt = 1; !server; attempt++) {
@@ -181,10 +188,15 @@ export class Cluster {
         server = await (slot.role === 'api' ? startServer(slot.env) : startWorker(slot.env));
       } catch (error) {
         if (attempt >= 3) throw error;
+        if (slot.role === 'api') slot.env = { ...slot.env, PORT: String(await freePort()) };
       }
     }
     slot.server = server;
     server.child.on('exit', (code, signal) => {
+      fs.appendFileSync(
+        this.logFile,
+        `\n== ${slot.name} (pid ${server.child.pid}) exited: ${code ?? signal}\n${server.output()}`,
+      );
       if (slot.killing || this.#stopped) return;
       slot.server = null;
       this.figures.crashes.push(`${slot.name} exited (${code ?? signal}):\n${server.output().slice(-2_000)}`);
