@@ -15,6 +15,7 @@ import {
   checkLedgerNow,
   checkMoney,
   checkOutcomes,
+  jobsHeldBy,
   waitAllFinal,
 } from './soak/checks.ts';
 import { ADMIN_TOKEN, Cluster, sleep } from './soak/cluster.ts';
@@ -41,7 +42,17 @@ try {
   console.log(`soak: ${seconds()} s, accounts ready; load and kills start`);
   // The kills go on until every task is final, so runs are cut while queued, running and finishing.
   let allFinal = false;
-  const chaos = cluster.chaos(createRng(options.seed, 'chaos'), options.killEverySeconds, () => allFinal);
+  // Which tasks each kill cut off, to tell the worker's crash guards from real failures at the end.
+  const interrupted = new Map<string, number>();
+  const beforeKill = async (pid: number): Promise<void> => {
+    for (const id of await jobsHeldBy(db, pid)) interrupted.set(id, (interrupted.get(id) ?? 0) + 1);
+  };
+  const chaos = cluster.chaos(
+    createRng(options.seed, 'chaos'),
+    options.killEverySeconds,
+    () => allFinal,
+    beforeKill,
+  );
   // The money must be whole at every moment: a snapshot check every two seconds until the end.
   let midRunChecks = 0;
   const watch = (async () => {
@@ -71,7 +82,8 @@ try {
   const tasks = await allTasks(db);
   const money = await checkMoney(db, tasks, client, ADMIN_TOKEN);
   broken.push(...money.broken);
-  broken.push(...checkOutcomes(traffic.created, tasks));
+  const outcomes = checkOutcomes(traffic.created, tasks, interrupted);
+  broken.push(...outcomes.broken);
   const downloads = await checkDownloads(client, accounts, tasks);
   broken.push(...downloads.broken);
   const unexpected = Object.entries(traffic.figures.refusals).filter(([code]) => code !== 'too_many_active');
@@ -91,6 +103,9 @@ try {
       [...Map.groupBy(traffic.created, (t) => t.model)].map(([m, list]) => [m, list.length]),
     ),
     cancels: traffic.figures.cancels,
+    // Tasks failed by the worker's timeout or attempt guard after kills cut them off (not broken).
+    failed_after_kills: outcomes.failedAfterKills,
+    tasks_cut_off_by_kills: interrupted.size,
     kills: cluster.figures.kills,
     killed: cluster.figures.killed,
     restarts: cluster.figures.restarts,

@@ -134,10 +134,27 @@ export async function checkMoney(
   return { accounts: accounts.length, broken };
 }
 
-/** Every task the load created exists and ended as its marker says (a cancel may come too late). */
-export function checkOutcomes(created: Created[], tasks: TaskRow[]): string[] {
+/**
+ * Every task the load created exists and ended as its marker says (a cancel may come too late). A task
+ * whose process was killed while it held it may also end failed by the worker's own guards: `timeout`
+ * (its deadline counts from the first start) or `gave up after N attempts` (every claim is an attempt).
+ * Those are counted apart; without a kill behind them they are broken.
+ */
+export function checkOutcomes(
+  created: Created[],
+  tasks: TaskRow[],
+  interrupted: ReadonlyMap<string, number>,
+): { failedAfterKills: number; broken: string[] } {
   const broken: string[] = [];
+  let failedAfterKills = 0;
   const rows = new Map(tasks.map((t) => [t.id, t]));
+  const allowed: Record<Created['intent'], string[]> = {
+    succeed: ['succeeded'],
+    slow: ['succeeded'],
+    fail: ['failed:generation_failed'],
+    refuse: ['failed:content_refused'],
+    cancel: ['canceled', 'succeeded'],
+  };
   for (const task of created) {
     const row = rows.get(task.taskId);
     if (!row) {
@@ -145,19 +162,28 @@ export function checkOutcomes(created: Created[], tasks: TaskRow[]): string[] {
       continue;
     }
     const outcome = row.status === 'failed' ? `failed:${row.error_code}` : row.status;
-    const allowed: Record<Created['intent'], string[]> = {
-      succeed: ['succeeded'],
-      slow: ['succeeded'],
-      fail: ['failed:generation_failed'],
-      refuse: ['failed:content_refused'],
-      cancel: ['canceled', 'succeeded'],
-    };
-    if (!allowed[task.intent].includes(outcome))
-      broken.push(
-        `task ${task.taskId} (${task.model}, meant to ${task.intent}) ended ${outcome}: ${row.error_message}`,
-      );
+    if (allowed[task.intent].includes(outcome)) continue;
+    const guard = outcome === 'failed:timeout' || /^gave up after/.test(row.error_message ?? '');
+    if (guard && (interrupted.get(task.taskId) ?? 0) > 0) {
+      failedAfterKills++;
+      continue;
+    }
+    broken.push(
+      `task ${task.taskId} (${task.model}, meant to ${task.intent}, held by ${interrupted.get(task.taskId) ?? 0} ` +
+        `killed processes) ended ${outcome}: ${row.error_message}`,
+    );
   }
-  return broken;
+  return { failedAfterKills, broken };
+}
+
+/** Tasks whose jobs a process held when it was killed (the worker id carries the process id). */
+export async function jobsHeldBy(db: Db, pid: number): Promise<string[]> {
+  const rows = await db.db
+    .selectFrom('jobs')
+    .select(['task_id', 'locked_by'])
+    .where('locked_by', 'is not', null)
+    .execute();
+  return rows.filter((r) => r.locked_by?.includes(`-${pid}-`)).map((r) => r.task_id);
 }
 
 /** Every file of every succeeded task downloads whole through the API. */

@@ -117,16 +117,23 @@ export class Cluster {
 
   /**
    * Kills a random process with SIGKILL every `meanSeconds` on average (0.5× to 1.5×), leaves it down
-   * for up to two seconds and starts it again, until `stopChaos()`. Resolves when the chaos ends with
+   * for up to two seconds and starts it again, until `until()` says so; `beforeKill` sees the victim's
+   * process id first. Resolves when the chaos ends with
    * every process up.
    */
-  async chaos(rng: Rng, meanSeconds: number, until: () => boolean): Promise<void> {
+  async chaos(
+    rng: Rng,
+    meanSeconds: number,
+    until: () => boolean,
+    beforeKill: (pid: number) => Promise<void> = async () => {},
+  ): Promise<void> {
     while (meanSeconds > 0 && !until() && !this.#stopped) {
       await sleep(rng.range(0.5, 1.5) * meanSeconds * 1000);
       if (until() || this.#stopped) break;
       await this.reviveAll();
       const slot = rng.pick(this.slots);
       if (!slot.server) continue;
+      await beforeKill(slot.server.child.pid ?? 0).catch(() => {});
       slot.killing = true;
       slot.server.child.kill('SIGKILL');
       await exited(slot.server.child);
