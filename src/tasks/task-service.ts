@@ -345,7 +345,15 @@ export class TaskService {
         .executeTakeFirst();
       if (!row) throw errors.taskNotFound(taskId);
       if (isFinal(row.status)) throw errors.taskNotCancelable(row.status);
-      await markCanceled(tx, taskId, this.#deps.clock.now());
+      if (!(await markCanceled(tx, taskId, this.#deps.clock.now()))) {
+        // A worker finished it after the read (PostgreSQL, read committed): the update changed nothing.
+        const now = await tx
+          .selectFrom('tasks')
+          .select(['status'])
+          .where('id', '=', taskId)
+          .executeTakeFirst();
+        throw errors.taskNotCancelable(now?.status ?? row.status);
+      }
     });
     return this.get(principal, taskId, lang);
   }
