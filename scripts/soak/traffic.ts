@@ -47,6 +47,8 @@ export interface TrafficFigures {
   /** 429 too_many_active and other refusals of a creation, by code. */
   refusals: Record<string, number>;
   cancels: { canceled: number; tooLate: number };
+  /** Cancels answered 200 whose task was not canceled. */
+  cancelsAnsweredNotCanceled: string[];
 }
 
 const CREDIT_MINOR = 100_000_000;
@@ -175,6 +177,7 @@ export async function runTraffic(options: {
     abandoned: 0,
     refusals: {},
     cancels: { canceled: 0, tooLate: 0 },
+    cancelsAnsweredNotCanceled: [],
   };
   const cancels: Promise<void>[] = [];
   // `reserved` counts creations accepted or under way, so the loops stop at `total`; `sequence` numbers
@@ -229,6 +232,9 @@ async function cancelLater(
 ): Promise<void> {
   await sleep(rng.range(0, 3_000));
   const answer = await client.call('POST', `/v1/tasks/${taskId}/cancel`, { headers: auth });
+  // CONTRACT §3: 200 only when the cancel took effect; a task that ended first is 409.
+  if (answer.status === 200 && answer.json<{ status?: string }>().status !== 'canceled')
+    figures.cancelsAnsweredNotCanceled.push(`${taskId}: 200 with ${answer.body.toString().slice(0, 200)}`);
   if (answer.status === 200) figures.cancels.canceled++;
   else if (errorCode(answer) === 'task_not_cancelable') figures.cancels.tooLate++;
   else if (answer.status < 500)
