@@ -89,7 +89,7 @@ try {
   const unexpected = Object.entries(traffic.figures.refusals).filter(([code]) => code !== 'too_many_active');
   for (const [code, count] of unexpected) broken.push(`${count} creations refused with ${code}`);
   broken.push(...client.figures.serverErrors.map((e) => `server error: ${e}`));
-  broken.push(...traffic.figures.cancelsAnsweredNotCanceled.map((c) => `cancel: ${c}`));
+  broken.push(...traffic.figures.cancelProblems.map((c) => `cancel: ${c}`));
   broken.push(...cluster.figures.crashes.map((c) => `crash: ${c}`));
 
   const runs = cluster.runsPerTask();

@@ -47,8 +47,8 @@ export interface TrafficFigures {
   /** 429 too_many_active and other refusals of a creation, by code. */
   refusals: Record<string, number>;
   cancels: { canceled: number; tooLate: number };
-  /** Cancels answered 200 whose task was not canceled. */
-  cancelsAnsweredNotCanceled: string[];
+  /** Cancels answered 200 whose task was not canceled, or answered with an unexpected refusal. */
+  cancelProblems: string[];
 }
 
 const CREDIT_MINOR = 100_000_000;
@@ -177,7 +177,7 @@ export async function runTraffic(options: {
     abandoned: 0,
     refusals: {},
     cancels: { canceled: 0, tooLate: 0 },
-    cancelsAnsweredNotCanceled: [],
+    cancelProblems: [],
   };
   const cancels: Promise<void>[] = [];
   // `reserved` counts creations accepted or under way, so the loops stop at `total`; `sequence` numbers
@@ -214,7 +214,12 @@ export async function runTraffic(options: {
       const taskId = answer.json<{ id: string }>().id;
       created.push({ taskId, accountId: account.id, model, intent });
       figures.created++;
-      if (intent === 'cancel') cancels.push(cancelLater(client, rng, auth, taskId, figures));
+      if (intent === 'cancel')
+        cancels.push(
+          cancelLater(client, rng, auth, taskId, figures).catch((error: unknown) => {
+            figures.cancelProblems.push(`${taskId}: ${String(error)}`);
+          }),
+        );
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, loop));
@@ -234,7 +239,7 @@ async function cancelLater(
   const answer = await client.call('POST', `/v1/tasks/${taskId}/cancel`, { headers: auth });
   // CONTRACT §3: 200 only when the cancel took effect; a task that ended first is 409.
   if (answer.status === 200 && answer.json<{ status?: string }>().status !== 'canceled')
-    figures.cancelsAnsweredNotCanceled.push(`${taskId}: 200 with ${answer.body.toString().slice(0, 200)}`);
+    figures.cancelProblems.push(`${taskId}: 200 with ${answer.body.toString().slice(0, 200)}`);
   if (answer.status === 200) figures.cancels.canceled++;
   else if (errorCode(answer) === 'task_not_cancelable') figures.cancels.tooLate++;
   else if (answer.status < 500)
