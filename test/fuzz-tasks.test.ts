@@ -254,7 +254,8 @@ describe('fuzzing POST /v1/tasks, POST /v1/price and task reads', () => {
     for (const [method, url, payload] of requests) {
       const res = await t.call(acct.key, method, url, payload);
       assertWellFormed(res, `${method} ${url}`);
-      assert.ok(res.statusCode === 404 || res.statusCode === 422 || res.statusCode === 201, res.body);
+      // SQLite stores the character (404 for the id, 200 or 201 otherwise); PostgreSQL refuses it (422).
+      assert.ok([200, 201, 404, 422].includes(res.statusCode), res.body);
     }
   });
 
