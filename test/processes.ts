@@ -50,7 +50,11 @@ export async function startProcess(
   });
   const deadline = Date.now() + 20_000;
   while (!out.includes(readyText)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${script} did not start:\n${out}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      // A child that never got ready must not linger holding its port or its jobs.
+      child.kill('SIGKILL');
+      throw new Error(`${script} did not start:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return { child, output: () => out, base: `http://127.0.0.1:${env.PORT ?? 0}` };

@@ -9,3 +9,11 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505';
 }
+
+/**
+ * True for PostgreSQL `22021`: text with a NUL character (U+0000), which PostgreSQL cannot store and
+ * SQLite can. Only a caller's input (an id in the path, a name) carries one, so it is the caller's error.
+ */
+export function isNulInText(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '22021';
+}
