@@ -10,7 +10,7 @@ import {
   type Violation,
   validateSettings,
 } from '../catalog/index.ts';
-import type { Db, TaskStatus } from '../db/index.ts';
+import type { Db, TaskStatus, TasksTable } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { type Generator, GeneratorUnavailable } from '../generators/index.ts';
 import type { Lang } from '../i18n/index.ts';
@@ -180,9 +180,11 @@ export class TaskService {
             if (error instanceof GeneratorUnavailable) throw errors.sgUnavailable();
             throw error;
           }
-          const taskId = await this.#insert(principal, prepared, complete);
+          const row = await this.#insert(principal, prepared, complete);
           this.#deps.onTaskQueued?.();
-          return { status: 202, task: await this.get(principal, taskId, lang), replayed: false };
+          // The task as it was accepted: a worker may already be running it, but the answer to the
+          // creation is the accepted (queued) task, never a later read.
+          return { status: 202, task: toTaskView(row, [], lang, this.#deps.clock.now()), replayed: false };
         },
       },
     );
@@ -192,10 +194,34 @@ export class TaskService {
     principal: KeyPrincipal,
     prepared: Prepared,
     completeClaim: CompleteClaim | null,
-  ): Promise<string> {
+  ): Promise<TasksTable> {
     const { db, dialect } = this.#deps.db;
     const now = this.#deps.clock.now();
     const taskId = uuidv7(now.getTime());
+    const row: TasksTable = {
+      id: taskId,
+      account_id: principal.accountId,
+      key_id: principal.keyId,
+      model: prepared.model.key,
+      mode: prepared.mode.name,
+      status: 'queued',
+      settings: JSON.stringify(prepared.settings),
+      inputs: JSON.stringify(prepared.inputs),
+      price_minor: prepared.amountMinor,
+      currency: CURRENCY,
+      progress: 0,
+      caption: null,
+      texts: null,
+      error_code: null,
+      error_message: null,
+      created_at: now.toISOString(),
+      started_at: null,
+      finished_at: null,
+      files_expire_at: null,
+      files_expired: 0,
+      provider_ref: null,
+      run_key: null,
+    };
     await dialect.transaction(db, async (tx) => {
       await dialect.lockAccount(tx, principal.accountId);
       const active = await activeTaskCount(tx, principal.accountId, prepared.model.key);
@@ -212,32 +238,7 @@ export class TaskService {
           ? {}
           : { keyLimit: { limitMinor: principal.dailyLimitMinor, dayStart: moscowDay(now).start } }),
       });
-      await tx
-        .insertInto('tasks')
-        .values({
-          id: taskId,
-          account_id: principal.accountId,
-          key_id: principal.keyId,
-          model: prepared.model.key,
-          mode: prepared.mode.name,
-          status: 'queued',
-          settings: JSON.stringify(prepared.settings),
-          inputs: JSON.stringify(prepared.inputs),
-          price_minor: prepared.amountMinor,
-          currency: CURRENCY,
-          progress: 0,
-          caption: null,
-          texts: null,
-          error_code: null,
-          error_message: null,
-          created_at: now.toISOString(),
-          started_at: null,
-          finished_at: null,
-          files_expire_at: null,
-          files_expired: 0,
-          provider_ref: null,
-        })
-        .execute();
+      await tx.insertInto('tasks').values(row).execute();
       await tx
         .insertInto('jobs')
         .values({
@@ -252,7 +253,7 @@ export class TaskService {
       await completeClaim?.(tx, 202, taskId);
       await dialect.notify(tx, TASKS_CHANNEL);
     });
-    return taskId;
+    return row;
   }
 
   /** GET /v1/tasks/{id}; another account's task is 404 like a missing one. */
