@@ -8,5 +8,6 @@ export {
   GeneratorTransientError,
   GeneratorUnavailable,
   type RunStart,
+  type UpstreamCost,
 } from './generator.ts';
 export { hasMarker, SIM_MARKERS, Simulator } from './simulator/simulator.ts';
