@@ -5,6 +5,7 @@ import type { UploadService } from '../files/index.ts';
 import type { HelperService, LibraryService } from '../libraries/index.ts';
 import type { TaskService } from '../tasks/task-service.ts';
 import type { Config } from '../config.ts';
+import type { ChannelRouter } from '../generators/channels/index.ts';
 import type { Db } from '../db/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -33,6 +34,8 @@ export interface Services {
   uploads: UploadService;
   libraries: LibraryService;
   helpers: HelperService;
+  /** Channels of real generators: the operator's view and switch (CONTRACT §11). */
+  channels: ChannelRouter;
 }
 
 /** Everything the HTTP app needs, passed in (never read from config at import time). */
