@@ -13,6 +13,7 @@ import { installApiKeyAuth } from './http/plugins/auth.ts';
 import { RequestLimiter } from './http/plugins/rate-limit.ts';
 import { installRequestContext, requestIdOf } from './http/plugins/request-context.ts';
 import { adminRoutes } from './http/routes/admin.ts';
+import { adminChannelRoutes } from './http/routes/admin-channels.ts';
 import { docsRoutes } from './http/routes/docs.ts';
 import { directLinkRoutes, fileRoutes } from './http/routes/files.ts';
 import { healthRoutes } from './http/routes/health.ts';
@@ -95,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(async (operator) => {
       installAdminAuth(operator, adminToken, limiter);
       await adminRoutes(operator, deps);
+      await adminChannelRoutes(operator, deps);
     });
   }
   return app;
