@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { findModel } from '../src/catalog/index.ts';
+import { runAdminCommand, UsageError } from '../src/cli/admin.ts';
 import { Worker } from '../src/worker/worker.ts';
 import { ScriptedUpstream, scriptedAdapters, testChannels } from './channel-adapters.ts';
 import { expectError, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
@@ -228,6 +229,72 @@ describe('channels (CONTRACT §11)', () => {
       const after = (await t.admin('GET', `/admin/v1/tasks/${id}/run`)).json();
       assert.equal(after.channel, before.json().channel);
       assert.equal(after.upstream_ref, ref);
+    });
+  });
+
+  it('the operator CLI lists and switches channels through the same service', async () => {
+    await withChannels(
+      [channel('main')],
+      async (t, _up, key) => {
+        const services = t.container.services;
+        const listed = (await runAdminCommand(services, ['channels', 'list'], {})) as {
+          channels: { name: string; enabled: boolean }[];
+        };
+        assert.deepEqual(
+          listed.channels.map((c) => [c.name, c.enabled]),
+          [['main', true]],
+        );
+        const off = (await runAdminCommand(services, ['channels', 'set', 'main'], { enabled: 'false' })) as {
+          enabled: boolean;
+        };
+        assert.equal(off.enabled, false);
+        expectError(await t.call(key, 'POST', '/v1/tasks', TASK), 503, 'sg_unavailable');
+        await runAdminCommand(services, ['channels', 'set', 'main'], { enabled: 'true' });
+        assert.equal((await channelView(t, 'main')).enabled, true);
+        await assert.rejects(runAdminCommand(services, ['channels', 'set', 'main'], {}), UsageError);
+        await assert.rejects(
+          runAdminCommand(services, ['channels', 'set', 'nope'], { enabled: 'true' }),
+          (e: Error & { code?: string }) => e.code === 'channel_not_found',
+        );
+      },
+      { worker: false },
+    );
+  });
+
+  it("an adapter's own refusal at acceptance answers 503; models without channels stay on the simulator", async () => {
+    await withChannels([channel('main')], async (t, up, key) => {
+      const refused = {
+        model: 'model-3d',
+        settings: { task_type: 'text_to_model', prompt: '[sim:unavailable]' },
+      };
+      expectError(await t.call(key, 'POST', '/v1/tasks', refused), 503, 'sg_unavailable');
+      const music = await t.call(key, 'POST', '/v1/tasks', {
+        model: 'music',
+        settings: { mode: 'sounds', soundDescription: 'rain on a tin roof' },
+      });
+      assert.equal(music.statusCode, 202, music.body);
+      assert.equal((await waitForFinal(t, key, music.json().id)).status, 'succeeded');
+      const run = (await t.admin('GET', `/admin/v1/tasks/${music.json().id}/run`)).json();
+      assert.equal(run.channel, null);
+      assert.equal(up.creates.length, 0);
+    });
+  });
+
+  it("a run past its channel's timeout is canceled upstream and fails with timeout, the hold voided", async () => {
+    await withChannels([channel('slow', { timeout: '1s' })], async (t, up, key) => {
+      up.holdMs = 60_000;
+      const id = await create(t, key);
+      const task = await waitForFinal(t, key, id);
+      assert.equal(task.status, 'failed');
+      assert.equal((task.error as { code: string }).code, 'timeout');
+      assert.deepEqual(up.cancels, ['slow-1']);
+      const account = await t.container.db.db
+        .selectFrom('accounts')
+        .select(['held_minor'])
+        .innerJoin('tasks', 'tasks.account_id', 'accounts.id')
+        .where('tasks.id', '=', id)
+        .executeTakeFirstOrThrow();
+      assert.equal(account.held_minor, 0);
     });
   });
 

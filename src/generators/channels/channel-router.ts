@@ -106,12 +106,15 @@ export class ChannelRouter implements Generator, RunPlacement {
     const channels = this.channelsOf(request.model);
     if (channels.length === 0) return this.#fallback.ensureAvailable(request, signal);
     const usable = (await this.#states.usable(channels)).sort((a, b) => a.priority - b.priority);
-    let last: unknown = new GeneratorUnavailable(`every channel of ${request.model} is disabled or open`);
-    // One usable channel that can take the request is enough; a busy or broken one is not final here.
+    let last = new GeneratorUnavailable(`every channel of ${request.model} is disabled or open`);
+    // One usable channel that can take the request is enough. Only an adapter's own GeneratorUnavailable
+    // counts against a channel here; any other failure of its check (a timeout, a 5xx) cannot tell, so
+    // the task is accepted and the worker's retries deal with the channel.
     for (const channel of usable) {
       try {
         return await (this.#adapters.get(channel.name) as Adapter).ensureAvailable(request, signal);
       } catch (error) {
+        if (!(error instanceof GeneratorUnavailable)) return;
         last = error;
       }
     }
