@@ -186,7 +186,10 @@ function channelsOf(file: string, env: NodeJS.ProcessEnv): readonly Channel[] {
       loadChannelFile(file, { models: MODELS.map((m) => m.key), providers: registeredProviders(), env }),
     );
   } catch (error) {
-    if (error instanceof ChannelFileError) throw new ConfigError(`GENERATORS_FILE: ${error.message}`);
+    if (error instanceof ChannelFileError)
+      throw new ConfigError(
+        error.message.startsWith('GENERATORS_FILE') ? error.message : `GENERATORS_FILE: ${error.message}`,
+      );
     throw error;
   }
 }

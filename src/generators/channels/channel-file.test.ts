@@ -124,7 +124,10 @@ describe('channel file (CONTRACT §11)', () => {
         (e: Error) => e instanceof ConfigError && /GENERATORS_FILE: channel "sim-b"/.test(e.message),
       );
       fs.writeFileSync(file, '{ "channels": [');
-      assert.throws(() => loadConfig({ GENERATORS_FILE: file }), /GENERATORS_FILE .* is not JSON/);
+      assert.throws(
+        () => loadConfig({ GENERATORS_FILE: file }),
+        (e: Error) => /^GENERATORS_FILE \/.* is not JSON/.test(e.message),
+      );
       assert.throws(() => loadConfig({ GENERATORS_FILE: path.join(dir, 'missing.json') }), /cannot be read/);
       assert.deepEqual(loadConfig({}).channels, []);
     } finally {
