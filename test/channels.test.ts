@@ -174,6 +174,26 @@ describe('channels (CONTRACT §11)', () => {
     });
   });
 
+  it('a half-open channel whose trial is gone takes a new trial; a disabled one takes nothing', async () => {
+    await withChannels([channel('lost'), channel('other', { priority: 1 })], async (t, up, key) => {
+      const db = t.container.db.db;
+      // A trial that was canceled or whose worker vanished: half open with nothing in flight.
+      await db
+        .updateTable('channel_states')
+        .set({ circuit: 'half_open' })
+        .where('name', '=', 'lost')
+        .execute();
+      const trial = await create(t, key);
+      assert.equal((await waitForFinal(t, key, trial)).status, 'succeeded');
+      assert.equal(up.createsOn('lost'), 1);
+      assert.equal((await channelView(t, 'lost')).state, 'closed');
+      await db.updateTable('channel_states').set({ enabled: 0 }).where('name', '=', 'lost').execute();
+      assert.equal((await waitForFinal(t, key, await create(t, key))).status, 'succeeded');
+      assert.equal(up.createsOn('lost'), 1);
+      assert.equal(up.createsOn('other'), 1);
+    });
+  });
+
   it('a channel out of credit is disabled, the run moves on, and the operator enables it again', async () => {
     await withChannels([channel('poor'), channel('rich', { priority: 1 })], async (t, up, key) => {
       up.createFailures.set('poor', ['credit']);
