@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import {
   type AppDeps,
+  adminChannelRoutes,
   adminRoutes,
   apiLinks,
   CONNECTIONS_CHECK_MS,
@@ -104,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(async (operator) => {
       installAdminAuth(operator, adminToken, limiter);
       await adminRoutes(operator, deps);
+      await adminChannelRoutes(operator, deps);
     });
   }
   return app;

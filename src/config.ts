@@ -1,5 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
+import { MODELS } from './catalog/index.ts';
+import type { Channel } from './generators/index.ts';
+import { ChannelFileError, loadChannelFile, registeredProviders } from './generators/index.ts';
 
 export const SECOND_MS = 1_000;
 export const MINUTE_MS = 60 * SECOND_MS;
@@ -69,6 +72,10 @@ export interface Config {
    * connection for long (milliseconds). (Default: 10 s)
    */
   bodyTimeoutMs: number;
+  /** The channel file (`GENERATORS_FILE`); null runs every model on the simulator. */
+  generatorsFile: string | null;
+  /** The channels of that file, checked, with their secrets read from the environment (CONTRACT §11). */
+  channels: readonly Channel[];
 }
 
 export class ConfigError extends Error {
@@ -131,7 +138,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const worker = env.WORKER?.trim() || 'on';
   if (worker !== 'on' && worker !== 'off') throw new ConfigError('WORKER must be on or off');
+  const generatorsFile = env.GENERATORS_FILE?.trim() || null;
   return Object.freeze({
+    generatorsFile,
+    channels: generatorsFile === null ? [] : channelsOf(generatorsFile, env),
     port,
     host,
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
@@ -169,6 +179,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
 }
 
 const MIB = 1024 * 1024;
+
+function channelsOf(file: string, env: NodeJS.ProcessEnv): readonly Channel[] {
+  try {
+    return Object.freeze(
+      loadChannelFile(file, { models: MODELS.map((m) => m.key), providers: registeredProviders(), env }),
+    );
+  } catch (error) {
+    if (error instanceof ChannelFileError)
+      throw new ConfigError(
+        error.message.startsWith('GENERATORS_FILE') ? error.message : `GENERATORS_FILE: ${error.message}`,
+      );
+    throw error;
+  }
+}
 /** Longest DOWNLOAD_TIMEOUT: acceptance must end well before its Idempotency-Key lock (60 s) runs out. */
 const MAX_DOWNLOAD_TIMEOUT_MS = 45 * SECOND_MS;
 

@@ -4,7 +4,16 @@ import { findModel, loadPriceTable, MODELS, type PriceTable } from './catalog/in
 import type { Config } from './config.ts';
 import { createDb, type Db, migrateToLatest } from './db/index.ts';
 import { UploadService } from './files/index.ts';
-import { type Generator, LibrarySimulator, RenderPool, Simulator } from './generators/index.ts';
+import type { AdapterDeps, AdapterFactory, Channel, ProviderName } from './generators/index.ts';
+import {
+  adapterFactories,
+  ChannelRouter,
+  type Generator,
+  LibrarySimulator,
+  RenderPool,
+  Simulator,
+  unwiredAdapterDeps,
+} from './generators/index.ts';
 import type { Services } from './http/index.ts';
 import { type Clock, DbClock } from './lib/index.ts';
 import { HelperService, type InputResolver, LibraryService, resolveReferences } from './libraries/index.ts';
@@ -40,6 +49,12 @@ export interface ContainerOverrides {
   clock?: Clock;
   prices?: PriceTable;
   generator?: Generator;
+  /** Channels instead of GENERATORS_FILE's (tests with in-memory adapters). */
+  channels?: readonly Channel[];
+  /** Adapter factories added to (or replacing) the registry's, by provider (tests). */
+  adapters?: Partial<Record<ProviderName, AdapterFactory>>;
+  /** The AdapterDeps of a channel. (Default: the process's own, see `createContainer`) */
+  adapterDeps?: (channel: Channel) => AdapterDeps;
   worker?: WorkerOptions;
   /** Probe of the files library bodies link (tests give fake files). (Default: download and probe) */
   resolveLibraryInput?: InputResolver;
@@ -72,9 +87,21 @@ export async function createContainer(
   const storage = createBlobStore(config.storageUrl);
   // Threads start on the first render, so a container that never renders (the CLI) never starts one.
   const renderer = new RenderPool(config.renderThreads);
-  const generator =
-    overrides.generator ??
-    new Simulator({ clock, simSpeed: config.simSpeed, callLog: config.simCallLog, renderer });
+  const simulator = new Simulator({ clock, simSpeed: config.simSpeed, callLog: config.simCallLog, renderer });
+  // ADAPTER DEPS: the one place where each channel's AdapterDeps (upstream HTTP client, guarded output
+  // downloads, callbacks) are built and handed to its adapter.
+  const adapterDeps = overrides.adapterDeps ?? ((channel: Channel) => unwiredAdapterDeps(channel, clock));
+  // Models with channels run on them (CONTRACT §11); every other model on the simulator as before.
+  const router = new ChannelRouter({
+    db,
+    clock,
+    channels: overrides.channels ?? config.channels,
+    factories: { ...adapterFactories(simulator), ...overrides.adapters },
+    adapterDeps,
+    fallback: overrides.generator ?? simulator,
+  });
+  await router.start();
+  const generator: Generator = router;
   const models = new ModelService({ db, clock, models: MODELS });
   const admin = new AdminService({ db, clock, models });
   const idempotency = new IdempotencyStore({ db, clock });
@@ -84,6 +111,7 @@ export async function createContainer(
       clock,
       storage,
       generator,
+      placement: router,
       findModel,
       resultRetentionMs: config.resultRetentionMs,
       timeScale: config.simSpeed,
@@ -157,7 +185,7 @@ export async function createContainer(
     prices,
     generator,
     log,
-    services: { admin, models, tasks, uploads, libraries, helpers },
+    services: { admin, models, tasks, uploads, libraries, helpers, channels: router },
     worker,
     sweeper,
     async close() {

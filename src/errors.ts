@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   artifact_not_found: 404,
   account_not_found: 404,
   key_not_found: 404,
+  channel_not_found: 404,
   file_not_found: 404,
   record_not_found: 404,
   not_found: 404,
@@ -138,6 +139,7 @@ export const errors = {
     new ApiError('artifact_not_found', { params: { id, index } }),
   accountNotFound: (id: string): ApiError => new ApiError('account_not_found', { params: { id } }),
   keyNotFound: (id: string): ApiError => new ApiError('key_not_found', { params: { id } }),
+  channelNotFound: (name: string): ApiError => new ApiError('channel_not_found', { params: { name } }),
   fileNotFound: (id: string): ApiError => new ApiError('file_not_found', { params: { id } }),
   recordNotFound: (id: string): ApiError => new ApiError('record_not_found', { params: { id } }),
   notFound: (links: Record<string, string>, method: string, path: string): ApiError =>

@@ -10,6 +10,7 @@ import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Container, createContainer } from '../src/container.ts';
 import type { Database } from '../src/db/schema.ts';
+import type { AdapterFactory, Channel, ProviderName } from '../src/generators/adapters/index.ts';
 import type { Generator } from '../src/generators/index.ts';
 import type { RequestLimits } from '../src/http/types.ts';
 import { type Clock, systemClock } from '../src/lib/clock.ts';
@@ -56,6 +57,9 @@ export interface TestAppOptions {
   limits?: RequestLimits;
   clock?: Clock;
   generator?: Generator;
+  /** Channels instead of GENERATORS_FILE's, served by `adapters` (in-memory test adapters). */
+  channels?: readonly Channel[];
+  adapters?: Partial<Record<ProviderName, AdapterFactory>>;
   /** Start the in-process worker. (Default: true) */
   worker?: boolean;
   /** Probe of the files library bodies link. (Default: the real download and probe) */
@@ -115,6 +119,8 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     clock,
     worker: { pollIntervalMs: 50 },
     ...(options.generator ? { generator: options.generator } : {}),
+    ...(options.channels ? { channels: options.channels } : {}),
+    ...(options.adapters ? { adapters: options.adapters } : {}),
     ...(options.resolveLibraryInput ? { resolveLibraryInput: options.resolveLibraryInput } : {}),
   });
   if (options.worker !== false) container.worker.start();

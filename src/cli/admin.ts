@@ -1,4 +1,4 @@
-import type { AdminService } from '../accounts/index.ts';
+import type { Services } from '../http/index.ts';
 
 export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -12,6 +12,8 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
   keys revoke KEY_ID                       revoke an API key
   models set MODEL_KEY [--available true|false] [--max-active N]
                                            switch a model, set its active-task limit
+  channels list                            channels of GENERATORS_FILE and their state
+  channels set NAME --enabled true|false   enable (also after running out of credit) or disable
 `;
 
 export class UsageError extends Error {
@@ -40,10 +42,11 @@ function bool(value: string | undefined, what: string): boolean {
  * Holds no logic of its own beyond reading arguments.
  */
 export async function runAdminCommand(
-  admin: AdminService,
+  services: Pick<Services, 'admin' | 'channels'>,
   positionals: readonly string[],
   options: Readonly<Record<string, string | undefined>>,
 ): Promise<unknown> {
+  const { admin, channels } = services;
   const [group, action, target] = positionals;
   switch (`${group} ${action ?? ''}`.trim()) {
     case 'accounts create':
@@ -82,6 +85,10 @@ export async function runAdminCommand(
           ? {}
           : { maxActive: integer(options['max-active'], '--max-active') }),
       });
+    case 'channels list':
+      return { channels: await channels.views() };
+    case 'channels set':
+      return channels.setEnabled(need(target, 'NAME'), bool(options.enabled, '--enabled'));
     default:
       throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
   }

@@ -5,7 +5,7 @@ import { isApiError } from '../errors.ts';
 import { translate } from '../i18n/index.ts';
 import { ADMIN_USAGE, runAdminCommand, UsageError } from './admin.ts';
 
-/** `gta admin …` / `npm run admin -- …`: argument parsing only; the work is AdminService's. */
+/** `gta admin …` / `npm run admin -- …`: argument parsing only; the work is the services'. */
 async function main(argv: readonly string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: [...argv],
@@ -18,6 +18,7 @@ async function main(argv: readonly string[]): Promise<number> {
       'daily-limit': { type: 'string' },
       available: { type: 'string' },
       'max-active': { type: 'string' },
+      enabled: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -29,7 +30,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const container = await createContainer(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }));
   try {
     const { help: _help, ...options } = values;
-    const result = await runAdminCommand(container.services.admin, rest, options);
+    const result = await runAdminCommand(container.services, rest, options);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (error) {

@@ -100,6 +100,12 @@ export interface TasksTable {
    * `provider_ref` beside it, a resuming worker looks the run up by this key instead of starting another.
    */
   run_key: string | null;
+  /** Name of the channel the run is on (GENERATORS_FILE); null on the default generator or while queued. */
+  channel: string | null;
+  /** The channel a failed run left; its retry prefers another channel. */
+  avoid_channel: string | null;
+  /** JSON `{ amount, currency }`: what the provider reported the run cost, where it does. */
+  upstream_cost: string | null;
 }
 
 /** Durable queue: one row per task that still needs running; deleted with the task's final state. */
@@ -191,6 +197,24 @@ export interface HelperCallsTable {
   at: string;
 }
 
+export type CircuitState = 'closed' | 'open' | 'half_open';
+
+/** Shared state of one channel of GENERATORS_FILE (CONTRACT §11), one row per channel name. */
+export interface ChannelStatesTable {
+  name: string;
+  /** 1 or 0; a channel out of credit is disabled until the operator enables it. */
+  enabled: number;
+  circuit: CircuitState;
+  /** Transient failures in a row; 5 open the circuit. */
+  consecutive_failures: number;
+  /** When the circuit last opened. */
+  opened_at: string | null;
+  succeeded: number;
+  failed: number;
+  last_error: string | null;
+  updated_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -204,4 +228,5 @@ export interface Database {
   uploads: UploadsTable;
   library_records: LibraryRecordsTable;
   helper_calls: HelperCallsTable;
+  channel_states: ChannelStatesTable;
 }

@@ -15,12 +15,23 @@ export interface GenerationRequest {
   settings: Readonly<Record<string, unknown>>;
   inputs: ModeInputs;
   plan: GenerationPlan;
+  /**
+   * The channel chosen for the run (GENERATORS_FILE), recorded with the task before the worker waits on
+   * it; unset on the default generator. Only the channel router reads it.
+   */
+  channel?: string | null;
+}
+
+/** What the provider reported a run cost, in its own unit (`USD`, `credits`, …). */
+export interface UpstreamCost {
+  amount: number;
+  currency: string;
 }
 
 /** State of a run at the generator. */
 export type GenerationStatus =
   | { state: 'running'; progress: number /** When to ask again (milliseconds). */; pollAfterMs: number }
-  | { state: 'succeeded' }
+  | { state: 'succeeded' /** The run's upstream cost where the provider reports it. */; cost?: UpstreamCost }
   | { state: 'failed'; code: TaskFailureCode; reason: string };
 
 /** One result file written by the generator into the worker's folder. */

@@ -1,4 +1,21 @@
 export {
+  type AdapterDeps,
+  type AdapterFactory,
+  type Channel,
+  ChannelOutOfCredit,
+  type ProviderName,
+} from './adapters/index.ts';
+export {
+  adapterFactories,
+  ChannelFileError,
+  type ChannelOutcome,
+  ChannelRouter,
+  loadChannelFile,
+  type RunPlacement,
+  registeredProviders,
+  unwiredAdapterDeps,
+} from './channels/index.ts';
+export {
   type GeneratedFile,
   GenerationError,
   type GenerationOutputs,
@@ -8,6 +25,7 @@ export {
   GeneratorTransientError,
   GeneratorUnavailable,
   type RunStart,
+  type UpstreamCost,
 } from './generator.ts';
 export {
   type HelperIO,

@@ -9,6 +9,7 @@ export { installApiKeyAuth } from './plugins/auth.ts';
 export { RequestLimiter } from './plugins/rate-limit.ts';
 export { installRequestContext, requestIdOf } from './plugins/request-context.ts';
 export { adminRoutes } from './routes/admin.ts';
+export { adminChannelRoutes } from './routes/admin-channels.ts';
 export { docsRoutes } from './routes/docs.ts';
 export { directLinkRoutes, fileRoutes } from './routes/files.ts';
 export { healthRoutes } from './routes/health.ts';

@@ -2,6 +2,7 @@ import type { AdminService, KeyPrincipal } from '../accounts/index.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import type { UploadService } from '../files/index.ts';
+import type { ChannelRouter } from '../generators/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import type { Clock } from '../lib/index.ts';
 import type { HelperService, LibraryService } from '../libraries/index.ts';
@@ -32,6 +33,8 @@ export interface Services {
   uploads: UploadService;
   libraries: LibraryService;
   helpers: HelperService;
+  /** Channels of real generators: the operator's view and switch (CONTRACT §11). */
+  channels: ChannelRouter;
 }
 
 /** Everything the HTTP app needs, passed in (never read from config at import time). */

@@ -15,6 +15,7 @@ export const en: Catalog = {
   artifact_not_found: 'Task "{id}" has no result file with index {index}.',
   account_not_found: 'There is no account "{id}".',
   key_not_found: 'There is no API key "{id}".',
+  channel_not_found: 'There is no channel "{name}".',
   file_not_found: 'There is no file "{id}".',
   record_not_found: 'There is no library record "{id}".',
   not_found: 'Nothing lives at {method} {path}. See the links in docs, openapi and llms.',

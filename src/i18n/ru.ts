@@ -15,6 +15,7 @@ export const ru: Catalog = {
   artifact_not_found: 'У задачи «{id}» нет файла результата с номером {index}.',
   account_not_found: 'Аккаунта «{id}» не существует.',
   key_not_found: 'API-ключа «{id}» не существует.',
+  channel_not_found: 'Канала «{name}» не существует.',
   file_not_found: 'Файла «{id}» не существует.',
   record_not_found: 'Записи библиотеки «{id}» не существует.',
   not_found: 'По адресу {method} {path} ничего нет. Ссылки на документацию — в полях docs, openapi и llms.',

@@ -221,6 +221,9 @@ export class TaskService {
       files_expired: 0,
       provider_ref: null,
       run_key: null,
+      channel: null,
+      avoid_channel: null,
+      upstream_cost: null,
     };
     await dialect.transaction(db, async (tx) => {
       await dialect.lockAccount(tx, principal.accountId);

@@ -74,6 +74,16 @@ export function isTransient(error: unknown): boolean {
   return false;
 }
 
+/**
+ * True when a transient failure came from the generator (its answer, or a call to it that timed out),
+ * not from our storage or database: only those count against a channel's health.
+ */
+export function isUpstreamTransient(error: unknown): boolean {
+  for (const e of chain(error))
+    if (e instanceof GeneratorTransientError || e instanceof CallTimeout) return true;
+  return false;
+}
+
 /** The wait the provider asked for with its transient error, if it did (milliseconds). */
 export function retryAfterOf(error: unknown): number | null {
   for (const e of chain(error)) if (e instanceof GeneratorTransientError) return e.retryAfterMs;

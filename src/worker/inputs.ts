@@ -5,9 +5,10 @@
  * there; otherwise the task fails with `input_unavailable` and its hold is voided. Outside links are the
  * caller's: we never fetch them again here, the provider does.
  */
-import type { LibraryRef, ModeInputs } from '../catalog/index.ts';
+import type { LibraryRef, ModeInputs, ModelSpec } from '../catalog/index.ts';
 import type { Db, TasksTable } from '../db/index.ts';
 import { ApiError } from '../errors.ts';
+import { GenerationError, type GenerationRequest } from '../generators/index.ts';
 import { type LibrarySegment, resolveReferences } from '../libraries/index.ts';
 
 /** The path of our direct links (UploadService.byUrl recognises the same form, whatever the host). */
@@ -55,4 +56,25 @@ export async function missingInput(db: Db, task: TasksTable, now: Date): Promise
     if (!(error instanceof ApiError)) throw error;
     return `a library item the settings name is gone (${error.code})`;
   }
+}
+
+/** What the generator is asked for a task: its model's mode, settings, inputs and plan. */
+export function requestOf(
+  findModel: (key: string) => ModelSpec | undefined,
+  task: TasksTable,
+): GenerationRequest {
+  const model = findModel(task.model);
+  const mode = model?.modes.find((m) => m.name === task.mode);
+  if (!model || !mode)
+    throw new GenerationError('generation_failed', `model ${task.model}/${task.mode} is gone`);
+  const settings = JSON.parse(task.settings) as Record<string, unknown>;
+  const inputs = JSON.parse(task.inputs) as GenerationRequest['inputs'];
+  return {
+    taskId: task.id,
+    model: model.key,
+    mode: mode.name,
+    settings,
+    inputs,
+    plan: mode.plan(settings, inputs),
+  };
 }

@@ -3,27 +3,43 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TasksTable } from '../db/index.ts';
-import { GenerationError, type GenerationRequest, type RunStart } from '../generators/index.ts';
+import type { ChannelOutcome } from '../generators/index.ts';
 import {
-  isFinal,
-  markFailed,
-  markRunning,
-  recordProgress,
-  recordRunKey,
-  runKeyOf,
-  saveHandle,
-} from '../tasks/index.ts';
+  ChannelOutOfCredit,
+  GenerationError,
+  type GenerationRequest,
+  type RunStart,
+  type UpstreamCost,
+} from '../generators/index.ts';
+import { isFinal, markFailed, recordProgress, recordRunKey, runKeyOf, saveHandle } from '../tasks/index.ts';
 import { backoffMs } from './backoff.ts';
 import { bounded } from './calls.ts';
+import {
+  moveToRunning,
+  recordOutcome,
+  recordUpstreamCost,
+  requeueJob,
+  type Started,
+} from './channel-runs.ts';
 import { RunDeadline, runTimeoutMs } from './deadline.ts';
-import { DeadlineExceeded, isTransient, retryAfterOf, ShutdownSignal } from './failures.ts';
-import { missingInput } from './inputs.ts';
+import {
+  DeadlineExceeded,
+  isTransient,
+  isUpstreamTransient,
+  retryAfterOf,
+  ShutdownSignal,
+} from './failures.ts';
+import { missingInput, requestOf } from './inputs.ts';
 import { type ClaimedJob, releaseJob } from './queue.ts';
 import { storeResults } from './results.ts';
 import type { RunOptions, WorkerDeps } from './worker.ts';
 
 /** Longest wait between polls that failed transiently (milliseconds). */
 const MAX_POLL_BACKOFF_MS = 30_000;
+/** Attempts of a run on a channel: the first and 3 retries (CONTRACT §11). */
+const CHANNEL_MAX_ATTEMPTS = 4;
+/** Wait before asking again for a free slot (milliseconds); not an attempt. */
+const SLOT_WAIT_MS = 1_000;
 
 /**
  * One claim of one task: start or resume its run, poll it, store its files and settle the task. Ends with
@@ -40,6 +56,10 @@ export class TaskRun {
   readonly #deadline: RunDeadline;
   /** The generator's handle once known, for a best-effort cancel when the run ends early. */
   #handle: string | null = null;
+  /** The run's channel once known, to record how the run ended. */
+  #channel: string | null = null;
+  /** The upstream cost the provider reported with success. */
+  #cost: UpstreamCost | null = null;
 
   constructor(input: {
     deps: WorkerDeps;
@@ -83,14 +103,23 @@ export class TaskRun {
   }
 
   async #drive(task: TasksTable, dir: string): Promise<void> {
-    const request = this.#requestOf(task);
-    const started =
+    const started: Started | null =
       task.status === 'queued'
         ? await this.#begin(task)
-        : { at: new Date(task.started_at ?? this.#deps.clock.now().toISOString()), key: task.run_key };
+        : {
+            at: new Date(task.started_at ?? this.#deps.clock.now().toISOString()),
+            key: task.run_key,
+            channel: task.channel,
+          };
     if (started === null) return;
+    this.#channel = started.channel;
+    const request: GenerationRequest = { ...requestOf(this.#deps.findModel, task), channel: started.channel };
+    // A channel's `timeout` replaces the catalog's run limit: both count from the move to running, just
+    // before the upstream creation, and one deadline serves both (PROVIDERS.md "Rules").
+    const limitMs =
+      this.#deps.placement?.timeoutMs(started.channel) ?? runTimeoutMs(request.plan, this.#deps.timeScale);
     // A run resumed after its deadline (a long outage) ends here, before any call.
-    this.#deadline.arm(started.at.getTime() + runTimeoutMs(request.plan, this.#deps.timeScale));
+    this.#deadline.arm(started.at.getTime() + limitMs);
     this.#deadline.mustBeBeforeDeadline();
     const handle = task.provider_ref ?? (await this.#startRun(task, request, started));
     if (handle === null) return;
@@ -99,17 +128,29 @@ export class TaskRun {
   }
 
   /**
-   * queued → running with the run's key (the intent), once the inputs are checked. Null when the task was
-   * canceled after the claim: the cancel voided the hold and removed the job, and nothing is started.
+   * queued → running with the run's key (the intent) and its channel (its slot), once the inputs are
+   * checked. Null when the task was canceled after the claim (the cancel voided the hold and removed the
+   * job), or when no channel has a free slot: the task stays queued and the job comes back shortly.
    */
-  async #begin(task: TasksTable): Promise<{ at: Date; key: string } | null> {
+  async #begin(task: TasksTable): Promise<Started | null> {
     const { db, clock } = this.#deps;
     const missing = await missingInput(db, task, clock.now());
     if (missing) throw new GenerationError('input_unavailable', missing);
-    const at = clock.now();
-    const key = runKeyOf(task.id);
-    const moved = await db.dialect.transaction(db.db, (tx) => markRunning(tx, task.id, at, key));
-    return moved ? { at, key } : null;
+    const moved = await moveToRunning(this.#deps, {
+      taskId: task.id,
+      model: task.model,
+      avoid: task.avoid_channel,
+      at: clock.now(),
+      // Each run after a failed one has a key of its own, so no provider mistakes it for the earlier one.
+      key: runKeyOf(task.id, this.#job.attempts + 1),
+    });
+    if (moved !== 'wait') return moved;
+    await releaseJob(db, {
+      jobId: this.#job.id,
+      workerId: this.#workerId,
+      runAt: new Date(clock.now().getTime() + backoffMs(1, { baseMs: SLOT_WAIT_MS })),
+    });
+    return null;
   }
 
   /**
@@ -162,7 +203,10 @@ export class TaskRun {
         continue;
       }
       if (status.state === 'failed') throw new GenerationError(status.code, status.reason);
-      if (status.state === 'succeeded') return true;
+      if (status.state === 'succeeded') {
+        this.#cost = status.cost ?? null;
+        return true;
+      }
       const stillRunning = await db.dialect.transaction(db.db, (tx) =>
         recordProgress(tx, taskId, status.progress),
       );
@@ -177,13 +221,15 @@ export class TaskRun {
 
   /** Downloads the outputs, then stores them and marks the task succeeded (results.ts). */
   async #finish(taskId: string, handle: string, request: GenerationRequest, dir: string): Promise<void> {
-    const { generator } = this.#deps;
+    const { generator, db } = this.#deps;
     const { transferTimeoutMs, callTimeoutMs } = this.#options;
     const outputs = await this.#call(
       'outputs',
       (s) => generator.outputs(handle, request, dir, s),
       transferTimeoutMs,
     );
+    const cost = this.#cost;
+    if (cost) await recordUpstreamCost(db.db, taskId, cost);
     await storeResults({
       deps: this.#deps,
       taskId,
@@ -193,6 +239,7 @@ export class TaskRun {
       deleteTimeoutMs: callTimeoutMs,
       beforeCommit: () => this.#deadline.mustBeBeforeDeadline(),
     });
+    await this.#record({ kind: 'succeeded' });
   }
 
   async #handleFailure(taskId: string, error: unknown): Promise<void> {
@@ -210,10 +257,18 @@ export class TaskRun {
     if (reason instanceof DeadlineExceeded) {
       await this.#cancelUpstream();
       await fail('timeout', 'the generation took longer than its deadline');
+      await this.#record({ kind: 'transient', error: 'the run passed its timeout' });
       return;
     }
     if (error instanceof GenerationError) {
       await fail(error.code, error.message);
+      await this.#record({ kind: 'refused', error: error.message });
+      return;
+    }
+    if (error instanceof ChannelOutOfCredit && this.#channel !== null) {
+      // The channel is switched off; the run moves on at once, without using up an attempt.
+      await this.#record({ kind: 'out_of_credit', error: error.message });
+      await this.#requeue(this.#channel, clock.now());
       return;
     }
     if (!isTransient(error)) {
@@ -223,17 +278,49 @@ export class TaskRun {
     }
     const attempts = this.#job.attempts + 1;
     log.warn({ err: error, taskId, attempt: attempts }, 'task run failed; will retry');
-    if (attempts >= this.#options.maxAttempts) {
+    if (isUpstreamTransient(error))
+      await this.#record({
+        kind: 'transient',
+        error: error instanceof Error ? error.message : String(error),
+      });
+    const maxAttempts =
+      this.#channel === null
+        ? this.#options.maxAttempts
+        : Math.min(this.#options.maxAttempts, CHANNEL_MAX_ATTEMPTS);
+    if (attempts >= maxAttempts) {
       await fail('generation_failed', 'the run kept failing');
       return;
     }
-    const delayMs = backoffMs(attempts, { retryAfterMs: retryAfterOf(error) });
+    const runAt = new Date(
+      clock.now().getTime() + backoffMs(attempts, { retryAfterMs: retryAfterOf(error) }),
+    );
+    // No upstream task yet: the retry is a fresh run, on another channel where there is one. With a
+    // handle the upstream task goes on, and the retry resumes it on its channel.
+    if (this.#channel !== null && this.#handle === null) {
+      await this.#requeue(this.#channel, runAt, attempts);
+      return;
+    }
     await releaseJob(db, {
       jobId: this.#job.id,
       workerId: this.#workerId,
-      runAt: new Date(clock.now().getTime() + delayMs),
+      runAt,
       attempts,
     });
+  }
+
+  /** Back to the queue for a fresh run that prefers another channel than `avoid`. */
+  #requeue(avoid: string, runAt: Date, attempts?: number): Promise<void> {
+    const job = { jobId: this.#job.id, workerId: this.#workerId, taskId: this.#job.taskId };
+    return requeueJob(this.#deps.db, {
+      ...job,
+      avoid,
+      runAt,
+      ...(attempts === undefined ? {} : { attempts }),
+    });
+  }
+
+  #record(outcome: ChannelOutcome): Promise<void> {
+    return recordOutcome(this.#deps, this.#channel, outcome);
   }
 
   /** One generator or storage call, bounded by its timeout and the run. */
@@ -252,22 +339,5 @@ export class TaskRun {
     await bounded('cancel', (s) => this.#deps.generator.cancel(handle, s), {
       timeoutMs: this.#options.callTimeoutMs,
     }).catch(() => {});
-  }
-
-  #requestOf(task: TasksTable): GenerationRequest {
-    const model = this.#deps.findModel(task.model);
-    const mode = model?.modes.find((m) => m.name === task.mode);
-    if (!model || !mode)
-      throw new GenerationError('generation_failed', `model ${task.model}/${task.mode} is gone`);
-    const settings = JSON.parse(task.settings) as Record<string, unknown>;
-    const inputs = JSON.parse(task.inputs) as GenerationRequest['inputs'];
-    return {
-      taskId: task.id,
-      model: model.key,
-      mode: mode.name,
-      settings,
-      inputs,
-      plan: mode.plan(settings, inputs),
-    };
   }
 }

@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ModelSpec } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
-import type { Generator } from '../generators/index.ts';
+import type { Generator, RunPlacement } from '../generators/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
 import type { BlobStore } from '../storage/index.ts';
@@ -17,6 +17,11 @@ export interface WorkerDeps {
   clock: Clock;
   storage: BlobStore;
   generator: Generator;
+  /**
+   * Channels of GENERATORS_FILE (the channel router): where each run goes, its slot and its channel's
+   * health. Unset: every run goes to `generator` directly.
+   */
+  placement?: RunPlacement;
   findModel(key: string): ModelSpec | undefined;
   /** How long result files are kept after success (milliseconds). */
   resultRetentionMs: number;
