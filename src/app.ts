@@ -13,6 +13,7 @@ import { installApiKeyAuth } from './http/plugins/auth.ts';
 import { RequestLimiter } from './http/plugins/rate-limit.ts';
 import { installRequestContext, requestIdOf } from './http/plugins/request-context.ts';
 import { adminRoutes } from './http/routes/admin.ts';
+import { callbackRoutes } from './http/routes/callbacks.ts';
 import { docsRoutes } from './http/routes/docs.ts';
 import { directLinkRoutes, fileRoutes } from './http/routes/files.ts';
 import { healthRoutes } from './http/routes/health.ts';
@@ -77,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await healthRoutes(open, deps);
     await docsRoutes(open, deps.config.publicBaseUrl);
     await directLinkRoutes(open, deps);
+    await callbackRoutes(open, deps, links);
   });
 
   const limiter = new RequestLimiter(deps.limits ?? DEFAULT_LIMITS, deps.db.pgPool);

@@ -5,6 +5,7 @@ import { ModelService } from './models/index.ts';
 import type { Config } from './config.ts';
 import { createDb, type Db, migrateToLatest } from './db/index.ts';
 import { UploadService } from './files/index.ts';
+import { CallbackStore } from './generators/adapters/index.ts';
 import { type Generator, Simulator } from './generators/index.ts';
 import { LibrarySimulator } from './generators/simulator/library-sim.ts';
 import { RenderPool } from './generators/simulator/media/render-pool.ts';
@@ -17,6 +18,7 @@ import { DownloadAllowance } from './tasks/download-budget.ts';
 import { FinalTaskViews } from './tasks/final-task-views.ts';
 import { probeUrl, resolveInputs } from './tasks/inputs.ts';
 import { TaskService } from './tasks/task-service.ts';
+import { TASKS_CHANNEL } from './tasks/transitions.ts';
 import { Sweeper } from './worker/sweeper.ts';
 import { Worker, type WorkerOptions } from './worker/worker.ts';
 
@@ -91,6 +93,14 @@ export async function createContainer(
     },
     { leaseMs: config.jobLeaseMs, ...overrides.worker },
   );
+  // Provider callbacks wake this process's worker at once and, on PostgreSQL, every other one (CONTRACT §11).
+  const callbacks = new CallbackStore({
+    db,
+    clock,
+    publicBaseUrl: config.publicBaseUrl,
+    notifyChannel: TASKS_CHANNEL,
+    onReceived: () => worker.wake(),
+  });
   const uploads = new UploadService({
     db,
     clock,
@@ -157,7 +167,7 @@ export async function createContainer(
     prices,
     generator,
     log,
-    services: { admin, models, tasks, uploads, libraries, helpers },
+    services: { admin, models, tasks, uploads, libraries, helpers, callbacks },
     worker,
     sweeper,
     async close() {

@@ -35,6 +35,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     'd6903b64b79696c4c4bb7c8975aa657dba6eb752e72694ddc0b6753f8c88ef51',
   'src/db/migrations/0008-uploads-by-account.ts':
     'beaec0cbd85b2bc306e673ba1e2916040a9bbacf7ab9a1e24ddb21253a4fbda5',
+  'src/db/migrations/0010-run-callbacks.ts':
+    '73894f88418b91ef627092139d305e6d8cc43202368072c078e3591cc7d3b7a3',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',

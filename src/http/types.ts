@@ -2,6 +2,7 @@ import type { KeyPrincipal } from '../accounts/index.ts';
 import type { AdminService } from '../accounts/admin-service.ts';
 import type { ModelService } from '../models/index.ts';
 import type { UploadService } from '../files/index.ts';
+import type { CallbackStore } from '../generators/adapters/index.ts';
 import type { HelperService, LibraryService } from '../libraries/index.ts';
 import type { TaskService } from '../tasks/task-service.ts';
 import type { Config } from '../config.ts';
@@ -33,6 +34,8 @@ export interface Services {
   uploads: UploadService;
   libraries: LibraryService;
   helpers: HelperService;
+  /** Provider callbacks of real generators (CONTRACT §11). */
+  callbacks: CallbackStore;
 }
 
 /** Everything the HTTP app needs, passed in (never read from config at import time). */

@@ -7,6 +7,7 @@ import * as m0005 from './0005-first-release-tasks.ts';
 import * as m0006 from './0006-run-intent.ts';
 import * as m0007 from './0007-idempotency-claims.ts';
 import * as m0008 from './0008-uploads-by-account.ts';
+import * as m0010 from './0010-run-callbacks.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -18,6 +19,7 @@ export const migrations: Record<string, Migration> = {
   '0006-run-intent': m0006,
   '0007-idempotency-claims': m0007,
   '0008-uploads-by-account': m0008,
+  '0010-run-callbacks': m0010,
 };
 
 export const migrationProvider: MigrationProvider = {

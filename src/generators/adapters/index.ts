@@ -1,4 +1,10 @@
 export {
+  type CallbackOutcome,
+  CallbackStore,
+  type CallbackStoreDeps,
+  type ChannelCallbacks,
+} from './callback-store.ts';
+export {
   type Adapter,
   type AdapterDeps,
   type AdapterFactory,
