@@ -19,3 +19,5 @@ export {
   type UpstreamResponse,
 } from './types.ts';
 export { retryAfterMs, transientFailure } from './upstream-failure.ts';
+export { type AdapterRuntime, createAdapterDeps, MAX_OUTPUT_BYTES, UPSTREAM_CALL_MS } from './deps.ts';
+export { kindOfOutput, type OutputType, sniffOutput } from './output-type.ts';
