@@ -19,5 +19,7 @@ export {
   type UpstreamResponse,
 } from './types.ts';
 export { retryAfterMs, transientFailure } from './upstream-failure.ts';
+export { createCogAdapter } from './cog/index.ts';
 export { type AdapterRuntime, createAdapterDeps, MAX_OUTPUT_BYTES, UPSTREAM_CALL_MS } from './deps.ts';
+export { filesForPlan } from './output-files.ts';
 export { kindOfOutput, type OutputType, sniffOutput } from './output-type.ts';
