@@ -50,7 +50,7 @@ export interface FakePrediction {
   output: unknown;
   error: string | null;
   webhook: string | null;
-  filter: string[];
+  webhook_events_filter: string[];
   logs: string;
   created_at: string;
   started_at: string | null;
@@ -99,7 +99,7 @@ export async function startCogFake(options: CogFakeOptions = {}): Promise<CogFak
     timers.add(timer);
   };
   const notify = (prediction: FakePrediction, event: 'start' | 'completed'): void => {
-    if (prediction.webhook && prediction.filter.includes(event))
+    if (prediction.webhook && prediction.webhook_events_filter.includes(event))
       void deliver(prediction.webhook, structuredClone(prediction)).catch(() => {});
   };
   const outputOf = (): unknown => {
@@ -165,7 +165,7 @@ export async function startCogFake(options: CogFakeOptions = {}): Promise<CogFak
       output: null,
       error: null,
       webhook: typeof body.webhook === 'string' ? body.webhook : null,
-      filter: Array.isArray(body.webhook_events_filter)
+      webhook_events_filter: Array.isArray(body.webhook_events_filter)
         ? (body.webhook_events_filter as string[])
         : ['start', 'output', 'logs', 'completed'],
       logs: '',

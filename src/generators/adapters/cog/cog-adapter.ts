@@ -30,8 +30,11 @@ import {
   readPrediction,
 } from './wire.ts';
 
-/** How often a run without news is looked at again; webhooks wake it sooner (milliseconds). */
-const POLL_MS = 5_000;
+/**
+ * How often a run is looked at again (milliseconds). A look reads only the webhooks stored for the run,
+ * never the provider, so it can be frequent: outputs sent as links are fetched soon after they appear.
+ */
+const POLL_MS = 1_000;
 /** How long one health-check answer is trusted at acceptance (milliseconds). */
 const HEALTH_TTL_MS = 10_000;
 /** Health states in which the server takes predictions now or soon (BUSY: a task waits queued). */
@@ -104,9 +107,9 @@ export class CogAdapter implements Adapter {
         // We cancel only runs we no longer wait for: a cancel seen here came from elsewhere.
         throw new GeneratorTransientError(`${this.#deps.channel.name}: prediction canceled upstream`);
       case 'processing':
-        return { state: 'running', progress: 0.5, pollAfterMs: POLL_MS };
+        return { state: 'running', progress: 50, pollAfterMs: POLL_MS };
       default:
-        return { state: 'running', progress: 0.05, pollAfterMs: POLL_MS };
+        return { state: 'running', progress: 5, pollAfterMs: POLL_MS };
     }
   }
 
