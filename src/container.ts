@@ -158,7 +158,7 @@ export async function createContainer(
     models,
   });
   const helpers = new HelperService({ db, clock, generator: libraryGenerator, models });
-  const sweeper = new Sweeper({ db, clock, storage, idempotency, uploads, log });
+  const sweeper = new Sweeper({ db, clock, storage, idempotency, uploads, callbacks, log });
   return {
     config,
     db,

@@ -99,6 +99,13 @@ describe('provider callbacks (CONTRACT §11)', () => {
     assert.equal(late.statusCode, 200, late.body);
     assert.deepEqual(late.json(), { received: false });
     assert.deepEqual(await t.container.services.callbacks.received(runKey), []);
+    // Swept once the task has been final a while: the address is then unknown; a live run's stays.
+    const livePath = await addressFor('cog-a', `${await queuedTask()}/1`);
+    const swept = await t.container.services.callbacks.sweep(new Date(Date.now() + 60_000));
+    assert.ok(swept >= 1);
+    expectError(await t.app.inject({ method: 'POST', url: path, payload: {} }), 404, 'not_found');
+    const live = await t.app.inject({ method: 'POST', url: livePath, payload: { status: 'starting' } });
+    assert.deepEqual(live.json(), { received: true });
   });
 
   test('a body over the cap answers 413 request_too_large and stores nothing', async () => {

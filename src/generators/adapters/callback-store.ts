@@ -5,7 +5,7 @@
  * adapters read the run (or, for Cog, take the stored `completed` body as the result).
  */
 import { createHash } from 'node:crypto';
-import type { Db } from '../../db/index.ts';
+import type { Db, TaskStatus } from '../../db/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { uuidv7 } from '../../lib/ids.ts';
 import { randomBase62 } from '../../lib/random.ts';
@@ -114,11 +114,34 @@ export class CallbackStore {
     return rows.map((row) => JSON.parse(row.body) as unknown);
   }
 
-  /** Drops the tokens and bodies of a task's runs (its final state makes them useless). */
-  async forget(taskId: string): Promise<void> {
+  /**
+   * Drops the tokens and bodies of runs whose task ended before `before`: a late callback of such a run
+   * is then unknown (404) instead of ignored, which providers treat the same way. Returns how many tokens.
+   */
+  async sweep(before: Date, batch = 500): Promise<number> {
     const { db } = this.#deps.db;
-    await db.deleteFrom('callback_bodies').where('run_key', 'like', `${taskId}/%`).execute();
-    await db.deleteFrom('callback_tokens').where('task_id', '=', taskId).execute();
+    const done = await db
+      .selectFrom('callback_tokens')
+      .innerJoin('tasks', 'tasks.id', 'callback_tokens.task_id')
+      .select(['callback_tokens.token_hash', 'callback_tokens.run_key'])
+      .where('tasks.status', 'in', [...FINAL_STATES] as TaskStatus[])
+      .where('tasks.finished_at', '<', before.toISOString())
+      .limit(batch)
+      .execute();
+    if (done.length === 0) return 0;
+    await db
+      .deleteFrom('callback_bodies')
+      .where('run_key', 'in', [...new Set(done.map((row) => row.run_key))])
+      .execute();
+    await db
+      .deleteFrom('callback_tokens')
+      .where(
+        'token_hash',
+        'in',
+        done.map((row) => row.token_hash),
+      )
+      .execute();
+    return done.length;
   }
 
   /**
