@@ -100,6 +100,7 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
 
   async function setup(
     options: CogFakeOptions = {},
+    extra: { apiKey?: string; callTimeoutMs?: number } = {},
   ): Promise<{ adapter: CogAdapter; fake: CogFake; dir: string }> {
     // Webhooks reach the app in process, as they would over the network.
     fake = await startCogFake({
@@ -112,7 +113,7 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
       provider: 'cog',
       models: ['model-3d'],
       baseUrl: fake.url,
-      secrets: {},
+      secrets: extra.apiKey ? { api_key: extra.apiKey } : {},
       priority: 0,
       weight: 1,
       maxConcurrency: 2,
@@ -126,6 +127,7 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
       callbacks: t.container.services.callbacks,
       publicBaseUrl: t.container.config.publicBaseUrl,
       fetchAllowAddresses: ['127.0.0.1'],
+      ...(extra.callTimeoutMs ? { callTimeoutMs: extra.callTimeoutMs } : {}),
     });
     const dir = fs.mkdtempSync(path.join(t.dir, 'cog-'));
     return { adapter: new CogAdapter(deps), fake, dir };
@@ -370,5 +372,40 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
       new CogAdapter(gone).ensureAvailable({ model: 'model-3d', settings: {} }),
       GeneratorUnavailable,
     );
+  });
+
+  test('a PUT that is never answered is transient after the call limit', async () => {
+    const { adapter, fake } = await setup({}, { callTimeoutMs: 300 });
+    fake.fail('hang-http');
+    await assert.rejects(
+      adapter.create(request(), { key: await runKey(), startedAt: new Date() }, signal()),
+      (error) => error instanceof GeneratorTransientError && /no answer within 300 ms/.test(error.message),
+    );
+  });
+
+  test("a proxy's key: sent as a bearer token; a wrong one is the channel's problem (transient)", async () => {
+    const good = await setup({ apiKey: 'sesame' }, { apiKey: 'sesame' });
+    const key = await runKey();
+    await good.adapter.create(request(), { key, startedAt: new Date() }, signal());
+    assert.equal(
+      good.fake.calls.find((call) => call.method === 'PUT')?.headers.authorization,
+      'Bearer sesame',
+    );
+    await good.fake.close();
+    fake = null;
+    const wrong = await setup({ apiKey: 'sesame' }, { apiKey: 'wrong' });
+    await assert.rejects(
+      wrong.adapter.create(request(), { key: await runKey(), startedAt: new Date() }, signal()),
+      (error) =>
+        error instanceof GeneratorTransientError && /refused the channel's key \(401\)/.test(error.message),
+    );
+  });
+
+  test('a BUSY server still accepts tasks (they wait for a slot)', async () => {
+    const { adapter, fake } = await setup({ runMs: 5_000 });
+    await adapter.create(request(), { key: await runKey(), startedAt: new Date() }, signal());
+    await adapter.ensureAvailable({ model: 'model-3d', settings: {} });
+    const health = await fetch(`${fake.url}/health-check`);
+    assert.equal(((await health.json()) as { status: string }).status, 'BUSY');
   });
 });

@@ -16,7 +16,9 @@ export type CogFault =
   /** The next prediction ends `failed` with an error text. */
   | 'failed'
   /** The next prediction never completes (no `completed` webhook). */
-  | 'hang';
+  | 'hang'
+  /** The next PUT is never answered. */
+  | 'hang-http';
 
 export interface CogFile {
   bytes: Buffer;
@@ -38,8 +40,10 @@ export interface CogFakeOptions {
   outputShape?: 'list' | 'string' | 'object';
   /** Posts a webhook; tests deliver through `app.inject`. (Default: HTTP POST with retries) */
   deliver?: (url: string, body: unknown) => Promise<unknown>;
-  /** `/health-check` status. (Default: READY) */
+  /** `/health-check` status. (Default: READY, or BUSY while every slot is taken) */
   health?: string;
+  /** A key a proxy in front of the server wants as `Authorization: Bearer`; others get 401. (Default: none) */
+  apiKey?: string;
   port?: number;
 }
 
@@ -139,7 +143,7 @@ export async function startCogFake(options: CogFakeOptions = {}): Promise<CogFak
     });
   };
 
-  const put = (request: FakeRequest, id: string): FakeReply => {
+  const put = (request: FakeRequest, id: string): FakeReply | Promise<FakeReply> => {
     submissions.push(request.body);
     const existing = predictions.get(id);
     // Same id while running: the existing prediction (Cog's idempotent PUT).
@@ -147,6 +151,7 @@ export async function startCogFake(options: CogFakeOptions = {}): Promise<CogFak
     if (inFlight() >= (options.slots ?? 1))
       return { status: 409, body: { detail: 'Already running a prediction' } };
     const fault = faults.shift();
+    if (fault === 'hang-http') return new Promise<FakeReply>(() => {});
     if (fault === '5xx') return { status: 500, body: { detail: 'Internal Server Error' } };
     if (fault === 'garbage') return { status: 200, body: '<html>Bad gateway</html>' };
     const body = (request.body ?? {}) as Record<string, unknown>;
@@ -192,8 +197,13 @@ export async function startCogFake(options: CogFakeOptions = {}): Promise<CogFak
   };
 
   server = await startFakeServer((request) => {
-    if (request.method === 'GET' && request.path === '/health-check')
-      return { status: 200, body: { status: options.health ?? 'READY', setup: { status: 'succeeded' } } };
+    if (options.apiKey && request.headers.authorization !== `Bearer ${options.apiKey}`)
+      return { status: 401, body: { detail: 'Unauthorized' } };
+    if (request.method === 'GET' && request.path === '/health-check') {
+      const busy = inFlight() >= (options.slots ?? 1);
+      const status = options.health ?? (busy ? 'BUSY' : 'READY');
+      return { status: 200, body: { status, setup: { status: 'succeeded' } } };
+    }
     const cancelMatch = /^\/predictions\/([^/]+)\/cancel$/.exec(request.path);
     if (request.method === 'POST' && cancelMatch?.[1]) return cancel(decodeURIComponent(cancelMatch[1]));
     const putMatch = /^\/predictions\/([^/]+)$/.exec(request.path);

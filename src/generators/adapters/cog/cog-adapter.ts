@@ -149,6 +149,11 @@ export class CogAdapter implements Adapter {
     const name = this.#deps.channel.name;
     // Every slot (`concurrency.max`) busy: no slot, the run waits and tries again.
     if (response.status === 409) return new GeneratorTransientError(`${name}: ${what}: no free slot (409)`);
+    // Cog has no keys; a 401/403 comes from a proxy in front of it and is the channel's problem, not the task's.
+    if (response.status === 401 || response.status === 403)
+      return new GeneratorTransientError(
+        `${name}: ${what}: the server refused the channel's key (${response.status})`,
+      );
     const transient = transientFailure(response, `${name}: ${what}`);
     if (transient) return transient;
     if (response.status >= 400)
