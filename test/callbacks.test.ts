@@ -141,4 +141,26 @@ describe('provider callbacks (CONTRACT §11)', () => {
     }
     assert.equal(woken, 1);
   });
+
+  test('a run waiting for its next callback is woken by it, and only by its own', async () => {
+    const taskId = await queuedTask();
+    const runKey = `${taskId}/1`;
+    const path = await addressFor('cog-a', runKey);
+    const otherPath = await addressFor('cog-a', `${await queuedTask()}/1`);
+    const store = t.container.services.callbacks;
+    let woken = false;
+    const waiting = store.nextCallback(runKey, AbortSignal.timeout(20_000)).then(() => {
+      woken = true;
+    });
+    await t.app.inject({ method: 'POST', url: otherPath, payload: { status: 'processing' } });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(woken, false, 'not woken by another run');
+    await t.app.inject({ method: 'POST', url: path, payload: { status: 'processing' } });
+    await waiting;
+    assert.equal(woken, true);
+    const abort = new AbortController();
+    const given = store.nextCallback(runKey, abort.signal);
+    abort.abort();
+    await given;
+  });
 });

@@ -57,6 +57,8 @@ function taskIdOf(runKey: string): string {
 /** Tokens and bodies of run callbacks, in the database so any API process can take a callback. */
 export class CallbackStore {
   readonly #deps: CallbackStoreDeps;
+  /** Runs waiting in this process for their next callback. */
+  readonly #waiters = new Map<string, Set<() => void>>();
 
   constructor(deps: CallbackStoreDeps) {
     this.#deps = deps;
@@ -99,8 +101,32 @@ export class CallbackStore {
       await dialect.notify(tx, this.#deps.notifyChannel);
       return 'stored' as const;
     });
-    if (outcome === 'stored') this.#deps.onReceived?.(row.run_key);
+    if (outcome === 'stored') {
+      this.#deps.onReceived?.(row.run_key);
+      for (const wake of this.#waiters.get(row.run_key) ?? []) wake();
+    }
     return outcome;
+  }
+
+  /**
+   * Resolves when this process stores the run's next callback, or when `signal` aborts (never rejects).
+   * A run waiting between looks races its sleep with this, so a webhook taken here is acted on at once;
+   * one taken by another process is found at the next look.
+   */
+  nextCallback(runKey: string, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const waiters = this.#waiters.get(runKey) ?? new Set<() => void>();
+      this.#waiters.set(runKey, waiters);
+      const done = (): void => {
+        waiters.delete(done);
+        if (waiters.size === 0 && this.#waiters.get(runKey) === waiters) this.#waiters.delete(runKey);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      waiters.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
   }
 
   /** Bodies posted for the run, oldest first. */
