@@ -16,7 +16,14 @@ import { GenerationError, GeneratorTransientError } from '../generator.ts';
 import type { CallbackStore } from './callback-store.ts';
 import { decodeDataUrl } from './data-url.ts';
 import { OUTPUT_SNIFF_BYTES, sniffOutput } from './output-type.ts';
-import type { AdapterDeps, Channel, DownloadedOutput, InputBytes, UpstreamHttp } from './types.ts';
+import type {
+  AdapterDeps,
+  Channel,
+  DownloadedOutput,
+  InputBytes,
+  UpstreamHttp,
+  UpstreamResponse,
+} from './types.ts';
 
 /** Each call to a provider's API (PROVIDERS.md: 30 s, exceeding it is transient). */
 export const UPSTREAM_CALL_MS = 30_000;
@@ -72,7 +79,7 @@ async function callUpstream(
   channel: Channel,
   request: Parameters<UpstreamHttp['request']>[0],
   timeoutMs: number,
-): Promise<{ status: number; headers: Headers; body: unknown }> {
+): Promise<UpstreamResponse> {
   const what = `${channel.name}: ${request.method} ${request.path}`;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([request.signal, timeout]);
@@ -92,6 +99,7 @@ async function callUpstream(
       headers,
       ...(body === undefined ? {} : { body }),
       signal,
+      // A provider's API answers where it is asked; a redirect would also carry its key elsewhere.
       redirect: 'error',
     });
     text = await response.text();
@@ -198,7 +206,13 @@ function nameOf(url: string): string {
 async function readInput(url: string, signal: AbortSignal, runtime: AdapterRuntime): Promise<InputBytes> {
   const own = await runtime.uploads.byUrl(url);
   if (own) {
-    const object = await runtime.storage.get(own.storage_key);
+    let object: Awaited<ReturnType<BlobStore['get']>>;
+    try {
+      object = await runtime.storage.get(own.storage_key);
+    } catch (error) {
+      // Storage briefly unreachable: the input is still there, so the run is tried again.
+      throw new GeneratorTransientError(`reading upload ${own.id} failed`, { cause: error });
+    }
     // Our own input gone before any upstream call: the task cannot run (PROVIDERS.md, input_unavailable).
     if (!object) throw new GenerationError('input_unavailable', `upload ${own.id} is no longer stored`);
     const bytes = await readAll(object.body, MAX_UPLOAD_BYTES);
