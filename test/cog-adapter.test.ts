@@ -289,7 +289,11 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
       (error) => error instanceof GeneratorTransientError && /409/.test(error.message),
     );
     await adapter.cancel(busy, signal());
-    fake.fail('5xx', 'garbage', '422');
+    fake.fail('429', '5xx', 'garbage', '422');
+    await assert.rejects(
+      adapter.create(request(), { key: await runKey(), startedAt: new Date() }, signal()),
+      (error) => error instanceof GeneratorTransientError && error.retryAfterMs === 7_000,
+    );
     await assert.rejects(
       adapter.create(request(), { key: await runKey(), startedAt: new Date() }, signal()),
       (error) => error instanceof GeneratorTransientError && /HTTP 500/.test(error.message),

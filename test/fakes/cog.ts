@@ -9,6 +9,8 @@ import { type FakeReply, type FakeRequest, type FakeServer, postJson, startFakeS
 export type CogFault =
   /** The next PUT answers 500. */
   | '5xx'
+  /** The next PUT answers 429 with `Retry-After: 7` (a rate-limiting proxy in front of the server). */
+  | '429'
   /** The next PUT answers 422 `{detail:[{loc,msg,type}]}` (invalid input). */
   | '422'
   /** The next PUT answers 200 with a body that is not JSON. */
@@ -152,6 +154,8 @@ export async function startCogFake(options: CogFakeOptions = {}): Promise<CogFak
       return { status: 409, body: { detail: 'Already running a prediction' } };
     const fault = faults.shift();
     if (fault === 'hang-http') return new Promise<FakeReply>(() => {});
+    if (fault === '429')
+      return { status: 429, body: { detail: 'Too Many Requests' }, headers: { 'retry-after': '7' } };
     if (fault === '5xx') return { status: 500, body: { detail: 'Internal Server Error' } };
     if (fault === 'garbage') return { status: 200, body: '<html>Bad gateway</html>' };
     const body = (request.body ?? {}) as Record<string, unknown>;
