@@ -107,4 +107,34 @@ describe('a task served by Cog end to end over HTTP (worker, webhooks, storage)'
     assert.equal(fake.cancels.length, 1);
     assert.equal(fake.predictions.get(fake.cancels[0] as string)?.status, 'canceled');
   });
+
+  test('a worker stopped while the run waits upstream: the next one finishes the same prediction', async () => {
+    fake.options.runMs = 1_500;
+    fake.options.outputAs = 'data';
+    const acct = await t.account({ balanceMinor: 100_000 });
+    const before = fake.predictions.size;
+    const created = await t.call(acct.key, 'POST', '/v1/tasks', {
+      model: 'image',
+      settings: { prompt: 'a patient fox' },
+    });
+    const taskId = created.json().id as string;
+    for (let i = 0; i < 400 && fake.predictions.size === before; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    const id = `${taskId}_1`;
+    assert.ok(fake.predictions.has(id), 'the prediction exists upstream');
+    await t.container.worker.stop();
+    assert.equal((await t.call(acct.key, 'GET', `/v1/tasks/${taskId}`)).json().status, 'running');
+    // The prediction completes while no worker runs; its webhook is kept for the run.
+    for (let i = 0; i < 400 && fake.predictions.get(id)?.status !== 'succeeded'; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    t.container.worker.start();
+    const task = await waitForFinal(t, acct.key, taskId, 60_000);
+    assert.equal(task.status, 'succeeded', JSON.stringify(task));
+    assert.equal(
+      fake.calls.filter((call) => call.method === 'PUT' && call.path === `/predictions/${id}`).length,
+      1,
+    );
+    const file = await t.call(acct.key, 'GET', `/v1/tasks/${taskId}/artifacts/0`);
+    assert.ok(file.rawPayload.equals(TINY_PNG));
+  });
 });

@@ -6,7 +6,9 @@
  *
  * Crash safety: the prediction id is derived from the run key, and a PUT with the id of a running
  * prediction answers that prediction (Cog's own idempotency), so a worker that resumes a run whose handle
- * was never saved repeats the PUT harmlessly. The PUT is never repeated once the run has a handle.
+ * was never saved repeats the PUT harmlessly. The PUT is never repeated once the run has a handle. The
+ * remaining window: a prediction that finished while its `completed` webhook could not be stored (the
+ * service unreachable through Cog's retries) and whose handle was never saved is run a second time.
  */
 import type { GenerationPlan } from '../../../catalog/index.ts';
 import {
