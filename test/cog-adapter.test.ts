@@ -267,17 +267,25 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
     }
   });
 
-  test('a failed prediction fails the run with its error text', async () => {
-    const { adapter, fake } = await setup();
-    fake.fail('failed');
-    const key = await runKey();
-    const handle = await adapter.create(request(), { key, startedAt: new Date() }, signal());
-    await finished(adapter, handle);
-    assert.deepEqual(await adapter.status(handle, request(), signal()), {
-      state: 'failed',
-      code: 'generation_failed',
-      reason: 'CUDA out of memory',
-    });
+  test('a failed prediction fails the run with its error text, a safety refusal too (PROVIDERS.md)', async () => {
+    const cases = [
+      ['failed', 'CUDA out of memory'],
+      ['nsfw', 'NSFW content detected. Try running it again, or try a different prompt.'],
+    ] as const;
+    for (const [fault, reason] of cases) {
+      const { adapter, fake } = await setup();
+      fake.fail(fault);
+      const key = await runKey();
+      const handle = await adapter.create(request(), { key, startedAt: new Date() }, signal());
+      await finished(adapter, handle);
+      // Cog's failed prediction is generation_failed whatever its text: the page maps no Cog content signal.
+      assert.deepEqual(await adapter.status(handle, request(), signal()), {
+        state: 'failed',
+        code: 'generation_failed',
+        reason,
+      });
+      await fake.close();
+    }
   });
 
   test('refusals: 409 busy, 5xx and non-JSON are transient; 422 is generation_failed with the detail', async () => {

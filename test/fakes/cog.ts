@@ -17,6 +17,8 @@ export type CogFault =
   | 'garbage'
   /** The next prediction ends `failed` with an error text. */
   | 'failed'
+  /** The next prediction ends `failed` by the model's safety checker. */
+  | 'nsfw'
   /** The next prediction never completes (no `completed` webhook). */
   | 'hang'
   /** The next PUT is never answered. */
@@ -134,9 +136,12 @@ export async function startCogFake(options: CogFakeOptions = {}): Promise<CogFak
       if (FINAL.has(prediction.status)) return;
       prediction.completed_at = new Date().toISOString();
       prediction.metrics = { predict_time: runMs / 1000 };
-      if (fault === 'failed') {
+      if (fault === 'failed' || fault === 'nsfw') {
         prediction.status = 'failed';
-        prediction.error = 'CUDA out of memory';
+        prediction.error =
+          fault === 'nsfw'
+            ? 'NSFW content detected. Try running it again, or try a different prompt.'
+            : 'CUDA out of memory';
       } else {
         prediction.status = 'succeeded';
         prediction.output = outputOf();
