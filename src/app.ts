@@ -8,6 +8,7 @@ import {
   adminRoutes,
   apiLinks,
   CONNECTIONS_CHECK_MS,
+  callbackRoutes,
   clientErrorHandler,
   DEFAULT_BODY_LIMIT,
   DEFAULT_LIMITS,
@@ -87,6 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await healthRoutes(open, deps);
     await docsRoutes(open, deps.config.publicBaseUrl);
     await directLinkRoutes(open, deps);
+    await callbackRoutes(open, deps, links);
   });
 
   const limiter = new RequestLimiter(deps.limits ?? DEFAULT_LIMITS, deps.db.pgPool);

@@ -7,6 +7,7 @@ import { UploadService } from './files/index.ts';
 import type { AdapterDeps, AdapterFactory, Channel, ProviderName } from './generators/index.ts';
 import {
   adapterFactories,
+  CallbackStore,
   ChannelRouter,
   type Generator,
   LibrarySimulator,
@@ -25,6 +26,7 @@ import {
   IdempotencyStore,
   probeUrl,
   resolveInputs,
+  TASKS_CHANNEL,
   TaskService,
 } from './tasks/index.ts';
 import { Sweeper, Worker, type WorkerOptions } from './worker/index.ts';
@@ -119,6 +121,14 @@ export async function createContainer(
     },
     { leaseMs: config.jobLeaseMs, ...overrides.worker },
   );
+  // Provider callbacks wake this process's worker at once and, on PostgreSQL, every other one (CONTRACT §11).
+  const callbacks = new CallbackStore({
+    db,
+    clock,
+    publicBaseUrl: config.publicBaseUrl,
+    notifyChannel: TASKS_CHANNEL,
+    onReceived: () => worker.wake(),
+  });
   const uploads = new UploadService({
     db,
     clock,
@@ -176,7 +186,7 @@ export async function createContainer(
     models,
   });
   const helpers = new HelperService({ db, clock, generator: libraryGenerator, models });
-  const sweeper = new Sweeper({ db, clock, storage, idempotency, uploads, log });
+  const sweeper = new Sweeper({ db, clock, storage, idempotency, uploads, callbacks, log });
   return {
     config,
     db,
@@ -185,7 +195,7 @@ export async function createContainer(
     prices,
     generator,
     log,
-    services: { admin, models, tasks, uploads, libraries, helpers, channels: router },
+    services: { admin, models, tasks, uploads, libraries, helpers, channels: router, callbacks },
     worker,
     sweeper,
     async close() {

@@ -215,6 +215,28 @@ export interface ChannelStatesTable {
   updated_at: string;
 }
 
+/** A run's callback token (CONTRACT §11), kept as its hash; the plain token is only in the callback URL. */
+export interface CallbackTokensTable {
+  /** SHA-256 of the token (hex). */
+  token_hash: string;
+  /** Channel the token was made for; a callback under another channel's path is unknown. */
+  channel: string;
+  run_key: string;
+  task_id: string;
+  created_at: string;
+}
+
+/** A JSON body a provider posted to a run's callback URL, oldest first by `id`. */
+export interface CallbackBodiesTable {
+  /** UUID v7: sorts by arrival. */
+  id: string;
+  run_key: string;
+  channel: string;
+  /** The body as JSON text. */
+  body: string;
+  received_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -229,4 +251,6 @@ export interface Database {
   library_records: LibraryRecordsTable;
   helper_calls: HelperCallsTable;
   channel_states: ChannelStatesTable;
+  callback_tokens: CallbackTokensTable;
+  callback_bodies: CallbackBodiesTable;
 }

@@ -1,8 +1,11 @@
 export {
   type AdapterDeps,
   type AdapterFactory,
+  type AdapterRuntime,
+  CallbackStore,
   type Channel,
   ChannelOutOfCredit,
+  createAdapterDeps,
   type ProviderName,
 } from './adapters/index.ts';
 export {

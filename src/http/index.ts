@@ -10,6 +10,7 @@ export { RequestLimiter } from './plugins/rate-limit.ts';
 export { installRequestContext, requestIdOf } from './plugins/request-context.ts';
 export { adminRoutes } from './routes/admin.ts';
 export { adminChannelRoutes } from './routes/admin-channels.ts';
+export { callbackRoutes } from './routes/callbacks.ts';
 export { docsRoutes } from './routes/docs.ts';
 export { directLinkRoutes, fileRoutes } from './routes/files.ts';
 export { healthRoutes } from './routes/health.ts';

@@ -2,7 +2,7 @@ import type { AdminService, KeyPrincipal } from '../accounts/index.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import type { UploadService } from '../files/index.ts';
-import type { ChannelRouter } from '../generators/index.ts';
+import type { CallbackStore, ChannelRouter } from '../generators/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import type { Clock } from '../lib/index.ts';
 import type { HelperService, LibraryService } from '../libraries/index.ts';
@@ -35,6 +35,8 @@ export interface Services {
   helpers: HelperService;
   /** Channels of real generators: the operator's view and switch (CONTRACT §11). */
   channels: ChannelRouter;
+  /** Provider callbacks of real generators (CONTRACT §11). */
+  callbacks: CallbackStore;
 }
 
 /** Everything the HTTP app needs, passed in (never read from config at import time). */

@@ -9,4 +9,4 @@ export {
 } from './fetch.ts';
 export type { PictureSize } from './image-size.ts';
 export { inspectFile, type ProbeResult, probeFile } from './probe.ts';
-export { kindOf, type MediaKind, type SniffResult, sniffFormat } from './sniff.ts';
+export { kindOf, MEDIA_FORMATS, type MediaKind, type SniffResult, sniffFormat } from './sniff.ts';

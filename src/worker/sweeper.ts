@@ -1,9 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
 import type { UploadService } from '../files/index.ts';
+import type { CallbackStore } from '../generators/index.ts';
 import type { Clock } from '../lib/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { IdempotencyStore } from '../tasks/index.ts';
+
+/** How long a run's callback token and bodies outlive its task: late duplicates still get a quiet 200. */
+const CALLBACKS_KEPT_MS = 60 * 60_000;
 
 interface SweeperDeps {
   db: Db;
@@ -11,6 +15,8 @@ interface SweeperDeps {
   storage: BlobStore;
   idempotency: IdempotencyStore;
   uploads: UploadService;
+  /** Callbacks of real providers, dropped an hour after their task ended. (Default: none) */
+  callbacks?: CallbackStore;
   log: Pick<FastifyBaseLogger, 'warn'>;
 }
 
@@ -73,6 +79,7 @@ export class Sweeper {
     }
     await idempotency.sweep();
     await this.#deps.uploads.sweep();
+    await this.#deps.callbacks?.sweep(new Date(clock.now().getTime() - CALLBACKS_KEPT_MS), batch);
     return removed;
   }
 }

@@ -8,6 +8,7 @@ import * as m0006 from './0006-run-intent.ts';
 import * as m0007 from './0007-idempotency-claims.ts';
 import * as m0008 from './0008-uploads-by-account.ts';
 import * as m0009 from './0009-channels.ts';
+import * as m0010 from './0010-run-callbacks.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -20,6 +21,7 @@ export const migrations: Record<string, Migration> = {
   '0007-idempotency-claims': m0007,
   '0008-uploads-by-account': m0008,
   '0009-channels': m0009,
+  '0010-run-callbacks': m0010,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,4 +1,14 @@
 export {
+  type CallbackOutcome,
+  CallbackStore,
+  type CallbackStoreDeps,
+  type ChannelCallbacks,
+} from './callback-store.ts';
+export { createCogAdapter } from './cog/index.ts';
+export { type AdapterRuntime, createAdapterDeps, MAX_OUTPUT_BYTES, UPSTREAM_CALL_MS } from './deps.ts';
+export { filesForPlan } from './output-files.ts';
+export { kindOfOutput, type OutputType, sniffOutput } from './output-type.ts';
+export {
   type Adapter,
   type AdapterDeps,
   type AdapterFactory,

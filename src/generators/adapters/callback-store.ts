@@ -1,0 +1,221 @@
+/**
+ * Callback addresses of real providers (CONTRACT §11): `PUBLIC_BASE_URL/v1/callbacks/{channel}/{token}`,
+ * `token` a secret per run. Only the token's SHA-256 is stored; a callback whose hash is unknown, or that
+ * names another channel, is refused. A callback only records its body for the run and wakes workers up:
+ * adapters read the run (or, for Cog, take the stored `completed` body as the result).
+ */
+import { createHash } from 'node:crypto';
+import type { Db, TaskStatus } from '../../db/index.ts';
+import type { Clock } from '../../lib/index.ts';
+import { randomBase62, uuidv7 } from '../../lib/index.ts';
+import { GeneratorTransientError } from '../generator.ts';
+import type { AdapterDeps } from './types.ts';
+
+type AdapterCallbacks = AdapterDeps['callbacks'];
+
+/** Characters of a callback token (base62, about 190 bits). */
+const TOKEN_CHARS = 32;
+/** Runs whose address one channel remembers in memory; older ones get a fresh token when asked again. */
+const REMEMBERED_RUNS = 10_000;
+const FINAL_STATES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'canceled']);
+
+export interface CallbackStoreDeps {
+  db: Db;
+  clock: Clock;
+  /** `PUBLIC_BASE_URL` without a trailing slash. */
+  publicBaseUrl: string;
+  /** Notification channel that wakes workers in other processes (PostgreSQL). */
+  notifyChannel: string;
+  /** Wakes the workers of this process. (Default: nothing) */
+  onReceived?: (runKey: string) => void;
+}
+
+/** What a posted callback did: stored and woke the run, arrived for a finished run, or named no run. */
+export type CallbackOutcome = 'stored' | 'finished' | 'unknown';
+
+/** The `callbacks` of one channel's AdapterDeps, plus the wait for its tokens to be stored. */
+export interface ChannelCallbacks extends AdapterCallbacks {
+  /**
+   * Resolves once every token handed out so far is stored; throws `GeneratorTransientError` when one
+   * could not be. The channel's HTTP client waits for it before each call, so a provider never holds a
+   * callback URL the service would refuse.
+   */
+  settled(): Promise<void>;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** The task of a run key (`<task id>/<run number>`, or the whole key when it has no run number). */
+function taskIdOf(runKey: string): string {
+  const slash = runKey.lastIndexOf('/');
+  return slash > 0 ? runKey.slice(0, slash) : runKey;
+}
+
+/** Tokens and bodies of run callbacks, in the database so any API process can take a callback. */
+export class CallbackStore {
+  readonly #deps: CallbackStoreDeps;
+  /** Runs waiting in this process for their next callback. */
+  readonly #waiters = new Map<string, Set<() => void>>();
+
+  constructor(deps: CallbackStoreDeps) {
+    this.#deps = deps;
+  }
+
+  urlOf(channel: string, token: string): string {
+    return `${this.#deps.publicBaseUrl}/v1/callbacks/${encodeURIComponent(channel)}/${token}`;
+  }
+
+  /**
+   * Records a posted body for its run and wakes workers. A run whose task is final (or gone) takes no
+   * more callbacks: the body is dropped and the caller answered as if it were taken.
+   */
+  async receive(channel: string, token: string, body: unknown): Promise<CallbackOutcome> {
+    if (!/^[A-Za-z0-9]{1,64}$/.test(token)) return 'unknown';
+    const { db, dialect } = this.#deps.db;
+    const row = await db
+      .selectFrom('callback_tokens')
+      .select(['run_key', 'task_id', 'channel'])
+      .where('token_hash', '=', hashToken(token))
+      .executeTakeFirst();
+    if (!row || row.channel !== channel) return 'unknown';
+    const outcome = await dialect.transaction(db, async (tx) => {
+      const task = await tx
+        .selectFrom('tasks')
+        .select('status')
+        .where('id', '=', row.task_id)
+        .executeTakeFirst();
+      if (!task || FINAL_STATES.has(task.status)) return 'finished' as const;
+      await tx
+        .insertInto('callback_bodies')
+        .values({
+          id: uuidv7(this.#deps.clock.now().getTime()),
+          run_key: row.run_key,
+          channel,
+          body: JSON.stringify(body ?? null),
+          received_at: this.#deps.clock.now().toISOString(),
+        })
+        .execute();
+      await dialect.notify(tx, this.#deps.notifyChannel);
+      return 'stored' as const;
+    });
+    if (outcome === 'stored') {
+      this.#deps.onReceived?.(row.run_key);
+      for (const wake of this.#waiters.get(row.run_key) ?? []) wake();
+    }
+    return outcome;
+  }
+
+  /**
+   * Resolves when this process stores the run's next callback, or when `signal` aborts (never rejects).
+   * A run waiting between looks races its sleep with this, so a webhook taken here is acted on at once;
+   * one taken by another process is found at the next look.
+   */
+  nextCallback(runKey: string, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const waiters = this.#waiters.get(runKey) ?? new Set<() => void>();
+      this.#waiters.set(runKey, waiters);
+      const done = (): void => {
+        waiters.delete(done);
+        if (waiters.size === 0 && this.#waiters.get(runKey) === waiters) this.#waiters.delete(runKey);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      waiters.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Bodies posted for the run, oldest first. */
+  async received(runKey: string): Promise<unknown[]> {
+    const rows = await this.#deps.db.db
+      .selectFrom('callback_bodies')
+      .select('body')
+      .where('run_key', '=', runKey)
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => JSON.parse(row.body) as unknown);
+  }
+
+  /**
+   * Drops the tokens and bodies of runs whose task ended before `before`: a late callback of such a run
+   * is then unknown (404) instead of ignored, which providers treat the same way. Returns how many tokens.
+   */
+  async sweep(before: Date, batch = 500): Promise<number> {
+    const { db } = this.#deps.db;
+    const done = await db
+      .selectFrom('callback_tokens')
+      .innerJoin('tasks', 'tasks.id', 'callback_tokens.task_id')
+      .select(['callback_tokens.token_hash', 'callback_tokens.run_key'])
+      .where('tasks.status', 'in', [...FINAL_STATES] as TaskStatus[])
+      .where('tasks.finished_at', '<', before.toISOString())
+      .limit(batch)
+      .execute();
+    if (done.length === 0) return 0;
+    await db
+      .deleteFrom('callback_bodies')
+      .where('run_key', 'in', [...new Set(done.map((row) => row.run_key))])
+      .execute();
+    await db
+      .deleteFrom('callback_tokens')
+      .where(
+        'token_hash',
+        'in',
+        done.map((row) => row.token_hash),
+      )
+      .execute();
+    return done.length;
+  }
+
+  /**
+   * The `callbacks` of a channel's AdapterDeps. `urlFor` must answer at once (the adapter builds its
+   * request body with it), so the token is drawn here and stored in the background; `settled` lets the
+   * HTTP client hold every provider call until the store is done.
+   */
+  forChannel(channel: string): ChannelCallbacks {
+    const urls = new Map<string, string>();
+    const pending = new Set<Promise<void>>();
+    let failure: unknown = null;
+    return {
+      urlFor: (runKey) => {
+        const known = urls.get(runKey);
+        if (known !== undefined) return known;
+        const token = randomBase62(TOKEN_CHARS);
+        const url = this.urlOf(channel, token);
+        const stored = this.#deps.db.db
+          .insertInto('callback_tokens')
+          .values({
+            token_hash: hashToken(token),
+            channel,
+            run_key: runKey,
+            task_id: taskIdOf(runKey),
+            created_at: this.#deps.clock.now().toISOString(),
+          })
+          .execute()
+          .then(
+            () => {},
+            (error: unknown) => {
+              urls.delete(runKey);
+              failure = error;
+            },
+          );
+        const tracked = stored.finally(() => pending.delete(tracked));
+        pending.add(tracked);
+        if (urls.size >= REMEMBERED_RUNS) urls.delete(urls.keys().next().value as string);
+        urls.set(runKey, url);
+        return url;
+      },
+      received: (runKey) => this.received(runKey),
+      settled: async () => {
+        await Promise.all(pending);
+        if (failure !== null) {
+          const cause = failure;
+          failure = null;
+          throw new GeneratorTransientError('cannot store the callback token', { cause });
+        }
+      },
+    };
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * Any model behind a Cog HTTP server (PROVIDERS.md §3, provider `cog`): the task's settings are the
+ * prediction's `input`, its files come from `output`. Cog has no read of a prediction, so a run is
+ * driven by its webhooks: `PUT /predictions/{id}` with `Prefer: respond-async` and our callback URL, and
+ * the `completed` webhook body (authenticated by the run's callback token) is the result.
+ *
+ * Crash safety: the prediction id is derived from the run key, and a PUT with the id of a running
+ * prediction answers that prediction (Cog's own idempotency), so a worker that resumes a run whose handle
+ * was never saved repeats the PUT harmlessly. The PUT is never repeated once the run has a handle. The
+ * remaining window: a prediction that finished while its `completed` webhook could not be stored (the
+ * service unreachable through Cog's retries) and whose handle was never saved is run a second time.
+ */
+import type { GenerationPlan } from '../../../catalog/index.ts';
+import {
+  GenerationError,
+  type GenerationOutputs,
+  type GenerationRequest,
+  type GenerationStatus,
+  GeneratorTransientError,
+  GeneratorUnavailable,
+  type RunStart,
+} from '../../generator.ts';
+import { filesForPlan } from '../output-files.ts';
+import type { Adapter, AdapterDeps, UpstreamResponse } from '../types.ts';
+import { transientFailure } from '../upstream-failure.ts';
+import {
+  type CogPrediction,
+  fileUrlsOf,
+  inputOf,
+  predictionIdOf,
+  problemOf,
+  readPrediction,
+} from './wire.ts';
+
+/**
+ * How often a run is looked at again (milliseconds). A look reads only the webhooks stored for the run,
+ * never the provider, so it can be frequent: outputs sent as links are fetched soon after they appear.
+ */
+const POLL_MS = 1_000;
+/** How long one health-check answer is trusted at acceptance (milliseconds). */
+const HEALTH_TTL_MS = 10_000;
+/** Health states in which the server takes predictions now or soon (BUSY: a task waits queued). */
+const USABLE_HEALTH = new Set(['READY', 'BUSY', 'STARTING']);
+
+/** The Cog adapter of one channel. */
+export class CogAdapter implements Adapter {
+  readonly #deps: AdapterDeps;
+  #health: { at: number; ok: boolean; reason: string } | null = null;
+
+  constructor(deps: AdapterDeps) {
+    this.#deps = deps;
+  }
+
+  /** Asks `/health-check` (answers trusted for 10 s); a server that cannot take predictions is unavailable. */
+  async ensureAvailable(
+    _request: { model: string; settings: Readonly<Record<string, unknown>> },
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const now = this.#deps.clock.now().getTime();
+    if (!this.#health || now - this.#health.at > HEALTH_TTL_MS) {
+      this.#health = { at: now, ...(await this.#checkHealth(signal ?? AbortSignal.timeout(30_000))) };
+    }
+    if (!this.#health.ok)
+      throw new GeneratorUnavailable(`${this.#deps.channel.name}: ${this.#health.reason}`);
+  }
+
+  async #checkHealth(signal: AbortSignal): Promise<{ ok: boolean; reason: string }> {
+    try {
+      const response = await this.#request('GET', '/health-check', undefined, signal);
+      const status = (response.body as { status?: unknown } | null)?.status;
+      if (response.status === 200 && typeof status === 'string' && USABLE_HEALTH.has(status))
+        return { ok: true, reason: status };
+      return { ok: false, reason: `health-check says ${String(status ?? response.status)}` };
+    } catch (error) {
+      if (signal.aborted) throw error;
+      return { ok: false, reason: (error as Error).message };
+    }
+  }
+
+  async create(request: GenerationRequest, run: RunStart, signal: AbortSignal): Promise<string> {
+    const id = predictionIdOf(run.key);
+    const body = {
+      id,
+      input: inputOf(request.settings, (url) => this.#deps.publicUrl(url)),
+      webhook: this.#deps.callbacks.urlFor(run.key),
+      webhook_events_filter: ['start', 'completed'],
+    };
+    const response = await this.#request('PUT', `/predictions/${encodeURIComponent(id)}`, body, signal, {
+      prefer: 'respond-async',
+    });
+    if (response.status === 200 || response.status === 201 || response.status === 202) return run.key;
+    throw this.#refusal(response, 'create prediction');
+  }
+
+  /** A run is known upstream once a webhook of it arrived; otherwise the PUT (idempotent by id) is repeated. */
+  async find(_request: GenerationRequest, run: RunStart, _signal: AbortSignal): Promise<string | null> {
+    const bodies = await this.#deps.callbacks.received(run.key);
+    return bodies.length > 0 ? run.key : null;
+  }
+
+  async status(handle: string, _request: GenerationRequest, _signal: AbortSignal): Promise<GenerationStatus> {
+    const last = await this.#latest(handle);
+    switch (last?.status) {
+      case 'succeeded':
+        return { state: 'succeeded' };
+      case 'failed':
+        return { state: 'failed', code: 'generation_failed', reason: last.error ?? 'prediction failed' };
+      case 'canceled':
+        // We cancel only runs we no longer wait for: a cancel seen here came from elsewhere.
+        throw new GeneratorTransientError(`${this.#deps.channel.name}: prediction canceled upstream`);
+      case 'processing':
+        return { state: 'running', progress: 50, pollAfterMs: POLL_MS };
+      default:
+        return { state: 'running', progress: 5, pollAfterMs: POLL_MS };
+    }
+  }
+
+  async outputs(
+    handle: string,
+    request: GenerationRequest,
+    dir: string,
+    signal: AbortSignal,
+  ): Promise<GenerationOutputs> {
+    const last = await this.#latest(handle);
+    if (last?.status !== 'succeeded')
+      throw new GeneratorTransientError(`${this.#deps.channel.name}: no completed prediction to read`);
+    const urls = fileUrlsOf(last.output);
+    if (urls.length === 0) throw new GenerationError('generation_failed', 'the prediction returned no files');
+    const downloads = [];
+    for (const url of urls) downloads.push(await this.#deps.download(url, dir, signal));
+    return outputsOf(filesForPlan(downloads, request.plan), request.plan);
+  }
+
+  async cancel(handle: string, signal: AbortSignal): Promise<void> {
+    const id = predictionIdOf(handle);
+    // 404: the prediction finished or never started; either way nothing runs any more.
+    await this.#request('POST', `/predictions/${encodeURIComponent(id)}/cancel`, undefined, signal);
+  }
+
+  /** The newest prediction a webhook brought for the run, final states first (webhooks may cross). */
+  async #latest(runKey: string): Promise<CogPrediction | null> {
+    const predictions = (await this.#deps.callbacks.received(runKey))
+      .map(readPrediction)
+      .filter((p): p is CogPrediction => p !== null);
+    const final = predictions.find((p) => ['succeeded', 'failed', 'canceled'].includes(p.status));
+    return final ?? predictions.at(-1) ?? null;
+  }
+
+  /** The error a non-success answer means (PROVIDERS.md §3 and "Normalised mapping"). */
+  #refusal(response: UpstreamResponse, what: string): Error {
+    const name = this.#deps.channel.name;
+    // Every slot (`concurrency.max`) busy: no slot, the run waits and tries again.
+    if (response.status === 409) return new GeneratorTransientError(`${name}: ${what}: no free slot (409)`);
+    // Cog has no keys; a 401/403 comes from a proxy in front of it and is the channel's problem, not the task's.
+    if (response.status === 401 || response.status === 403)
+      return new GeneratorTransientError(
+        `${name}: ${what}: the server refused the channel's key (${response.status})`,
+      );
+    const transient = transientFailure(response, `${name}: ${what}`);
+    if (transient) return transient;
+    if (response.status >= 400)
+      return new GenerationError(
+        'generation_failed',
+        `${what}: ${problemOf(response.body, response.status)}`,
+      );
+    return new GeneratorTransientError(`${name}: ${what}: unexpected HTTP ${response.status}`);
+  }
+
+  #request(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    json: unknown,
+    signal: AbortSignal,
+    headers: Record<string, string> = {},
+  ): Promise<UpstreamResponse> {
+    const key = this.#deps.channel.secrets.api_key;
+    // Cog itself has no authentication; a key is sent only for a proxy in front of it.
+    if (key) headers.authorization = `Bearer ${key}`;
+    return this.#deps.http.request({
+      method,
+      path,
+      headers,
+      ...(json === undefined ? {} : { json }),
+      signal,
+    });
+  }
+}
+
+function outputsOf(files: GenerationOutputs['files'], plan: GenerationPlan): GenerationOutputs {
+  return { files, caption: plan.caption, texts: plan.texts };
+}

@@ -1,0 +1,242 @@
+/**
+ * The real `AdapterDeps` of a channel: its provider's HTTP API, guarded output downloads, input links as
+ * the provider sees them, and callback addresses (CONTRACT §6, §11; PROVIDERS.md "Rules for every
+ * adapter").
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, open, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { MAX_UPLOAD_BYTES, type UploadService } from '../../files/index.ts';
+import type { Clock } from '../../lib/index.ts';
+import { FetchError, fetchToFile, type LookupFn } from '../../media/index.ts';
+import type { BlobStore } from '../../storage/index.ts';
+import { GenerationError, GeneratorTransientError } from '../generator.ts';
+import type { CallbackStore } from './callback-store.ts';
+import { decodeDataUrl } from './data-url.ts';
+import { OUTPUT_SNIFF_BYTES, sniffOutput } from './output-type.ts';
+import type {
+  AdapterDeps,
+  Channel,
+  DownloadedOutput,
+  InputBytes,
+  UpstreamHttp,
+  UpstreamResponse,
+} from './types.ts';
+
+/** Each call to a provider's API (PROVIDERS.md: 30 s, exceeding it is transient). */
+export const UPSTREAM_CALL_MS = 30_000;
+/** Largest output file taken from a provider (bytes). */
+export const MAX_OUTPUT_BYTES = 200 * 1024 * 1024;
+
+/** What every channel's deps share: the process's storage, uploads, callbacks and address rules. */
+export interface AdapterRuntime {
+  clock: Clock;
+  storage: BlobStore;
+  uploads: UploadService;
+  callbacks: CallbackStore;
+  /** `PUBLIC_BASE_URL` without a trailing slash. */
+  publicBaseUrl: string;
+  /** Test-only exceptions to the address rules (`FETCH_ALLOW_ADDRESSES`); empty in production. */
+  fetchAllowAddresses: readonly string[];
+  /** Largest output file (bytes). (Default: `MAX_OUTPUT_BYTES`) */
+  maxOutputBytes?: number;
+  /** Limit of one provider API call (milliseconds). (Default: `UPSTREAM_CALL_MS`) */
+  callTimeoutMs?: number;
+  /** Limit of one output download, redirects included (milliseconds). (Default: 5 minutes) */
+  downloadTimeoutMs?: number;
+  /** DNS lookup override (tests). */
+  lookup?: LookupFn;
+}
+
+/** Our own upload links: `/files/<token>` or `/files/<token>/<name>`, whatever host they name (CONTRACT §6). */
+const OWN_UPLOAD_PATH = /^\/files\/[A-Za-z0-9]{32}(?:\/[^/]*)?$/;
+
+/** Builds the deps one channel's adapter is made from. */
+export function createAdapterDeps(channel: Channel, runtime: AdapterRuntime): AdapterDeps {
+  const callbacks = runtime.callbacks.forChannel(channel.name);
+  const maxOutputBytes = runtime.maxOutputBytes ?? MAX_OUTPUT_BYTES;
+  const http: UpstreamHttp = {
+    async request(request) {
+      // The provider must never hold a callback address the service would refuse.
+      await callbacks.settled();
+      return callUpstream(channel, request, runtime.callTimeoutMs ?? UPSTREAM_CALL_MS);
+    },
+  };
+  return {
+    channel,
+    clock: runtime.clock,
+    http,
+    download: (url, dir, signal) => downloadOutput(url, dir, signal, { ...runtime, maxOutputBytes }),
+    publicUrl: (url) => publicUrlOf(url, runtime.publicBaseUrl),
+    readInput: (url, signal) => readInput(url, signal, runtime),
+    callbacks: { urlFor: callbacks.urlFor, received: callbacks.received },
+  };
+}
+
+async function callUpstream(
+  channel: Channel,
+  request: Parameters<UpstreamHttp['request']>[0],
+  timeoutMs: number,
+): Promise<UpstreamResponse> {
+  const what = `${channel.name}: ${request.method} ${request.path}`;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = AbortSignal.any([request.signal, timeout]);
+  const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+  let body: string | FormData | undefined;
+  if (request.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(request.json);
+  } else if (request.form) {
+    body = request.form;
+  }
+  let text: string;
+  let response: Response;
+  try {
+    response = await fetch(`${channel.baseUrl}${request.path}`, {
+      method: request.method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      signal,
+      // A provider's API answers where it is asked; a redirect would also carry its key elsewhere.
+      redirect: 'error',
+    });
+    text = await response.text();
+  } catch (error) {
+    // A cancel or shutdown of the run is not the provider's failure.
+    if (request.signal.aborted) throw request.signal.reason;
+    if (timeout.aborted)
+      throw new GeneratorTransientError(`${what}: no answer within ${timeoutMs} ms`, { cause: error });
+    throw new GeneratorTransientError(`${what}: ${(error as Error).message}`, { cause: error });
+  }
+  if (text.trim() === '') return { status: response.status, headers: response.headers, body: null };
+  try {
+    return { status: response.status, headers: response.headers, body: JSON.parse(text) as unknown };
+  } catch (error) {
+    throw new GeneratorTransientError(`${what}: HTTP ${response.status} with a body that is not JSON`, {
+      cause: error,
+    });
+  }
+}
+
+/** An input link as a provider sees it: our own uploads under `PUBLIC_BASE_URL`, others unchanged. */
+export function publicUrlOf(url: string, publicBaseUrl: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (!OWN_UPLOAD_PATH.test(parsed.pathname)) return url;
+  return `${publicBaseUrl}${parsed.pathname}${parsed.search}`;
+}
+
+async function sniffFile(path: string): Promise<ReturnType<typeof sniffOutput>> {
+  const handle = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(OUTPUT_SNIFF_BYTES);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    return await sniffOutput(head.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
+}
+
+async function downloadOutput(
+  url: string,
+  dir: string,
+  signal: AbortSignal,
+  runtime: AdapterRuntime & { maxOutputBytes: number },
+): Promise<DownloadedOutput> {
+  let path: string;
+  let sizeBytes: number;
+  if (url.startsWith('data:')) {
+    const decoded = decodeDataUrl(url, runtime.maxOutputBytes);
+    if (!decoded.ok) throw new GeneratorTransientError(`output data URL: ${decoded.reason}`);
+    path = join(dir, randomUUID());
+    await writeFile(path, decoded.bytes, { flag: 'wx' });
+    sizeBytes = decoded.bytes.length;
+  } else {
+    try {
+      const fetched = await fetchToFile(url, {
+        dir,
+        maxBytes: runtime.maxOutputBytes,
+        totalTimeoutMs: runtime.downloadTimeoutMs ?? 5 * 60_000,
+        signal,
+        allowAddresses: runtime.fetchAllowAddresses,
+        ...(runtime.lookup ? { lookup: runtime.lookup } : {}),
+      });
+      path = fetched.path;
+      sizeBytes = fetched.sizeBytes;
+    } catch (error) {
+      if (!(error instanceof FetchError)) throw error;
+      throw new GeneratorTransientError(`output download failed (${error.reason}): ${error.message}`, {
+        cause: error,
+      });
+    }
+  }
+  const type = await sniffFile(path);
+  return { path, sizeBytes, format: type.format, contentType: type.contentType };
+}
+
+async function readAll(body: Readable, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw new Error(`over ${maxBytes} bytes`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function nameOf(url: string): string {
+  try {
+    const last = new URL(url).pathname.split('/').pop() ?? '';
+    return decodeURIComponent(last) || 'input';
+  } catch {
+    return 'input';
+  }
+}
+
+async function readInput(url: string, signal: AbortSignal, runtime: AdapterRuntime): Promise<InputBytes> {
+  const own = await runtime.uploads.byUrl(url);
+  if (own) {
+    let object: Awaited<ReturnType<BlobStore['get']>>;
+    try {
+      object = await runtime.storage.get(own.storage_key);
+    } catch (error) {
+      // Storage briefly unreachable: the input is still there, so the run is tried again.
+      throw new GeneratorTransientError(`reading upload ${own.id} failed`, { cause: error });
+    }
+    // Our own input gone before any upstream call: the task cannot run (PROVIDERS.md, input_unavailable).
+    if (!object) throw new GenerationError('input_unavailable', `upload ${own.id} is no longer stored`);
+    const bytes = await readAll(object.body, MAX_UPLOAD_BYTES);
+    return { bytes, format: own.format, contentType: own.content_type, filename: own.filename };
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'gta-input-'));
+  try {
+    const downloaded = await downloadOutput(url, dir, signal, {
+      ...runtime,
+      maxOutputBytes: MAX_UPLOAD_BYTES,
+    });
+    const handle = await open(downloaded.path, 'r');
+    try {
+      const bytes = await handle.readFile();
+      return {
+        bytes,
+        format: downloaded.format,
+        contentType: downloaded.contentType,
+        filename: nameOf(url),
+      };
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

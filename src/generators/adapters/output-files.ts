@@ -1,0 +1,52 @@
+/**
+ * Downloaded provider outputs as task artifacts: each file's kind comes from its sniffed type, its name
+ * and caption from the mode's plan (the next planned output of the same kind), so a provider that returns
+ * a preview picture beside a mesh still gives `model.glb` and `preview.png` as the simulator would.
+ */
+import type { GenerationPlan } from '../../catalog/index.ts';
+import { type GeneratedFile, GenerationError } from '../generator.ts';
+import { kindOfOutput } from './output-type.ts';
+import type { DownloadedOutput } from './types.ts';
+
+function withExtension(filename: string, format: string): string {
+  const dot = filename.lastIndexOf('.');
+  const stem = dot > 0 ? filename.slice(0, dot) : filename;
+  return `${stem}.${format}`;
+}
+
+/**
+ * Names the downloaded files after the plan. A file no artifact kind fits, or outputs none of which is of
+ * a kind the plan promises, end the run as `generation_failed` (retrying would fetch the same files).
+ */
+export function filesForPlan(downloads: readonly DownloadedOutput[], plan: GenerationPlan): GeneratedFile[] {
+  const unused = [...plan.outputs];
+  const files = downloads.map((download, index): GeneratedFile => {
+    const kind = kindOfOutput(download.format);
+    if (kind === null)
+      throw new GenerationError(
+        'generation_failed',
+        `output ${index + 1} is not a file type the service stores`,
+      );
+    const at = unused.findIndex((output) => output.kind === kind);
+    const planned = at >= 0 ? unused.splice(at, 1)[0] : undefined;
+    return {
+      path: download.path,
+      kind,
+      filename: planned
+        ? withExtension(planned.filename, download.format)
+        : `output-${index + 1}.${download.format}`,
+      contentType: download.contentType,
+      sizeBytes: download.sizeBytes,
+      caption: planned?.caption ?? '',
+    };
+  });
+  const promised = new Set(plan.outputs.map((output) => output.kind));
+  if (promised.size > 0 && !files.some((file) => promised.has(file.kind))) {
+    const got = downloads.map((download) => download.format).join(', ');
+    throw new GenerationError(
+      'generation_failed',
+      `the outputs (${got}) are not of the promised kind (${[...promised].join(', ')})`,
+    );
+  }
+  return files;
+}

@@ -1,0 +1,248 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { CallbackStore, hashToken } from '../src/generators/adapters/callback-store.ts';
+import { type AdapterRuntime, createAdapterDeps } from '../src/generators/adapters/deps.ts';
+import type { AdapterDeps, Channel } from '../src/generators/adapters/index.ts';
+import { GenerationError, GeneratorTransientError } from '../src/generators/index.ts';
+import { makePng } from '../src/media/fixtures.ts';
+import { type FakeServer, startFakeServer } from './fakes/server.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+
+function channel(baseUrl: string): Channel {
+  return {
+    name: 'deps-test',
+    provider: 'cog',
+    models: ['image'],
+    baseUrl,
+    secrets: {},
+    priority: 0,
+    weight: 1,
+    maxConcurrency: 10,
+    timeoutMs: 30 * 60_000,
+    upstreamModels: {},
+  };
+}
+
+const GLB = Buffer.concat([Buffer.from('glTF'), Buffer.alloc(16)]);
+
+describe('AdapterDeps of a channel', () => {
+  let t: TestApp;
+  let fake: FakeServer;
+  let png: Buffer;
+  let hang = false;
+  const runtime = (overrides: Partial<AdapterRuntime> = {}): AdapterRuntime => ({
+    clock: t.clock,
+    storage: t.container.storage,
+    uploads: t.container.services.uploads,
+    callbacks: t.container.services.callbacks,
+    publicBaseUrl: 'https://api.example.com',
+    fetchAllowAddresses: ['127.0.0.1'],
+    ...overrides,
+  });
+  const deps = (overrides: Partial<AdapterRuntime> = {}): AdapterDeps =>
+    createAdapterDeps(channel(fake.url), runtime(overrides));
+  const signal = (): AbortSignal => AbortSignal.timeout(20_000);
+
+  before(async () => {
+    t = await startTestApp({ worker: false });
+    png = fs.readFileSync(await makePng(t.dir, 8, 8));
+    fake = await startFakeServer(async (request) => {
+      if (request.path === '/json') return { status: 201, body: { ok: true, echo: request.body } };
+      if (request.path === '/empty') return { status: 204 };
+      if (request.path === '/html') return { status: 502, body: '<html>Bad gateway</html>' };
+      if (request.path === '/slow') await new Promise((resolve) => setTimeout(resolve, hang ? 2_000 : 0));
+      if (request.path === '/tokens') {
+        const rows = await t.container.db.db.selectFrom('callback_tokens').select('token_hash').execute();
+        return { status: 200, body: { hashes: rows.map((row) => row.token_hash) } };
+      }
+      return null;
+    });
+  });
+  after(async () => {
+    await fake.close();
+    await t.close();
+  });
+
+  test('http: JSON bodies parsed, statuses returned, an empty body is null', async () => {
+    const http = deps().http;
+    const created = await http.request({ method: 'POST', path: '/json', json: { a: 1 }, signal: signal() });
+    assert.equal(created.status, 201);
+    assert.deepEqual(created.body, { ok: true, echo: { a: 1 } });
+    const empty = await http.request({ method: 'DELETE', path: '/empty', signal: signal() });
+    assert.deepEqual([empty.status, empty.body], [204, null]);
+    const missing = await http.request({ method: 'GET', path: '/nothing', signal: signal() });
+    assert.equal(missing.status, 404);
+  });
+
+  test('http: a body that is not JSON, a refused connection and a timeout are transient', async () => {
+    await assert.rejects(
+      deps().http.request({ method: 'GET', path: '/html', signal: signal() }),
+      (error) => error instanceof GeneratorTransientError && /not JSON/.test(error.message),
+    );
+    const closed = createAdapterDeps(channel('http://127.0.0.1:9'), runtime());
+    await assert.rejects(
+      closed.http.request({ method: 'GET', path: '/json', signal: signal() }),
+      GeneratorTransientError,
+    );
+    hang = true;
+    try {
+      await assert.rejects(
+        deps({ callTimeoutMs: 200 }).http.request({ method: 'GET', path: '/slow', signal: signal() }),
+        (error) => error instanceof GeneratorTransientError && /no answer within 200 ms/.test(error.message),
+      );
+    } finally {
+      hang = false;
+    }
+  });
+
+  test("http: the run's own abort is passed on, not turned into a provider failure", async () => {
+    const abort = new AbortController();
+    abort.abort(new Error('canceled by the caller'));
+    await assert.rejects(
+      deps().http.request({ method: 'GET', path: '/json', signal: abort.signal }),
+      /canceled by the caller/,
+    );
+  });
+
+  test('http: a callback token is stored before the provider can see its address', async () => {
+    // A store whose writes take a while, so a call that did not wait for them would overtake them.
+    const db = t.container.db;
+    const slowDb = {
+      ...db,
+      db: {
+        insertInto: (table: 'callback_tokens') => ({
+          values: (row: Parameters<ReturnType<typeof db.db.insertInto<'callback_tokens'>>['values']>[0]) => ({
+            execute: async () => {
+              await new Promise((resolve) => setTimeout(resolve, 300));
+              return db.db.insertInto(table).values(row).execute();
+            },
+          }),
+        }),
+      },
+    } as unknown as typeof db;
+    const callbacks = new CallbackStore({
+      db: slowDb,
+      clock: t.clock,
+      publicBaseUrl: t.container.config.publicBaseUrl,
+      notifyChannel: 'unused',
+    });
+    const d = deps({ callbacks });
+    const url = d.callbacks.urlFor('deps-task/1');
+    const token = url.split('/').pop() as string;
+    assert.ok(url.startsWith(`${t.container.config.publicBaseUrl}/v1/callbacks/deps-test/`), url);
+    const seen = await d.http.request({ method: 'GET', path: '/tokens', signal: signal() });
+    assert.ok((seen.body as { hashes: string[] }).hashes.includes(hashToken(token)));
+  });
+
+  test('download: a link is fetched into the folder and its type sniffed from the bytes', async () => {
+    const dir = fs.mkdtempSync(path.join(t.dir, 'dl-'));
+    const link = fake.serveFile(png, 'application/octet-stream', 10_000);
+    const got = await deps().download(link, dir, signal());
+    assert.equal(got.format, 'png');
+    assert.equal(got.contentType, 'image/png');
+    assert.equal(got.sizeBytes, png.length);
+    assert.ok(fs.readFileSync(got.path).equals(png));
+    assert.equal(path.dirname(got.path), dir);
+    const mesh = await deps().download(fake.serveFile(GLB, 'text/plain', 10_000), dir, signal());
+    assert.deepEqual([mesh.format, mesh.contentType], ['glb', 'model/gltf-binary']);
+  });
+
+  test('download: private addresses are refused unless allowed (CONTRACT §6), as transient', async () => {
+    const dir = fs.mkdtempSync(path.join(t.dir, 'dl-'));
+    const link = fake.serveFile(png, 'image/png', 10_000);
+    await assert.rejects(
+      deps({ fetchAllowAddresses: [] }).download(link, dir, signal()),
+      (error) => error instanceof GeneratorTransientError && /blocked/.test(error.message),
+    );
+    await assert.rejects(
+      deps({ fetchAllowAddresses: [] }).download('http://169.254.169.254/latest/meta-data', dir, signal()),
+      (error) => error instanceof GeneratorTransientError && /blocked/.test(error.message),
+    );
+    assert.deepEqual(fs.readdirSync(dir), []);
+  });
+
+  test('download: an expired link and a file over the cap are transient', async () => {
+    const dir = fs.mkdtempSync(path.join(t.dir, 'dl-'));
+    const link = fake.serveFile(png, 'image/png', 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await assert.rejects(
+      deps().download(link, dir, signal()),
+      (error) => error instanceof GeneratorTransientError && /bad_status/.test(error.message),
+    );
+    const big = fake.serveFile(png, 'image/png', 10_000);
+    await assert.rejects(
+      deps({ maxOutputBytes: png.length - 1 }).download(big, dir, signal()),
+      (error) => error instanceof GeneratorTransientError && /too_large/.test(error.message),
+    );
+    assert.deepEqual(fs.readdirSync(dir), []);
+  });
+
+  test('download: data URLs are decoded with the same cap and sniffing', async () => {
+    const dir = fs.mkdtempSync(path.join(t.dir, 'dl-'));
+    // The declared media type is ignored: the bytes decide.
+    const url = `data:text/plain;base64,${png.toString('base64')}`;
+    const got = await deps().download(url, dir, signal());
+    assert.deepEqual([got.format, got.sizeBytes], ['png', png.length]);
+    assert.ok(fs.readFileSync(got.path).equals(png));
+    await assert.rejects(
+      deps({ maxOutputBytes: png.length - 1 }).download(url, dir, signal()),
+      (error) => error instanceof GeneratorTransientError && /over/.test(error.message),
+    );
+    await assert.rejects(
+      deps().download('data:image/png;base64,@@@', dir, signal()),
+      GeneratorTransientError,
+    );
+    const text = await deps().download('data:,hello%20world', dir, signal());
+    assert.deepEqual([text.format, text.contentType], ['bin', 'application/octet-stream']);
+  });
+
+  test('publicUrl: our own upload links move under PUBLIC_BASE_URL, other links stay', () => {
+    const d = deps();
+    const own = `http://10.0.0.5:8080/files/${'a'.repeat(32)}/photo%201.png`;
+    assert.equal(d.publicUrl(own), `https://api.example.com/files/${'a'.repeat(32)}/photo%201.png`);
+    assert.equal(d.publicUrl('https://cdn.example.org/files/x.png'), 'https://cdn.example.org/files/x.png');
+    assert.equal(d.publicUrl('not a url'), 'not a url');
+  });
+
+  test('readInput: an own upload comes from storage, any other link through the guarded download', async () => {
+    const acct = await t.account({ balanceMinor: 1 });
+    const boundary = '----deps-test';
+    const payload = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="photo.png"\r\nContent-Type: image/png\r\n\r\n`,
+      ),
+      png,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: '/v1/files',
+      payload,
+      headers: {
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        authorization: `Bearer ${acct.key}`,
+      },
+    });
+    assert.equal(uploaded.statusCode, 201, uploaded.body);
+    // The upload's host (api.test) resolves nowhere: only a read from storage can succeed.
+    const own = await deps().readInput(uploaded.json().url as string, signal());
+    assert.deepEqual([own.format, own.contentType, own.filename], ['png', 'image/png', 'photo.png']);
+    assert.ok(own.bytes.equals(png));
+    const remote = await deps().readInput(fake.serveFile(png, 'image/png', 10_000), signal());
+    assert.ok(remote.bytes.equals(png));
+    assert.equal(remote.format, 'png');
+    await assert.rejects(
+      deps({ fetchAllowAddresses: [] }).readInput(fake.serveFile(png, 'image/png', 10_000), signal()),
+      GeneratorTransientError,
+    );
+    const deleted = await t.call(acct.key, 'DELETE', `/v1/files/${uploaded.json().id}`);
+    assert.equal(deleted.statusCode, 204);
+    // A deleted upload is no longer ours: it is fetched like any link, and its address is refused.
+    await assert.rejects(
+      deps().readInput(uploaded.json().url as string, signal()),
+      (error) => error instanceof GeneratorTransientError || error instanceof GenerationError,
+    );
+  });
+});

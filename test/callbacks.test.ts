@@ -1,0 +1,166 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { hashToken } from '../src/generators/adapters/callback-store.ts';
+import { CALLBACK_BODY_LIMIT } from '../src/http/limits.ts';
+import { expectError, startTestApp, type TestApp } from './helpers.ts';
+
+describe('provider callbacks (CONTRACT §11)', () => {
+  let t: TestApp;
+  before(async () => {
+    // No worker: the tasks stay queued until a test finishes them.
+    t = await startTestApp({ worker: false });
+  });
+  after(() => t.close());
+
+  async function queuedTask(): Promise<string> {
+    const acct = await t.account({ balanceMinor: 10_000 });
+    const created = await t.call(acct.key, 'POST', '/v1/tasks', {
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a chair', texture: false, pbr: false },
+    });
+    assert.equal(created.statusCode, 202, created.body);
+    return created.json().id as string;
+  }
+
+  async function addressFor(channel: string, runKey: string): Promise<string> {
+    const callbacks = t.container.services.callbacks.forChannel(channel);
+    const url = callbacks.urlFor(runKey);
+    await callbacks.settled();
+    return new URL(url).pathname;
+  }
+
+  test('stores the body of a known token, oldest first, and keeps only the hash', async () => {
+    const taskId = await queuedTask();
+    const runKey = `${taskId}/1`;
+    const path = await addressFor('cog-a', runKey);
+    assert.match(path, /^\/v1\/callbacks\/cog-a\/[A-Za-z0-9]{32}$/);
+    const first = await t.app.inject({ method: 'POST', url: path, payload: { status: 'processing' } });
+    assert.equal(first.statusCode, 200, first.body);
+    assert.deepEqual(first.json(), { received: true });
+    await t.app.inject({ method: 'POST', url: path, payload: { status: 'succeeded', output: ['x'] } });
+    const bodies = await t.container.services.callbacks.received(runKey);
+    assert.deepEqual(bodies, [{ status: 'processing' }, { status: 'succeeded', output: ['x'] }]);
+    const token = path.split('/').pop() as string;
+    const rows = await t.container.db.db.selectFrom('callback_tokens').selectAll().execute();
+    assert.ok(rows.some((row) => row.token_hash === hashToken(token) && row.run_key === runKey));
+    assert.ok(
+      rows.every((row) => row.token_hash !== token),
+      'the plain token is never stored',
+    );
+  });
+
+  test('the same run gets the same address from one channel; another run another', async () => {
+    const callbacks = t.container.services.callbacks.forChannel('cog-a');
+    assert.equal(callbacks.urlFor('t1/1'), callbacks.urlFor('t1/1'));
+    assert.notEqual(callbacks.urlFor('t1/1'), callbacks.urlFor('t1/2'));
+    await callbacks.settled();
+  });
+
+  test('a wrong token or another channel answers 404 not_found and stores nothing', async () => {
+    const taskId = await queuedTask();
+    const runKey = `${taskId}/1`;
+    const path = await addressFor('cog-a', runKey);
+    const token = path.split('/').pop() as string;
+    const wrongToken = await t.app.inject({
+      method: 'POST',
+      url: `/v1/callbacks/cog-a/${'A'.repeat(32)}`,
+      payload: { status: 'succeeded' },
+    });
+    expectError(wrongToken, 404, 'not_found');
+    assert.ok(!wrongToken.body.includes('AAAAAAAA'), 'the token is not echoed');
+    const otherChannel = await t.app.inject({
+      method: 'POST',
+      url: `/v1/callbacks/cog-b/${token}`,
+      payload: { status: 'succeeded' },
+    });
+    expectError(otherChannel, 404, 'not_found');
+    const badShape = await t.app.inject({
+      method: 'POST',
+      url: '/v1/callbacks/cog-a/not-a-token!',
+      payload: {},
+    });
+    expectError(badShape, 404, 'not_found');
+    assert.deepEqual(await t.container.services.callbacks.received(runKey), []);
+  });
+
+  test('a callback for a finished run answers 200 and has no effect', async () => {
+    const taskId = await queuedTask();
+    const runKey = `${taskId}/1`;
+    const path = await addressFor('cog-a', runKey);
+    const acctTask = await t.container.db.db
+      .selectFrom('tasks')
+      .select('account_id')
+      .where('id', '=', taskId)
+      .executeTakeFirstOrThrow();
+    const key = await t.admin('POST', `/admin/v1/accounts/${acctTask.account_id}/keys`, {});
+    const canceled = await t.call(key.json().key as string, 'POST', `/v1/tasks/${taskId}/cancel`);
+    assert.equal(canceled.statusCode, 200, canceled.body);
+    const late = await t.app.inject({ method: 'POST', url: path, payload: { status: 'succeeded' } });
+    assert.equal(late.statusCode, 200, late.body);
+    assert.deepEqual(late.json(), { received: false });
+    assert.deepEqual(await t.container.services.callbacks.received(runKey), []);
+    // Swept once the task has been final a while: the address is then unknown; a live run's stays.
+    const livePath = await addressFor('cog-a', `${await queuedTask()}/1`);
+    const swept = await t.container.services.callbacks.sweep(new Date(Date.now() + 60_000));
+    assert.ok(swept >= 1);
+    expectError(await t.app.inject({ method: 'POST', url: path, payload: {} }), 404, 'not_found');
+    const live = await t.app.inject({ method: 'POST', url: livePath, payload: { status: 'starting' } });
+    assert.deepEqual(live.json(), { received: true });
+  });
+
+  test('a body over the cap answers 413 request_too_large and stores nothing', async () => {
+    const taskId = await queuedTask();
+    const runKey = `${taskId}/1`;
+    const path = await addressFor('cog-a', runKey);
+    const payload = JSON.stringify({ output: 'x'.repeat(CALLBACK_BODY_LIMIT) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: path,
+      payload,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(res, 413, 'request_too_large');
+    assert.deepEqual(await t.container.services.callbacks.received(runKey), []);
+  });
+
+  test('a stored callback wakes the worker of this process', async () => {
+    const taskId = await queuedTask();
+    const runKey = `${taskId}/1`;
+    const path = await addressFor('cog-a', runKey);
+    let woken = 0;
+    const worker = t.container.worker;
+    const original = worker.wake.bind(worker);
+    worker.wake = () => {
+      woken += 1;
+      original();
+    };
+    try {
+      await t.app.inject({ method: 'POST', url: path, payload: { status: 'processing' } });
+    } finally {
+      worker.wake = original;
+    }
+    assert.equal(woken, 1);
+  });
+
+  test('a run waiting for its next callback is woken by it, and only by its own', async () => {
+    const taskId = await queuedTask();
+    const runKey = `${taskId}/1`;
+    const path = await addressFor('cog-a', runKey);
+    const otherPath = await addressFor('cog-a', `${await queuedTask()}/1`);
+    const store = t.container.services.callbacks;
+    let woken = false;
+    const waiting = store.nextCallback(runKey, AbortSignal.timeout(20_000)).then(() => {
+      woken = true;
+    });
+    await t.app.inject({ method: 'POST', url: otherPath, payload: { status: 'processing' } });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(woken, false, 'not woken by another run');
+    await t.app.inject({ method: 'POST', url: path, payload: { status: 'processing' } });
+    await waiting;
+    assert.equal(woken, true);
+    const abort = new AbortController();
+    const given = store.nextCallback(runKey, abort.signal);
+    abort.abort();
+    await given;
+  });
+});
