@@ -4,7 +4,8 @@
  * for the creating key only, tasks that go queued → running → their outcome over a set time, output links
  * that expire after a few seconds, and faults on demand. Every request lands in `calls`.
  *
- * Run it alone with `node test/fakes/tripo.ts` (port from `TRIPO_FAKE_PORT`, key `tsk_test`).
+ * Run it alone with `node test/fakes/tripo.ts` (key `tsk_test`; `TRIPO_FAKE_PORT`, and the times
+ * `TRIPO_FAKE_QUEUED_MS`, `TRIPO_FAKE_RUNNING_MS`, `TRIPO_FAKE_OUTPUT_TTL_MS` in milliseconds).
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -300,6 +301,13 @@ export class TripoFake {
 }
 
 if (import.meta.main) {
-  const fake = await TripoFake.start({ port: Number(process.env['TRIPO_FAKE_PORT'] ?? 0) });
+  const env = (name: string): number | undefined =>
+    process.env[name] === undefined ? undefined : Number(process.env[name]);
+  const fake = await TripoFake.start({
+    port: env('TRIPO_FAKE_PORT') ?? 0,
+    queuedMs: env('TRIPO_FAKE_QUEUED_MS'),
+    runningMs: env('TRIPO_FAKE_RUNNING_MS'),
+    outputTtlMs: env('TRIPO_FAKE_OUTPUT_TTL_MS'),
+  });
   process.stdout.write(`Tripo fake at ${fake.baseUrl} (key tsk_test)\n`);
 }
