@@ -24,6 +24,11 @@ import type { Adapter, AdapterDeps, DownloadedOutput, UpstreamRequest } from '..
 import { dataOf, statusOf, type TripoTask, taskOf } from './answers.ts';
 import { type TripoFile, taskBody } from './task-body.ts';
 
+/** Tripo's public API root, for a channel without `base_url` (PROVIDERS.md §1). */
+export const TRIPO_BASE_URL = 'https://api.tripo3d.ai/v2/openapi';
+/** Our models a Tripo channel can serve (CONTRACT §11). */
+export const TRIPO_MODELS: readonly string[] = ['model-3d'];
+
 /** Picture formats Tripo takes, as its `type` names them. */
 const PICTURE_TYPES: Readonly<Record<string, TripoFile['type']>> = { jpeg: 'jpg', png: 'png' };
 /** Formats a preview may come in; Tripo renders PNG or WebP. */
