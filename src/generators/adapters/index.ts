@@ -21,5 +21,6 @@ export {
   type UpstreamHttp,
   type UpstreamRequest,
   type UpstreamResponse,
+  UpstreamRunLost,
 } from './types.ts';
 export { retryAfterMs, transientFailure } from './upstream-failure.ts';

@@ -14,7 +14,7 @@
  *   `GenerationStatus { state: 'failed' }` from `status()` for a failed upstream task.
  */
 import type { Clock } from '../../lib/index.ts';
-import type { Generator } from '../generator.ts';
+import { type Generator, GeneratorTransientError } from '../generator.ts';
 import type { LibraryGenerator } from '../library.ts';
 
 /** Providers a channel may name (CONTRACT §11). */
@@ -56,6 +56,15 @@ export interface Channel {
 /** The channel's own account at the provider has no credit (PROVIDERS.md "no credit"). */
 export class ChannelOutOfCredit extends Error {
   override name = 'ChannelOutOfCredit';
+}
+
+/**
+ * The upstream task is gone for good (expired, unknown to the provider, or cancelled by someone else), so
+ * polling it again cannot help: the run is retried as a new run, on another channel where there is one.
+ * Transient (it extends `GeneratorTransientError`): a router that does not know it keeps polling in place.
+ */
+export class UpstreamRunLost extends GeneratorTransientError {
+  override name = 'UpstreamRunLost';
 }
 
 /** An answer of the provider's HTTP API, parsed. */
