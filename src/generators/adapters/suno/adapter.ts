@@ -149,6 +149,8 @@ export class SunoAdapter implements Adapter {
       throw new GeneratorTransientError(`suno task ${run.taskId} has no finished audio (${task.status})`);
     }
     const tracks = task.tracks.filter((t) => t.audioUrl !== undefined);
+    // Links by track id; a re-read refreshes them for the tracks still to come.
+    const links = new Map(tracks.map((t) => [t.id, t.audioUrl as string]));
     const files: GeneratedFile[] = [];
     const texts: string[] = [];
     const plan = request.plan;
@@ -157,11 +159,12 @@ export class SunoAdapter implements Adapter {
     for (const [index, track] of tracks.entries()) {
       let downloaded: DownloadedOutput;
       try {
-        downloaded = await this.#deps.download(track.audioUrl as string, dir, signal);
+        downloaded = await this.#deps.download(links.get(track.id) as string, dir, signal);
       } catch (error) {
         if (signal.aborted) throw error;
-        // URLs are short-lived: read the task once more for fresh ones, then give up as transient.
+        // Links are short-lived (PROVIDERS.md): read the task once more for fresh ones, then it is transient.
         task = await this.#read(run.taskId, signal);
+        for (const t of task.tracks) if (t.audioUrl !== undefined) links.set(t.id, t.audioUrl);
         const fresh = task.tracks.find((t) => t.id === track.id)?.audioUrl;
         if (fresh === undefined) throw error;
         downloaded = await this.#deps.download(fresh, dir, signal);
