@@ -348,7 +348,8 @@ test('the channel’s upstream_models replaces our model version', async () => {
       runStart(),
       AbortSignal.timeout(5_000),
     );
-    assert.equal((own.fake.creates()[0]?.body as Record<string, unknown>)['model'], 'V5');
+    const body = (own.fake.creates()[0]?.body ?? {}) as Record<string, unknown>;
+    assert.equal(body['model'], 'V5');
   } finally {
     await own.close();
   }
