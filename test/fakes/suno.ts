@@ -13,14 +13,22 @@
  * Run alone: `node test/fakes/suno.ts` (PORT, SUNO_FAKE_KEY, SUNO_FAKE_STEP_MS, SUNO_FAKE_URL_TTL_MS).
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderMp3 } from '../../src/generators/simulator/media/mp3.ts';
-import { drawPicture, encodePng } from '../../src/generators/simulator/media/png.ts';
+import {
+  callbackBody,
+  createRefusal,
+  type FakeTask,
+  type LinkOptions,
+  lyricsInfo,
+  MUSIC_ENDPOINTS,
+  musicInfo,
+  newTask,
+  SAMPLE_PNG,
+  sampleMp3,
+  stateOf,
+} from './suno-tasks.ts';
 
 /** One request the fake received. */
 export interface SunoCall {
@@ -53,65 +61,6 @@ export interface SunoFakeOptions {
   callbacks?: boolean;
   /** Listen port. (Default: any free one) */
   port?: number;
-}
-
-interface FakeTask {
-  id: string;
-  kind: 'music' | 'lyrics';
-  endpoint: string;
-  body: Record<string, unknown>;
-  createdAt: number;
-  outcome: 'ok' | 'sensitive' | 'failed' | 'copyright' | 'callback-exception' | 'stall';
-  notMp3: boolean;
-}
-
-const STAGES = ['PENDING', 'TEXT_SUCCESS', 'FIRST_SUCCESS', 'SUCCESS'] as const;
-const MUSIC_PATHS = [
-  '/api/v1/generate',
-  '/api/v1/generate/sounds',
-  '/api/v1/generate/add-vocals',
-  '/api/v1/generate/add-instrumental',
-  '/api/v1/generate/upload-cover',
-  '/api/v1/generate/upload-extend',
-  '/api/v1/generate/replace-section',
-  '/api/v1/generate/mashup',
-];
-
-let mp3Bytes: Promise<Buffer> | undefined;
-/** A real two-second MP3 made by the simulator's encoder (once per process). */
-function sampleMp3(): Promise<Buffer> {
-  mp3Bytes ??= (async () => {
-    const path = join(tmpdir(), `suno-fake-${randomUUID()}.mp3`);
-    const plan = {
-      kind: 'audio',
-      format: 'mp3',
-      filename: 'a.mp3',
-      caption: '',
-      seed: 'suno',
-      durationSeconds: 2,
-    };
-    await renderMp3(plan as Parameters<typeof renderMp3>[0], path);
-    const bytes = await readFile(path);
-    await rm(path, { force: true });
-    return bytes;
-  })();
-  return mp3Bytes;
-}
-const PNG_BYTES = encodePng(16, 16, drawPicture(16, 16, 'suno-cover'));
-
-function hasMarker(value: unknown, marker: string): boolean {
-  if (typeof value === 'string') return value.includes(marker);
-  if (Array.isArray(value)) return value.some((v) => hasMarker(v, marker));
-  if (value !== null && typeof value === 'object')
-    return Object.values(value).some((v) => hasMarker(v, marker));
-  return false;
-}
-
-function outcomeOf(body: unknown): FakeTask['outcome'] {
-  for (const outcome of ['sensitive', 'failed', 'copyright', 'callback-exception', 'stall'] as const) {
-    if (hasMarker(body, `[suno:${outcome}]`)) return outcome;
-  }
-  return 'ok';
 }
 
 export class SunoFake {
@@ -171,13 +120,11 @@ export class SunoFake {
 
   /** State of a task now, from its age. */
   stateOf(task: FakeTask): string {
-    if (task.outcome === 'stall') return 'PENDING';
-    const stage = Math.floor((Date.now() - task.createdAt) / this.stepMs);
-    if (task.outcome === 'sensitive' && stage >= 1) return 'SENSITIVE_WORD_ERROR';
-    if ((task.outcome === 'failed' || task.outcome === 'copyright') && stage >= 2)
-      return 'GENERATE_AUDIO_FAILED';
-    if (task.outcome === 'callback-exception' && stage >= 3) return 'CALLBACK_EXCEPTION';
-    return STAGES[Math.min(stage, 3)] as string;
+    return stateOf(task, this.stepMs);
+  }
+
+  #links(): LinkOptions {
+    return { base: this.url, ttlMs: this.urlTtlMs, stepMs: this.stepMs };
   }
 
   #takeFault(target: 'create' | 'read'): SunoFault | undefined {
@@ -214,7 +161,7 @@ export class SunoFake {
       return send(res, 401, { code: 401, msg: 'Unauthorized: invalid API key' });
     }
     const fields = (body !== null && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-    if (req.method === 'POST' && MUSIC_PATHS.includes(url.pathname)) {
+    if (req.method === 'POST' && MUSIC_ENDPOINTS[url.pathname] !== undefined) {
       return this.#create(res, 'music', url.pathname, fields);
     }
     if (req.method === 'POST' && url.pathname === '/api/v1/lyrics') {
@@ -238,7 +185,11 @@ export class SunoFake {
     const task = this.tasks.get(taskId);
     if (req.method === 'GET' && url.pathname.endsWith('/record-info')) {
       if (task === undefined) return send(res, 200, { code: 404, msg: 'task not found' });
-      return send(res, 200, ok(task.kind === 'lyrics' ? this.#lyricsInfo(task) : this.#musicInfo(task)));
+      return send(
+        res,
+        200,
+        ok(task.kind === 'lyrics' ? lyricsInfo(task, this.stepMs) : musicInfo(task, this.#links())),
+      );
     }
     send(res, 404, { code: 404, msg: `no route ${req.method} ${url.pathname}` });
   }
@@ -269,23 +220,15 @@ export class SunoFake {
     endpoint: string,
     body: Record<string, unknown>,
   ): void {
-    if (typeof body['callBackUrl'] !== 'string') {
-      send(res, 200, { code: 400, msg: 'callBackUrl is required' });
+    const refusal = kind === 'music' ? createRefusal(endpoint, body) : null;
+    if (refusal !== null || typeof body['callBackUrl'] !== 'string') {
+      send(res, 200, { code: 400, msg: refusal ?? 'missing callBackUrl' });
       return;
     }
-    const id = randomUUID().replaceAll('-', '');
-    const task: FakeTask = {
-      id,
-      kind,
-      endpoint,
-      body,
-      createdAt: Date.now(),
-      outcome: outcomeOf(body),
-      notMp3: hasMarker(body, '[suno:not-mp3]'),
-    };
-    this.tasks.set(id, task);
+    const task = newTask(kind, endpoint, body);
+    this.tasks.set(task.id, task);
     if (kind === 'music') this.#scheduleCallbacks(task);
-    send(res, 200, ok({ taskId: id }));
+    send(res, 200, ok({ taskId: task.id }));
   }
 
   /** Callbacks at each stage as §2 describes them: text, first, complete, or error. */
@@ -316,19 +259,7 @@ export class SunoFake {
   async #postCallback(task: FakeTask, type: string): Promise<void> {
     if (!this.sendCallbacks) return;
     const url = String(task.body['callBackUrl']);
-    const info = this.#musicInfo(task);
-    const body =
-      type === 'error'
-        ? {
-            code: task.outcome === 'copyright' ? 400 : 501,
-            msg: 'generation failed',
-            data: { callbackType: 'error', task_id: task.id, error: info.errorMessage },
-          }
-        : {
-            code: 200,
-            msg: 'All generated successfully.',
-            data: { callbackType: type, task_id: task.id, data: info.response.sunoData.map(snake) },
-          };
+    const body = callbackBody(task, type, this.#links());
     let status = 0;
     try {
       const answer = await fetch(url, {
@@ -345,72 +276,6 @@ export class SunoFake {
     this.callbacksSent.push({ url, body, status });
   }
 
-  #musicInfo(task: FakeTask) {
-    const status = this.stateOf(task);
-    const count = task.endpoint === '/api/v1/generate/sounds' ? 1 : 2;
-    const withAudio =
-      status === 'SUCCESS' || status === 'CALLBACK_EXCEPTION' ? count : status === 'FIRST_SUCCESS' ? 1 : 0;
-    const hasText = status !== 'PENDING' && !status.endsWith('ERROR') && status !== 'GENERATE_AUDIO_FAILED';
-    const expires = Date.now() + this.urlTtlMs;
-    const title = String(task.body['title'] ?? task.body['prompt'] ?? 'Fake song').slice(0, 40);
-    const sunoData = hasText
-      ? Array.from({ length: count }, (_, i) => ({
-          id: `${task.id}-a${i + 1}`,
-          audioUrl:
-            i < withAudio
-              ? `${this.url}/files/${task.id}-a${i + 1}.mp3?expires=${expires}${task.notMp3 ? '&as=png' : ''}`
-              : '',
-          streamAudioUrl: `${this.url}/files/${task.id}-a${i + 1}.mp3?expires=${expires}`,
-          imageUrl: `${this.url}/files/${task.id}-a${i + 1}.png?expires=${expires}`,
-          prompt: task.body['instrumental'] === true ? '' : `[Verse]\nLyrics of ${title} take ${i + 1}`,
-          modelName: String(task.body['model'] ?? 'chirp'),
-          title: `${title} ${i + 1}`,
-          tags: String(task.body['style'] ?? task.body['tags'] ?? ''),
-          createTime: task.createdAt,
-          duration: 2,
-        }))
-      : [];
-    const failed = status === 'SENSITIVE_WORD_ERROR' || status === 'GENERATE_AUDIO_FAILED';
-    return {
-      taskId: task.id,
-      parentMusicId: '',
-      param: JSON.stringify(task.body),
-      status,
-      operationType: 'generate',
-      errorCode: failed ? (task.outcome === 'copyright' ? 400 : 501) : null,
-      errorMessage: failed
-        ? status === 'SENSITIVE_WORD_ERROR'
-          ? 'Contains sensitive words'
-          : 'Audio generation failed'
-        : null,
-      response: { taskId: task.id, sunoData },
-    };
-  }
-
-  #lyricsInfo(task: FakeTask) {
-    const done = Date.now() - task.createdAt >= this.stepMs;
-    const sensitive = task.outcome === 'sensitive';
-    const idea = String(task.body['prompt'] ?? '');
-    return {
-      taskId: task.id,
-      status: done ? (sensitive ? 'SENSITIVE_WORD_ERROR' : 'SUCCESS') : 'PENDING',
-      errorCode: done && sensitive ? 400 : null,
-      errorMessage: done && sensitive ? 'Contains sensitive words' : null,
-      response: {
-        taskId: task.id,
-        lyricsData:
-          done && !sensitive
-            ? [1, 2].map((n) => ({
-                title: `Idea ${n}`,
-                text: `[Verse]\n${idea} (variant ${n})`,
-                status: 'complete',
-                errorMessage: '',
-              }))
-            : [],
-      },
-    };
-  }
-
   /** Files behind links that expire: 403 after `expires`, like a presigned URL. */
   async #serveFile(url: URL, res: http.ServerResponse): Promise<void> {
     const expires = Number(url.searchParams.get('expires'));
@@ -421,7 +286,7 @@ export class SunoFake {
       return;
     }
     const png = url.pathname.endsWith('.png') || url.searchParams.get('as') === 'png';
-    const bytes = png ? PNG_BYTES : await sampleMp3();
+    const bytes = png ? SAMPLE_PNG : await sampleMp3();
     res
       .writeHead(200, { 'content-type': png ? 'image/png' : 'audio/mpeg', 'content-length': bytes.length })
       .end(bytes);
@@ -434,22 +299,6 @@ function ok(data: unknown): unknown {
 
 function send(res: http.ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-/** A record-info track as callbacks spell it (snake_case). */
-function snake(track: Record<string, unknown>): Record<string, unknown> {
-  return {
-    id: track['id'],
-    audio_url: track['audioUrl'],
-    stream_audio_url: track['streamAudioUrl'],
-    image_url: track['imageUrl'],
-    prompt: track['prompt'],
-    model_name: track['modelName'],
-    title: track['title'],
-    tags: track['tags'],
-    createTime: track['createTime'],
-    duration: track['duration'],
-  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
