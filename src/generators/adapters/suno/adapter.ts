@@ -6,6 +6,10 @@
  * Crash window: Suno has no idempotency key, so `find()` answers null. A worker that dies after Suno
  * accepted the create and before the handle was saved starts a second upstream task on resume; the first
  * one's result is never used (its cost is Suno's credits, not the caller's money).
+ *
+ * `CALLBACK_EXCEPTION` (Suno could not deliver a callback) with every track's audio is success (PROVIDERS.md,
+ * decided there); with tracks still missing the run keeps polling, since only our callback endpoint failed,
+ * and the channel timeout bounds it.
  */
 import { slug } from '../../../catalog/music-common.ts';
 import {
@@ -46,7 +50,12 @@ interface SunoHandle {
 }
 
 function parseHandle(handle: string): SunoHandle {
-  const parsed = JSON.parse(handle) as Partial<SunoHandle>;
+  let parsed: Partial<SunoHandle> = {};
+  try {
+    parsed = JSON.parse(handle) as Partial<SunoHandle>;
+  } catch {
+    // Falls through to the refusal below: a handle we did not write.
+  }
   if (parsed.v !== 1 || typeof parsed.taskId !== 'string' || typeof parsed.key !== 'string') {
     throw new GenerationError('generation_failed', 'unreadable suno run handle');
   }

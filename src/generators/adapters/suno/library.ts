@@ -7,7 +7,6 @@
  * between calls (`issuePhrase`/`checkRecording` need the validate task's id) and settles a check after a
  * time known up front (Suno's voice result must be polled). They answer GeneratorUnavailable (503).
  */
-import { randomUUID } from 'node:crypto';
 import { GenerationError, GeneratorTransientError, GeneratorUnavailable } from '../../generator.ts';
 import {
   type HelperIO,
@@ -25,6 +24,8 @@ import { asObject, SunoApi, stringField } from './wire.ts';
 export const LYRICS_WAIT_MS = 60_000;
 /** Between two lyrics reads (Suno allows 20 requests / 10 s per key). */
 export const LYRICS_POLL_MS = 2_000;
+/** Run key of the lyrics helper's callback URL (no task has it, so its callbacks are dropped). */
+export const LYRICS_CALLBACK_KEY = 'helpers/suno-lyrics';
 /** Upstream limit of a lyrics prompt (characters). */
 export const LYRICS_PROMPT_MAX = 200;
 
@@ -105,8 +106,9 @@ export class SunoLibrary implements LibraryGenerator {
   }
 
   async #lyrics(prompt: string, signal: AbortSignal): Promise<HelperIO['lyrics']['output']> {
-    // Helpers have no run: a fresh key gives the callback URL the endpoint requires; we poll anyway.
-    const callBackUrl = this.#deps.callbacks.urlFor(`lyrics/${randomUUID()}`);
+    // The endpoint requires a callback URL, but a helper has no run and is polled: one fixed key per
+    // channel, so the service keeps one token for all lyrics calls, and what Suno posts there wakes nothing.
+    const callBackUrl = this.#deps.callbacks.urlFor(LYRICS_CALLBACK_KEY);
     const body = { prompt: prompt.slice(0, LYRICS_PROMPT_MAX), callBackUrl };
     const taskId = await this.#api.create('/api/v1/lyrics', body, signal);
     const deadline = this.#deps.clock.now().getTime() + LYRICS_WAIT_MS;
