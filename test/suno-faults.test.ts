@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SUNO_LAG_POLL_MS, SUNO_POLL_MS } from '../src/generators/adapters/suno/index.ts';
+import { createSunoAdapter, SUNO_LAG_POLL_MS, SUNO_POLL_MS } from '../src/generators/adapters/suno/index.ts';
 import { ChannelOutOfCredit } from '../src/generators/adapters/types.ts';
 import {
   GenerationError,
@@ -51,24 +51,11 @@ for (const code of [400, 413]) {
 }
 
 test('a wrong API key is transient (counts against the channel)', async () => {
-  const wrong = await sunoRig({ apiKey: 'other-key' });
-  try {
-    const channelKey = wrong.test.deps.channel.secrets['api_key'];
-    assert.equal(channelKey, 'other-key');
-    // The fake accepts only its own key; make the channel send a different one.
-    const deps = {
-      ...wrong.test.deps,
-      channel: { ...wrong.test.deps.channel, secrets: { api_key: 'stale' } },
-    };
-    const { createSunoAdapter } = await import('../src/generators/adapters/suno/index.ts');
-    await assert.rejects(
-      createSunoAdapter(deps).create(song(), runStart(), AbortSignal.timeout(5_000)),
-      isTransient,
-    );
-    assert.equal(wrong.fake.calls[0]?.authorization, 'Bearer stale');
-  } finally {
-    await wrong.close();
-  }
+  const { deps } = rig.test;
+  const stale = createSunoAdapter({ ...deps, channel: { ...deps.channel, secrets: { api_key: 'stale' } } });
+  const before = rig.fake.calls.length;
+  await assert.rejects(stale.create(song(), runStart(), AbortSignal.timeout(5_000)), isTransient);
+  assert.equal(rig.fake.calls[before]?.authorization, 'Bearer stale');
 });
 
 test('HTTP 5xx without an envelope, garbage JSON and a missing taskId are transient', async () => {

@@ -90,9 +90,13 @@ export function failureOf(task: SunoTask): GenerationStatus | null {
   }
 }
 
-/** True when the task is finished with its audio (CALLBACK_EXCEPTION with every track counts: decided here). */
-function isDone(task: SunoTask, mode: string): boolean {
-  return (task.status === 'SUCCESS' || task.status === 'CALLBACK_EXCEPTION') && hasAllAudio(task, mode);
+/**
+ * True when the task is finished with its audio: `SUCCESS` with any track's audio (a count Suno changes
+ * must not strand a run), `CALLBACK_EXCEPTION` with every track (decided in PROVIDERS.md §2).
+ */
+export function isFinished(task: SunoTask, mode: string): boolean {
+  if (task.status === 'SUCCESS') return task.tracks.some((t) => t.audioUrl !== undefined);
+  return task.status === 'CALLBACK_EXCEPTION' && hasAllAudio(task, mode);
 }
 
 /** The `callbackType` of a callback body (`text`, `first`, `complete`, `error`), if readable. */
@@ -135,7 +139,7 @@ export class SunoAdapter implements Adapter {
     const task = await this.#read(run.taskId, signal);
     const failure = failureOf(task);
     if (failure !== null) return failure;
-    if (isDone(task, request.mode)) return { state: 'succeeded' };
+    if (isFinished(task, request.mode)) return { state: 'succeeded' };
     // A final callback wakes the run; when record-info has not caught up yet, ask again soon.
     const callbacks = await this.#deps.callbacks.received(run.key);
     const woken = callbacks.some((body) => ['complete', 'error'].includes(callbackType(body) ?? ''));
@@ -154,7 +158,7 @@ export class SunoAdapter implements Adapter {
   ): Promise<GenerationOutputs> {
     const run = parseHandle(handle);
     let task = await this.#read(run.taskId, signal);
-    if (!isDone(task, request.mode)) {
+    if (!isFinished(task, request.mode)) {
       throw new GeneratorTransientError(`suno task ${run.taskId} has no finished audio (${task.status})`);
     }
     const tracks = task.tracks.filter((t) => t.audioUrl !== undefined);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GenerationError, GeneratorTransientError } from '../../generator.ts';
 import { ChannelOutOfCredit } from '../types.ts';
-import { failureOf } from './adapter.ts';
+import { failureOf, isFinished } from './adapter.ts';
 import { fileStem, sunoCreateCall } from './bodies.ts';
 import { readSunoTask, type SunoTask } from './record.ts';
 import { envelopeData } from './wire.ts';
@@ -100,4 +100,21 @@ test('a mode suno does not serve is a final failure before any call', () => {
     classOf(() => sunoCreateCall('karaoke', {}, ctx)),
     'generation_failed',
   );
+});
+
+test('finished: SUCCESS with any audio, CALLBACK_EXCEPTION only with every track', () => {
+  const task = (status: string, audio: number): SunoTask =>
+    readSunoTask({
+      status,
+      response: {
+        sunoData: [0, 1].map((i) => ({ id: `a${i}`, audioUrl: i < audio ? `https://x/${i}.mp3` : '' })),
+      },
+    });
+  assert.equal(isFinished(task('SUCCESS', 2), 'generate'), true);
+  assert.equal(isFinished(task('SUCCESS', 1), 'generate'), true);
+  assert.equal(isFinished(task('SUCCESS', 0), 'generate'), false);
+  assert.equal(isFinished(task('CALLBACK_EXCEPTION', 1), 'generate'), false);
+  assert.equal(isFinished(task('CALLBACK_EXCEPTION', 2), 'generate'), true);
+  assert.equal(isFinished(task('CALLBACK_EXCEPTION', 1), 'sounds'), true);
+  assert.equal(isFinished(task('FIRST_SUCCESS', 1), 'generate'), false);
 });
