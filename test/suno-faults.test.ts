@@ -107,6 +107,23 @@ for (const [name, marker, expected] of outcomes) {
   });
 }
 
+test('a failed task whose error callback carries code 413 is a content refusal', async () => {
+  const request = song('a song [suno:failed]');
+  const run = runStart();
+  const handle = await rig.adapter.create(request, run, AbortSignal.timeout(5_000));
+  const status = await pollToEnd(rig.adapter, handle, request);
+  assert.equal(status.state === 'failed' && status.code, 'generation_failed');
+  rig.test.received.set(run.key, [
+    {
+      code: 413,
+      msg: 'matches an existing work',
+      data: { callbackType: 'error', task_id: 'x', error: 'known' },
+    },
+  ]);
+  const again = await rig.adapter.status(handle, request, AbortSignal.timeout(5_000));
+  assert.equal(again.state === 'failed' && again.code, 'content_refused');
+});
+
 test('CALLBACK_EXCEPTION with every track is success', async () => {
   const { status, outputs } = await runToEnd(rig.adapter, song('a song [suno:callback-exception]'));
   assert.deepEqual(status, { state: 'succeeded' });

@@ -105,6 +105,12 @@ function callbackType(body: unknown): string | undefined {
   return typeof data?.callbackType === 'string' ? data.callbackType : undefined;
 }
 
+/** An `error` callback whose code names the content (400 copyrighted lyrics, 413 a known work). */
+function isContentErrorCallback(body: unknown): boolean {
+  const code = (body as { code?: unknown } | null)?.code;
+  return callbackType(body) === 'error' && typeof code === 'number' && CONTENT_CODES.has(code);
+}
+
 export class SunoAdapter implements Adapter {
   /** The helpers' side (set by `createSunoAdapter`). */
   library?: LibraryGenerator;
@@ -138,6 +144,12 @@ export class SunoAdapter implements Adapter {
     const run = parseHandle(handle);
     const task = await this.#read(run.taskId, signal);
     const failure = failureOf(task);
+    if (failure?.state === 'failed' && failure.code === 'generation_failed') {
+      // Record-info decides that the task failed; an error callback's code 400/413 (copyrighted lyrics, a
+      // known work) says it was the content (PROVIDERS.md "content").
+      const callbacks = await this.#deps.callbacks.received(run.key);
+      if (callbacks.some(isContentErrorCallback)) return { ...failure, code: 'content_refused' };
+    }
     if (failure !== null) return failure;
     if (isFinished(task, request.mode)) return { state: 'succeeded' };
     // A final callback wakes the run; when record-info has not caught up yet, ask again soon.
