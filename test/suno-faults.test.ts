@@ -28,7 +28,8 @@ after(() => rig.close());
 const song = (description = 'a song about rain') =>
   musicRequest({ mode: 'generate', songDescription: description });
 const create = (request = song()) => rig.adapter.create(request, runStart(), AbortSignal.timeout(5_000));
-const isTransient = (error: unknown) => error instanceof GeneratorTransientError;
+const isTransient = (error: unknown): error is GeneratorTransientError =>
+  error instanceof GeneratorTransientError;
 const isFinal = (code: string) => (error: unknown) => error instanceof GenerationError && error.code === code;
 
 for (const code of [401, 405, 430, 455, 500]) {
@@ -65,6 +66,11 @@ test('HTTP 5xx without an envelope, garbage JSON and a missing taskId are transi
   await assert.rejects(create(), isTransient);
   rig.fake.fail({ kind: 'missing' }, { target: 'create' });
   await assert.rejects(create(), isTransient);
+});
+
+test('an empty HTTP 429 is transient and keeps the Retry-After', async () => {
+  rig.fake.fail({ kind: 'http', status: 429, retryAfterSeconds: 3, body: '' }, { target: 'create' });
+  await assert.rejects(create(), (error: unknown) => isTransient(error) && error.retryAfterMs === 3_000);
 });
 
 test('a hanging upstream call ends with its signal', async () => {

@@ -42,7 +42,7 @@ export interface SunoCall {
 /** A fault the next matching requests answer instead of the real thing. */
 export type SunoFault =
   | { kind: 'code'; code: number; msg?: string }
-  | { kind: 'http'; status: number }
+  | { kind: 'http'; status: number; retryAfterSeconds?: number; body?: string }
   | { kind: 'garbage' }
   | { kind: 'missing' }
   | { kind: 'hang' };
@@ -199,9 +199,14 @@ export class SunoFake {
       case 'code':
         send(res, 200, { code: fault.code, msg: fault.msg ?? `fake code ${fault.code}`, data: null });
         return;
-      case 'http':
-        res.writeHead(fault.status, { 'content-type': 'text/html' }).end('<html>upstream broke</html>');
+      case 'http': {
+        const wait =
+          fault.retryAfterSeconds === undefined ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
+        res
+          .writeHead(fault.status, { 'content-type': 'text/html', ...wait })
+          .end(fault.body ?? '<html>upstream broke</html>');
         return;
+      }
       case 'garbage':
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"code": 200, "data": ');
         return;
