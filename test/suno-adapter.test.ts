@@ -10,12 +10,17 @@ import { musicRequest, type Rig, runStart, runToEnd, sunoRig, UPLOAD, UPLOAD2 } 
 const LYRICS = '[Verse]\nMorning light on the river';
 const PUBLIC = 'https://api.example.test/files/AbCdEfGhIjKlMnOpQrStUvWxYz012345/my%20demo.mp3';
 const PUBLIC2 = 'https://api.example.test/files/ZyXwVuTsRqPoNmLkJiHgFeDcBa543210/second.mp3';
+/** An output of one of our runs on another provider. */
+const OTHERS = 'http://127.0.0.1:8080/files/CogCogCogCogCogCogCogCogCogCog01/cog.mp3';
 const W = { styleWeight: 0.65, weirdnessConstraint: 0.65, audioWeight: 0.65 };
 
 let rig: Rig;
 before(async () => {
   rig = await sunoRig({
-    artifacts: { [UPLOAD]: { provider: 'suno', ids: { taskId: 'up-task', audioId: 'up-audio' } } },
+    artifacts: {
+      [UPLOAD]: { provider: 'suno', ids: { taskId: 'up-task', audioId: 'up-audio' } },
+      [OTHERS]: { provider: 'cog', ids: { taskId: 'cog-task', audioId: 'cog-audio' } },
+    },
   });
 });
 after(() => rig.close());
@@ -372,6 +377,19 @@ const refusedBeforeAnyCall: [string, Record<string, unknown>, Record<string, Rec
     {
       mode: 'replace_upload',
       audio: [UPLOAD2],
+      infillStartS: 10,
+      infillEndS: 25,
+      prompt: 'x',
+      fullLyrics: 'x',
+      tags: 't',
+      title: 'T',
+    },
+  ],
+  [
+    'replace_upload of a file another provider made',
+    {
+      mode: 'replace_upload',
+      audio: [OTHERS],
       infillStartS: 10,
       infillEndS: 25,
       prompt: 'x',
