@@ -41,3 +41,4 @@ export {
   type OutputPlan,
   type VideoOutput,
 } from './model-spec.ts';
+export { slug } from './music-common.ts';

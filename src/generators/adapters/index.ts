@@ -8,6 +8,7 @@ export { createCogAdapter } from './cog/index.ts';
 export { type AdapterRuntime, createAdapterDeps, MAX_OUTPUT_BYTES, UPSTREAM_CALL_MS } from './deps.ts';
 export { filesForPlan } from './output-files.ts';
 export { kindOfOutput, type OutputType, sniffOutput } from './output-type.ts';
+export { createSunoAdapter } from './suno/index.ts';
 export {
   type Adapter,
   type AdapterDeps,
@@ -18,6 +19,7 @@ export {
   type InputBytes,
   PROVIDERS,
   type ProviderName,
+  type UpstreamArtifact,
   type UpstreamHttp,
   type UpstreamRequest,
   type UpstreamResponse,

@@ -134,6 +134,20 @@ export interface AdapterDeps {
     urlFor(runKey: string): string;
     received(runKey: string): Promise<unknown[]>;
   };
+  /**
+   * The upstream ids of the file an input link names, when it is an output of one of our runs and the
+   * service kept them; null otherwise. Optional: without it an adapter treats every input as a foreign
+   * file (Suno's replace-section then fails before any call, as PROVIDERS.md §2 decides).
+   */
+  upstreamArtifact?(url: string, signal: AbortSignal): Promise<UpstreamArtifact | null>;
+}
+
+/** Upstream ids of a file one of our runs produced (PROVIDERS.md §2: "each artifact keeps upstream taskId/audioId"). */
+export interface UpstreamArtifact {
+  /** Provider of the channel that produced the file. */
+  provider: ProviderName;
+  /** The provider's ids of the file, for example `{ taskId, audioId }` at Suno. */
+  ids: Readonly<Record<string, string>>;
 }
 
 /** A provider's adapter: the task side always, the library side where the provider serves libraries. */
