@@ -9,6 +9,7 @@ export { type AdapterRuntime, createAdapterDeps, MAX_OUTPUT_BYTES, UPSTREAM_CALL
 export { filesForPlan } from './output-files.ts';
 export { kindOfOutput, type OutputType, sniffOutput } from './output-type.ts';
 export { createSunoAdapter } from './suno/index.ts';
+export { createTripoAdapter } from './tripo/index.ts';
 export {
   type Adapter,
   type AdapterDeps,
