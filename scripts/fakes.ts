@@ -6,18 +6,33 @@
  *   npm run fakes -- --write channels.json     …and the channel file written there
  *   FAKES_PORT=19000 npm run fakes             another first port
  *
- * Then start the service with `GENERATORS_FILE=channels.json FETCH_ALLOW_ADDRESSES=127.0.0.1` (outputs
- * are fetched from the fakes on loopback, which the address rules otherwise refuse). Stop with Ctrl-C.
- * A provider's fake joins with one entry in FAKES.
+ * Then start the service with the keys the fakes accept, `TRIPO_API_KEY=tsk_test SUNO_API_KEY=suno-test-key
+ * GENERATORS_FILE=channels.json FETCH_ALLOW_ADDRESSES=127.0.0.1` (outputs are fetched from the fakes on
+ * loopback, which the address rules otherwise refuse). Stop with Ctrl-C. A provider's fake joins with one
+ * entry in FAKES.
  */
 import fs from 'node:fs';
 import { startCogFake } from '../test/fakes/cog.ts';
-import type { FakeServer } from '../test/fakes/server.ts';
+import { SunoFake } from '../test/fakes/suno.ts';
+import { TripoFake } from '../test/fakes/tripo.ts';
+
+/** What the script needs of a started fake. */
+interface StartedFake {
+  /** The channel's `base_url`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The keys the fakes accept, by the variable the channel file names. */
+const KEYS: Readonly<Record<string, string>> = {
+  TRIPO_API_KEY: 'tsk_test',
+  SUNO_API_KEY: 'suno-test-key',
+};
 
 interface FakeEntry {
   /** Port offset from FAKES_PORT, fixed so the printed file stays the same from run to run. */
   offset: number;
-  start(port: number): Promise<FakeServer>;
+  start(port: number): Promise<StartedFake>;
   /** The channel file entries that use this fake (`base_url` is the fake's). */
   channels(baseUrl: string): Array<Record<string, unknown>>;
 }
@@ -41,13 +56,58 @@ const FAKES: readonly FakeEntry[] = [
       },
     ],
   },
+  {
+    offset: 1,
+    // Output links living long enough for a person to watch a task finish.
+    start: async (port) => {
+      const fake = await TripoFake.start({
+        port,
+        apiKeys: [KEYS.TRIPO_API_KEY as string],
+        queuedMs: 1_000,
+        runningMs: 4_000,
+        outputTtlMs: 60_000,
+      });
+      return { url: fake.baseUrl, close: () => fake.close() };
+    },
+    channels: (baseUrl) => [
+      {
+        name: 'tripo-fake',
+        provider: 'tripo',
+        models: ['model-3d'],
+        base_url: baseUrl,
+        api_key_env: 'TRIPO_API_KEY',
+        priority: 0,
+        weight: 1,
+        max_concurrency: 5,
+        timeout: '10m',
+      },
+    ],
+  },
+  {
+    offset: 2,
+    start: (port) =>
+      new SunoFake({ port, apiKey: KEYS.SUNO_API_KEY, stepMs: 1_500, urlTtlMs: 60_000 }).start(),
+    channels: (baseUrl) => [
+      {
+        name: 'suno-fake',
+        provider: 'suno',
+        models: ['music'],
+        base_url: baseUrl,
+        api_key_env: 'SUNO_API_KEY',
+        priority: 0,
+        weight: 1,
+        max_concurrency: 5,
+        timeout: '10m',
+      },
+    ],
+  },
 ];
 
 async function main(): Promise<void> {
   const firstPort = Number(process.env.FAKES_PORT ?? 18_000);
   const writeAt = process.argv.indexOf('--write');
   const target = writeAt >= 0 ? process.argv[writeAt + 1] : undefined;
-  const servers: FakeServer[] = [];
+  const servers: StartedFake[] = [];
   const channels: Array<Record<string, unknown>> = [];
   for (const fake of FAKES) {
     const server = await fake.start(firstPort + fake.offset);
@@ -55,10 +115,13 @@ async function main(): Promise<void> {
     channels.push(...fake.channels(server.url));
   }
   const file = `${JSON.stringify({ channels }, null, 2)}\n`;
+  const keys = Object.entries(KEYS)
+    .map(([name, value]) => `${name}=${value}`)
+    .join(' ');
   if (target) fs.writeFileSync(target, file);
   process.stdout.write(file);
   process.stderr.write(
-    `${servers.length} fake(s) listening on 127.0.0.1; start the service with GENERATORS_FILE=<this file> FETCH_ALLOW_ADDRESSES=127.0.0.1. Ctrl-C stops.\n`,
+    `${servers.length} fakes listening on 127.0.0.1; start the service with ${keys} GENERATORS_FILE=<this file> FETCH_ALLOW_ADDRESSES=127.0.0.1. Ctrl-C stops.\n`,
   );
   const stop = (): void => {
     void Promise.all(servers.map((server) => server.close())).then(() => process.exit(0));

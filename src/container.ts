@@ -9,11 +9,11 @@ import {
   adapterFactories,
   CallbackStore,
   ChannelRouter,
+  createAdapterDeps,
   type Generator,
   LibrarySimulator,
   RenderPool,
   Simulator,
-  unwiredAdapterDeps,
 } from './generators/index.ts';
 import type { Services } from './http/index.ts';
 import { type Clock, DbClock } from './lib/index.ts';
@@ -90,9 +90,35 @@ export async function createContainer(
   // Threads start on the first render, so a container that never renders (the CLI) never starts one.
   const renderer = new RenderPool(config.renderThreads);
   const simulator = new Simulator({ clock, simSpeed: config.simSpeed, callLog: config.simCallLog, renderer });
-  // ADAPTER DEPS: the one place where each channel's AdapterDeps (upstream HTTP client, guarded output
-  // downloads, callbacks) are built and handed to its adapter.
-  const adapterDeps = overrides.adapterDeps ?? ((channel: Channel) => unwiredAdapterDeps(channel, clock));
+  const uploads = new UploadService({
+    db,
+    clock,
+    storage,
+    publicBaseUrl: config.publicBaseUrl,
+    retentionMs: config.uploadRetentionMs,
+    quotaBytes: config.uploadQuotaBytes,
+  });
+  // Provider callbacks wake this process's worker at once and, on PostgreSQL, every other one (CONTRACT §11).
+  const callbacks = new CallbackStore({
+    db,
+    clock,
+    publicBaseUrl: config.publicBaseUrl,
+    notifyChannel: TASKS_CHANNEL,
+    onReceived: () => worker.wake(),
+  });
+  // Each channel's adapter gets its upstream HTTP client, guarded output downloads (CONTRACT §6 address
+  // rules), our uploads as the provider sees them, and its callback addresses.
+  const adapterDeps =
+    overrides.adapterDeps ??
+    ((channel: Channel) =>
+      createAdapterDeps(channel, {
+        clock,
+        storage,
+        uploads,
+        callbacks,
+        publicBaseUrl: config.publicBaseUrl,
+        fetchAllowAddresses: config.fetchAllowAddresses,
+      }));
   // Models with channels run on them (CONTRACT §11); every other model on the simulator as before.
   const router = new ChannelRouter({
     db,
@@ -121,22 +147,6 @@ export async function createContainer(
     },
     { leaseMs: config.jobLeaseMs, ...overrides.worker },
   );
-  // Provider callbacks wake this process's worker at once and, on PostgreSQL, every other one (CONTRACT §11).
-  const callbacks = new CallbackStore({
-    db,
-    clock,
-    publicBaseUrl: config.publicBaseUrl,
-    notifyChannel: TASKS_CHANNEL,
-    onReceived: () => worker.wake(),
-  });
-  const uploads = new UploadService({
-    db,
-    clock,
-    storage,
-    publicBaseUrl: config.publicBaseUrl,
-    retentionMs: config.uploadRetentionMs,
-    quotaBytes: config.uploadQuotaBytes,
-  });
   // Links in settings and library bodies: one time and byte budget per request, an allowance per account
   // and minute (issues 10.1, 10.17), shared by every API process on PostgreSQL.
   const downloads = new DownloadAllowance(
@@ -185,7 +195,14 @@ export async function createContainer(
     downloads,
     models,
   });
-  const helpers = new HelperService({ db, clock, generator: libraryGenerator, models });
+  // Helpers of a model with a channel whose provider has a library side (Suno's lyrics and style boost)
+  // run there; the rest on the simulator.
+  const helpers = new HelperService({
+    db,
+    clock,
+    generatorFor: async (model) => (await router.libraryOf(model)) ?? libraryGenerator,
+    models,
+  });
   const sweeper = new Sweeper({ db, clock, storage, idempotency, uploads, callbacks, log });
   return {
     config,

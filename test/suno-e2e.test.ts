@@ -13,8 +13,8 @@ import { after, before, test } from 'node:test';
 import { createSunoAdapter } from '../src/generators/adapters/suno/index.ts';
 import type { Generator } from '../src/generators/index.ts';
 import { renderMp3 } from '../src/generators/simulator/media/mp3.ts';
+import { createTestDeps, type TestDeps, testChannel } from './fakes/adapter-deps.ts';
 import { SunoFake } from './fakes/suno.ts';
-import { createTestDeps, type TestDeps, testChannel } from './fakes/suno-deps.ts';
 import { startTestApp, type TestAccount, type TestApp } from './helpers.ts';
 import { statusOf, taskRow, until, workerOf } from './worker-kit.ts';
 

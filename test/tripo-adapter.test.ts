@@ -11,8 +11,8 @@ import { after, before, test } from 'node:test';
 import { createTripoAdapter } from '../src/generators/adapters/tripo/index.ts';
 import type { GenerationRequest } from '../src/generators/generator.ts';
 import { makeJpeg, makePng } from '../src/media/fixtures.ts';
+import { pollingTestDeps, testChannel } from './fakes/adapter-deps.ts';
 import { TripoFake } from './fakes/tripo.ts';
-import { tripoTestDeps } from './fakes/tripo-deps.ts';
 import { pollToEnd, RUN, request3d, runToEnd } from './fakes/tripo-kit.ts';
 
 const KEY = 'tsk_adapter';
@@ -34,7 +34,8 @@ after(async () => {
 });
 
 function adapter(upstreamModels: Record<string, string> = {}) {
-  return createTripoAdapter(tripoTestDeps({ baseUrl: fake.baseUrl, apiKey: KEY, upstreamModels, inputs }));
+  const channel = { ...testChannel('tripo', fake.baseUrl, KEY, ['model-3d']), upstreamModels };
+  return createTripoAdapter(pollingTestDeps(channel, { inputs }));
 }
 
 /** The body of the last `POST /task`. */

@@ -13,8 +13,8 @@ import { createTripoAdapter } from '../src/generators/adapters/tripo/index.ts';
 import { ChannelOutOfCredit, UpstreamRunLost } from '../src/generators/adapters/types.ts';
 import { GenerationError, GeneratorTransientError } from '../src/generators/generator.ts';
 import { makeWebp } from '../src/media/fixtures.ts';
+import { pollingTestDeps, testChannel } from './fakes/adapter-deps.ts';
 import { TripoFake } from './fakes/tripo.ts';
-import { tripoTestDeps } from './fakes/tripo-deps.ts';
 import { RUN, request3d, runToEnd } from './fakes/tripo-kit.ts';
 
 const KEY = 'tsk_faults';
@@ -40,7 +40,9 @@ after(async () => {
 });
 
 function adapter(options: { apiKey?: string; maxDownloadBytes?: number; callTimeoutMs?: number } = {}) {
-  return createTripoAdapter(tripoTestDeps({ baseUrl: fake.baseUrl, apiKey: KEY, inputs, ...options }));
+  const { apiKey = KEY, ...limits } = options;
+  const channel = testChannel('tripo', fake.baseUrl, apiKey, ['model-3d']);
+  return createTripoAdapter(pollingTestDeps(channel, { inputs, ...limits }));
 }
 
 async function outDir(): Promise<string> {

@@ -7,6 +7,7 @@ export {
   ChannelOutOfCredit,
   createAdapterDeps,
   type ProviderName,
+  UpstreamRunLost,
 } from './adapters/index.ts';
 export {
   adapterFactories,
@@ -16,7 +17,6 @@ export {
   loadChannelFile,
   type RunPlacement,
   registeredProviders,
-  unwiredAdapterDeps,
 } from './channels/index.ts';
 export {
   type GeneratedFile,

@@ -33,7 +33,11 @@ export const HELPER_MODELS: Record<HelperName, string> = {
 export interface HelperServiceDeps {
   db: Db;
   clock: Clock;
-  generator: LibraryGenerator;
+  /**
+   * The generator that runs a model's helpers: its provider's library side where a channel serves the
+   * model, the simulator otherwise. May throw GeneratorUnavailable (503 sg_unavailable).
+   */
+  generatorFor(model: string): Promise<LibraryGenerator>;
   /** Availability of the models the helpers belong to (a switched-off model answers 503). */
   models: Pick<ModelService, 'state'>;
   /** Calls per sliding hour. (Default: 20) */
@@ -55,7 +59,7 @@ export class HelperService {
     const model = HELPER_MODELS[helper];
     if (!mayUseModel(principal, model)) throw errors.modelNotAllowedForKey(model);
     if (!(await this.#deps.models.state(model)).available) throw errors.modelUnavailable(model);
-    const { generator } = this.#deps;
+    const generator = await askGenerator('library_create_failed', () => this.#deps.generatorFor(model));
     await askGenerator('library_create_failed', () => generator.ensureAvailable(input));
     const callId = await this.#take(principal.accountId);
     try {

@@ -4,7 +4,7 @@
  * call that timed out, a storage failure, a lost database connection. Anything else is a refusal or our
  * bug, and retrying it would only repeat it.
  */
-import { GeneratorTransientError } from '../generators/index.ts';
+import { GeneratorTransientError, UpstreamRunLost } from '../generators/index.ts';
 
 /** The worker stops or lost its lease: the job goes back to the queue, no attempt is used up. */
 export class ShutdownSignal extends Error {
@@ -81,6 +81,12 @@ export function isTransient(error: unknown): boolean {
 export function isUpstreamTransient(error: unknown): boolean {
   for (const e of chain(error))
     if (e instanceof GeneratorTransientError || e instanceof CallTimeout) return true;
+  return false;
+}
+
+/** True when the upstream task is gone for good (UpstreamRunLost): only a new run can help. */
+export function isRunLost(error: unknown): boolean {
+  for (const e of chain(error)) if (e instanceof UpstreamRunLost) return true;
   return false;
 }
 

@@ -24,6 +24,7 @@ import {
 import { RunDeadline, runTimeoutMs } from './deadline.ts';
 import {
   DeadlineExceeded,
+  isRunLost,
   isTransient,
   isUpstreamTransient,
   retryAfterOf,
@@ -191,8 +192,9 @@ export class TaskRun {
         failures = 0;
       } catch (error) {
         // A poll that fails transiently loses nothing: the run goes on upstream. Ask again later, until
-        // the deadline, without using up an attempt.
-        if (this.#signal.aborted || !isTransient(error)) throw error;
+        // the deadline, without using up an attempt. An upstream task that is gone for good cannot be
+        // polled back: the run ends here and a new one starts (#handleFailure).
+        if (this.#signal.aborted || !isTransient(error) || isRunLost(error)) throw error;
         failures += 1;
         log.warn({ err: error, taskId, failures }, 'polling the generator failed; asking again');
         const delayMs = backoffMs(failures, {
@@ -294,9 +296,10 @@ export class TaskRun {
     const runAt = new Date(
       clock.now().getTime() + backoffMs(attempts, { retryAfterMs: retryAfterOf(error) }),
     );
-    // No upstream task yet: the retry is a fresh run, on another channel where there is one. With a
-    // handle the upstream task goes on, and the retry resumes it on its channel.
-    if (this.#channel !== null && this.#handle === null) {
+    // No upstream task yet, or the upstream task is lost (expired, unknown, cancelled upstream): the retry
+    // is a fresh run, on another channel where there is one. With a live handle the upstream task goes
+    // on, and the retry resumes it on its channel.
+    if (this.#channel !== null && (this.#handle === null || isRunLost(error))) {
       await this.#requeue(this.#channel, runAt, attempts);
       return;
     }

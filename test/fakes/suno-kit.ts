@@ -16,8 +16,8 @@ import type {
   GenerationStatus,
   RunStart,
 } from '../../src/generators/generator.ts';
+import { createTestDeps, type TestDeps, testChannel } from './adapter-deps.ts';
 import { SunoFake, type SunoFakeOptions } from './suno.ts';
-import { createTestDeps, type TestDeps, testChannel } from './suno-deps.ts';
 
 /** An own upload as a task's settings name it (any host: the path makes it ours). */
 export const UPLOAD = 'http://127.0.0.1:8080/files/AbCdEfGhIjKlMnOpQrStUvWxYz012345/my%20demo.mp3';

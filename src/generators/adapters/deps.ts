@@ -31,13 +31,20 @@ export const UPSTREAM_CALL_MS = 30_000;
 export const MAX_OUTPUT_BYTES = 200 * 1024 * 1024;
 
 /** What every channel's deps share: the process's storage, uploads, callbacks and address rules. */
-export interface AdapterRuntime {
+export interface AdapterRuntime extends TransportOptions {
   clock: Clock;
   storage: BlobStore;
   uploads: UploadService;
   callbacks: CallbackStore;
   /** `PUBLIC_BASE_URL` without a trailing slash. */
   publicBaseUrl: string;
+}
+
+/** Our own upload links: `/files/<token>` or `/files/<token>/<name>`, whatever host they name (CONTRACT §6). */
+const OWN_UPLOAD_PATH = /^\/files\/[A-Za-z0-9]{32}(?:\/[^/]*)?$/;
+
+/** What reaches a provider: its API and its output links, under the address rules and limits. */
+export interface TransportOptions {
   /** Test-only exceptions to the address rules (`FETCH_ALLOW_ADDRESSES`); empty in production. */
   fetchAllowAddresses: readonly string[];
   /** Largest output file (bytes). (Default: `MAX_OUTPUT_BYTES`) */
@@ -50,25 +57,38 @@ export interface AdapterRuntime {
   lookup?: LookupFn;
 }
 
-/** Our own upload links: `/files/<token>` or `/files/<token>/<name>`, whatever host they name (CONTRACT §6). */
-const OWN_UPLOAD_PATH = /^\/files\/[A-Za-z0-9]{32}(?:\/[^/]*)?$/;
+/**
+ * The upstream HTTP client and the output downloads of a channel: the parts of its AdapterDeps that need
+ * neither the database nor storage (adapter tests drive adapters with them and their own inputs).
+ */
+export function createTransport(
+  channel: Channel,
+  options: TransportOptions,
+): Pick<AdapterDeps, 'http' | 'download'> {
+  const maxOutputBytes = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
+  const timeoutMs = options.callTimeoutMs ?? UPSTREAM_CALL_MS;
+  return {
+    http: { request: (request) => callUpstream(channel, request, timeoutMs) },
+    download: (url, dir, signal) => downloadOutput(url, dir, signal, { ...options, maxOutputBytes }),
+  };
+}
 
 /** Builds the deps one channel's adapter is made from. */
 export function createAdapterDeps(channel: Channel, runtime: AdapterRuntime): AdapterDeps {
   const callbacks = runtime.callbacks.forChannel(channel.name);
-  const maxOutputBytes = runtime.maxOutputBytes ?? MAX_OUTPUT_BYTES;
+  const transport = createTransport(channel, runtime);
   const http: UpstreamHttp = {
     async request(request) {
       // The provider must never hold a callback address the service would refuse.
       await callbacks.settled();
-      return callUpstream(channel, request, runtime.callTimeoutMs ?? UPSTREAM_CALL_MS);
+      return transport.http.request(request);
     },
   };
   return {
     channel,
     clock: runtime.clock,
     http,
-    download: (url, dir, signal) => downloadOutput(url, dir, signal, { ...runtime, maxOutputBytes }),
+    download: transport.download,
     publicUrl: (url) => publicUrlOf(url, runtime.publicBaseUrl),
     readInput: (url, signal) => readInput(url, signal, runtime),
     callbacks: { urlFor: callbacks.urlFor, received: callbacks.received },
@@ -147,7 +167,7 @@ async function downloadOutput(
   url: string,
   dir: string,
   signal: AbortSignal,
-  runtime: AdapterRuntime & { maxOutputBytes: number },
+  runtime: TransportOptions & { maxOutputBytes: number },
 ): Promise<DownloadedOutput> {
   let path: string;
   let sizeBytes: number;

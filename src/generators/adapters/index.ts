@@ -5,10 +5,18 @@ export {
   type ChannelCallbacks,
 } from './callback-store.ts';
 export { createCogAdapter } from './cog/index.ts';
-export { type AdapterRuntime, createAdapterDeps, MAX_OUTPUT_BYTES, UPSTREAM_CALL_MS } from './deps.ts';
+export {
+  type AdapterRuntime,
+  createAdapterDeps,
+  createTransport,
+  MAX_OUTPUT_BYTES,
+  type TransportOptions,
+  UPSTREAM_CALL_MS,
+} from './deps.ts';
 export { filesForPlan } from './output-files.ts';
 export { kindOfOutput, type OutputType, sniffOutput } from './output-type.ts';
 export { createSunoAdapter } from './suno/index.ts';
+export { createTripoAdapter } from './tripo/index.ts';
 export {
   type Adapter,
   type AdapterDeps,

@@ -19,6 +19,7 @@ import {
   type RunStart,
   type UpstreamCost,
 } from '../generator.ts';
+import type { LibraryGenerator } from '../library.ts';
 import { type ChannelOutcome, ChannelStates, type ChannelView } from './channel-states.ts';
 
 const HANDLE_PREFIX = 'ch:';
@@ -97,6 +98,20 @@ export class ChannelRouter implements Generator, RunPlacement {
   /** The adapter of a channel (the library side lives there too), or undefined for an unknown name. */
   adapterOf(channel: string): Adapter | undefined {
     return this.#adapters.get(channel);
+  }
+
+  /**
+   * The library side (helpers, records) of `model`'s channels: the first usable channel, by priority,
+   * whose adapter has one. Null when no channel of the model has a library side (the simulator serves
+   * it); GeneratorUnavailable when every such channel is disabled or open.
+   */
+  async libraryOf(model: string): Promise<LibraryGenerator | null> {
+    const withLibrary = this.channelsOf(model).filter((c) => this.#adapters.get(c.name)?.library);
+    if (withLibrary.length === 0) return null;
+    const usable = (await this.#states.usable(withLibrary)).sort((a, b) => a.priority - b.priority);
+    const first = usable[0];
+    if (!first) throw new GeneratorUnavailable(`every channel of ${model} is disabled or open`);
+    return (this.#adapters.get(first.name) as Adapter).library as LibraryGenerator;
   }
 
   async ensureAvailable(

@@ -15,4 +15,3 @@ export {
   pickByPriorityAndWeight,
 } from './channel-states.ts';
 export { adapterFactories, registeredProviders } from './registry.ts';
-export { unwiredAdapterDeps } from './unwired-deps.ts';

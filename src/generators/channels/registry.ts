@@ -1,12 +1,26 @@
 /**
- * The adapter registry: which factory builds the adapter of each provider. Each provider's adapter adds
- * its one line here; a channel file naming a provider without an adapter is refused at start.
+ * The adapter registry: which factory builds the adapter of each provider, one line per provider. What
+ * each provider may serve (CONTRACT §11) is checked against PROVIDER_MODELS when the channel file loads; a
+ * channel file naming a provider without an adapter is refused at start.
  */
-import type { AdapterFactory, ProviderName } from '../adapters/types.ts';
+import {
+  type AdapterFactory,
+  createCogAdapter,
+  createSunoAdapter,
+  createTripoAdapter,
+  type ProviderName,
+} from '../adapters/index.ts';
 import type { Generator } from '../generator.ts';
 
 /** Factories of the real providers' adapters. */
-const PROVIDER_ADAPTERS: Partial<Record<ProviderName, AdapterFactory>> = {};
+const PROVIDER_ADAPTERS: Partial<Record<ProviderName, AdapterFactory>> = {
+  /** Any model: settings sent as the prediction's input, files from its output. */
+  cog: createCogAdapter,
+  /** model-3d, every mode. */
+  tripo: createTripoAdapter,
+  /** music, every mode, with the lyrics and style-boost helpers on its library side. */
+  suno: createSunoAdapter,
+};
 
 /** Providers a channel may name in this build. */
 export function registeredProviders(): ProviderName[] {

@@ -1,0 +1,83 @@
+/**
+ * End-to-end runs on real provider channels: the real app (or real processes) with a GENERATORS_FILE whose
+ * channels point at the provider fakes on loopback, and the checks every such test shares.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Container } from '../src/container.ts';
+import { startTestApp, type TestApp, type TestAppOptions } from './helpers.ts';
+import { freePort } from './processes.ts';
+
+/** The keys the fakes are started with, by the variable the channel files name. */
+export const FAKE_KEYS = { TRIPO_API_KEY: 'tsk_e2e', SUNO_API_KEY: 'suno-e2e-key' } as const;
+
+/** Writes a channel file (CONTRACT §11) into a fresh folder and gives its path. */
+export function writeChannelFile(channels: Array<Record<string, unknown>>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-channels-'));
+  const file = path.join(dir, 'channels.json');
+  fs.writeFileSync(file, JSON.stringify({ channels }));
+  return file;
+}
+
+/** The environment a service needs to run the channel file against the fakes. */
+export function channelEnv(file: string, publicBaseUrl: string): Record<string, string> {
+  return {
+    GENERATORS_FILE: file,
+    ...FAKE_KEYS,
+    // The fakes serve their output links on loopback, which the address rules refuse in production.
+    FETCH_ALLOW_ADDRESSES: '127.0.0.1',
+    PUBLIC_BASE_URL: publicBaseUrl,
+  };
+}
+
+/**
+ * The real app on the channel file, listening on a loopback port so the fakes can post their callbacks
+ * to PUBLIC_BASE_URL.
+ */
+export async function startChannelApp(
+  channels: Array<Record<string, unknown>>,
+  options: TestAppOptions = {},
+): Promise<TestApp> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const t = await startTestApp({
+    ...options,
+    env: { ...channelEnv(writeChannelFile(channels), base), ...options.env },
+  });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  return t;
+}
+
+/** The task's price was held once and captured once, nothing voided (its transfer posted). */
+export async function assertCapturedOnce(container: Container, taskId: string): Promise<void> {
+  const entries = await container.db.db
+    .selectFrom('ledger_entries')
+    .select('type')
+    .where('task_id', '=', taskId)
+    .execute();
+  const types = entries.map((e) => e.type).sort();
+  assert.deepEqual(types, ['capture', 'hold'], `ledger entries of task ${taskId}`);
+  const transfer = await container.db.db
+    .selectFrom('transfers')
+    .select('status')
+    .where('id', '=', taskId)
+    .executeTakeFirstOrThrow();
+  assert.equal(transfer.status, 'posted');
+}
+
+/** Nothing an answer carries names a fake: every file is served from our storage. */
+export function assertNoUpstreamUrl(answer: unknown, origins: readonly string[]): void {
+  const text = JSON.stringify(answer);
+  for (const origin of origins) assert.ok(!text.includes(origin), `an answer names ${origin}: ${text}`);
+}
+
+/** Polls `check` until it holds (or fails the test after `timeoutMs`). */
+export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
