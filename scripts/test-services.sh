@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Starts (or stops) the servers the second test run needs, on loopback only:
-#   PostgreSQL 15 from Debian's packages on port 55432 (cluster "gtatest", trust auth, fsync off)
+#   PostgreSQL 15 from Debian's packages on port 55432 (cluster "gtatest", trust auth, fsync off;
+#   PG_CLUSTER, PG_PORT, S3_PORT and STATE_DIR choose others)
 #   s3rver from the npm dev dependencies on port 4569 (keys S3RVER/S3RVER, bucket "gta-test")
 # `start` installs PostgreSQL when it is missing (root, apt-get) and prints the variables to export.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PG_PORT="${PG_PORT:-55432}"
+# Another cluster name and ports let a second run (a CI check of a fresh clone) beside a developer's.
+PG_CLUSTER="${PG_CLUSTER:-gtatest}"
 S3_PORT="${S3_PORT:-4569}"
 STATE_DIR="${STATE_DIR:-$PWD/.tmp/test-services}"
 
@@ -20,12 +23,12 @@ start() {
     apt-get install -y -qq postgresql >/dev/null
   fi
   local v; v="$(pg_version)"
-  if ! pg_lsclusters -h 2>/dev/null | awk '{print $2}' | grep -qx gtatest; then
-    pg_createcluster "$v" gtatest --port "$PG_PORT" --start-conf manual \
+  if ! pg_lsclusters -h 2>/dev/null | awk '{print $2}' | grep -qx "$PG_CLUSTER"; then
+    pg_createcluster "$v" "$PG_CLUSTER" --port "$PG_PORT" --start-conf manual \
       --pgoption fsync=off --pgoption synchronous_commit=off --pgoption full_page_writes=off \
       --pgoption max_connections=300 -- --auth=trust >/dev/null
   fi
-  pg_ctlcluster --skip-systemctl-redirect "$v" gtatest start >/dev/null 2>&1 || true
+  pg_ctlcluster --skip-systemctl-redirect "$v" "$PG_CLUSTER" start >/dev/null 2>&1 || true
   for _ in $(seq 1 50); do
     pg_isready -q -h 127.0.0.1 -p "$PG_PORT" && break
     sleep 0.2
@@ -47,8 +50,8 @@ start() {
 
 stop() {
   local v; v="$(pg_version)"
-  [ -n "$v" ] && pg_ctlcluster --skip-systemctl-redirect "$v" gtatest stop 2>/dev/null || true
-  [ -n "$v" ] && pg_dropcluster "$v" gtatest 2>/dev/null || true
+  [ -n "$v" ] && pg_ctlcluster --skip-systemctl-redirect "$v" "$PG_CLUSTER" stop 2>/dev/null || true
+  [ -n "$v" ] && pg_dropcluster "$v" "$PG_CLUSTER" 2>/dev/null || true
   if [ -f "$STATE_DIR/s3rver.pid" ]; then
     kill "$(cat "$STATE_DIR/s3rver.pid")" 2>/dev/null || true
     rm -f "$STATE_DIR/s3rver.pid"
