@@ -104,7 +104,10 @@ export async function createContainer(
     clock,
     publicBaseUrl: config.publicBaseUrl,
     notifyChannel: TASKS_CHANNEL,
-    onReceived: () => worker.wake(),
+    onReceived: (runKey) => {
+      worker.wake();
+      worker.wakeRun(runKey);
+    },
   });
   // Each channel's adapter gets its upstream HTTP client, guarded output downloads (CONTRACT §6 address
   // rules), our uploads as the provider sees them, and its callback addresses.
