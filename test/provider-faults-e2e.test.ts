@@ -1,11 +1,11 @@
 /**
  * What goes wrong at a provider, end to end over HTTP through the Tripo fake (issue 12, "Bad input and
- * faults"): 4xx refusals, 5xx, a call that hangs, garbage and answers without their fields, failed and
- * banned tasks, outputs that are not the promised type, lack the model or are too big. Each ends in a
- * clear task state (retried to success, or failed with generation_failed/content_refused and the hold
- * voided), never a 500 to the client and never a task left running; the test app's close() checks the
- * ledger. Expired output links and callbacks with a wrong token or for a finished run are in
- * providers-e2e.test.ts.
+ * faults"): 4xx refusals, 5xx, a call that hangs, status reads that never answer until the channel's
+ * timeout, garbage and answers without their fields, failed and banned tasks, outputs that are not the
+ * promised type, lack the model or are too big. Each ends in a clear task state (retried to success, or
+ * failed with generation_failed, content_refused or timeout and the hold voided), never a 500 to the
+ * client and never a task left running; the test app's close() checks the ledger. Expired output links
+ * and callbacks with a wrong token or for a finished run are in providers-e2e.test.ts.
  *
  * The cases run one after another (the fake's faults strike its next requests, whoever sends them), and
  * a case that fails four times in a row is followed by one that succeeds, so the single channel never
@@ -14,7 +14,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Adapter, createTripoAdapter } from '../src/generators/adapters/index.ts';
+import { type Adapter, type AdapterDeps, createTripoAdapter } from '../src/generators/adapters/index.ts';
 import { TripoFake, type TripoFault, type TripoOutcome } from './fakes/tripo.ts';
 import type { OutputFault } from './fakes/tripo-outputs.ts';
 import { type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
@@ -127,6 +127,41 @@ const CASES: FaultCase[] = [
   },
 ];
 
+/** The Tripo adapter, read again every 100 ms instead of 5 s while its task runs. */
+function fastPolling(deps: AdapterDeps): Adapter {
+  const adapter = createTripoAdapter(deps);
+  return {
+    ensureAvailable: (...args) => adapter.ensureAvailable(...args),
+    create: (...args) => adapter.create(...args),
+    find: (...args) => adapter.find(...args),
+    status: async (...args) => {
+      const status = await adapter.status(...args);
+      return status.state === 'running' ? { ...status, pollAfterMs: FAST_POLL_MS } : status;
+    },
+    outputs: (...args) => adapter.outputs(...args),
+    cancel: (...args) => adapter.cancel(...args),
+  };
+}
+
+/** Money of a failed task: held once, the hold voided, nothing captured. */
+async function assertVoided(t: TestApp, id: string): Promise<void> {
+  const entries = await t.container.db.db
+    .selectFrom('ledger_entries')
+    .select('type')
+    .where('task_id', '=', id)
+    .execute();
+  assert.deepEqual(entries.map((e) => e.type).sort(), ['hold', 'void'], 'hold voided');
+  const transfer = await t.container.db.db
+    .selectFrom('transfers')
+    .select('status')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  assert.equal(transfer.status, 'voided');
+  // Nothing of it is left to run.
+  const jobs = await t.container.db.db.selectFrom('jobs').select('id').where('task_id', '=', id).execute();
+  assert.deepEqual(jobs, []);
+}
+
 describe('provider faults end to end over HTTP (Tripo fake)', () => {
   let tripo: TripoFake;
   let t: TestApp;
@@ -153,23 +188,7 @@ describe('provider faults end to end over HTTP (Tripo fake)', () => {
       {
         // Outputs over 1 MiB are too big, and a call unanswered for a second has timed out.
         adapterLimits: { maxOutputBytes: 1024 * 1024, callTimeoutMs: 1_000 },
-        adapters: {
-          tripo: (deps) => {
-            const adapter = createTripoAdapter(deps);
-            const fast: Adapter = {
-              ensureAvailable: (...args) => adapter.ensureAvailable(...args),
-              create: (...args) => adapter.create(...args),
-              find: (...args) => adapter.find(...args),
-              status: async (...args) => {
-                const status = await adapter.status(...args);
-                return status.state === 'running' ? { ...status, pollAfterMs: FAST_POLL_MS } : status;
-              },
-              outputs: (...args) => adapter.outputs(...args),
-              cancel: (...args) => adapter.cancel(...args),
-            };
-            return fast;
-          },
-        },
+        adapters: { tripo: fastPolling },
       },
     );
     account = await t.account({ balanceMinor: 100_000_000 });
@@ -203,24 +222,51 @@ describe('provider faults end to end over HTTP (Tripo fake)', () => {
         await assertCapturedOnce(t.container, id);
         return;
       }
-      const entries = await t.container.db.db
-        .selectFrom('ledger_entries')
-        .select('type')
-        .where('task_id', '=', id)
-        .execute();
-      assert.deepEqual(entries.map((e) => e.type).sort(), ['hold', 'void'], 'hold voided');
-      const transfer = await t.container.db.db
-        .selectFrom('transfers')
-        .select('status')
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
-      assert.equal(transfer.status, 'voided');
-      // Nothing of it is left to run: no job, no task running.
-      const jobs = await t.container.db.db
-        .selectFrom('jobs')
-        .select('id')
-        .where('task_id', '=', id)
-        .execute();
-      assert.deepEqual(jobs, []);
+      await assertVoided(t, id);
     });
+});
+
+describe('a provider whose status reads never answer (Tripo fake)', () => {
+  let tripo: TripoFake;
+  let t: TestApp;
+
+  before(async () => {
+    tripo = await TripoFake.start({ apiKeys: [FAKE_KEYS.TRIPO_API_KEY], queuedMs: 50, runningMs: 150 });
+    t = await startChannelApp(
+      [
+        {
+          name: 'tripo-slow',
+          provider: 'tripo',
+          models: ['model-3d'],
+          base_url: tripo.baseUrl,
+          api_key_env: 'TRIPO_API_KEY',
+          timeout: '4s',
+        },
+      ],
+      { adapterLimits: { callTimeoutMs: 500 }, adapters: { tripo: fastPolling } },
+    );
+  });
+  after(async () => {
+    await t.close();
+    await tripo.close();
+  });
+
+  test('each read times out and is asked again until the channel timeout: the task fails with timeout', async () => {
+    tripo.inject('status', { kind: 'hang' }, 1_000);
+    const account = await t.account({ balanceMinor: 100_000 });
+    const created = await t.call(account.key, 'POST', '/v1/tasks', {
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a stool nobody reports on' },
+    });
+    assert.equal(created.statusCode, 202, created.body);
+    const id = created.json().id as string;
+    const task = await waitForFinal(t, account.key, id, 60_000);
+    assert.equal(task.status, 'failed', JSON.stringify(task));
+    assert.equal((task['error'] as { code: string }).code, 'timeout', JSON.stringify(task));
+    // One upstream task, read (and timed out) more than once: polling is not an attempt.
+    assert.equal(tripo.callsTo('POST', '/task').length, 1);
+    assert.ok(tripo.callsTo('GET', '').filter((c) => c.path.includes('/task/')).length >= 2);
+    assert.equal((await t.call(account.key, 'GET', `/v1/tasks/${id}`)).statusCode, 200);
+    await assertVoided(t, id);
+  });
 });
