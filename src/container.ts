@@ -4,7 +4,13 @@ import { findModel, loadPriceTable, MODELS, type PriceTable } from './catalog/in
 import type { Config } from './config.ts';
 import { createDb, type Db, migrateToLatest } from './db/index.ts';
 import { UploadService } from './files/index.ts';
-import type { AdapterDeps, AdapterFactory, Channel, ProviderName } from './generators/index.ts';
+import type {
+  AdapterDeps,
+  AdapterFactory,
+  AdapterRuntime,
+  Channel,
+  ProviderName,
+} from './generators/index.ts';
 import {
   adapterFactories,
   CallbackStore,
@@ -57,6 +63,8 @@ export interface ContainerOverrides {
   adapters?: Partial<Record<ProviderName, AdapterFactory>>;
   /** The AdapterDeps of a channel. (Default: the process's own, see `createContainer`) */
   adapterDeps?: (channel: Channel) => AdapterDeps;
+  /** Smaller limits of the process's own AdapterDeps (tests: outputs over 1 MiB, calls that hang). */
+  adapterLimits?: Pick<AdapterRuntime, 'maxOutputBytes' | 'callTimeoutMs'>;
   worker?: WorkerOptions;
   /** Probe of the files library bodies link (tests give fake files). (Default: download and probe) */
   resolveLibraryInput?: InputResolver;
@@ -104,7 +112,10 @@ export async function createContainer(
     clock,
     publicBaseUrl: config.publicBaseUrl,
     notifyChannel: TASKS_CHANNEL,
-    onReceived: () => worker.wake(),
+    onReceived: (runKey) => {
+      worker.wake();
+      worker.wakeRun(runKey);
+    },
   });
   // Each channel's adapter gets its upstream HTTP client, guarded output downloads (CONTRACT §6 address
   // rules), our uploads as the provider sees them, and its callback addresses.
@@ -118,6 +129,7 @@ export async function createContainer(
         callbacks,
         publicBaseUrl: config.publicBaseUrl,
         fetchAllowAddresses: config.fetchAllowAddresses,
+        ...overrides.adapterLimits,
       }));
   // Models with channels run on them (CONTRACT §11); every other model on the simulator as before.
   const router = new ChannelRouter({

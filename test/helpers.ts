@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { type Container, createContainer } from '../src/container.ts';
+import { type Container, type ContainerOverrides, createContainer } from '../src/container.ts';
 import type { Database } from '../src/db/schema.ts';
 import type { AdapterFactory, Channel, ProviderName } from '../src/generators/adapters/index.ts';
 import type { Generator } from '../src/generators/index.ts';
@@ -60,6 +60,8 @@ export interface TestAppOptions {
   /** Channels instead of GENERATORS_FILE's, served by `adapters` (in-memory test adapters). */
   channels?: readonly Channel[];
   adapters?: Partial<Record<ProviderName, AdapterFactory>>;
+  /** Smaller limits of the real adapters' upstream calls and output downloads. */
+  adapterLimits?: ContainerOverrides['adapterLimits'];
   /** Start the in-process worker. (Default: true) */
   worker?: boolean;
   /** Probe of the files library bodies link. (Default: the real download and probe) */
@@ -121,6 +123,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.generator ? { generator: options.generator } : {}),
     ...(options.channels ? { channels: options.channels } : {}),
     ...(options.adapters ? { adapters: options.adapters } : {}),
+    ...(options.adapterLimits ? { adapterLimits: options.adapterLimits } : {}),
     ...(options.resolveLibraryInput ? { resolveLibraryInput: options.resolveLibraryInput } : {}),
   });
   if (options.worker !== false) container.worker.start();

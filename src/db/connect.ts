@@ -17,9 +17,10 @@ export interface Db {
   /**
    * Calls `onNotify` whenever any process notifies `channel` (PostgreSQL LISTEN/NOTIFY), so workers wake
    * without busy polling. SQLite has no such thing: the in-process wake-up covers a single process.
-   * Resolves to a function that stops listening.
+   * `onNotify` gets the notification's payload, or null after a lost connection was made again (whatever
+   * was notified meanwhile is lost). Resolves to a function that stops listening.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onNotify: (payload: string | null) => void): Promise<() => Promise<void>>;
   /**
    * Runs the migrator so that processes starting together on one database take turns and none runs a
    * migration twice; `fn` gets the handle to migrate on.

@@ -19,8 +19,11 @@ export interface DialectCapabilities {
   lockAccount(tx: Tx, accountId: string): Promise<void>;
   /** `for update skip locked` where the engine has it, so workers never claim the same job. */
   supportsSkipLocked: boolean;
-  /** Tells other processes, when the transaction commits, that something happened on `channel`. */
-  notify(tx: Tx, channel: string): Promise<void>;
+  /**
+   * Tells other processes, when the transaction commits, that something happened on `channel`; `payload`
+   * (default empty) says what, for listeners that care.
+   */
+  notify(tx: Tx, channel: string, payload?: string): Promise<void>;
   /** The database server's clock now (not the transaction's start), which every process shares. */
   currentTime(db: Kysely<Database>): Promise<Date>;
   /**
@@ -70,9 +73,9 @@ export const postgresCapabilities: DialectCapabilities = {
     await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
   },
   supportsSkipLocked: true,
-  async notify(tx, channel) {
-    // Delivered on commit, once per transaction and channel.
-    await sql`select pg_notify(${channel}, '')`.execute(tx);
+  async notify(tx, channel, payload = '') {
+    // Delivered on commit, once per transaction, channel and payload.
+    await sql`select pg_notify(${channel}, ${payload})`.execute(tx);
   },
   async currentTime(db) {
     // Epoch milliseconds as text: no time-zone or driver date parsing in between.

@@ -14,13 +14,14 @@ export function reconnectDelayMs(failures: number): number {
 /**
  * A dedicated connection that LISTENs on `channel`. When the server goes away the connection is made
  * again, with backoff, for as long as it takes (issue 10.10: a single failed retry used to end
- * listening for good, leaving workers on their periodic poll). After each reconnection `onNotify` is
- * called once, because notifications sent while the connection was down are lost.
+ * listening for good, leaving workers on their periodic poll). `onNotify` gets each notification's
+ * payload; after each reconnection it is called once with null, because notifications sent while the
+ * connection was down are lost.
  */
 export async function listenPostgres(options: {
   databaseUrl: string;
   channel: string;
-  onNotify: () => void;
+  onNotify: (payload: string | null) => void;
   /** Longest a connection attempt may take (milliseconds). */
   connectTimeoutMs: number;
 }): Promise<() => Promise<void>> {
@@ -46,7 +47,7 @@ export async function listenPostgres(options: {
       next.end().catch(() => {});
       schedule();
     };
-    next.on('notification', () => onNotify());
+    next.on('notification', (message) => onNotify(message.payload ?? ''));
     next.on('error', onLost);
     next.on('end', onLost);
     try {
@@ -72,7 +73,7 @@ export async function listenPostgres(options: {
         () => {
           failures = 0;
           // Whatever was notified while the connection was down is looked for now.
-          if (!stopped) onNotify();
+          if (!stopped) onNotify(null);
         },
         () => {
           failures += 1;

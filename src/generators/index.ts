@@ -5,6 +5,7 @@ export {
   CallbackStore,
   type Channel,
   ChannelOutOfCredit,
+  calledBackRunOf,
   createAdapterDeps,
   type ProviderName,
   UpstreamRunLost,

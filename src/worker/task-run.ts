@@ -33,6 +33,7 @@ import {
 import { missingInput, requestOf } from './inputs.ts';
 import { type ClaimedJob, releaseJob } from './queue.ts';
 import { storeResults } from './results.ts';
+import type { RunWakes } from './run-wakes.ts';
 import type { RunOptions, WorkerDeps } from './worker.ts';
 
 /** Longest wait between polls that failed transiently (milliseconds). */
@@ -55,6 +56,9 @@ export class TaskRun {
   readonly #workerId: string;
   readonly #abort: AbortController;
   readonly #deadline: RunDeadline;
+  readonly #wakes: RunWakes | null;
+  /** The run's key once known: its callbacks wake it between status reads. */
+  #runKey: string | null = null;
   /** The generator's handle once known, for a best-effort cancel when the run ends early. */
   #handle: string | null = null;
   /** The run's channel once known, to record how the run ended. */
@@ -68,6 +72,8 @@ export class TaskRun {
     job: ClaimedJob;
     workerId: string;
     abort: AbortController;
+    /** Where callbacks wake the run. (Default: it sleeps the whole poll interval) */
+    wakes?: RunWakes;
   }) {
     this.#deps = input.deps;
     this.#options = input.options;
@@ -75,6 +81,7 @@ export class TaskRun {
     this.#workerId = input.workerId;
     this.#abort = input.abort;
     this.#deadline = new RunDeadline(input.deps.clock, input.abort);
+    this.#wakes = input.wakes ?? null;
   }
 
   get #signal(): AbortSignal {
@@ -114,6 +121,7 @@ export class TaskRun {
           };
     if (started === null) return;
     this.#channel = started.channel;
+    this.#runKey = started.key;
     const request: GenerationRequest = { ...requestOf(this.#deps.findModel, task), channel: started.channel };
     // A channel's `timeout` replaces the catalog's run limit: both count from the move to running, just
     // before the upstream creation, and one deadline serves both (PROVIDERS.md "Rules").
@@ -171,6 +179,7 @@ export class TaskRun {
       // Running since before run keys were recorded: record one now, unless the task was canceled.
       key = runKeyOf(task.id);
       if (!(await recordRunKey(db.db, task.id, key))) return null;
+      this.#runKey = key;
     }
     const run: RunStart = { key, startedAt: started.at };
     const found = recordedEarlier ? await this.#call('find', (s) => generator.find(request, run, s)) : null;
@@ -180,8 +189,28 @@ export class TaskRun {
     return null;
   }
 
-  /** Polls until the run is done: true when it succeeded, false when the task was canceled meanwhile. */
+  /**
+   * Polls until the run is done: true when it succeeded, false when the task was canceled meanwhile. A
+   * callback of the run ends the wait between two reads (CONTRACT §11); the poll interval is the fallback.
+   */
   async #poll(taskId: string, handle: string, request: GenerationRequest): Promise<boolean> {
+    const key = this.#runKey;
+    const watch = key === null ? null : (this.#wakes?.watch(key) ?? null);
+    try {
+      return await this.#pollUntilDone(taskId, handle, request, (ms) =>
+        watch ? watch.sleep(ms, this.#signal) : sleep(ms, undefined, { signal: this.#signal }),
+      );
+    } finally {
+      watch?.close();
+    }
+  }
+
+  async #pollUntilDone(
+    taskId: string,
+    handle: string,
+    request: GenerationRequest,
+    wait: (ms: number) => Promise<void>,
+  ): Promise<boolean> {
     const { db, generator, log } = this.#deps;
     let failures = 0;
     for (;;) {
@@ -217,7 +246,7 @@ export class TaskRun {
         await this.#cancelUpstream();
         return false;
       }
-      await sleep(status.pollAfterMs, undefined, { signal: this.#signal });
+      await wait(status.pollAfterMs);
     }
   }
 

@@ -2,13 +2,14 @@ import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ModelSpec } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
-import type { Generator, RunPlacement } from '../generators/index.ts';
+import { calledBackRunOf, type Generator, type RunPlacement } from '../generators/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import { TASKS_CHANNEL } from '../tasks/index.ts';
 import { ShutdownSignal } from './failures.ts';
 import { type ClaimedJob, claimJobs, renewLease } from './queue.ts';
+import { RunWakes } from './run-wakes.ts';
 import { TaskRun } from './task-run.ts';
 
 export interface WorkerDeps {
@@ -72,6 +73,8 @@ export class Worker {
   readonly #pollIntervalMs: number;
   readonly #runOptions: RunOptions;
   readonly #running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  /** Runs sleeping between status reads, woken by their callbacks. */
+  readonly #runWakes = new RunWakes();
   #stopping = false;
   #loop: Promise<void> | null = null;
   #wakeUp: (() => void) | null = null;
@@ -93,9 +96,16 @@ export class Worker {
     if (this.#loop) return;
     this.#stopping = false;
     this.#loop = this.#claimLoop();
-    // Jobs queued by other processes wake this worker at once where the database can say so.
+    // Jobs queued by other processes wake this worker at once where the database can say so, and so do
+    // callbacks another process took for a run of this one. After a lost connection, whatever was
+    // notified meanwhile is looked for: every sleeping run reads its upstream task once more.
     this.#unlisten = this.#deps.db
-      .listen(TASKS_CHANNEL, () => this.wake())
+      .listen(TASKS_CHANNEL, (payload) => {
+        this.wake();
+        const runKey = payload === null ? null : calledBackRunOf(payload);
+        if (runKey !== null) this.wakeRun(runKey);
+        else if (payload === null) this.#runWakes.wakeAll();
+      })
       .catch((error: unknown) => {
         this.#deps.log.warn({ err: error }, 'cannot listen for new jobs; polling only');
         return async () => {};
@@ -105,6 +115,11 @@ export class Worker {
   /** A task was queued in this process: claim it now instead of at the next poll. */
   wake(): void {
     this.#wakeUp?.();
+  }
+
+  /** A callback arrived for the run: if it sleeps here between status reads, it reads its task now. */
+  wakeRun(runKey: string): void {
+    this.#runWakes.wake(runKey);
   }
 
   get activeCount(): number {
@@ -171,7 +186,14 @@ export class Worker {
       },
       Math.max(50, Math.floor(this.#leaseMs / 3)),
     );
-    const run = new TaskRun({ deps: this.#deps, options: this.#runOptions, job, workerId: this.id, abort });
+    const run = new TaskRun({
+      deps: this.#deps,
+      options: this.#runOptions,
+      job,
+      workerId: this.id,
+      abort,
+      wakes: this.#runWakes,
+    });
     const done = run
       .run()
       .catch((error: unknown) => this.#deps.log.error({ err: error, taskId: job.taskId }, 'task run crashed'))

@@ -13,6 +13,14 @@ import type { AdapterDeps } from './types.ts';
 
 type AdapterCallbacks = AdapterDeps['callbacks'];
 
+/** Start of the notification payload that names the run a callback arrived for (`callback:<run key>`). */
+const CALLBACK_PAYLOAD = 'callback:';
+
+/** The run key a notification of `notifyChannel` names as called back, or null for other notifications. */
+export function calledBackRunOf(payload: string): string | null {
+  return payload.startsWith(CALLBACK_PAYLOAD) ? payload.slice(CALLBACK_PAYLOAD.length) || null : null;
+}
+
 /** Characters of a callback token (base62, about 190 bits). */
 const TOKEN_CHARS = 32;
 /** Runs whose address one channel remembers in memory; older ones get a fresh token when asked again. */
@@ -24,7 +32,10 @@ export interface CallbackStoreDeps {
   clock: Clock;
   /** `PUBLIC_BASE_URL` without a trailing slash. */
   publicBaseUrl: string;
-  /** Notification channel that wakes workers in other processes (PostgreSQL). */
+  /**
+   * Notification channel that wakes workers in other processes (PostgreSQL); the payload names the run
+   * (`calledBackRunOf`), so the process whose run waits for it wakes that run.
+   */
   notifyChannel: string;
   /** Wakes the workers of this process. (Default: nothing) */
   onReceived?: (runKey: string) => void;
@@ -97,7 +108,7 @@ export class CallbackStore {
           received_at: this.#deps.clock.now().toISOString(),
         })
         .execute();
-      await dialect.notify(tx, this.#deps.notifyChannel);
+      await dialect.notify(tx, this.#deps.notifyChannel, `${CALLBACK_PAYLOAD}${row.run_key}`);
       return 'stored' as const;
     });
     if (outcome === 'stored') {
@@ -109,8 +120,8 @@ export class CallbackStore {
 
   /**
    * Resolves when this process stores the run's next callback, or when `signal` aborts (never rejects).
-   * A run waiting between looks races its sleep with this, so a webhook taken here is acted on at once;
-   * one taken by another process is found at the next look.
+   * Workers wake their runs through `onReceived` and the notification instead (src/worker/run-wakes.ts),
+   * which also covers callbacks taken by another process.
    */
   nextCallback(runKey: string, signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {

@@ -3,6 +3,7 @@ export {
   CallbackStore,
   type CallbackStoreDeps,
   type ChannelCallbacks,
+  calledBackRunOf,
 } from './callback-store.ts';
 export { createCogAdapter } from './cog/index.ts';
 export {
