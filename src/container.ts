@@ -11,6 +11,7 @@ import {
   ChannelRouter,
   createAdapterDeps,
   type Generator,
+  isProviderName,
   LibrarySimulator,
   RenderPool,
   Simulator,
@@ -21,6 +22,7 @@ import { HelperService, type InputResolver, LibraryService, resolveReferences } 
 import { ModelService } from './models/index.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import {
+  artifactUpstream,
   DownloadAllowance,
   FinalTaskViews,
   IdempotencyStore,
@@ -118,6 +120,13 @@ export async function createContainer(
         callbacks,
         publicBaseUrl: config.publicBaseUrl,
         fetchAllowAddresses: config.fetchAllowAddresses,
+        // An artifact link of our own run names its file upstream (Suno's replace-section, PROVIDERS.md §2).
+        artifactUpstream: async (taskId, index) => {
+          const found = await artifactUpstream(db.db, taskId, index);
+          return found !== null && isProviderName(found.provider)
+            ? { provider: found.provider, ids: found.ids }
+            : null;
+        },
       }));
   // Models with channels run on them (CONTRACT §11); every other model on the simulator as before.
   const router = new ChannelRouter({

@@ -6,6 +6,7 @@ export {
   type Channel,
   ChannelOutOfCredit,
   createAdapterDeps,
+  isProviderName,
   type ProviderName,
   UpstreamRunLost,
 } from './adapters/index.ts';

@@ -25,6 +25,7 @@ export {
   ChannelOutOfCredit,
   type DownloadedOutput,
   type InputBytes,
+  isProviderName,
   PROVIDERS,
   type ProviderName,
   type UpstreamArtifact,
