@@ -203,6 +203,8 @@ export async function createContainer(
     resolveInput: overrides.resolveLibraryInput ?? resolveLibraryInput,
     downloads,
     models,
+    // Records of a model with a real channel are kept at its provider (CONTRACT §11).
+    generatorFor: async (model) => (await router.recordsOf(model)) ?? libraryGenerator,
   });
   // Helpers of a model with a channel whose provider has a library side (Suno's lyrics and style boost)
   // run there; the rest on the simulator.

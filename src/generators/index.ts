@@ -32,11 +32,16 @@ export {
   type UpstreamCost,
 } from './generator.ts';
 export {
+  type AnySettlement,
   type HelperIO,
   type HelperName,
+  isPolledSettlement,
   LIBRARY_WAIT_MS,
   type LibraryGenerator,
+  type LibraryPolledSettlement,
   LibraryRejected,
+  type LibrarySource,
+  type SettleAnswer,
 } from './library.ts';
 export { LibrarySimulator } from './simulator/library-sim.ts';
 export { RenderPool } from './simulator/media/render-pool.ts';

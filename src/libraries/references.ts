@@ -52,6 +52,8 @@ export async function resolveReferences(
       name: record.name,
       status: record.status,
       ...record.data,
+      // The provider's id of the record, for the adapter that runs the task (never shown).
+      ...(typeof record.private.upstream_id === 'string' ? { upstream_id: record.private.upstream_id } : {}),
     };
   }
   return resolved;
