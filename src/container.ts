@@ -166,7 +166,13 @@ export async function createContainer(
     },
     db.pgPool,
   );
-  const fetching = { uploads, allowAddresses: config.fetchAllowAddresses, downloads };
+  // Artifact links of the caller's own tasks are read from storage, not fetched (artifact-inputs.ts).
+  const fetching = {
+    uploads,
+    allowAddresses: config.fetchAllowAddresses,
+    downloads,
+    artifacts: { db, storage, clock },
+  };
   const tasks = new TaskService({
     db,
     clock,

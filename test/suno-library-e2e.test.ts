@@ -13,7 +13,6 @@ import { after, before, test } from 'node:test';
 import { renderMp3 } from '../src/generators/simulator/media/mp3.ts';
 import { type CogFake, startCogFake } from './fakes/cog.ts';
 import { SunoFake } from './fakes/suno.ts';
-import { musicRequest, runStart } from './fakes/suno-kit.ts';
 import { type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
 import { FAKE_KEYS, startChannelApp, until } from './providers-kit.ts';
 
@@ -40,7 +39,12 @@ async function succeeded(id: string): Promise<Record<string, unknown>> {
 }
 
 before(async () => {
-  suno = await new SunoFake({ apiKey: FAKE_KEYS.SUNO_API_KEY, stepMs: 60, knownSingersOnly: true }).start();
+  suno = await new SunoFake({
+    apiKey: FAKE_KEYS.SUNO_API_KEY,
+    stepMs: 60,
+    knownSingersOnly: true,
+    trackSeconds: 40,
+  }).start();
   cog = await startCogFake({ runMs: 100 });
   t = await startChannelApp([
     {
@@ -97,10 +101,9 @@ test('each song of a Suno run keeps its upstream task and audio id with the arti
 });
 
 test('replace_upload of an artifact of our own Suno run sends its taskId and audioId', async () => {
-  const adapter = t.container.services.channels.adapterOf('suno-main');
-  assert.ok(adapter);
   const link = `${t.container.config.publicBaseUrl}/v1/tasks/${song.id}/artifacts/1`;
-  const request = musicRequest({
+  const before = suno.calls.length;
+  const id = await createTask({
     mode: 'replace_upload',
     audio: [link],
     infillStartS: 2,
@@ -109,24 +112,55 @@ test('replace_upload of an artifact of our own Suno run sends its taskId and aud
     fullLyrics: LYRICS,
     tags: 'folk',
     title: 'River',
+    negativeTags: 'metal',
   });
-  const before = suno.calls.length;
-  await adapter.create(request, runStart(), AbortSignal.timeout(10_000));
-  const call = suno.calls.slice(before).find((c) => c.path === '/api/v1/generate/replace-section');
+  await succeeded(id);
+  const [call] = callsTo('/api/v1/generate/replace-section', before);
   assert.ok(call, 'replace-section was called');
-  const audioId = `${song.upstreamTaskId}-a2`;
-  assert.deepEqual(call.body, {
-    taskId: song.upstreamTaskId,
-    audioId,
-    prompt: LYRICS,
-    tags: 'folk',
-    title: 'River',
-    infillStartS: 2,
-    infillEndS: 13,
-    fullLyrics: LYRICS,
-    callBackUrl: (call.body as { callBackUrl: string }).callBackUrl,
+  assert.deepEqual(Object.keys(call.body).sort(), [
+    'audioId',
+    'callBackUrl',
+    'fullLyrics',
+    'infillEndS',
+    'infillStartS',
+    'negativeTags',
+    'prompt',
+    'tags',
+    'taskId',
+    'title',
+  ]);
+  assert.equal(call.body['taskId'], song.upstreamTaskId);
+  assert.equal(call.body['audioId'], `${song.upstreamTaskId}-a2`);
+  assert.equal(call.body['prompt'], LYRICS);
+  assert.equal(call.body['fullLyrics'], LYRICS);
+  assert.equal(call.body['tags'], 'folk');
+  assert.equal(call.body['title'], 'River');
+  assert.equal(call.body['negativeTags'], 'metal');
+  assert.equal(call.body['infillStartS'], 2);
+  assert.equal(call.body['infillEndS'], 13);
+  assert.match(String(call.body['callBackUrl']), CALLBACK_URL);
+});
+
+test('an artifact link of another account is refused at acceptance; Suno cannot fetch one in extend', async () => {
+  const link = `${t.container.config.publicBaseUrl}/v1/tasks/${song.id}/artifacts/0`;
+  const other = await t.account({ balanceMinor: 10_000_000 });
+  const refused = await t.call(other.key, 'POST', '/v1/tasks', {
+    model: 'music',
+    settings: { mode: 'extend', audio: [link], continueAt: 10, style: 'folk', prompt: LYRICS },
   });
-  assert.match(String((call.body as { callBackUrl: string }).callBackUrl), /\/v1\/callbacks\/suno-main\//);
+  assert.equal(refused.statusCode, 422, refused.body);
+  assert.equal(refused.json().error.code, 'invalid_settings');
+  const before = suno.calls.length;
+  const id = await createTask({
+    mode: 'extend',
+    audio: [link],
+    continueAt: 10,
+    style: 'folk',
+    prompt: LYRICS,
+  });
+  const task = await waitForFinal(t, account.key, id, 60_000);
+  assert.equal((task['error'] as { code: string }).code, 'generation_failed');
+  assert.equal(suno.calls.length, before, 'no upstream call');
 });
 
 test('replace_upload of a file Suno did not make fails before any call', async () => {

@@ -2,6 +2,7 @@ export {
   type AdapterDeps,
   type AdapterFactory,
   type AdapterRuntime,
+  artifactOfLink,
   CallbackStore,
   type Channel,
   ChannelOutOfCredit,

@@ -66,6 +66,8 @@ export interface SunoFakeOptions {
   port?: number;
   /** Refuse a music body whose `personaId` the fake did not issue (code 400). (Default: false) */
   knownSingersOnly?: boolean;
+  /** Length of every track it serves (seconds). (Default: 2) */
+  trackSeconds?: number;
 }
 
 export class SunoFake {
@@ -80,6 +82,7 @@ export class SunoFake {
   urlTtlMs: number;
   sendCallbacks: boolean;
   knownSingersOnly: boolean;
+  trackSeconds: number;
   #faults: { target: FaultTarget; fault: SunoFault; times: number }[] = [];
   #server: http.Server;
   #hanging = new Set<http.ServerResponse>();
@@ -93,6 +96,7 @@ export class SunoFake {
     this.sendCallbacks = options.callbacks ?? true;
     this.#port = options.port ?? 0;
     this.knownSingersOnly = options.knownSingersOnly ?? false;
+    this.trackSeconds = options.trackSeconds ?? 2;
     this.voices = new FakeVoices(
       (audioId) => {
         const taskId = audioId.replace(/-a\d+$/, '');
@@ -328,7 +332,7 @@ export class SunoFake {
       return;
     }
     const png = url.pathname.endsWith('.png') || url.searchParams.get('as') === 'png';
-    const bytes = png ? SAMPLE_PNG : await sampleMp3();
+    const bytes = png ? SAMPLE_PNG : await sampleMp3(this.trackSeconds);
     res
       .writeHead(200, { 'content-type': png ? 'image/png' : 'audio/mpeg', 'content-length': bytes.length })
       .end(bytes);

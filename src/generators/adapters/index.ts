@@ -7,6 +7,7 @@ export {
 export { createCogAdapter } from './cog/index.ts';
 export {
   type AdapterRuntime,
+  artifactOfLink,
   createAdapterDeps,
   createTransport,
   MAX_OUTPUT_BYTES,
