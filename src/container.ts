@@ -180,7 +180,9 @@ export async function createContainer(
     prices,
     generator,
     idempotency,
-    resolveReferences: (accountId, refs) => resolveReferences(db, accountId, refs, clock.now()),
+    // Records a provider is still settling (a voice being verified at Suno) are asked about first.
+    resolveReferences: (accountId, refs) =>
+      resolveReferences(db, accountId, refs, clock.now(), (r, now) => libraries.askSteps(r, now)),
     resolveInputs: (accountId, mode, settings) => resolveInputs(mode, settings, fetching, accountId),
     onTaskQueued: () => worker.wake(),
     finalViews: new FinalTaskViews(),

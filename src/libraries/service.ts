@@ -75,8 +75,8 @@ export class LibraryService {
     return pick ? askGenerator(decl.failCode, () => pick(decl.model)) : this.#deps.generator;
   }
 
-  /** Settles due steps the generator ends, on read (polled-steps.ts). */
-  readonly #ask: StepAsker = (r, now) =>
+  /** Settles due steps the generator ends, on read (polled-steps.ts); tasks naming records use it too. */
+  readonly askSteps: StepAsker = (r, now) =>
     stepAsker((model) => this.#deps.generatorFor?.(model) ?? Promise.resolve(this.#deps.generator))(r, now);
 
   #query(principal: KeyPrincipal, decl: LibraryDecl): RecordQuery {
@@ -90,7 +90,7 @@ export class LibraryService {
       this.#deps.db.db,
       this.#query(principal, decl),
       this.#deps.clock.now(),
-      this.#ask,
+      this.askSteps,
     );
     return {
       [decl.segment]: records.map((r) => viewOf(decl, r)),
@@ -106,7 +106,7 @@ export class LibraryService {
       this.#query(principal, decl),
       id,
       this.#deps.clock.now(),
-      this.#ask,
+      this.askSteps,
     );
     if (!found) throw errors.recordNotFound(id);
     return found;
@@ -315,7 +315,7 @@ export class LibraryService {
 
   /** The record a replayed creation made, as it is now (deleted since: as it was when deleted). */
   async #replayed(decl: LibraryDecl, query: RecordQuery, id: string): Promise<RecordView> {
-    const live = await findRecord(this.#deps.db.db, query, id, this.#deps.clock.now(), this.#ask);
+    const live = await findRecord(this.#deps.db.db, query, id, this.#deps.clock.now(), this.askSteps);
     if (live) return viewOf(decl, live);
     const row = await this.#deps.db.db
       .selectFrom('library_records')
