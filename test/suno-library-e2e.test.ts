@@ -416,6 +416,28 @@ test('a voice whose piece Suno cannot validate turns failed with Suno’s reason
   assert.equal(failed['error'], 'no clear singing voice in the piece');
 });
 
+test('a read of the voice while Suno is broken keeps it processing; the next read settles it', async () => {
+  const created = await t.call(account.key, 'POST', '/v1/models/music/voices', {
+    source_url: upload,
+    start_seconds: 0,
+    end_seconds: 15,
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  const id = String(created.json().id);
+  const validation = [...suno.voices.validations.values()].at(-1);
+  assert.ok(validation);
+  // Wait until Suno would answer the phrase, then break the next read.
+  await until(async () => Date.now() - validation.createdAt > 3_500, 'the first question is due');
+  const before = suno.calls.length;
+  suno.fail({ kind: 'http', status: 502 }, { target: 'read' });
+  const during = await voice(id);
+  assert.equal(during['status'], 'processing');
+  assert.ok(callsTo('/api/v1/voice/validate-info', before).length === 1, 'Suno was asked once');
+  const after = await voice(id);
+  assert.equal(after['status'], 'pending_recording');
+  assert.equal(after['phrase'], validation.phrases[0]);
+});
+
 test('a voice in a language Suno does not validate is 502 library_create_failed, no call', async () => {
   const before = suno.calls.length;
   const refused = await t.call(account.key, 'POST', '/v1/models/music/voices', {
