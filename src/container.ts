@@ -17,6 +17,7 @@ import {
   ChannelRouter,
   createAdapterDeps,
   type Generator,
+  isProviderName,
   LibrarySimulator,
   RenderPool,
   Simulator,
@@ -27,6 +28,7 @@ import { HelperService, type InputResolver, LibraryService, resolveReferences } 
 import { ModelService } from './models/index.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import {
+  artifactUpstream,
   DownloadAllowance,
   FinalTaskViews,
   IdempotencyStore,
@@ -130,6 +132,13 @@ export async function createContainer(
         publicBaseUrl: config.publicBaseUrl,
         fetchAllowAddresses: config.fetchAllowAddresses,
         ...overrides.adapterLimits,
+        // An artifact link of our own run names its file upstream (Suno's replace-section, PROVIDERS.md §2).
+        artifactUpstream: async (taskId, index) => {
+          const found = await artifactUpstream(db.db, taskId, index);
+          return found !== null && isProviderName(found.provider)
+            ? { provider: found.provider, ids: found.ids }
+            : null;
+        },
       }));
   // Models with channels run on them (CONTRACT §11); every other model on the simulator as before.
   const router = new ChannelRouter({
@@ -169,7 +178,13 @@ export async function createContainer(
     },
     db.pgPool,
   );
-  const fetching = { uploads, allowAddresses: config.fetchAllowAddresses, downloads };
+  // Artifact links of the caller's own tasks are read from storage, not fetched (artifact-inputs.ts).
+  const fetching = {
+    uploads,
+    allowAddresses: config.fetchAllowAddresses,
+    downloads,
+    artifacts: { db, storage, clock },
+  };
   const tasks = new TaskService({
     db,
     clock,
@@ -177,7 +192,9 @@ export async function createContainer(
     prices,
     generator,
     idempotency,
-    resolveReferences: (accountId, refs) => resolveReferences(db, accountId, refs, clock.now()),
+    // Records a provider is still settling (a voice being verified at Suno) are asked about first.
+    resolveReferences: (accountId, refs) =>
+      resolveReferences(db, accountId, refs, clock.now(), (r, now) => libraries.askSteps(r, now)),
     resolveInputs: (accountId, mode, settings) => resolveInputs(mode, settings, fetching, accountId),
     onTaskQueued: () => worker.wake(),
     finalViews: new FinalTaskViews(),
@@ -206,6 +223,8 @@ export async function createContainer(
     resolveInput: overrides.resolveLibraryInput ?? resolveLibraryInput,
     downloads,
     models,
+    // Records of a model with a real channel are kept at its provider (CONTRACT §11).
+    generatorFor: async (model) => (await router.recordsOf(model)) ?? libraryGenerator,
   });
   // Helpers of a model with a channel whose provider has a library side (Suno's lyrics and style boost)
   // run there; the rest on the simulator.

@@ -307,7 +307,7 @@ test('helpers: a refusal is LibraryRejected (502), a busy or empty channel Gener
   );
 });
 
-test('personas and singing voices are not served through the port yet: 503, no upstream call', async () => {
+test('a persona without a suno track and a phrase without a suno voice are 502 before any upstream call', async () => {
   const library = rig.adapter.library;
   assert.ok(library);
   const before = rig.fake.calls.length;
@@ -316,11 +316,19 @@ test('personas and singing voices are not served through the port yet: 503, no u
       { model: 'music', library: 'personas', recordId: 'p1', fields: {} },
       AbortSignal.timeout(1_000),
     ),
-    (e: unknown) => e instanceof GeneratorUnavailable,
+    (e: unknown) => e instanceof LibraryRejected,
   );
   await assert.rejects(
     library.issuePhrase(
       { recordId: 'v1', attempt: 1, language: 'en', avoid: [] },
+      AbortSignal.timeout(1_000),
+    ),
+    (e: unknown) => e instanceof LibraryRejected,
+  );
+  // A library Suno does not keep cannot be served: 503.
+  await assert.rejects(
+    library.createRecord(
+      { model: 'music', library: 'styles', recordId: 's1', fields: {} },
       AbortSignal.timeout(1_000),
     ),
     (e: unknown) => e instanceof GeneratorUnavailable,

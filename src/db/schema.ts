@@ -129,6 +129,8 @@ export interface ArtifactsTable {
   size_bytes: number;
   caption: string;
   storage_key: string;
+  /** JSON `{ provider, ids }`: the provider's ids of the file (`UpstreamArtifact`); null when none. */
+  upstream: string | null;
 }
 
 export interface IdempotencyKeysTable {

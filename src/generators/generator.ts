@@ -42,6 +42,11 @@ export interface GeneratedFile {
   contentType: string;
   sizeBytes: number;
   caption: string;
+  /**
+   * The provider's ids of the file (Suno: `{ taskId, audioId }`), stored with the artifact so later runs
+   * and library records can name it upstream (PROVIDERS.md §2). Absent for the simulator's files.
+   */
+  upstream?: { provider: string; ids: Readonly<Record<string, string>> };
 }
 
 export interface GenerationOutputs {

@@ -2,11 +2,13 @@ export {
   type AdapterDeps,
   type AdapterFactory,
   type AdapterRuntime,
+  artifactOfLink,
   CallbackStore,
   type Channel,
   ChannelOutOfCredit,
   calledBackRunOf,
   createAdapterDeps,
+  isProviderName,
   type ProviderName,
   UpstreamRunLost,
 } from './adapters/index.ts';
@@ -32,11 +34,16 @@ export {
   type UpstreamCost,
 } from './generator.ts';
 export {
+  type AnySettlement,
   type HelperIO,
   type HelperName,
+  isPolledSettlement,
   LIBRARY_WAIT_MS,
   type LibraryGenerator,
+  type LibraryPolledSettlement,
   LibraryRejected,
+  type LibrarySource,
+  type SettleAnswer,
 } from './library.ts';
 export { LibrarySimulator } from './simulator/library-sim.ts';
 export { RenderPool } from './simulator/media/render-pool.ts';

@@ -23,6 +23,54 @@ export interface LibrarySettlement {
   outcome: { ok: true } | { ok: false; reason: string };
 }
 
+/**
+ * A step whose end only the generator can tell (Suno's voice validation and verification): the service
+ * asks `settle` once `afterMs` has passed, then every `pollMs` until the answer is final.
+ */
+export interface LibraryPolledSettlement {
+  /** Time before the first question (milliseconds). */
+  afterMs: number;
+  /** Time between two questions while the step runs (milliseconds). */
+  pollMs: number;
+  /** The upstream id `settle` is asked about (the step's own upstream task). (Default: the record's) */
+  upstreamId?: string;
+  outcome?: undefined;
+}
+
+/** Either settlement: known up front, or asked of the generator later. */
+export type AnySettlement = LibrarySettlement | LibraryPolledSettlement;
+
+/** True when the settlement's outcome must be asked of the generator (`settle`). */
+export function isPolledSettlement(s: AnySettlement): s is LibraryPolledSettlement {
+  return s.outcome === undefined;
+}
+
+/** The provider's ids of a file a record is made from (a persona's song version). */
+export interface LibrarySource {
+  /** Provider of the channel that made the file (`suno`). */
+  provider: string;
+  /** Its ids there (Suno: `{ taskId, audioId }`). */
+  ids: Readonly<Record<string, string>>;
+}
+
+/** A question about a polled step (`LibraryPolledSettlement`). */
+export interface SettleRequest {
+  model: string;
+  library: string;
+  recordId: string;
+  /** Which step: `create` (learning after the 201) or a step's name (`verify`). */
+  step: string;
+  /** The upstream id the settlement named (else the record's). */
+  upstreamId: string;
+}
+
+/** The generator's answer about a polled step. */
+export type SettleAnswer =
+  | { state: 'running' }
+  /** Ended well: public fields the record gains (a voice's phrase) and its upstream id from then on. */
+  | { state: 'done'; data?: Record<string, unknown>; upstreamId?: string }
+  | { state: 'failed'; reason: string };
+
 export interface LibraryCreateRequest {
   model: string;
   /** The library's path segment at the model (`elements`, `styles`, …). */
@@ -35,6 +83,11 @@ export interface LibraryCreateRequest {
    * that typically takes (milliseconds). The answer then carries `settles`.
    */
   learningMs?: number;
+  /**
+   * The provider's ids of the file the record is made from, when the service kept them (a persona's song
+   * version made on a real channel); absent otherwise. A provider that needs them refuses without.
+   */
+  source?: LibrarySource;
 }
 
 export interface LibraryCreated {
@@ -42,6 +95,16 @@ export interface LibraryCreated {
   data: Record<string, unknown>;
   /** Present when the record keeps learning after the answer (music styles, singing voices). */
   settles?: LibrarySettlement;
+  /**
+   * Instead of `settles`, when only the generator can tell how learning ends (Suno's voice validation):
+   * the service asks `settle` about step `create`.
+   */
+  polled?: LibraryPolledSettlement;
+  /**
+   * The provider's id of the record (a Suno persona id, a voice's validate task), kept with the record and
+   * never shown; later calls get it back as `upstreamId`, and tasks naming the record as `upstream_id`.
+   */
+  upstreamId?: string;
 }
 
 export interface PhraseRequest {
@@ -52,6 +115,8 @@ export interface PhraseRequest {
   language: string;
   /** Phrases issued before; a new one differs from all of them. */
   avoid: readonly string[];
+  /** The record's upstream id (`LibraryCreated.upstreamId`), when the generator gave one. */
+  upstreamId?: string;
 }
 
 export interface RecordingCheck {
@@ -65,6 +130,8 @@ export interface RecordingCheck {
   minSeconds: number;
   /** How long the check typically takes (milliseconds). */
   typicalMs: number;
+  /** The record's upstream id (`LibraryCreated.upstreamId`), when the generator gave one. */
+  upstreamId?: string;
 }
 
 export interface LyricsVariant {
@@ -87,8 +154,13 @@ export interface LibraryGenerator {
   createRecord(request: LibraryCreateRequest, signal: AbortSignal): Promise<LibraryCreated>;
   /** A phrase for a singer to record (singing voices). */
   issuePhrase(request: PhraseRequest, signal: AbortSignal): Promise<string>;
-  /** Starts checking a singer's recording of the phrase; the outcome comes after `afterMs`. */
-  checkRecording(request: RecordingCheck, signal: AbortSignal): Promise<LibrarySettlement>;
+  /** Starts checking a singer's recording of the phrase; the outcome comes after `afterMs`, or is polled. */
+  checkRecording(request: RecordingCheck, signal: AbortSignal): Promise<AnySettlement>;
+  /**
+   * Where a polled step stands (`LibraryPolledSettlement`). Only generators that answer polled
+   * settlements implement it.
+   */
+  settle?(request: SettleRequest, signal: AbortSignal): Promise<SettleAnswer>;
   /** Runs a free helper. */
   runHelper<H extends HelperName>(
     helper: H,

@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import type { Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
+import type { LibrarySource } from '../generators/index.ts';
+import { parseArtifactUpstream } from '../tasks/index.ts';
 import { defineLibrary } from './define.ts';
 import { nameField } from './fields.ts';
 import { boundsOf } from './limits.ts';
@@ -33,7 +35,7 @@ async function sourceSong(
   accountId: string,
   taskId: string,
   index: number,
-): Promise<{ songTitle: string }> {
+): Promise<{ songTitle: string; source: LibrarySource | null }> {
   const task = await db.db
     .selectFrom('tasks')
     .select(['id', 'model', 'mode', 'status', 'texts'])
@@ -52,7 +54,7 @@ async function sourceSong(
   }
   const artifacts = await db.db
     .selectFrom('artifacts')
-    .select(['idx', 'kind', 'caption'])
+    .select(['idx', 'kind', 'caption', 'upstream'])
     .where('task_id', '=', taskId)
     .orderBy('idx')
     .execute();
@@ -68,6 +70,7 @@ async function sourceSong(
   }
   const texts = task.texts === null ? [] : (JSON.parse(task.texts) as string[]);
   return {
+    source: parseArtifactUpstream(chosen.upstream),
     songTitle: songTitle(
       texts,
       audio.map((a) => Number(a.idx)),
@@ -113,6 +116,8 @@ export const personas = defineLibrary({
       uniqueKey: `${b.source_task_id}#${b.index}`,
       data: { description: b.description, style: b.style ?? null, song_title: song.songTitle },
       private: { source_task_id: b.source_task_id, index: b.index },
+      // A provider that keeps personas names the song version by its own ids (PROVIDERS.md §2).
+      ...(song.source === null ? {} : { source: song.source }),
     };
   },
   taken: () => errors.personaExists(),

@@ -47,10 +47,13 @@ export function toRow(r: StoredRecord): Row {
   };
 }
 
-/** The record as it is at `now`: its pending step applied once `ready_at` has passed. Pure. */
+/**
+ * The record as it is at `now`: its pending step applied once `ready_at` has passed. Pure. A step the
+ * generator ends (`private.poll`) stays pending here: `StepAsker` settles it.
+ */
 export function settled(r: StoredRecord, now: Date): StoredRecord {
   const next = r.private.next;
-  if (!next || r.readyAt === null || r.readyAt > now.toISOString()) return r;
+  if (!next || r.private.poll || r.readyAt === null || r.readyAt > now.toISOString()) return r;
   const { next: _done, ...rest } = r.private;
   return {
     ...r,
@@ -107,6 +110,9 @@ export async function transition(db: Db['db'], before: StoredRecord, after: Stor
   return Number(result.numUpdatedRows) > 0;
 }
 
+/** Settles a due step the generator ends (polled-steps.ts); answers the record unchanged otherwise. */
+export type StepAsker = (r: StoredRecord, now: Date) => Promise<StoredRecord>;
+
 export interface RecordQuery {
   accountId: string;
   model: string;
@@ -119,6 +125,7 @@ export async function findRecord(
   q: RecordQuery,
   id: string,
   now: Date,
+  ask?: StepAsker,
 ): Promise<StoredRecord | undefined> {
   const row = await db
     .selectFrom('library_records')
@@ -131,13 +138,19 @@ export async function findRecord(
     .executeTakeFirst();
   if (!row) return undefined;
   const before = fromRow(row);
-  const after = settled(before, now);
+  const due = settled(before, now);
+  const after = ask ? await ask(due, now) : due;
   await transition(db, before, after);
   return after;
 }
 
 /** The caller's live records of a library, newest first, settled and persisted. */
-export async function listRecords(db: Db['db'], q: RecordQuery, now: Date): Promise<StoredRecord[]> {
+export async function listRecords(
+  db: Db['db'],
+  q: RecordQuery,
+  now: Date,
+  ask?: StepAsker,
+): Promise<StoredRecord[]> {
   const rows = await db
     .selectFrom('library_records')
     .selectAll()
@@ -151,7 +164,8 @@ export async function listRecords(db: Db['db'], q: RecordQuery, now: Date): Prom
   const records: StoredRecord[] = [];
   for (const row of rows) {
     const before = fromRow(row);
-    const after = settled(before, now);
+    const due = settled(before, now);
+    const after = ask ? await ask(due, now) : due;
     await transition(db, before, after);
     records.push(after);
   }

@@ -8,7 +8,7 @@ import { Kysely } from 'kysely';
 import type { LibraryRef } from '../catalog/index.ts';
 import type { Database, Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
-import { liveRecords } from './records.ts';
+import { liveRecords, type StepAsker, transition } from './records.ts';
 import { findLibrary } from './registry.ts';
 import type { LibraryDecl } from './types.ts';
 
@@ -21,16 +21,28 @@ function preset(decl: LibraryDecl, ref: LibraryRef): Record<string, unknown> | u
 /**
  * Checks every reference in order and throws the first refusal (422 element_not_found … character_not_found,
  * voice_not_ready, style_not_ready). Returns each record's fields keyed by id:
- * `{ id, model, library, name, status, ...data }`.
+ * `{ id, model, library, name, status, ...data, upstream_id? }`. With `ask`, due steps a provider ends are
+ * asked about first (polled-steps.ts).
  */
 export async function resolveReferences(
   db: Db | Kysely<Database>,
   accountId: string,
   refs: readonly LibraryRef[],
   now: Date,
+  ask?: StepAsker,
 ): Promise<Record<string, Record<string, unknown>>> {
   const handle = db instanceof Kysely ? db : db.db;
-  const records = await liveRecords(handle, accountId, [...new Set(refs.map((r) => r.id))], now);
+  const live = await liveRecords(handle, accountId, [...new Set(refs.map((r) => r.id))], now);
+  // A step the provider ends is asked about here too, so a voice verified upstream is usable at once.
+  const records = ask
+    ? await Promise.all(
+        live.map(async (r) => {
+          const after = await ask(r, now);
+          await transition(handle, r, after);
+          return after;
+        }),
+      )
+    : live;
   const resolved: Record<string, Record<string, unknown>> = {};
   for (const ref of refs) {
     const decl = findLibrary(ref.model, ref.library);
@@ -52,6 +64,8 @@ export async function resolveReferences(
       name: record.name,
       status: record.status,
       ...record.data,
+      // The provider's id of the record, for the adapter that runs the task (never shown).
+      ...(typeof record.private.upstream_id === 'string' ? { upstream_id: record.private.upstream_id } : {}),
     };
   }
   return resolved;

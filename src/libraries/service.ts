@@ -16,13 +16,23 @@ import type { DownloadAllowance } from '../tasks/index.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from '../tasks/index.ts';
 import { askGenerator, learned } from './ask-generator.ts';
 import { limitsOf } from './limits.ts';
-import { findRecord, fromRow, listRecords, type RecordQuery, toRow, viewOf } from './records.ts';
+import { stepAsker } from './polled-steps.ts';
+import {
+  findRecord,
+  fromRow,
+  listRecords,
+  type RecordQuery,
+  type StepAsker,
+  toRow,
+  viewOf,
+} from './records.ts';
 import { libraryPath } from './registry.ts';
 import type {
   CreateContext,
   InputResolver,
   LibraryDecl,
   PendingStep,
+  PolledStep,
   ResolvedInput,
   StoredRecord,
 } from './types.ts';
@@ -40,6 +50,12 @@ export interface LibraryServiceDeps {
   downloads?: Pick<DownloadAllowance, 'open'>;
   /** When given, creation on a switched-off model is 503 model_unavailable. */
   models?: Pick<ModelService, 'state'>;
+  /**
+   * The generator that keeps a model's records: its provider's library side where a channel serves the
+   * model (CONTRACT §11), else `generator`. May throw GeneratorUnavailable (503 sg_unavailable), as for a
+   * model only Cog serves. (Default: `generator` for every model)
+   */
+  generatorFor?(model: string): Promise<LibraryGenerator>;
 }
 
 export class LibraryService {
@@ -53,6 +69,16 @@ export class LibraryService {
     return this.#deps;
   }
 
+  /** The generator of `decl`'s records; its refusal to serve is 503 sg_unavailable. */
+  async generatorOf(decl: LibraryDecl): Promise<LibraryGenerator> {
+    const pick = this.#deps.generatorFor;
+    return pick ? askGenerator(decl.failCode, () => pick(decl.model)) : this.#deps.generator;
+  }
+
+  /** Settles due steps the generator ends, on read (polled-steps.ts); tasks naming records use it too. */
+  readonly askSteps: StepAsker = (r, now) =>
+    stepAsker((model) => this.#deps.generatorFor?.(model) ?? Promise.resolve(this.#deps.generator))(r, now);
+
   #query(principal: KeyPrincipal, decl: LibraryDecl): RecordQuery {
     if (!mayUseModel(principal, decl.model)) throw errors.modelNotAllowedForKey(decl.model);
     return { accountId: principal.accountId, model: decl.model, library: decl.segment };
@@ -60,7 +86,12 @@ export class LibraryService {
 
   /** GET …/{library}: `{ <segment>: [...], ...extras, limits }`, newest first (CONTRACT §7). */
   async list(principal: KeyPrincipal, decl: LibraryDecl): Promise<Record<string, unknown>> {
-    const records = await listRecords(this.#deps.db.db, this.#query(principal, decl), this.#deps.clock.now());
+    const records = await listRecords(
+      this.#deps.db.db,
+      this.#query(principal, decl),
+      this.#deps.clock.now(),
+      this.askSteps,
+    );
     return {
       [decl.segment]: records.map((r) => viewOf(decl, r)),
       ...decl.listExtras,
@@ -75,6 +106,7 @@ export class LibraryService {
       this.#query(principal, decl),
       id,
       this.#deps.clock.now(),
+      this.askSteps,
     );
     if (!found) throw errors.recordNotFound(id);
     return found;
@@ -133,10 +165,11 @@ export class LibraryService {
     body: unknown,
     complete: CompleteClaim | null,
   ): Promise<StoredRecord> {
-    const { db, clock, generator } = this.#deps;
+    const { db, clock } = this.#deps;
     if (this.#deps.models && !(await this.#deps.models.state(decl.model)).available) {
       throw errors.modelUnavailable(decl.model);
     }
+    const generator = await this.generatorOf(decl);
     await askGenerator(decl.failCode, () => generator.ensureAvailable(body));
     const ctx: CreateContext = {
       db,
@@ -158,6 +191,7 @@ export class LibraryService {
           recordId: ctx.recordId,
           fields: body as Record<string, unknown>,
           ...(decl.learns ? { learningMs: decl.learns.typicalMs } : {}),
+          ...(plan.source ? { source: plan.source } : {}),
         },
         ctx.signal,
       ),
@@ -166,7 +200,17 @@ export class LibraryService {
     let status = 'ready';
     let readyAt: string | null = null;
     let next: PendingStep | undefined;
-    if (decl.learns) {
+    let poll: PolledStep | undefined;
+    const upstreamId = created.upstreamId;
+    if (decl.learns && created.polled) {
+      // Only the generator can tell how learning ends: asked from `ready_at` on (polled-steps.ts).
+      status = decl.learns.initial;
+      readyAt = new Date(now.getTime() + created.polled.afterMs).toISOString();
+      next = { status: decl.learns.succeeds };
+      const asked = created.polled.upstreamId ?? upstreamId;
+      if (asked === undefined) throw errors.internal(new Error('a polled creation without an upstream id'));
+      poll = { step: 'create', upstreamId: asked, pollMs: created.polled.pollMs };
+    } else if (decl.learns) {
       const settles = created.settles ?? { afterMs: 0, outcome: { ok: true } };
       status = decl.learns.initial;
       readyAt = new Date(now.getTime() + settles.afterMs).toISOString();
@@ -182,7 +226,12 @@ export class LibraryService {
       name: plan.name,
       status,
       data: { ...plan.data, ...created.data },
-      private: { ...plan.private, ...(next ? { next } : {}) },
+      private: {
+        ...plan.private,
+        ...(next ? { next } : {}),
+        ...(poll ? { poll } : {}),
+        ...(upstreamId === undefined ? {} : { upstream_id: upstreamId }),
+      },
       uniqueKey: plan.uniqueKey ?? null,
       error: null,
       createdAt: now.toISOString(),
@@ -266,7 +315,7 @@ export class LibraryService {
 
   /** The record a replayed creation made, as it is now (deleted since: as it was when deleted). */
   async #replayed(decl: LibraryDecl, query: RecordQuery, id: string): Promise<RecordView> {
-    const live = await findRecord(this.#deps.db.db, query, id, this.#deps.clock.now());
+    const live = await findRecord(this.#deps.db.db, query, id, this.#deps.clock.now(), this.askSteps);
     if (live) return viewOf(decl, live);
     const row = await this.#deps.db.db
       .selectFrom('library_records')

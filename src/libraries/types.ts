@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { InputRule } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
 import type { ApiError, errors } from '../errors.ts';
-import type { LibraryGenerator } from '../generators/index.ts';
+import type { LibraryGenerator, LibrarySource } from '../generators/index.ts';
 import type { ProbeBudget } from '../tasks/index.ts';
 
 /** What the media probe tells about a linked file; throws ApiError for files that break a rule. */
@@ -41,10 +41,24 @@ export interface PendingStep<S extends string = string> {
   error?: string;
 }
 
+/** A pending step only the generator can end (`LibraryPolledSettlement`): asked at `ready_at`. */
+export interface PolledStep {
+  /** `create` (learning after the 201) or the step's name (`verify`). */
+  step: string;
+  /** The upstream id the generator is asked about. */
+  upstreamId: string;
+  /** Time between two questions while the step runs (milliseconds). */
+  pollMs: number;
+}
+
 /** Our bookkeeping of a record, never shown. */
 export interface PrivateData {
-  /** What the record becomes at `ready_at`. */
+  /** What the record becomes at `ready_at` (with `poll`: when the generator says the step ended well). */
   next?: PendingStep;
+  /** Present when the generator, not the clock, ends the pending step. */
+  poll?: PolledStep;
+  /** The provider's id of the record (`LibraryCreated.upstreamId`); tasks naming it get it as `upstream_id`. */
+  upstream_id?: string;
   [key: string]: unknown;
 }
 
@@ -87,6 +101,8 @@ export interface CreationPlan {
   private?: Record<string, unknown>;
   /** Unique among the live records of this library of the account. */
   uniqueKey?: string;
+  /** The provider's ids of the file the record is made from, when kept (a persona's song version). */
+  source?: LibrarySource;
 }
 
 /** Code of a refusal by the generator (reference: 502). */

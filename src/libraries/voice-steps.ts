@@ -5,7 +5,8 @@
  */
 import type { z } from 'zod';
 import type { KeyPrincipal } from '../accounts/index.ts';
-import { LIBRARY_WAIT_MS } from '../generators/index.ts';
+import { errors } from '../errors.ts';
+import { isPolledSettlement, LIBRARY_WAIT_MS } from '../generators/index.ts';
 import { askGenerator } from './ask-generator.ts';
 import { transition, viewOf } from './records.ts';
 import type { LibraryService, RecordView } from './service.ts';
@@ -17,7 +18,7 @@ import {
   type VoiceState,
   type verifyBody,
 } from './singing-voices.ts';
-import type { PendingStep, StoredRecord } from './types.ts';
+import type { PendingStep, PolledStep, StoredRecord } from './types.ts';
 
 /** Phrases issued to a voice so far (the current one last). */
 function phrasesOf(r: StoredRecord): string[] {
@@ -33,10 +34,12 @@ export async function verifyVoice(
   id: string,
   body: z.output<typeof verifyBody>,
 ): Promise<RecordView> {
-  const { db, clock, generator, resolveInput, downloads } = service.deps;
+  const { db, clock, resolveInput, downloads } = service.deps;
   const step = VOICE_STEPS.verify;
   const before = await service.record(principal, singingVoices, id);
   if (before.status !== step.from) throw step.refused();
+  const generator = await service.generatorOf(singingVoices);
+  const upstreamId = before.private.upstream_id;
   await askGenerator(singingVoices.failCode, () => generator.ensureAvailable(body));
   const budget = await downloads?.open(principal.accountId, 'request');
   const recording = await resolveInput(body.recording_url, 'recording_url', RECORDING_FILES, budget).finally(
@@ -52,23 +55,29 @@ export async function verifyVoice(
         minSeconds: RECORDING_SECONDS.min,
         typicalMs: step.typicalMs,
         ...(recording.durationSeconds === undefined ? {} : { recordingSeconds: recording.durationSeconds }),
+        ...(upstreamId === undefined ? {} : { upstreamId }),
       },
       AbortSignal.timeout(LIBRARY_WAIT_MS),
     ),
   );
   const now = clock.now();
+  const succeeds = { status: step.succeeds, name: body.name } satisfies PendingStep<VoiceState>;
+  let next: PendingStep = succeeds;
+  let poll: PolledStep | undefined;
+  if (isPolledSettlement(check)) {
+    // Only the generator can tell how the check ends: asked from `ready_at` on (polled-steps.ts).
+    const asked = check.upstreamId ?? upstreamId;
+    if (asked === undefined) throw errors.internal(new Error('a polled check without an upstream id'));
+    poll = { step: 'verify', upstreamId: asked, pollMs: check.pollMs };
+  } else if (!check.outcome.ok) {
+    next = { status: 'failed', error: check.outcome.reason } satisfies PendingStep<VoiceState>;
+  }
   const after: StoredRecord = {
     ...before,
     status: step.to,
     readyAt: new Date(now.getTime() + check.afterMs).toISOString(),
     updatedAt: now.toISOString(),
-    private: {
-      ...before.private,
-      phrases: phrasesOf(before),
-      next: check.outcome.ok
-        ? ({ status: step.succeeds, name: body.name } satisfies PendingStep<VoiceState>)
-        : ({ status: 'failed', error: check.outcome.reason } satisfies PendingStep<VoiceState>),
-    },
+    private: { ...before.private, phrases: phrasesOf(before), next, ...(poll ? { poll } : {}) },
   };
   if (!(await transition(db.db, before, after))) throw step.refused();
   return viewOf(singingVoices, after);
@@ -80,15 +89,23 @@ export async function retryVoice(
   principal: KeyPrincipal,
   id: string,
 ): Promise<RecordView> {
-  const { db, clock, generator } = service.deps;
+  const { db, clock } = service.deps;
   const step = VOICE_STEPS.retry;
   const before = await service.record(principal, singingVoices, id);
   if (before.status !== step.from) throw step.refused();
+  const generator = await service.generatorOf(singingVoices);
+  const upstreamId = before.private.upstream_id;
   const avoid = phrasesOf(before);
   const attempt = (typeof before.private['attempt'] === 'number' ? before.private['attempt'] : 1) + 1;
   const phrase = await askGenerator(singingVoices.failCode, () =>
     generator.issuePhrase(
-      { recordId: id, attempt, language: String(before.data['language'] ?? 'en'), avoid },
+      {
+        recordId: id,
+        attempt,
+        language: String(before.data['language'] ?? 'en'),
+        avoid,
+        ...(upstreamId === undefined ? {} : { upstreamId }),
+      },
       AbortSignal.timeout(LIBRARY_WAIT_MS),
     ),
   );

@@ -1,3 +1,4 @@
+export { type ArtifactUpstream, artifactUpstream, parseArtifactUpstream } from './artifact-upstream.ts';
 export { openArtifact, parseRange } from './artifacts.ts';
 export { DownloadAllowance } from './download-budget.ts';
 export { FinalTaskViews } from './final-task-views.ts';

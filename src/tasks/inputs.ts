@@ -11,6 +11,7 @@ import type { InputFile, InputRule, MediaFormat, ModeInputs, ModeSpec } from '..
 import { type ApiError, errors } from '../errors.ts';
 import type { UploadService } from '../files/index.ts';
 import { FetchError, fetchToFile, inspectFile } from '../media/index.ts';
+import { type ArtifactInputDeps, probeArtifactLink } from './artifact-inputs.ts';
 import type { DownloadAllowance } from './download-budget.ts';
 
 export interface InputResolverDeps {
@@ -19,6 +20,11 @@ export interface InputResolverDeps {
   allowAddresses?: readonly string[];
   /** Budgets of requests and allowances of accounts; without it downloads are bounded one by one only. */
   downloads?: Pick<DownloadAllowance, 'open'>;
+  /**
+   * Artifact links of the caller's own tasks, read from storage (artifact-inputs.ts); without it such a
+   * link is downloaded like any other URL.
+   */
+  artifacts?: ArtifactInputDeps;
 }
 
 const both = (label: string, en: string, ru: string): ApiError =>
@@ -51,6 +57,11 @@ export async function probeUrl(
         ...(own.height === null ? {} : { height: own.height }),
       }
     : await probeRemote(url, target, deps);
+  return checked(file, target);
+}
+
+/** The file if its format and size suit the target; 422 file_type or file_too_large otherwise. */
+function checked(file: ProbedFile, target: ProbeTarget): ProbedFile {
   if (target.formats && !target.formats.includes(file.format)) throw errors.fileType(target.label);
   if (file.sizeBytes > target.maxBytes) throw errors.fileTooLarge(target.label, target.maxBytes);
   return file;
@@ -172,11 +183,11 @@ export async function resolveInputs(
         const files = await Promise.all(
           urls.map(async (url, position): Promise<InputFile> => {
             const label = `settings.${field}.${position}`;
-            const facts = await probeUrl(
-              url,
-              { label, maxBytes: rule.maxBytes, formats: rule.formats, ...target },
-              deps,
-            );
+            const probe = { label, maxBytes: rule.maxBytes, formats: rule.formats, ...target };
+            const artifact = deps.artifacts
+              ? await probeArtifactLink(url, accountId, label, deps.artifacts)
+              : null;
+            const facts = artifact === null ? await probeUrl(url, probe, deps) : checked(artifact, probe);
             const file: InputFile = { field, position, url, ...facts };
             checkRule(file, rule);
             return file;

@@ -85,6 +85,8 @@ export interface Success {
     sizeBytes: number;
     caption: string;
     storageKey: string;
+    /** The provider's ids of the file (`GeneratedFile.upstream`). */
+    upstream?: { provider: string; ids: Readonly<Record<string, string>> };
   }>;
 }
 
@@ -117,6 +119,7 @@ export async function markSucceeded(tx: Tx, taskId: string, success: Success, at
           size_bytes: a.sizeBytes,
           caption: a.caption,
           storage_key: a.storageKey,
+          upstream: a.upstream === undefined ? null : JSON.stringify(a.upstream),
         })),
       )
       .execute();

@@ -205,20 +205,25 @@ export function lyricsInfo(task: FakeTask, stepMs: number) {
   };
 }
 
-let mp3Bytes: Promise<Buffer> | undefined;
-/** A real two-second MP3 made by the simulator's encoder (once per process). */
-export function sampleMp3(): Promise<Buffer> {
-  mp3Bytes ??= (async () => {
-    const path = join(tmpdir(), `suno-fake-${randomUUID()}.mp3`);
-    await renderMp3(
-      { kind: 'audio', format: 'mp3', filename: 'a.mp3', caption: '', seed: 'suno', durationSeconds: 2 },
-      path,
-    );
-    const bytes = await readFile(path);
-    await rm(path, { force: true });
-    return bytes;
-  })();
-  return mp3Bytes;
+const mp3Bytes = new Map<number, Promise<Buffer>>();
+
+/** A real MP3 of `durationSeconds` made by the simulator's encoder (once per length and process). */
+export function sampleMp3(durationSeconds = 2): Promise<Buffer> {
+  let bytes = mp3Bytes.get(durationSeconds);
+  if (bytes === undefined) {
+    bytes = (async () => {
+      const path = join(tmpdir(), `suno-fake-${randomUUID()}.mp3`);
+      await renderMp3(
+        { kind: 'audio', format: 'mp3', filename: 'a.mp3', caption: '', seed: 'suno', durationSeconds },
+        path,
+      );
+      const rendered = await readFile(path);
+      await rm(path, { force: true });
+      return rendered;
+    })();
+    mp3Bytes.set(durationSeconds, bytes);
+  }
+  return bytes;
 }
 
 /** A real PNG (cover images, and the "not mp3" fault). */

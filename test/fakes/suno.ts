@@ -3,7 +3,9 @@
  * codes, a Bearer key check, music tasks whose state moves PENDING → TEXT_SUCCESS → FIRST_SUCCESS →
  * SUCCESS one `stepMs` at a time with callbacks (`text`, `first`, `complete`, or `error`) posted to their
  * callBackUrl, real MP3/PNG files behind links that expire after `urlTtlMs`, lyrics and style boost,
- * switchable faults and a log of every call.
+ * personas and singing voices (`suno-voices.ts`), switchable faults and a log of every call. With
+ * `knownSingersOnly`, a music body whose `personaId` names no persona or voice the fake issued is refused
+ * with code 400.
  *
  * Outcomes are chosen by markers in any string of the create body: `[suno:sensitive]`
  * (SENSITIVE_WORD_ERROR), `[suno:failed]` (GENERATE_AUDIO_FAILED), `[suno:copyright]` (the same with
@@ -29,6 +31,7 @@ import {
   sampleMp3,
   stateOf,
 } from './suno-tasks.ts';
+import { FakeVoices } from './suno-voices.ts';
 
 /** One request the fake received. */
 export interface SunoCall {
@@ -61,6 +64,10 @@ export interface SunoFakeOptions {
   callbacks?: boolean;
   /** Listen port. (Default: any free one) */
   port?: number;
+  /** Refuse a music body whose `personaId` the fake did not issue (code 400). (Default: false) */
+  knownSingersOnly?: boolean;
+  /** Length of every track it serves (seconds). (Default: 2) */
+  trackSeconds?: number;
 }
 
 export class SunoFake {
@@ -68,10 +75,14 @@ export class SunoFake {
   /** Callbacks posted: target URL, body and the answer's status (0 when unreachable). */
   readonly callbacksSent: { url: string; body: unknown; status: number }[] = [];
   readonly tasks = new Map<string, FakeTask>();
+  /** Personas, voice validations and verifications. */
+  readonly voices: FakeVoices;
   readonly apiKey: string;
   stepMs: number;
   urlTtlMs: number;
   sendCallbacks: boolean;
+  knownSingersOnly: boolean;
+  trackSeconds: number;
   #faults: { target: FaultTarget; fault: SunoFault; times: number }[] = [];
   #server: http.Server;
   #hanging = new Set<http.ServerResponse>();
@@ -84,6 +95,23 @@ export class SunoFake {
     this.urlTtlMs = options.urlTtlMs ?? 3_000;
     this.sendCallbacks = options.callbacks ?? true;
     this.#port = options.port ?? 0;
+    this.knownSingersOnly = options.knownSingersOnly ?? false;
+    this.trackSeconds = options.trackSeconds ?? 2;
+    this.voices = new FakeVoices(
+      (audioId) => {
+        const taskId = audioId.replace(/-a\d+$/, '');
+        const task = this.tasks.get(taskId);
+        return task !== undefined && this.stateOf(task) === 'SUCCESS' ? taskId : undefined;
+      },
+      () => this.stepMs,
+      (url, body, afterMs) => {
+        const timer = setTimeout(() => {
+          this.#timers.delete(timer);
+          void this.#post(url, body());
+        }, afterMs);
+        this.#timers.add(timer);
+      },
+    );
     this.#server = http.createServer((req, res) => {
       this.#handle(req, res).catch((error: unknown) => {
         res.writeHead(500).end(String(error));
@@ -161,7 +189,18 @@ export class SunoFake {
       return send(res, 401, { code: 401, msg: 'Unauthorized: invalid API key' });
     }
     const fields = (body !== null && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+    const voice = this.voices.handle(
+      req.method ?? '',
+      url.pathname,
+      url.searchParams.get('taskId') ?? '',
+      fields,
+    );
+    if (voice !== undefined) return send(res, 200, 'data' in voice ? ok(voice.data) : voice);
     if (req.method === 'POST' && MUSIC_ENDPOINTS[url.pathname] !== undefined) {
+      const singer = fields['personaId'];
+      if (this.knownSingersOnly && singer !== undefined && !this.voices.knowsSinger(String(singer))) {
+        return send(res, 200, { code: 400, msg: 'personaId names no persona or voice' });
+      }
       return this.#create(res, 'music', url.pathname, fields);
     }
     if (req.method === 'POST' && url.pathname === '/api/v1/lyrics') {
@@ -262,9 +301,11 @@ export class SunoFake {
   }
 
   async #postCallback(task: FakeTask, type: string): Promise<void> {
+    await this.#post(String(task.body['callBackUrl']), callbackBody(task, type, this.#links()));
+  }
+
+  async #post(url: string, body: unknown): Promise<void> {
     if (!this.sendCallbacks) return;
-    const url = String(task.body['callBackUrl']);
-    const body = callbackBody(task, type, this.#links());
     let status = 0;
     try {
       const answer = await fetch(url, {
@@ -291,7 +332,7 @@ export class SunoFake {
       return;
     }
     const png = url.pathname.endsWith('.png') || url.searchParams.get('as') === 'png';
-    const bytes = png ? SAMPLE_PNG : await sampleMp3();
+    const bytes = png ? SAMPLE_PNG : await sampleMp3(this.trackSeconds);
     res
       .writeHead(200, { 'content-type': png ? 'image/png' : 'audio/mpeg', 'content-length': bytes.length })
       .end(bytes);

@@ -9,6 +9,7 @@ import * as m0007 from './0007-idempotency-claims.ts';
 import * as m0008 from './0008-uploads-by-account.ts';
 import * as m0009 from './0009-channels.ts';
 import * as m0010 from './0010-run-callbacks.ts';
+import * as m0011 from './0011-artifact-upstream-ids.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -22,6 +23,7 @@ export const migrations: Record<string, Migration> = {
   '0008-uploads-by-account': m0008,
   '0009-channels': m0009,
   '0010-run-callbacks': m0010,
+  '0011-artifact-upstream-ids': m0011,
 };
 
 export const migrationProvider: MigrationProvider = {

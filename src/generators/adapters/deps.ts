@@ -21,6 +21,7 @@ import type {
   Channel,
   DownloadedOutput,
   InputBytes,
+  UpstreamArtifact,
   UpstreamHttp,
   UpstreamResponse,
 } from './types.ts';
@@ -38,10 +39,30 @@ export interface AdapterRuntime extends TransportOptions {
   callbacks: CallbackStore;
   /** `PUBLIC_BASE_URL` without a trailing slash. */
   publicBaseUrl: string;
+  /**
+   * The provider's ids of artifact `index` of task `taskId`, when the service kept them. Without it no
+   * input is an artifact of ours (`AdapterDeps.upstreamArtifact` is then absent).
+   */
+  artifactUpstream?(taskId: string, index: number): Promise<UpstreamArtifact | null>;
 }
 
 /** Our own upload links: `/files/<token>` or `/files/<token>/<name>`, whatever host they name (CONTRACT §6). */
 const OWN_UPLOAD_PATH = /^\/files\/[A-Za-z0-9]{32}(?:\/[^/]*)?$/;
+
+/** The download link of an artifact of ours: `/v1/tasks/<task id>/artifacts/<index>`, whatever host it names. */
+const ARTIFACT_PATH = /^\/v1\/tasks\/([0-9a-f-]{36})\/artifacts\/(\d{1,4})$/;
+
+/** The task id and index an artifact link names, or null for any other link. */
+export function artifactOfLink(url: string): { taskId: string; index: number } | null {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return null;
+  }
+  const match = ARTIFACT_PATH.exec(path);
+  return match ? { taskId: match[1] as string, index: Number(match[2]) } : null;
+}
 
 /** What reaches a provider: its API and its output links, under the address rules and limits. */
 export interface TransportOptions {
@@ -92,7 +113,17 @@ export function createAdapterDeps(channel: Channel, runtime: AdapterRuntime): Ad
     publicUrl: (url) => publicUrlOf(url, runtime.publicBaseUrl),
     readInput: (url, signal) => readInput(url, signal, runtime),
     callbacks: { urlFor: callbacks.urlFor, received: callbacks.received },
+    ...(runtime.artifactUpstream === undefined
+      ? {}
+      : { upstreamArtifact: (url) => upstreamOfLink(url, runtime) }),
   };
+}
+
+/** The upstream ids behind an artifact link of ours; null for uploads, foreign links and files without ids. */
+async function upstreamOfLink(url: string, runtime: AdapterRuntime): Promise<UpstreamArtifact | null> {
+  const artifact = artifactOfLink(url);
+  if (artifact === null || runtime.artifactUpstream === undefined) return null;
+  return runtime.artifactUpstream(artifact.taskId, artifact.index);
 }
 
 async function callUpstream(

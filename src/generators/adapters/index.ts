@@ -8,6 +8,7 @@ export {
 export { createCogAdapter } from './cog/index.ts';
 export {
   type AdapterRuntime,
+  artifactOfLink,
   createAdapterDeps,
   createTransport,
   MAX_OUTPUT_BYTES,
@@ -26,6 +27,7 @@ export {
   ChannelOutOfCredit,
   type DownloadedOutput,
   type InputBytes,
+  isProviderName,
   PROVIDERS,
   type ProviderName,
   type UpstreamArtifact,

@@ -30,6 +30,11 @@ export const PROVIDERS = [
 ] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
+/** True for a provider a channel may name. */
+export function isProviderName(value: string): value is ProviderName {
+  return (PROVIDERS as readonly string[]).includes(value);
+}
+
 /** One channel of `GENERATORS_FILE`, checked and with its secrets read from the environment. */
 export interface Channel {
   /** Unique name; also the path segment of its callbacks. */

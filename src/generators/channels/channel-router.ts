@@ -114,6 +114,19 @@ export class ChannelRouter implements Generator, RunPlacement {
     return (this.#adapters.get(first.name) as Adapter).library as LibraryGenerator;
   }
 
+  /**
+   * The side that keeps `model`'s library records (CONTRACT §11): its provider's where a channel has one;
+   * null when the model has no channel or a simulator channel (the simulator keeps them);
+   * GeneratorUnavailable when only channels without a library side serve it (a Cog-only model: 503).
+   */
+  async recordsOf(model: string): Promise<LibraryGenerator | null> {
+    const library = await this.libraryOf(model);
+    if (library !== null) return library;
+    const channels = this.channelsOf(model);
+    if (channels.length === 0 || channels.some((c) => c.provider === 'simulator')) return null;
+    throw new GeneratorUnavailable(`no channel of ${model} keeps library records`);
+  }
+
   async ensureAvailable(
     request: { model: string; settings: Readonly<Record<string, unknown>> },
     signal?: AbortSignal,

@@ -18,7 +18,7 @@ const PROVIDER_ADAPTERS: Partial<Record<ProviderName, AdapterFactory>> = {
   cog: createCogAdapter,
   /** model-3d, every mode. */
   tripo: createTripoAdapter,
-  /** music, every mode, with the lyrics and style-boost helpers on its library side. */
+  /** music, every mode, with the helpers, personas and singing voices on its library side. */
   suno: createSunoAdapter,
 };
 

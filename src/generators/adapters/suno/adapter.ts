@@ -210,6 +210,8 @@ export class SunoAdapter implements Adapter {
         contentType: downloaded.contentType,
         sizeBytes: downloaded.sizeBytes,
         caption: `${title} (${version})`,
+        // replace-section and personas name a track by its task and audio id (PROVIDERS.md §2).
+        upstream: { provider: 'suno', ids: { taskId: run.taskId, audioId: track.id } },
       });
       texts.push(
         ...this.#texts(track, title, stride, plan.texts.slice(index * stride, index * stride + stride)),

@@ -3,6 +3,7 @@
  * lines). Pure: the adapter resolves what needs I/O (public URLs, upstream ids) and passes it in.
  */
 import { GenerationError } from '../../generator.ts';
+import { artifactOfLink } from '../deps.ts';
 
 /** Settings as the catalog accepted them. */
 type Settings = Readonly<Record<string, unknown>>;
@@ -36,6 +37,13 @@ function trackUrl(s: Settings, field: string, ctx: BodyContext): string {
   const value = s[field];
   const url = Array.isArray(value) ? value[0] : value;
   if (typeof url !== 'string') throw new GenerationError('generation_failed', `${field} is missing`);
+  // An artifact link needs an API key: Suno could not fetch it (only replace_upload names it by its ids).
+  if (artifactOfLink(url) !== null) {
+    throw new GenerationError(
+      'generation_failed',
+      `suno cannot fetch the artifact link in ${field}; upload the file`,
+    );
+  }
   return ctx.publicUrl(url);
 }
 

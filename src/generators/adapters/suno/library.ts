@@ -1,23 +1,25 @@
 /**
- * The library side of the Suno adapter: the free helpers `lyrics` (async task, polled) and `style-boost`
- * (synchronous) on sunoapi.org (PROVIDERS.md §2, "Helper / library").
- *
- * Personas and singing voices are not served yet: the LibraryGenerator port gives `createRecord` only our
- * record's fields (a persona needs the source track's upstream taskId and audioId), keeps no upstream id
- * between calls (`issuePhrase`/`checkRecording` need the validate task's id) and settles a check after a
- * time known up front (Suno's voice result must be polled). They answer GeneratorUnavailable (503).
+ * The library side of the Suno adapter (PROVIDERS.md §2, "Helper / library"): the free helpers `lyrics`
+ * (async task, polled) and `style-boost` (synchronous), personas and singing voices (singers.ts).
+ * Busy, broken or out of credit is 503 sg_unavailable; a refusal is the library's 502.
  */
 import { GenerationError, GeneratorTransientError, GeneratorUnavailable } from '../../generator.ts';
 import {
   type HelperIO,
   type HelperName,
   type LibraryCreated,
+  type LibraryCreateRequest,
   type LibraryGenerator,
+  type LibraryPolledSettlement,
   LibraryRejected,
-  type LibrarySettlement,
   type LyricsVariant,
+  type PhraseRequest,
+  type RecordingCheck,
+  type SettleAnswer,
+  type SettleRequest,
 } from '../../library.ts';
 import { type AdapterDeps, ChannelOutOfCredit } from '../types.ts';
+import { SunoSingers } from './singers.ts';
 import { asObject, SunoApi, stringField } from './wire.ts';
 
 /** PROVIDERS.md §2, decided here: the lyrics task is polled for at most 60 s. */
@@ -62,24 +64,39 @@ async function asHelperCall<T>(call: () => Promise<T>): Promise<T> {
 export class SunoLibrary implements LibraryGenerator {
   readonly #deps: AdapterDeps;
   readonly #api: SunoApi;
+  readonly #singers: SunoSingers;
 
   constructor(deps: AdapterDeps) {
     this.#deps = deps;
     this.#api = new SunoApi(deps.channel, deps.http);
+    this.#singers = new SunoSingers(deps, this.#api);
   }
 
   async ensureAvailable(): Promise<void> {}
 
-  async createRecord(): Promise<LibraryCreated> {
-    throw new GeneratorUnavailable('suno personas and singing voices are not served through this port yet');
+  async createRecord(request: LibraryCreateRequest, signal: AbortSignal): Promise<LibraryCreated> {
+    if (request.library === 'personas') return asHelperCall(() => this.#singers.persona(request, signal));
+    if (request.library === 'voices') return asHelperCall(() => this.#singers.create(request, signal));
+    throw new GeneratorUnavailable(`suno keeps no ${request.library}`);
   }
 
-  async issuePhrase(): Promise<string> {
-    throw new GeneratorUnavailable('suno singing voices are not served through this port yet');
+  /** Only a retry asks Suno for a phrase: the first one comes with the validation (`settle`). */
+  async issuePhrase(request: PhraseRequest, signal: AbortSignal): Promise<string> {
+    return asHelperCall(() => this.#singers.phrase(request, signal));
   }
 
-  async checkRecording(): Promise<LibrarySettlement> {
-    throw new GeneratorUnavailable('suno singing voices are not served through this port yet');
+  async checkRecording(request: RecordingCheck, signal: AbortSignal): Promise<LibraryPolledSettlement> {
+    return asHelperCall(() => this.#singers.verify(request, signal));
+  }
+
+  async settle(request: SettleRequest, signal: AbortSignal): Promise<SettleAnswer> {
+    try {
+      return await asHelperCall(() => this.#singers.settle(request, signal));
+    } catch (error) {
+      // Suno refused to tell (an unknown task): the step ended without a result.
+      if (error instanceof LibraryRejected) return { state: 'failed', reason: error.message };
+      throw error;
+    }
   }
 
   async runHelper<H extends HelperName>(

@@ -1,0 +1,64 @@
+/**
+ * Pending steps the generator ends (CONTRACT §11: asynchronous creations at a provider become
+ * `processing` → `ready`/`failed`): at `ready_at` the record's generator is asked where the step stands,
+ * lazily on read like the clock's steps. A step still running is asked again `pollMs` later; a generator
+ * that cannot answer now (busy, unreachable) leaves the record as it is until the next read.
+ */
+import {
+  GeneratorTransientError,
+  GeneratorUnavailable,
+  type LibraryGenerator,
+  type SettleAnswer,
+} from '../generators/index.ts';
+import type { StepAsker } from './records.ts';
+import type { StoredRecord } from './types.ts';
+
+/** Limit of one question about a step (milliseconds): a read never waits longer for the generator. */
+export const SETTLE_ASK_MS = 30_000;
+
+/** The record once the generator's answer is applied. Pure. */
+export function applyAnswer(r: StoredRecord, answer: SettleAnswer, now: Date): StoredRecord {
+  const poll = r.private.poll;
+  if (!poll) return r;
+  if (answer.state === 'running') {
+    return { ...r, readyAt: new Date(now.getTime() + poll.pollMs).toISOString() };
+  }
+  const { next, poll: _asked, ...rest } = r.private;
+  const at = now.toISOString();
+  if (answer.state === 'failed') {
+    return { ...r, status: 'failed', error: answer.reason, readyAt: null, private: rest, updatedAt: at };
+  }
+  return {
+    ...r,
+    status: next?.status ?? r.status,
+    name: next?.name ?? r.name,
+    data: { ...r.data, ...next?.data, ...answer.data },
+    error: null,
+    readyAt: null,
+    private: answer.upstreamId === undefined ? rest : { ...rest, upstream_id: answer.upstreamId },
+    updatedAt: at,
+  };
+}
+
+/** Asks `generatorFor(model)` about due polled steps. */
+export function stepAsker(generatorFor: (model: string) => Promise<LibraryGenerator>): StepAsker {
+  return async (r, now) => {
+    const poll = r.private.poll;
+    if (!poll || r.readyAt === null || r.readyAt > now.toISOString()) return r;
+    let answer: SettleAnswer;
+    try {
+      const generator = await generatorFor(r.model);
+      if (!generator.settle) return r;
+      answer = await generator.settle(
+        { model: r.model, library: r.library, recordId: r.id, step: poll.step, upstreamId: poll.upstreamId },
+        AbortSignal.timeout(SETTLE_ASK_MS),
+      );
+    } catch (error) {
+      // Busy or unreachable: the step is still pending; the next read asks again.
+      if (error instanceof GeneratorUnavailable || error instanceof GeneratorTransientError) return r;
+      if (error instanceof DOMException && error.name === 'TimeoutError') return r;
+      throw error;
+    }
+    return applyAnswer(r, answer, now);
+  };
+}
