@@ -224,7 +224,14 @@ export async function createContainer(
     downloads,
     models,
     // Records of a model with a real channel are kept at its provider (CONTRACT §11).
-    generatorFor: async (model) => (await router.recordsOf(model)) ?? libraryGenerator,
+    generatorFor: async (model) => {
+      const at = await router.recordsAt(model);
+      return at
+        ? { generator: at.library, channel: at.channel }
+        : { generator: libraryGenerator, channel: null };
+    },
+    // A record's later steps go to the channel that made it, never another.
+    generatorAt: (channel) => router.libraryAt(channel),
   });
   // Helpers of a model with a channel whose provider has a library side (Suno's lyrics and style boost)
   // run there; the rest on the simulator.

@@ -40,14 +40,14 @@ export function applyAnswer(r: StoredRecord, answer: SettleAnswer, now: Date): S
   };
 }
 
-/** Asks `generatorFor(model)` about due polled steps. */
-export function stepAsker(generatorFor: (model: string) => Promise<LibraryGenerator>): StepAsker {
+/** Asks `generatorFor(record)` (the record's own channel where it has one) about due polled steps. */
+export function stepAsker(generatorFor: (r: StoredRecord) => Promise<LibraryGenerator>): StepAsker {
   return async (r, now) => {
     const poll = r.private.poll;
     if (!poll || r.readyAt === null || r.readyAt > now.toISOString()) return r;
     let answer: SettleAnswer;
     try {
-      const generator = await generatorFor(r.model);
+      const generator = await generatorFor(r);
       if (!generator.settle) return r;
       answer = await generator.settle(
         { model: r.model, library: r.library, recordId: r.id, step: poll.step, upstreamId: poll.upstreamId },

@@ -66,6 +66,8 @@ export async function resolveReferences(
       ...record.data,
       // The provider's id of the record, for the adapter that runs the task (never shown).
       ...(typeof record.private.upstream_id === 'string' ? { upstream_id: record.private.upstream_id } : {}),
+      // The channel that made the record: the task runs there only (CONTRACT §11; never shown).
+      ...(typeof record.private.channel === 'string' ? { channel: record.private.channel } : {}),
     };
   }
   return resolved;

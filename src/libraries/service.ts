@@ -51,11 +51,23 @@ export interface LibraryServiceDeps {
   /** When given, creation on a switched-off model is 503 model_unavailable. */
   models?: Pick<ModelService, 'state'>;
   /**
-   * The generator that keeps a model's records: its provider's library side where a channel serves the
-   * model (CONTRACT §11), else `generator`. May throw GeneratorUnavailable (503 sg_unavailable), as for a
-   * model only Cog serves. (Default: `generator` for every model)
+   * The generator that keeps a model's new records: its provider's library side at a channel where one
+   * serves the model (CONTRACT §11), with the channel's name, else `generator` (channel null). May throw
+   * GeneratorUnavailable (503 sg_unavailable), as for a model only Cog serves.
+   * (Default: `generator` for every model)
    */
-  generatorFor?(model: string): Promise<LibraryGenerator>;
+  generatorFor?(model: string): Promise<PlacedGenerator>;
+  /**
+   * The library side of the channel that made a record; GeneratorUnavailable (503 sg_unavailable) when
+   * that channel is disabled, open or gone: no other channel knows the record.
+   */
+  generatorAt?(channel: string): Promise<LibraryGenerator>;
+}
+
+/** A library generator and the channel it belongs to (null: the simulator's). */
+export interface PlacedGenerator {
+  generator: LibraryGenerator;
+  channel: string | null;
 }
 
 export class LibraryService {
@@ -69,15 +81,33 @@ export class LibraryService {
     return this.#deps;
   }
 
-  /** The generator of `decl`'s records; its refusal to serve is 503 sg_unavailable. */
-  async generatorOf(decl: LibraryDecl): Promise<LibraryGenerator> {
+  /** The generator of `decl`'s new records; its refusal to serve is 503 sg_unavailable. */
+  async generatorOf(decl: LibraryDecl): Promise<PlacedGenerator> {
     const pick = this.#deps.generatorFor;
-    return pick ? askGenerator(decl.failCode, () => pick(decl.model)) : this.#deps.generator;
+    return pick
+      ? askGenerator(decl.failCode, () => pick(decl.model))
+      : { generator: this.#deps.generator, channel: null };
+  }
+
+  /**
+   * The generator of a record's later steps: the channel that made it, never another (503 sg_unavailable
+   * while it is disabled or open); records without a channel go where new records of `decl` go.
+   */
+  async generatorOfRecord(decl: LibraryDecl, r: StoredRecord): Promise<LibraryGenerator> {
+    const channel = r.private.channel;
+    const at = this.#deps.generatorAt;
+    if (typeof channel === 'string' && at) return askGenerator(decl.failCode, () => at(channel));
+    return (await this.generatorOf(decl)).generator;
   }
 
   /** Settles due steps the generator ends, on read (polled-steps.ts); tasks naming records use it too. */
-  readonly askSteps: StepAsker = (r, now) =>
-    stepAsker((model) => this.#deps.generatorFor?.(model) ?? Promise.resolve(this.#deps.generator))(r, now);
+  readonly askSteps: StepAsker = (r, now) => stepAsker((record) => this.#stepGenerator(record))(r, now);
+
+  async #stepGenerator(r: StoredRecord): Promise<LibraryGenerator> {
+    const channel = r.private.channel;
+    if (typeof channel === 'string' && this.#deps.generatorAt) return this.#deps.generatorAt(channel);
+    return (await this.#deps.generatorFor?.(r.model))?.generator ?? this.#deps.generator;
+  }
 
   #query(principal: KeyPrincipal, decl: LibraryDecl): RecordQuery {
     if (!mayUseModel(principal, decl.model)) throw errors.modelNotAllowedForKey(decl.model);
@@ -169,7 +199,7 @@ export class LibraryService {
     if (this.#deps.models && !(await this.#deps.models.state(decl.model)).available) {
       throw errors.modelUnavailable(decl.model);
     }
-    const generator = await this.generatorOf(decl);
+    const { generator, channel } = await this.generatorOf(decl);
     await askGenerator(decl.failCode, () => generator.ensureAvailable(body));
     const ctx: CreateContext = {
       db,
@@ -231,6 +261,8 @@ export class LibraryService {
         ...(next ? { next } : {}),
         ...(poll ? { poll } : {}),
         ...(upstreamId === undefined ? {} : { upstream_id: upstreamId }),
+        // Later steps and tasks naming the record go to this channel only (CONTRACT §11).
+        ...(channel === null ? {} : { channel }),
       },
       uniqueKey: plan.uniqueKey ?? null,
       error: null,

@@ -59,6 +59,11 @@ export interface PrivateData {
   poll?: PolledStep;
   /** The provider's id of the record (`LibraryCreated.upstreamId`); tasks naming it get it as `upstream_id`. */
   upstream_id?: string;
+  /**
+   * The channel that made the record (CONTRACT §11): its later steps and the tasks naming it go there
+   * only. Absent for records the simulator keeps.
+   */
+  channel?: string;
   [key: string]: unknown;
 }
 

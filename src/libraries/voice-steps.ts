@@ -38,7 +38,7 @@ export async function verifyVoice(
   const step = VOICE_STEPS.verify;
   const before = await service.record(principal, singingVoices, id);
   if (before.status !== step.from) throw step.refused();
-  const generator = await service.generatorOf(singingVoices);
+  const generator = await service.generatorOfRecord(singingVoices, before);
   const upstreamId = before.private.upstream_id;
   await askGenerator(singingVoices.failCode, () => generator.ensureAvailable(body));
   const budget = await downloads?.open(principal.accountId, 'request');
@@ -93,7 +93,7 @@ export async function retryVoice(
   const step = VOICE_STEPS.retry;
   const before = await service.record(principal, singingVoices, id);
   if (before.status !== step.from) throw step.refused();
-  const generator = await service.generatorOf(singingVoices);
+  const generator = await service.generatorOfRecord(singingVoices, before);
   const upstreamId = before.private.upstream_id;
   const avoid = phrasesOf(before);
   const attempt = (typeof before.private['attempt'] === 'number' ? before.private['attempt'] : 1) + 1;

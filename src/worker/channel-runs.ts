@@ -22,12 +22,20 @@ export interface Started {
  */
 export async function moveToRunning(
   deps: { db: Db; placement?: RunPlacement | undefined },
-  input: { taskId: string; model: string; avoid: string | null; at: Date; key: string },
+  input: {
+    taskId: string;
+    model: string;
+    avoid: string | null;
+    at: Date;
+    key: string;
+    /** The channel the task must run on (its library records were made there), if any. */
+    channel?: string | null;
+  },
 ): Promise<Started | 'wait' | null> {
   const { db, placement } = deps;
   return db.dialect.transaction(db.db, async (tx) => {
     const where = placement
-      ? await placement.place(tx, { model: input.model, avoid: input.avoid })
+      ? await placement.place(tx, { model: input.model, avoid: input.avoid, channel: input.channel ?? null })
       : ({ kind: 'default' } as const);
     if (where.kind === 'wait') return 'wait' as const;
     if (!(await markRunning(tx, input.taskId, input.at, input.key))) return null;

@@ -58,6 +58,27 @@ export async function missingInput(db: Db, task: TasksTable, now: Date): Promise
   }
 }
 
+/**
+ * The channel the task must run on: the one that made the library records its settings name (their
+ * upstream ids exist only in that channel's account), or null when none names one (CONTRACT §11).
+ * Records of two different channels cannot be used together: the task cannot run.
+ */
+export function channelOfRecords(task: Pick<TasksTable, 'inputs'>): string | null {
+  const inputs = JSON.parse(task.inputs) as Partial<ModeInputs>;
+  const channels = new Set(
+    Object.values(inputs.records ?? {})
+      .map((record) => record['channel'])
+      .filter((channel): channel is string => typeof channel === 'string'),
+  );
+  if (channels.size > 1) {
+    throw new GenerationError(
+      'input_unavailable',
+      `the library items the settings name were made at different channels (${[...channels].sort().join(', ')})`,
+    );
+  }
+  return [...channels][0] ?? null;
+}
+
 /** What the generator is asked for a task: its model's mode, settings, inputs and plan. */
 export function requestOf(
   findModel: (key: string) => ModelSpec | undefined,

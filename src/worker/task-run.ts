@@ -30,7 +30,7 @@ import {
   retryAfterOf,
   ShutdownSignal,
 } from './failures.ts';
-import { missingInput, requestOf } from './inputs.ts';
+import { channelOfRecords, missingInput, requestOf } from './inputs.ts';
 import { type ClaimedJob, releaseJob } from './queue.ts';
 import { storeResults } from './results.ts';
 import type { RunWakes } from './run-wakes.ts';
@@ -149,6 +149,8 @@ export class TaskRun {
       taskId: task.id,
       model: task.model,
       avoid: task.avoid_channel,
+      // Library records made at a channel exist only there: the run goes there or waits for its slot.
+      channel: channelOfRecords(task),
       at: clock.now(),
       // Each run after a failed one has a key of its own, so no provider mistakes it for the earlier one.
       key: runKeyOf(task.id, this.#job.attempts + 1),

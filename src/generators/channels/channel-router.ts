@@ -30,7 +30,11 @@ export type Placement = { kind: 'default' } | { kind: 'channel'; channel: string
 /** What the worker needs from the channels besides the Generator port. */
 export interface RunPlacement {
   /** In the transaction that moves the task to running: where its run goes (CONTRACT §11 choice). */
-  place(tx: Tx, task: { model: string; avoid: string | null }): Promise<Placement>;
+  /**
+   * `channel`: the run must go there (the task names library records made at that channel); no free slot
+   * there is `wait`, never another channel.
+   */
+  place(tx: Tx, task: { model: string; avoid: string | null; channel?: string | null }): Promise<Placement>;
   /** The channel's run limit from upstream creation, or null for the default generator (milliseconds). */
   timeoutMs(channel: string | null): number | null;
   /** How a run on the channel ended. */
@@ -106,12 +110,7 @@ export class ChannelRouter implements Generator, RunPlacement {
    * it); GeneratorUnavailable when every such channel is disabled or open.
    */
   async libraryOf(model: string): Promise<LibraryGenerator | null> {
-    const withLibrary = this.channelsOf(model).filter((c) => this.#adapters.get(c.name)?.library);
-    if (withLibrary.length === 0) return null;
-    const usable = (await this.#states.usable(withLibrary)).sort((a, b) => a.priority - b.priority);
-    const first = usable[0];
-    if (!first) throw new GeneratorUnavailable(`every channel of ${model} is disabled or open`);
-    return (this.#adapters.get(first.name) as Adapter).library as LibraryGenerator;
+    return (await this.#firstLibrary(model))?.library ?? null;
   }
 
   /**
@@ -120,11 +119,45 @@ export class ChannelRouter implements Generator, RunPlacement {
    * GeneratorUnavailable when only channels without a library side serve it (a Cog-only model: 503).
    */
   async recordsOf(model: string): Promise<LibraryGenerator | null> {
-    const library = await this.libraryOf(model);
-    if (library !== null) return library;
+    return (await this.recordsAt(model))?.library ?? null;
+  }
+
+  /**
+   * Where a new record of `model` is made, as `recordsOf` decides, with the channel's name: the record
+   * keeps it, for every later step of the record goes to the same channel (`libraryAt`).
+   */
+  async recordsAt(model: string): Promise<{ channel: string; library: LibraryGenerator } | null> {
+    const first = await this.#firstLibrary(model);
+    if (first !== null) return first;
     const channels = this.channelsOf(model);
     if (channels.length === 0 || channels.some((c) => c.provider === 'simulator')) return null;
     throw new GeneratorUnavailable(`no channel of ${model} keeps library records`);
+  }
+
+  /**
+   * The library side of the channel that made a record: only there does its upstream id exist, so no
+   * other channel stands in. GeneratorUnavailable when the channel is disabled, open or gone from the file.
+   */
+  async libraryAt(name: string): Promise<LibraryGenerator> {
+    const channel = this.#channels.find((c) => c.name === name);
+    const library = this.#adapters.get(name)?.library;
+    if (!channel || !library) throw new GeneratorUnavailable(`channel ${name} is no longer configured`);
+    if ((await this.#states.usable([channel])).length === 0) {
+      throw new GeneratorUnavailable(`channel ${name} is disabled or open`);
+    }
+    return library;
+  }
+
+  async #firstLibrary(model: string): Promise<{ channel: string; library: LibraryGenerator } | null> {
+    const withLibrary = this.channelsOf(model).filter((c) => this.#adapters.get(c.name)?.library);
+    if (withLibrary.length === 0) return null;
+    const usable = (await this.#states.usable(withLibrary)).sort((a, b) => a.priority - b.priority);
+    const first = usable[0];
+    if (!first) throw new GeneratorUnavailable(`every channel of ${model} is disabled or open`);
+    return {
+      channel: first.name,
+      library: (this.#adapters.get(first.name) as Adapter).library as LibraryGenerator,
+    };
   }
 
   async ensureAvailable(
@@ -186,8 +219,21 @@ export class ChannelRouter implements Generator, RunPlacement {
     await this.#adapters.get(parts.channel)?.cancel(parts.inner, signal);
   }
 
-  async place(tx: Tx, task: { model: string; avoid: string | null }): Promise<Placement> {
+  async place(
+    tx: Tx,
+    task: { model: string; avoid: string | null; channel?: string | null },
+  ): Promise<Placement> {
     const channels = this.channelsOf(task.model);
+    const pinned = task.channel ?? null;
+    if (pinned !== null) {
+      const only = channels.find((c) => c.name === pinned);
+      // The records' upstream ids exist only in that channel's account: nowhere else can run the task.
+      if (!only) {
+        throw new GenerationError('input_unavailable', `channel ${pinned} of the library items is gone`);
+      }
+      const chosen = await this.#states.take(tx, [only], null);
+      return chosen ? { kind: 'channel', channel: chosen.name } : { kind: 'wait' };
+    }
     if (channels.length === 0) return { kind: 'default' };
     const chosen = await this.#states.take(tx, channels, task.avoid);
     return chosen ? { kind: 'channel', channel: chosen.name } : { kind: 'wait' };
