@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Container } from '../src/container.ts';
+import { renderMp3 } from '../src/generators/simulator/media/mp3.ts';
 import { startTestApp, type TestApp, type TestAppOptions } from './helpers.ts';
 import { freePort } from './processes.ts';
 
@@ -79,5 +80,24 @@ export async function until(check: () => Promise<boolean>, what: string, timeout
   while (!(await check())) {
     if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Uploads a 30 s MP3 made by the simulator's encoder for `key`; answers the upload's direct link. */
+export async function uploadMp3(t: TestApp, key: string, seed: string): Promise<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-mp3-'));
+  try {
+    const file = path.join(dir, 'demo.mp3');
+    await renderMp3(
+      { kind: 'audio', format: 'mp3', filename: 'x.mp3', caption: '', seed, durationSeconds: 30 },
+      file,
+    );
+    const uploaded = await t.call(key, 'POST', '/v1/files?filename=demo.mp3', fs.readFileSync(file), {
+      'content-type': 'audio/mpeg',
+    });
+    assert.equal(uploaded.statusCode, 201, uploaded.body);
+    return uploaded.json().url as string;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -5,17 +5,13 @@
  * router is not in play here: the adapter is the app's generator.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createSunoAdapter } from '../src/generators/adapters/suno/index.ts';
 import type { Generator } from '../src/generators/index.ts';
-import { renderMp3 } from '../src/generators/simulator/media/mp3.ts';
 import { createTestDeps, type TestDeps, testChannel } from './fakes/adapter-deps.ts';
 import { SunoFake } from './fakes/suno.ts';
 import { startTestApp, type TestAccount, type TestApp } from './helpers.ts';
+import { uploadMp3 } from './providers-kit.ts';
 import { statusOf, taskRow, until, workerOf } from './worker-kit.ts';
 
 const LYRICS = '[Verse]\nMorning light on the river';
@@ -48,18 +44,7 @@ before(async () => {
   deps = await createTestDeps(testChannel('suno', fake.url, fake.apiKey));
   t = await startTestApp({ generator: quick(createSunoAdapter(deps.deps)) });
   account = await t.account({ balanceMinor: 10_000_000 });
-  const path = join(tmpdir(), `suno-e2e-${randomUUID()}.mp3`);
-  await renderMp3(
-    { kind: 'audio', format: 'mp3', filename: 'x.mp3', caption: '', seed: 'e2e', durationSeconds: 30 },
-    path,
-  );
-  const bytes = await readFile(path);
-  await rm(path, { force: true });
-  const uploaded = await t.call(account.key, 'POST', '/v1/files?filename=demo.mp3', bytes, {
-    'content-type': 'audio/mpeg',
-  });
-  assert.equal(uploaded.statusCode, 201, uploaded.body);
-  upload = uploaded.json().url as string;
+  upload = await uploadMp3(t, account.key, 'e2e');
 });
 
 after(async () => {

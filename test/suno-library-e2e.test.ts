@@ -5,16 +5,11 @@
  * answers 503 (CONTRACT §11, PROVIDERS.md §2).
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { renderMp3 } from '../src/generators/simulator/media/mp3.ts';
 import { type CogFake, startCogFake } from './fakes/cog.ts';
 import { SunoFake } from './fakes/suno.ts';
 import { type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
-import { FAKE_KEYS, startChannelApp, until } from './providers-kit.ts';
+import { FAKE_KEYS, startChannelApp, until, uploadMp3 } from './providers-kit.ts';
 
 const LYRICS = '[Verse]\nMorning light on the river';
 
@@ -57,19 +52,7 @@ before(async () => {
     { name: 'cog-main', provider: 'cog', models: ['image'], base_url: cog.url },
   ]);
   account = await t.account({ balanceMinor: 100_000_000 });
-  const dir = join(tmpdir(), `suno-library-${randomUUID()}`);
-  await mkdir(dir);
-  const mp3 = join(dir, 'demo.mp3');
-  await renderMp3(
-    { kind: 'audio', format: 'mp3', filename: 'x.mp3', caption: '', seed: 'lib', durationSeconds: 30 },
-    mp3,
-  );
-  const uploaded = await t.call(account.key, 'POST', '/v1/files?filename=demo.mp3', await readFile(mp3), {
-    'content-type': 'audio/mpeg',
-  });
-  assert.equal(uploaded.statusCode, 201, uploaded.body);
-  upload = uploaded.json().url as string;
-  await rm(dir, { recursive: true, force: true });
+  upload = await uploadMp3(t, account.key, 'lib');
   const id = await createTask({ mode: 'generate', songDescription: 'a cheerful song about a ginger cat' });
   await succeeded(id);
   const ref = (await t.admin('GET', `/admin/v1/tasks/${id}/run`)).json().upstream_ref as string;
