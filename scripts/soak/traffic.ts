@@ -5,6 +5,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { PNG } from 'pngjs';
+import { MODELS as CATALOG } from '../../src/catalog/index.ts';
 import type { Rng } from '../../src/generators/simulator/media/seed.ts';
 import { makeWav } from '../../src/media/fixtures.ts';
 import { type Answer, type Client, errorCode } from './client.ts';
@@ -54,46 +55,34 @@ export interface TrafficFigures {
 
 const CREDIT_MINOR = 100_000_000;
 
-/** Models and their settings; `text` gets the marker. Every model of the catalog, text inputs only. */
-function settingsOf(model: string, account: SoakAccount, text: string): Record<string, unknown> {
-  switch (model) {
-    case 'model-3d':
-      return { task_type: 'text_to_model', prompt: text };
-    case 'video':
-      return {
-        mode: 'frames',
-        prompt: text,
-        image_urls: [account.pictureUrl],
-        quality: '480p',
-        duration: '2s',
-      };
-    case 'music':
-      return { mode: 'sounds', soundDescription: text };
-    case 'video-elements':
-      return { prompt: text, length: 3 };
-    case 'voice':
-      return { mode: 'text_to_dialogue', text, voice: account.voiceId };
-    case 'image':
-      return { prompt: text };
-    case 'music-styles':
-      return { prompt: text, duration: 10 };
-    case 'video-omni':
-      return { prompt: text, duration: 3 };
-    default:
-      throw new Error(`no soak settings for ${model}`);
-  }
-}
+type SettingsOf = (account: SoakAccount, text: string) => Record<string, unknown>;
 
-export const MODELS = [
-  'model-3d',
-  'video',
-  'music',
-  'video-elements',
-  'voice',
-  'image',
-  'music-styles',
-  'video-omni',
-];
+/** Settings per model; `text` gets the marker. Text inputs only, apart from the account's own files. */
+const SETTINGS: Record<string, SettingsOf> = {
+  'model-3d': (_, text) => ({ task_type: 'text_to_model', prompt: text }),
+  video: (account, text) => ({
+    mode: 'frames',
+    prompt: text,
+    image_urls: [account.pictureUrl],
+    quality: '480p',
+    duration: '2s',
+  }),
+  music: (_, text) => ({ mode: 'sounds', soundDescription: text }),
+  'video-elements': (_, text) => ({ prompt: text, length: 3 }),
+  voice: (account, text) => ({ mode: 'text_to_dialogue', text, voice: account.voiceId }),
+  image: (_, text) => ({ prompt: text }),
+  'music-styles': (_, text) => ({ prompt: text, duration: 10 }),
+  'video-omni': (_, text) => ({ prompt: text, duration: 3 }),
+};
+
+/** Every model of the catalog: a model added there without soak settings stops the soak at once. */
+export const MODELS: readonly string[] = CATALOG.map((m) => m.key);
+const unsoaked = MODELS.filter((key) => !(key in SETTINGS));
+if (unsoaked.length > 0) throw new Error(`no soak settings for ${unsoaked.join(', ')}`);
+
+function settingsOf(model: string, account: SoakAccount, text: string): Record<string, unknown> {
+  return (SETTINGS[model] as SettingsOf)(account, text);
+}
 
 async function mustBe(answer: Answer, status: number, what: string): Promise<Record<string, unknown>> {
   if (answer.status !== status) throw new Error(`${what}: ${answer.status} ${answer.body.toString()}`);
