@@ -198,6 +198,7 @@ export async function createContainer(
     resolveInputs: (accountId, mode, settings) => resolveInputs(mode, settings, fetching, accountId),
     onTaskQueued: () => worker.wake(),
     finalViews: new FinalTaskViews(),
+    webhooks: { allowAddresses: config.fetchAllowAddresses },
   });
   // Libraries and helpers (CONTRACT §7): the simulator's library side, built beside the task Simulator.
   const libraryGenerator = new LibrarySimulator({ simSpeed: config.simSpeed });

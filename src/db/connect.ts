@@ -4,7 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
-import { type DialectCapabilities, postgresCapabilities, sqliteCapabilities } from './dialect.ts';
+import { type DialectCapabilities, postgresCapabilities, sqliteBus, sqliteCapabilities } from './dialect.ts';
 import { listenPostgres } from './listen.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
@@ -16,7 +16,7 @@ export interface Db {
   pgPool: pg.Pool | null;
   /**
    * Calls `onNotify` whenever any process notifies `channel` (PostgreSQL LISTEN/NOTIFY), so workers wake
-   * without busy polling. SQLite has no such thing: the in-process wake-up covers a single process.
+   * without busy polling. SQLite has no such thing: only this process's notifications arrive.
    * `onNotify` gets the notification's payload, or null after a lost connection was made again (whatever
    * was notified meanwhile is lost). Resolves to a function that stops listening.
    */
@@ -95,11 +95,21 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    // Known as SQLite from here on (`notifyOnCommit`), in a transaction or not.
+    sqliteBus(db);
     return {
       db,
       dialect: sqliteCapabilities,
       pgPool: null,
-      listen: async () => async () => {},
+      // This process's notifications only (dialect.ts), delivered on commit.
+      listen: async (channel, onNotify) => {
+        const bus = sqliteBus(db);
+        const handler = (payload: string): void => onNotify(payload);
+        bus.on(channel, handler);
+        return async () => {
+          bus.off(channel, handler);
+        };
+      },
       // Kysely's SQLite migration lock is a no-op that only holds within one process; `BEGIN IMMEDIATE`
       // makes every other process wait (busy_timeout) until the migrations commit, and a failed run rolls
       // back whole.

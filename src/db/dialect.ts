@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.ts';
 
@@ -33,16 +34,51 @@ export interface DialectCapabilities {
   lockStep(tx: Tx, step: string): Promise<void>;
 }
 
+/**
+ * SQLite has no LISTEN/NOTIFY: notifications reach the listeners of this process only, through a bus per
+ * database handle, after the transaction that sent them commits (nothing when it rolls back). Other
+ * processes on the same file find changes by their periodic polls.
+ */
+const sqliteBuses = new WeakMap<object, EventEmitter>();
+/** Notifications of each open SQLite transaction, sent when it commits. */
+const sqlitePending = new WeakMap<object, { bus: EventEmitter; notes: Array<[string, string]> }>();
+
+/** The in-process bus of a SQLite handle, made on first use; `Db.listen` subscribes to it. */
+export function sqliteBus(db: Kysely<Database>): EventEmitter {
+  let bus = sqliteBuses.get(db);
+  if (!bus) {
+    bus = new EventEmitter();
+    // Every waiting request listens; the count is bounded by the request limits, not by this warning.
+    bus.setMaxListeners(0);
+    sqliteBuses.set(db, bus);
+  }
+  return bus;
+}
+
 export const sqliteCapabilities: DialectCapabilities = {
   name: 'sqlite',
   async transaction(db, fn) {
+    const bus = sqliteBus(db);
     return db.connection().execute(async (conn) => {
+      const pending = { bus, notes: [] as Array<[string, string]> };
+      sqliteBuses.set(conn, bus);
+      sqlitePending.set(conn, pending);
       await sql`begin immediate`.execute(conn);
       try {
         const result = await fn(conn);
         await sql`commit`.execute(conn);
+        sqlitePending.delete(conn);
+        // Once per channel and payload, as PostgreSQL delivers them.
+        const sent = new Set<string>();
+        for (const [channel, payload] of pending.notes) {
+          const key = `${channel}\u0000${payload}`;
+          if (sent.has(key)) continue;
+          sent.add(key);
+          bus.emit(channel, payload);
+        }
         return result;
       } catch (error) {
+        sqlitePending.delete(conn);
         await sql`rollback`.execute(conn);
         throw error;
       }
@@ -51,8 +87,17 @@ export const sqliteCapabilities: DialectCapabilities = {
   // No-op: BEGIN IMMEDIATE already makes this transaction the database's only writer.
   async lockAccount() {},
   supportsSkipLocked: false,
-  // No cross-process notifications: other processes find new jobs by their periodic poll.
-  async notify() {},
+  // This process's listeners only, on commit; other processes find changes by their periodic poll.
+  async notify(tx, channel, payload = '') {
+    const pending = sqlitePending.get(tx);
+    if (pending) {
+      pending.notes.push([channel, payload]);
+      return;
+    }
+    // Outside a transaction the change is already committed.
+    const bus = sqliteBuses.get(tx);
+    if (bus) queueMicrotask(() => bus.emit(channel, payload));
+  },
   async currentTime(db) {
     // The processes sharing a SQLite file share its host's clock; read it through SQLite all the same.
     const { rows } = await sql<{ now: string }>`select strftime('%Y-%m-%dT%H:%M:%fZ', 'now') as now`.execute(
@@ -88,3 +133,11 @@ export const postgresCapabilities: DialectCapabilities = {
     await sql`select pg_advisory_xact_lock(hashtext(${`gta:${step}`}))`.execute(tx);
   },
 };
+
+/**
+ * Tells listeners, when `tx` commits, that something happened on `channel` (`DialectCapabilities.notify`
+ * for code that holds only the transaction): a SQLite transaction's own listeners, or PostgreSQL's NOTIFY.
+ */
+export function notifyOnCommit(tx: Tx, channel: string, payload = ''): Promise<void> {
+  return (sqliteBuses.has(tx) ? sqliteCapabilities : postgresCapabilities).notify(tx, channel, payload);
+}

@@ -106,6 +106,12 @@ export interface TasksTable {
   avoid_channel: string | null;
   /** JSON `{ amount, currency }`: what the provider reported the run cost, where it does. */
   upstream_cost: string | null;
+  /** Counts every change a caller can see (status, progress): event stream ids, long-poll wake-ups. */
+  revision: number;
+  /** The task's own webhook (CONTRACT §12), or null. */
+  webhook_url: string | null;
+  /** JSON array of the event types sent to `webhook_url`; null with no webhook. */
+  webhook_events: string | null;
 }
 
 /** Durable queue: one row per task that still needs running; deleted with the task's final state. */
@@ -239,6 +245,57 @@ export interface CallbackBodiesTable {
   received_at: string;
 }
 
+/** An account's webhook endpoint (CONTRACT §12); soft-deleted so its deliveries keep their history. */
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of event types. */
+  events: string;
+  description: string | null;
+  /** `whsec_` + base64 of the signing key. */
+  secret: string;
+  /** The secret before the last rotation, still signing until `previous_secret_expires_at`. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+/** The account's default secret, signing the webhooks tasks name themselves; made on first use. */
+export interface WebhookSecretsTable {
+  account_id: string;
+  secret: string;
+  created_at: string;
+}
+
+export type WebhookDeliveryState = 'pending' | 'succeeded' | 'failed';
+
+/** One event for one receiver: a durable, leased queue entry and its log. `id` is the `webhook-id`. */
+export interface WebhookDeliveriesTable {
+  id: string;
+  account_id: string;
+  /** The endpoint, or null for a task's own `webhook_url`. */
+  webhook_id: string | null;
+  task_id: string | null;
+  /** The library record of a `library.*` event. */
+  record_id: string | null;
+  type: string;
+  url: string;
+  /** The JSON body exactly as sent, frozen when the event happened. */
+  body: string;
+  state: WebhookDeliveryState;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  /** When the next attempt is due; null once succeeded or failed. */
+  next_attempt_at: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -255,4 +312,7 @@ export interface Database {
   channel_states: ChannelStatesTable;
   callback_tokens: CallbackTokensTable;
   callback_bodies: CallbackBodiesTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_secrets: WebhookSecretsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

@@ -96,6 +96,9 @@ async function createTask(tx: Tx, db: Db, accountId: string, amount: number): Pr
       files_expire_at: null,
       files_expired: 0,
       provider_ref: null,
+      revision: 0,
+      webhook_url: null,
+      webhook_events: null,
     })
     .execute();
   await tx

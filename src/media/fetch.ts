@@ -77,7 +77,7 @@ export interface FetchedFile {
   finalUrl: string;
 }
 
-interface Target {
+export interface Target {
   url: URL;
   /** The checked address the socket connects to. */
   address: string;
@@ -91,7 +91,7 @@ async function defaultLookup(hostname: string): Promise<Array<{ address: string;
   return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 }
 
-function parseUrl(raw: string): URL {
+export function parseUrl(raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -106,7 +106,11 @@ function parseUrl(raw: string): URL {
 }
 
 /** Resolves and checks the host of `url`; throws `blocked` before any connection is made. */
-async function resolveTarget(url: URL, options: FetchOptions, signal: AbortSignal): Promise<Target> {
+export async function resolveTarget(
+  url: URL,
+  options: Pick<FetchOptions, 'allowAddresses' | 'lookup'>,
+  signal: AbortSignal,
+): Promise<Target> {
   const allowed = (address: string): boolean =>
     !isBlockedAddress(address) || (options.allowAddresses?.includes(address) ?? false);
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -242,6 +246,27 @@ function classify(error: unknown, signal: AbortSignal, timeout: AbortSignal, out
  * Downloads `url` into a new, uniquely named file in `options.dir`, following redirects, within the
  * size cap (bytes) and the timeouts. Throws FetchError (or the caller's abort reason).
  */
+/**
+ * Checks that `raw` is an http(s) URL whose host resolves to public addresses only (CONTRACT §6), without
+ * connecting: a webhook's address at the time it is given. Throws `FetchError` (`bad_url`, `blocked`,
+ * `unreachable`, `timeout`).
+ */
+export async function checkPublicUrl(
+  raw: string,
+  options: Pick<FetchOptions, 'allowAddresses' | 'lookup'> & { timeoutMs?: number } = {},
+): Promise<URL> {
+  const url = parseUrl(raw);
+  const signal = AbortSignal.timeout(options.timeoutMs ?? 5_000);
+  try {
+    await resolveTarget(url, options, signal);
+  } catch (error) {
+    if (signal.aborted && !(error instanceof FetchError))
+      throw new FetchError('timeout', 'resolving the host took too long');
+    throw error;
+  }
+  return url;
+}
+
 export async function fetchToFile(url: string, options: FetchOptions): Promise<FetchedFile> {
   const totalTimeoutMs = options.totalTimeoutMs ?? 30_000;
   const timeout = AbortSignal.timeout(totalTimeoutMs);

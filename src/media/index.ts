@@ -1,5 +1,6 @@
 /** Media inputs: content sniffing, probing (length, size) and guarded downloads of caller URLs. */
 export {
+  checkPublicUrl,
   FetchError,
   type FetchedFile,
   type FetchFailure,

@@ -4,6 +4,7 @@ export { DownloadAllowance } from './download-budget.ts';
 export { FinalTaskViews } from './final-task-views.ts';
 export { type CompleteClaim, IdempotencyStore, parseIdempotencyKey, requestHash } from './idempotency.ts';
 export { type ProbeBudget, probeUrl, resolveInputs } from './inputs.ts';
+export { TASK_CHANGED_CHANNEL, taskChanged } from './task-events.ts';
 export { TaskService } from './task-service.ts';
 export type { TaskView } from './task-view.ts';
 export {

@@ -12,6 +12,12 @@ import {
 } from '../catalog/index.ts';
 import type { Db, TaskStatus, TasksTable } from '../db/index.ts';
 import { errors } from '../errors.ts';
+import {
+  assertWebhookUrl,
+  DEFAULT_TASK_WEBHOOK_EVENTS,
+  TASK_EVENT_TYPES,
+  type WebhookUrlPolicy,
+} from '../events/index.ts';
 import { type Generator, GeneratorUnavailable } from '../generators/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import { balancesOf, CURRENCY, hold } from '../ledger/index.ts';
@@ -26,6 +32,10 @@ import { isFinal, jobIdOf, markCanceled, TASKS_CHANNEL } from './transitions.ts'
 export interface TaskRequest {
   model: string;
   settings: unknown;
+  /** The task's own webhook (CONTRACT §12): not part of the settings or the price. */
+  webhook_url?: string | undefined;
+  /** Event types sent to `webhook_url` (default: the final ones). */
+  webhook_events?: readonly string[] | undefined;
 }
 
 interface Prepared {
@@ -68,6 +78,8 @@ export interface TaskServiceDeps {
   onTaskQueued?: () => void;
   /** Views of final tasks kept for reads and polls, per process. */
   finalViews: FinalTaskViews;
+  /** Which addresses a task's `webhook_url` may name. */
+  webhooks: WebhookUrlPolicy;
 }
 
 /** Accepting, pricing, reading, listing and canceling tasks (reference "General", CONTRACT §3–§5). */
@@ -161,7 +173,13 @@ export class TaskService {
       {
         accountId: principal.accountId,
         key: idempotencyKey,
-        hash: requestHash('POST /v1/tasks', { model: request.model, settings: request.settings }),
+        hash: requestHash('POST /v1/tasks', {
+          model: request.model,
+          settings: request.settings,
+          // Only when given, so the hashes of requests without a webhook stay what they were.
+          ...(request.webhook_url === undefined ? {} : { webhook_url: request.webhook_url }),
+          ...(request.webhook_events === undefined ? {} : { webhook_events: request.webhook_events }),
+        }),
       },
       {
         replay: async (taskId, status) => ({
@@ -170,6 +188,7 @@ export class TaskService {
           replayed: true,
         }),
         create: async (complete) => {
+          const webhook = await this.#webhookOf(request);
           const prepared = await this.#prepare(principal, request, true);
           try {
             await this.#deps.generator.ensureAvailable({
@@ -180,7 +199,7 @@ export class TaskService {
             if (error instanceof GeneratorUnavailable) throw errors.sgUnavailable();
             throw error;
           }
-          const row = await this.#insert(principal, prepared, complete);
+          const row = await this.#insert(principal, prepared, webhook, complete);
           this.#deps.onTaskQueued?.();
           // The task as it was accepted: a worker may already be running it, but the answer to the
           // creation is the accepted (queued) task, never a later read.
@@ -190,9 +209,26 @@ export class TaskService {
     );
   }
 
+  /** The task's own webhook, checked before anything else is (CONTRACT §12); null without one. */
+  async #webhookOf(request: TaskRequest): Promise<{ url: string; events: readonly string[] } | null> {
+    if (request.webhook_url === undefined) {
+      if (request.webhook_events !== undefined)
+        throw errors.invalidRequest({
+          en: 'webhook_events: needs webhook_url.',
+          ru: 'webhook_events: нужен webhook_url.',
+        });
+      return null;
+    }
+    await assertWebhookUrl(request.webhook_url, 'webhook_url', this.#deps.webhooks);
+    const events = request.webhook_events ?? DEFAULT_TASK_WEBHOOK_EVENTS;
+    // In the catalog's order, each once, so equal requests store equal rows.
+    return { url: request.webhook_url, events: TASK_EVENT_TYPES.filter((type) => events.includes(type)) };
+  }
+
   async #insert(
     principal: KeyPrincipal,
     prepared: Prepared,
+    webhook: { url: string; events: readonly string[] } | null,
     completeClaim: CompleteClaim | null,
   ): Promise<TasksTable> {
     const { db, dialect } = this.#deps.db;
@@ -224,6 +260,9 @@ export class TaskService {
       channel: null,
       avoid_channel: null,
       upstream_cost: null,
+      revision: 0,
+      webhook_url: webhook?.url ?? null,
+      webhook_events: webhook === null ? null : JSON.stringify(webhook.events),
     };
     await dialect.transaction(db, async (tx) => {
       await dialect.lockAccount(tx, principal.accountId);

@@ -6,6 +6,7 @@
 import type { TaskStatus, Tx } from '../db/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
 import { settle } from '../ledger/index.ts';
+import { taskChanged } from './task-events.ts';
 
 export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'canceled'];
 export const ACTIVE_STATUSES: readonly TaskStatus[] = ['queued', 'running'];
@@ -33,11 +34,18 @@ export function runKeyOf(taskId: string, run = 1): string {
 export async function markRunning(tx: Tx, taskId: string, at: Date, runKey: string): Promise<boolean> {
   const result = await tx
     .updateTable('tasks')
-    .set({ status: 'running', started_at: at.toISOString(), run_key: runKey })
+    .set((eb) => ({
+      status: 'running',
+      started_at: at.toISOString(),
+      run_key: runKey,
+      revision: eb('revision', '+', 1),
+    }))
     .where('id', '=', taskId)
     .where('status', '=', 'queued')
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await taskChanged(tx, taskId, { type: 'task.started', at });
+  return true;
 }
 
 /** Records the run key of a running task that has none yet; false when it is no longer running. */
@@ -63,15 +71,29 @@ export async function saveHandle(tx: Tx, taskId: string, handle: string): Promis
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Records progress of a running task; false when the task is no longer running (canceled). */
-export async function recordProgress(tx: Tx, taskId: string, progress: number): Promise<boolean> {
+/**
+ * Records progress of a running task; false when the task is no longer running (canceled). The same
+ * progress again changes nothing and tells nobody.
+ */
+export async function recordProgress(tx: Tx, taskId: string, progress: number, at: Date): Promise<boolean> {
   const result = await tx
     .updateTable('tasks')
-    .set({ progress })
+    .set((eb) => ({ progress, revision: eb('revision', '+', 1) }))
+    .where('id', '=', taskId)
+    .where('status', '=', 'running')
+    .where('progress', '<>', progress)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) > 0) {
+    await taskChanged(tx, taskId, { type: 'task.progress', at });
+    return true;
+  }
+  const still = await tx
+    .selectFrom('tasks')
+    .select('id')
     .where('id', '=', taskId)
     .where('status', '=', 'running')
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return still !== undefined;
 }
 
 export interface Success {
@@ -94,14 +116,15 @@ export interface Success {
 export async function markSucceeded(tx: Tx, taskId: string, success: Success, at: Date): Promise<boolean> {
   const result = await tx
     .updateTable('tasks')
-    .set({
+    .set((eb) => ({
       status: 'succeeded',
       progress: 100,
       finished_at: at.toISOString(),
       caption: success.caption,
       texts: JSON.stringify(success.texts),
       files_expire_at: success.filesExpireAt.toISOString(),
-    })
+      revision: eb('revision', '+', 1),
+    }))
     .where('id', '=', taskId)
     .where('status', '=', 'running')
     .executeTakeFirst();
@@ -126,6 +149,7 @@ export async function markSucceeded(tx: Tx, taskId: string, success: Success, at
   }
   await settle(tx, taskId, 'capture', at);
   await tx.deleteFrom('jobs').where('id', '=', jobIdOf(taskId)).execute();
+  await taskChanged(tx, taskId, { type: 'task.succeeded', at });
   return true;
 }
 
@@ -138,13 +162,14 @@ async function endWithoutResult(
 ): Promise<boolean> {
   const result = await tx
     .updateTable('tasks')
-    .set({ ...changes, finished_at: at.toISOString() })
+    .set((eb) => ({ ...changes, finished_at: at.toISOString(), revision: eb('revision', '+', 1) }))
     .where('id', '=', taskId)
     .where('status', 'in', ACTIVE_STATUSES)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) return false;
   await settle(tx, taskId, 'void', at);
   await tx.deleteFrom('jobs').where('id', '=', jobIdOf(taskId)).execute();
+  await taskChanged(tx, taskId, { type: changes.status === 'failed' ? 'task.failed' : 'task.canceled', at });
   return true;
 }
 

@@ -4,7 +4,7 @@
  */
 import type { Db, Tx } from '../db/index.ts';
 import type { ChannelOutcome, RunPlacement, UpstreamCost } from '../generators/index.ts';
-import { markRunning } from '../tasks/index.ts';
+import { markRunning, taskChanged } from '../tasks/index.ts';
 import { releaseJob } from './queue.ts';
 import type { WorkerDeps } from './worker.ts';
 
@@ -75,7 +75,7 @@ export async function recordChannel(tx: Tx, taskId: string, channel: string): Pr
 export async function requeueRun(tx: Tx, taskId: string, avoid: string): Promise<boolean> {
   const result = await tx
     .updateTable('tasks')
-    .set({
+    .set((eb) => ({
       status: 'queued',
       channel: null,
       avoid_channel: avoid,
@@ -83,11 +83,15 @@ export async function requeueRun(tx: Tx, taskId: string, avoid: string): Promise
       provider_ref: null,
       started_at: null,
       progress: 0,
-    })
+      revision: eb('revision', '+', 1),
+    }))
     .where('id', '=', taskId)
     .where('status', '=', 'running')
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  if (Number(result.numUpdatedRows) === 0) return false;
+  // Watchers see it queued again; no webhook event has this state.
+  await taskChanged(tx, taskId);
+  return true;
 }
 
 /** Keeps what the provider reported the run cost, for the operator. */

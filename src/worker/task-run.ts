@@ -241,7 +241,7 @@ export class TaskRun {
         return true;
       }
       const stillRunning = await db.dialect.transaction(db.db, (tx) =>
-        recordProgress(tx, taskId, status.progress),
+        recordProgress(tx, taskId, status.progress, this.#deps.clock.now()),
       );
       if (!stillRunning) {
         // Canceled by the caller: the cancel already voided the hold and removed the job.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TASK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH } from '../../events/index.ts';
 
 /** The error object of every refusal (reference "Error object"). */
 export const errorSchema = z.object({
@@ -69,4 +70,15 @@ export const taskRequestSchema = z.strictObject({
     .describe(
       'model parameters including the mode selector; the JSON Schema of each mode is in GET /v1/models and in components.schemas (Settings.<model>.<mode>)',
     ),
+  webhook_url: z
+    .string()
+    .max(WEBHOOK_URL_MAX_LENGTH)
+    .optional()
+    .describe('called with signed events of this task (Standard Webhooks); public http(s) addresses only'),
+  webhook_events: z
+    .array(z.enum(TASK_EVENT_TYPES))
+    .min(1)
+    .max(TASK_EVENT_TYPES.length)
+    .optional()
+    .describe('event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled)'),
 });

@@ -1,0 +1,14 @@
+export {
+  DEFAULT_TASK_WEBHOOK_EVENTS,
+  EVENT_TYPES,
+  type EventInput,
+  type EventType,
+  emitEvent,
+  isEventType,
+  LIBRARY_EVENT_TYPES,
+  type LibraryEventType,
+  TASK_EVENT_TYPES,
+  type TaskEventType,
+  WEBHOOKS_CHANNEL,
+} from './outbox.ts';
+export { assertWebhookUrl, WEBHOOK_URL_MAX_LENGTH, type WebhookUrlPolicy } from './webhook-url.ts';

@@ -1,0 +1,43 @@
+/**
+ * What a visible change of a task tells the world, in the transaction that makes the change: watchers
+ * (long-polls, event streams) in every process are woken when it commits, and the webhooks subscribed to
+ * the event get a delivery whose body is the task as GET /v1/tasks/{id} answers it at this moment.
+ */
+import { notifyOnCommit, type Tx } from '../db/index.ts';
+import { emitEvent, type TaskEventType } from '../events/index.ts';
+import { toTaskView } from './task-view.ts';
+
+/** Notification channel of task changes; the payload is the task id. */
+export const TASK_CHANGED_CHANNEL = 'gta_task_changed';
+
+/** Webhook bodies carry error messages in English: a receiver has no Accept-Language. */
+const WEBHOOK_LANG = 'en';
+
+/**
+ * Records that the task changed (its `revision` already counted by the caller's update) and queues the
+ * webhooks of the event, if it is one (a task queued again for another run is a change but no event).
+ */
+export async function taskChanged(
+  tx: Tx,
+  taskId: string,
+  event?: { type: TaskEventType; at: Date },
+): Promise<void> {
+  await notifyOnCommit(tx, TASK_CHANGED_CHANNEL, taskId);
+  if (event === undefined) return;
+  const { type, at } = event;
+  const row = await tx.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow();
+  await emitEvent(tx, {
+    accountId: row.account_id,
+    type,
+    taskId,
+    own:
+      row.webhook_url === null
+        ? null
+        : { url: row.webhook_url, events: JSON.parse(row.webhook_events ?? '[]') as string[] },
+    at,
+    data: async () => {
+      const artifacts = await tx.selectFrom('artifacts').selectAll().where('task_id', '=', taskId).execute();
+      return toTaskView(row, artifacts, WEBHOOK_LANG, at);
+    },
+  });
+}
