@@ -242,7 +242,17 @@ export async function createContainer(
     generatorFor: async (model) => (await router.libraryOf(model)) ?? libraryGenerator,
     models,
   });
-  const sweeper = new Sweeper({ db, clock, storage, idempotency, uploads, callbacks, log });
+  const sweeper = new Sweeper({
+    db,
+    clock,
+    storage,
+    idempotency,
+    uploads,
+    callbacks,
+    log,
+    // Records that learn or wait reach ready/failed without a reader, so their webhooks go out.
+    settleRecords: () => libraries.settleDue(),
+  });
   return {
     config,
     db,

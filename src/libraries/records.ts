@@ -5,6 +5,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { Db, LibraryRecordsTable, Tx } from '../db/index.ts';
+import { recordChanged } from './record-events.ts';
 import type { LibraryDecl, PrivateData, StoredRecord } from './types.ts';
 
 type Row = Selectable<LibraryRecordsTable>;
@@ -87,12 +88,21 @@ export async function liveRecords(
 
 /**
  * Writes a record's change of state; only a writer that still sees the old status succeeds (a lazily
- * applied step is stored once, a verify or retry races safely). Returns whether it wrote.
+ * applied step is stored once, a verify or retry races safely). A record that became ready or failed
+ * queues its `library.*` webhooks in the same transaction (record-events.ts). Returns whether it wrote.
  */
-export async function transition(db: Db['db'], before: StoredRecord, after: StoredRecord): Promise<boolean> {
+export async function transition(db: Db, before: StoredRecord, after: StoredRecord): Promise<boolean> {
   if (before === after) return false;
+  return db.dialect.transaction(db.db, async (tx) => {
+    if (!(await writeTransition(tx, before, after))) return false;
+    await recordChanged(tx, before.status, after, new Date(after.updatedAt));
+    return true;
+  });
+}
+
+async function writeTransition(tx: Tx, before: StoredRecord, after: StoredRecord): Promise<boolean> {
   const row = toRow(after);
-  const result = await db
+  const result = await tx
     .updateTable('library_records')
     .set({
       status: row.status,
@@ -121,13 +131,13 @@ export interface RecordQuery {
 
 /** One live record of the caller's library, settled and persisted; undefined when unknown. */
 export async function findRecord(
-  db: Db['db'],
+  db: Db,
   q: RecordQuery,
   id: string,
   now: Date,
   ask?: StepAsker,
 ): Promise<StoredRecord | undefined> {
-  const row = await db
+  const row = await db.db
     .selectFrom('library_records')
     .selectAll()
     .where('id', '=', id)
@@ -146,12 +156,12 @@ export async function findRecord(
 
 /** The caller's live records of a library, newest first, settled and persisted. */
 export async function listRecords(
-  db: Db['db'],
+  db: Db,
   q: RecordQuery,
   now: Date,
   ask?: StepAsker,
 ): Promise<StoredRecord[]> {
-  const rows = await db
+  const rows = await db.db
     .selectFrom('library_records')
     .selectAll()
     .where('account_id', '=', q.accountId)

@@ -110,9 +110,7 @@ describe('resolveReferences (CONTRACT §7)', () => {
     assert.equal(resolved['preset-warm-narrator']?.['status'], 'ready');
     assert.equal(Object.keys(resolved).length, 8);
     // A Kysely handle (for example inside the task's transaction) works as well as the Db.
-    assert.ok(
-      (await resolveReferences(db.db, 'acct-a', [ref('voices', 'voice', 'clone-1')], now))['clone-1'],
-    );
+    assert.ok((await resolveReferences(db, 'acct-a', [ref('voices', 'voice', 'clone-1')], now))['clone-1']);
   });
 
   test('element_not_found: unknown, deleted, foreign', async () => {

@@ -4,9 +4,8 @@
  * while accepting or pricing a task; the answer carries the records' fields (an image style's `type`
  * decides SVG or PNG).
  */
-import { Kysely } from 'kysely';
 import type { LibraryRef } from '../catalog/index.ts';
-import type { Database, Db } from '../db/index.ts';
+import type { Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { liveRecords, type StepAsker, transition } from './records.ts';
 import { findLibrary } from './registry.ts';
@@ -25,20 +24,19 @@ function preset(decl: LibraryDecl, ref: LibraryRef): Record<string, unknown> | u
  * asked about first (polled-steps.ts).
  */
 export async function resolveReferences(
-  db: Db | Kysely<Database>,
+  db: Db,
   accountId: string,
   refs: readonly LibraryRef[],
   now: Date,
   ask?: StepAsker,
 ): Promise<Record<string, Record<string, unknown>>> {
-  const handle = db instanceof Kysely ? db : db.db;
-  const live = await liveRecords(handle, accountId, [...new Set(refs.map((r) => r.id))], now);
+  const live = await liveRecords(db.db, accountId, [...new Set(refs.map((r) => r.id))], now);
   // A step the provider ends is asked about here too, so a voice verified upstream is usable at once.
   const records = ask
     ? await Promise.all(
         live.map(async (r) => {
           const after = await ask(r, now);
-          await transition(handle, r, after);
+          await transition(db, r, after);
           return after;
         }),
       )

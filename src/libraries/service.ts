@@ -17,13 +17,16 @@ import { type CompleteClaim, type IdempotencyStore, requestHash } from '../tasks
 import { askGenerator, learned } from './ask-generator.ts';
 import { limitsOf } from './limits.ts';
 import { stepAsker } from './polled-steps.ts';
+import { recordChanged } from './record-events.ts';
 import {
   findRecord,
   fromRow,
   listRecords,
   type RecordQuery,
   type StepAsker,
+  settled,
   toRow,
+  transition,
   viewOf,
 } from './records.ts';
 import { libraryPath } from './registry.ts';
@@ -114,10 +117,34 @@ export class LibraryService {
     return { accountId: principal.accountId, model: decl.model, library: decl.segment };
   }
 
+  /**
+   * Settles records whose pending step is due though nobody reads them, so their `library.ready` and
+   * `library.failed` webhooks go out without a reader (records otherwise settle lazily on read). Returns
+   * how many changed. Safe in several processes at once: a transition is conditional on the old status.
+   */
+  async settleDue(batch = 100): Promise<number> {
+    const now = this.#deps.clock.now();
+    const rows = await this.#deps.db.db
+      .selectFrom('library_records')
+      .selectAll()
+      .where('ready_at', '<=', now.toISOString())
+      .where('deleted_at', 'is', null)
+      .orderBy('ready_at')
+      .limit(batch)
+      .execute();
+    let changed = 0;
+    for (const row of rows) {
+      const before = fromRow(row);
+      const after = await this.askSteps(settled(before, now), now);
+      if (await transition(this.#deps.db, before, after)) changed += 1;
+    }
+    return changed;
+  }
+
   /** GET …/{library}: `{ <segment>: [...], ...extras, limits }`, newest first (CONTRACT §7). */
   async list(principal: KeyPrincipal, decl: LibraryDecl): Promise<Record<string, unknown>> {
     const records = await listRecords(
-      this.#deps.db.db,
+      this.#deps.db,
       this.#query(principal, decl),
       this.#deps.clock.now(),
       this.askSteps,
@@ -132,7 +159,7 @@ export class LibraryService {
   /** The caller's live record; another account's, deleted or unknown: 404 record_not_found. */
   async record(principal: KeyPrincipal, decl: LibraryDecl, id: string): Promise<StoredRecord> {
     const found = await findRecord(
-      this.#deps.db.db,
+      this.#deps.db,
       this.#query(principal, decl),
       id,
       this.#deps.clock.now(),
@@ -274,6 +301,7 @@ export class LibraryService {
     try {
       await db.dialect.transaction(db.db, async (tx) => {
         await tx.insertInto('library_records').values(toRow(record)).execute();
+        await recordChanged(tx, null, record, now);
         await complete?.(tx, 201, record.id);
       });
     } catch (error) {
@@ -347,7 +375,7 @@ export class LibraryService {
 
   /** The record a replayed creation made, as it is now (deleted since: as it was when deleted). */
   async #replayed(decl: LibraryDecl, query: RecordQuery, id: string): Promise<RecordView> {
-    const live = await findRecord(this.#deps.db.db, query, id, this.#deps.clock.now(), this.askSteps);
+    const live = await findRecord(this.#deps.db, query, id, this.#deps.clock.now(), this.askSteps);
     if (live) return viewOf(decl, live);
     const row = await this.#deps.db.db
       .selectFrom('library_records')

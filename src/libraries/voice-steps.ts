@@ -79,7 +79,7 @@ export async function verifyVoice(
     updatedAt: now.toISOString(),
     private: { ...before.private, phrases: phrasesOf(before), next, ...(poll ? { poll } : {}) },
   };
-  if (!(await transition(db.db, before, after))) throw step.refused();
+  if (!(await transition(db, before, after))) throw step.refused();
   return viewOf(singingVoices, after);
 }
 
@@ -117,6 +117,6 @@ export async function retryVoice(
     private: { ...before.private, attempt, phrases: [...avoid, phrase] },
     updatedAt: clock.now().toISOString(),
   };
-  if (!(await transition(db.db, before, after))) throw step.refused();
+  if (!(await transition(db, before, after))) throw step.refused();
   return viewOf(singingVoices, after);
 }

@@ -18,6 +18,11 @@ interface SweeperDeps {
   /** Callbacks of real providers, dropped an hour after their task ended. (Default: none) */
   callbacks?: CallbackStore;
   log: Pick<FastifyBaseLogger, 'warn'>;
+  /**
+   * Settles library records whose pending step is due though nobody reads them, so their webhooks go out
+   * (LibraryService.settleDue); run every few seconds. (Default: none)
+   */
+  settleRecords?: () => Promise<number>;
 }
 
 /**
@@ -30,19 +35,40 @@ interface SweeperDeps {
 export class Sweeper {
   readonly #deps: SweeperDeps;
   #timer: NodeJS.Timeout | null = null;
+  #settleTimer: NodeJS.Timeout | null = null;
+  #settling = false;
 
   constructor(deps: SweeperDeps) {
     this.#deps = deps;
   }
 
-  start(intervalMs = 60_000): void {
+  start(intervalMs = 60_000, settleIntervalMs = 5_000): void {
     this.#timer ??= setInterval(() => void this.sweepOnce().catch(() => {}), intervalMs);
     this.#timer.unref();
+    if (this.#deps.settleRecords) {
+      this.#settleTimer ??= setInterval(() => void this.#settle(), settleIntervalMs);
+      this.#settleTimer.unref();
+    }
   }
 
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#settleTimer) clearInterval(this.#settleTimer);
     this.#timer = null;
+    this.#settleTimer = null;
+  }
+
+  /** One settling pass at a time: a slow provider answer never piles passes up. */
+  async #settle(): Promise<void> {
+    if (this.#settling || !this.#deps.settleRecords) return;
+    this.#settling = true;
+    try {
+      await this.#deps.settleRecords();
+    } catch (error) {
+      this.#deps.log.warn({ err: error }, 'settling due library records failed');
+    } finally {
+      this.#settling = false;
+    }
   }
 
   /** One pass; resolves with the number of tasks whose files were removed. */
