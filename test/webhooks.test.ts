@@ -234,7 +234,7 @@ describe('webhook endpoints and the default secret', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = (
+      const page: { deliveries: Array<{ id: string }>; next_cursor: string | null } = (
         await t.call(
           acct.key,
           'GET',

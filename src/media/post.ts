@@ -40,6 +40,8 @@ export async function postGuarded(url: string, body: string, options: PostOption
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
   const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
   try {
+    // resolveTarget starts its lookup before looking at the signal: an aborted one would leave it unheard.
+    signal.throwIfAborted();
     const target = await resolveTarget(parseUrl(url), options, signal);
     const res = await send(target, body, options.headers, signal);
     discard(res, options.maxResponseBytes ?? 64 * 1024);
