@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { newSecret, signDelivery } from '../src/events/index.ts';
 import { freePort, ROOT } from './processes.ts';
@@ -15,8 +15,14 @@ import { freePort, ROOT } from './processes.ts';
 const doc = fs.readFileSync(path.join(ROOT, 'docs/webhooks.md'), 'utf8');
 const blocks = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1] as string);
 
+const dirs: string[] = [];
+after(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 function writeModule(code: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-docs-'));
+  dirs.push(dir);
   const file = path.join(dir, 'example.mjs');
   // The package as this project has it installed.
   fs.writeFileSync(file, code.replace("'standardwebhooks'", `'${import.meta.resolve('standardwebhooks')}'`));
