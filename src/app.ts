@@ -31,6 +31,7 @@ import {
   RequestLimiter,
   requestIdOf,
   taskRoutes,
+  webhookRoutes,
 } from './http/index.ts';
 
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await taskRoutes(authenticated, deps);
     await libraryRoutes(authenticated, deps);
     await helperRoutes(authenticated, deps);
+    await webhookRoutes(authenticated, deps);
     // Own context: the upload's stream parser must not leak to other routes.
     await authenticated.register(async (files) => fileRoutes(files, deps));
   });

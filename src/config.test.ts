@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, parseDuration, parseSize } from './config.ts';
+import { ConfigError, loadConfig, parseDuration, parseRetrySchedule, parseSize } from './config.ts';
 
 test('defaults of CONTRACT §1', () => {
   const config = loadConfig({});
@@ -69,4 +69,30 @@ test('parseSize reads 64KB, 500MB, 1GB and plain bytes (binary units)', () => {
   assert.equal(parseSize('1GB'), 1024 ** 3);
   assert.equal(parseSize('12345'), 12_345);
   for (const bad of ['', '0', '1.5GB', '-1MB', '5PB', '99999999TB']) assert.equal(parseSize(bad), null, bad);
+});
+
+test('WEBHOOK_RETRY_SCHEDULE: CONTRACT §12 default, waits in ms to days, bad values refused', () => {
+  const hour = 3_600_000;
+  assert.deepEqual(loadConfig({}).webhookRetryScheduleMs, [
+    5_000,
+    300_000,
+    1_800_000,
+    2 * hour,
+    5 * hour,
+    10 * hour,
+    10 * hour,
+  ]);
+  assert.equal(loadConfig({}).webhookConcurrency, 16);
+  assert.deepEqual(
+    loadConfig({ WEBHOOK_RETRY_SCHEDULE: '100ms, 2s,1m' }).webhookRetryScheduleMs,
+    [100, 2_000, 60_000],
+  );
+  assert.deepEqual(parseRetrySchedule('7d'), [7 * 24 * hour]);
+  for (const bad of ['', ',', '5s,', '0ms', '8d', '1.5s', 'soon', Array(21).fill('1s').join(',')])
+    assert.equal(parseRetrySchedule(bad), null, bad);
+  for (const env of [{ WEBHOOK_RETRY_SCHEDULE: '5s,x' }, { WEBHOOK_CONCURRENCY: '0' }])
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => e instanceof ConfigError && /WEBHOOK_/.test(e.message),
+    );
 });

@@ -76,6 +76,13 @@ export interface Config {
   generatorsFile: string | null;
   /** The channels of that file, checked, with their secrets read from the environment (CONTRACT §11). */
   channels: readonly Channel[];
+  /**
+   * Waits before each retry of a webhook delivery that failed (milliseconds, CONTRACT §12); once they are
+   * used up the delivery is `failed`. (Default: `5s,5m,30m,2h,5h,10h,10h`)
+   */
+  webhookRetryScheduleMs: readonly number[];
+  /** Webhook deliveries one process sends at once, so a slow receiver never holds up the others. (Default: 16) */
+  webhookConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -91,6 +98,25 @@ export function parseDuration(text: string): number | null {
   const amount = Number(match[1]);
   const unit = DURATION_UNITS_MS[match[2] as string] as number;
   return amount > 0 ? amount * unit : null;
+}
+
+/** Longest wait of one step of WEBHOOK_RETRY_SCHEDULE: a delivery is given up within days, not months. */
+const MAX_RETRY_STEP_MS = 7 * DAY_MS;
+
+/**
+ * Parses WEBHOOK_RETRY_SCHEDULE: comma-separated waits such as `5s,5m,30m,2h` (milliseconds as `100ms` too,
+ * for tests), 1 to 20 steps of at most 7 days each. Null when malformed.
+ */
+export function parseRetrySchedule(text: string): number[] | null {
+  const steps = text.split(',').map((step) => step.trim());
+  if (steps.length === 0 || steps.length > 20) return null;
+  const waits: number[] = [];
+  for (const step of steps) {
+    const ms = /^\d+ms$/.test(step) ? Number(step.slice(0, -2)) : parseDuration(step);
+    if (ms === null || !(ms > 0) || ms > MAX_RETRY_STEP_MS) return null;
+    waits.push(ms);
+  }
+  return waits;
 }
 
 const SIZE_UNITS: Record<string, number> = { '': 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
@@ -169,6 +195,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       0,
       64,
     ),
+    webhookRetryScheduleMs: retrySchedule(env),
+    webhookConcurrency: intVar(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
     fetchAllowAddresses: Object.freeze(
       (env.FETCH_ALLOW_ADDRESSES ?? '')
         .split(',')
@@ -200,6 +228,16 @@ function downloadTimeout(env: NodeJS.ProcessEnv): number {
   const ms = durationVar(env, 'DOWNLOAD_TIMEOUT', '30s');
   if (ms > MAX_DOWNLOAD_TIMEOUT_MS) throw new ConfigError('DOWNLOAD_TIMEOUT must be at most 45s');
   return ms;
+}
+
+function retrySchedule(env: NodeJS.ProcessEnv): readonly number[] {
+  const text = env.WEBHOOK_RETRY_SCHEDULE?.trim() || '5s,5m,30m,2h,5h,10h,10h';
+  const waits = parseRetrySchedule(text);
+  if (waits === null)
+    throw new ConfigError(
+      `WEBHOOK_RETRY_SCHEDULE must be 1 to 20 waits like 5s,5m,2h (each at most 7d), got "${text}"`,
+    );
+  return Object.freeze(waits);
 }
 
 function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

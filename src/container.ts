@@ -3,6 +3,7 @@ import { AdminService } from './accounts/index.ts';
 import { findModel, loadPriceTable, MODELS, type PriceTable } from './catalog/index.ts';
 import type { Config } from './config.ts';
 import { createDb, type Db, migrateToLatest } from './db/index.ts';
+import { WebhookSender, type WebhookSenderOptions, WebhookService } from './events/index.ts';
 import { UploadService } from './files/index.ts';
 import type {
   AdapterDeps,
@@ -50,6 +51,8 @@ export interface Container {
   log: Logger;
   services: Services;
   worker: Worker;
+  /** Sends webhook deliveries; started with the worker (`main.ts`, `worker-main.ts`), in a loop of its own. */
+  webhookSender: WebhookSender;
   sweeper: Sweeper;
   close(): Promise<void>;
 }
@@ -68,6 +71,8 @@ export interface ContainerOverrides {
   /** Smaller limits of the process's own AdapterDeps (tests: outputs over 1 MiB, calls that hang). */
   adapterLimits?: Pick<AdapterRuntime, 'maxOutputBytes' | 'callTimeoutMs'>;
   worker?: WorkerOptions;
+  /** Options of the webhook sender (tests: a DNS lookup override, a short lease). */
+  webhookSender?: WebhookSenderOptions;
   /** Probe of the files library bodies link (tests give fake files). (Default: download and probe) */
   resolveLibraryInput?: InputResolver;
 }
@@ -242,6 +247,19 @@ export async function createContainer(
     generatorFor: async (model) => (await router.libraryOf(model)) ?? libraryGenerator,
     models,
   });
+  // Webhooks (CONTRACT §12): endpoints and the log in the API; the sender beside the worker, never in it.
+  const webhooks = new WebhookService({ db, clock, urls: { allowAddresses: config.fetchAllowAddresses } });
+  const webhookSender = new WebhookSender(
+    {
+      db,
+      clock,
+      log,
+      retryScheduleMs: config.webhookRetryScheduleMs,
+      defaultSecret: (accountId) => webhooks.defaultSecret(accountId),
+      allowAddresses: config.fetchAllowAddresses,
+    },
+    { concurrency: config.webhookConcurrency, ...overrides.webhookSender },
+  );
   const sweeper = new Sweeper({
     db,
     clock,
@@ -261,12 +279,14 @@ export async function createContainer(
     prices,
     generator,
     log,
-    services: { admin, models, tasks, uploads, libraries, helpers, channels: router, callbacks },
+    services: { admin, models, tasks, uploads, libraries, helpers, channels: router, callbacks, webhooks },
     worker,
+    webhookSender,
     sweeper,
     async close() {
       sweeper.stop();
       await worker.stop();
+      await webhookSender.stop();
       dbClock?.stop();
       await renderer.close();
       await db.close();

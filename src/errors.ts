@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   channel_not_found: 404,
   file_not_found: 404,
   record_not_found: 404,
+  webhook_not_found: 404,
+  delivery_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -28,6 +30,7 @@ export const ERROR_STATUS = {
   element_name_taken: 409,
   persona_exists: 409,
   too_many_keys: 409,
+  too_many_webhooks: 409,
   credit_reference_conflict: 409,
   task_not_cancelable: 409,
   voice_not_verifiable: 409,
@@ -157,6 +160,9 @@ export const errors = {
   voiceNotVerifiable: (): ApiError => new ApiError('voice_not_verifiable'),
   voiceNotRetryable: (): ApiError => new ApiError('voice_not_retryable'),
   tooManyKeys: (limit: number): ApiError => new ApiError('too_many_keys', { params: { limit } }),
+  tooManyWebhooks: (limit: number): ApiError => new ApiError('too_many_webhooks', { params: { limit } }),
+  webhookNotFound: (id: string): ApiError => new ApiError('webhook_not_found', { params: { id } }),
+  deliveryNotFound: (id: string): ApiError => new ApiError('delivery_not_found', { params: { id } }),
   creditReferenceConflict: (reference: string, amountMinor: number): ApiError =>
     new ApiError('credit_reference_conflict', { params: { reference, amount: amountMinor } }),
   taskNotCancelable: (status: string): ApiError =>

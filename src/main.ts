@@ -30,7 +30,10 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  if (config.embeddedWorker) container.worker.start();
+  if (config.embeddedWorker) {
+    container.worker.start();
+    container.webhookSender.start();
+  }
   container.sweeper.start();
   const address = await app.listen({ port: config.port, host: config.host });
   process.stdout.write(`Listening on ${address} (docs: ${config.publicBaseUrl}/docs)\n`);

@@ -5,6 +5,7 @@ import { createContainer } from './container.ts';
 async function main(): Promise<void> {
   const container = await createContainer(loadConfig());
   container.worker.start();
+  container.webhookSender.start();
   container.sweeper.start();
   container.log.info({ worker: container.worker.id }, 'worker started');
   let closing = false;

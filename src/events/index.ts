@@ -11,4 +11,15 @@ export {
   type TaskEventType,
   WEBHOOKS_CHANNEL,
 } from './outbox.ts';
+export { WebhookSender, type WebhookSenderDeps, type WebhookSenderOptions } from './sender.ts';
+export { newSecret, type SignedHeaders, signDelivery } from './signing.ts';
+export {
+  type DeliveryView,
+  ENDPOINT_DELETED,
+  MAX_WEBHOOKS,
+  ROTATION_OVERLAP_MS,
+  WebhookService,
+  type WebhookServiceDeps,
+  type WebhookView,
+} from './webhook-service.ts';
 export { assertWebhookUrl, WEBHOOK_URL_MAX_LENGTH, type WebhookUrlPolicy } from './webhook-url.ts';

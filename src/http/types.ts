@@ -1,6 +1,7 @@
 import type { AdminService, KeyPrincipal } from '../accounts/index.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
+import type { WebhookService } from '../events/index.ts';
 import type { UploadService } from '../files/index.ts';
 import type { CallbackStore, ChannelRouter } from '../generators/index.ts';
 import type { Lang } from '../i18n/index.ts';
@@ -37,6 +38,8 @@ export interface Services {
   channels: ChannelRouter;
   /** Provider callbacks of real generators (CONTRACT §11). */
   callbacks: CallbackStore;
+  /** Webhook endpoints, the default secret and the delivery log (CONTRACT §12). */
+  webhooks: WebhookService;
 }
 
 /** Everything the HTTP app needs, passed in (never read from config at import time). */

@@ -18,6 +18,8 @@ export const en: Catalog = {
   channel_not_found: 'There is no channel "{name}".',
   file_not_found: 'There is no file "{id}".',
   record_not_found: 'There is no library record "{id}".',
+  webhook_not_found: 'There is no webhook endpoint "{id}".',
+  delivery_not_found: 'There is no webhook delivery "{id}".',
   not_found: 'Nothing lives at {method} {path}. See the links in docs, openapi and llms.',
   method_not_allowed: 'This address does not accept {method}. Allowed: {allow}.',
   idempotency_conflict: 'A request with other parameters was already made under this Idempotency-Key.',
@@ -26,6 +28,7 @@ export const en: Catalog = {
   element_name_taken: 'You already have an element named "{name}".',
   persona_exists: 'A persona from this song version is already saved.',
   too_many_keys: 'The account already has {limit} active keys; revoke one first.',
+  too_many_webhooks: 'The account already has {limit} webhook endpoints; delete one first.',
   credit_reference_conflict:
     'Reference "{reference}" already credited {amount} kopecks; a credit under it with another amount is refused. Use a new reference.',
   task_not_cancelable: 'The task is already {status} and cannot be canceled.',

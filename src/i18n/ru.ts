@@ -18,6 +18,8 @@ export const ru: Catalog = {
   channel_not_found: 'Канала «{name}» не существует.',
   file_not_found: 'Файла «{id}» не существует.',
   record_not_found: 'Записи библиотеки «{id}» не существует.',
+  webhook_not_found: 'Адреса вебхуков «{id}» не существует.',
+  delivery_not_found: 'Доставки вебхука «{id}» не существует.',
   not_found: 'По адресу {method} {path} ничего нет. Ссылки на документацию — в полях docs, openapi и llms.',
   method_not_allowed: 'Этот адрес не принимает метод {method}. Допустимые: {allow}.',
   idempotency_conflict: 'С этим Idempotency-Key уже выполнен запрос с другими параметрами.',
@@ -26,6 +28,7 @@ export const ru: Catalog = {
   element_name_taken: 'У вас уже есть элемент с именем «{name}».',
   persona_exists: 'Персона из этой версии песни уже сохранена.',
   too_many_keys: 'У аккаунта уже {limit} активных ключей; сначала отзовите один из них.',
+  too_many_webhooks: 'У аккаунта уже {limit} адресов вебхуков; сначала удалите один из них.',
   credit_reference_conflict:
     'По основанию «{reference}» уже зачислено {amount} копеек; зачисление с другой суммой по нему отклонено. Укажите новое основание.',
   task_not_cancelable: 'Задача уже в состоянии {status} и не может быть отменена.',

@@ -9,5 +9,6 @@ export {
   type LookupFn,
 } from './fetch.ts';
 export type { PictureSize } from './image-size.ts';
+export { type PostOptions, type PostResult, postGuarded } from './post.ts';
 export { inspectFile, type ProbeResult, probeFile } from './probe.ts';
 export { kindOf, MEDIA_FORMATS, type MediaKind, type SniffResult, sniffFormat } from './sniff.ts';

@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { createDb, type Db, migrateToLatest } from '../db/index.ts';
+import { claimDeliveries, nextDueAt, recordOutcome } from './delivery-queue.ts';
+import { newSecret, signDelivery } from './signing.ts';
+
+const T0 = new Date('2026-03-01T10:00:00.000Z');
+const at = (ms: number): Date => new Date(T0.getTime() + ms);
+
+describe('the delivery queue', () => {
+  let db: Db;
+  before(async () => {
+    db = createDb('sqlite::memory:');
+    await migrateToLatest(db);
+  });
+  after(() => db.close());
+
+  async function add(id: string, taskId: string, url: string, nextAt = T0): Promise<void> {
+    await db.db
+      .insertInto('webhook_deliveries')
+      .values({
+        id,
+        account_id: 'acct',
+        webhook_id: null,
+        task_id: taskId,
+        record_id: null,
+        type: 'task.succeeded',
+        url,
+        body: '{}',
+        state: 'pending',
+        attempts: 0,
+        last_status_code: null,
+        last_error: null,
+        next_attempt_at: nextAt.toISOString(),
+        lease_owner: null,
+        lease_until: null,
+        created_at: T0.toISOString(),
+        updated_at: T0.toISOString(),
+      })
+      .execute();
+  }
+  const claim = (owner: string, now: Date, busy: string[] = []) =>
+    claimDeliveries(db, { owner, limit: 10, now, leaseMs: 30_000, busyKeys: new Set(busy) });
+
+  test('a lease keeps others off until it runs out; then another sender takes the delivery (kill -9)', async () => {
+    await db.db.deleteFrom('webhook_deliveries').execute();
+    await add('msg_a', 't1', 'http://r/1');
+    assert.deepEqual(
+      (await claim('A', T0)).map((d) => d.id),
+      ['msg_a'],
+    );
+    assert.deepEqual(await claim('B', at(29_000)), [], 'leased by A');
+    const taken = await claim('B', at(30_001));
+    assert.deepEqual(
+      taken.map((d) => d.id),
+      ['msg_a'],
+      'A died: B takes it',
+    );
+    // A's late outcome does not overwrite B's lease.
+    await recordOutcome(db, {
+      id: 'msg_a',
+      owner: 'A',
+      attempts: 0,
+      now: at(30_002),
+      outcome: { kind: 'succeeded', status: 200 },
+    });
+    const row = await db.db.selectFrom('webhook_deliveries').selectAll().executeTakeFirstOrThrow();
+    assert.equal(row.state, 'pending');
+    assert.equal(row.lease_owner, 'B');
+  });
+
+  test('one delivery per task and receiver per batch, oldest first; a busy key waits', async () => {
+    await db.db.deleteFrom('webhook_deliveries').execute();
+    await add('msg_1', 't1', 'http://r/1');
+    await add('msg_2', 't1', 'http://r/1');
+    await add('msg_3', 't1', 'http://r/2');
+    await add('msg_4', 't2', 'http://r/1');
+    assert.deepEqual(
+      (await claim('A', T0, ['t2|http://r/1'])).map((d) => d.id),
+      ['msg_1', 'msg_3'],
+    );
+    await recordOutcome(db, {
+      id: 'msg_1',
+      owner: 'A',
+      attempts: 0,
+      now: T0,
+      outcome: { kind: 'succeeded', status: 204 },
+    });
+    assert.deepEqual(
+      (await claim('A', T0)).map((d) => d.id),
+      ['msg_2', 'msg_4'],
+    );
+  });
+
+  test('a failed attempt waits for its retry time; none left → failed; nextDueAt finds the retry', async () => {
+    await db.db.deleteFrom('webhook_deliveries').execute();
+    await add('msg_r', 't1', 'http://r/1');
+    await claim('A', T0);
+    await recordOutcome(db, {
+      id: 'msg_r',
+      owner: 'A',
+      attempts: 0,
+      now: T0,
+      outcome: { kind: 'failed', status: 500, error: 'status 500', retryAt: at(5_000) },
+    });
+    assert.deepEqual(await claim('A', at(4_999)), []);
+    assert.deepEqual(await nextDueAt(db, T0), at(5_000));
+    const [again] = await claim('A', at(5_000));
+    assert.equal(again?.attempts, 1);
+    await recordOutcome(db, {
+      id: 'msg_r',
+      owner: 'A',
+      attempts: 1,
+      now: at(5_001),
+      outcome: { kind: 'failed', status: null, error: 'address not public', retryAt: null },
+    });
+    const row = await db.db.selectFrom('webhook_deliveries').selectAll().executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [row.state, row.attempts, row.last_status_code, row.last_error, row.next_attempt_at, row.lease_owner],
+      ['failed', 2, null, 'address not public', null, null],
+    );
+    assert.equal(await nextDueAt(db, at(6_000)), null);
+  });
+});
+
+describe('signatures (Standard Webhooks)', () => {
+  test('verify with the standardwebhooks package and with plain node:crypto; two secrets during a rotation', () => {
+    const secret = newSecret();
+    const old = newSecret();
+    const body = JSON.stringify({ type: 'task.succeeded', timestamp: new Date().toISOString(), data: {} });
+    const headers = signDelivery('msg_1', new Date(), body, [secret, old]);
+    assert.equal(headers['webhook-signature'].split(' ').length, 2);
+    new Webhook(secret).verify(body, headers);
+    new Webhook(old).verify(body, headers);
+    assert.throws(() => new Webhook(newSecret()).verify(body, headers));
+    // The plain-crypto check of docs/webhooks.md.
+    const verify = (whsec: string): boolean => {
+      const key = Buffer.from(whsec.slice('whsec_'.length), 'base64');
+      const signed = `${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`;
+      const expected = createHmac('sha256', key).update(signed).digest();
+      return headers['webhook-signature'].split(' ').some((part) => {
+        const [version, sig] = part.split(',');
+        const given = Buffer.from(sig ?? '', 'base64');
+        return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
+      });
+    };
+    assert.equal(verify(secret), true);
+    assert.equal(verify(old), true);
+    assert.equal(verify(newSecret()), false);
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * The delivery queue's claims and outcomes (`webhook_deliveries`, CONTRACT §12). A sender leases due
+ * deliveries (`lease_owner`, `lease_until`); one whose process died mid-send is taken again once its lease
+ * runs out, so every event is sent at least once. Outcomes are written only by the lease's holder.
+ */
+import type { Db } from '../db/index.ts';
+
+/** A claimed delivery: what one attempt needs. */
+export interface ClaimedDelivery {
+  id: string;
+  accountId: string;
+  webhookId: string | null;
+  url: string;
+  body: string;
+  attempts: number;
+  /** Deliveries of one task (or record) to one URL share it; they go out one at a time, oldest first. */
+  orderKey: string;
+}
+
+export interface ClaimInput {
+  owner: string;
+  limit: number;
+  now: Date;
+  leaseMs: number;
+  /** Order keys with a delivery in flight in this process: their later deliveries wait for it. */
+  busyKeys: ReadonlySet<string>;
+}
+
+/**
+ * Leases up to `limit` due deliveries, oldest due first, at most one per order key (and none of a busy
+ * key), so a later event of a task does not overtake an earlier one to the same receiver in a batch.
+ * PostgreSQL: `for update skip locked`; SQLite: the claim runs under its single writer lock.
+ */
+export async function claimDeliveries(db: Db, input: ClaimInput): Promise<ClaimedDelivery[]> {
+  if (input.limit <= 0) return [];
+  const now = input.now.toISOString();
+  const leaseUntil = new Date(input.now.getTime() + input.leaseMs).toISOString();
+  return db.dialect.transaction(db.db, async (tx) => {
+    let due = tx
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'account_id', 'webhook_id', 'task_id', 'record_id', 'url', 'body', 'attempts'])
+      .where('state', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .orderBy('next_attempt_at')
+      .orderBy('id')
+      // Room for deliveries left out because an earlier one of their key goes first.
+      .limit(input.limit * 4);
+    if (db.dialect.supportsSkipLocked) due = due.forUpdate().skipLocked();
+    const rows = await due.execute();
+    const chosen: ClaimedDelivery[] = [];
+    const keys = new Set(input.busyKeys);
+    for (const row of rows) {
+      if (chosen.length >= input.limit) break;
+      const orderKey = `${row.task_id ?? row.record_id ?? row.id}|${row.url}`;
+      if (keys.has(orderKey)) continue;
+      keys.add(orderKey);
+      chosen.push({
+        id: row.id,
+        accountId: row.account_id,
+        webhookId: row.webhook_id,
+        url: row.url,
+        body: row.body,
+        attempts: row.attempts,
+        orderKey,
+      });
+    }
+    if (chosen.length === 0) return [];
+    await tx
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: input.owner, lease_until: leaseUntil })
+      .where(
+        'id',
+        'in',
+        chosen.map((c) => c.id),
+      )
+      .execute();
+    return chosen;
+  });
+}
+
+/** When the sender should look again: the next future due time or lease expiry, or null with none. */
+export async function nextDueAt(db: Db, now: Date): Promise<Date | null> {
+  const at = now.toISOString();
+  const [due, lease] = await Promise.all([
+    db.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.min('next_attempt_at').as('t'))
+      .where('state', '=', 'pending')
+      .where('next_attempt_at', '>', at)
+      .executeTakeFirst(),
+    db.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.min('lease_until').as('t'))
+      .where('state', '=', 'pending')
+      .where('lease_until', '>', at)
+      .executeTakeFirst(),
+  ]);
+  const times = [due?.t, lease?.t].filter((t): t is string => typeof t === 'string');
+  return times.length === 0 ? null : new Date(times.sort()[0] as string);
+}
+
+export type Outcome =
+  | { kind: 'succeeded'; status: number }
+  | { kind: 'failed'; status: number | null; error: string; retryAt: Date | null }
+  /** Not attempted (shutdown): the lease is given back and nothing is counted. */
+  | { kind: 'released' }
+  /** Never to be sent (its endpoint was deleted). */
+  | { kind: 'dropped'; error: string };
+
+/** Records an attempt's outcome, if this sender still holds the lease. */
+export async function recordOutcome(
+  db: Db,
+  input: { id: string; owner: string; attempts: number; now: Date; outcome: Outcome },
+): Promise<void> {
+  const { outcome } = input;
+  const updatedAt = input.now.toISOString();
+  const base = { lease_owner: null, lease_until: null, updated_at: updatedAt };
+  const set =
+    outcome.kind === 'succeeded'
+      ? {
+          ...base,
+          state: 'succeeded' as const,
+          attempts: input.attempts + 1,
+          last_status_code: outcome.status,
+          last_error: null,
+          next_attempt_at: null,
+        }
+      : outcome.kind === 'failed'
+        ? {
+            ...base,
+            state: outcome.retryAt === null ? ('failed' as const) : ('pending' as const),
+            attempts: input.attempts + 1,
+            last_status_code: outcome.status,
+            last_error: outcome.error,
+            next_attempt_at: outcome.retryAt?.toISOString() ?? null,
+          }
+        : outcome.kind === 'dropped'
+          ? { ...base, state: 'failed' as const, last_error: outcome.error, next_attempt_at: null }
+          : base;
+  await db.db
+    .updateTable('webhook_deliveries')
+    .set(set)
+    .where('id', '=', input.id)
+    .where('lease_owner', '=', input.owner)
+    .execute();
+}

@@ -1,0 +1,297 @@
+/**
+ * Webhook endpoints of an account, its default secret, and the delivery log (CONTRACT §12). Endpoints are
+ * account-level: any key of the account manages them (docs/decisions.md, "Webhooks (issue 13)").
+ */
+import type { Db } from '../db/index.ts';
+import { notifyOnCommit } from '../db/index.ts';
+import { errors } from '../errors.ts';
+import type { Clock } from '../lib/index.ts';
+import { uuidv7 } from '../lib/index.ts';
+import { type EventType, isEventType, WEBHOOKS_CHANNEL } from './outbox.ts';
+import { newSecret } from './signing.ts';
+import { assertWebhookUrl, type WebhookUrlPolicy } from './webhook-url.ts';
+
+/** Live endpoints one account may have; the next one is 409 too_many_webhooks. */
+export const MAX_WEBHOOKS = 10;
+/** How long the previous secret keeps signing after a rotation. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+/** Why a pending delivery to a deleted endpoint is never sent. */
+export const ENDPOINT_DELETED = 'endpoint deleted';
+
+/** An endpoint as GET /v1/webhooks lists it: never its secret. */
+export interface WebhookView {
+  id: string;
+  url: string;
+  events: EventType[];
+  description: string | null;
+  created_at: string;
+}
+
+/** One delivery as the log shows it; the body is not shown (it may be large; the receiver has it). */
+export interface DeliveryView {
+  id: string;
+  webhook_id: string | null;
+  task_id: string | null;
+  record_id: string | null;
+  type: string;
+  url: string;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+export interface WebhookServiceDeps {
+  db: Db;
+  clock: Clock;
+  /** Which addresses an endpoint may name (CONTRACT §6). */
+  urls: WebhookUrlPolicy;
+}
+
+type EndpointRow = {
+  id: string;
+  url: string;
+  events: string;
+  description: string | null;
+  created_at: string;
+};
+
+const DELIVERY_COLUMNS = [
+  'id',
+  'webhook_id',
+  'task_id',
+  'record_id',
+  'type',
+  'url',
+  'state',
+  'attempts',
+  'last_status_code',
+  'last_error',
+  'next_attempt_at',
+  'created_at',
+] as const;
+
+export class WebhookService {
+  readonly #deps: WebhookServiceDeps;
+
+  constructor(deps: WebhookServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** The account's default secret, made on first use; concurrent first uses agree (insert-or-ignore, read). */
+  async defaultSecret(accountId: string): Promise<string> {
+    const { db } = this.#deps.db;
+    await db
+      .insertInto('webhook_secrets')
+      .values({ account_id: accountId, secret: newSecret(), created_at: this.#now() })
+      .onConflict((oc) => oc.column('account_id').doNothing())
+      .execute();
+    const row = await db
+      .selectFrom('webhook_secrets')
+      .select('secret')
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    return row.secret;
+  }
+
+  /** POST /v1/webhooks: the 11th live endpoint is refused, also when several are created at once. */
+  async create(
+    accountId: string,
+    input: { url: string; events: readonly string[]; description?: string | undefined },
+  ): Promise<WebhookView & { secret: string }> {
+    const unknown = input.events.filter((event) => !isEventType(event));
+    if (input.events.length === 0 || unknown.length > 0)
+      throw errors.invalidRequest({
+        en: `events: ${unknown.length > 0 ? `unknown event type "${unknown[0]}"` : 'give at least one event type'}.`,
+        ru: `events: ${unknown.length > 0 ? `неизвестный тип события «${unknown[0]}»` : 'укажите хотя бы один тип события'}.`,
+      });
+    await assertWebhookUrl(input.url, 'url', this.#deps.urls);
+    const { db, dialect } = this.#deps.db;
+    const row = {
+      id: `wh_${uuidv7().replaceAll('-', '')}`,
+      account_id: accountId,
+      url: input.url,
+      events: JSON.stringify([...new Set(input.events)]),
+      description: input.description ?? null,
+      secret: newSecret(),
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      created_at: this.#now(),
+      deleted_at: null,
+    };
+    await dialect.transaction(db, async (tx) => {
+      // The account's lock makes count-then-insert atomic across concurrent creations and processes.
+      await dialect.lockAccount(tx, accountId);
+      const { n } = await tx
+        .selectFrom('webhook_endpoints')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', accountId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirstOrThrow();
+      if (Number(n) >= MAX_WEBHOOKS) throw errors.tooManyWebhooks(MAX_WEBHOOKS);
+      await tx.insertInto('webhook_endpoints').values(row).execute();
+    });
+    return { ...toView(row), secret: row.secret };
+  }
+
+  /** GET /v1/webhooks: live endpoints, oldest first, without secrets. */
+  async list(accountId: string): Promise<WebhookView[]> {
+    const rows = await this.#deps.db.db
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'url', 'events', 'description', 'created_at'])
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .execute();
+    return rows.map(toView);
+  }
+
+  /**
+   * DELETE /v1/webhooks/{id}: the endpoint gets no more events, and its pending deliveries are marked
+   * failed ("endpoint deleted") rather than sent to a receiver its owner took away.
+   */
+  async remove(accountId: string, id: string): Promise<void> {
+    const { db, dialect } = this.#deps.db;
+    const now = this.#now();
+    await dialect.transaction(db, async (tx) => {
+      const result = await tx
+        .updateTable('webhook_endpoints')
+        .set({ deleted_at: now })
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) throw errors.webhookNotFound(id);
+      await tx
+        .updateTable('webhook_deliveries')
+        .set({ state: 'failed', last_error: ENDPOINT_DELETED, next_attempt_at: null, updated_at: now })
+        .where('webhook_id', '=', id)
+        .where('state', '=', 'pending')
+        .execute();
+    });
+  }
+
+  /**
+   * POST /v1/webhooks/{id}/rotate-secret: a new secret signs from now on; the one it replaces signs too
+   * for 24 hours. A second rotation within them drops the oldest secret at once.
+   */
+  async rotate(accountId: string, id: string): Promise<{ secret: string }> {
+    const { db, dialect } = this.#deps.db;
+    const secret = newSecret();
+    const expires = new Date(this.#deps.clock.now().getTime() + ROTATION_OVERLAP_MS).toISOString();
+    await dialect.transaction(db, async (tx) => {
+      // Two rotations at once take turns, so the secret answered is the one stored.
+      await dialect.lockAccount(tx, accountId);
+      const row = await tx
+        .selectFrom('webhook_endpoints')
+        .select(['secret'])
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (!row) throw errors.webhookNotFound(id);
+      await tx
+        .updateTable('webhook_endpoints')
+        .set({ secret, previous_secret: row.secret, previous_secret_expires_at: expires })
+        .where('id', '=', id)
+        .execute();
+    });
+    return { secret };
+  }
+
+  /** GET /v1/webhook-deliveries: the account's deliveries, newest first, keyset pages on the time-ordered id. */
+  async deliveries(
+    accountId: string,
+    query: {
+      task_id?: string | undefined;
+      webhook_id?: string | undefined;
+      cursor?: string | undefined;
+      limit: number;
+    },
+  ): Promise<{ deliveries: DeliveryView[]; next_cursor: string | null }> {
+    let q = this.#deps.db.db
+      .selectFrom('webhook_deliveries')
+      .select(DELIVERY_COLUMNS)
+      .where('account_id', '=', accountId);
+    if (query.task_id !== undefined) q = q.where('task_id', '=', query.task_id);
+    if (query.webhook_id !== undefined) q = q.where('webhook_id', '=', query.webhook_id);
+    if (query.cursor !== undefined) q = q.where('id', '<', decodeCursor(query.cursor));
+    const rows = await q
+      .orderBy('id', 'desc')
+      .limit(query.limit + 1)
+      .execute();
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    return {
+      deliveries: page,
+      next_cursor: rows.length > query.limit && last ? Buffer.from(last.id).toString('base64url') : null,
+    };
+  }
+
+  /**
+   * POST /v1/webhook-deliveries/{id}/retry: the same id and body go out again now. A finished delivery
+   * becomes pending for one more attempt; if that fails, the schedule goes on where it stopped (used up:
+   * failed again). A pending one is only moved to now. A delivery of a deleted endpoint: 404 webhook_not_found.
+   */
+  async retry(accountId: string, id: string): Promise<DeliveryView> {
+    const { db, dialect } = this.#deps.db;
+    const now = this.#now();
+    return dialect.transaction(db, async (tx) => {
+      const row = await tx
+        .selectFrom('webhook_deliveries')
+        .select(DELIVERY_COLUMNS)
+        .where('id', '=', id)
+        .where('account_id', '=', accountId)
+        .executeTakeFirst();
+      if (!row) throw errors.deliveryNotFound(id);
+      if (row.webhook_id !== null) {
+        const endpoint = await tx
+          .selectFrom('webhook_endpoints')
+          .select('id')
+          .where('id', '=', row.webhook_id)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+        if (!endpoint) throw errors.webhookNotFound(row.webhook_id);
+      }
+      const update =
+        row.state === 'pending'
+          ? { next_attempt_at: now, updated_at: now }
+          : {
+              state: 'pending' as const,
+              next_attempt_at: now,
+              lease_owner: null,
+              lease_until: null,
+              updated_at: now,
+            };
+      await tx.updateTable('webhook_deliveries').set(update).where('id', '=', id).execute();
+      await notifyOnCommit(tx, WEBHOOKS_CHANNEL);
+      return { ...row, state: 'pending' as const, next_attempt_at: now };
+    });
+  }
+
+  #now(): string {
+    return this.#deps.clock.now().toISOString();
+  }
+}
+
+function toView(row: EndpointRow): WebhookView {
+  return {
+    id: row.id,
+    url: row.url,
+    events: JSON.parse(row.events) as EventType[],
+    description: row.description,
+    created_at: row.created_at,
+  };
+}
+
+function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^msg_[0-9a-f]{32}$/.test(id))
+    throw errors.invalidRequest({
+      en: 'cursor is not one this API gave out',
+      ru: 'cursor не выдан этим API',
+    });
+  return id;
+}

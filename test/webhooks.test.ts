@@ -1,0 +1,309 @@
+/**
+ * Webhook endpoints, the default secret and the delivery log as the API answers them (CONTRACT §12):
+ * shapes, bad input, the 10-endpoint limit (also under concurrent creations), other accounts, deletion.
+ * No sender runs here; deliveries are queued and inspected.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { emitEvent } from '../src/events/index.ts';
+import { expectError, startTestApp, type TestApp } from './helpers.ts';
+
+/** A public address that is never resolved (an IP literal) and never called (no sender here). */
+const PUBLIC_URL = 'https://93.184.216.34/hook';
+
+async function queueEvent(t: TestApp, accountId: string, taskId = 'task-x'): Promise<void> {
+  const { db, dialect } = t.container.db;
+  await dialect.transaction(db, (tx) =>
+    emitEvent(tx, {
+      accountId,
+      type: 'task.succeeded',
+      taskId,
+      at: new Date(),
+      data: async () => ({ id: taskId }),
+    }),
+  );
+}
+
+describe('webhook endpoints and the default secret', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ worker: false });
+  });
+  after(() => t.close());
+
+  test('the default secret is whsec_ + base64 of 24–64 bytes, made once, the same for concurrent first reads', async () => {
+    const acct = await t.account();
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => t.call(acct.key, 'GET', '/v1/webhooks/default/secret')),
+    );
+    for (const res of answers) assert.equal(res.statusCode, 200, res.body);
+    const secrets = new Set(answers.map((res) => res.json().secret as string));
+    assert.equal(secrets.size, 1);
+    const [secret] = [...secrets] as [string];
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]+=*$/);
+    const bytes = Buffer.from(secret.slice('whsec_'.length), 'base64').length;
+    assert.ok(bytes >= 24 && bytes <= 64, String(bytes));
+    const other = await t.account();
+    const theirs = (await t.call(other.key, 'GET', '/v1/webhooks/default/secret')).json().secret;
+    assert.notEqual(theirs, secret, 'each account has its own');
+  });
+
+  test('POST /v1/webhooks → 201 with the secret once; GET lists it without; DELETE → 204', async () => {
+    const acct = await t.account();
+    const res = await t.call(acct.key, 'POST', '/v1/webhooks', {
+      url: PUBLIC_URL,
+      events: ['task.succeeded', 'library.ready'],
+      description: 'main receiver',
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const created = res.json();
+    assert.match(created.id, /^wh_/);
+    assert.equal(created.url, PUBLIC_URL);
+    assert.deepEqual(created.events, ['task.succeeded', 'library.ready']);
+    assert.match(created.secret, /^whsec_/);
+    assert.ok(!Number.isNaN(Date.parse(created.created_at)));
+    const list = await t.call(acct.key, 'GET', '/v1/webhooks');
+    assert.equal(list.statusCode, 200);
+    assert.deepEqual(list.json(), {
+      webhooks: [
+        {
+          id: created.id,
+          url: PUBLIC_URL,
+          events: created.events,
+          description: 'main receiver',
+          created_at: created.created_at,
+        },
+      ],
+    });
+    assert.ok(!list.body.includes('whsec_'), 'the list never shows a secret');
+    const gone = await t.call(acct.key, 'DELETE', `/v1/webhooks/${created.id}`);
+    assert.equal(gone.statusCode, 204);
+    assert.deepEqual((await t.call(acct.key, 'GET', '/v1/webhooks')).json(), { webhooks: [] });
+    expectError(await t.call(acct.key, 'DELETE', `/v1/webhooks/${created.id}`), 404, 'webhook_not_found');
+  });
+
+  test('a private, loopback or malformed url is 422 invalid_request naming url; so is webhook_url on a task', async () => {
+    const acct = await t.account({ balanceMinor: 100_000 });
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://10.0.0.5/hook',
+      'http://169.254.169.254/latest',
+      'http://[::1]/x',
+      'ftp://93.184.216.34/x',
+      'https://user:pw@93.184.216.34/x',
+      'not a url',
+    ]) {
+      const res = await t.call(acct.key, 'POST', '/v1/webhooks', { url, events: ['task.succeeded'] });
+      expectError(res, 422, 'invalid_request');
+      assert.match(res.json().error.message, /^url: /, url);
+      const task = await t.call(acct.key, 'POST', '/v1/tasks', {
+        model: 'model-3d',
+        settings: { task_type: 'text_to_model', prompt: 'a chair' },
+        webhook_url: url,
+      });
+      expectError(task, 422, 'invalid_request');
+      assert.match(task.json().error.message, /webhook_url/, url);
+    }
+    assert.deepEqual((await t.call(acct.key, 'GET', '/v1/webhooks')).json(), { webhooks: [] });
+  });
+
+  test('unknown or no events are 422 naming events; a long description is 422', async () => {
+    const acct = await t.account();
+    for (const events of [['task.exploded'], [], ['task.succeeded', 'nope']]) {
+      const res = await t.call(acct.key, 'POST', '/v1/webhooks', { url: PUBLIC_URL, events });
+      expectError(res, 422, 'invalid_request');
+      assert.match(res.json().error.message, /events/, JSON.stringify(events));
+    }
+    const res = await t.call(acct.key, 'POST', '/v1/webhooks', {
+      url: PUBLIC_URL,
+      events: ['task.failed'],
+      description: 'x'.repeat(501),
+    });
+    expectError(res, 422, 'invalid_request');
+    const task = await t.call(acct.key, 'POST', '/v1/tasks', {
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a chair' },
+      webhook_url: PUBLIC_URL,
+      webhook_events: ['library.ready'],
+    });
+    expectError(task, 422, 'invalid_request');
+  });
+
+  test('at most 10 endpoints: the 11th is 409 too_many_webhooks; a deleted one frees a place', async () => {
+    const acct = await t.account();
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await t.call(acct.key, 'POST', '/v1/webhooks', {
+        url: PUBLIC_URL,
+        events: ['task.failed'],
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      ids.push(res.json().id);
+    }
+    expectError(
+      await t.call(acct.key, 'POST', '/v1/webhooks', { url: PUBLIC_URL, events: ['task.failed'] }),
+      409,
+      'too_many_webhooks',
+    );
+    assert.equal((await t.call(acct.key, 'DELETE', `/v1/webhooks/${ids[0]}`)).statusCode, 204);
+    const again = await t.call(acct.key, 'POST', '/v1/webhooks', {
+      url: PUBLIC_URL,
+      events: ['task.failed'],
+    });
+    assert.equal(again.statusCode, 201, again.body);
+  });
+
+  test('11 concurrent creations: exactly 10 exist after, the other is 409 too_many_webhooks', async () => {
+    const acct = await t.account();
+    const answers = await Promise.all(
+      Array.from({ length: 11 }, () =>
+        t.call(acct.key, 'POST', '/v1/webhooks', { url: PUBLIC_URL, events: ['task.succeeded'] }),
+      ),
+    );
+    assert.equal(answers.filter((r) => r.statusCode === 201).length, 10);
+    const refused = answers.filter((r) => r.statusCode !== 201);
+    assert.equal(refused.length, 1);
+    expectError(refused[0]!, 409, 'too_many_webhooks');
+    assert.equal((await t.call(acct.key, 'GET', '/v1/webhooks')).json().webhooks.length, 10);
+  });
+
+  test("another account's endpoint and delivery are 404; its log shows only its own", async () => {
+    const mine = await t.account();
+    const theirs = await t.account();
+    const created = (
+      await t.call(mine.key, 'POST', '/v1/webhooks', { url: PUBLIC_URL, events: ['task.succeeded'] })
+    ).json();
+    await queueEvent(t, mine.id);
+    const log = (await t.call(mine.key, 'GET', '/v1/webhook-deliveries')).json();
+    assert.equal(log.deliveries.length, 1);
+    const delivery = log.deliveries[0];
+    assert.match(delivery.id, /^msg_[0-9a-f]{32}$/);
+    assert.equal(delivery.webhook_id, created.id);
+    assert.equal(delivery.state, 'pending');
+    assert.equal(delivery.attempts, 0);
+    expectError(await t.call(theirs.key, 'DELETE', `/v1/webhooks/${created.id}`), 404, 'webhook_not_found');
+    expectError(
+      await t.call(theirs.key, 'POST', `/v1/webhooks/${created.id}/rotate-secret`),
+      404,
+      'webhook_not_found',
+    );
+    expectError(
+      await t.call(theirs.key, 'POST', `/v1/webhook-deliveries/${delivery.id}/retry`),
+      404,
+      'delivery_not_found',
+    );
+    assert.deepEqual((await t.call(theirs.key, 'GET', '/v1/webhook-deliveries')).json(), {
+      deliveries: [],
+      next_cursor: null,
+    });
+    assert.deepEqual((await t.call(theirs.key, 'GET', '/v1/webhooks')).json(), { webhooks: [] });
+  });
+
+  test('the log: newest first, filters by task_id and webhook_id, pages with next_cursor', async () => {
+    const acct = await t.account();
+    const a = (
+      await t.call(acct.key, 'POST', '/v1/webhooks', { url: PUBLIC_URL, events: ['task.succeeded'] })
+    ).json();
+    const b = (
+      await t.call(acct.key, 'POST', '/v1/webhooks', { url: `${PUBLIC_URL}2`, events: ['task.succeeded'] })
+    ).json();
+    await queueEvent(t, acct.id, 'task-1');
+    await queueEvent(t, acct.id, 'task-2');
+    await queueEvent(t, acct.id, 'task-3');
+    const all = (await t.call(acct.key, 'GET', '/v1/webhook-deliveries')).json().deliveries;
+    assert.equal(all.length, 6);
+    assert.deepEqual(
+      all.map((d: { id: string }) => d.id),
+      all
+        .map((d: { id: string }) => d.id)
+        .toSorted()
+        .toReversed(),
+    );
+    assert.deepEqual(
+      (await t.call(acct.key, 'GET', '/v1/webhook-deliveries?task_id=task-2'))
+        .json()
+        .deliveries.map((d: { webhook_id: string }) => d.webhook_id)
+        .toSorted(),
+      [a.id, b.id].toSorted(),
+    );
+    const onlyB = (await t.call(acct.key, 'GET', `/v1/webhook-deliveries?webhook_id=${b.id}`)).json();
+    assert.deepEqual(
+      onlyB.deliveries.map((d: { task_id: string }) => d.task_id),
+      ['task-3', 'task-2', 'task-1'],
+    );
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { deliveries: Array<{ id: string }>; next_cursor: string | null } = (
+        await t.call(
+          acct.key,
+          'GET',
+          `/v1/webhook-deliveries?limit=4${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        )
+      ).json();
+      seen.push(...page.deliveries.map((d: { id: string }) => d.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    assert.deepEqual(
+      seen,
+      all.map((d: { id: string }) => d.id),
+    );
+    expectError(await t.call(acct.key, 'GET', '/v1/webhook-deliveries?cursor=bogus'), 422, 'invalid_request');
+    expectError(await t.call(acct.key, 'GET', '/v1/webhook-deliveries?limit=0'), 422, 'invalid_request');
+  });
+
+  test('deleting an endpoint fails its pending deliveries ("endpoint deleted"); retrying one is 404', async () => {
+    const acct = await t.account();
+    const created = (
+      await t.call(acct.key, 'POST', '/v1/webhooks', { url: PUBLIC_URL, events: ['task.succeeded'] })
+    ).json();
+    await queueEvent(t, acct.id);
+    assert.equal((await t.call(acct.key, 'DELETE', `/v1/webhooks/${created.id}`)).statusCode, 204);
+    const [delivery] = (await t.call(acct.key, 'GET', '/v1/webhook-deliveries')).json().deliveries;
+    assert.equal(delivery.state, 'failed');
+    assert.equal(delivery.last_error, 'endpoint deleted');
+    assert.equal(delivery.next_attempt_at, null);
+    expectError(
+      await t.call(acct.key, 'POST', `/v1/webhook-deliveries/${delivery.id}/retry`),
+      404,
+      'webhook_not_found',
+    );
+    await queueEvent(t, acct.id);
+    assert.equal(
+      (await t.call(acct.key, 'GET', '/v1/webhook-deliveries')).json().deliveries.length,
+      1,
+      'a deleted endpoint gets no new events',
+    );
+  });
+
+  test('a restricted key manages the account’s endpoints too (account-level)', async () => {
+    const acct = await t.account();
+    const restricted = (
+      await t.admin('POST', `/admin/v1/accounts/${acct.id}/keys`, { models: ['image'] })
+    ).json();
+    const res = await t.call(restricted.key, 'POST', '/v1/webhooks', {
+      url: PUBLIC_URL,
+      events: ['task.failed'],
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal((await t.call(acct.key, 'GET', '/v1/webhooks')).json().webhooks.length, 1);
+  });
+});
+
+describe('webhook routes count against the request limit like any request', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({
+      worker: false,
+      limits: { accountRequests: 3, wrongKeyAttempts: 100, windowSeconds: 60 },
+    });
+  });
+  after(() => t.close());
+
+  test('the 4th call in the window is 429 rate_limited', async () => {
+    const acct = await t.account();
+    for (const url of ['/v1/webhooks', '/v1/webhook-deliveries', '/v1/webhooks/default/secret'])
+      assert.equal((await t.call(acct.key, 'GET', url)).statusCode, 200);
+    expectError(await t.call(acct.key, 'GET', '/v1/webhooks'), 429, 'rate_limited');
+  });
+});
