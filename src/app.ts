@@ -63,6 +63,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installBodyPace(app, deps.config.bodyTimeoutMs);
   installErrorHandler(app, links);
   installNotFound(app, links);
+  // Open event streams and waiting calls end before the server waits for its connections to close.
+  app.addHook('preClose', () => deps.services.watch.close());
 
   await app.register(swagger, {
     openapi: {

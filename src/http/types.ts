@@ -8,7 +8,7 @@ import type { Clock } from '../lib/index.ts';
 import type { HelperService, LibraryService } from '../libraries/index.ts';
 import type { ModelService } from '../models/index.ts';
 import type { BlobStore } from '../storage/index.ts';
-import type { TaskService } from '../tasks/index.ts';
+import type { TaskService, TaskWatch } from '../tasks/index.ts';
 
 /** Request limits of the reference ("Limits"); tests shrink the window. */
 export interface RequestLimits {
@@ -37,6 +37,8 @@ export interface Services {
   channels: ChannelRouter;
   /** Provider callbacks of real generators (CONTRACT §11). */
   callbacks: CallbackStore;
+  /** Waiting calls and event streams on tasks (CONTRACT §12). */
+  watch: TaskWatch;
 }
 
 /** Everything the HTTP app needs, passed in (never read from config at import time). */
