@@ -30,6 +30,7 @@ import {
   modelRoutes,
   RequestLimiter,
   requestIdOf,
+  taskEventRoutes,
   taskRoutes,
 } from './http/index.ts';
 
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     installApiKeyAuth(authenticated, deps, limiter);
     await modelRoutes(authenticated, deps);
     await taskRoutes(authenticated, deps);
+    await taskEventRoutes(authenticated, deps);
     await libraryRoutes(authenticated, deps);
     await helperRoutes(authenticated, deps);
     // Own context: the upload's stream parser must not leak to other routes.
