@@ -66,21 +66,25 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
         'x-accel-buffering': 'no',
         connection: 'keep-alive',
       });
+      // A client gone between two writes: nothing more is written (the loop ends at its next wait).
+      const send = (text: string): void => {
+        if (!res.destroyed && !res.writableEnded) res.write(text);
+      };
       try {
         for (;;) {
           subscription.seenRevision = state.revision;
           if (state.revision > sent) {
-            res.write(`event: task\nid: ${state.revision}\ndata: ${state.json}\n\n`);
+            send(`event: task\nid: ${state.revision}\ndata: ${state.json}\n\n`);
             sent = state.revision;
           }
           if (state.final) {
-            res.write(`event: done\ndata: ${state.json}\n\n`);
+            send(`event: done\ndata: ${state.json}\n\n`);
             break;
           }
           // Comment lines until the task changes, the client leaves, or the process shuts down.
           while (!(await subscription.changed(heartbeatMs, stop))) {
             if (stop.aborted) return;
-            res.write(': keep-alive\n\n');
+            send(': keep-alive\n\n');
           }
           state = await tasks.watchState(principal, id, request.lang);
         }
