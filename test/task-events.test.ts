@@ -67,14 +67,11 @@ describe('task event streams', () => {
     assert.equal(JSON.parse(last.data).status, 'succeeded');
     const tasks = events.filter((e) => e.event === 'task');
     assert.equal(tasks.length, events.length - 1, 'only task events before done');
-    assert.ok(
-      tasks.length >= 3,
-      `queued, running and the final state at least: ${JSON.stringify(ids(events))}`,
-    );
+    // Changes quicker than a read are sent once, with the state they led to: at least queued and final.
+    assert.ok(tasks.length >= 2, `queued and the final state at least: ${JSON.stringify(ids(events))}`);
     assert.ok(increasing(ids(events)), `ids increase: ${ids(events)}`);
     const statuses = tasks.map((e) => JSON.parse(e.data).status as string);
     assert.equal(statuses[0], 'queued');
-    assert.ok(statuses.includes('running'));
     assert.equal(statuses.at(-1), 'succeeded');
     assert.equal(tasks.at(-1)?.data, last.data);
   });
@@ -222,7 +219,7 @@ describe('event streams and the request limit', () => {
       const id = created.json().id as string;
       const s = await openStream(`${base}/v1/tasks/${id}/events`, { authorization: `Bearer ${acct.key}` }); // 2
       const events = await s.ended;
-      assert.ok(events.length >= 3, 'several events on one request');
+      assert.ok(events.length >= 2, 'several events on one request');
       const waited = await t.call(acct.key, 'GET', `/v1/tasks/${id}?wait=30`); // 3
       assert.equal(waited.statusCode, 200);
       const after = await t.call(acct.key, 'GET', `/v1/tasks/${id}`); // 4
