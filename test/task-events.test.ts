@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import type { Tx } from '../src/db/index.ts';
+import { markRunning, recordProgress } from '../src/tasks/index.ts';
 import { expectError, startTestApp, type TestAccount, type TestApp } from './helpers.ts';
 import { openStream, type SseEvent, type SseStream } from './sse.ts';
 
@@ -74,6 +76,38 @@ describe('task event streams', () => {
     assert.equal(statuses[0], 'queued');
     assert.equal(statuses.at(-1), 'succeeded');
     assert.equal(tasks.at(-1)?.data, last.data);
+  });
+
+  test('one task event for each change of status or progress, each after the one before', async () => {
+    const id = await create();
+    const s = await stream(id);
+    await s.until((events) => events.length === 1);
+    const { db, dialect } = t.container.db;
+    // The worker's own transitions, each committed with its notification, one at a time.
+    const change = async (step: (tx: Tx) => Promise<boolean>) => {
+      const seen = s.events.length;
+      assert.equal(await dialect.transaction(db, step), true);
+      await s.until((events) => events.length === seen + 1);
+    };
+    await change((tx) => markRunning(tx, id, new Date(), `${id}/1`));
+    await change((tx) => recordProgress(tx, id, 30, new Date()));
+    await change((tx) => recordProgress(tx, id, 70, new Date()));
+    await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
+    const events = await s.ended;
+    assert.deepEqual(
+      events.map((e) => {
+        const task = JSON.parse(e.data);
+        return [e.event, e.id, task.status, task.progress ?? null];
+      }),
+      [
+        ['task', '0', 'queued', 0],
+        ['task', '1', 'running', 0],
+        ['task', '2', 'running', 30],
+        ['task', '3', 'running', 70],
+        ['task', '4', 'canceled', 70],
+        ['done', null, 'canceled', 70],
+      ],
+    );
   });
 
   test('Last-Event-ID resumes without repeating ids; a final task sends task (if unseen) and done', async () => {
