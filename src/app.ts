@@ -30,6 +30,7 @@ import {
   modelRoutes,
   RequestLimiter,
   requestIdOf,
+  taskEventRoutes,
   taskRoutes,
   webhookRoutes,
 } from './http/index.ts';
@@ -64,6 +65,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installBodyPace(app, deps.config.bodyTimeoutMs);
   installErrorHandler(app, links);
   installNotFound(app, links);
+  // Open event streams and waiting calls end before the server waits for its connections to close.
+  app.addHook('preClose', () => deps.services.watch.close());
 
   await app.register(swagger, {
     openapi: {
@@ -97,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     installApiKeyAuth(authenticated, deps, limiter);
     await modelRoutes(authenticated, deps);
     await taskRoutes(authenticated, deps);
+    await taskEventRoutes(authenticated, deps);
     await libraryRoutes(authenticated, deps);
     await helperRoutes(authenticated, deps);
     await webhookRoutes(authenticated, deps);

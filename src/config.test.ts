@@ -96,3 +96,22 @@ test('WEBHOOK_RETRY_SCHEDULE: CONTRACT §12 default, waits in ms to days, bad va
       (e: unknown) => e instanceof ConfigError && /WEBHOOK_/.test(e.message),
     );
 });
+
+test('stream and waiting limits: STREAMS_PER_ACCOUNT and STREAM_HEARTBEAT (CONTRACT §12)', () => {
+  const config = loadConfig({});
+  assert.equal(config.streamsPerAccount, 20);
+  assert.equal(config.streamHeartbeatMs, 15_000);
+  const set = loadConfig({ STREAMS_PER_ACCOUNT: '3', STREAM_HEARTBEAT: '1s' });
+  assert.equal(set.streamsPerAccount, 3);
+  assert.equal(set.streamHeartbeatMs, 1_000);
+  for (const [env, name] of [
+    [{ STREAMS_PER_ACCOUNT: '0' }, /STREAMS_PER_ACCOUNT/],
+    [{ STREAMS_PER_ACCOUNT: 'many' }, /STREAMS_PER_ACCOUNT/],
+    [{ STREAM_HEARTBEAT: '2m' }, /STREAM_HEARTBEAT/],
+    [{ STREAM_HEARTBEAT: 'often' }, /STREAM_HEARTBEAT/],
+  ] as const)
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => e instanceof ConfigError && name.test(e.message),
+    );
+});

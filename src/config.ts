@@ -72,6 +72,13 @@ export interface Config {
    * connection for long (milliseconds). (Default: 10 s)
    */
   bodyTimeoutMs: number;
+  /**
+   * Event streams and waiting calls (`?wait=`, `Prefer: wait`) one account may hold open at once, counted
+   * per API process; one more is 429 rate_limited (CONTRACT §12). (Default: 20)
+   */
+  streamsPerAccount: number;
+  /** Period of the comment line that keeps an event stream open through proxies (milliseconds). (Default: 15 s) */
+  streamHeartbeatMs: number;
   /** The channel file (`GENERATORS_FILE`); null runs every model on the simulator. */
   generatorsFile: string | null;
   /** The channels of that file, checked, with their secrets read from the environment (CONTRACT §11). */
@@ -188,6 +195,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     downloadAccountBytesPerMinute: intVar(env, 'DOWNLOAD_ACCOUNT_MB', 500, 1, 2000) * MIB,
     requestTimeoutMs: durationVar(env, 'REQUEST_TIMEOUT', '10m'),
     bodyTimeoutMs: durationVar(env, 'BODY_TIMEOUT', '10s'),
+    streamsPerAccount: intVar(env, 'STREAMS_PER_ACCOUNT', 20, 1, 10_000),
+    streamHeartbeatMs: streamHeartbeat(env),
     renderThreads: intVar(
       env,
       'RENDER_THREADS',
@@ -238,6 +247,15 @@ function retrySchedule(env: NodeJS.ProcessEnv): readonly number[] {
       `WEBHOOK_RETRY_SCHEDULE must be 1 to 20 waits like 5s,5m,2h (each at most 7d), got "${text}"`,
     );
   return Object.freeze(waits);
+}
+
+/** Longest heartbeat period: proxies commonly drop a connection silent for 60 s. */
+const MAX_STREAM_HEARTBEAT_MS = 60 * SECOND_MS;
+
+function streamHeartbeat(env: NodeJS.ProcessEnv): number {
+  const ms = durationVar(env, 'STREAM_HEARTBEAT', '15s');
+  if (ms > MAX_STREAM_HEARTBEAT_MS) throw new ConfigError('STREAM_HEARTBEAT must be at most 60s');
+  return ms;
 }
 
 function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

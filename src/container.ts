@@ -37,6 +37,7 @@ import {
   resolveInputs,
   TASKS_CHANNEL,
   TaskService,
+  TaskWatch,
 } from './tasks/index.ts';
 import { Sweeper, Worker, type WorkerOptions } from './worker/index.ts';
 
@@ -76,6 +77,11 @@ export interface ContainerOverrides {
   /** Probe of the files library bodies link (tests give fake files). (Default: download and probe) */
   resolveLibraryInput?: InputResolver;
 }
+
+/** How often watched tasks' revisions are compared on SQLite, where other processes cannot notify (ms). */
+const WATCH_CHECK_SQLITE_MS = 1_000;
+/** The same on PostgreSQL, behind LISTEN: only for what a lost connection missed (ms). */
+const WATCH_CHECK_POSTGRES_MS = 10_000;
 
 export async function createContainer(
   config: Readonly<Config>,
@@ -260,6 +266,13 @@ export async function createContainer(
     },
     { concurrency: config.webhookConcurrency, ...overrides.webhookSender },
   );
+  // Long-polls and event streams (CONTRACT §12): SQLite cannot notify other processes, so its check runs
+  // every second; on PostgreSQL LISTEN wakes them and the check is only a safety net.
+  const watch = new TaskWatch(db, {
+    checkIntervalMs: db.dialect.name === 'sqlite' ? WATCH_CHECK_SQLITE_MS : WATCH_CHECK_POSTGRES_MS,
+    perAccount: config.streamsPerAccount,
+    onError: (error) => log.warn({ err: error }, 'checking watched tasks failed; trying again'),
+  });
   const sweeper = new Sweeper({
     db,
     clock,
@@ -279,11 +292,23 @@ export async function createContainer(
     prices,
     generator,
     log,
-    services: { admin, models, tasks, uploads, libraries, helpers, channels: router, callbacks, webhooks },
+    services: {
+      admin,
+      models,
+      tasks,
+      uploads,
+      libraries,
+      helpers,
+      channels: router,
+      callbacks,
+      webhooks,
+      watch,
+    },
     worker,
     webhookSender,
     sweeper,
     async close() {
+      await watch.close();
       sweeper.stop();
       await worker.stop();
       await webhookSender.stop();

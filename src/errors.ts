@@ -211,6 +211,15 @@ export const errors = {
   ): ApiError => new ApiError(code, { params: { id } }),
   rateLimited: (retryAfterSeconds: number, headers: Record<string, string> = {}): ApiError =>
     new ApiError('rate_limited', { headers: { ...headers, ...retryAfter(retryAfterSeconds) } }),
+  /** Past the event streams and waiting calls one account may hold open at once (CONTRACT §12). */
+  tooManyStreams: (limit: number, retryAfterSeconds = 5): ApiError =>
+    new ApiError('rate_limited', {
+      headers: retryAfter(retryAfterSeconds),
+      detail: {
+        en: `Your account already holds ${limit} event streams and waiting calls open on this server; close one, or retry after the time in Retry-After.`,
+        ru: `У вашего аккаунта уже открыто ${limit} потоков событий и ожидающих запросов на этом сервере; закройте один или повторите после времени из Retry-After.`,
+      },
+    }),
   /** The links of one request are larger together than the server downloads for one request. */
   downloadsTooLarge: (limit: string): ApiError =>
     new ApiError('request_too_large', {

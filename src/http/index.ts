@@ -17,6 +17,7 @@ export { healthRoutes } from './routes/health.ts';
 export { helperRoutes } from './routes/helpers.ts';
 export { libraryRoutes } from './routes/libraries.ts';
 export { modelRoutes } from './routes/models.ts';
+export { taskEventRoutes } from './routes/task-events.ts';
 export { taskRoutes } from './routes/tasks.ts';
 export { webhookRoutes } from './routes/webhooks.ts';
 export { type AppDeps, DEFAULT_LIMITS, type Services } from './types.ts';

@@ -9,7 +9,7 @@ import type { Clock } from '../lib/index.ts';
 import type { HelperService, LibraryService } from '../libraries/index.ts';
 import type { ModelService } from '../models/index.ts';
 import type { BlobStore } from '../storage/index.ts';
-import type { TaskService } from '../tasks/index.ts';
+import type { TaskService, TaskWatch } from '../tasks/index.ts';
 
 /** Request limits of the reference ("Limits"); tests shrink the window. */
 export interface RequestLimits {
@@ -40,6 +40,8 @@ export interface Services {
   callbacks: CallbackStore;
   /** Webhook endpoints, the default secret and the delivery log (CONTRACT §12). */
   webhooks: WebhookService;
+  /** Waiting calls and event streams on tasks (CONTRACT §12). */
+  watch: TaskWatch;
 }
 
 /** Everything the HTTP app needs, passed in (never read from config at import time). */

@@ -7,6 +7,7 @@ export { type ProbeBudget, probeUrl, resolveInputs } from './inputs.ts';
 export { TASK_CHANGED_CHANNEL, taskChanged } from './task-events.ts';
 export { TaskService } from './task-service.ts';
 export type { TaskView } from './task-view.ts';
+export { TaskSubscription, TaskWatch, type TaskWatchOptions, type WatchedState } from './task-watch.ts';
 export {
   isFinal,
   markFailed,

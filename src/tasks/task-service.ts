@@ -313,6 +313,24 @@ export class TaskService {
   }
 
   /**
+   * The task as GET /v1/tasks/{id} answers it, with its `revision`, for waiting calls and event streams
+   * (CONTRACT §12). Always one query, since the kept views of final tasks carry no revision; a final
+   * task's JSON is still the kept text, so a stream's data is byte for byte what a GET answers.
+   */
+  async watchState(
+    principal: KeyPrincipal,
+    taskId: string,
+    lang: Lang,
+  ): Promise<{ view: TaskView; json: string; revision: number; final: boolean }> {
+    const now = this.#deps.clock.now();
+    const row = await this.#ownRow(principal, taskId);
+    const final = isFinal(row.status);
+    const kept = final ? this.#deps.finalViews.find(principal, taskId, lang, now.getTime()) : undefined;
+    const { view, json } = kept ?? (await this.#viewOf(row, lang, now));
+    return { view, json: json ?? JSON.stringify(view), revision: Number(row.revision), final };
+  }
+
+  /**
    * The task's view, read by `get` and `poll` alike: a final task's from the kept views (kept now when it
    * was not), with its JSON; an unfinished task's as it is now, without.
    */
@@ -324,17 +342,26 @@ export class TaskService {
     const now = this.#deps.clock.now();
     const kept = this.#deps.finalViews.find(principal, taskId, lang, now.getTime());
     if (kept) return kept;
-    const db = this.#deps.db.db;
-    const row = await db
+    return this.#viewOf(await this.#ownRow(principal, taskId), lang, now);
+  }
+
+  /** The caller's task row; another account's, or a model a restricted key may not use, is 404. */
+  async #ownRow(principal: KeyPrincipal, taskId: string): Promise<TasksTable> {
+    const row = await this.#deps.db.db
       .selectFrom('tasks')
       .selectAll()
       .where('id', '=', taskId)
       .where('account_id', '=', principal.accountId)
       .executeTakeFirst();
     if (!row || !mayUseModel(principal, row.model)) throw errors.taskNotFound(taskId);
+    return row;
+  }
+
+  /** A row's view; a final one is kept (with its JSON) for later reads. */
+  async #viewOf(row: TasksTable, lang: Lang, now: Date): Promise<{ view: TaskView; json: string | null }> {
     const artifacts =
       row.status === 'succeeded'
-        ? await db.selectFrom('artifacts').selectAll().where('task_id', '=', taskId).execute()
+        ? await this.#deps.db.db.selectFrom('artifacts').selectAll().where('task_id', '=', row.id).execute()
         : [];
     const view = toTaskView(row, artifacts, lang, now);
     return isFinal(row.status)

@@ -1,11 +1,15 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { KeyPrincipal } from '../../accounts/index.ts';
+import { errors } from '../../errors.ts';
+import type { Lang } from '../../i18n/index.ts';
 import type { TaskView } from '../../tasks/index.ts';
 import { openArtifact, parseIdempotencyKey } from '../../tasks/index.ts';
 import { TASK_BODY_LIMIT } from '../limits.ts';
 import { sendBytes } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
+import { clientGone, preferWait, waitParam } from '../waiting.ts';
 import { errorResponses, errorSchema, taskRequestSchema, taskSchema } from './schemas.ts';
 
 const tags = ['tasks'];
@@ -36,10 +40,11 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         tags,
         summary: 'Create a task',
         description:
-          'Prices the run, holds the amount on the wallet and queues the task. Send Idempotency-Key to make retries safe.',
-        headers: z.object({ 'idempotency-key': z.string().optional() }),
+          'Prices the run, holds the amount on the wallet and queues the task. Send Idempotency-Key to make retries safe. With `Prefer: wait=N` (N ≤ 60 s, RFC 7240) the answer waits up to N s: 200 with the final task if it finished, otherwise 202; both carry `Preference-Applied`.',
+        headers: z.object({ 'idempotency-key': z.string().optional(), prefer: z.string().optional() }),
         body: taskRequestSchema,
         response: {
+          200: taskSchema.describe('the task, final within the wait of `Prefer: wait=N`'),
           202: taskSchema,
           ...refusals,
           429: errorSchema.describe('rate_limited, too_many_active'),
@@ -48,14 +53,57 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     },
     async (request, reply) => {
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
-      const created = await tasks.create(request.principal!, request.body, key, request.lang);
+      const principal = request.principal!;
+      const created = await tasks.create(principal, request.body, key, request.lang);
       if (created.replayed) reply.header('Idempotent-Replayed', 'true');
-      return reply
-        .code(created.status)
-        .headers({ Location: `/v1/tasks/${created.task.id}`, ...pollHint(created.task) })
-        .send(created.task);
+      reply.header('Location', `/v1/tasks/${created.task.id}`);
+      const seconds = preferWait(request.headers.prefer);
+      // The task exists by now: an account holding all its waiting places gets the usual answer at once
+      // (the preference is not applied) rather than a refusal that would hide the task it made.
+      const release = seconds > 0 ? deps.services.watch.admit(principal.accountId) : null;
+      if (!release) return reply.code(created.status).headers(pollHint(created.task)).send(created.task);
+      try {
+        const state = await deps.services.watch.untilFinal(
+          created.task.id,
+          () => tasks.watchState(principal, created.task.id, request.lang),
+          seconds * 1000,
+          clientGone(reply),
+        );
+        reply.header('Preference-Applied', `wait=${seconds}`);
+        if (!state.final) reply.header('Retry-After', '5');
+        return (reply as FastifyReply)
+          .code(state.final ? 200 : created.status)
+          .type('application/json; charset=utf-8')
+          .send(state.json);
+      } finally {
+        release();
+      }
     },
   );
+
+  /** GET /v1/tasks/{id}?wait=N: final at once, or when it becomes final, or after N s as it is then. */
+  const waitFor = async (
+    principal: KeyPrincipal,
+    id: string,
+    lang: Lang,
+    seconds: number,
+    reply: FastifyReply,
+  ): Promise<FastifyReply> => {
+    const read = () => tasks.watchState(principal, id, lang);
+    // A final task is answered without taking a waiting place (and a foreign one is 404 before).
+    const first = await tasks.poll(principal, id, lang);
+    const release = first.final ? null : deps.services.watch.admit(principal.accountId);
+    if (!first.final && !release) throw errors.tooManyStreams(deps.services.watch.perAccount);
+    try {
+      const state = first.final
+        ? { json: first.json, final: true }
+        : await deps.services.watch.untilFinal(id, read, seconds * 1000, clientGone(reply));
+      if (!state.final) reply.header('Retry-After', '5');
+      return reply.type('application/json; charset=utf-8').send(state.json);
+    } finally {
+      release?.();
+    }
+  };
 
   r.post(
     '/v1/price',
@@ -112,12 +160,22 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     {
       schema: {
         tags,
-        summary: 'A task; poll while queued or running (Retry-After: 5)',
+        summary: 'A task; poll while queued or running (Retry-After: 5), or wait with ?wait=N',
+        description:
+          'With `wait=N` (1–60 s) the answer comes as soon as the task is final, or after N seconds with its state then.',
         params: taskId,
-        response: { 200: taskSchema, ...errorResponses, 404: errorSchema.describe('task_not_found') },
+        querystring: z.object({ wait: z.string().max(20).optional(), lang: z.string().optional() }),
+        response: {
+          200: taskSchema,
+          ...errorResponses,
+          404: errorSchema.describe('task_not_found'),
+          429: errorSchema.describe('rate_limited (also: too many streams and waiting calls open)'),
+        },
       },
     },
     async (request, reply) => {
+      const seconds = waitParam(request.query.wait);
+      if (seconds > 0) return waitFor(request.principal!, request.params.id, request.lang, seconds, reply);
       // The hot path of every client: the service hands over ready JSON text for finished tasks.
       const { json, final } = await tasks.poll(request.principal!, request.params.id, request.lang);
       if (!final) reply.header('Retry-After', '5');

@@ -1,0 +1,59 @@
+/**
+ * How long a call may wait for its task (CONTRACT §12): `?wait=N` on GET /v1/tasks/{id} and
+ * `Prefer: wait=N` (RFC 7240) on POST /v1/tasks, both at most 60 s.
+ */
+import type { FastifyReply } from 'fastify';
+import { errors } from '../errors.ts';
+
+/** Longest wait a call may ask for (seconds). */
+export const MAX_WAIT_SECONDS = 60;
+
+/**
+ * The seconds of `?wait=`: absent or 0 is no wait; an integer 1–60 waits; anything else is 422
+ * invalid_request naming `wait`.
+ */
+export function waitParam(text: string | undefined): number {
+  if (text === undefined || text === '') return 0;
+  const seconds = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(seconds >= 0 && seconds <= MAX_WAIT_SECONDS)) {
+    throw errors.invalidRequest({
+      en: `wait: must be a whole number of seconds from 1 to ${MAX_WAIT_SECONDS} (0 answers at once), got "${text.slice(0, 20)}".`,
+      ru: `wait: должно быть целым числом секунд от 1 до ${MAX_WAIT_SECONDS} (0 — ответ сразу), получено «${text.slice(0, 20)}».`,
+    });
+  }
+  return seconds;
+}
+
+/**
+ * The seconds of the `wait` preference among the `Prefer` headers (RFC 7240 §2: comma-separated
+ * preferences, names case-insensitive, a value a token or a quoted string, parameters after `;`, only the
+ * first `wait` counts). More than 60 is taken as 60; a malformed value or 0 is no wait, since a server
+ * ignores preferences it cannot honour rather than refusing the request (RFC 7240 §2).
+ */
+export function preferWait(header: string | string[] | undefined): number {
+  if (header === undefined) return 0;
+  const preferences = (Array.isArray(header) ? header.join(',') : header).split(',');
+  for (const preference of preferences) {
+    const [head = ''] = preference.split(';');
+    const equals = head.indexOf('=');
+    const name = (equals === -1 ? head : head.slice(0, equals)).trim().toLowerCase();
+    if (name !== 'wait') continue;
+    const value =
+      equals === -1
+        ? ''
+        : head
+            .slice(equals + 1)
+            .trim()
+            .replace(/^"(.*)"$/, '$1');
+    if (!/^\d{1,9}$/.test(value)) return 0;
+    return Math.min(Number(value), MAX_WAIT_SECONDS);
+  }
+  return 0;
+}
+
+/** An abort signal for the call: aborts when its client goes away before the answer. */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => controller.abort());
+  return controller.signal;
+}

@@ -1,0 +1,180 @@
+/**
+ * Waiting for a task (CONTRACT §12): `GET /v1/tasks/{id}?wait=N` and `POST /v1/tasks` with
+ * `Prefer: wait=N` (RFC 7240). Woken by the task's own changes, not by a sleep loop. Timings are never
+ * asserted tightly: a woken call must come back well before its wait runs out.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { expectError, startTestApp, type TestAccount, type TestApp } from './helpers.ts';
+
+const chair = (prompt = 'a small wooden chair') => ({
+  model: 'model-3d',
+  settings: { task_type: 'text_to_model', prompt },
+});
+const FINAL = ['succeeded', 'failed', 'canceled'];
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('GET /v1/tasks/{id}?wait=N', () => {
+  let t: TestApp;
+  let acct: TestAccount;
+  before(async () => {
+    t = await startTestApp({ worker: false });
+    acct = await t.account({ balanceMinor: 10_000_000 });
+  });
+  after(() => t.close());
+
+  const create = async (prompt?: string): Promise<string> => {
+    const res = await t.call(acct.key, 'POST', '/v1/tasks', chair(prompt));
+    assert.equal(res.statusCode, 202, res.body);
+    return res.json().id as string;
+  };
+
+  test('answers as soon as the task becomes final, well before the wait runs out', async () => {
+    const id = await create();
+    const started = Date.now();
+    const waiting = t.call(acct.key, 'GET', `/v1/tasks/${id}?wait=40`);
+    await sleep(300);
+    t.container.worker.start();
+    const res = await waiting;
+    const elapsed = Date.now() - started;
+    await t.container.worker.stop();
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().status, 'succeeded', res.body);
+    assert.equal(res.headers['retry-after'], undefined, 'a final task asks for no further poll');
+    assert.ok(elapsed < 30_000, `answered after ${elapsed} ms of a 40 s wait`);
+    // The same body a plain GET answers.
+    assert.equal(res.body, (await t.call(acct.key, 'GET', `/v1/tasks/${id}`)).body);
+  });
+
+  test('a final task is answered at once', async () => {
+    const id = await create();
+    await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
+    const started = Date.now();
+    const res = await t.call(acct.key, 'GET', `/v1/tasks/${id}?wait=60`);
+    assert.equal(res.json().status, 'canceled');
+    assert.ok(Date.now() - started < 30_000);
+  });
+
+  test('a cancel wakes a waiting call', async () => {
+    const id = await create();
+    const started = Date.now();
+    const waiting = t.call(acct.key, 'GET', `/v1/tasks/${id}?wait=50`);
+    await sleep(300);
+    assert.equal((await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`)).statusCode, 200);
+    const res = await waiting;
+    assert.equal(res.json().status, 'canceled', res.body);
+    assert.ok(Date.now() - started < 40_000, 'woken by the cancel, not by the end of the wait');
+  });
+
+  test('after N seconds a task that is not final is answered as it is, with Retry-After', async () => {
+    const id = await create();
+    const started = Date.now();
+    const res = await t.call(acct.key, 'GET', `/v1/tasks/${id}?wait=1`);
+    const elapsed = Date.now() - started;
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().status, 'queued');
+    assert.equal(res.headers['retry-after'], '5');
+    assert.ok(elapsed >= 900, `waited ${elapsed} ms of 1 s`);
+    await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
+  });
+
+  test('wait out of range or not a whole number is 422 invalid_request naming wait; 0 is a plain read', async () => {
+    const id = await create();
+    for (const bad of ['61', '-1', 'abc', '1.5', '1e1', '1000000000000']) {
+      const res = await t.call(acct.key, 'GET', `/v1/tasks/${id}?wait=${bad}`);
+      expectError(res, 422, 'invalid_request');
+      assert.match(res.json().error.message, /wait/, bad);
+    }
+    const ru = await t.call(acct.key, 'GET', `/v1/tasks/${id}?wait=99&lang=ru`);
+    expectError(ru, 422, 'invalid_request');
+    assert.match(ru.json().error.message, /wait: должно/);
+    const plain = await t.call(acct.key, 'GET', `/v1/tasks/${id}?wait=0`);
+    assert.equal(plain.statusCode, 200);
+    assert.equal(plain.headers['retry-after'], '5');
+    await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
+  });
+
+  test("another account's task, or a restricted key's other model, is 404 at once", async () => {
+    const id = await create();
+    const other = await t.account({ balanceMinor: 1000 });
+    const started = Date.now();
+    expectError(await t.call(other.key, 'GET', `/v1/tasks/${id}?wait=30`), 404, 'task_not_found');
+    const restricted = await t.admin('POST', `/admin/v1/accounts/${acct.id}/keys`, { models: ['image'] });
+    expectError(await t.call(restricted.json().key, 'GET', `/v1/tasks/${id}?wait=30`), 404, 'task_not_found');
+    assert.ok(Date.now() - started < 20_000);
+    await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
+  });
+});
+
+describe('POST /v1/tasks with Prefer: wait=N', () => {
+  let t: TestApp;
+  let acct: TestAccount;
+  before(async () => {
+    t = await startTestApp();
+    acct = await t.account({ balanceMinor: 10_000_000 });
+  });
+  after(() => t.close());
+
+  test('final within the wait: 200 with the final task and Preference-Applied', async () => {
+    const res = await t.call(acct.key, 'POST', '/v1/tasks', chair(), { prefer: 'wait=40' });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers['preference-applied'], 'wait=40');
+    assert.ok(FINAL.includes(res.json().status), res.body);
+    assert.equal(res.headers['retry-after'], undefined);
+    assert.equal(res.headers.location, `/v1/tasks/${res.json().id}`);
+    assert.equal(res.body, (await t.call(acct.key, 'GET', `/v1/tasks/${res.json().id}`)).body);
+  });
+
+  test('not final within the wait: 202 with the task as it is then and Preference-Applied', async () => {
+    // A run that never answers stays running past the wait.
+    const res = await t.call(acct.key, 'POST', '/v1/tasks', chair('a chair [sim:hang]'), {
+      prefer: 'wait=1',
+    });
+    assert.equal(res.statusCode, 202, res.body);
+    assert.equal(res.headers['preference-applied'], 'wait=1');
+    assert.ok(['queued', 'running'].includes(res.json().status), res.body);
+    assert.equal(res.headers['retry-after'], '5');
+    await t.call(acct.key, 'POST', `/v1/tasks/${res.json().id}/cancel`);
+  });
+
+  test('RFC 7240: among other preferences, any case, more than 60 taken as 60', async () => {
+    const res = await t.call(acct.key, 'POST', '/v1/tasks', chair(), {
+      prefer: 'respond-async, WAIT=600; x=1, wait=5',
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.headers['preference-applied'], 'wait=60');
+  });
+
+  test('a malformed or zero wait is ignored, not refused', async () => {
+    for (const prefer of ['wait=abc', 'wait=0', 'wait', 'return=minimal']) {
+      const res = await t.call(acct.key, 'POST', '/v1/tasks', chair(), { prefer });
+      assert.equal(res.statusCode, 202, `${prefer}: ${res.body}`);
+      assert.equal(res.headers['preference-applied'], undefined, prefer);
+    }
+  });
+
+  test('an idempotent replay honours the wait too', async () => {
+    const headers = { 'idempotency-key': `prefer-${Date.now()}`, prefer: 'wait=30' };
+    const first = await t.call(acct.key, 'POST', '/v1/tasks', chair('a replayed chair'), headers);
+    assert.equal(first.statusCode, 200, first.body);
+    const again = await t.call(acct.key, 'POST', '/v1/tasks', chair('a replayed chair'), headers);
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.headers['preference-applied'], 'wait=30');
+    assert.equal(again.json().id, first.json().id);
+  });
+
+  test('refusals are unchanged by the preference', async () => {
+    const poor = await t.account({ balanceMinor: 1 });
+    expectError(
+      await t.call(poor.key, 'POST', '/v1/tasks', chair(), { prefer: 'wait=10' }),
+      402,
+      'insufficient_funds',
+    );
+    expectError(
+      await t.call(acct.key, 'POST', '/v1/tasks', { model: 'model-3d', settings: {} }, { prefer: 'wait=10' }),
+      422,
+      'invalid_settings',
+    );
+  });
+});
