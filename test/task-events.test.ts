@@ -195,6 +195,23 @@ describe('task event streams', () => {
     await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
   });
 
+  test('a key revoked while its stream is open ends the stream', async () => {
+    const other = await t.account({ balanceMinor: 10_000_000 });
+    const res = await t.call(other.key, 'POST', '/v1/tasks', chair());
+    const s = await openStream(`${base}/v1/tasks/${res.json().id}/events`, {
+      authorization: `Bearer ${other.key}`,
+    });
+    await s.until((events) => events.length >= 1);
+    const revoked = await t.admin('DELETE', `/admin/v1/keys/${other.keyId}`);
+    assert.ok(revoked.statusCode < 300, revoked.body);
+    await s.ended;
+    assert.deepEqual(
+      s.events.map((e) => e.event),
+      ['task'],
+      'no done: the stream ended for the key',
+    );
+  });
+
   test("another account's task, a restricted key's other model, a missing task: 404 JSON, no stream", async () => {
     const id = await create();
     const other = await t.account({ balanceMinor: 1000 });

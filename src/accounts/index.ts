@@ -4,6 +4,7 @@ export {
   authenticateKey,
   hashKey,
   type IssuedKey,
+  isKeyActive,
   issueKey,
   type KeyPrincipal,
   MAX_ACTIVE_KEYS,

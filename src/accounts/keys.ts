@@ -138,6 +138,17 @@ export async function authenticateKey(tx: Tx, plain: string): Promise<KeyPrincip
   };
 }
 
+/** Whether the key still opens the API: an open stream asks, so a revoked key's stream ends. */
+export async function isKeyActive(db: Tx, keyId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select('id')
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export function mayUseModel(principal: KeyPrincipal, model: string): boolean {
   return principal.models === null || principal.models.includes(model);
 }

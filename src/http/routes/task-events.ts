@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { isKeyActive } from '../../accounts/index.ts';
 import { errors } from '../../errors.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone } from '../waiting.ts';
@@ -84,8 +85,11 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
           // Comment lines until the task changes, the client leaves, or the process shuts down.
           while (!(await subscription.changed(heartbeatMs, stop))) {
             if (stop.aborted) return;
+            // A key revoked while its stream is open stops opening it, as it stops opening everything.
+            if (!(await isKeyActive(deps.db.db, principal.keyId))) return;
             send(': keep-alive\n\n');
           }
+          if (!(await isKeyActive(deps.db.db, principal.keyId))) return;
           state = await tasks.watchState(principal, id, request.lang);
         }
       } catch (error) {
