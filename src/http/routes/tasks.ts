@@ -6,9 +6,20 @@ import { openArtifact, parseIdempotencyKey } from '../../tasks/index.ts';
 import { TASK_BODY_LIMIT } from '../limits.ts';
 import { sendBytes } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
-import { errorResponses, errorSchema, taskRequestSchema, taskSchema } from './schemas.ts';
+import {
+  errorResponses,
+  errorSchema,
+  locationHeader,
+  mediaResponse,
+  pollHeader,
+  taskRequestSchema,
+  taskSchema,
+  withHeaders,
+} from './schemas.ts';
 
 const tags = ['tasks'];
+/** Media types of result files: images, video, audio, 3D models and documents (JSON, text, archives). */
+const ARTIFACT_TYPES = ['image/*', 'video/*', 'audio/*', 'model/*', 'application/*', 'text/*'];
 const taskId = z.object({ id: z.string().min(1).max(100) });
 const refusals = {
   ...errorResponses,
@@ -34,13 +45,18 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       bodyLimit: TASK_BODY_LIMIT,
       schema: {
         tags,
+        operationId: 'createTask',
         summary: 'Create a task',
         description:
           'Prices the run, holds the amount on the wallet and queues the task. Send Idempotency-Key to make retries safe.',
         headers: z.object({ 'idempotency-key': z.string().optional() }),
         body: taskRequestSchema,
         response: {
-          202: taskSchema,
+          // A replay of a finished creation answers with the task as it is now, still 202.
+          202: withHeaders(taskSchema, 'the task, queued', {
+            Location: locationHeader,
+            'Retry-After': pollHeader,
+          }),
           ...refusals,
           429: errorSchema.describe('rate_limited, too_many_active'),
         },
@@ -63,6 +79,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       bodyLimit: TASK_BODY_LIMIT,
       schema: {
         tags,
+        operationId: 'priceTask',
         summary: 'Price a run without charge',
         body: taskRequestSchema,
         response: {
@@ -83,6 +100,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     {
       schema: {
         tags,
+        operationId: 'listTasks',
         summary: "The caller's tasks, newest first",
         querystring: z.object({
           limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -112,9 +130,14 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     {
       schema: {
         tags,
+        operationId: 'getTask',
         summary: 'A task; poll while queued or running (Retry-After: 5)',
         params: taskId,
-        response: { 200: taskSchema, ...errorResponses, 404: errorSchema.describe('task_not_found') },
+        response: {
+          200: withHeaders(taskSchema, 'the task', { 'Retry-After': pollHeader }),
+          ...errorResponses,
+          404: errorSchema.describe('task_not_found'),
+        },
       },
     },
     async (request, reply) => {
@@ -131,6 +154,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     {
       schema: {
         tags,
+        operationId: 'cancelTask',
         summary: 'Cancel a queued or running task; its hold is released in full',
         params: taskId,
         response: {
@@ -149,11 +173,16 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     {
       schema: {
         tags,
+        operationId: 'downloadArtifact',
         summary: 'Download a result file (Range requests supported)',
         params: z.object({ id: z.string().min(1).max(100), index: z.string().max(10) }),
         response: {
-          200: z.unknown().describe('the file'),
-          206: z.unknown().describe('part of the file'),
+          200: mediaResponse("the file, with the artifact's content_type", ARTIFACT_TYPES),
+          206: mediaResponse('the asked part of the file (Range: bytes=…)', ARTIFACT_TYPES, {
+            headers: {
+              'Content-Range': { description: 'bytes <start>-<end>/<size>', schema: { type: 'string' } },
+            },
+          }),
           ...errorResponses,
           404: errorSchema.describe('task_not_found, artifact_not_found, artifact_expired'),
           416: errorSchema.describe('range_not_satisfiable'),

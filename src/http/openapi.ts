@@ -1,0 +1,258 @@
+/**
+ * The OpenAPI 3.1 documents (CONTRACT §16), generated from the zod schemas the routes validate and answer
+ * with. @fastify/swagger walks the routes; `finishDocument` adds what a route schema cannot say (the
+ * upload's raw bodies, the task request discriminated by model and mode, the refusals the framework can
+ * answer on any operation); the public and operator documents are then cut out of the whole.
+ */
+import type { SwaggerOptions } from '@fastify/swagger';
+import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+
+type Json = Record<string, unknown>;
+type Transform = ReturnType<typeof createJsonSchemaTransform>;
+
+/** The parts of an OpenAPI document this module reads and writes. */
+export interface OpenApiDocument {
+  openapi: string;
+  info: Json;
+  servers?: Json[];
+  tags?: Json[];
+  security?: Json[];
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: {
+    schemas?: Record<string, Json>;
+    responses?: Record<string, Json>;
+    securitySchemes?: Record<string, Json>;
+  };
+}
+
+/** An operation of the document. */
+export interface OpenApiOperation {
+  operationId?: string;
+  tags?: string[];
+  requestBody?: { required?: boolean; content: Record<string, { schema?: Json }> };
+  responses: Record<string, Json>;
+  [key: string]: unknown;
+}
+
+/** What the catalog tells the document: settings schemas by model and mode, and each model's selector. */
+export interface SettingsCatalog {
+  /** `Settings.<model>.<mode>` → JSON Schema of the mode's settings. */
+  schemas: Record<string, Json>;
+  /** Model key → name of its mode selector, null for a model with one mode. */
+  modeField(model: string): string | null;
+}
+
+const OPERATOR_PREFIX = '/admin/';
+const ref = (group: string, name: string): { $ref: string } => ({ $ref: `#/components/${group}/${name}` });
+
+/** Refusals any operation can meet (auth, the framework's parsing, limits, a broken backend). */
+const SHARED_REFUSALS: Record<string, [name: string, description: string]> = {
+  401: ['Unauthorized', 'invalid_api_key, invalid_admin_token'],
+  404: ['NotFound', 'not_found: a malformed address'],
+  422: ['InvalidRequest', 'invalid_request: parameters, headers or body do not match the schema'],
+  429: ['RateLimited', 'rate_limited (Retry-After says when to come back)'],
+  500: ['InternalError', 'internal_error'],
+  503: ['Unavailable', 'sg_unavailable: storage or database unreachable; retry later'],
+};
+/** Refusals of operations that read a body. */
+const BODY_REFUSALS: Record<string, [name: string, description: string]> = {
+  408: ['RequestTimeout', 'request_timeout: the body stalled or trickled'],
+  413: ['TooLarge', 'request_too_large: the body or the headers are over the limit'],
+};
+
+/** Request bodies no route schema can hold: the upload is a stream, never validated as JSON. */
+const UPLOAD_BODY = {
+  required: true,
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        properties: {
+          file: { type: 'string', format: 'binary', description: 'the file, with its filename' },
+        },
+        required: ['file'],
+      },
+    },
+    'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+    '*/*': {
+      schema: {
+        type: 'string',
+        format: 'binary',
+        description: 'a raw body of any type (recognised by content); name it with ?filename=',
+      },
+    },
+  },
+};
+const TASK_REQUEST_OPERATIONS = new Set(['createTask', 'priceTask']);
+const UPLOAD_OPERATIONS = new Set(['uploadFile']);
+
+/** The transform of the zod provider, keeping the `headers` of responses declared with media types. */
+const zodTransform = createJsonSchemaTransform({});
+const transform: Transform = (input) => {
+  const out = zodTransform(input);
+  const declared = (input.schema as { response?: Record<string, unknown> } | undefined)?.response ?? {};
+  const built = (out.schema as { response?: Record<string, Json> }).response ?? {};
+  for (const [status, answer] of Object.entries(declared)) {
+    const headers = (answer as { content?: unknown; headers?: unknown }).headers;
+    const target = built[status];
+    if (headers && target && (answer as { content?: unknown }).content) target.headers = headers;
+  }
+  return out;
+};
+
+/** Options of @fastify/swagger: the whole document, public and operator operations together. */
+export function swaggerOptions(baseUrl: string, catalog: SettingsCatalog): SwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Generation Task API',
+        version: '1.0.0',
+        description:
+          'One API key opens many generative models (3D, video, music and sounds, speech, images): create tasks, poll them, download result files; a prepaid wallet pays for runs.',
+      },
+      servers: [{ url: baseUrl }],
+      tags: [
+        { name: 'models', description: 'Models and the rights of the key' },
+        { name: 'tasks', description: 'Generation tasks, prices and result files' },
+        { name: 'files', description: 'Own files to link from settings' },
+        { name: 'libraries', description: 'Personal library records of models' },
+        { name: 'helpers', description: 'Free helpers' },
+        { name: 'operator', description: 'Operator API (ADMIN_TOKEN)' },
+      ],
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API key' } },
+        schemas: catalog.schemas,
+      },
+      security: [{ bearer: [] }],
+    },
+    transform,
+    transformObject: (input) =>
+      finishDocument(jsonSchemaTransformObject(input) as unknown as OpenApiDocument, catalog) as never,
+  };
+}
+
+/** Adds to the generated document what route schemas cannot carry (see the module comment). */
+export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): OpenApiDocument {
+  doc.components.schemas ??= {};
+  doc.components.responses ??= {};
+  const { schemas, responses } = doc.components;
+  for (const [status, [name, description]] of Object.entries({ ...SHARED_REFUSALS, ...BODY_REFUSALS })) {
+    responses[name] = {
+      description: `${status} ${description}`,
+      content: { 'application/json': { schema: ref('schemas', 'Error') } },
+    };
+  }
+  for (const operations of Object.values(doc.paths)) {
+    for (const operation of Object.values(operations)) {
+      const id = operation.operationId ?? '';
+      if (TASK_REQUEST_OPERATIONS.has(id)) discriminateTaskRequest(operation, schemas, catalog);
+      if (UPLOAD_OPERATIONS.has(id)) operation.requestBody = structuredClone(UPLOAD_BODY);
+      const refusals = operation.requestBody ? { ...SHARED_REFUSALS, ...BODY_REFUSALS } : SHARED_REFUSALS;
+      for (const [status, [name]] of Object.entries(refusals)) {
+        operation.responses[status] ??= ref('responses', name);
+      }
+    }
+  }
+  return doc;
+}
+
+/**
+ * The task request as a union discriminated by `model`: each model's variant links `TaskSettings.<model>`,
+ * a union of its modes' `Settings.<model>.<mode>` discriminated by the model's mode selector.
+ */
+function discriminateTaskRequest(
+  operation: OpenApiOperation,
+  schemas: Record<string, Json>,
+  catalog: SettingsCatalog,
+): void {
+  const json = operation.requestBody?.content['application/json'];
+  const generated = json?.schema as { properties?: Record<string, Json>; description?: string } | undefined;
+  if (!json || !generated?.properties) return;
+  const byModel = new Map<string, string[]>();
+  for (const name of Object.keys(catalog.schemas)) {
+    const [, model, mode] = name.split('.');
+    if (model && mode) byModel.set(model, [...(byModel.get(model) ?? []), mode]);
+  }
+  const mapping: Record<string, string> = {};
+  for (const [model, modes] of byModel) {
+    const field = catalog.modeField(model);
+    const modeRefs = Object.fromEntries(modes.map((m) => [m, ref('schemas', `Settings.${model}.${m}`).$ref]));
+    schemas[`TaskSettings.${model}`] =
+      field === null || modes.length === 1
+        ? { description: `settings of ${model}`, allOf: Object.values(modeRefs).map(($ref) => ({ $ref })) }
+        : {
+            description: `settings of ${model}; \`${field}\` selects the mode`,
+            oneOf: Object.values(modeRefs).map(($ref) => ({ $ref })),
+            discriminator: { propertyName: field, mapping: modeRefs },
+          };
+    const { model: _model, settings: _settings, ...rest } = generated.properties;
+    schemas[`TaskRequest.${model}`] = {
+      type: 'object',
+      properties: {
+        model: { type: 'string', const: model },
+        settings: ref('schemas', `TaskSettings.${model}`),
+        ...rest,
+      },
+      required: ['model', 'settings'],
+      additionalProperties: false,
+    };
+    mapping[model] = ref('schemas', `TaskRequest.${model}`).$ref;
+  }
+  schemas.TaskRequest = {
+    description: 'a model key and its settings (the JSON Schema of each mode is also in GET /v1/models)',
+    oneOf: Object.values(mapping).map(($ref) => ({ $ref })),
+    discriminator: { propertyName: 'model', mapping },
+  };
+  json.schema = ref('schemas', 'TaskRequest');
+}
+
+/** The document API users get: every operation but the operator's. */
+export function publicDocument(whole: OpenApiDocument): OpenApiDocument {
+  const doc = cut(whole, (path) => !path.startsWith(OPERATOR_PREFIX));
+  doc.tags = (doc.tags ?? []).filter((tag) => tag.name !== 'operator');
+  return doc;
+}
+
+/** The operator's document: the /admin operations only, under the admin token. */
+export function operatorDocument(whole: OpenApiDocument): OpenApiDocument {
+  const doc = cut(whole, (path) => path.startsWith(OPERATOR_PREFIX));
+  doc.info = { ...doc.info, title: `${String(doc.info.title)}: operator API` };
+  doc.tags = (doc.tags ?? []).filter((tag) => tag.name === 'operator');
+  doc.components.securitySchemes = {
+    adminToken: { type: 'http', scheme: 'bearer', description: 'the ADMIN_TOKEN of the service' },
+  };
+  doc.security = [{ adminToken: [] }];
+  return doc;
+}
+
+/** The paths `keep` accepts, with only the components they reach. */
+function cut(whole: OpenApiDocument, keep: (path: string) => boolean): OpenApiDocument {
+  const doc = structuredClone(whole);
+  doc.paths = Object.fromEntries(Object.entries(doc.paths).filter(([path]) => keep(path)));
+  const reached = new Set<string>();
+  const pending: unknown[] = [doc.paths];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (Array.isArray(value)) pending.push(...value);
+    else if (value && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        if (key === '$ref' && typeof child === 'string' && !reached.has(child)) {
+          reached.add(child);
+          const [, , group, name] = child.split('/');
+          const target = (doc.components as Record<string, Record<string, unknown> | undefined>)[
+            group ?? ''
+          ]?.[name ?? ''];
+          pending.push(target);
+        } else pending.push(child);
+      }
+    }
+  }
+  for (const group of ['schemas', 'responses'] as const) {
+    const members = doc.components[group] ?? {};
+    for (const name of Object.keys(members)) {
+      if (!reached.has(`#/components/${group}/${name}`)) delete members[name];
+    }
+  }
+  return doc;
+}
