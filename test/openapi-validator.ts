@@ -84,7 +84,7 @@ export class ResponseValidator {
    * (hidden routes, unknown addresses, methods a path does not have) are not judged.
    */
   check(response: CheckedResponse): string | null {
-    const path = decodeURI(response.url.split('?')[0] ?? '/');
+    const path = decoded(response.url.split('?')[0] ?? '/');
     const method = response.method.toLowerCase() === 'head' ? 'get' : response.method.toLowerCase();
     const route = this.#routes.find((r) => r.pattern.test(path) && r.operations[method]);
     const operation = route?.operations[method];
@@ -149,6 +149,15 @@ export class ResponseValidator {
       node = (node as Json | undefined)?.[part.replaceAll('~1', '/').replaceAll('~0', '~')];
     }
     return (node ?? {}) as Json;
+  }
+}
+
+/** The path as the router reads it; a malformed escape (a test of 404 on bad URLs) stays as sent. */
+function decoded(path: string): string {
+  try {
+    return decodeURI(path);
+  } catch {
+    return path;
   }
 }
 
