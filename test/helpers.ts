@@ -211,6 +211,7 @@ function validateResponses(app: FastifyInstance): void {
       status: res.statusCode,
       contentType: res.headers['content-type'] as string | undefined,
       body: res.body,
+      headers: Object.keys(res.headers),
     });
     if (violation) throw new assert.AssertionError({ message: `OpenAPI document violated: ${violation}` });
     return res;

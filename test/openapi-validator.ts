@@ -34,6 +34,8 @@ export interface CheckedResponse {
   status: number;
   contentType: string | undefined;
   body: string;
+  /** Header names of the answer (any case); when given, required declared headers must be among them. */
+  headers?: readonly string[];
 }
 
 interface Route {
@@ -106,6 +108,8 @@ export class ResponseValidator {
       base = target.slice(1);
       declared = this.#resolve(route.doc, base);
     }
+    const missing = this.#missingHeaders(route.doc, declared, response.headers);
+    if (missing.length > 0) return `${where} without the required header(s) ${missing.join(', ')}`;
     const content = (declared.content ?? {}) as Record<string, { schema?: Json }>;
     const media = response.contentType?.split(';')[0]?.trim().toLowerCase();
     if (!media) {
@@ -131,6 +135,17 @@ export class ResponseValidator {
       .map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${JSON.stringify(e.params)}`)
       .join('; ');
     return `${where} with a body the schema refuses: ${problems}\nbody: ${response.body.slice(0, 600)}`;
+  }
+
+  #missingHeaders(doc: string, declared: Json, sent: readonly string[] | undefined): string[] {
+    if (!sent) return [];
+    const present = new Set(sent.map((name) => name.toLowerCase()));
+    return Object.entries((declared.headers ?? {}) as Record<string, Json>)
+      .filter(([name, header]) => {
+        const resolved = typeof header.$ref === 'string' ? this.#resolve(doc, header.$ref.slice(1)) : header;
+        return resolved.required === true && !present.has(name.toLowerCase());
+      })
+      .map(([name]) => name);
   }
 
   #validator(doc: string, schemaPointer: string): ValidateFunction {

@@ -144,6 +144,24 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     assert.equal(deleted.content, undefined);
   });
 
+  test('every operation takes lang, Accept-Language and X-Request-Id; every answer declares X-Request-Id', () => {
+    for (const doc of [open, operator]) {
+      for (const { path, method, op } of operations(doc)) {
+        const names = (op.parameters as Json[]).map((p) => {
+          const param = (typeof p.$ref === 'string' ? resolve(doc, p.$ref) : p) as Json;
+          return `${String(param.in)}:${String(param.name).toLowerCase()}`;
+        });
+        for (const name of ['query:lang', 'header:accept-language', 'header:x-request-id']) {
+          assert.equal(names.filter((n) => n === name).length, 1, `${method} ${path} ${name}`);
+        }
+        for (const [status, answer] of Object.entries(op.responses as Record<string, Json>)) {
+          const declared = (typeof answer.$ref === 'string' ? resolve(doc, answer.$ref) : answer) as Json;
+          assert.ok((declared.headers as Json)['X-Request-Id'], `${method} ${path} ${status}`);
+        }
+      }
+    }
+  });
+
   test('every $ref resolves, in both documents', () => {
     for (const doc of [open, operator]) {
       const refs = refsOf(doc);

@@ -21,6 +21,8 @@ export interface OpenApiDocument {
   components: {
     schemas?: Record<string, Json>;
     responses?: Record<string, Json>;
+    parameters?: Record<string, Json>;
+    headers?: Record<string, Json>;
     securitySchemes?: Record<string, Json>;
   };
 }
@@ -59,6 +61,41 @@ const BODY_REFUSALS: Record<string, [name: string, description: string]> = {
   408: ['RequestTimeout', 'request_timeout: the body stalled or trickled'],
   413: ['TooLarge', 'request_too_large: the body or the headers are over the limit'],
 };
+
+/** Parameters every operation takes (CONTRACT §8): the message language and the caller's request id. */
+const SHARED_PARAMETERS: Record<string, Json> = {
+  Lang: {
+    in: 'query',
+    name: 'lang',
+    required: false,
+    description: 'language of error messages (en, ru); before Accept-Language',
+    schema: { type: 'string' },
+  },
+  AcceptLanguage: {
+    in: 'header',
+    name: 'Accept-Language',
+    required: false,
+    description: 'language of error messages when ?lang= is absent (q-values honoured; default en)',
+    schema: { type: 'string' },
+  },
+  RequestId: {
+    in: 'header',
+    name: 'X-Request-Id',
+    required: false,
+    description: 'kept as the request id when printable and at most 128 characters',
+    schema: { type: 'string', maxLength: 128 },
+  },
+};
+/** Headers of answers: the request id on every one, Retry-After on refusals worth retrying later. */
+const SHARED_HEADERS: Record<string, Json> = {
+  RequestId: {
+    description: "the request id (the caller's X-Request-Id when it was sane)",
+    required: true,
+    schema: { type: 'string' },
+  },
+  RetryAfter: { description: 'seconds to wait before trying again', schema: { type: 'integer' } },
+};
+const RETRY_STATUSES = new Set(['429', '503']);
 
 /** Request bodies no route schema can hold: the upload is a stream, never validated as JSON. */
 const UPLOAD_BODY = {
@@ -136,18 +173,25 @@ export function swaggerOptions(baseUrl: string, catalog: SettingsCatalog): Swagg
 export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): OpenApiDocument {
   doc.components.schemas ??= {};
   doc.components.responses ??= {};
+  doc.components.parameters = { ...doc.components.parameters, ...SHARED_PARAMETERS };
+  doc.components.headers = { ...doc.components.headers, ...SHARED_HEADERS };
   const { schemas, responses } = doc.components;
   for (const [status, [name, description]] of Object.entries({ ...SHARED_REFUSALS, ...BODY_REFUSALS })) {
     responses[name] = {
       description: `${status} ${description}`,
       content: { 'application/json': { schema: ref('schemas', 'Error') } },
     };
+    addHeaders(status, responses[name]);
   }
   for (const operations of Object.values(doc.paths)) {
     for (const operation of Object.values(operations)) {
       const id = operation.operationId ?? '';
       if (TASK_REQUEST_OPERATIONS.has(id)) discriminateTaskRequest(operation, schemas, catalog);
       if (UPLOAD_OPERATIONS.has(id)) operation.requestBody = structuredClone(UPLOAD_BODY);
+      addParameters(operation);
+      for (const [status, answer] of Object.entries(operation.responses)) {
+        if (typeof answer.$ref !== 'string') addHeaders(status, answer);
+      }
       const refusals = operation.requestBody ? { ...SHARED_REFUSALS, ...BODY_REFUSALS } : SHARED_REFUSALS;
       for (const [status, [name]] of Object.entries(refusals)) {
         operation.responses[status] ??= ref('responses', name);
@@ -155,6 +199,23 @@ export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): 
     }
   }
   return doc;
+}
+
+/** The shared parameters an operation does not declare itself (a route's own `lang` wins). */
+function addParameters(operation: OpenApiOperation): void {
+  const own = (operation.parameters ?? []) as Json[];
+  const taken = new Set(own.map((p) => `${String(p.in)}:${String(p.name).toLowerCase()}`));
+  const shared = Object.entries(SHARED_PARAMETERS)
+    .filter(([, p]) => !taken.has(`${String(p.in)}:${String(p.name).toLowerCase()}`))
+    .map(([name]) => ref('parameters', name));
+  operation.parameters = [...own, ...shared];
+}
+
+function addHeaders(status: string, answer: Json): void {
+  const headers = (answer.headers ?? {}) as Record<string, Json>;
+  headers['X-Request-Id'] ??= ref('headers', 'RequestId');
+  if (RETRY_STATUSES.has(status)) headers['Retry-After'] ??= ref('headers', 'RetryAfter');
+  answer.headers = headers;
 }
 
 /**
@@ -248,7 +309,7 @@ function cut(whole: OpenApiDocument, keep: (path: string) => boolean): OpenApiDo
       }
     }
   }
-  for (const group of ['schemas', 'responses'] as const) {
+  for (const group of ['schemas', 'responses', 'parameters', 'headers'] as const) {
     const members = doc.components[group] ?? {};
     for (const name of Object.keys(members)) {
       if (!reached.has(`#/components/${group}/${name}`)) delete members[name];
