@@ -12,7 +12,7 @@ import {
 } from '../../libraries/index.ts';
 import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
-import { errorResponses, errorSchema, locationHeader, withHeaders } from './schemas.ts';
+import { errorResponses, errorSchema, locationHeader, replayedHeader, withHeaders } from './schemas.ts';
 
 const tags = ['libraries'];
 const recordId = z.object({ id: z.string().min(1).max(100) });
@@ -79,7 +79,10 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
           headers: z.object({ 'idempotency-key': z.string().optional() }),
           body: decl.body,
           response: {
-            201: withHeaders(record, `the ${what}`, { Location: locationHeader }),
+            201: withHeaders(record, `the ${what}`, {
+              Location: locationHeader,
+              'Idempotent-Replayed': replayedHeader,
+            }),
             ...errorResponses,
             403: forbidden,
             404: errorSchema.describe('task_not_found (personas)'),

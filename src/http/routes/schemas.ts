@@ -127,6 +127,11 @@ export const locationHeader: HeaderDoc = {
   description: 'address of the created resource',
   schema: { type: 'string' },
 };
+/** `Idempotent-Replayed: true` on the answer to a repeated Idempotency-Key (CONTRACT §4). */
+export const replayedHeader: HeaderDoc = {
+  description: '"true" when the answer repeats the first one of this Idempotency-Key',
+  schema: { type: 'string' },
+};
 /** `Retry-After` of a task still queued or running: seconds until the next poll is worth it. */
 export const pollHeader: HeaderDoc = {
   description: 'seconds to wait before polling again (while queued or running)',

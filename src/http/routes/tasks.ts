@@ -12,6 +12,7 @@ import {
   locationHeader,
   mediaResponse,
   pollHeader,
+  replayedHeader,
   taskRequestSchema,
   taskSchema,
   withHeaders,
@@ -56,6 +57,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
           202: withHeaders(taskSchema, 'the task, queued', {
             Location: locationHeader,
             'Retry-After': pollHeader,
+            'Idempotent-Replayed': replayedHeader,
           }),
           ...refusals,
           429: errorSchema.describe('rate_limited, too_many_active'),
