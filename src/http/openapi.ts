@@ -6,8 +6,8 @@
  */
 import type { SwaggerOptions } from '@fastify/swagger';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { discriminateTaskRequest, type Json, ref, type SettingsCatalog } from './openapi-settings.ts';
 
-type Json = Record<string, unknown>;
 type Transform = ReturnType<typeof createJsonSchemaTransform>;
 
 /** The parts of an OpenAPI document this module reads and writes. */
@@ -36,16 +36,7 @@ export interface OpenApiOperation {
   [key: string]: unknown;
 }
 
-/** What the catalog tells the document: settings schemas by model and mode, and each model's selector. */
-export interface SettingsCatalog {
-  /** `Settings.<model>.<mode>` → JSON Schema of the mode's settings. */
-  schemas: Record<string, Json>;
-  /** Model key → name of its mode selector, null for a model with one mode. */
-  modeField(model: string): string | null;
-}
-
 const OPERATOR_PREFIX = '/admin/';
-const ref = (group: string, name: string): { $ref: string } => ({ $ref: `#/components/${group}/${name}` });
 
 /** Refusals any operation can meet (auth, the framework's parsing, limits, a broken backend). */
 const SHARED_REFUSALS: Record<string, [name: string, description: string]> = {
@@ -216,56 +207,6 @@ function addHeaders(status: string, answer: Json): void {
   headers['X-Request-Id'] ??= ref('headers', 'RequestId');
   if (RETRY_STATUSES.has(status)) headers['Retry-After'] ??= ref('headers', 'RetryAfter');
   answer.headers = headers;
-}
-
-/**
- * The task request as a union discriminated by `model`: each model's variant links `TaskSettings.<model>`,
- * a union of its modes' `Settings.<model>.<mode>` discriminated by the model's mode selector.
- */
-function discriminateTaskRequest(
-  operation: OpenApiOperation,
-  schemas: Record<string, Json>,
-  catalog: SettingsCatalog,
-): void {
-  const json = operation.requestBody?.content['application/json'];
-  const generated = json?.schema as { properties?: Record<string, Json>; description?: string } | undefined;
-  if (!json || !generated?.properties) return;
-  const byModel = new Map<string, string[]>();
-  for (const name of Object.keys(catalog.schemas)) {
-    const [, model, mode] = name.split('.');
-    if (model && mode) byModel.set(model, [...(byModel.get(model) ?? []), mode]);
-  }
-  const mapping: Record<string, string> = {};
-  for (const [model, modes] of byModel) {
-    const field = catalog.modeField(model);
-    const modeRefs = Object.fromEntries(modes.map((m) => [m, ref('schemas', `Settings.${model}.${m}`).$ref]));
-    schemas[`TaskSettings.${model}`] =
-      field === null || modes.length === 1
-        ? { description: `settings of ${model}`, allOf: Object.values(modeRefs).map(($ref) => ({ $ref })) }
-        : {
-            description: `settings of ${model}; \`${field}\` selects the mode`,
-            oneOf: Object.values(modeRefs).map(($ref) => ({ $ref })),
-            discriminator: { propertyName: field, mapping: modeRefs },
-          };
-    const { model: _model, settings: _settings, ...rest } = generated.properties;
-    schemas[`TaskRequest.${model}`] = {
-      type: 'object',
-      properties: {
-        model: { type: 'string', const: model },
-        settings: ref('schemas', `TaskSettings.${model}`),
-        ...rest,
-      },
-      required: ['model', 'settings'],
-      additionalProperties: false,
-    };
-    mapping[model] = ref('schemas', `TaskRequest.${model}`).$ref;
-  }
-  schemas.TaskRequest = {
-    description: 'a model key and its settings (the JSON Schema of each mode is also in GET /v1/models)',
-    oneOf: Object.values(mapping).map(($ref) => ({ $ref })),
-    discriminator: { propertyName: 'model', mapping },
-  };
-  json.schema = ref('schemas', 'TaskRequest');
 }
 
 /** The document API users get: every operation but the operator's. */
