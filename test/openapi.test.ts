@@ -85,6 +85,11 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     }
   });
 
+  test('the rendered reference at /docs shows the public document', async () => {
+    const shown = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json() as OpenApiDocument;
+    assert.deepEqual(Object.keys(shown.paths), Object.keys(open.paths));
+  });
+
   test('the upload takes multipart and raw bodies of any type', () => {
     const upload = open.paths['/v1/files']?.post;
     const content = upload?.requestBody?.content ?? {};
