@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
 import {
   type AppDeps,
   adminChannelRoutes,
@@ -28,8 +28,12 @@ import {
   installRequestContext,
   libraryRoutes,
   modelRoutes,
+  type OpenApiDocument,
+  operatorDocsRoutes,
+  publicDocument,
   RequestLimiter,
   requestIdOf,
+  swaggerOptions,
   taskEventRoutes,
   taskRoutes,
   webhookRoutes,
@@ -68,25 +72,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Open event streams and waiting calls end before the server waits for its connections to close.
   app.addHook('preClose', () => deps.services.watch.close());
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Generation Task API',
-        version: '1.0.0',
-        description:
-          'One API key opens many generative models (3D, video, music and sounds, speech, images): create tasks, poll them, download result files; a prepaid wallet pays for runs.',
-      },
-      servers: [{ url: deps.config.publicBaseUrl }],
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-        schemas: deps.services.models.settingsSchemas(),
-      },
-      security: [{ bearer: [] }],
-    },
-    transform: jsonSchemaTransform,
+  const models = deps.services.models;
+  await app.register(
+    swagger,
+    swaggerOptions(deps.config.publicBaseUrl, {
+      schemas: models.settingsSchemas(),
+      modeField: (model) => models.find(model)?.modeField ?? null,
+    }),
+  );
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: true,
+    transformSpecification: (whole) => publicDocument(whole as OpenApiDocument),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
   await app.register(async (open) => {
     await healthRoutes(open, deps);
@@ -114,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       installAdminAuth(operator, adminToken, limiter);
       await adminRoutes(operator, deps);
       await adminChannelRoutes(operator, deps);
+      await operatorDocsRoutes(operator);
     });
   }
   return app;

@@ -14,19 +14,22 @@ describe('documentation endpoints', () => {
     assert.equal(res.statusCode, 200);
     const doc = res.json();
     assert.equal(doc.openapi, '3.1.0');
-    for (const path of [
-      '/v1/models',
-      '/v1/me',
-      '/admin/v1/accounts',
-      '/admin/v1/accounts/{id}/credits',
-      '/admin/v1/keys/{id}',
-    ]) {
+    for (const path of ['/v1/models', '/v1/me', '/v1/tasks', '/v1/files']) assert.ok(doc.paths[path], path);
+    assert.ok(doc.paths['/v1/models'].get.responses['200']);
+    assert.equal(doc.components.securitySchemes.bearer.scheme, 'bearer');
+  });
+
+  test('GET /admin/openapi.json is the operator document, behind the admin token', async () => {
+    assert.equal((await t.app.inject({ method: 'GET', url: '/admin/openapi.json' })).statusCode, 401);
+    const res = await t.admin('GET', '/admin/openapi.json');
+    assert.equal(res.statusCode, 200);
+    const doc = res.json();
+    for (const path of ['/admin/v1/accounts', '/admin/v1/accounts/{id}/credits', '/admin/v1/keys/{id}']) {
       assert.ok(doc.paths[path], path);
     }
     const credit = doc.paths['/admin/v1/accounts/{id}/credits'].post;
     assert.ok(credit.requestBody.content['application/json'].schema.properties.amount_minor);
-    assert.ok(doc.paths['/v1/models'].get.responses['200']);
-    assert.equal(doc.components.securitySchemes.bearer.scheme, 'bearer');
+    assert.equal(doc.components.securitySchemes.adminToken.scheme, 'bearer');
   });
 
   test('GET /docs renders a reference page and GET /llms.txt lists the endpoints', async () => {

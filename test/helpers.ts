@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
@@ -12,9 +12,11 @@ import { type Container, type ContainerOverrides, createContainer } from '../src
 import type { Database } from '../src/db/schema.ts';
 import type { AdapterFactory, Channel, ProviderName } from '../src/generators/adapters/index.ts';
 import type { Generator } from '../src/generators/index.ts';
+import { type OpenApiDocument, operatorDocument, publicDocument } from '../src/http/index.ts';
 import type { RequestLimits } from '../src/http/types.ts';
 import { type Clock, systemClock } from '../src/lib/clock.ts';
 import type { InputResolver } from '../src/libraries/index.ts';
+import { ResponseValidator } from './openapi-validator.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -131,6 +133,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...container,
     limits: options.limits ?? { accountRequests: 10_000, wrongKeyAttempts: 10_000, windowSeconds: 60 },
   });
+  validateResponses(app);
   const admin: TestApp['admin'] = (method, url, payload) =>
     app.inject({
       method,
@@ -184,6 +187,40 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
       }
     },
   };
+}
+
+/**
+ * Every answer injected into the app (through `call`, `admin` or `app.inject`) is checked against the
+ * public and the operator OpenAPI documents (test/openapi-validator.ts); a violation fails the request's
+ * test. The documents are cut once the app is ready, at the first answer.
+ */
+function validateResponses(app: FastifyInstance): void {
+  let validator: ResponseValidator | undefined;
+  const inject = app.inject.bind(app);
+  const checked = async (options: InjectOptions | string): Promise<LightMyRequestResponse> => {
+    const res = await inject(options);
+    if (!validator) {
+      const whole = app.swagger() as unknown as OpenApiDocument;
+      validator = new ResponseValidator({ public: publicDocument(whole), operator: operatorDocument(whole) });
+    }
+    const asked = typeof options === 'string' ? { url: options } : options;
+    const url = typeof asked.url === 'string' ? asked.url : typeof asked.path === 'string' ? asked.path : '/';
+    const violation = validator.check({
+      method: asked.method ?? 'GET',
+      url,
+      status: res.statusCode,
+      contentType: res.headers['content-type'] as string | undefined,
+      body: res.body,
+      headers: Object.keys(res.headers),
+    });
+    if (violation) throw new assert.AssertionError({ message: `OpenAPI document violated: ${violation}` });
+    return res;
+  };
+  // Only the promise form is checked; the chained and callback forms of inject are passed through.
+  app.inject = ((options?: InjectOptions | string, callback?: unknown) =>
+    options === undefined || callback !== undefined
+      ? (inject as (...args: unknown[]) => unknown)(options, callback)
+      : checked(options)) as FastifyInstance['inject'];
 }
 
 /**

@@ -4,6 +4,14 @@ export { clientErrorHandler, frameworkErrorHandler } from './framework-errors.ts
 export { installJsonParser } from './json-body.ts';
 export { DEFAULT_BODY_LIMIT } from './limits.ts';
 export { apiLinks, installNotFound } from './not-found.ts';
+export {
+  finishDocument,
+  type OpenApiDocument,
+  type OpenApiOperation,
+  operatorDocument,
+  publicDocument,
+  swaggerOptions,
+} from './openapi.ts';
 export { installAdminAuth } from './plugins/admin-auth.ts';
 export { installApiKeyAuth } from './plugins/auth.ts';
 export { RequestLimiter } from './plugins/rate-limit.ts';
@@ -11,7 +19,7 @@ export { installRequestContext, requestIdOf } from './plugins/request-context.ts
 export { adminRoutes } from './routes/admin.ts';
 export { adminChannelRoutes } from './routes/admin-channels.ts';
 export { callbackRoutes } from './routes/callbacks.ts';
-export { docsRoutes } from './routes/docs.ts';
+export { docsRoutes, operatorDocsRoutes } from './routes/docs.ts';
 export { directLinkRoutes, fileRoutes } from './routes/files.ts';
 export { healthRoutes } from './routes/health.ts';
 export { helperRoutes } from './routes/helpers.ts';

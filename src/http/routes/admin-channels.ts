@@ -29,6 +29,7 @@ export async function adminChannelRoutes(app: FastifyInstance, deps: AppDeps): P
     {
       schema: {
         tags,
+        operationId: 'listChannels',
         summary: 'Channels of real generators and their state',
         description:
           'Every channel of GENERATORS_FILE: whether it is enabled, its circuit (closed, open, half_open), runs in flight, and its counters since the channel first appeared.',
@@ -43,6 +44,7 @@ export async function adminChannelRoutes(app: FastifyInstance, deps: AppDeps): P
     {
       schema: {
         tags,
+        operationId: 'getTaskRun',
         summary: "A task's run: its channel, upstream id and upstream cost",
         description:
           'upstream_cost is what the provider reported the run cost, in its own unit, where it reports one (CONTRACT §11).',
@@ -67,6 +69,7 @@ export async function adminChannelRoutes(app: FastifyInstance, deps: AppDeps): P
     {
       schema: {
         tags,
+        operationId: 'updateChannel',
         summary: 'Enable or disable a channel',
         description:
           'A channel out of credit stays disabled until it is enabled here; enabling closes its circuit.',

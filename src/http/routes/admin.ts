@@ -36,6 +36,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     {
       schema: {
         tags,
+        operationId: 'createAccount',
         summary: 'Create an account',
         body: z.strictObject({ name: z.string().trim().min(1).max(200) }),
         response: { 201: accountSchema, ...errors },
@@ -49,6 +50,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     {
       schema: {
         tags,
+        operationId: 'getAccount',
         summary: 'An account and its balances',
         params: idParams,
         response: { 200: accountSchema, ...errors },
@@ -62,6 +64,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     {
       schema: {
         tags,
+        operationId: 'creditAccount',
         summary: 'Credit an account once per reference',
         description:
           'The same reference twice credits once: the repeat with the same amount answers 200 with the first entry; with another amount 409 credit_reference_conflict.',
@@ -85,6 +88,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     {
       schema: {
         tags,
+        operationId: 'listLedgerEntries',
         summary: 'Money movements of an account, newest first',
         params: idParams,
         response: { 200: z.object({ entries: z.array(entrySchema) }), ...errors },
@@ -98,6 +102,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     {
       schema: {
         tags,
+        operationId: 'issueKey',
         summary: 'Issue an API key (shown once)',
         params: idParams,
         body: z.strictObject({
@@ -135,6 +140,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     {
       schema: {
         tags,
+        operationId: 'revokeKey',
         summary: 'Revoke an API key',
         params: idParams,
         response: { 204: z.null().describe('revoked'), ...errors },
@@ -151,6 +157,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     {
       schema: {
         tags,
+        operationId: 'updateModel',
         summary: 'Switch a model on or off, set its active-task limit',
         params: z.object({ key: z.string().min(1).max(100) }),
         body: z

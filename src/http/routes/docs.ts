@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { type OpenApiDocument, operatorDocument, publicDocument } from '../openapi.ts';
 
 interface OpenApiDoc {
   info?: { title?: string; description?: string };
@@ -36,10 +37,32 @@ export function llmsText(doc: OpenApiDoc, baseUrl: string): string {
   return lines.join('\n');
 }
 
-/** GET /openapi.json and GET /llms.txt (the rendered page at /docs comes from @fastify/swagger-ui). */
+/** A document cut once from the whole: the routes, and so the document, are fixed once the app is ready. */
+function cached(
+  app: FastifyInstance,
+  cut: (whole: OpenApiDocument) => OpenApiDocument,
+): () => OpenApiDocument {
+  let doc: OpenApiDocument | undefined;
+  return () => {
+    doc ??= cut(app.swagger() as unknown as OpenApiDocument);
+    return doc;
+  };
+}
+
+/**
+ * GET /openapi.json (the public document: no operator operation) and GET /llms.txt; the rendered page at
+ * /docs comes from @fastify/swagger-ui.
+ */
 export async function docsRoutes(app: FastifyInstance, baseUrl: string): Promise<void> {
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  const document = cached(app, publicDocument);
+  app.get('/openapi.json', { schema: { hide: true } }, async () => document());
   app.get('/llms.txt', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('text/plain; charset=utf-8').send(llmsText(app.swagger() as OpenApiDoc, baseUrl)),
+    reply.type('text/plain; charset=utf-8').send(llmsText(document() as OpenApiDoc, baseUrl)),
   );
+}
+
+/** GET /admin/openapi.json: the operator's document, behind the admin token like the operations it lists. */
+export async function operatorDocsRoutes(app: FastifyInstance): Promise<void> {
+  const document = cached(app, operatorDocument);
+  app.get('/admin/openapi.json', { schema: { hide: true } }, async () => document());
 }

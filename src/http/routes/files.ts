@@ -12,19 +12,21 @@ import type { AppDeps } from '../types.ts';
 import { errorResponses, errorSchema } from './schemas.ts';
 
 const tags = ['files'];
-const uploadSchema = z.object({
-  id: z.string(),
-  url: z.string().describe('absolute direct link, works without an API key until expires_at'),
-  filename: z.string(),
-  content_type: z.string(),
-  kind: z.enum(['image', 'video', 'audio', 'document']),
-  size: z.number().int(),
-  duration_seconds: z.number().nullable().describe('audio and video'),
-  width: z.number().int().nullable(),
-  height: z.number().int().nullable(),
-  created_at: z.string(),
-  expires_at: z.string(),
-});
+const uploadSchema = z
+  .object({
+    id: z.string(),
+    url: z.string().describe('absolute direct link, works without an API key until expires_at'),
+    filename: z.string(),
+    content_type: z.string(),
+    kind: z.enum(['image', 'video', 'audio', 'document']),
+    size: z.number().int(),
+    duration_seconds: z.number().nullable().describe('audio and video'),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    created_at: z.string(),
+    expires_at: z.string(),
+  })
+  .meta({ id: 'Upload' });
 const idParams = z.object({ id: z.string().min(1).max(100) });
 
 /** POST /v1/files and the upload's metadata (CONTRACT §6); registered inside the authenticated context. */
@@ -45,6 +47,7 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       bodyLimit: MAX_UPLOAD_BYTES + 1024 * 1024,
       schema: {
         tags,
+        operationId: 'uploadFile',
         summary: 'Upload an own file to get a direct link for URL settings',
         description:
           "multipart/form-data with one part `file`, or a raw body with its Content-Type and ?filename=. Types are recognised by content: jpeg, png, webp, mp3, wav, ogg, m4a, flac, aac, mp4, mov; up to 100 MB, and within the account's upload quota.",
@@ -90,6 +93,7 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     {
       schema: {
         tags,
+        operationId: 'getFile',
         summary: 'An upload',
         params: idParams,
         response: { 200: uploadSchema, ...errorResponses, 404: errorSchema.describe('file_not_found') },
@@ -103,6 +107,7 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     {
       schema: {
         tags,
+        operationId: 'deleteFile',
         summary: 'Delete an upload; its direct link answers 404 from then on',
         params: idParams,
         response: { 204: z.null().describe('deleted'), ...errorResponses, 404: errorSchema },

@@ -25,6 +25,7 @@ export async function helperRoutes(app: FastifyInstance, deps: AppDeps): Promise
     {
       schema: {
         tags,
+        operationId: 'suggestLyrics',
         summary: 'Lyrics ideas for a song',
         description: limitNote,
         body: z.strictObject({ prompt: z.string().trim().min(1).max(3000).describe('the song idea') }),
@@ -46,6 +47,7 @@ export async function helperRoutes(app: FastifyInstance, deps: AppDeps): Promise
     {
       schema: {
         tags,
+        operationId: 'boostMusicStyle',
         summary: 'A detailed music style from a short one',
         description: limitNote,
         body: z.strictObject({
@@ -65,6 +67,7 @@ export async function helperRoutes(app: FastifyInstance, deps: AppDeps): Promise
     {
       schema: {
         tags,
+        operationId: 'enhanceImagePrompt',
         summary: 'A richer picture description',
         description: limitNote,
         body: z.strictObject({ prompt: z.string().trim().min(1).max(10_000) }),

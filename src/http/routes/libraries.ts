@@ -12,18 +12,28 @@ import {
 } from '../../libraries/index.ts';
 import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
-import { errorResponses, errorSchema } from './schemas.ts';
+import { errorResponses, errorSchema, locationHeader, replayedHeader, withHeaders } from './schemas.ts';
 
 const tags = ['libraries'];
 const recordId = z.object({ id: z.string().min(1).max(100) });
 const forbidden = errorSchema.describe('model_not_allowed_for_key');
 const notFound = errorSchema.describe('record_not_found');
 
+/** `cloned voice` → `ClonedVoice`: the record's component name and the stem of its operation ids. */
+const pascal = (title: string): string =>
+  title.replace(/(?:^|\s+)(\w)/g, (_match, letter: string) => letter.toUpperCase());
+/**
+ * Each library's record schema, registered once as a component of the document (`ClonedVoice`, …): the
+ * registry refuses a second schema under a taken name, and apps are built many times in one process.
+ */
+const RECORDS = new Map(LIBRARIES.map((decl) => [decl, decl.record.meta({ id: pascal(decl.title) })]));
+const recordOf = (decl: LibraryDecl): z.ZodType => RECORDS.get(decl) ?? decl.record;
+
 /** Schema of a list response: `{ <segment>: [record], ...extras, limits }` (CONTRACT §7). */
 function listSchema(decl: LibraryDecl): z.ZodType {
   const extras = Object.fromEntries(Object.keys(decl.listExtras ?? {}).map((k) => [k, z.array(z.unknown())]));
   return z.object({
-    [decl.segment]: z.array(decl.record),
+    [decl.segment]: z.array(recordOf(decl)),
     ...extras,
     limits: z.record(z.string(), z.unknown()).describe('bounds of the creation fields'),
   });
@@ -41,11 +51,14 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
   for (const decl of LIBRARIES) {
     const path = libraryPath(decl);
     const what = decl.title;
+    const name = pascal(decl.title);
+    const record = recordOf(decl);
     r.get(
       path,
       {
         schema: {
           tags,
+          operationId: `list${name}s`,
           summary: `Your ${what} records, newest first, with the limits`,
           response: { 200: listSchema(decl), ...errorResponses, 403: forbidden },
         },
@@ -58,6 +71,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
       {
         schema: {
           tags,
+          operationId: `create${name}`,
           summary: `Create a ${what}`,
           description: decl.learns
             ? `Answers 201 at once with status ${decl.learns.initial}; poll GET ${path}/{id}.`
@@ -65,7 +79,10 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
           headers: z.object({ 'idempotency-key': z.string().optional() }),
           body: decl.body,
           response: {
-            201: decl.record,
+            201: withHeaders(record, `the ${what}`, {
+              Location: locationHeader,
+              'Idempotent-Replayed': replayedHeader,
+            }),
             ...errorResponses,
             403: forbidden,
             404: errorSchema.describe('task_not_found (personas)'),
@@ -96,9 +113,10 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
       {
         schema: {
           tags,
+          operationId: `get${name}`,
           summary: `A ${what}`,
           params: recordId,
-          response: { 200: decl.record, ...errorResponses, 403: forbidden, 404: notFound },
+          response: { 200: record, ...errorResponses, 403: forbidden, 404: notFound },
         },
       },
       async (request) => libraries.get(request.principal!, decl, request.params.id),
@@ -109,6 +127,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
       {
         schema: {
           tags,
+          operationId: `delete${name}`,
           summary: `Delete a ${what}; results already made stay as they are`,
           params: recordId,
           response: { 204: z.null().describe('deleted'), ...errorResponses, 403: forbidden, 404: notFound },
@@ -127,11 +146,12 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
     {
       schema: {
         tags,
+        operationId: 'verifySingingVoice',
         summary: 'Send the recording of the phrase; the voice turns verifying, then ready or failed',
         params: recordId,
         body: verifyBody,
         response: {
-          200: singingVoices.record,
+          200: recordOf(singingVoices),
           ...errorResponses,
           403: forbidden,
           404: notFound,
@@ -149,10 +169,11 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
     {
       schema: {
         tags,
+        operationId: 'retrySingingVoice',
         summary: 'A new phrase from the same source recording (failed voices only)',
         params: recordId,
         response: {
-          200: singingVoices.record,
+          200: recordOf(singingVoices),
           ...errorResponses,
           403: forbidden,
           404: notFound,

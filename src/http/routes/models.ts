@@ -29,6 +29,7 @@ export async function modelRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     '/v1/models',
     {
       schema: {
+        operationId: 'listModels',
         summary: 'Models visible to the key',
         tags: ['models'],
         response: { 200: z.object({ models: z.array(modelSchema) }), ...errorResponses },
@@ -41,6 +42,7 @@ export async function modelRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     '/v1/me',
     {
       schema: {
+        operationId: 'getMe',
         summary: 'Rights of the key',
         tags: ['models'],
         response: { 200: meSchema, ...errorResponses },

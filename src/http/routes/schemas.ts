@@ -1,10 +1,18 @@
 import { z } from 'zod';
 import { TASK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH } from '../../events/index.ts';
 
-/** The error object of every refusal (reference "Error object"). */
-export const errorSchema = z.object({
-  error: z.object({ code: z.string().describe('stable code for programs'), message: z.string() }),
-});
+/**
+ * The error object of every refusal (reference "Error object"): the `Error` component of the OpenAPI
+ * document. Loose, because not_found and method_not_allowed add their `docs`, `openapi` and `llms` links.
+ */
+export const errorSchema = z
+  .looseObject({
+    error: z.object({
+      code: z.string().describe('stable code for programs'),
+      message: z.string().describe('in the language asked for (?lang= or Accept-Language)'),
+    }),
+  })
+  .meta({ id: 'Error' });
 
 /** Error answers documented on every authenticated route. */
 export const errorResponses = {
@@ -14,53 +22,59 @@ export const errorResponses = {
 
 const modeSchema = z.object({ name: z.string(), settings_schema: z.record(z.string(), z.unknown()) });
 /** A model as GET /v1/models lists it (CONTRACT §2). */
-export const modelSchema = z.object({
-  key: z.string(),
-  kind: z.enum(['3d', 'video', 'audio', 'speech', 'image']),
-  name: z.string(),
-  available: z.boolean(),
-  mode_field: z.string().nullable(),
-  max_active: z.number().int(),
-  modes: z.array(modeSchema),
-});
+export const modelSchema = z
+  .object({
+    key: z.string(),
+    kind: z.enum(['3d', 'video', 'audio', 'speech', 'image']),
+    name: z.string(),
+    available: z.boolean(),
+    mode_field: z.string().nullable(),
+    max_active: z.number().int(),
+    modes: z.array(modeSchema),
+  })
+  .meta({ id: 'Model' });
 
-const artifactSchema = z.object({
-  index: z.number().int(),
-  kind: z.enum(['image', 'document', 'video', 'audio']),
-  filename: z.string(),
-  content_type: z.string(),
-  size: z.number().int().describe('bytes'),
-  caption: z.string(),
-  download_path: z.string().describe('/v1/tasks/<task_id>/artifacts/<index>'),
-});
+const artifactSchema = z
+  .object({
+    index: z.number().int(),
+    kind: z.enum(['image', 'document', 'video', 'audio']),
+    filename: z.string(),
+    content_type: z.string(),
+    size: z.number().int().describe('bytes'),
+    caption: z.string(),
+    download_path: z.string().describe('/v1/tasks/<task_id>/artifacts/<index>'),
+  })
+  .meta({ id: 'Artifact' });
 
 /** A task (reference "Task", CONTRACT §3). */
-export const taskSchema = z.object({
-  id: z.string().describe('UUID'),
-  model: z.string(),
-  mode: z.string(),
-  status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled']),
-  settings: z.record(z.string(), z.unknown()).describe('settings as accepted, defaults filled in'),
-  price: z.object({ amount_minor: z.number().int(), currency: z.string() }),
-  progress: z.number().int().min(0).max(100),
-  created_at: z.string(),
-  started_at: z.string().nullable(),
-  finished_at: z.string().nullable(),
-  result: z
-    .object({
-      caption: z.string(),
-      texts: z.array(z.string()),
-      files_expire_at: z.string(),
-      files_expired: z.boolean(),
-      artifacts: z.array(artifactSchema),
-    })
-    .optional()
-    .describe('present when status is succeeded'),
-  error: z
-    .object({ code: z.string(), message: z.string() })
-    .optional()
-    .describe('present when status is failed'),
-});
+export const taskSchema = z
+  .object({
+    id: z.string().describe('UUID'),
+    model: z.string(),
+    mode: z.string(),
+    status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled']),
+    settings: z.record(z.string(), z.unknown()).describe('settings as accepted, defaults filled in'),
+    price: z.object({ amount_minor: z.number().int(), currency: z.string() }),
+    progress: z.number().int().min(0).max(100),
+    created_at: z.string(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    result: z
+      .object({
+        caption: z.string(),
+        texts: z.array(z.string()),
+        files_expire_at: z.string(),
+        files_expired: z.boolean(),
+        artifacts: z.array(artifactSchema),
+      })
+      .optional()
+      .describe('present when status is succeeded'),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .optional()
+      .describe('present when status is failed'),
+  })
+  .meta({ id: 'Task' });
 
 /** Body of POST /v1/tasks and POST /v1/price. */
 export const taskRequestSchema = z.strictObject({
@@ -82,3 +96,81 @@ export const taskRequestSchema = z.strictObject({
     .optional()
     .describe('event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled)'),
 });
+
+/** A response header as the OpenAPI document declares it. */
+export interface HeaderDoc {
+  description: string;
+  schema: { type: 'string' | 'integer' };
+}
+
+/**
+ * A JSON answer that also sends headers: @fastify/swagger turns a response schema's `headers` keyword
+ * into the response's header declarations (and leaves it out of the body schema).
+ */
+export function withHeaders<T extends z.ZodType>(
+  schema: T,
+  description: string,
+  headers: Record<string, HeaderDoc>,
+): T {
+  return schema.meta({ description, headers: headerSchemas(headers) });
+}
+
+/** Headers in @fastify/swagger's form: a JSON Schema each, its description beside the type. */
+function headerSchemas(headers: Record<string, HeaderDoc>): Record<string, Record<string, string>> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, h]) => [name, { ...h.schema, description: h.description }]),
+  );
+}
+
+/** `Location` of a created resource. */
+export const locationHeader: HeaderDoc = {
+  description: 'address of the created resource',
+  schema: { type: 'string' },
+};
+/** `Idempotent-Replayed: true` on the answer to a repeated Idempotency-Key (CONTRACT §4). */
+export const replayedHeader: HeaderDoc = {
+  description: '"true" when the answer repeats the first one of this Idempotency-Key',
+  schema: { type: 'string' },
+};
+/** `Retry-After` of a task still queued or running: seconds until the next poll is worth it. */
+export const pollHeader: HeaderDoc = {
+  description: 'seconds to wait before polling again (while queued or running)',
+  schema: { type: 'integer' },
+};
+/** `Preference-Applied: wait=N` when a creation honoured `Prefer: wait=N` (RFC 7240, CONTRACT §12). */
+export const preferenceAppliedHeader: HeaderDoc = {
+  description: 'the wait of `Prefer: wait=N` that was applied, as `wait=N`',
+  schema: { type: 'string' },
+};
+
+/** Bytes of a file in the document: `type: string, format: binary`. */
+const binarySchema = z.string().meta({ format: 'binary' });
+
+/**
+ * A non-JSON answer: the listed media types (media ranges such as `image/*` allowed), each with `schema`
+ * (the file's bytes by default). Headers go to the response's header declarations.
+ */
+export function mediaResponse(
+  description: string,
+  mediaTypes: readonly string[],
+  options: { schema?: z.ZodType; headers?: Record<string, HeaderDoc> } = {},
+): {
+  description: string;
+  content: Record<string, { schema: z.ZodType }>;
+  headers?: Record<string, Record<string, string>>;
+} {
+  const schema = options.schema ?? binarySchema;
+  return {
+    description,
+    content: Object.fromEntries(mediaTypes.map((type) => [type, { schema }])),
+    ...(options.headers ? { headers: headerSchemas(options.headers) } : {}),
+  };
+}
+
+/**
+ * A server-sent event stream (`text/event-stream`): a route declaring this as its 200 answer is documented
+ * as a stream of text, `events` saying which events it carries and what their `data:` lines hold.
+ */
+export function eventStreamResponse(description: string, events: string): ReturnType<typeof mediaResponse> {
+  return mediaResponse(description, ['text/event-stream'], { schema: z.string().describe(events) });
+}

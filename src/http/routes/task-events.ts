@@ -5,7 +5,7 @@ import { isKeyActive } from '../../accounts/index.ts';
 import { errors } from '../../errors.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone } from '../waiting.ts';
-import { errorResponses, errorSchema } from './schemas.ts';
+import { errorResponses, errorSchema, eventStreamResponse } from './schemas.ts';
 
 /**
  * GET /v1/tasks/{id}/events: the task's changes as Server-Sent Events (CONTRACT §12, WHATWG HTML §9.2).
@@ -24,13 +24,17 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
     {
       schema: {
         tags: ['tasks'],
+        operationId: 'streamTaskEvents',
         summary: "A task's changes as Server-Sent Events",
         description:
           '`event: task` on connect and on every change of status or progress (`id:` increases per task), then `event: done` with the final task, and the stream ends. Send `Last-Event-ID` to resume. A comment line every 15 s keeps proxies open.',
         params: z.object({ id: z.string().min(1).max(100) }),
         headers: z.object({ 'last-event-id': z.string().max(100).optional() }),
         response: {
-          200: z.string().describe('text/event-stream'),
+          200: eventStreamResponse(
+            'the stream, until the task is final',
+            '`event: task` with `id: <revision>` and the task JSON as `data` on connect and on every change; then `event: done` with the final task JSON, and the end. Comment lines (`: keep-alive`) keep it open.',
+          ),
           ...errorResponses,
           404: errorSchema.describe('task_not_found'),
           429: errorSchema.describe('rate_limited (also: too many streams and waiting calls open)'),

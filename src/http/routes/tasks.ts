@@ -10,9 +10,22 @@ import { TASK_BODY_LIMIT } from '../limits.ts';
 import { sendBytes } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone, preferWait, waitParam } from '../waiting.ts';
-import { errorResponses, errorSchema, taskRequestSchema, taskSchema } from './schemas.ts';
+import {
+  errorResponses,
+  errorSchema,
+  locationHeader,
+  mediaResponse,
+  pollHeader,
+  preferenceAppliedHeader,
+  replayedHeader,
+  taskRequestSchema,
+  taskSchema,
+  withHeaders,
+} from './schemas.ts';
 
 const tags = ['tasks'];
+/** Media types of result files: images, video, audio, 3D models and documents (JSON, text, archives). */
+const ARTIFACT_TYPES = ['image/*', 'video/*', 'audio/*', 'model/*', 'application/*', 'text/*'];
 const taskId = z.object({ id: z.string().min(1).max(100) });
 const refusals = {
   ...errorResponses,
@@ -38,14 +51,25 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       bodyLimit: TASK_BODY_LIMIT,
       schema: {
         tags,
+        operationId: 'createTask',
         summary: 'Create a task',
         description:
           'Prices the run, holds the amount on the wallet and queues the task. Send Idempotency-Key to make retries safe. With `Prefer: wait=N` (N ≤ 60 s, RFC 7240) the answer waits up to N s: 200 with the final task if it finished, otherwise 202; both carry `Preference-Applied`.',
         headers: z.object({ 'idempotency-key': z.string().optional(), prefer: z.string().optional() }),
         body: taskRequestSchema,
         response: {
-          200: taskSchema.describe('the task, final within the wait of `Prefer: wait=N`'),
-          202: taskSchema,
+          200: withHeaders(taskSchema, 'the task, final within the wait of `Prefer: wait=N`', {
+            Location: locationHeader,
+            'Preference-Applied': preferenceAppliedHeader,
+            'Idempotent-Replayed': replayedHeader,
+          }),
+          // A replay of a finished creation answers with the task as it is now, still 202.
+          202: withHeaders(taskSchema, 'the task, queued (or as it is after the wait of `Prefer: wait=N`)', {
+            Location: locationHeader,
+            'Retry-After': pollHeader,
+            'Idempotent-Replayed': replayedHeader,
+            'Preference-Applied': preferenceAppliedHeader,
+          }),
           ...refusals,
           429: errorSchema.describe('rate_limited, too_many_active'),
         },
@@ -111,6 +135,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       bodyLimit: TASK_BODY_LIMIT,
       schema: {
         tags,
+        operationId: 'priceTask',
         summary: 'Price a run without charge',
         body: taskRequestSchema,
         response: {
@@ -131,6 +156,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     {
       schema: {
         tags,
+        operationId: 'listTasks',
         summary: "The caller's tasks, newest first",
         querystring: z.object({
           limit: z.coerce.number().int().min(1).max(100).default(20),
@@ -160,13 +186,14 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     {
       schema: {
         tags,
+        operationId: 'getTask',
         summary: 'A task; poll while queued or running (Retry-After: 5), or wait with ?wait=N',
         description:
           'With `wait=N` (1–60 s) the answer comes as soon as the task is final, or after N seconds with its state then.',
         params: taskId,
         querystring: z.object({ wait: z.string().max(20).optional(), lang: z.string().optional() }),
         response: {
-          200: taskSchema,
+          200: withHeaders(taskSchema, 'the task', { 'Retry-After': pollHeader }),
           ...errorResponses,
           404: errorSchema.describe('task_not_found'),
           429: errorSchema.describe('rate_limited (also: too many streams and waiting calls open)'),
@@ -189,6 +216,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     {
       schema: {
         tags,
+        operationId: 'cancelTask',
         summary: 'Cancel a queued or running task; its hold is released in full',
         params: taskId,
         response: {
@@ -207,11 +235,16 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     {
       schema: {
         tags,
+        operationId: 'downloadArtifact',
         summary: 'Download a result file (Range requests supported)',
         params: z.object({ id: z.string().min(1).max(100), index: z.string().max(10) }),
         response: {
-          200: z.unknown().describe('the file'),
-          206: z.unknown().describe('part of the file'),
+          200: mediaResponse("the file, with the artifact's content_type", ARTIFACT_TYPES),
+          206: mediaResponse('the asked part of the file (Range: bytes=…)', ARTIFACT_TYPES, {
+            headers: {
+              'Content-Range': { description: 'bytes <start>-<end>/<size>', schema: { type: 'string' } },
+            },
+          }),
           ...errorResponses,
           404: errorSchema.describe('task_not_found, artifact_not_found, artifact_expired'),
           416: errorSchema.describe('range_not_satisfiable'),

@@ -45,6 +45,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
     {
       schema: {
         tags,
+        operationId: 'getDefaultWebhookSecret',
         summary: "The account's default signing secret",
         description: 'Signs the deliveries to the webhook_url a task names. Made on first use.',
         response: { 200: z.object({ secret: z.string().describe('whsec_ + base64') }), ...errorResponses },
@@ -58,6 +59,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
     {
       schema: {
         tags,
+        operationId: 'createWebhook',
         summary: 'Add a webhook endpoint',
         description: `Events of the account's tasks and library records of the chosen types are sent to url, signed per Standard Webhooks. At most ${MAX_WEBHOOKS} endpoints. The secret is shown only here.`,
         body: z.strictObject({
@@ -87,6 +89,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
     {
       schema: {
         tags,
+        operationId: 'listWebhooks',
         summary: 'List webhook endpoints',
         response: { 200: z.object({ webhooks: z.array(webhookSchema) }), ...errorResponses },
       },
@@ -99,6 +102,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
     {
       schema: {
         tags,
+        operationId: 'deleteWebhook',
         summary: 'Delete a webhook endpoint',
         description:
           'Its pending deliveries are not sent: they end failed with last_error "endpoint deleted".',
@@ -121,6 +125,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
     {
       schema: {
         tags,
+        operationId: 'rotateWebhookSecret',
         summary: "Replace an endpoint's secret",
         description: 'The previous secret also signs for 24 hours (two signatures in webhook-signature).',
         params: byId,
@@ -139,6 +144,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
     {
       schema: {
         tags,
+        operationId: 'listWebhookDeliveries',
         summary: 'The delivery log',
         description:
           'Newest first; every delivery of the account, to its endpoints and to tasks’ own webhook_url.',
@@ -163,6 +169,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
     {
       schema: {
         tags,
+        operationId: 'retryWebhookDelivery',
         summary: 'Send a delivery again now',
         description:
           'Same webhook-id and body; one more attempt now (the retry schedule goes on from where it was).',

@@ -1,0 +1,260 @@
+/**
+ * The OpenAPI 3.1 documents (CONTRACT §16), generated from the zod schemas the routes validate and answer
+ * with. @fastify/swagger walks the routes; `finishDocument` adds what a route schema cannot say (the
+ * upload's raw bodies, the task request discriminated by model and mode, the refusals the framework can
+ * answer on any operation); the public and operator documents are then cut out of the whole.
+ */
+import type { SwaggerOptions } from '@fastify/swagger';
+import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { discriminateTaskRequest, type Json, ref, type SettingsCatalog } from './openapi-settings.ts';
+
+type Transform = ReturnType<typeof createJsonSchemaTransform>;
+
+/** The parts of an OpenAPI document this module reads and writes. */
+export interface OpenApiDocument {
+  openapi: string;
+  info: Json;
+  servers?: Json[];
+  tags?: Json[];
+  security?: Json[];
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: {
+    schemas?: Record<string, Json>;
+    responses?: Record<string, Json>;
+    parameters?: Record<string, Json>;
+    headers?: Record<string, Json>;
+    securitySchemes?: Record<string, Json>;
+  };
+}
+
+/** An operation of the document. */
+export interface OpenApiOperation {
+  operationId?: string;
+  tags?: string[];
+  requestBody?: { required?: boolean; content: Record<string, { schema?: Json }> };
+  responses: Record<string, Json>;
+  [key: string]: unknown;
+}
+
+const OPERATOR_PREFIX = '/admin/';
+
+/** Refusals any operation can meet (auth, the framework's parsing, limits, a broken backend). */
+const SHARED_REFUSALS: Record<string, [name: string, description: string]> = {
+  401: ['Unauthorized', 'invalid_api_key, invalid_admin_token'],
+  404: ['NotFound', 'not_found: a malformed address'],
+  422: ['InvalidRequest', 'invalid_request: parameters, headers or body do not match the schema'],
+  429: ['RateLimited', 'rate_limited (Retry-After says when to come back)'],
+  500: ['InternalError', 'internal_error'],
+  503: ['Unavailable', 'sg_unavailable: storage or database unreachable; retry later'],
+};
+/** Refusals of operations that read a body. */
+const BODY_REFUSALS: Record<string, [name: string, description: string]> = {
+  408: ['RequestTimeout', 'request_timeout: the body stalled or trickled'],
+  413: ['TooLarge', 'request_too_large: the body or the headers are over the limit'],
+};
+
+/** Parameters every operation takes (CONTRACT §8): the message language and the caller's request id. */
+const SHARED_PARAMETERS: Record<string, Json> = {
+  Lang: {
+    in: 'query',
+    name: 'lang',
+    required: false,
+    description: 'language of error messages (en, ru); before Accept-Language',
+    schema: { type: 'string' },
+  },
+  AcceptLanguage: {
+    in: 'header',
+    name: 'Accept-Language',
+    required: false,
+    description: 'language of error messages when ?lang= is absent (q-values honoured; default en)',
+    schema: { type: 'string' },
+  },
+  RequestId: {
+    in: 'header',
+    name: 'X-Request-Id',
+    required: false,
+    description: 'kept as the request id when printable and at most 128 characters',
+    schema: { type: 'string', maxLength: 128 },
+  },
+};
+/** Headers of answers: the request id on every one, Retry-After on refusals worth retrying later. */
+const SHARED_HEADERS: Record<string, Json> = {
+  RequestId: {
+    description: "the request id (the caller's X-Request-Id when it was sane)",
+    required: true,
+    schema: { type: 'string' },
+  },
+  RetryAfter: { description: 'seconds to wait before trying again', schema: { type: 'integer' } },
+};
+const RETRY_STATUSES = new Set(['429', '503']);
+
+/** Request bodies no route schema can hold: the upload is a stream, never validated as JSON. */
+const UPLOAD_BODY = {
+  required: true,
+  content: {
+    'multipart/form-data': {
+      schema: {
+        type: 'object',
+        properties: {
+          file: { type: 'string', format: 'binary', description: 'the file, with its filename' },
+        },
+        required: ['file'],
+      },
+    },
+    'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+    '*/*': {
+      schema: {
+        type: 'string',
+        format: 'binary',
+        description: 'a raw body of any type (recognised by content); name it with ?filename=',
+      },
+    },
+  },
+};
+const TASK_REQUEST_OPERATIONS = new Set(['createTask', 'priceTask']);
+const UPLOAD_OPERATIONS = new Set(['uploadFile']);
+
+/** The transform of the zod provider, keeping the `headers` of responses declared with media types. */
+const zodTransform = createJsonSchemaTransform({});
+const transform: Transform = (input) => {
+  const out = zodTransform(input);
+  const declared = (input.schema as { response?: Record<string, unknown> } | undefined)?.response ?? {};
+  const built = (out.schema as { response?: Record<string, Json> }).response ?? {};
+  for (const [status, answer] of Object.entries(declared)) {
+    const headers = (answer as { content?: unknown; headers?: unknown }).headers;
+    const target = built[status];
+    if (headers && target && (answer as { content?: unknown }).content) target.headers = headers;
+  }
+  return out;
+};
+
+/** Options of @fastify/swagger: the whole document, public and operator operations together. */
+export function swaggerOptions(baseUrl: string, catalog: SettingsCatalog): SwaggerOptions {
+  return {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Generation Task API',
+        version: '1.0.0',
+        description:
+          'One API key opens many generative models (3D, video, music and sounds, speech, images): create tasks, poll them, download result files; a prepaid wallet pays for runs.',
+      },
+      servers: [{ url: baseUrl }],
+      tags: [
+        { name: 'models', description: 'Models and the rights of the key' },
+        { name: 'tasks', description: 'Generation tasks, prices and result files' },
+        { name: 'files', description: 'Own files to link from settings' },
+        { name: 'libraries', description: 'Personal library records of models' },
+        { name: 'helpers', description: 'Free helpers' },
+        { name: 'operator', description: 'Operator API (ADMIN_TOKEN)' },
+      ],
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API key' } },
+        schemas: catalog.schemas,
+      },
+      security: [{ bearer: [] }],
+    },
+    transform,
+    transformObject: (input) =>
+      finishDocument(jsonSchemaTransformObject(input) as unknown as OpenApiDocument, catalog) as never,
+  };
+}
+
+/** Adds to the generated document what route schemas cannot carry (see the module comment). */
+export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): OpenApiDocument {
+  doc.components.schemas ??= {};
+  doc.components.responses ??= {};
+  doc.components.parameters = { ...doc.components.parameters, ...SHARED_PARAMETERS };
+  doc.components.headers = { ...doc.components.headers, ...SHARED_HEADERS };
+  const { schemas, responses } = doc.components;
+  for (const [status, [name, description]] of Object.entries({ ...SHARED_REFUSALS, ...BODY_REFUSALS })) {
+    responses[name] = {
+      description: `${status} ${description}`,
+      content: { 'application/json': { schema: ref('schemas', 'Error') } },
+    };
+    addHeaders(status, responses[name]);
+  }
+  for (const operations of Object.values(doc.paths)) {
+    for (const operation of Object.values(operations)) {
+      const id = operation.operationId ?? '';
+      if (TASK_REQUEST_OPERATIONS.has(id)) discriminateTaskRequest(operation, schemas, catalog);
+      if (UPLOAD_OPERATIONS.has(id)) operation.requestBody = structuredClone(UPLOAD_BODY);
+      addParameters(operation);
+      for (const [status, answer] of Object.entries(operation.responses)) {
+        if (typeof answer.$ref !== 'string') addHeaders(status, answer);
+      }
+      const refusals = operation.requestBody ? { ...SHARED_REFUSALS, ...BODY_REFUSALS } : SHARED_REFUSALS;
+      for (const [status, [name]] of Object.entries(refusals)) {
+        operation.responses[status] ??= ref('responses', name);
+      }
+    }
+  }
+  return doc;
+}
+
+/** The shared parameters an operation does not declare itself (a route's own `lang` wins). */
+function addParameters(operation: OpenApiOperation): void {
+  const own = (operation.parameters ?? []) as Json[];
+  const taken = new Set(own.map((p) => `${String(p.in)}:${String(p.name).toLowerCase()}`));
+  const shared = Object.entries(SHARED_PARAMETERS)
+    .filter(([, p]) => !taken.has(`${String(p.in)}:${String(p.name).toLowerCase()}`))
+    .map(([name]) => ref('parameters', name));
+  operation.parameters = [...own, ...shared];
+}
+
+function addHeaders(status: string, answer: Json): void {
+  const headers = (answer.headers ?? {}) as Record<string, Json>;
+  headers['X-Request-Id'] ??= ref('headers', 'RequestId');
+  if (RETRY_STATUSES.has(status)) headers['Retry-After'] ??= ref('headers', 'RetryAfter');
+  answer.headers = headers;
+}
+
+/** The document API users get: every operation but the operator's. */
+export function publicDocument(whole: OpenApiDocument): OpenApiDocument {
+  const doc = cut(whole, (path) => !path.startsWith(OPERATOR_PREFIX));
+  doc.tags = (doc.tags ?? []).filter((tag) => tag.name !== 'operator');
+  return doc;
+}
+
+/** The operator's document: the /admin operations only, under the admin token. */
+export function operatorDocument(whole: OpenApiDocument): OpenApiDocument {
+  const doc = cut(whole, (path) => path.startsWith(OPERATOR_PREFIX));
+  doc.info = { ...doc.info, title: `${String(doc.info.title)}: operator API` };
+  doc.tags = (doc.tags ?? []).filter((tag) => tag.name === 'operator');
+  doc.components.securitySchemes = {
+    adminToken: { type: 'http', scheme: 'bearer', description: 'the ADMIN_TOKEN of the service' },
+  };
+  doc.security = [{ adminToken: [] }];
+  return doc;
+}
+
+/** The paths `keep` accepts, with only the components they reach. */
+function cut(whole: OpenApiDocument, keep: (path: string) => boolean): OpenApiDocument {
+  const doc = structuredClone(whole);
+  doc.paths = Object.fromEntries(Object.entries(doc.paths).filter(([path]) => keep(path)));
+  const reached = new Set<string>();
+  const pending: unknown[] = [doc.paths];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (Array.isArray(value)) pending.push(...value);
+    else if (value && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        if (key === '$ref' && typeof child === 'string' && !reached.has(child)) {
+          reached.add(child);
+          const [, , group, name] = child.split('/');
+          const target = (doc.components as Record<string, Record<string, unknown> | undefined>)[
+            group ?? ''
+          ]?.[name ?? ''];
+          pending.push(target);
+        } else pending.push(child);
+      }
+    }
+  }
+  for (const group of ['schemas', 'responses', 'parameters', 'headers'] as const) {
+    const members = doc.components[group] ?? {};
+    for (const name of Object.keys(members)) {
+      if (!reached.has(`#/components/${group}/${name}`)) delete members[name];
+    }
+  }
+  return doc;
+}

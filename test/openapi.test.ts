@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import swagger from '@fastify/swagger';
+import Fastify from 'fastify';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { type OpenApiDocument, publicDocument, swaggerOptions } from '../src/http/index.ts';
+import { eventStreamResponse } from '../src/http/routes/schemas.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+import { ResponseValidator } from './openapi-validator.ts';
+
+type Json = Record<string, unknown>;
+
+function operations(doc: OpenApiDocument): { path: string; method: string; op: Json }[] {
+  return Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ path, method, op: op as Json })),
+  );
+}
+
+function refsOf(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) refsOf(item, found);
+  else if (value && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (key === '$ref' && typeof child === 'string') found.push(child);
+      else refsOf(child, found);
+    }
+  }
+  return found;
+}
+
+function resolve(doc: OpenApiDocument, ref: string): unknown {
+  let node: unknown = doc;
+  for (const part of ref.slice(2).split('/')) {
+    node = (node as Json | undefined)?.[part.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return node;
+}
+
+describe('OpenAPI documents (CONTRACT §16)', () => {
+  let t: TestApp;
+  let open: OpenApiDocument;
+  let operator: OpenApiDocument;
+  before(async () => {
+    t = await startTestApp({ worker: false });
+    open = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    operator = (await t.admin('GET', '/admin/openapi.json')).json();
+  });
+  after(() => t.close());
+
+  test('every operation has a unique camelCase operationId, the usual ones by their names', () => {
+    const ids = [...operations(open), ...operations(operator)].map(({ path, method, op }) => {
+      assert.equal(typeof op.operationId, 'string', `${method} ${path} has no operationId`);
+      assert.match(op.operationId as string, /^[a-z][a-zA-Z0-9]+$/, `${method} ${path}`);
+      return op.operationId as string;
+    });
+    assert.equal(new Set(ids).size, ids.length, 'operationIds repeat');
+    for (const id of [
+      'createTask',
+      'getTask',
+      'listTasks',
+      'cancelTask',
+      'priceTask',
+      'downloadArtifact',
+      'uploadFile',
+      'listModels',
+      'createMusicStyle',
+      'listMusicStyles',
+      'verifySingingVoice',
+    ]) {
+      assert.ok(ids.includes(id), id);
+    }
+  });
+
+  test('the public document has no operator path; the operator document only those', () => {
+    const publicPaths = Object.keys(open.paths);
+    assert.ok(publicPaths.length > 20);
+    assert.deepEqual(
+      publicPaths.filter((p) => p.startsWith('/admin')),
+      [],
+    );
+    assert.ok(Object.keys(operator.paths).length >= 10);
+    assert.ok(Object.keys(operator.paths).every((p) => p.startsWith('/admin/')));
+    assert.ok(!JSON.stringify(open).includes('/admin/v1'));
+    for (const hidden of ['/openapi.json', '/llms.txt', '/docs', '/healthz', '/readyz', '/files/{token}']) {
+      assert.equal(open.paths[hidden], undefined, hidden);
+    }
+  });
+
+  test('the rendered reference at /docs shows the public document', async () => {
+    const shown = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json() as OpenApiDocument;
+    assert.deepEqual(Object.keys(shown.paths), Object.keys(open.paths));
+  });
+
+  test('the upload takes multipart and raw bodies of any type', () => {
+    const upload = open.paths['/v1/files']?.post;
+    const content = upload?.requestBody?.content ?? {};
+    const multipart = content['multipart/form-data']?.schema as Json;
+    assert.deepEqual((multipart.properties as Json).file, {
+      type: 'string',
+      format: 'binary',
+      description: 'the file, with its filename',
+    });
+    assert.equal(content['application/octet-stream']?.schema?.format, 'binary');
+    assert.equal(content['*/*']?.schema?.format, 'binary');
+    assert.ok(upload?.responses['201']);
+  });
+
+  test('downloads are binary with 200 and 206; 416 and other refusals share one Error', () => {
+    const download = open.paths['/v1/tasks/{id}/artifacts/{index}']?.get;
+    assert.ok(download);
+    for (const status of ['200', '206']) {
+      const content: Record<string, { schema: Json }> = (
+        download.responses[status] as { content: Record<string, { schema: Json }> }
+      ).content;
+      assert.ok(!('application/json' in content), status);
+      assert.ok(Object.keys(content).length > 0);
+      for (const media of Object.values(content)) {
+        assert.deepEqual(media.schema, { type: 'string', format: 'binary' });
+      }
+    }
+    assert.ok((download.responses['206'] as { headers: Json }).headers['Content-Range']);
+    // Every refusal of every operation is the Error component, directly or through a shared response.
+    for (const doc of [open, operator]) {
+      for (const { path, method, op } of operations(doc)) {
+        for (const [status, answer] of Object.entries(op.responses as Record<string, Json>)) {
+          if (Number(status) < 400) continue;
+          const declared = (typeof answer.$ref === 'string' ? resolve(doc, answer.$ref) : answer) as Json;
+          const schema = (declared.content as Record<string, { schema: Json }>)['application/json']?.schema;
+          assert.deepEqual(schema, { $ref: '#/components/schemas/Error' }, `${method} ${path} ${status}`);
+        }
+      }
+    }
+  });
+
+  test('creations declare Location: 202 for tasks, 201 for library records; 204 has no body', () => {
+    const created = open.paths['/v1/tasks']?.post?.responses['202'] as { headers: Json; content: Json };
+    assert.ok(created.headers.Location);
+    assert.deepEqual((created.content['application/json'] as Json).schema, {
+      $ref: '#/components/schemas/Task',
+    });
+    const style = open.paths['/v1/models/music-styles/styles']?.post?.responses['201'] as {
+      headers: Json;
+      content: Json;
+    };
+    assert.ok(style.headers.Location);
+    assert.deepEqual((style.content['application/json'] as Json).schema, {
+      $ref: '#/components/schemas/MusicStyle',
+    });
+    const deleted = open.paths['/v1/files/{id}']?.delete?.responses['204'] as Json;
+    assert.equal(deleted.content, undefined);
+  });
+
+  test('every operation takes lang, Accept-Language and X-Request-Id; every answer declares X-Request-Id', () => {
+    for (const doc of [open, operator]) {
+      for (const { path, method, op } of operations(doc)) {
+        const names = (op.parameters as Json[]).map((p) => {
+          const param = (typeof p.$ref === 'string' ? resolve(doc, p.$ref) : p) as Json;
+          return `${String(param.in)}:${String(param.name).toLowerCase()}`;
+        });
+        for (const name of ['query:lang', 'header:accept-language', 'header:x-request-id']) {
+          assert.equal(names.filter((n) => n === name).length, 1, `${method} ${path} ${name}`);
+        }
+        for (const [status, answer] of Object.entries(op.responses as Record<string, Json>)) {
+          const declared = (typeof answer.$ref === 'string' ? resolve(doc, answer.$ref) : answer) as Json;
+          assert.ok((declared.headers as Json)['X-Request-Id'], `${method} ${path} ${status}`);
+        }
+      }
+    }
+  });
+
+  test('every $ref resolves, in both documents', () => {
+    for (const doc of [open, operator]) {
+      const refs = refsOf(doc);
+      assert.ok(refs.length > 50);
+      for (const ref of new Set(refs)) assert.ok(resolve(doc, ref) !== undefined, ref);
+    }
+  });
+
+  test('settings are discriminated by model, then by the model mode selector', async () => {
+    const body = open.paths['/v1/tasks']?.post?.requestBody?.content['application/json']?.schema;
+    assert.deepEqual(body, { $ref: '#/components/schemas/TaskRequest' });
+    const price = open.paths['/v1/price']?.post?.requestBody?.content['application/json']?.schema;
+    assert.deepEqual(price, body);
+    const schemas = open.components.schemas ?? {};
+    const request = schemas.TaskRequest as { discriminator: { propertyName: string; mapping: Json } };
+    assert.equal(request.discriminator.propertyName, 'model');
+    const models = (await t.call((await t.account()).key, 'GET', '/v1/models')).json().models as {
+      key: string;
+      mode_field: string | null;
+      modes: { name: string }[];
+    }[];
+    assert.deepEqual(Object.keys(request.discriminator.mapping).sort(), models.map((m) => m.key).sort());
+    for (const model of models) {
+      const variant = schemas[`TaskRequest.${model.key}`] as { properties: Record<string, Json> };
+      assert.deepEqual(variant.properties.settings, {
+        $ref: `#/components/schemas/TaskSettings.${model.key}`,
+      });
+      const settings = schemas[`TaskSettings.${model.key}`] as Json;
+      if (model.mode_field !== null && model.modes.length > 1) {
+        const discriminator = settings.discriminator as { propertyName: string; mapping: Json };
+        assert.equal(discriminator.propertyName, model.mode_field);
+        assert.deepEqual(Object.keys(discriminator.mapping).sort(), model.modes.map((m) => m.name).sort());
+      }
+      for (const mode of model.modes) assert.ok(schemas[`Settings.${model.key}.${mode.name}`], mode.name);
+    }
+  });
+
+  test('the response validator refuses undeclared statuses, media types and bodies', () => {
+    const validator = new ResponseValidator({ public: open });
+    const task = '/v1/tasks/00000000-0000-0000-0000-000000000000';
+    const json = 'application/json; charset=utf-8';
+    const error = JSON.stringify({ error: { code: 'task_not_found', message: 'no' } });
+    assert.equal(
+      validator.check({ method: 'GET', url: task, status: 404, contentType: json, body: error }),
+      null,
+    );
+    assert.match(
+      validator.check({ method: 'GET', url: task, status: 418, contentType: json, body: error }) ?? '',
+      /does not declare/,
+    );
+    assert.match(
+      validator.check({ method: 'GET', url: task, status: 404, contentType: 'text/html', body: '<p>' }) ?? '',
+      /not declared/,
+    );
+    assert.match(
+      validator.check({ method: 'GET', url: task, status: 200, contentType: json, body: '{"id":"x"}' }) ?? '',
+      /schema refuses/,
+    );
+    assert.equal(
+      validator.check({ method: 'GET', url: '/healthz', status: 200, contentType: json, body: '{}' }),
+      null,
+    );
+  });
+});
+
+test('a route declaring an event stream is documented as text/event-stream', async () => {
+  const app = Fastify();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  await app.register(swagger, swaggerOptions('http://api.test', { schemas: {}, modeField: () => null }));
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/v1/tasks/:id/events',
+    {
+      schema: {
+        operationId: 'streamTaskEvents',
+        response: { 200: eventStreamResponse('task states as they change', 'data: a Task') },
+      },
+    },
+    async () => '',
+  );
+  await app.ready();
+  const doc = publicDocument(app.swagger() as unknown as OpenApiDocument);
+  const answer = doc.paths['/v1/tasks/{id}/events']?.get?.responses['200'] as {
+    content: Record<string, { schema: Json }>;
+  };
+  assert.deepEqual(Object.keys(answer.content), ['text/event-stream']);
+  assert.equal(answer.content['text/event-stream']?.schema.type, 'string');
+  await app.close();
+});
