@@ -46,8 +46,13 @@ export async function loadOpenApi(): Promise<OpenApiDoc> {
   }
 }
 
-/** `Settings.model-3d.text_to_model` → `SettingsModel3dTextToModel`. */
+/** Component names that would shadow a global of the same name in TypeScript. */
+const RENAMED: Readonly<Record<string, string>> = { Error: 'ErrorBody' };
+
+/** `Settings.model-3d.text_to_model` → `SettingsModel3DTextToModel`. */
 export function typeName(componentName: string): string {
+  const renamed = RENAMED[componentName];
+  if (renamed) return renamed;
   return (
     componentName
       .split(/[^A-Za-z0-9]+/)
@@ -126,13 +131,21 @@ export async function renderSdkTypes(doc?: OpenApiDoc): Promise<string> {
     definitions[names.get(component)!] = { ...schema, title: names.get(component)! };
   }
   const op = (p: string, method: string): Operation | undefined => api.paths[p]?.[method];
+  // A schema that only points at a component becomes a type alias: given to the compiler with a title of
+  // its own, the component would be emitted a second time under a numbered name.
+  const aliases = new Map<string, string>();
   const take = (name: string, schema: Schema | undefined): void => {
-    if (schema && definitions[name] === undefined) definitions[name] = { ...schema, title: name };
+    if (!schema || definitions[name] !== undefined || aliases.has(name)) return;
+    const target = typeof schema['$ref'] === 'string' ? schema['$ref'] : '';
+    if (target.startsWith('#/components/schemas/')) {
+      const component = decodeURIComponent(target.slice('#/components/schemas/'.length));
+      aliases.set(name, names.get(component) ?? typeName(component));
+    } else definitions[name] = { ...schema, title: name };
   };
   for (const named of NAMED) {
     if (named.component && components[named.component]) {
       if (named.name !== names.get(named.component)) {
-        definitions[named.name] = { $ref: `#/components/schemas/${named.component}`, title: named.name };
+        take(named.name, { $ref: `#/components/schemas/${named.component}` });
       }
       continue;
     }
@@ -170,6 +183,8 @@ export async function renderSdkTypes(doc?: OpenApiDoc): Promise<string> {
     const m = /^Settings\.([^.]+)\.(.+)$/.exec(component);
     if (m) settings.set(m[1]!, [...(settings.get(m[1]!) ?? []), names.get(component)!]);
   }
+  for (const [name, target] of aliases) extra.push(`export type ${name} = ${target};`);
+  if (aliases.size > 0) extra.push('');
   extra.push("/** Settings of each model: a union of its modes' settings. */");
   extra.push('export interface SettingsByModel {');
   for (const [model, types] of settings) extra.push(`  ${JSON.stringify(model)}: ${types.join(' | ')};`);

@@ -33,3 +33,73 @@ test('the generated types name the task, the settings of every model and every l
   assert.match(source, /'model-3d': SettingsModel3DTextToModel \| /);
   assert.match(source, /'music\/personas': \{/);
 });
+
+test('a document with shared components and $refs names the types after the components', async () => {
+  const ref = (name: string): object => ({ $ref: `#/components/schemas/${name}` });
+  const jsonOf = (schema: object): object => ({ content: { 'application/json': { schema } } });
+  const task = {
+    type: 'object',
+    properties: { id: { type: 'string' }, status: { type: 'string', enum: ['queued', 'succeeded'] } },
+    required: ['id', 'status'],
+    additionalProperties: false,
+  };
+  const source = await renderSdkTypes({
+    components: {
+      schemas: {
+        Task: task,
+        Error: { type: 'object', properties: { error: { type: 'object' } }, required: ['error'] },
+        'Settings.image.default': { type: 'object', properties: { prompt: { type: 'string' } } },
+        Persona: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      },
+    },
+    paths: {
+      '/v1/models/music/personas': {
+        get: {
+          responses: {
+            200: jsonOf({
+              type: 'object',
+              properties: { personas: { type: 'array', items: ref('Persona') } },
+            }),
+          },
+        },
+        post: {
+          requestBody: jsonOf({
+            type: 'object',
+            properties: { name: { type: 'string' } },
+            required: ['name'],
+          }),
+          responses: { 201: jsonOf(ref('Persona')) },
+        },
+      },
+      '/v1/tasks/{id}': {
+        get: { operationId: 'getTask', responses: { 200: jsonOf(ref('Task')), 404: jsonOf(ref('Error')) } },
+      },
+      '/v1/tasks': {
+        get: {
+          operationId: 'listTasks',
+          responses: {
+            200: jsonOf({
+              type: 'object',
+              properties: {
+                tasks: { type: 'array', items: ref('Task') },
+                next_cursor: { type: ['string', 'null'] },
+              },
+              required: ['tasks', 'next_cursor'],
+            }),
+          },
+        },
+      },
+    },
+  });
+  assert.equal(source.match(/export interface Task \{/g)?.length, 1);
+  assert.match(source, /tasks: Task\[\];/);
+  assert.match(source, /export interface ErrorBody \{/);
+  assert.doesNotMatch(source, /export (interface|type) Error\b/);
+  assert.match(source, /image: SettingsImageDefault;/);
+  assert.match(source, /personas\?: Persona\[\];/);
+  assert.match(source, /export type MusicPersonasRecord = Persona;/);
+  assert.match(
+    source,
+    /'music\/personas': \{ list: MusicPersonasList; record: MusicPersonasRecord; create: MusicPersonasCreate \}/,
+  );
+});
