@@ -214,9 +214,10 @@ export class Tasks {
       return last;
     } catch (error) {
       if (stop.signal.aborted && !options.signal?.aborted) throw new WaitTimeoutError(last);
-      // No event stream at this service (an older version): 404 not_found for the address, or 405.
+      // No event stream at this service (an older version): 404 not_found for the address, or 405. A stream
+      // that keeps breaking (a proxy buffering it) is given up for polls too.
       const missing = error instanceof ApiError && (error.code === 'not_found' || error.status === 405);
-      if (!missing) throw error;
+      if (!missing && !(error instanceof ConnectionError)) throw error;
       const { onUpdate, signal: outer } = options;
       return this.wait(created.id, {
         timeoutMs: Math.max(0, deadline - Date.now()),
