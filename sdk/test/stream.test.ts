@@ -28,7 +28,7 @@ interface Fake {
   /** `wait` of each GET /v1/tasks/{id}. */
   waits: Array<string | null>;
   /** How POST /v1/tasks ends for a task: the states the events route sends. */
-  mode: 'events' | 'events-fail' | 'no-events' | 'always-running';
+  mode: 'events' | 'events-fail' | 'events-broken' | 'no-events' | 'always-running';
   close(): Promise<void>;
 }
 
@@ -53,6 +53,12 @@ async function startFake(): Promise<Fake> {
         return send(res, 404, { error: { code: 'not_found', message: 'No such address' } });
       }
       const id = events[1]!;
+      if (fake.mode === 'events-broken') {
+        // A proxy that cuts every stream before its first event.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('retry: 10\n\n', () => res.socket?.destroy());
+        return;
+      }
       const resume = (req.headers['last-event-id'] as string | undefined) ?? null;
       fake.resumes.push(resume);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -139,6 +145,14 @@ describe('waiting and event streams (fake of CONTRACT §12)', () => {
       fake.waits.every((w) => Number(w) >= 1 && Number(w) <= 30),
       fake.waits.join(),
     );
+  });
+
+  test('run: an event stream that keeps breaking is given up for polls', async () => {
+    fake.mode = 'events-broken';
+    fake.waits.length = 0;
+    const task = await c.tasks.run({ model: 'image', settings: { prompt: 'x' } }, { timeoutMs: 30_000 });
+    assert.equal(task.status, 'succeeded');
+    assert.equal(fake.waits.length, 2);
   });
 
   test('wait: asks for at most 60 s per call and loops to the final task', async () => {
