@@ -58,8 +58,16 @@ export class Client {
     /** GET /v1/models: the models visible to the key, each with its modes' settings schemas. */
     list: async (): Promise<Model[]> =>
       (await this.#t.json<ModelList>({ method: 'GET', path: '/v1/models' })).models,
-    /** One model; NotFoundError `model_not_found` when the key cannot see it. */
+    /**
+     * One model (GET /v1/models/{key}); NotFoundError `model_not_found` when the key cannot see it. A service
+     * without that address (404 `not_found`) is answered from the list.
+     */
     get: async (key: string): Promise<Model> => {
+      try {
+        return await this.#t.json<Model>({ method: 'GET', path: `/v1/models/${encodeURIComponent(key)}` });
+      } catch (error) {
+        if (!(error instanceof NotFoundError) || error.code !== 'not_found') throw error;
+      }
       const found = (await this.models.list()).find((model) => model.key === key);
       if (found) return found;
       throw new NotFoundError({
