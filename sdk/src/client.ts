@@ -1,6 +1,6 @@
 import { NotFoundError } from './errors.ts';
 import { type ModelKey, type TaskParams, Tasks } from './tasks.ts';
-import { type ClientOptions, Transport } from './transport.ts';
+import { type ClientOptions, randomKey, Transport } from './transport.ts';
 import type { HelperTypes, LibraryTypes, Me, ModelList, Price, Upload } from './types.gen.ts';
 import { verify, type WebhookEndpoint, type WebhookEventType } from './webhooks.ts';
 
@@ -108,7 +108,7 @@ export class Client {
           method: 'POST',
           path: base,
           json: body,
-          headers: { 'idempotency-key': options.idempotencyKey ?? crypto.randomUUID() },
+          headers: { 'idempotency-key': options.idempotencyKey ?? randomKey() },
           idempotent: true,
         }),
       delete: async (id) => {

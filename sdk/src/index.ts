@@ -1,6 +1,6 @@
 /**
  * Client of the Generation Task API: `import { Client } from '@generation-task-api/sdk'`. Runs on Node ≥ 20
- * and in browsers (only `fetch`, streams, `TextDecoder` and `crypto.randomUUID` are used).
+ * and in browsers (only `fetch`, streams, `TextDecoder` and `crypto` random values are used).
  */
 export {
   Client,

@@ -1,6 +1,6 @@
 import { ApiError, ConnectionError, TaskFailedError, WaitTimeoutError } from './errors.ts';
 import { parseEventStream } from './sse.ts';
-import type { Transport } from './transport.ts';
+import { randomKey, type Transport } from './transport.ts';
 import type { SettingsByModel, Task, TaskList } from './types.gen.ts';
 
 /** A model key the client knows the settings of, or any other key (settings then untyped). */
@@ -71,7 +71,7 @@ export class Tasks {
   /** POST /v1/tasks: prices, holds and queues a task (202), or the final task with `wait` (200). */
   create<M extends ModelKey>(params: TaskParams<M>, options: CreateOptions = {}): Promise<Task> {
     // One key for the call: a retry after a lost answer finds the task the first attempt made.
-    const key = options.idempotencyKey ?? crypto.randomUUID();
+    const key = options.idempotencyKey ?? randomKey();
     return this.#t.json<Task>({
       method: 'POST',
       path: '/v1/tasks',

@@ -174,3 +174,16 @@ async function errorOf(response: Response, retryAfter: number | null): Promise<A
     retryAfterSeconds: retryAfter,
   });
 }
+
+/**
+ * A random UUID (v4) for Idempotency-Key. Browsers offer `crypto.randomUUID` only in secure contexts (https,
+ * localhost); elsewhere the same is built from `crypto.getRandomValues`, which every context has.
+ */
+export function randomKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -99,3 +99,21 @@ test('singing voice steps, a task with a webhook and Prefer: wait, ids escaped i
     webhook_events: ['task.failed'],
   });
 });
+
+test('every creation carries a UUID Idempotency-Key, also where crypto.randomUUID is missing', async () => {
+  const { c, sent } = recording({});
+  await c.tasks.create({ model: 'image', settings: { prompt: 'x' } });
+  // As in a browser page served over plain http: getRandomValues only.
+  Object.defineProperty(crypto, 'randomUUID', { value: undefined, configurable: true });
+  try {
+    await c.tasks.create({ model: 'image', settings: { prompt: 'x' } });
+    await c.libraries('image', 'styles').create({ name: 'S', image_urls: ['https://x/a.png'] });
+  } finally {
+    Reflect.deleteProperty(crypto, 'randomUUID');
+  }
+  const keys = sent.map((s) => s.headers.get('idempotency-key') ?? '');
+  for (const key of keys)
+    assert.match(key, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.equal(new Set(keys).size, 3);
+  assert.equal(typeof crypto.randomUUID, 'function');
+});
