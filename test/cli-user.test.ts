@@ -83,7 +83,7 @@ describe('gta user commands', () => {
     const task = (await t.call(account.key, 'GET', `/v1/tasks/${id}`)).json();
     assert.equal(task.status, 'succeeded');
     assert.equal(fs.statSync(saved[0]!).size, task.result.artifacts[0].size);
-    assert.ok(saved[0]!.startsWith(out));
+    assert.equal(saved[0], path.join(out, `${id}-0-${task.result.artifacts[0].filename}`));
   });
 
   test('run --json prints the final task; a failed task exits 1 with its code', async () => {

@@ -228,10 +228,7 @@ async function download(c: Client, task: Task, dir: string, index?: number): Pro
   const written: string[] = [];
   for (const artifact of artifacts) {
     // The name comes from the service: only its last segment is used, never a path it could carry.
-    const target = path.join(
-      dir,
-      `${task.id.slice(0, 8)}-${artifact.index}-${path.basename(artifact.filename)}`,
-    );
+    const target = path.join(dir, `${task.id}-${artifact.index}-${path.basename(artifact.filename)}`);
     await writeFile(target, await c.tasks.download(task.id, artifact.index));
     written.push(target);
   }
