@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Entry of `npx gta admin …`: runs the TypeScript CLI on the project's own Node 24.
+// Entry of `npx gta …` (user commands and `gta admin …`): runs the TypeScript CLI on the project's own Node 24.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

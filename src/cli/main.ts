@@ -4,9 +4,21 @@ import { createContainer } from '../container.ts';
 import { isApiError } from '../errors.ts';
 import { translate } from '../i18n/index.ts';
 import { ADMIN_USAGE, runAdminCommand, UsageError } from './admin.ts';
+import { runUserCli } from './user.ts';
 
-/** `gta admin …` / `npm run admin -- …`: argument parsing only; the work is the services'. */
+/**
+ * `gta admin …` / `npm run admin -- …`: argument parsing only; the work is the services'. The user
+ * commands (`gta run|price|tasks|download|upload|balance`) talk to a running service through the SDK.
+ */
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv[0] !== 'admin') {
+    return runUserCli(argv, {
+      env: process.env,
+      out: (text) => process.stdout.write(text),
+      err: (text) => process.stderr.write(text),
+      tty: process.stderr.isTTY === true,
+    });
+  }
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,

@@ -1,0 +1,241 @@
+import { ApiError, ConnectionError, TaskFailedError, WaitTimeoutError } from './errors.ts';
+import { parseEventStream } from './sse.ts';
+import { randomKey, type Transport } from './transport.ts';
+import type { SettingsByModel, Task, TaskList } from './types.gen.ts';
+
+/** A model key the client knows the settings of, or any other key (settings then untyped). */
+export type ModelKey = keyof SettingsByModel | (string & {});
+/** Settings of `M`: the union of its modes' settings when the model is known. */
+export type SettingsOf<M extends ModelKey> = M extends keyof SettingsByModel
+  ? SettingsByModel[M]
+  : Record<string, unknown>;
+/** Task event types a webhook can receive (CONTRACT §12). */
+export type TaskEventType =
+  | 'task.started'
+  | 'task.progress'
+  | 'task.succeeded'
+  | 'task.failed'
+  | 'task.canceled';
+
+/** Body of a task creation (and, without the webhook fields, of a price request). */
+export interface TaskParams<M extends ModelKey = ModelKey> {
+  model: M;
+  settings: SettingsOf<M>;
+  /** Receives this task's signed events (Standard Webhooks). */
+  webhook_url?: string;
+  /** Events sent to `webhook_url`. (Default: task.succeeded, task.failed, task.canceled) */
+  webhook_events?: TaskEventType[];
+}
+
+/** Options of `tasks.create`. */
+export interface CreateOptions {
+  /** Idempotency-Key of the creation. (Default: a random UUID, the same on every retry of this call) */
+  idempotencyKey?: string;
+  /** Ask the service to answer with the final task if it is final within this many seconds (1–60). */
+  wait?: number;
+  signal?: AbortSignal;
+}
+
+/** Options of `tasks.wait` and `tasks.run`. */
+export interface WaitOptions {
+  /** Give up (WaitTimeoutError) after this long (milliseconds). (Default: 600_000) */
+  timeoutMs?: number;
+  /** Called with every state seen, the final one included. */
+  onUpdate?: (task: Task) => void;
+  signal?: AbortSignal;
+}
+
+/** Query of `tasks.list`. */
+export interface ListQuery {
+  /** 1–100. (Default: 20) */
+  limit?: number;
+  status?: Task['status'];
+  model?: string;
+  cursor?: string;
+}
+
+const FINAL: ReadonlySet<string> = new Set(['succeeded', 'failed', 'canceled']);
+/** Whether the task has reached a final state. */
+export const isFinal = (task: Pick<Task, 'status'>): boolean => FINAL.has(task.status);
+const DEFAULT_WAIT_MS = 600_000;
+/** Without long-polling the service answers at once; polls are then spaced by at least this (ms). */
+const MIN_POLL_MS = 1_000;
+
+/** `c.tasks`: create, read, list, cancel, wait for, stream, run and download tasks. */
+export class Tasks {
+  readonly #t: Transport;
+  constructor(transport: Transport) {
+    this.#t = transport;
+  }
+
+  /** POST /v1/tasks: prices, holds and queues a task (202), or the final task with `wait` (200). */
+  create<M extends ModelKey>(params: TaskParams<M>, options: CreateOptions = {}): Promise<Task> {
+    // One key for the call: a retry after a lost answer finds the task the first attempt made.
+    const key = options.idempotencyKey ?? randomKey();
+    return this.#t.json<Task>({
+      method: 'POST',
+      path: '/v1/tasks',
+      json: params,
+      headers: {
+        'idempotency-key': key,
+        ...(options.wait ? { prefer: `wait=${Math.min(60, Math.max(1, Math.round(options.wait)))}` } : {}),
+      },
+      idempotent: true,
+      signal: options.signal,
+    });
+  }
+
+  /** GET /v1/tasks/{id}; with `wait` (1–60 s) the service answers once the task is final or the time is up. */
+  get(id: string, options: { wait?: number; signal?: AbortSignal } = {}): Promise<Task> {
+    return this.#t.json<Task>({
+      method: 'GET',
+      path: `/v1/tasks/${encodeURIComponent(id)}`,
+      query: options.wait ? { wait: options.wait } : undefined,
+      signal: options.signal,
+    });
+  }
+
+  /** GET /v1/tasks: one page of the caller's tasks, newest first. */
+  list(query: ListQuery = {}): Promise<TaskList> {
+    return this.#t.json<TaskList>({ method: 'GET', path: '/v1/tasks', query: { ...query } });
+  }
+
+  /** Every task matching `query`, page after page. */
+  async *all(query: Omit<ListQuery, 'cursor'> = {}): AsyncGenerator<Task> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.list({ ...query, ...(cursor ? { cursor } : {}) });
+      yield* page.tasks;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** POST /v1/tasks/{id}/cancel: the task turns `canceled`, its hold released; a final task: ConflictError. */
+  cancel(id: string): Promise<Task> {
+    return this.#t.json<Task>({ method: 'POST', path: `/v1/tasks/${encodeURIComponent(id)}/cancel` });
+  }
+
+  /** The final task, by `?wait=` long-polls repeated until it is final; WaitTimeoutError after `timeoutMs`. */
+  async wait(id: string, options: WaitOptions = {}): Promise<Task> {
+    const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_WAIT_MS);
+    let task: Task | undefined;
+    for (;;) {
+      const left = deadline - Date.now();
+      if (task && left <= 0) throw new WaitTimeoutError(task);
+      const started = Date.now();
+      const waitSeconds = Math.min(60, Math.max(1, Math.ceil(left / 1000)));
+      task = await this.get(id, { wait: waitSeconds, signal: options.signal });
+      options.onUpdate?.(task);
+      if (isFinal(task)) return task;
+      // A service without long-polling answers at once: space the polls instead of spinning.
+      const elapsed = Date.now() - started;
+      if (elapsed < MIN_POLL_MS) {
+        await this.#t.sleep(
+          Math.min(MIN_POLL_MS - elapsed, Math.max(0, deadline - Date.now())),
+          options.signal,
+        );
+      }
+    }
+  }
+
+  /**
+   * The task's states from GET /v1/tasks/{id}/events, ending with the final one. A dropped connection is
+   * resumed with Last-Event-ID (states already seen are not repeated), up to `maxRetries` times in a row.
+   */
+  async *stream(id: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<Task> {
+    let lastEventId: string | null = null;
+    let last: Task | undefined;
+    let failures = 0;
+    // The reconnection delay; a `retry:` field changes it for the rest of the stream (WHATWG).
+    let retryMs = MIN_POLL_MS;
+    for (;;) {
+      let response: Response;
+      try {
+        response = await this.#t.send({
+          method: 'GET',
+          path: `/v1/tasks/${encodeURIComponent(id)}/events`,
+          headers: { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+          signal: options.signal,
+        });
+      } catch (error) {
+        if (!(error instanceof ConnectionError) || ++failures > this.#t.maxRetries) throw error;
+        continue;
+      }
+      try {
+        for await (const event of parseEventStream(response.body!, { onRetry: (ms) => (retryMs = ms) })) {
+          if (event.id !== null) lastEventId = event.id;
+          if (event.event !== 'task' && event.event !== 'done') continue;
+          const task = JSON.parse(event.data) as Task;
+          failures = 0;
+          // `done` repeats the final state the last `task` event may already have carried.
+          if (event.event === 'task' || !last || !isFinal(last)) yield task;
+          last = task;
+          if (event.event === 'done') return;
+        }
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+      }
+      if (last && isFinal(last)) return;
+      if (++failures > this.#t.maxRetries) {
+        throw new ConnectionError(`the event stream of task ${id} ended before its final state`);
+      }
+      await this.#t.sleep(retryMs, options.signal);
+    }
+  }
+
+  /**
+   * Creates a task and waits for its end: through the event stream where the service has one, by `?wait=`
+   * polls otherwise. Resolves with the succeeded task; a failed or canceled one rejects with TaskFailedError
+   * (its hold released), and a task still running after `timeoutMs` with WaitTimeoutError.
+   */
+  async run<M extends ModelKey>(
+    params: TaskParams<M>,
+    options: WaitOptions & CreateOptions = {},
+  ): Promise<Task> {
+    const created = await this.create(params, options);
+    options.onUpdate?.(created);
+    const final = isFinal(created) ? created : await this.#follow(created, options);
+    if (final.status !== 'succeeded') throw new TaskFailedError(final);
+    return final;
+  }
+
+  async #follow(created: Task, options: WaitOptions): Promise<Task> {
+    const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
+    const deadline = Date.now() + timeoutMs;
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    let last = created;
+    try {
+      for await (const task of this.stream(created.id, { signal })) {
+        last = task;
+        options.onUpdate?.(task);
+      }
+      return last;
+    } catch (error) {
+      if (stop.signal.aborted && !options.signal?.aborted) throw new WaitTimeoutError(last);
+      // No event stream at this service (an older version): 404 not_found for the address, or 405. A stream
+      // that keeps breaking (a proxy buffering it) is given up for polls too.
+      const missing = error instanceof ApiError && (error.code === 'not_found' || error.status === 405);
+      if (!missing && !(error instanceof ConnectionError)) throw error;
+      const { onUpdate, signal: outer } = options;
+      return this.wait(created.id, {
+        timeoutMs: Math.max(0, deadline - Date.now()),
+        ...(onUpdate ? { onUpdate } : {}),
+        ...(outer ? { signal: outer } : {}),
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** GET /v1/tasks/{id}/artifacts/{index}: the whole result file. */
+  async download(id: string, index: number, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
+    const response = await this.#t.send({
+      method: 'GET',
+      path: `/v1/tasks/${encodeURIComponent(id)}/artifacts/${index}`,
+      signal: options.signal,
+    });
+    return new Uint8Array(await response.arrayBuffer());
+  }
+}

@@ -1,0 +1,189 @@
+import { ApiError, apiErrorFor, ConnectionError } from './errors.ts';
+
+/** The part of `fetch` the client uses (the global one, or any compatible function). */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/** Options of `new Client(...)`. */
+export interface ClientOptions {
+  /** API key, sent as `Authorization: Bearer …`. */
+  apiKey: string;
+  /** Base address of the service. (Default: `http://localhost:8080`) */
+  baseUrl?: string;
+  /** Replacement for the global `fetch` (proxies, tests, other runtimes). */
+  fetch?: FetchLike;
+  /**
+   * How many times a request is repeated after 429 or 503 (after `Retry-After`) and, for calls that are
+   * safe to repeat, after a network error. (Default: 2)
+   */
+  maxRetries?: number;
+  /** Longest pause before a retry, whatever Retry-After asks (milliseconds). (Default: 60_000) */
+  maxRetryDelayMs?: number;
+  /** `Accept-Language` of every request: `en` or `ru` messages. (Default: the service's, English) */
+  lang?: string;
+  /** How the client pauses between retries and polls. (Default: a timer) */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+/** One HTTP call of the client. */
+export interface CallOptions {
+  method: 'GET' | 'POST' | 'DELETE' | 'PATCH' | 'PUT';
+  path: string;
+  query?: Record<string, string | number | boolean | undefined> | undefined;
+  /** A JSON body. */
+  json?: unknown;
+  /** A raw body (uploads). */
+  body?: Uint8Array | Blob;
+  headers?: Record<string, string>;
+  /** Safe to repeat after a network error: reads, deletes, creations under an Idempotency-Key. */
+  idempotent?: boolean;
+  signal?: AbortSignal | undefined;
+}
+
+export const DEFAULT_BASE_URL = 'http://localhost:8080';
+const RETRIED_STATUSES = new Set([429, 503]);
+
+/** Resolves after `ms`, or rejects when `signal` aborts first. */
+export function timerSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Seconds of a Retry-After header (delta-seconds or an HTTP date), or null. */
+export function retryAfterSeconds(value: string | null, now = Date.now()): number | null {
+  if (value === null || value.trim() === '') return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/** Sends requests with the key, retries what may be retried and turns refusals into typed errors. */
+export class Transport {
+  readonly baseUrl: string;
+  readonly maxRetries: number;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly #apiKey: string;
+  readonly #fetch: FetchLike;
+  readonly #maxRetryDelayMs: number;
+  readonly #lang: string | undefined;
+
+  constructor(options: ClientOptions) {
+    if (!options.apiKey) throw new TypeError('apiKey is required');
+    this.#apiKey = options.apiKey;
+    this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.maxRetries = options.maxRetries ?? 2;
+    this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
+    this.#lang = options.lang;
+    this.sleep = options.sleep ?? timerSleep;
+  }
+
+  /** The address of `path` with `query` (undefined values left out). */
+  url(path: string, query?: CallOptions['query']): string {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) params.set(key, String(value));
+    }
+    const search = params.toString();
+    return `${this.baseUrl}${path}${search ? `?${search}` : ''}`;
+  }
+
+  /** The answer of a successful call (2xx, or 3xx/4xx/5xx never: those throw `ApiError`). */
+  async send(call: CallOptions): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.#apiKey}`, ...call.headers };
+    if (this.#lang) headers['accept-language'] = this.#lang;
+    let body: RequestInit['body'];
+    if (call.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(call.json);
+    } else if (call.body !== undefined) body = call.body as RequestInit['body'];
+    const url = this.url(call.path, call.query);
+    for (let attempt = 0; ; attempt++) {
+      let response: Response;
+      try {
+        response = await this.#fetch(url, {
+          method: call.method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          ...(call.signal ? { signal: call.signal } : {}),
+        });
+      } catch (error) {
+        if (call.signal?.aborted) throw error;
+        // A request that may have reached the service is repeated only when repeating it is harmless.
+        const repeatable = call.idempotent ?? (call.method === 'GET' || call.method === 'DELETE');
+        if (!repeatable || attempt >= this.maxRetries) {
+          throw new ConnectionError(`${call.method} ${call.path}: ${(error as Error).message}`, {
+            cause: error,
+          });
+        }
+        await this.sleep(Math.min(500 * 2 ** attempt, this.#maxRetryDelayMs), call.signal);
+        continue;
+      }
+      if (response.ok) return response;
+      const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
+      if (RETRIED_STATUSES.has(response.status) && attempt < this.maxRetries) {
+        await response.body?.cancel().catch(() => {});
+        const waitMs = retryAfter === null ? 500 * 2 ** attempt : retryAfter * 1000;
+        await this.sleep(Math.min(waitMs, this.#maxRetryDelayMs), call.signal);
+        continue;
+      }
+      const error = await errorOf(response, retryAfter);
+      // The same Idempotency-Key still being processed (CONTRACT §4): asking again soon is the intended use.
+      if (error instanceof ApiError && error.code === 'request_in_progress' && attempt < this.maxRetries) {
+        await this.sleep(Math.min((retryAfter ?? 1) * 1000, this.#maxRetryDelayMs), call.signal);
+        continue;
+      }
+      throw error;
+    }
+  }
+
+  /** A call answered with JSON. */
+  async json<T>(call: CallOptions): Promise<T> {
+    const response = await this.send(call);
+    if (response.status === 204) return undefined as T;
+    return (await response.json()) as T;
+  }
+}
+
+/** The typed error of a refusal; bodies that are not the error shape still give a code. */
+async function errorOf(response: Response, retryAfter: number | null): Promise<ApiError> {
+  const text = await response.text().catch(() => '');
+  let code = `http_${response.status}`;
+  let message = text.slice(0, 500) || response.statusText || `HTTP ${response.status}`;
+  try {
+    const parsed = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    if (typeof parsed.error?.code === 'string') code = parsed.error.code;
+    if (typeof parsed.error?.message === 'string') message = parsed.error.message;
+  } catch {
+    // Not JSON (a proxy's page): the status decides the class, the text is the message.
+  }
+  return apiErrorFor({
+    code,
+    status: response.status,
+    message,
+    requestId: response.headers.get('x-request-id'),
+    retryAfterSeconds: retryAfter,
+  });
+}
+
+/**
+ * A random UUID (v4) for Idempotency-Key. Browsers offer `crypto.randomUUID` only in secure contexts (https,
+ * localhost); elsewhere the same is built from `crypto.getRandomValues`, which every context has.
+ */
+export function randomKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,123 @@
+/** Retries: the same Idempotency-Key on every attempt of a creation, Retry-After honoured, bounded. */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Client, ConnectionError, type FetchLike, RateLimitError, ServerError } from '../src/index.ts';
+import { type LiveApp, startLiveApp } from './live-app.ts';
+
+interface Seen {
+  method: string;
+  url: string;
+  key: string | null;
+}
+
+/** A fetch in front of the real one: `script` decides per attempt what happens instead. */
+function scriptedFetch(script: (attempt: number, real: () => Promise<Response>) => Promise<Response>): {
+  fetch: FetchLike;
+  seen: Seen[];
+} {
+  const seen: Seen[] = [];
+  const fetch: FetchLike = (input, init) => {
+    const headers = new Headers(init.headers);
+    seen.push({ method: init.method ?? 'GET', url: input, key: headers.get('idempotency-key') });
+    return script(seen.length, () => globalThis.fetch(input, init));
+  };
+  return { fetch, seen };
+}
+
+const answer = (status: number, headers: Record<string, string> = {}): Response =>
+  new Response(
+    JSON.stringify({ error: { code: status === 429 ? 'rate_limited' : 'sg_unavailable', message: 'x' } }),
+    {
+      status,
+      headers: { 'content-type': 'application/json', 'x-request-id': `req-${status}`, ...headers },
+    },
+  );
+
+describe('retries', () => {
+  let live: LiveApp;
+  before(async () => {
+    live = await startLiveApp();
+  });
+  after(() => live.close());
+
+  const taskCount = async (): Promise<number> =>
+    (await new Client({ apiKey: live.account.key, baseUrl: live.baseUrl }).tasks.list({ limit: 100 })).tasks
+      .length;
+  const noSleep = { sleep: async (): Promise<void> => {} };
+
+  test('a creation whose answer was lost is retried under the same key: one task, one hold', async () => {
+    const before = await taskCount();
+    // The first attempt reaches the service (the task is made) but its answer never arrives.
+    const { fetch, seen } = scriptedFetch(async (attempt, real) => {
+      const response = await real();
+      if (attempt === 1) throw new TypeError('fetch failed: socket hang up');
+      return response;
+    });
+    const c = new Client({ apiKey: live.account.key, baseUrl: live.baseUrl, fetch, ...noSleep });
+    const task = await c.tasks.create({ model: 'image', settings: { prompt: 'retried' } });
+    assert.equal(seen.length, 2);
+    assert.ok(seen[0]!.key && seen[0]!.key === seen[1]!.key, 'one Idempotency-Key for both attempts');
+    assert.equal((await taskCount()) - before, 1);
+    assert.equal((await c.tasks.get(task.id)).id, task.id);
+  });
+
+  test('503 before the service: retried with the same key, then the task is made once', async () => {
+    const before = await taskCount();
+    const { fetch, seen } = scriptedFetch(async (attempt, real) =>
+      attempt === 1 ? answer(503, { 'retry-after': '0' }) : real(),
+    );
+    const c = new Client({ apiKey: live.account.key, baseUrl: live.baseUrl, fetch, ...noSleep });
+    await c.tasks.create({ model: 'image', settings: { prompt: 'after 503' } }, { idempotencyKey: 'mine-1' });
+    assert.deepEqual(
+      seen.map((s) => s.key),
+      ['mine-1', 'mine-1'],
+    );
+    assert.equal((await taskCount()) - before, 1);
+  });
+
+  test('429 waits the Retry-After seconds before the next attempt', async () => {
+    const pauses: number[] = [];
+    const { fetch, seen } = scriptedFetch(async (attempt, real) =>
+      attempt === 1 ? answer(429, { 'retry-after': '7' }) : real(),
+    );
+    const c = new Client({
+      apiKey: live.account.key,
+      baseUrl: live.baseUrl,
+      fetch,
+      sleep: async (ms) => {
+        pauses.push(ms);
+      },
+    });
+    const me = await c.me();
+    assert.equal(me.account_id, live.account.id);
+    assert.equal(seen.length, 2);
+    assert.deepEqual(pauses, [7_000]);
+  });
+
+  test('retries stop after maxRetries: the last refusal is thrown, typed, with its request id', async () => {
+    const { fetch, seen } = scriptedFetch(async () => answer(503, { 'retry-after': '1' }));
+    const c = new Client({ apiKey: 'k', baseUrl: live.baseUrl, fetch, maxRetries: 3, ...noSleep });
+    const error = await c.me().catch((e: unknown) => e);
+    assert.ok(error instanceof ServerError);
+    assert.equal(error.code, 'sg_unavailable');
+    assert.equal(error.requestId, 'req-503');
+    assert.equal(error.retryAfterSeconds, 1);
+    assert.equal(seen.length, 4);
+
+    const limited = scriptedFetch(async () => answer(429, { 'retry-after': '1' }));
+    const once = new Client({ apiKey: 'k', baseUrl: live.baseUrl, fetch: limited.fetch, maxRetries: 0 });
+    await assert.rejects(once.me(), RateLimitError);
+    assert.equal(limited.seen.length, 1);
+  });
+
+  test('a network error on a call that is not safe to repeat is not retried', async () => {
+    const { fetch, seen } = scriptedFetch(async () => {
+      throw new TypeError('fetch failed');
+    });
+    const c = new Client({ apiKey: 'k', baseUrl: live.baseUrl, fetch, ...noSleep });
+    await assert.rejects(c.tasks.cancel('some-task'), ConnectionError);
+    assert.equal(seen.length, 1);
+    await assert.rejects(c.tasks.get('some-task'), ConnectionError);
+    assert.equal(seen.length, 1 + 3, 'a read is tried 1 + maxRetries (2) times');
+  });
+});

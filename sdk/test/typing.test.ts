@@ -1,0 +1,25 @@
+/**
+ * The settings and records are typed from the OpenAPI document: `npm run typecheck` compiles this file, and
+ * each `@ts-expect-error` line fails the check if the types ever stop catching its mistake.
+ */
+import { test } from 'node:test';
+import type { Client } from '../src/index.ts';
+
+/** Never called: only compiled. */
+export async function typed(c: Client): Promise<void> {
+  await c.tasks.create({ model: 'image', settings: { prompt: 'a fox', size: '1024x1024', n: 2 } });
+  // @ts-expect-error: not one of the image sizes
+  await c.tasks.create({ model: 'image', settings: { prompt: 'a fox', size: '10x10' } });
+  // @ts-expect-error: the image model takes a prompt
+  await c.price({ model: 'image', settings: { text: 'a fox' } });
+  // A model this client does not know yet: settings are free-form.
+  await c.tasks.create({ model: 'future-model', settings: { anything: 1 } });
+  const personas = await c.libraries('music', 'personas').list();
+  personas.personas[0]?.song_title.toUpperCase();
+  // @ts-expect-error: a persona's creation names its source task
+  await c.libraries('music', 'personas').create({ name: 'x' });
+  const lyrics = await c.helpers.lyrics({ prompt: 'rain' });
+  lyrics.variants[0]?.title.toUpperCase();
+}
+
+test('typing checks compile (see npm run typecheck)', () => {});

@@ -1,0 +1,188 @@
+/** `npx gta run|price|tasks|download|upload|balance` run as child processes against the listening app. */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { makePng } from '../src/media/fixtures.ts';
+import { startTestApp, type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
+
+const GTA = path.join(import.meta.dirname, '..', 'bin', 'gta.js');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('gta user commands', () => {
+  let t: TestApp;
+  let account: TestAccount;
+  let baseUrl: string;
+  before(async () => {
+    t = await startTestApp();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    baseUrl = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    account = await t.account({ balanceMinor: 1_000_000 });
+  });
+  after(() => t.close());
+
+  /** Runs the CLI (asynchronously: the app answers from this process). */
+  const gta = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
+    new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [GTA, ...args],
+        { env: { ...process.env, GTA_API_KEY: account.key, GTA_BASE_URL: baseUrl, ...env }, cwd: t.dir },
+        (error, stdout, stderr) => {
+          const code = error ? ((error as { code?: unknown }).code as number) : 0;
+          resolve({ code: typeof code === 'number' ? code : 1, stdout, stderr });
+        },
+      );
+    });
+
+  test('balance prints rubles with two decimals and the currency; --json the API answer', async () => {
+    const run = await gta(['balance']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^10000\.00 RUB available \(key [^)]+: no daily limit\)\n$/);
+    const me = JSON.parse((await gta(['balance', '--json'])).stdout);
+    assert.equal(me.available_minor, 1_000_000);
+    assert.equal(me.account_id, account.id);
+  });
+
+  test('price: the amount the task would hold, typed values from --set', async () => {
+    const api = (
+      await t.call(account.key, 'POST', '/v1/price', { model: 'image', settings: { prompt: 'fox', n: 2 } })
+    ).json();
+    const run = await gta(['price', 'image', '--set', 'prompt=fox', '--set', 'n=2']);
+    assert.equal(run.code, 0, run.stderr);
+    const rubles = `${Math.trunc(api.amount_minor / 100)}.${String(api.amount_minor % 100).padStart(2, '0')} RUB`;
+    assert.equal(run.stdout, `${rubles} (available 10000.00 RUB)\n`);
+    const json = JSON.parse(
+      (await gta(['price', 'image', '--set', 'prompt=fox', '--set', 'n=2', '--json'])).stdout,
+    );
+    assert.deepEqual(json, api);
+  });
+
+  test('run: price first, plain progress lines off a terminal, the files downloaded into --out', async () => {
+    const out = path.join(t.dir, 'out');
+    const run = await gta(['run', 'image', '--set', 'prompt=a red fox', '--out', out]);
+    assert.equal(run.code, 0, run.stderr);
+    const lines = run.stderr.trim().split('\n');
+    assert.match(lines[0]!, /^price \d+\.\d{2} RUB \(available \d+\.\d{2} RUB\)$/);
+    assert.match(lines.at(-1)!, /^succeeded 100%$/);
+    assert.ok(
+      lines.slice(1).every((line) => /^(queued|running|succeeded) \d+%$/.test(line)),
+      run.stderr,
+    );
+    assert.ok(!run.stderr.includes('\r'), 'no bar redrawn off a terminal');
+    const saved = [...run.stdout.matchAll(/^saved (.+)$/gm)].map((m) => m[1]!);
+    assert.ok(saved.length >= 1, run.stdout);
+    const id = /^id: +(\S+)$/m.exec(run.stdout)![1]!;
+    const task = (await t.call(account.key, 'GET', `/v1/tasks/${id}`)).json();
+    assert.equal(task.status, 'succeeded');
+    assert.equal(fs.statSync(saved[0]!).size, task.result.artifacts[0].size);
+    assert.equal(saved[0], path.join(out, `${id}-0-${task.result.artifacts[0].filename}`));
+  });
+
+  test('run --json prints the final task; a failed task exits 1 with its code', async () => {
+    const ok = await gta(['run', 'image', '--set', 'prompt=json', '--json', '--out', path.join(t.dir, 'j')]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(JSON.parse(ok.stdout).status, 'succeeded');
+    const failed = await gta(['run', 'image', '--set', 'prompt=broken [sim:fail]']);
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /task \S+ failed: generation_failed: /);
+  });
+
+  test('tasks list, get and cancel; a second cancel is refused with code and message, exit 1', async () => {
+    const created = (
+      await t.call(account.key, 'POST', '/v1/tasks', {
+        model: 'image',
+        settings: { prompt: 'slow [sim:hang]' },
+      })
+    ).json();
+    const list = await gta(['tasks', 'list', '--model', 'image']);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(
+      list.stdout,
+      new RegExp(`^${created.id}  (queued|running) +image  \\d+\\.\\d{2} RUB  `, 'm'),
+    );
+    const got = await gta(['tasks', 'get', created.id, '--json']);
+    assert.equal(JSON.parse(got.stdout).id, created.id);
+    const canceled = await gta(['tasks', 'cancel', created.id]);
+    assert.equal(canceled.code, 0, canceled.stderr);
+    assert.match(canceled.stdout, /^status: +canceled$/m);
+    const again = await gta(['tasks', 'cancel', created.id]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /^error 409 task_not_cancelable: .+ \(request \S+\)\n$/);
+  });
+
+  test('upload prints the direct link; --set key=@FILE uploads and passes it, in a list where one is due', async () => {
+    const png = await makePng(t.dir, 256, 256);
+    const up = await gta(['upload', png]);
+    assert.equal(up.code, 0, up.stderr);
+    const url = up.stdout.split('\n')[0]!;
+    // The direct link is under PUBLIC_BASE_URL (http://api.test in tests).
+    assert.match(url, /^http:\/\/api\.test\/\S+\.png$/);
+
+    const out = path.join(t.dir, 'm3d');
+    const run = await gta([
+      'run',
+      'model-3d',
+      '--set',
+      'task_type=image_to_model',
+      '--set',
+      `image_url=@${png}`,
+      '--json',
+      '--out',
+      out,
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    const task = JSON.parse(run.stdout);
+    assert.equal(task.settings.image_url.length, 1);
+    assert.match(task.settings.image_url[0], /^http/);
+  });
+
+  test('download: all files or one by index; a missing index exits 1', async () => {
+    const created = (
+      await t.call(account.key, 'POST', '/v1/tasks', { model: 'image', settings: { prompt: 'dl' } })
+    ).json();
+    const task = await waitForFinal(t, account.key, created.id);
+    const out = path.join(t.dir, 'dl');
+    const one = await gta(['download', created.id, '0', '--out', out]);
+    assert.equal(one.code, 0, one.stderr);
+    const file = one.stdout.trim();
+    const artifacts = (task as unknown as { result: { artifacts: Array<{ size: number }> } }).result
+      .artifacts;
+    assert.equal(fs.statSync(file).size, artifacts[0]!.size);
+    const all = await gta(['download', created.id, '--out', out]);
+    assert.equal(all.stdout.trim().split('\n').length, artifacts.length);
+    const missing = await gta(['download', created.id, '99']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /has no file 99/);
+  });
+
+  test('usage mistakes exit 2; a wrong key exits 1 with 401 invalid_api_key; gta admin still answers', async () => {
+    for (const args of [
+      ['frobnicate'],
+      ['run'],
+      ['price', 'image', '--set', 'novalue'],
+      ['balance', '--nope'],
+      ['tasks', 'x'],
+    ]) {
+      const run = await gta(args);
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, /Usage: gta/);
+    }
+    const noKey = await gta(['balance'], { GTA_API_KEY: '' });
+    assert.equal(noKey.code, 2);
+    assert.match(noKey.stderr, /GTA_API_KEY/);
+    const wrong = await gta(['balance'], { GTA_API_KEY: 'gta_wrong' });
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /^error 401 invalid_api_key: /);
+    const admin = await gta(['admin', '--help']);
+    assert.equal(admin.code, 0);
+    assert.match(admin.stdout, /accounts create --name NAME/);
+  });
+});
