@@ -1,4 +1,5 @@
-import pino, { type Logger } from 'pino';
+import type { Writable } from 'node:stream';
+import type { Logger } from 'pino';
 import { AdminService } from './accounts/index.ts';
 import { findModel, loadPriceTable, MODELS, type PriceTable } from './catalog/index.ts';
 import type { Config } from './config.ts';
@@ -26,6 +27,7 @@ import type { Services } from './http/index.ts';
 import { type Clock, DbClock } from './lib/index.ts';
 import { HelperService, type InputResolver, LibraryService, resolveReferences } from './libraries/index.ts';
 import { ModelService } from './models/index.ts';
+import { createLogger, Metrics, registerStateGauges, TaskTelemetry } from './observability/index.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import {
   artifactUpstream,
@@ -48,6 +50,8 @@ export interface Container {
   prices: PriceTable;
   generator: Generator;
   log: Logger;
+  /** This process's metrics (CONTRACT §15). */
+  metrics: Metrics;
   services: Services;
   worker: Worker;
   sweeper: Sweeper;
@@ -70,13 +74,24 @@ export interface ContainerOverrides {
   worker?: WorkerOptions;
   /** Probe of the files library bodies link (tests give fake files). (Default: download and probe) */
   resolveLibraryInput?: InputResolver;
+  /** Where log lines go. (Default: standard output) */
+  logDestination?: Writable;
 }
 
 export async function createContainer(
   config: Readonly<Config>,
   overrides: ContainerOverrides = {},
 ): Promise<Container> {
-  const log = pino({ level: config.logLevel });
+  const channels = overrides.channels ?? config.channels;
+  const log = createLogger({
+    level: config.logLevel,
+    destination: overrides.logDestination,
+    // Never written, whatever carries them (CONTRACT §15).
+    secrets: [config.adminToken, config.metricsToken, ...channels.flatMap((c) => Object.values(c.secrets))],
+  });
+  // Process metrics only where they are served: a process without METRICS_TOKEN has no one to read them.
+  const metrics = new Metrics({ processMetrics: config.metricsToken !== null });
+  const telemetry = new TaskTelemetry({ log, metrics });
   const prices = overrides.prices ?? loadPriceTable(MODELS);
   const db = createDb(config.databaseUrl);
   await migrateToLatest(db);
@@ -144,7 +159,7 @@ export async function createContainer(
   const router = new ChannelRouter({
     db,
     clock,
-    channels: overrides.channels ?? config.channels,
+    channels,
     factories: { ...adapterFactories(simulator), ...overrides.adapters },
     adapterDeps,
     fallback: overrides.generator ?? simulator,
@@ -165,6 +180,7 @@ export async function createContainer(
       resultRetentionMs: config.resultRetentionMs,
       timeScale: config.simSpeed,
       log,
+      telemetry,
     },
     { leaseMs: config.jobLeaseMs, ...overrides.worker },
   );
@@ -199,6 +215,13 @@ export async function createContainer(
     onTaskQueued: () => worker.wake(),
     finalViews: new FinalTaskViews(),
     webhooks: { allowAddresses: config.fetchAllowAddresses },
+    telemetry,
+  });
+  registerStateGauges(metrics, {
+    db,
+    clock,
+    models: MODELS.map((m) => m.key),
+    channels: () => router.views(),
   });
   // Libraries and helpers (CONTRACT §7): the simulator's library side, built beside the task Simulator.
   const libraryGenerator = new LibrarySimulator({ simSpeed: config.simSpeed });
@@ -261,6 +284,7 @@ export async function createContainer(
     prices,
     generator,
     log,
+    metrics,
     services: { admin, models, tasks, uploads, libraries, helpers, channels: router, callbacks },
     worker,
     sweeper,

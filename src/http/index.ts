@@ -16,6 +16,7 @@ export { directLinkRoutes, fileRoutes } from './routes/files.ts';
 export { healthRoutes } from './routes/health.ts';
 export { helperRoutes } from './routes/helpers.ts';
 export { libraryRoutes } from './routes/libraries.ts';
+export { metricsRoutes } from './routes/metrics.ts';
 export { modelRoutes } from './routes/models.ts';
 export { taskRoutes } from './routes/tasks.ts';
 export { type AppDeps, DEFAULT_LIMITS, type Services } from './types.ts';
