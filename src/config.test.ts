@@ -43,6 +43,8 @@ test('bad values stop the start with an error naming the variable', () => {
     [{ PUBLIC_BASE_URL: 'not a url' }, /PUBLIC_BASE_URL/],
     [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN/],
     [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN/],
+    [{ METRICS_PORT: '0' }, /METRICS_PORT/],
+    [{ METRICS_PORT: 'ninety' }, /METRICS_PORT/],
     [{ RENDER_THREADS: '-1' }, /RENDER_THREADS/],
     [{ RENDER_THREADS: 'many' }, /RENDER_THREADS/],
     [{ UPLOAD_QUOTA: '1.5GB' }, /UPLOAD_QUOTA/],
@@ -79,4 +81,6 @@ test('METRICS_TOKEN turns GET /metrics on (CONTRACT §15)', () => {
     'metrics-token-0123456789',
   );
   assert.equal(loadConfig({ METRICS_TOKEN: '' }).metricsToken, null);
+  assert.equal(loadConfig({}).metricsPort, null);
+  assert.equal(loadConfig({ METRICS_PORT: '9464' }).metricsPort, 9464);
 });

@@ -29,6 +29,11 @@ export interface Config {
   adminToken: string | null;
   /** Bearer token of `GET /metrics` (`METRICS_TOKEN`); null answers that route 404 (CONTRACT §15). */
   metricsToken: string | null;
+  /**
+   * Port where a worker started alone (`npm run worker`) serves its own `GET /metrics` (`METRICS_PORT`), on
+   * HOST, with METRICS_TOKEN; null: it serves none. The API process serves metrics on its own port.
+   */
+  metricsPort: number | null;
   /** Time scale of the built-in simulator. (Default: 1) */
   simSpeed: number;
   /** How long result files are kept after a task finishes (milliseconds). (Default: 14 days) */
@@ -156,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     storageUrl,
     adminToken,
     metricsToken,
+    metricsPort: env.METRICS_PORT?.trim() ? intVar(env, 'METRICS_PORT', 0, 1, 65_535) : null,
     simSpeed,
     resultRetentionMs: durationVar(env, 'RESULT_RETENTION', '14d'),
     uploadRetentionMs: durationVar(env, 'UPLOAD_RETENTION', '7d'),
