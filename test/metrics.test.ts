@@ -3,6 +3,7 @@
  * Prometheus text format. Runs on SQLite, or on PostgreSQL with TEST_DATABASE_URL.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, test } from 'node:test';
 import { uuidv7 } from '../src/lib/index.ts';
 import { ScriptedUpstream, scriptedAdapters, testChannels } from './channel-adapters.ts';
@@ -58,6 +59,15 @@ describe('GET /metrics (CONTRACT §15)', () => {
       assert.ok(families.has('nodejs_eventloop_lag_seconds'), 'process metrics of this app');
       const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
       assert.equal(doc.paths['/metrics'], undefined, 'hidden from the public document');
+      // The dashboard in the docs queries only series the app exposes.
+      const dashboard = JSON.parse(fs.readFileSync('docs/grafana-dashboard.json', 'utf8')) as {
+        panels: Array<{ targets: Array<{ expr: string }> }>;
+      };
+      const exprs = dashboard.panels.flatMap((p) => p.targets.map((target) => target.expr));
+      assert.ok(exprs.length >= 14);
+      for (const expr of exprs)
+        for (const [name] of expr.matchAll(/\b(?:gta|http|process|nodejs)_[a-z0-9_]+/g))
+          assert.ok(families.has(name.replace(/_bucket$/, '')), `${name} in the dashboard is not exposed`);
     } finally {
       await t.close();
     }
