@@ -27,7 +27,13 @@ import type { Services } from './http/index.ts';
 import { type Clock, DbClock } from './lib/index.ts';
 import { HelperService, type InputResolver, LibraryService, resolveReferences } from './libraries/index.ts';
 import { ModelService } from './models/index.ts';
-import { createLogger, Metrics, registerStateGauges, TaskTelemetry } from './observability/index.ts';
+import {
+  createLogger,
+  Metrics,
+  registerStateGauges,
+  secretsOfUrl,
+  TaskTelemetry,
+} from './observability/index.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import {
   artifactUpstream,
@@ -87,7 +93,13 @@ export async function createContainer(
     level: config.logLevel,
     destination: overrides.logDestination,
     // Never written, whatever carries them (CONTRACT §15).
-    secrets: [config.adminToken, config.metricsToken, ...channels.flatMap((c) => Object.values(c.secrets))],
+    secrets: [
+      config.adminToken,
+      config.metricsToken,
+      ...secretsOfUrl(config.databaseUrl),
+      ...secretsOfUrl(config.storageUrl),
+      ...channels.flatMap((c) => Object.values(c.secrets)),
+    ],
   });
   // Process metrics only where they are served: a process without METRICS_TOKEN has no one to read them.
   const metrics = new Metrics({ processMetrics: config.metricsToken !== null });

@@ -1,4 +1,11 @@
-export { createLogger, type LoggerOptions, REDACTED, safeUrl, scrubSecrets } from './logger.ts';
+export {
+  createLogger,
+  type LoggerOptions,
+  REDACTED,
+  safeUrl,
+  scrubSecrets,
+  secretsOfUrl,
+} from './logger.ts';
 export { DEFAULT_CHANNEL, Metrics, type MetricsOptions, UNMATCHED_ROUTE } from './metrics.ts';
 export { type MetricsServerOptions, startMetricsServer } from './metrics-server.ts';
 export { installRequestTelemetry } from './request-log.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import { createLogger, REDACTED, safeUrl, scrubSecrets } from './logger.ts';
+import { createLogger, REDACTED, safeUrl, scrubSecrets, secretsOfUrl } from './logger.ts';
 
 function capture(): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
@@ -73,4 +73,19 @@ test('the logger redacts credential fields, serialises causes and never writes c
   assert.equal(first.msg, `${REDACTED} said short`, 'values under 8 characters are not scrubbed');
   assert.equal(second.err.message, 'outer');
   assert.equal(second.err.cause.message, 'inner cause');
+});
+
+test('secretsOfUrl finds the credentials of DATABASE_URL and STORAGE_URL', () => {
+  assert.deepEqual(secretsOfUrl('postgres://gta:p%40ss-word-1@db:5432/gta'), [
+    'p@ss-word-1',
+    'p%40ss-word-1',
+  ]);
+  assert.deepEqual(
+    secretsOfUrl(
+      's3://bucket?endpoint=http://s3:9000&accessKeyId=AK&secretAccessKey=SK-123456&sessionToken=ST-1',
+    ),
+    ['SK-123456', 'ST-1'],
+  );
+  assert.deepEqual(secretsOfUrl('sqlite:/data/service.db'), []);
+  assert.deepEqual(secretsOfUrl('file:///data/files'), []);
 });

@@ -80,6 +80,25 @@ function safeDecode(text: string): string {
   }
 }
 
+/** Query parameters of DATABASE_URL and STORAGE_URL that hold credentials. */
+const URL_SECRET_PARAMS = /^(secretAccessKey|sessionToken|password|secret|token)$/i;
+
+/**
+ * The credentials written into a connection URL (DATABASE_URL's password, STORAGE_URL's S3 secret key and
+ * session token), so the logger can keep them out of every line.
+ */
+export function secretsOfUrl(text: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return [];
+  }
+  const found = [...url.searchParams].filter(([name]) => URL_SECRET_PARAMS.test(name)).map(([, v]) => v);
+  if (url.password) found.push(decodeURIComponent(url.password), url.password);
+  return found.filter(Boolean);
+}
+
 /** Replaces secret shapes and the given exact secrets in a serialised line. */
 export function scrubSecrets(line: string, secrets: readonly string[] = []): string {
   let out = line;
