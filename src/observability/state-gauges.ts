@@ -7,13 +7,18 @@
  * costs the database a handful of small queries.
  */
 import { sql } from 'kysely';
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { Db, WebhookDeliveryState } from '../db/index.ts';
 import type { Clock } from '../lib/index.ts';
 import type { Metrics } from './metrics.ts';
 
 /** How long one scrape's database results serve the next scrapes (milliseconds). */
 export const STATE_CACHE_MS = 5_000;
+/**
+ * Longest wait for the database's answers (milliseconds): past it the scrape goes on without them, well
+ * inside Prometheus' default scrape timeout of 10 s.
+ */
+export const STATE_READ_TIMEOUT_MS = 3_000;
 
 const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
 const DELIVERY_STATES: readonly WebhookDeliveryState[] = ['pending', 'succeeded', 'failed'];
@@ -36,6 +41,8 @@ export interface StateSources {
   channels(): Promise<ChannelState[]>;
   /** (Default: STATE_CACHE_MS) */
   cacheMs?: number;
+  /** (Default: STATE_READ_TIMEOUT_MS) */
+  readTimeoutMs?: number;
 }
 
 interface Snapshot {
@@ -50,20 +57,24 @@ interface Snapshot {
 /** Registers the database-derived gauges on `metrics`' registry. */
 export function registerStateGauges(metrics: Metrics, sources: StateSources): void {
   const cacheMs = sources.cacheMs ?? STATE_CACHE_MS;
-  let cached: { at: number; snapshot: Promise<Snapshot> } | null = null;
-  const snapshot = (): Promise<Snapshot> => {
+  const registers = [metrics.registry];
+  let cached: { at: number; snapshot: Promise<Snapshot | null> } | null = null;
+  // A scrape must answer while the database is away (that is when process metrics matter): a failed or
+  // slow read leaves the database gauges out of this scrape, and is not cached.
+  const snapshot = (): Promise<Snapshot | null> => {
     const now = Date.now();
     if (cached === null || now - cached.at >= cacheMs) {
-      const fresh = readSnapshot(sources);
+      const fresh = withTimeout(readSnapshot(sources), sources.readTimeoutMs ?? STATE_READ_TIMEOUT_MS).catch(
+        () => {
+          failures.inc();
+          if (cached?.snapshot === fresh) cached = null;
+          return null;
+        },
+      );
       cached = { at: now, snapshot: fresh };
-      // A failed read is not kept: the next scrape asks again.
-      fresh.catch(() => {
-        if (cached?.snapshot === fresh) cached = null;
-      });
     }
     return cached.snapshot;
   };
-  const registers = [metrics.registry];
 
   new Gauge({
     name: 'gta_queue_depth',
@@ -71,8 +82,10 @@ export function registerStateGauges(metrics: Metrics, sources: StateSources): vo
     labelNames: ['model'],
     registers,
     async collect() {
-      const { queued } = await snapshot();
-      for (const model of sources.models) this.set({ model }, queued.get(model)?.count ?? 0);
+      const read = await snapshot();
+      this.reset();
+      if (read === null) return;
+      for (const model of sources.models) this.set({ model }, read.queued.get(model)?.count ?? 0);
     },
   });
   new Gauge({
@@ -81,10 +94,12 @@ export function registerStateGauges(metrics: Metrics, sources: StateSources): vo
     labelNames: ['model'],
     registers,
     async collect() {
-      const { queued } = await snapshot();
+      const read = await snapshot();
+      this.reset();
+      if (read === null) return;
       const now = sources.clock.now().getTime();
       for (const model of sources.models) {
-        const oldest = queued.get(model)?.oldestMs;
+        const oldest = read.queued.get(model)?.oldestMs;
         this.set({ model }, oldest === undefined ? 0 : Math.max(0, (now - oldest) / 1_000));
       }
     },
@@ -96,7 +111,7 @@ export function registerStateGauges(metrics: Metrics, sources: StateSources): vo
     registers,
     async collect() {
       this.reset();
-      for (const c of (await snapshot()).channels)
+      for (const c of (await snapshot())?.channels ?? [])
         for (const state of CIRCUIT_STATES)
           this.set({ channel: c.name, provider: c.provider, state }, c.state === state ? 1 : 0);
     },
@@ -108,7 +123,7 @@ export function registerStateGauges(metrics: Metrics, sources: StateSources): vo
     registers,
     async collect() {
       this.reset();
-      for (const c of (await snapshot()).channels)
+      for (const c of (await snapshot())?.channels ?? [])
         this.set({ channel: c.name, provider: c.provider }, c.enabled ? 1 : 0);
     },
   });
@@ -119,7 +134,7 @@ export function registerStateGauges(metrics: Metrics, sources: StateSources): vo
     registers,
     async collect() {
       this.reset();
-      for (const c of (await snapshot()).channels)
+      for (const c of (await snapshot())?.channels ?? [])
         this.set({ channel: c.name, provider: c.provider }, c.in_flight);
     },
   });
@@ -129,8 +144,10 @@ export function registerStateGauges(metrics: Metrics, sources: StateSources): vo
     labelNames: ['state'],
     registers,
     async collect() {
-      const { deliveries } = await snapshot();
-      for (const state of DELIVERY_STATES) this.set({ state }, deliveries.get(state) ?? 0);
+      const read = await snapshot();
+      this.reset();
+      if (read === null) return;
+      for (const state of DELIVERY_STATES) this.set({ state }, read.deliveries.get(state) ?? 0);
     },
   });
   const money = (name: string, help: string, pick: (s: Snapshot) => number): void => {
@@ -139,7 +156,9 @@ export function registerStateGauges(metrics: Metrics, sources: StateSources): vo
       help,
       registers,
       async collect() {
-        this.set(pick(await snapshot()));
+        const read = await snapshot();
+        // A gauge without labels cannot be left out: NaN shows as a gap, where 0 would be a false reading.
+        this.set(read === null ? Number.NaN : pick(read));
       },
     });
   };
@@ -154,6 +173,15 @@ export function registerStateGauges(metrics: Metrics, sources: StateSources): vo
     (s) => s.capturedMinor,
   );
   money('gta_money_credited_kopecks', 'Money credited to all accounts (kopecks).', (s) => s.creditedMinor);
+  const failures = new Counter({
+    name: 'gta_state_read_failures_total',
+    help: 'Scrapes whose database-derived gauges were left out: the database failed or was too slow.',
+    registers,
+    // Waits for this scrape's read, so its own failure shows in it.
+    async collect() {
+      await snapshot();
+    },
+  });
 }
 
 async function readSnapshot(sources: StateSources): Promise<Snapshot> {
@@ -196,4 +224,12 @@ async function readSnapshot(sources: StateSources): Promise<Snapshot> {
     creditedMinor: Number(money?.credited ?? 0),
     channels,
   };
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`database gauges took over ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
