@@ -126,7 +126,7 @@ export class TaskRun {
     if (started === null) return;
     this.#channel = started.channel;
     this.#startedAt = started.at;
-    if (task.status === 'queued') this.#told('running');
+    if (task.status === 'queued') this.#logTransition('running');
     this.#runKey = started.key;
     const request: GenerationRequest = { ...requestOf(this.#deps.findModel, task), channel: started.channel };
     // A channel's `timeout` replaces the catalog's run limit: both count from the move to running, just
@@ -278,7 +278,7 @@ export class TaskRun {
       deleteTimeoutMs: callTimeoutMs,
       beforeCommit: () => this.#deadline.mustBeBeforeDeadline(),
     });
-    if (succeeded) this.#told('succeeded');
+    if (succeeded) this.#logTransition('succeeded');
     await this.#record({ kind: 'succeeded' });
   }
 
@@ -289,7 +289,7 @@ export class TaskRun {
       const failed = await db.dialect.transaction(db.db, (tx) =>
         markFailed(tx, taskId, { code, reason: message }, clock.now()),
       );
-      if (failed) this.#told('failed', code);
+      if (failed) this.#logTransition('failed', code);
       return failed;
     };
     if (reason instanceof ShutdownSignal) {
@@ -366,7 +366,7 @@ export class TaskRun {
   }
 
   /** One line and the task series for a transition this run committed (CONTRACT §15). */
-  #told(status: 'running' | 'succeeded' | 'failed', errorCode?: string): void {
+  #logTransition(status: 'running' | 'succeeded' | 'failed', errorCode?: string): void {
     const task = this.#task;
     if (task === null) return;
     this.#deps.telemetry?.transition({
