@@ -290,4 +290,33 @@ describe('logs (CONTRACT §15)', () => {
     for (const secret of secrets)
       assert.ok(!text.includes(secret), `a secret was logged: ${secret.slice(0, 12)}…`);
   });
+
+  test('acceptance and cancel lines carry the id of the request that made them', async () => {
+    const captured = new Captured();
+    const t = await startTestApp({ env: { LOG_LEVEL: 'info' }, logDestination: captured, worker: false });
+    try {
+      const a = await t.account({ balanceMinor: 1_000_000 });
+      const created = await t.call(a.key, 'POST', '/v1/tasks', TASK, { 'x-request-id': 'create-1' });
+      assert.equal(created.statusCode, 202, created.body);
+      const id = created.json().id as string;
+      const canceled = await t.call(a.key, 'POST', `/v1/tasks/${id}/cancel`, undefined, {
+        'x-request-id': 'cancel-1',
+      });
+      assert.equal(canceled.statusCode, 200, canceled.body);
+      const again = await t.call(a.key, 'POST', `/v1/tasks/${id}/cancel`, undefined, {
+        'x-request-id': 'cancel-2',
+      });
+      assert.equal(again.statusCode, 409, 'a cancel that changes nothing is no transition');
+    } finally {
+      await t.close();
+    }
+    const transitions = captured.lines().filter((l) => String(l.msg).startsWith('task '));
+    assert.deepEqual(
+      transitions.map((l) => [l.msg, l.requestId, l.model]),
+      [
+        ['task queued', 'create-1', 'model-3d'],
+        ['task canceled', 'cancel-1', 'model-3d'],
+      ],
+    );
+  });
 });
