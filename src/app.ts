@@ -27,6 +27,7 @@ import {
   installNotFound,
   installRequestContext,
   libraryRoutes,
+  metricsRoutes,
   modelRoutes,
   type OpenApiDocument,
   operatorDocsRoutes,
@@ -38,12 +39,14 @@ import {
   taskRoutes,
   webhookRoutes,
 } from './http/index.ts';
+import { installRequestTelemetry } from './observability/index.ts';
 
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const links = apiLinks(deps.config.publicBaseUrl);
   const app = Fastify({
-    logger: deps.config.logLevel === 'silent' ? false : { level: deps.config.logLevel },
+    // The process's logger (redaction, secret scrub), shared with the worker (CONTRACT §15).
+    loggerInstance: deps.log,
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: requestIdOf,
     trustProxy: false,
@@ -54,10 +57,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Every refusal, including the router's and Node's own, goes through the error table.
     frameworkErrors: frameworkErrorHandler(links),
     clientErrorHandler,
-    // Per-request log lines only at debug: at info they would cost more than the polling itself.
-    logController: new LogController({
-      disableRequestLogging: deps.config.logLevel !== 'debug' && deps.config.logLevel !== 'trace',
-    }),
+    // Fastify's two lines per request are replaced by one line when the answer ends (observability/).
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
   });
   // Headers trickled a line at a time (slowloris) hold a connection for Node's default minute otherwise.
   app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, deps.config.requestTimeoutMs);
@@ -65,6 +66,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Response schemas document the API; replies are plain JSON.stringify (no per-reply validation cost).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installRequestContext(app);
+  installRequestTelemetry(app, deps.metrics);
   installJsonParser(app);
   installBodyPace(app, deps.config.bodyTimeoutMs);
   installErrorHandler(app, links);
@@ -94,6 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const limiter = new RequestLimiter(deps.limits ?? DEFAULT_LIMITS, deps.db.pgPool);
+  const metricsToken = deps.config.metricsToken;
+  if (metricsToken !== null) await metricsRoutes(app, { metrics: deps.metrics, metricsToken, limiter });
   await app.register(async (authenticated) => {
     installApiKeyAuth(authenticated, deps, limiter);
     await modelRoutes(authenticated, deps);

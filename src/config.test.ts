@@ -10,6 +10,7 @@ test('defaults of CONTRACT §1', () => {
   assert.match(config.databaseUrl, /^sqlite:.*data\/service\.db$/);
   assert.match(config.storageUrl, /^file:\/\/.*data\/files$/);
   assert.equal(config.adminToken, null);
+  assert.equal(config.metricsToken, null);
   assert.equal(config.simSpeed, 1);
   assert.equal(config.resultRetentionMs, 14 * 86_400_000);
   assert.equal(config.uploadRetentionMs, 7 * 86_400_000);
@@ -41,6 +42,9 @@ test('bad values stop the start with an error naming the variable', () => {
     [{ STORAGE_URL: 'ftp://x' }, /STORAGE_URL/],
     [{ PUBLIC_BASE_URL: 'not a url' }, /PUBLIC_BASE_URL/],
     [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN/],
+    [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN/],
+    [{ METRICS_PORT: '0' }, /METRICS_PORT/],
+    [{ METRICS_PORT: 'ninety' }, /METRICS_PORT/],
     [{ RENDER_THREADS: '-1' }, /RENDER_THREADS/],
     [{ RENDER_THREADS: 'many' }, /RENDER_THREADS/],
     [{ UPLOAD_QUOTA: '1.5GB' }, /UPLOAD_QUOTA/],
@@ -114,4 +118,14 @@ test('stream and waiting limits: STREAMS_PER_ACCOUNT and STREAM_HEARTBEAT (CONTR
       () => loadConfig(env),
       (e: unknown) => e instanceof ConfigError && name.test(e.message),
     );
+});
+
+test('METRICS_TOKEN turns GET /metrics on (CONTRACT §15)', () => {
+  assert.equal(
+    loadConfig({ METRICS_TOKEN: '  metrics-token-0123456789 ' }).metricsToken,
+    'metrics-token-0123456789',
+  );
+  assert.equal(loadConfig({ METRICS_TOKEN: '' }).metricsToken, null);
+  assert.equal(loadConfig({}).metricsPort, null);
+  assert.equal(loadConfig({ METRICS_PORT: '9464' }).metricsPort, 9464);
 });

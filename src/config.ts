@@ -27,6 +27,13 @@ export interface Config {
   storageUrl: string;
   /** Bearer token of the operator API; null turns the operator API off. */
   adminToken: string | null;
+  /** Bearer token of `GET /metrics` (`METRICS_TOKEN`); null answers that route 404 (CONTRACT §15). */
+  metricsToken: string | null;
+  /**
+   * Port where a worker started alone (`npm run worker`) serves its own `GET /metrics` (`METRICS_PORT`), on
+   * HOST, with METRICS_TOKEN; null: it serves none. The API process serves metrics on its own port.
+   */
+  metricsPort: number | null;
   /** Time scale of the built-in simulator. (Default: 1) */
   simSpeed: number;
   /** How long result files are kept after a task finishes (milliseconds). (Default: 14 days) */
@@ -162,6 +169,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
   }
+  const metricsToken = env.METRICS_TOKEN?.trim() || null;
+  if (metricsToken !== null && metricsToken.length < 16) {
+    throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
+  }
   const simSpeedText = env.SIM_SPEED?.trim() || '1';
   const simSpeed = Number(simSpeedText);
   if (!Number.isFinite(simSpeed) || simSpeed <= 0)
@@ -182,6 +193,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     databaseUrl,
     storageUrl,
     adminToken,
+    metricsToken,
+    metricsPort: env.METRICS_PORT?.trim() ? intVar(env, 'METRICS_PORT', 0, 1, 65_535) : null,
     simSpeed,
     resultRetentionMs: durationVar(env, 'RESULT_RETENTION', '14d'),
     uploadRetentionMs: durationVar(env, 'UPLOAD_RETENTION', '7d'),

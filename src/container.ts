@@ -1,4 +1,5 @@
-import pino, { type Logger } from 'pino';
+import type { Writable } from 'node:stream';
+import type { Logger } from 'pino';
 import { AdminService } from './accounts/index.ts';
 import { findModel, loadPriceTable, MODELS, type PriceTable } from './catalog/index.ts';
 import type { Config } from './config.ts';
@@ -27,6 +28,13 @@ import type { Services } from './http/index.ts';
 import { type Clock, DbClock } from './lib/index.ts';
 import { HelperService, type InputResolver, LibraryService, resolveReferences } from './libraries/index.ts';
 import { ModelService } from './models/index.ts';
+import {
+  createLogger,
+  Metrics,
+  registerStateGauges,
+  secretsOfUrl,
+  TaskTelemetry,
+} from './observability/index.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import {
   artifactUpstream,
@@ -50,6 +58,8 @@ export interface Container {
   prices: PriceTable;
   generator: Generator;
   log: Logger;
+  /** This process's metrics (CONTRACT §15). */
+  metrics: Metrics;
   services: Services;
   worker: Worker;
   /** Sends webhook deliveries; started with the worker (`main.ts`, `worker-main.ts`), in a loop of its own. */
@@ -76,6 +86,8 @@ export interface ContainerOverrides {
   webhookSender?: WebhookSenderOptions;
   /** Probe of the files library bodies link (tests give fake files). (Default: download and probe) */
   resolveLibraryInput?: InputResolver;
+  /** Where log lines go. (Default: standard output) */
+  logDestination?: Writable;
 }
 
 /** How often watched tasks' revisions are compared on SQLite, where other processes cannot notify (ms). */
@@ -87,7 +99,22 @@ export async function createContainer(
   config: Readonly<Config>,
   overrides: ContainerOverrides = {},
 ): Promise<Container> {
-  const log = pino({ level: config.logLevel });
+  const channels = overrides.channels ?? config.channels;
+  const log = createLogger({
+    level: config.logLevel,
+    destination: overrides.logDestination,
+    // Never written, whatever carries them (CONTRACT §15).
+    secrets: [
+      config.adminToken,
+      config.metricsToken,
+      ...secretsOfUrl(config.databaseUrl),
+      ...secretsOfUrl(config.storageUrl),
+      ...channels.flatMap((c) => Object.values(c.secrets)),
+    ],
+  });
+  // Process metrics only where they are served: a process without METRICS_TOKEN has no one to read them.
+  const metrics = new Metrics({ processMetrics: config.metricsToken !== null });
+  const telemetry = new TaskTelemetry({ log, metrics });
   const prices = overrides.prices ?? loadPriceTable(MODELS);
   const db = createDb(config.databaseUrl);
   await migrateToLatest(db);
@@ -155,7 +182,7 @@ export async function createContainer(
   const router = new ChannelRouter({
     db,
     clock,
-    channels: overrides.channels ?? config.channels,
+    channels,
     factories: { ...adapterFactories(simulator), ...overrides.adapters },
     adapterDeps,
     fallback: overrides.generator ?? simulator,
@@ -176,6 +203,7 @@ export async function createContainer(
       resultRetentionMs: config.resultRetentionMs,
       timeScale: config.simSpeed,
       log,
+      telemetry,
     },
     { leaseMs: config.jobLeaseMs, ...overrides.worker },
   );
@@ -210,6 +238,13 @@ export async function createContainer(
     onTaskQueued: () => worker.wake(),
     finalViews: new FinalTaskViews(),
     webhooks: { allowAddresses: config.fetchAllowAddresses },
+    telemetry,
+  });
+  registerStateGauges(metrics, {
+    db,
+    clock,
+    models: MODELS.map((m) => m.key),
+    channels: () => router.views(),
   });
   // Libraries and helpers (CONTRACT §7): the simulator's library side, built beside the task Simulator.
   const libraryGenerator = new LibrarySimulator({ simSpeed: config.simSpeed });
@@ -292,6 +327,7 @@ export async function createContainer(
     prices,
     generator,
     log,
+    metrics,
     services: {
       admin,
       models,

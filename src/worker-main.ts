@@ -1,9 +1,21 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
+import { startMetricsServer } from './observability/index.ts';
 
 /** `npm run worker`: runs tasks and sweeps expired files without the HTTP API. */
 async function main(): Promise<void> {
-  const container = await createContainer(loadConfig());
+  const config = loadConfig();
+  const container = await createContainer(config);
+  // This process's run counters exist nowhere else (CONTRACT §15): it serves them on a port of its own.
+  const metricsServer =
+    config.metricsToken !== null && config.metricsPort !== null
+      ? await startMetricsServer({
+          metrics: container.metrics,
+          token: config.metricsToken,
+          host: config.host,
+          port: config.metricsPort,
+        })
+      : null;
   container.worker.start();
   container.webhookSender.start();
   container.sweeper.start();
@@ -13,6 +25,7 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     container.log.info({ signal }, 'worker stopping');
+    await metricsServer?.close();
     await container.close();
     process.exit(0);
   };

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
@@ -68,6 +69,8 @@ export interface TestAppOptions {
   worker?: boolean;
   /** Probe of the files library bodies link. (Default: the real download and probe) */
   resolveLibraryInput?: InputResolver;
+  /** Where log lines go (with `env: { LOG_LEVEL: 'info' }`). (Default: standard output) */
+  logDestination?: Writable;
 }
 
 /**
@@ -127,6 +130,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.adapters ? { adapters: options.adapters } : {}),
     ...(options.adapterLimits ? { adapterLimits: options.adapterLimits } : {}),
     ...(options.resolveLibraryInput ? { resolveLibraryInput: options.resolveLibraryInput } : {}),
+    ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   if (options.worker !== false) container.worker.start();
   const app = await buildApp({

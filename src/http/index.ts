@@ -24,6 +24,7 @@ export { directLinkRoutes, fileRoutes } from './routes/files.ts';
 export { healthRoutes } from './routes/health.ts';
 export { helperRoutes } from './routes/helpers.ts';
 export { libraryRoutes } from './routes/libraries.ts';
+export { metricsRoutes } from './routes/metrics.ts';
 export { modelRoutes } from './routes/models.ts';
 export { taskEventRoutes } from './routes/task-events.ts';
 export { taskRoutes } from './routes/tasks.ts';

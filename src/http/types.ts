@@ -1,3 +1,4 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { AdminService, KeyPrincipal } from '../accounts/index.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
@@ -8,6 +9,7 @@ import type { Lang } from '../i18n/index.ts';
 import type { Clock } from '../lib/index.ts';
 import type { HelperService, LibraryService } from '../libraries/index.ts';
 import type { ModelService } from '../models/index.ts';
+import type { Metrics } from '../observability/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { TaskService, TaskWatch } from '../tasks/index.ts';
 
@@ -52,6 +54,10 @@ export interface AppDeps {
   clock: Clock;
   services: Services;
   limits?: RequestLimits;
+  /** The process's logger: every request's line and the app's errors go there (CONTRACT §15). */
+  log: FastifyBaseLogger;
+  /** The process's metrics, served at GET /metrics when METRICS_TOKEN is set. */
+  metrics: Metrics;
 }
 
 declare module 'fastify' {

@@ -23,6 +23,7 @@ import type { Lang } from '../i18n/index.ts';
 import { balancesOf, CURRENCY, hold } from '../ledger/index.ts';
 import { type Clock, moscowDay, uuidv7 } from '../lib/index.ts';
 import type { ModelService } from '../models/index.ts';
+import type { TaskTelemetry } from '../observability/index.ts';
 import { activeTaskCount, mustBeAffordable } from './affordability.ts';
 import type { FinalTaskViews } from './final-task-views.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from './idempotency.ts';
@@ -80,6 +81,8 @@ export interface TaskServiceDeps {
   finalViews: FinalTaskViews;
   /** Which addresses a task's `webhook_url` may name. */
   webhooks: WebhookUrlPolicy;
+  /** Told of acceptances and cancels once committed: a log line and the task series (CONTRACT §15). */
+  telemetry?: Pick<TaskTelemetry, 'transition'>;
 }
 
 /** Accepting, pricing, reading, listing and canceling tasks (reference "General", CONTRACT §3–§5). */
@@ -200,6 +203,12 @@ export class TaskService {
             throw error;
           }
           const row = await this.#insert(principal, prepared, webhook, complete);
+          this.#deps.telemetry?.transition({
+            taskId: row.id,
+            accountId: row.account_id,
+            model: row.model,
+            status: 'queued',
+          });
           this.#deps.onTaskQueued?.();
           // The task as it was accepted: a worker may already be running it, but the answer to the
           // creation is the accepted (queued) task, never a later read.
@@ -411,7 +420,7 @@ export class TaskService {
   /** POST /v1/tasks/{id}/cancel: queued or running → canceled with its hold released; final → 409. */
   async cancel(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<TaskView> {
     const { db, dialect } = this.#deps.db;
-    await dialect.transaction(db, async (tx) => {
+    const model = await dialect.transaction(db, async (tx) => {
       const row = await tx
         .selectFrom('tasks')
         .select(['status', 'model'])
@@ -430,7 +439,9 @@ export class TaskService {
           .executeTakeFirst();
         throw errors.taskNotCancelable(now?.status ?? row.status);
       }
+      return row.model;
     });
+    this.#deps.telemetry?.transition({ taskId, accountId: principal.accountId, model, status: 'canceled' });
     return this.get(principal, taskId, lang);
   }
 }

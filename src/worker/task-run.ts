@@ -65,6 +65,9 @@ export class TaskRun {
   #channel: string | null = null;
   /** The upstream cost the provider reported with success. */
   #cost: UpstreamCost | null = null;
+  /** The task as claimed and when its run moved to running, for the transitions' log lines. */
+  #task: TasksTable | null = null;
+  #startedAt: Date | null = null;
 
   constructor(input: {
     deps: WorkerDeps;
@@ -99,6 +102,7 @@ export class TaskRun {
       await db.db.deleteFrom('jobs').where('id', '=', this.#job.id).execute();
       return;
     }
+    this.#task = task;
     const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gta-run-'));
     try {
       await this.#drive(task, dir);
@@ -121,6 +125,8 @@ export class TaskRun {
           };
     if (started === null) return;
     this.#channel = started.channel;
+    this.#startedAt = started.at;
+    if (task.status === 'queued') this.#logTransition('running');
     this.#runKey = started.key;
     const request: GenerationRequest = { ...requestOf(this.#deps.findModel, task), channel: started.channel };
     // A channel's `timeout` replaces the catalog's run limit: both count from the move to running, just
@@ -263,7 +269,7 @@ export class TaskRun {
     );
     const cost = this.#cost;
     if (cost) await recordUpstreamCost(db.db, taskId, cost);
-    await storeResults({
+    const succeeded = await storeResults({
       deps: this.#deps,
       taskId,
       outputs,
@@ -272,14 +278,20 @@ export class TaskRun {
       deleteTimeoutMs: callTimeoutMs,
       beforeCommit: () => this.#deadline.mustBeBeforeDeadline(),
     });
+    if (succeeded) this.#logTransition('succeeded');
     await this.#record({ kind: 'succeeded' });
   }
 
   async #handleFailure(taskId: string, error: unknown): Promise<void> {
     const { db, clock, log } = this.#deps;
     const reason: unknown = this.#signal.aborted ? this.#signal.reason : null;
-    const fail = (code: GenerationError['code'], message: string): Promise<boolean> =>
-      db.dialect.transaction(db.db, (tx) => markFailed(tx, taskId, { code, reason: message }, clock.now()));
+    const fail = async (code: GenerationError['code'], message: string): Promise<boolean> => {
+      const failed = await db.dialect.transaction(db.db, (tx) =>
+        markFailed(tx, taskId, { code, reason: message }, clock.now()),
+      );
+      if (failed) this.#logTransition('failed', code);
+      return failed;
+    };
     if (reason instanceof ShutdownSignal) {
       // Stopping or lease lost: give the job back at once; the next worker resumes from the stored handle.
       await releaseJob(db, { jobId: this.#job.id, workerId: this.#workerId, runAt: clock.now() }).catch(
@@ -350,6 +362,22 @@ export class TaskRun {
       avoid,
       runAt,
       ...(attempts === undefined ? {} : { attempts }),
+    });
+  }
+
+  /** One line and the task series for a transition this run committed (CONTRACT §15). */
+  #logTransition(status: 'running' | 'succeeded' | 'failed', errorCode?: string): void {
+    const task = this.#task;
+    if (task === null) return;
+    this.#deps.telemetry?.transition({
+      taskId: task.id,
+      accountId: task.account_id,
+      model: task.model,
+      status,
+      errorCode,
+      channel: this.#channel,
+      startedAt: this.#startedAt,
+      at: this.#deps.clock.now(),
     });
   }
 

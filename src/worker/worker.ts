@@ -5,6 +5,7 @@ import type { Db } from '../db/index.ts';
 import { calledBackRunOf, type Generator, type RunPlacement } from '../generators/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
+import type { TaskTelemetry } from '../observability/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import { TASKS_CHANNEL } from '../tasks/index.ts';
 import { ShutdownSignal } from './failures.ts';
@@ -29,6 +30,8 @@ export interface WorkerDeps {
   /** Divides the catalog's typical times, as the simulator does, to size task timeouts. */
   timeScale: number;
   log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+  /** Told of each transition a run commits: a log line and the task series (CONTRACT §15). */
+  telemetry?: Pick<TaskTelemetry, 'transition'>;
 }
 
 /** Limits of one run. */

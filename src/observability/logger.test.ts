@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { test } from 'node:test';
+import { createLogger, REDACTED, safeUrl, scrubSecrets, secretsOfUrl } from './logger.ts';
+
+function capture(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      chunks.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+test('safeUrl takes out callback tokens and secret query values, and bounds the length', () => {
+  const cases: Array<[string, string]> = [
+    ['/v1/tasks/abc', '/v1/tasks/abc'],
+    ['/v1/callbacks/suno/s3cr3t-token', `/v1/callbacks/suno/${REDACTED}`],
+    ['/v1/callbacks/suno/s3cr3t-token/more?x=1', `/v1/callbacks/suno/${REDACTED}/more?x=1`],
+    ['/V1/CALLBACKS/suno/tok', `/V1/CALLBACKS/suno/${REDACTED}`],
+    ['/v1/tasks?limit=5&token=abc&status=queued', `/v1/tasks?limit=5&token=${REDACTED}&status=queued`],
+    [
+      '/x?api_key=1&Password=2&access_token=3',
+      `/x?api_key=${REDACTED}&Password=${REDACTED}&access_token=${REDACTED}`,
+    ],
+    ['/x?%74oken=abc', `/x?%74oken=${REDACTED}`],
+    ['/x?X-Amz-Signature=abc&cursor=c', `/x?X-Amz-Signature=${REDACTED}&cursor=c`],
+    ['/x?flag', '/x?flag'],
+  ];
+  for (const [url, shown] of cases) assert.equal(safeUrl(url), shown, url);
+  assert.equal(safeUrl(`/${'a'.repeat(1_000)}`).length, 301);
+});
+
+test('scrubSecrets blanks key, webhook-secret and bearer shapes and the exact secrets given', () => {
+  const key = `gta_${'A1b2C3d4'.repeat(4)}`;
+  const line = `{"msg":"x ${key} whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw Bearer abc.def Basic dXNlcjpw op-token-12345678"}`;
+  const out = scrubSecrets(line, ['op-token-12345678']);
+  for (const secret of [key, 'whsec_MfKQ', 'abc.def', 'dXNlcjpw', 'op-token-12345678'])
+    assert.ok(!out.includes(secret), secret);
+  assert.match(out, /Bearer \[redacted\]/);
+  assert.equal(scrubSecrets('gta_tasks_created_total'), 'gta_tasks_created_total', 'metric names stay');
+});
+
+test('the logger redacts credential fields, serialises causes and never writes configured secrets', () => {
+  const out = capture();
+  const log = createLogger({
+    level: 'info',
+    destination: out.stream,
+    secrets: ['admin-token-0123456789', 'short', null],
+  });
+  log.info(
+    {
+      headers: { authorization: 'Bearer x-y-z', cookie: 'sid=1' },
+      req: { method: 'POST', url: '/v1/callbacks/c/tok123?token=q' },
+      password: 'pw-1',
+      nested: { secret: 's-1', token: 't-1' },
+    },
+    'admin-token-0123456789 said short',
+  );
+  log.error({ err: new Error('outer', { cause: new Error('inner cause') }) }, 'broke');
+  const [first, second] = out
+    .text()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.equal(first.headers.authorization, REDACTED);
+  assert.equal(first.headers.cookie, REDACTED);
+  assert.equal(first.password, REDACTED);
+  assert.deepEqual(first.nested, { secret: REDACTED, token: REDACTED });
+  assert.deepEqual(first.req, { method: 'POST', url: `/v1/callbacks/c/${REDACTED}?token=${REDACTED}` });
+  assert.equal(first.msg, `${REDACTED} said short`, 'values under 8 characters are not scrubbed');
+  assert.equal(second.err.message, 'outer');
+  assert.equal(second.err.cause.message, 'inner cause');
+});
+
+test('secretsOfUrl finds the credentials of DATABASE_URL and STORAGE_URL', () => {
+  assert.deepEqual(secretsOfUrl('postgres://gta:p%40ss-word-1@db:5432/gta'), [
+    'p@ss-word-1',
+    'p%40ss-word-1',
+  ]);
+  assert.deepEqual(
+    secretsOfUrl(
+      's3://bucket?endpoint=http://s3:9000&accessKeyId=AK&secretAccessKey=SK-123456&sessionToken=ST-1',
+    ),
+    ['SK-123456', 'ST-1'],
+  );
+  assert.deepEqual(secretsOfUrl('sqlite:/data/service.db'), []);
+  assert.deepEqual(secretsOfUrl('file:///data/files'), []);
+});

@@ -1,0 +1,140 @@
+/**
+ * The process's one pino logger (CONTRACT §15): JSON lines, errors serialised with their causes, and no
+ * secret ever written. Secrets are kept out three ways: headers that carry them are redacted by path,
+ * URLs are logged through `safeUrl`, and every line passes a last scrub of known secret shapes (API keys,
+ * bearer tokens, webhook secrets) and of the exact secrets this process was configured with.
+ */
+import type { Writable } from 'node:stream';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import type { LogLevel } from '../config.ts';
+
+/** What replaces a secret in a log line. */
+export const REDACTED = '[redacted]';
+
+/** Fields that hold credentials wherever they appear in a logged object (pino `redact` paths). */
+const REDACT_PATHS = [
+  'authorization',
+  'password',
+  'secret',
+  'token',
+  'apiKey',
+  'api_key',
+  '*.authorization',
+  '*.password',
+  '*.secret',
+  '*.token',
+  '*.apiKey',
+  '*.api_key',
+  'headers.cookie',
+  '*.headers.authorization',
+  '*.headers.cookie',
+  '*.headers["x-api-key"]',
+];
+
+/**
+ * Shapes of secrets, scrubbed from every line whatever field or message carries them: our API keys
+ * (`gta_` and 32 base62 characters), webhook signing secrets (`whsec_…`), bearer credentials.
+ */
+const SECRET_SHAPES: readonly [RegExp, string][] = [
+  [/\bgta_[A-Za-z0-9]{20,}/g, REDACTED],
+  [/\bwhsec_[A-Za-z0-9+/=_-]+/g, REDACTED],
+  [/\b(Bearer|Basic)\s+[^\s",\\]+/gi, `$1 ${REDACTED}`],
+];
+
+/** Query parameters whose values are never logged. */
+const SECRET_QUERY = /^(token|key|api_key|apikey|access_token|secret|password|signature|sig|x-amz-.*)$/i;
+/** Longest URL written to a line: a 5,000-character path is noise. */
+const LOGGED_URL_CHARS = 300;
+
+/**
+ * A request URL fit for a log line: the callback token of `/v1/callbacks/{channel}/{token}` and the
+ * values of secret-looking query parameters replaced, the whole cut to a bounded length.
+ */
+export function safeUrl(url: string): string {
+  const at = url.indexOf('?');
+  const path = (at < 0 ? url : url.slice(0, at)).replace(
+    /^(\/v1\/callbacks\/[^/]*\/)[^/]+/i,
+    `$1${REDACTED}`,
+  );
+  let shown = path;
+  if (at >= 0) {
+    const query = url
+      .slice(at + 1)
+      .split('&')
+      .map((pair) => {
+        const eq = pair.indexOf('=');
+        const name = eq < 0 ? pair : pair.slice(0, eq);
+        return eq >= 0 && SECRET_QUERY.test(safeDecode(name)) ? `${name}=${REDACTED}` : pair;
+      })
+      .join('&');
+    shown = `${path}?${query}`;
+  }
+  return shown.length > LOGGED_URL_CHARS ? `${shown.slice(0, LOGGED_URL_CHARS)}…` : shown;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Query parameters of DATABASE_URL and STORAGE_URL that hold credentials. */
+const URL_SECRET_PARAMS = /^(secretAccessKey|sessionToken|password|secret|token)$/i;
+
+/**
+ * The credentials written into a connection URL (DATABASE_URL's password, STORAGE_URL's S3 secret key and
+ * session token), so the logger can keep them out of every line.
+ */
+export function secretsOfUrl(text: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return [];
+  }
+  const found = [...url.searchParams].filter(([name]) => URL_SECRET_PARAMS.test(name)).map(([, v]) => v);
+  if (url.password) found.push(decodeURIComponent(url.password), url.password);
+  return found.filter(Boolean);
+}
+
+/** Replaces secret shapes and the given exact secrets in a serialised line. */
+export function scrubSecrets(line: string, secrets: readonly string[] = []): string {
+  let out = line;
+  for (const [shape, replacement] of SECRET_SHAPES) out = out.replace(shape, replacement);
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  return out;
+}
+
+export interface LoggerOptions {
+  level: LogLevel;
+  /** Where lines go. (Default: standard output) */
+  destination?: DestinationStream | Writable | undefined;
+  /**
+   * Exact secrets of this process (operator and metrics tokens, provider keys): never written, whatever
+   * carries them. Values shorter than 8 characters are ignored, so no common word is blanked.
+   */
+  secrets?: readonly (string | null | undefined)[];
+}
+
+/** Builds the logger every part of the process shares (the HTTP app, the worker, the sweeper). */
+export function createLogger(options: LoggerOptions): Logger {
+  const secrets = (options.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 8);
+  return pino(
+    {
+      level: options.level,
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
+      serializers: {
+        // The cause chain is what tells a 500 apart from another (STYLE "Errors": keep `cause`).
+        err: pino.stdSerializers.errWithCause,
+        req: (req: { method?: string; url?: string }) => ({
+          method: req.method,
+          url: safeUrl(req.url ?? ''),
+        }),
+      },
+      hooks: { streamWrite: (line) => scrubSecrets(line, secrets) },
+    },
+    (options.destination ?? pino.destination(1)) as DestinationStream,
+  );
+}

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Metrics } from './metrics.ts';
+import { startMetricsServer } from './metrics-server.ts';
+
+test("a worker's own GET /metrics: 401 without the token, the text format with it, 404 elsewhere", async () => {
+  const metrics = new Metrics({ processMetrics: false });
+  metrics.tasksFinished.inc({ model: 'music', status: 'succeeded', error_code: '' });
+  const token = 'worker-metrics-token-0123';
+  const server = await startMetricsServer({ metrics, token, host: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${server.port}`;
+  try {
+    const missing = await fetch(`${base}/metrics`);
+    assert.equal(missing.status, 401);
+    assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'invalid_admin_token');
+    assert.equal(missing.headers.get('www-authenticate'), 'Bearer');
+    const wrong = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}x` } });
+    assert.equal(wrong.status, 401);
+    await wrong.body?.cancel();
+    const right = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(right.status, 200);
+    assert.match(right.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+    assert.match(
+      await right.text(),
+      /^gta_tasks_finished_total\{model="music",status="succeeded",error_code=""\} 1$/m,
+    );
+    const elsewhere = await fetch(`${base}/v1/tasks`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(elsewhere.status, 404);
+    await elsewhere.body?.cancel();
+  } finally {
+    await server.close();
+  }
+});

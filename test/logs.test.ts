@@ -1,0 +1,322 @@
+/**
+ * Logs at LOG_LEVEL=info (CONTRACT §15): a few hundred varied requests into a captured stream, then every
+ * request has its one line, task transitions have theirs, errors carry their cause, and no secret that
+ * was used (keys, tokens, passwords, webhook secrets, callback tokens, provider keys) appears anywhere.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { Writable } from 'node:stream';
+import { describe, test } from 'node:test';
+import type { AdapterFactory } from '../src/generators/adapters/index.ts';
+import { GeneratorTransientError } from '../src/generators/index.ts';
+import { makePng } from '../src/media/fixtures.ts';
+import { ScriptedUpstream, scriptedAdapters, testChannels } from './channel-adapters.ts';
+import { ADMIN_TOKEN, startTestApp, type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
+
+const METRICS_TOKEN = 'metrics-token-for-the-log-test-42';
+const PROVIDER_KEY = 'provider-key-Zq81xKv0pL3mN7';
+const TASK = { model: 'model-3d', settings: { task_type: 'text_to_model', prompt: 'a chair' } };
+const SECRET_QUERY = ['token', 'api_key', 'access_token', 'password', 'signature'];
+
+const random = (prefix: string): string => `${prefix}${randomBytes(16).toString('hex')}`;
+
+/** Collects every line the logger writes. */
+class Captured extends Writable {
+  readonly chunks: string[] = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
+    this.chunks.push(chunk.toString('utf8'));
+    done();
+  }
+  get text(): string {
+    return this.chunks.join('');
+  }
+  lines(): Array<Record<string, unknown>> {
+    return this.text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
+}
+
+/** The first status read of each run fails transiently with the provider key in its message. */
+function leakyAdapters(upstream: ScriptedUpstream): Record<string, AdapterFactory> {
+  const failed = new Set<string>();
+  const leaky: AdapterFactory = (deps) => {
+    const inner = upstream.factory(deps);
+    return {
+      ...inner,
+      status: async (handle, request, signal) => {
+        if (!failed.has(handle)) {
+          failed.add(handle);
+          throw new GeneratorTransientError(`upstream refused key ${deps.channel.secrets.api_key}`);
+        }
+        return inner.status(handle, request, signal);
+      },
+    };
+  };
+  return Object.fromEntries(Object.keys(scriptedAdapters(upstream)).map((p) => [p, leaky]));
+}
+
+function multipart(bytes: Buffer): { payload: Buffer; headers: Record<string, string> } {
+  const boundary = '----gta-log-boundary';
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`;
+  const payload = Buffer.concat([Buffer.from(head), bytes, Buffer.from(`\r\n--${boundary}--\r\n`)]);
+  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+interface Sent {
+  id: string;
+  status: number;
+  /** The account a good key belongs to. */
+  accountId?: string;
+}
+
+describe('logs (CONTRACT §15)', () => {
+  test('a line per request and transition, errors with their cause, and no secret anywhere', async () => {
+    const captured = new Captured();
+    const channels = testChannels([
+      { name: 'main', provider: 'tripo', models: ['model-3d'], api_key_env: 'TEST_KEY' },
+    ]).map((c) => ({ ...c, secrets: { api_key: PROVIDER_KEY } }));
+    const t: TestApp = await startTestApp({
+      env: { LOG_LEVEL: 'info', METRICS_TOKEN },
+      logDestination: captured,
+      channels,
+      adapters: leakyAdapters(new ScriptedUpstream()),
+    });
+    const secrets = new Set<string>([ADMIN_TOKEN, METRICS_TOKEN, PROVIDER_KEY]);
+    const sent: Sent[] = [];
+    let created = 0;
+    try {
+      // A handler that breaks with a cause: its answer is a 500, its line carries the cause.
+      t.app.get('/test-only/broken', async () => {
+        throw new Error('the handler broke', { cause: new Error('disk quota exceeded on /var/x') });
+      });
+      const accounts: TestAccount[] = [];
+      for (let i = 0; i < 3; i++) accounts.push(await t.account({ balanceMinor: 10_000_000 }));
+      for (const a of accounts) secrets.add(a.key);
+      const png = fs.readFileSync(await makePng(t.dir, 8, 8));
+      const taskIds: Array<{ id: string; key: string; requestId: string }> = [];
+
+      let n = 0;
+      const send = async (
+        options: { method: string; url: string; headers?: Record<string, string>; payload?: unknown },
+        accountId?: string,
+      ): Promise<void> => {
+        const id = `log-test-${n++}`;
+        const res = await t.app.inject({
+          method: options.method as 'GET',
+          url: options.url,
+          headers: { 'x-request-id': id, ...options.headers },
+          ...(options.payload === undefined ? {} : { payload: options.payload as string }),
+        });
+        assert.equal(res.headers['x-request-id'], id, 'the incoming request id is kept and echoed');
+        sent.push({ id, status: res.statusCode, ...(accountId ? { accountId } : {}) });
+        if (options.url === '/v1/tasks' && res.statusCode === 202)
+          taskIds.push({
+            id: res.json().id,
+            key: options.headers?.authorization?.slice(7) ?? '',
+            requestId: id,
+          });
+      };
+
+      for (let i = 0; i < 300; i++) {
+        const a = accounts[i % accounts.length] as TestAccount;
+        const key = { authorization: `Bearer ${a.key}` };
+        switch (i % 15) {
+          case 0:
+            await send({ method: 'GET', url: '/v1/models', headers: key }, a.id);
+            break;
+          case 1:
+            await send({ method: 'POST', url: '/v1/price', headers: key, payload: TASK }, a.id);
+            break;
+          case 2: {
+            const bad = `gta_${randomBytes(24).toString('base64url').replace(/[-_]/g, 'x').slice(0, 32)}`;
+            secrets.add(bad);
+            await send({ method: 'GET', url: '/v1/tasks', headers: { authorization: `Bearer ${bad}` } });
+            break;
+          }
+          case 3:
+            await send({
+              method: 'GET',
+              url: `/admin/v1/accounts/${a.id}`,
+              headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+            });
+            break;
+          case 4: {
+            const wrong = random('wrong-admin-');
+            secrets.add(wrong);
+            await send({
+              method: 'GET',
+              url: '/admin/v1/accounts',
+              headers: { authorization: `Bearer ${wrong}` },
+            });
+            break;
+          }
+          case 5: {
+            const { payload, headers } = multipart(png);
+            await send({ method: 'POST', url: '/v1/files', headers: { ...headers, ...key }, payload }, a.id);
+            break;
+          }
+          case 6: {
+            const token = random('cbtoken');
+            secrets.add(token);
+            await send({ method: 'POST', url: `/v1/callbacks/main/${token}`, payload: { status: 'done' } });
+            break;
+          }
+          case 7: {
+            const value = random('qsecret');
+            secrets.add(value);
+            const name = SECRET_QUERY[i % SECRET_QUERY.length] as string;
+            await send({ method: 'GET', url: `/v1/tasks?limit=5&${name}=${value}`, headers: key }, a.id);
+            break;
+          }
+          case 8: {
+            const password = random('hunter2-');
+            secrets.add(password);
+            const basic = Buffer.from(`user:${password}`).toString('base64');
+            secrets.add(basic);
+            await send({ method: 'GET', url: '/v1/balance', headers: { authorization: `Basic ${basic}` } });
+            break;
+          }
+          case 9: {
+            const whsec = `whsec_${randomBytes(24).toString('base64')}`;
+            secrets.add(whsec);
+            await send(
+              {
+                method: 'POST',
+                url: '/v1/tasks',
+                headers: key,
+                payload: { model: 'model-3d', settings: { secret: whsec } },
+              },
+              a.id,
+            );
+            break;
+          }
+          case 10:
+            await send(
+              {
+                method: 'POST',
+                url: '/v1/tasks',
+                headers: { ...key, 'idempotency-key': random('idem-') },
+                payload: TASK,
+              },
+              a.id,
+            );
+            break;
+          case 11:
+            await send({ method: 'GET', url: `/v1/no/such/${random('x')}` });
+            break;
+          case 12: {
+            const token = i % 2 === 0 ? METRICS_TOKEN : random('wrong-metrics-');
+            secrets.add(token);
+            await send({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+            break;
+          }
+          case 13:
+            await send(
+              {
+                method: 'POST',
+                url: '/v1/tasks',
+                headers: { ...key, 'content-type': 'application/json' },
+                payload: '{"model":',
+              },
+              a.id,
+            );
+            break;
+          default:
+            await send({ method: 'GET', url: '/test-only/broken' });
+        }
+      }
+      created = taskIds.length;
+      for (const task of taskIds)
+        assert.equal((await waitForFinal(t, task.key, task.id)).status, 'succeeded');
+    } finally {
+      await t.close();
+    }
+
+    const lines = captured.lines();
+    const requestLines = new Map<string, Record<string, unknown>[]>();
+    for (const line of lines)
+      if (line.msg === 'request' || line.msg === 'request failed') {
+        const id = String(line.requestId);
+        requestLines.set(id, [...(requestLines.get(id) ?? []), line]);
+      }
+    assert.ok(sent.length >= 300);
+    for (const s of sent) {
+      const found = requestLines.get(s.id) ?? [];
+      assert.equal(found.length, 1, `one line for request ${s.id}`);
+      const line = found[0] as Record<string, unknown>;
+      assert.equal(line.status, s.status);
+      assert.equal(typeof line.method, 'string');
+      assert.equal(typeof line.route, 'string');
+      assert.equal(typeof line.durationMs, 'number');
+      assert.equal(line.level, s.status >= 500 ? 50 : 30);
+      if (s.accountId && s.status !== 401) assert.equal(line.accountId, s.accountId, JSON.stringify(line));
+      if (s.status >= 400) assert.match(String(line.errorCode), /^[a-z_]+$/, JSON.stringify(line));
+    }
+    const broken = lines.filter((l) => l.msg === 'request failed');
+    assert.ok(broken.length >= 19);
+    for (const line of broken) {
+      const err = line.err as { message: string; cause?: { message: string } };
+      assert.equal(err.message, 'the handler broke');
+      assert.equal(err.cause?.message, 'disk quota exceeded on /var/x');
+    }
+    const callbackLine = lines.find((l) => String(l.url).startsWith('/v1/callbacks/'));
+    assert.equal(callbackLine?.route, '/v1/callbacks/:channel/:token');
+    assert.equal(callbackLine?.url, '/v1/callbacks/main/[redacted]');
+
+    // Transitions: queued with the creating request's id, then running and succeeded from the worker.
+    const transitions = lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('task '));
+    const queued = transitions.filter((l) => l.status === 'queued');
+    assert.ok(created >= 3, `${created} tasks created`);
+    assert.equal(queued.length, created);
+    for (const line of queued) {
+      assert.match(String(line.requestId), /^log-test-\d+$/);
+      assert.equal(line.model, 'model-3d');
+      assert.match(String(line.accountId), /./);
+    }
+    for (const status of ['running', 'succeeded'])
+      assert.equal(transitions.filter((l) => l.status === status).length, created, status);
+    assert.ok(
+      transitions.filter((l) => l.status === 'succeeded').every((l) => l.channel === 'main'),
+      'runs name their channel',
+    );
+    const retried = lines.filter((l) => l.msg === 'polling the generator failed; asking again');
+    assert.ok(retried.length >= created, 'the provider error with the key in its message was logged');
+
+    const text = captured.text;
+    assert.ok(secrets.size >= 150, `${secrets.size} secrets checked`);
+    for (const secret of secrets)
+      assert.ok(!text.includes(secret), `a secret was logged: ${secret.slice(0, 12)}…`);
+  });
+
+  test('acceptance and cancel lines carry the id of the request that made them', async () => {
+    const captured = new Captured();
+    const t = await startTestApp({ env: { LOG_LEVEL: 'info' }, logDestination: captured, worker: false });
+    try {
+      const a = await t.account({ balanceMinor: 1_000_000 });
+      const created = await t.call(a.key, 'POST', '/v1/tasks', TASK, { 'x-request-id': 'create-1' });
+      assert.equal(created.statusCode, 202, created.body);
+      const id = created.json().id as string;
+      const canceled = await t.call(a.key, 'POST', `/v1/tasks/${id}/cancel`, undefined, {
+        'x-request-id': 'cancel-1',
+      });
+      assert.equal(canceled.statusCode, 200, canceled.body);
+      const again = await t.call(a.key, 'POST', `/v1/tasks/${id}/cancel`, undefined, {
+        'x-request-id': 'cancel-2',
+      });
+      assert.equal(again.statusCode, 409, 'a cancel that changes nothing is no transition');
+    } finally {
+      await t.close();
+    }
+    const transitions = captured.lines().filter((l) => String(l.msg).startsWith('task '));
+    assert.deepEqual(
+      transitions.map((l) => [l.msg, l.requestId, l.model]),
+      [
+        ['task queued', 'create-1', 'model-3d'],
+        ['task canceled', 'cancel-1', 'model-3d'],
+      ],
+    );
+  });
+});
