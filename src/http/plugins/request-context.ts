@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, RawRequestDefaultExpression } from 'fastify';
 import { negotiateLang } from '../../i18n/index.ts';
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** CONTRACT §15: an incoming X-Request-Id of printable ASCII, at most 128 characters, is kept. */
+const REQUEST_ID = /^[\x20-\x7e]{1,128}$/;
 
-/** A caller's X-Request-Id is kept when it is sane; otherwise the service makes one. */
+/** A caller's X-Request-Id is kept when it is printable and short; otherwise the service makes one. */
 export function requestIdOf(req: RawRequestDefaultExpression): string {
   const given = req.headers['x-request-id'];
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
