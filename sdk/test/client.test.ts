@@ -49,7 +49,7 @@ describe('Client against the service', () => {
     assert.ok(total >= 3);
   });
 
-  test('run: create and wait (the service has no event stream here, so it polls) to the final task', async () => {
+  test('run: create and follow to the final task', async () => {
     const states: string[] = [];
     const task = await c.tasks.run(
       { model: 'image', settings: { prompt: 'a blue bird' } },

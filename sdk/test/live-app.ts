@@ -10,8 +10,11 @@ export interface LiveApp {
 }
 
 /** Starts the app (SQLite or the TEST_DATABASE_URL/TEST_STORAGE_URL backends) and listens on a free port. */
-export async function startLiveApp(balanceMinor = 10_000_000): Promise<LiveApp> {
-  const t = await startTestApp();
+export async function startLiveApp(
+  balanceMinor = 10_000_000,
+  env: Record<string, string> = {},
+): Promise<LiveApp> {
+  const t = await startTestApp({ env });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = t.app.server.address() as AddressInfo;
   const account = await t.account({ balanceMinor });
