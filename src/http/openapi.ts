@@ -119,7 +119,8 @@ const zodTransform = createJsonSchemaTransform({});
 const transform: Transform = (input) => {
   const out = zodTransform(input);
   const declared = (input.schema as { response?: Record<string, unknown> } | undefined)?.response ?? {};
-  const built = (out.schema as { response?: Record<string, Json> }).response ?? {};
+  // A hidden route (`hide: true`, e.g. /metrics) comes back without a schema.
+  const built = (out.schema as { response?: Record<string, Json> } | undefined)?.response ?? {};
   for (const [status, answer] of Object.entries(declared)) {
     const headers = (answer as { content?: unknown; headers?: unknown }).headers;
     const target = built[status];
