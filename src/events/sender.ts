@@ -8,7 +8,7 @@ import os from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
 import type { Clock } from '../lib/index.ts';
-import { uuidv7 } from '../lib/index.ts';
+import { Alarm, uuidv7 } from '../lib/index.ts';
 import { FetchError, type LookupFn, postGuarded } from '../media/index.ts';
 import {
   type ClaimedDelivery,
@@ -58,8 +58,7 @@ export class WebhookSender {
   readonly #inFlight = new Map<string, { key: string; abort: AbortController; done: Promise<void> }>();
   #stopping = false;
   #loop: Promise<void> | null = null;
-  #wakeUp: (() => void) | null = null;
-  #woken = false;
+  readonly #alarm = new Alarm();
   #unlisten: Promise<() => Promise<void>> | null = null;
 
   constructor(deps: WebhookSenderDeps, options: WebhookSenderOptions = {}) {
@@ -85,8 +84,7 @@ export class WebhookSender {
 
   /** Something may be due: look now rather than at the next timer. */
   wake(): void {
-    this.#woken = true;
-    this.#wakeUp?.();
+    this.#alarm.ring();
   }
 
   get inFlight(): number {
@@ -120,7 +118,6 @@ export class WebhookSender {
 
   async #run(): Promise<void> {
     while (!this.#stopping) {
-      this.#woken = false;
       let started = 0;
       try {
         started = await this.tick();
@@ -136,16 +133,9 @@ export class WebhookSender {
       } catch (error) {
         this.#deps.log.warn({ err: error }, 'reading the next webhook due time failed');
       }
-      // A wake-up that came while claiming is not lost.
-      if (this.#woken || this.#stopping) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, waitMs);
-        this.#wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wakeUp = null;
+      if (this.#stopping) continue;
+      // A wake-up that came while claiming ends this sleep at once.
+      await this.#alarm.sleep(waitMs);
     }
   }
 

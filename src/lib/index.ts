@@ -1,3 +1,4 @@
+export { Alarm } from './alarm.ts';
 export { type Clock, DbClock, moscowDay } from './clock.ts';
 export { uuidv7 } from './ids.ts';
 export { randomBase62 } from './random.ts';

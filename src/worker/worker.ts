@@ -4,7 +4,7 @@ import type { ModelSpec } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
 import { calledBackRunOf, type Generator, type RunPlacement } from '../generators/index.ts';
 import type { Clock } from '../lib/index.ts';
-import { uuidv7 } from '../lib/index.ts';
+import { Alarm, uuidv7 } from '../lib/index.ts';
 import type { TaskTelemetry } from '../observability/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import { TASKS_CHANNEL } from '../tasks/index.ts';
@@ -80,7 +80,7 @@ export class Worker {
   readonly #runWakes = new RunWakes();
   #stopping = false;
   #loop: Promise<void> | null = null;
-  #wakeUp: (() => void) | null = null;
+  readonly #alarm = new Alarm();
   #unlisten: Promise<() => Promise<void>> | null = null;
 
   constructor(deps: WorkerDeps, options: WorkerOptions = {}) {
@@ -117,7 +117,7 @@ export class Worker {
 
   /** A task was queued in this process: claim it now instead of at the next poll. */
   wake(): void {
-    this.#wakeUp?.();
+    this.#alarm.ring();
   }
 
   /** A callback arrived for the run: if it sleeps here between status reads, it reads its task now. */
@@ -164,14 +164,8 @@ export class Worker {
         this.#deps.log.error({ err: error }, 'claiming jobs failed');
       }
       if (started > 0 && this.#running.size < this.#concurrency) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.#pollIntervalMs);
-        this.#wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wakeUp = null;
+      // A wake-up that came while claiming ends this sleep at once.
+      await this.#alarm.sleep(this.#pollIntervalMs);
     }
   }
 
