@@ -219,6 +219,16 @@ describe('people: sign-up, confirmation, sessions and keys', () => {
   });
 
   test('sign-in: wrong is 401 invalid_credentials; 10 failures per address or per e-mail are 429', async () => {
+    const longest = 'p'.repeat(200);
+    await people.signUp({ email: 'pat@example.com', password: longest, lang: null });
+    assert.ok(await people.signIn({ email: 'pat@example.com', password: longest, address: '192.0.2.99' }));
+    assert.equal(
+      await codeOf(
+        people.signIn({ email: 'pat@example.com', password: `${longest}p`, address: '192.0.2.99' }),
+      ),
+      'invalid_credentials',
+      'a longer password is not its first 200 characters',
+    );
     await signedIn('eve@example.com');
     await signedIn('fay@example.com', '203.0.113.9');
     assert.equal(

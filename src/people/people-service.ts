@@ -151,11 +151,10 @@ export class PeopleService {
       .where('email', '=', email)
       .executeTakeFirst();
     // Unknown e-mails are hashed too, so the answer's time does not tell which e-mails exist.
-    const ok = await verifyPassword(
-      input.password.slice(0, PASSWORD_MAX),
-      person?.password_hash ?? DUMMY_HASH,
-    );
-    if (!person || person.password_hash === null || !ok) {
+    // Longer than any stored password can be: never hashed (no 1 MB scrypt input), never right.
+    const fits = input.password.length <= PASSWORD_MAX;
+    const ok = await verifyPassword(fits ? input.password : '', person?.password_hash ?? DUMMY_HASH);
+    if (!person || person.password_hash === null || !ok || !fits) {
       await this.#d.limiter.fail(input.address, email);
       throw errors.invalidCredentials();
     }
@@ -218,7 +217,8 @@ export class PeopleService {
     const person = await this.#person(personId);
     if (
       person.password_hash === null ||
-      !(await verifyPassword(current.slice(0, PASSWORD_MAX), person.password_hash))
+      current.length > PASSWORD_MAX ||
+      !(await verifyPassword(current, person.password_hash))
     ) {
       throw errors.invalidCredentials();
     }
