@@ -68,7 +68,7 @@ export async function newContext(
   options: { acceptLanguage?: string } = {},
 ): Promise<BrowserContext> {
   const acceptLanguage = options.acceptLanguage ?? 'en';
-  return browser.newContext({
+  const context = await browser.newContext({
     viewport: VIEWPORT,
     deviceScaleFactor: 1,
     locale: acceptLanguage.startsWith('ru') ? 'ru-RU' : 'en-US',
@@ -76,6 +76,9 @@ export async function newContext(
     reducedMotion: 'reduce',
     extraHTTPHeaders: { 'Accept-Language': acceptLanguage },
   });
+  // A missing button fails its test in seconds rather than Playwright's default half minute.
+  context.setDefaultTimeout(10_000);
+  return context;
 }
 
 /** The real app listening on 127.0.0.1, its mail links pointing at itself. */
