@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import nodemailer from 'nodemailer';
 import { PNG } from 'pngjs';
+import { ROOT } from '../processes.ts';
 import { launchBrowser, newContext, screenshot, VIEWPORT } from './kit.ts';
 import { linkTo, parseMail, readOutbox, startSmtpServer, waitForMail } from './mail.ts';
 
@@ -97,6 +99,39 @@ describe('browser test kit: chromium', () => {
       fs.rmSync(file);
     } finally {
       await browser.close();
+    }
+  });
+});
+
+describe('scripts/ensure-chromium.sh', () => {
+  const script = path.join(ROOT, 'scripts', 'ensure-chromium.sh');
+
+  test('is quiet and does nothing when the browser is there', () => {
+    const run = spawnSync('bash', [script], { env: { ...process.env, CHROMIUM_PATH: process.execPath } });
+    assert.equal(run.status, 0);
+    assert.equal(`${run.stdout}${run.stderr}`, '');
+  });
+
+  test('fails loudly, saying why, when it cannot install', () => {
+    // A PATH with the shell's tools but neither apt-get nor sudo: root lacks apt-get, others lack sudo.
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-nobin-'));
+    try {
+      for (const tool of ['id', 'mktemp', 'cat', 'rm']) {
+        const found = spawnSync('bash', ['-c', `command -v ${tool}`])
+          .stdout.toString()
+          .trim();
+        fs.symlinkSync(found, path.join(bin, tool));
+      }
+      const run = spawnSync('/bin/bash', [script], {
+        env: { PATH: bin, CHROMIUM_PATH: path.join(bin, 'no-chromium') },
+      });
+      assert.equal(run.status, 1);
+      assert.match(
+        String(run.stderr),
+        /ensure-chromium: .*no-chromium is missing and (there is no apt-get|installing it needs root)/,
+      );
+    } finally {
+      fs.rmSync(bin, { recursive: true, force: true });
     }
   });
 });
