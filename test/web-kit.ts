@@ -192,6 +192,8 @@ export class Browser {
   readonly #headers: Record<string, string>;
   /** The last page's CSRF field. */
   csrf = '';
+  /** The last answer's body. */
+  lastBody = '';
 
   constructor(t: TestApp, headers: Record<string, string> = {}) {
     this.#t = t;
@@ -215,6 +217,7 @@ export class Browser {
       if (expired || value === '') this.cookies.delete(name);
       else this.cookies.set(name, { value, attributes });
     }
+    this.lastBody = res.body;
     const field = /name="_csrf" value="([^"]*)"/.exec(res.body);
     if (field?.[1]) this.csrf = field[1];
   }

@@ -63,6 +63,7 @@ describe('dashboard pages', () => {
     assert.match(session.attributes, /SameSite=Lax/i);
     assert.doesNotMatch(session.attributes, /Secure/i, 'http PUBLIC_BASE_URL: not Secure');
 
+    assert.match(browser.lastBody, /We sent a confirmation link to your e-mail/, 'the page after sign-up');
     const home = await browser.get('/');
     assert.equal(home.statusCode, 200);
     assert.doesNotMatch(home.body, /We sent a confirmation link/, 'a flash shows once');

@@ -82,7 +82,7 @@ describe('dashboard security', () => {
     assert.match(csp, /frame-ancestors 'none'/);
     assert.equal(res.headers['referrer-policy'], 'no-referrer');
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
-    assert.equal(res.headers['x-frame-options'], 'SAMEORIGIN');
+    assert.equal(res.headers['x-frame-options'], 'DENY');
     assert.equal(res.headers['cache-control'], 'no-store');
     for (const script of res.body.match(/<script[^>]*>[\s\S]*?<\/script>/g) ?? []) {
       assert.match(script, /^<script[^>]* src="\/assets\/[^"]+"[^>]*><\/script>$/, script);
@@ -171,6 +171,28 @@ describe('dashboard security', () => {
     assert.equal(res.statusCode, 303);
     assert.equal(res.headers.location, '/');
     assert.ok(!browser.cookies.has('lang'));
+  });
+
+  test("a fault inside a page is a 500 page in the person's language, logged, with nothing of the error", async () => {
+    const browser = new Browser(t, { 'accept-language': 'ru' });
+    await browser.signUp();
+    const keys = people.keys;
+    people.keys = async () => {
+      throw new Error('database exploded: secret detail');
+    };
+    try {
+      const res = await browser.get('/keys');
+      assert.equal(res.statusCode, 500);
+      assert.match(String(res.headers['content-type']), /^text\/html/);
+      assert.match(res.body, /Что-то пошло не так/);
+      assert.doesNotMatch(res.body, /exploded/);
+      assert.ok(
+        lines.some((l) => l.includes('database exploded')),
+        'the cause is logged',
+      );
+    } finally {
+      people.keys = keys;
+    }
   });
 
   test('a malformed form body is a page, not a 500', async () => {
