@@ -44,6 +44,8 @@ describe('dashboard assets', () => {
       headers: { 'if-none-match': `"${link[2]}"` },
     });
     assert.equal(again.statusCode, 304);
+    const stale = await t.app.inject({ method: 'GET', url: '/assets/language.js?v=old' });
+    assert.equal(stale.headers['cache-control'], 'no-cache', 'an old hash is not kept for a year');
     assert.equal(again.body, '');
     const css = /href="(\/assets\/site\.css\?v=[^"]+)"/.exec(page.body)?.[1];
     assert.ok(css);
@@ -63,6 +65,12 @@ describe('dashboard assets', () => {
     assert.equal(chart.statusCode, 200);
     assert.match(String(chart.headers['content-type']), /^text\/javascript/);
     assert.ok(chart.body.length > 50_000);
+    for (const name of ['model-viewer.js', 'preact.js', 'htm.js']) {
+      const res = await t.app.inject({ method: 'GET', url: `/assets/vendor/${name}` });
+      assert.equal(res.statusCode, 200, name);
+      assert.equal(res.headers['cache-control'], 'no-cache', 'a bare name is revalidated');
+      assert.ok(res.headers.etag);
+    }
     for (const url of [
       '/assets/vendor/',
       '/assets/vendor/package.json',

@@ -70,7 +70,9 @@ const HELMET = {
 function sendAsset(request: FastifyRequest, reply: FastifyReply, found: Asset | undefined): FastifyReply {
   if (!found) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
   const etag = `"${found.hash}"`;
-  reply.header('etag', etag).header('cache-control', IMMUTABLE).header('x-content-type-options', 'nosniff');
+  // Only a link naming this content's hash may be kept for a year; a bare name is revalidated by ETag.
+  const hashed = (request.query as Record<string, unknown>).v === found.hash;
+  reply.header('etag', etag).header('cache-control', hashed ? IMMUTABLE : 'no-cache');
   if (request.headers['if-none-match'] === etag) return reply.code(304).send();
   return reply.type(found.type).send(found.body);
 }
