@@ -112,6 +112,7 @@ describe('dashboard pages', () => {
       /value="([^"]+)"[^>]*id="new-key"/.exec(created.body)?.[1];
     assert.ok(key, 'the key is in the page');
     assert.match(created.body, /<button[^>]*data-copy="new-key"[^>]*>Copy<\/button>/);
+    assert.match(created.body, /id="new-key"[^>]*aria-label="New key"/);
     assert.match(created.body, /src="\/assets\/copy\.js\?v=/);
 
     const me = await t.call(key, 'GET', '/v1/me');

@@ -104,7 +104,7 @@ function keysPage(context: WebContext, deps: PageDeps, view: KeysView): string {
           ? html`<section class="flash" role="status">
               <p>${w.keyShownOnce}</p>
               <div class="secret">
-                <input id="new-key" type="text" readonly value=${view.issued.key} aria-label=${w.keys} />
+                <input id="new-key" type="text" readonly value=${view.issued.key} aria-label=${w.newKey} />
                 <button type="button" class="secondary" data-copy="new-key" data-copied=${w.copied} hidden>${w.copy}</button>
               </div>
             </section>`
