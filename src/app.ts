@@ -39,7 +39,9 @@ import {
   taskRoutes,
   webhookRoutes,
 } from './http/index.ts';
+import { WalletReader } from './ledger/index.ts';
 import { installRequestTelemetry } from './observability/index.ts';
+import { webRoutes } from './web/index.ts';
 
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -117,6 +119,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await adminRoutes(operator, deps);
       await adminChannelRoutes(operator, deps);
       await operatorDocsRoutes(operator);
+    });
+  }
+  if (deps.people) {
+    // The dashboard: its own context with cookies, forms and security headers (src/web/).
+    await webRoutes(app, {
+      people: deps.people,
+      wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
+      models: deps.services.models,
+      publicBaseUrl: deps.config.publicBaseUrl,
     });
   }
   return app;

@@ -12,6 +12,7 @@ import type { ModelService } from '../models/index.ts';
 import type { Metrics } from '../observability/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { TaskService, TaskWatch } from '../tasks/index.ts';
+import type { PeoplePort } from '../web/index.ts';
 
 /** Request limits of the reference ("Limits"); tests shrink the window. */
 export interface RequestLimits {
@@ -58,6 +59,8 @@ export interface AppDeps {
   log: FastifyBaseLogger;
   /** The process's metrics, served at GET /metrics when METRICS_TOKEN is set. */
   metrics: Metrics;
+  /** People's accounts and sessions; the dashboard (CONTRACT §13) is served at `/` when set. */
+  people?: PeoplePort;
 }
 
 declare module 'fastify' {
