@@ -5,6 +5,14 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { startTestApp, type TestApp, type TestAppOptions } from '../helpers.ts';
 import { freePort, ROOT } from '../processes.ts';
 
+/**
+ * The flows need people's accounts and their mail (src/people): until that module is in the tree, the
+ * suites that sign people up are skipped with this reason; they run as soon as it exists.
+ */
+export const WAITS_FOR_PEOPLE: string | false = fs.existsSync(path.join(ROOT, 'src', 'people', 'index.ts'))
+  ? false
+  : 'waits for the people module (src/people: PeopleService, mail, sessions on /v1)';
+
 /** Debian's chromium, which scripts/ensure-chromium.sh installs. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -129,7 +137,7 @@ export async function csrfField(page: Page): Promise<string> {
   return value;
 }
 
-/** Fills the sign-up form of `/signup` and sends it. */
+/** Fills the sign-up form of `/signup`, sends it, and signs in if the sign-up did not. */
 export async function signUp(
   page: Page,
   base: string,
@@ -142,6 +150,10 @@ export async function signUp(
   await page.getByLabel(/^(Password|Пароль)$/).fill(password);
   await page.getByRole('button', { name: words.button, exact: true }).click();
   await page.waitForLoadState('load');
+  if ((await page.getByRole('button', { name: /^(Sign out|Выйти)$/ }).count()) === 0) {
+    const status = await signIn(page, base, email, password);
+    if (status >= 400) throw new Error(`sign-in after sign-up answered ${status}`);
+  }
 }
 
 /** Fills the sign-in form of `/signin` and sends it; returns the status of the form's answer. */
