@@ -293,6 +293,12 @@ describe('dashboard pages', () => {
     assert.equal(data.byModel['model-3d'].at(-1), price);
     assert.match(full.body, /src="\/assets\/vendor\/chart\.js\?v=[^"]+"/);
     assert.match(full.body, /src="\/assets\/spend-chart\.js\?v=[^"]+"/);
+    const today = data.days.at(-1);
+    assert.match(
+      textOf(full.body),
+      new RegExp(`${today} model-3d RUB\\s?${(price / 100).toFixed(2)}`),
+      'the same numbers as a table',
+    );
     assert.match(textOf(full.body), new RegExp(`Available RUB\\s?${((100_000 - price) / 100).toFixed(2)}`));
   });
 });

@@ -43,7 +43,23 @@ export async function overviewPage(app: FastifyInstance, deps: PageDeps): Promis
       ${
         total === 0
           ? html`<p class="hint">${w.noSpend}</p>`
-          : html`<div class="chart"><canvas role="img" aria-label=${w.spendChart} data-spend=${data}></canvas></div>`
+          : html`<div class="chart"><canvas role="img" aria-label=${w.spendChart} data-spend=${data}></canvas></div>
+              <details>
+                <summary>${w.spendChart}</summary>
+                <table>
+                  <thead><tr><th>${w.spendDay}</th><th>${w.spendModel}</th><th>${w.spendAmount}</th></tr></thead>
+                  <tbody>
+                    ${spend.days.flatMap((day, i) =>
+                      Object.entries(spend.byModel)
+                        .filter(([, amounts]) => (amounts[i] ?? 0) > 0)
+                        .map(
+                          ([model, amounts]) =>
+                            html`<tr><td>${day}</td><td>${model}</td><td>${money(amounts[i] ?? 0, locale)}</td></tr>`,
+                        ),
+                    )}
+                  </tbody>
+                </table>
+              </details>`
       }`;
     return sendHtml(
       reply,

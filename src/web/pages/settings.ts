@@ -43,7 +43,8 @@ export async function settingsPages(app: FastifyInstance, deps: PageDeps): Promi
           <button type="submit">${w.save}</button>
         </form>
         <h2>${w.language}</h2>
-        <p>${context.lang === 'ru' ? w.russian : w.english}</p>`,
+        <p>${context.lang === 'ru' ? w.russian : w.english}</p>
+        <p class="hint">${w.languageHint}</p>`,
     });
   };
 
