@@ -95,8 +95,7 @@ describe('sign-up to a working key in the browser, on the real process with the 
     await screenshot(page, 'overview');
 
     await page.goto(`${base}/keys`);
-    const name = page.getByLabel(/name/i);
-    if ((await name.count()) > 0) await name.first().fill('laptop');
+    await page.getByLabel('Name', { exact: true }).fill('laptop');
     await page.getByRole('button', { name: 'Create key', exact: true }).click();
     await page.waitForLoadState('load');
     const key = KEY.exec(await page.content())?.[0];

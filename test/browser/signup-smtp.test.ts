@@ -41,6 +41,7 @@ describe('sign-up with SMTP_URL: the confirmation goes through a real SMTP serve
     await page.goto(linkTo(mail, '/confirm'));
     assert.doesNotMatch(page.url(), /token=/);
     await page.goto(`${web.base}/keys`);
+    await page.getByLabel('Name', { exact: true }).fill('server');
     await page.getByRole('button', { name: 'Create key', exact: true }).click();
     await page.waitForLoadState('load');
     const key = /gta_[A-Za-z0-9]{32}/.exec(await page.content())?.[0];
