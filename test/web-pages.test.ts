@@ -137,7 +137,12 @@ describe('dashboard pages', () => {
     );
     const revoked = await browser.post('/keys', { action: 'revoke', id: row.id });
     assert.equal(revoked.statusCode, 303);
-    assert.match((await browser.get('/keys')).body, /The key is revoked/);
+    const afterRevoke = await browser.get('/keys');
+    assert.match(afterRevoke.body, /The key is revoked/);
+    assert.match(textOf(afterRevoke.body), /Revoked \d{4}-\d{2}-\d{2}/, 'still listed, marked revoked');
+    assert.ok(!buttons(afterRevoke.body).includes('Revoke'), 'no Revoke for a revoked key');
+    const noConfirm = await browser.get(`/keys?revoke=${row.id}`);
+    assert.doesNotMatch(textOf(noConfirm.body), /Revoke the key ci/);
     assert.equal((await t.call(key, 'GET', '/v1/me')).statusCode, 401);
   });
 
