@@ -156,7 +156,7 @@ export class FakePeople implements PeoplePort {
     }
     const issued = await this.#container.services.admin.issueKey(person.accountId, input);
     const { key: _plain, ...listed } = issued;
-    this.keyList.set(personId, [...(this.keyList.get(personId) ?? []), listed]);
+    this.keyList.set(personId, [...(this.keyList.get(personId) ?? []), { ...listed, revoked_at: null }]);
     return issued;
   }
 
@@ -164,9 +164,11 @@ export class FakePeople implements PeoplePort {
     const list = this.keyList.get(personId) ?? [];
     if (!list.some((k) => k.id === keyId)) throw new ApiError('key_not_found');
     await this.#container.services.admin.revokeKey(keyId);
+    // As the people service does: revoked keys stay listed with their time.
+    const at = new Date().toISOString();
     this.keyList.set(
       personId,
-      list.filter((k) => k.id !== keyId),
+      list.map((k) => (k.id === keyId ? { ...k, revoked_at: at } : k)),
     );
   }
 }

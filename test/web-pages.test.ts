@@ -137,7 +137,12 @@ describe('dashboard pages', () => {
     );
     const revoked = await browser.post('/keys', { action: 'revoke', id: row.id });
     assert.equal(revoked.statusCode, 303);
-    assert.match((await browser.get('/keys')).body, /The key is revoked/);
+    const afterRevoke = await browser.get('/keys');
+    assert.match(afterRevoke.body, /The key is revoked/);
+    assert.match(textOf(afterRevoke.body), /Revoked \d{4}-\d{2}-\d{2}/, 'still listed, marked revoked');
+    assert.ok(!buttons(afterRevoke.body).includes('Revoke'), 'no Revoke for a revoked key');
+    const noConfirm = await browser.get(`/keys?revoke=${row.id}`);
+    assert.doesNotMatch(textOf(noConfirm.body), /Revoke the key ci/);
     assert.equal((await t.call(key, 'GET', '/v1/me')).statusCode, 401);
   });
 
@@ -240,6 +245,12 @@ describe('dashboard pages', () => {
     assert.equal((await browser.get('/')).statusCode, 303, 'the old session ended');
     const expired = await other.get('/reset/new');
     assert.match(expired.body, /This link was used or has expired/);
+    // A used token posted again: refused, and the form is not offered again.
+    other.cookies.set('gta_reset', { value: token, attributes: 'Path=/reset/new' });
+    const reused = await other.post('/reset/new', { password: 'third pass 333' });
+    assert.ok(reused.statusCode >= 400 && reused.statusCode < 500, String(reused.statusCode));
+    assert.match(reused.body, /This link was used or has expired/);
+    assert.ok(!other.cookies.has('gta_reset'));
     await other.get('/signin');
     assert.equal((await other.post('/signin', { email, password: 'brand new pass' })).statusCode, 303);
   });

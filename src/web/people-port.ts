@@ -32,6 +32,8 @@ export interface WebKey {
   models: string[] | null;
   daily_limit_minor: number | null;
   created_at: string;
+  /** When the key was revoked; revoked keys stay listed, without a Revoke button. */
+  revoked_at?: string | null;
 }
 
 /** A key just made: the plain `key` is shown once. */

@@ -23,6 +23,8 @@ export function seeOther(reply: FastifyReply, location: string): FastifyReply {
 
 /** A service refusal as the page shows it: its status, message and headers (Retry-After). */
 export interface Refusal {
+  /** The error table's code (`invalid_request`, `rate_limited`…). */
+  code: string;
   status: number;
   message: string;
   headers: Readonly<Record<string, string>>;
@@ -43,7 +45,7 @@ export function refusalOf(error: unknown, lang: Lang): Refusal {
           return error.code;
         }
       })();
-  return { status: error.status, message: message ?? error.code, headers: error.headers };
+  return { code: error.code, status: error.status, message: message ?? error.code, headers: error.headers };
 }
 
 /** The 403 page of a POST without its CSRF token. */

@@ -229,8 +229,8 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     } catch (error) {
       const refusal = refusalOf(error, context.lang);
       reply.headers(refusal.headers);
-      // A refused password may be tried again; a used or expired token may not.
-      const retry = refusal.status === 422 || refusal.status === 400;
+      // A refused password (invalid_request) may be tried again; a used or expired token may not.
+      const retry = refusal.code === 'invalid_request';
       if (!retry) reply.clearCookie(RESET_COOKIE, { path: RESET_PATH });
       return sendHtml(reply, refusal.status, newPasswordPage(context, retry, refusal.message));
     }

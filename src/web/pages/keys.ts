@@ -45,10 +45,14 @@ function keyRow(key: WebKey, w: Words, locale: string): VNode {
     <td>${key.daily_limit_minor === null ? w.noLimit : money(key.daily_limit_minor, locale)}</td>
     <td><time datetime=${key.created_at}>${key.created_at.slice(0, 10)}</time></td>
     <td>
-      <form class="inline" method="get" action="/keys">
-        <input type="hidden" name="revoke" value=${key.id} />
-        <button type="submit" class="danger" aria-label=${`${w.revoke} ${key.prefix}`}>${w.revoke}</button>
-      </form>
+      ${
+        key.revoked_at
+          ? html`<span class="hint">${fill(w.revoked, { date: key.revoked_at.slice(0, 10) })}</span>`
+          : html`<form class="inline" method="get" action="/keys">
+              <input type="hidden" name="revoke" value=${key.id} />
+              <button type="submit" class="danger" aria-label=${`${w.revoke} ${key.prefix}`}>${w.revoke}</button>
+            </form>`
+      }
     </td>
   </tr>`;
 }
@@ -136,7 +140,8 @@ export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<v
     if (!session) throw new Error('private page without a session');
     const keys = await deps.people.keys(session.personId);
     const revokeId = (request.query as Record<string, unknown>).revoke;
-    const revoking = typeof revokeId === 'string' ? keys.find((k) => k.id === revokeId) : undefined;
+    const revoking =
+      typeof revokeId === 'string' ? keys.find((k) => k.id === revokeId && !k.revoked_at) : undefined;
     return sendHtml(reply, 200, keysPage(context, deps, { keys, models: await catalog(), revoking }));
   });
 
