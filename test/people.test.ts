@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { runAdminCommand } from '../src/cli/admin.ts';
 import { isApiError } from '../src/errors.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { CSRF_HEADER, type PeopleService, SESSION_COOKIE } from '../src/people/index.ts';
@@ -361,6 +362,34 @@ describe('people: expiry of links and sessions', () => {
       clock.advance(47 * 60 * 60_000);
       assert.equal(await codeOf(people.confirmEmail(confirm)), 'invalid_token');
       assert.equal(await codeOf(people.confirmEmail('not-a-token')), 'invalid_token');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('people: the operator CLI', () => {
+  test('accounts find and accounts email call the same service as the operator API', async () => {
+    const t = await startTestApp({ worker: false });
+    try {
+      const plain = await t.account();
+      const attached = (await runAdminCommand(t.container.services, ['accounts', 'email', plain.id], {
+        email: 'Lee@Example.com',
+      })) as { email: string; email_confirmed: boolean };
+      assert.equal(attached.email, 'lee@example.com');
+      assert.equal(attached.email_confirmed, false);
+      assert.ok(outboxLink(t.dir, 'lee@example.com', 'confirm'));
+      const found = (await runAdminCommand(t.container.services, ['accounts', 'find'], { q: 'LEE@' })) as {
+        accounts: Array<{ id: string }>;
+      };
+      assert.deepEqual(
+        found.accounts.map((a) => a.id),
+        [plain.id],
+      );
+      await assert.rejects(
+        runAdminCommand(t.container.services, ['accounts', 'email', plain.id], { email: 'x@example.com' }),
+        { code: 'account_has_email' },
+      );
     } finally {
       await t.close();
     }
