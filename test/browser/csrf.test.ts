@@ -3,15 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import {
-  csrfField,
-  launchBrowser,
-  newContext,
-  signUp,
-  startWebApp,
-  WAITS_FOR_PEOPLE,
-  type WebApp,
-} from './kit.ts';
+import { csrfField, launchBrowser, newContext, signUp, startWebApp, type WebApp } from './kit.ts';
 
 /** A page of another site (`localhost` is another site than `127.0.0.1`) whose form posts to `action`. */
 async function startForeignSite(action: string): Promise<{ url: string; close: () => Promise<void> }> {
@@ -35,7 +27,7 @@ async function signedIn(page: Page, base: string): Promise<boolean> {
   return (await page.getByRole('button', { name: 'Sign out', exact: true }).count()) > 0;
 }
 
-describe('CSRF: cookie-authenticated writes need the session token', { skip: WAITS_FOR_PEOPLE }, () => {
+describe('CSRF: cookie-authenticated writes need the session token', () => {
   let web: WebApp;
   let browser: Browser;
   let context: BrowserContext;

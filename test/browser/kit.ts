@@ -5,14 +5,6 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { startTestApp, type TestApp, type TestAppOptions } from '../helpers.ts';
 import { freePort, ROOT } from '../processes.ts';
 
-/**
- * The flows need people's accounts and their mail (src/people): until that module is in the tree, the
- * suites that sign people up are skipped with this reason; they run as soon as it exists.
- */
-export const WAITS_FOR_PEOPLE: string | false = fs.existsSync(path.join(ROOT, 'src', 'people', 'index.ts'))
-  ? false
-  : 'waits for the people module (src/people: PeopleService, mail, sessions on /v1)';
-
 /** Debian's chromium, which scripts/ensure-chromium.sh installs. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 

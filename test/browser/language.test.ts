@@ -9,11 +9,10 @@ import {
   signIn,
   signUp,
   startWebApp,
-  WAITS_FOR_PEOPLE,
   type WebApp,
 } from './kit.ts';
 
-describe('the Russian interface', { skip: WAITS_FOR_PEOPLE }, () => {
+describe('the Russian interface', () => {
   let web: WebApp;
   let browser: Browser;
 

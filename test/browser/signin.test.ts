@@ -1,16 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import {
-  launchBrowser,
-  newContext,
-  screenshot,
-  signIn,
-  signUp,
-  startWebApp,
-  WAITS_FOR_PEOPLE,
-  type WebApp,
-} from './kit.ts';
+import { launchBrowser, newContext, screenshot, signIn, signUp, startWebApp, type WebApp } from './kit.ts';
 import { linkTo, readOutbox, waitForMail } from './mail.ts';
 
 const EMAIL = 'barbara@example.com';
@@ -18,7 +9,7 @@ const PASSWORD = 'first password here';
 /** Another person for the reset, so its wrong attempts stay apart from the first one's. */
 const FORGETFUL = 'forgetful@example.com';
 
-describe('sign-in: wrong passwords, limits, password reset', { skip: WAITS_FOR_PEOPLE }, () => {
+describe('sign-in: wrong passwords, limits, password reset', () => {
   let web: WebApp;
   let browser: Browser;
 

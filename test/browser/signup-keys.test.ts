@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { exited, freePort, type Server, startServer } from '../processes.ts';
-import { launchBrowser, me, newContext, screenshot, signUp, WAITS_FOR_PEOPLE } from './kit.ts';
+import { launchBrowser, me, newContext, screenshot, signUp } from './kit.ts';
 import { linkTo, readOutbox, waitForMail } from './mail.ts';
 
 const KEY = /gta_[A-Za-z0-9]{32}/;
@@ -40,9 +40,7 @@ async function revoke(page: Page, base: string, key: string): Promise<void> {
   await page.waitForLoadState('load');
 }
 
-describe('sign-up to a working key in the browser, on the real process with the outbox (npm start alone)', {
-  skip: WAITS_FOR_PEOPLE,
-}, () => {
+describe('sign-up to a working key in the browser, on the real process with the outbox (npm start alone)', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-browser-'));
   let server: Server;
   let browser: Browser;

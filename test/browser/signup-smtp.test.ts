@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, me, newContext, signUp, startWebApp, WAITS_FOR_PEOPLE, type WebApp } from './kit.ts';
+import { launchBrowser, me, newContext, signUp, startWebApp, type WebApp } from './kit.ts';
 import { linkTo, readOutbox, type SmtpCatcher, startSmtpServer } from './mail.ts';
 
-describe('sign-up with SMTP_URL: the confirmation goes through a real SMTP server on loopback', {
-  skip: WAITS_FOR_PEOPLE,
-}, () => {
+describe('sign-up with SMTP_URL: the confirmation goes through a real SMTP server on loopback', () => {
   let smtp: SmtpCatcher;
   let web: WebApp;
   let browser: Browser;
