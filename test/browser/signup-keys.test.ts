@@ -51,7 +51,7 @@ describe('sign-up to a working key in the browser, on the real process with the 
       PORT: port,
       DATA_DIR: dir,
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
     });
     browser = await launchBrowser();
   });
@@ -91,6 +91,22 @@ describe('sign-up to a working key in the browser, on the real process with the 
     await page.goto(link);
     assert.doesNotMatch(page.url(), /token=/, 'the token leaves the address bar at once');
     await screenshot(page, 'overview');
+    // The outbox's own line names the link (that is how `npm start` alone lets people confirm); the
+    // request line of the landing GET must not.
+    const token = new URL(link).searchParams.get('token') ?? '';
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => !line.includes('mail written to the outbox'));
+    assert.ok(
+      lines.some((line) => line.includes('/confirm')),
+      'the landing GET has its request line',
+    );
+    assert.deepEqual(
+      lines.filter((line) => line.includes(token)),
+      [],
+      'the confirmation token is in no other log line',
+    );
 
     await page.goto(`${base}/keys`);
     await page.getByLabel('Name', { exact: true }).fill('laptop');
