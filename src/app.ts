@@ -5,6 +5,7 @@ import { validatorCompiler } from 'fastify-type-provider-zod';
 import {
   type AppDeps,
   adminChannelRoutes,
+  adminPeopleRoutes,
   adminRoutes,
   apiLinks,
   CONNECTIONS_CHECK_MS,
@@ -118,6 +119,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       installAdminAuth(operator, adminToken, limiter);
       await adminRoutes(operator, deps);
       await adminChannelRoutes(operator, deps);
+      await adminPeopleRoutes(operator, deps);
       await operatorDocsRoutes(operator);
     });
   }

@@ -129,3 +129,32 @@ test('METRICS_TOKEN turns GET /metrics on (CONTRACT §15)', () => {
   assert.equal(loadConfig({}).metricsPort, null);
   assert.equal(loadConfig({ METRICS_PORT: '9464' }).metricsPort, 9464);
 });
+
+test('mail, sign-up credit and sessions: SMTP_URL, MAIL_FROM, SIGNUP_CREDIT_MINOR, SESSION_TTL (CONTRACT §13)', () => {
+  const config = loadConfig({});
+  assert.equal(config.smtpUrl, null);
+  assert.equal(config.mailFrom, 'no-reply@127.0.0.1');
+  assert.equal(config.signupCreditMinor, 0);
+  assert.equal(config.sessionTtlMs, 30 * 86_400_000);
+  const set = loadConfig({
+    SMTP_URL: 'smtps://u:p@mail.example:465',
+    MAIL_FROM: 'Studio <hello@studio.example>',
+    SIGNUP_CREDIT_MINOR: '5000',
+    SESSION_TTL: '2h',
+  });
+  assert.equal(set.smtpUrl, 'smtps://u:p@mail.example:465');
+  assert.equal(set.mailFrom, 'Studio <hello@studio.example>');
+  assert.equal(set.signupCreditMinor, 5000);
+  assert.equal(set.sessionTtlMs, 7_200_000);
+  for (const [env, name] of [
+    [{ SMTP_URL: 'http://mail.example' }, /SMTP_URL/],
+    [{ MAIL_FROM: 'nobody' }, /MAIL_FROM/],
+    [{ SIGNUP_CREDIT_MINOR: '-1' }, /SIGNUP_CREDIT_MINOR/],
+    [{ SESSION_TTL: 'forever' }, /SESSION_TTL/],
+  ] as const) {
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => e instanceof ConfigError && name.test(e.message),
+    );
+  }
+});

@@ -97,6 +97,15 @@ export interface Config {
   webhookRetryScheduleMs: readonly number[];
   /** Webhook deliveries one process sends at once, so a slow receiver never holds up the others. (Default: 16) */
   webhookConcurrency: number;
+  /** SMTP server of outgoing mail (`SMTP_URL`, `smtp://user:pass@host:port` or `smtps://…`); null writes
+   * every mail into `DATA_DIR/outbox/` instead (CONTRACT §13). */
+  smtpUrl: string | null;
+  /** Sender of outgoing mail (`MAIL_FROM`). (Default: `no-reply@<PUBLIC_BASE_URL's host>`) */
+  mailFrom: string;
+  /** Kopecks credited to every account made by sign-up (`SIGNUP_CREDIT_MINOR`). (Default: 0) */
+  signupCreditMinor: number;
+  /** Lifetime of a dashboard session (`SESSION_TTL`, milliseconds). (Default: 30 days) */
+  sessionTtlMs: number;
 }
 
 export class ConfigError extends Error {
@@ -219,6 +228,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     ),
     webhookRetryScheduleMs: retrySchedule(env),
     webhookConcurrency: intVar(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
+    ...mailVars(env, publicBaseUrl),
+    signupCreditMinor: intVar(env, 'SIGNUP_CREDIT_MINOR', 0, 0, 1_000_000_000),
+    sessionTtlMs: durationVar(env, 'SESSION_TTL', '30d'),
     fetchAllowAddresses: Object.freeze(
       (env.FETCH_ALLOW_ADDRESSES ?? '')
         .split(',')
@@ -306,4 +318,24 @@ function sizeVar(env: NodeJS.ProcessEnv, name: string, fallback: string): number
   if (bytes === null)
     throw new ConfigError(`${name} must look like 500MB, 1GB or a number of bytes, got "${text}"`);
   return bytes;
+}
+
+/** A sane single address: no spaces or angle brackets, one `@`, a dotted or local domain. */
+const MAIL_ADDRESS = /^[^\s@<>]+@[^\s@<>]+$/;
+
+function mailVars(env: NodeJS.ProcessEnv, publicBaseUrl: string): Pick<Config, 'smtpUrl' | 'mailFrom'> {
+  const smtpUrl = env.SMTP_URL?.trim() || null;
+  if (smtpUrl !== null) {
+    let protocol = '';
+    try {
+      protocol = new URL(smtpUrl).protocol;
+    } catch {}
+    if (protocol !== 'smtp:' && protocol !== 'smtps:')
+      throw new ConfigError('SMTP_URL must look like smtp://user:pass@host:port or smtps://…');
+  }
+  const mailFrom = env.MAIL_FROM?.trim() || `no-reply@${new URL(publicBaseUrl).hostname}`;
+  const address = /<([^>]*)>\s*$/.exec(mailFrom)?.[1] ?? mailFrom;
+  if (!MAIL_ADDRESS.test(address))
+    throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
+  return { smtpUrl, mailFrom };
 }

@@ -27,6 +27,7 @@ import {
 import type { Services } from './http/index.ts';
 import { type Clock, DbClock } from './lib/index.ts';
 import { HelperService, type InputResolver, LibraryService, resolveReferences } from './libraries/index.ts';
+import { createMailer } from './mail/index.ts';
 import { ModelService } from './models/index.ts';
 import {
   createLogger,
@@ -35,6 +36,7 @@ import {
   secretsOfUrl,
   TaskTelemetry,
 } from './observability/index.ts';
+import { LoginLimiter, PeopleService } from './people/index.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import {
   artifactUpstream,
@@ -109,6 +111,7 @@ export async function createContainer(
       config.metricsToken,
       ...secretsOfUrl(config.databaseUrl),
       ...secretsOfUrl(config.storageUrl),
+      ...(config.smtpUrl === null ? [] : secretsOfUrl(config.smtpUrl)),
       ...channels.flatMap((c) => Object.values(c.secrets)),
     ],
   });
@@ -308,6 +311,25 @@ export async function createContainer(
     perAccount: config.streamsPerAccount,
     onError: (error) => log.warn({ err: error }, 'checking watched tasks failed; trying again'),
   });
+  // People's accounts (CONTRACT §13): mail through SMTP_URL or into DATA_DIR/outbox; login limits shared
+  // by every API process on PostgreSQL.
+  const mailer = createMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.mailFrom,
+    dataDir: config.dataDir,
+    log,
+  });
+  const people = new PeopleService({
+    db,
+    clock,
+    mailer,
+    models,
+    limiter: new LoginLimiter(undefined, db.pgPool),
+    publicBaseUrl: config.publicBaseUrl,
+    signupCreditMinor: config.signupCreditMinor,
+    sessionTtlMs: config.sessionTtlMs,
+    log,
+  });
   const sweeper = new Sweeper({
     db,
     clock,
@@ -339,6 +361,7 @@ export async function createContainer(
       callbacks,
       webhooks,
       watch,
+      people,
     },
     worker,
     webhookSender,
@@ -350,6 +373,7 @@ export async function createContainer(
       await webhookSender.stop();
       dbClock?.stop();
       await renderer.close();
+      mailer.close();
       await db.close();
     },
   };

@@ -27,7 +27,7 @@ describe('errors, languages and framework edges', () => {
     expectError(res, 405, 'method_not_allowed');
     assert.equal(res.headers.allow, 'GET, HEAD');
     assert.equal(res.json().openapi, 'http://api.test/openapi.json');
-    const admin = await t.app.inject({ method: 'GET', url: '/admin/v1/accounts' });
+    const admin = await t.app.inject({ method: 'GET', url: '/admin/v1/accounts/a1/credits' });
     expectError(admin, 405, 'method_not_allowed');
     assert.equal(admin.headers.allow, 'POST');
   });

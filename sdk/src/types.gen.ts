@@ -1400,10 +1400,21 @@ export interface ModelList {
 }
 export interface Me {
   account_id: string;
+  /**
+   * the key of the request; null when the dashboard session cookie authenticated it
+   */
   key: {
     id: string;
     prefix: string;
-  };
+  } | null;
+  /**
+   * the account's e-mail, for accounts of people (CONTRACT §13)
+   */
+  email?: string;
+  /**
+   * whether that e-mail is confirmed
+   */
+  email_confirmed?: boolean;
   /**
    * true when the key may use only the models listed in models
    */

@@ -10,7 +10,8 @@ const KEY_PREFIX = 'gta_';
 
 /** What an authenticated request may do: the key's rights. */
 export interface KeyPrincipal {
-  keyId: string;
+  /** The key's id; null for a dashboard session, which acts for the whole account (CONTRACT §13). */
+  keyId: string | null;
   accountId: string;
   /** First characters of the key, to tell keys apart. */
   prefix: string;
@@ -151,4 +152,36 @@ export async function isKeyActive(db: Tx, keyId: string): Promise<boolean> {
 
 export function mayUseModel(principal: KeyPrincipal, model: string): boolean {
   return principal.models === null || principal.models.includes(model);
+}
+
+/** A key as its owner sees it later: never the key itself. */
+export interface KeyView {
+  id: string;
+  prefix: string;
+  name: string | null;
+  models: string[] | null;
+  daily_limit_minor: number | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** The account's keys, newest first, revoked ones included. */
+export async function listKeys(tx: Tx, accountId: string): Promise<KeyView[]> {
+  const rows = await tx
+    .selectFrom('api_keys')
+    .select(['id', 'prefix', 'name', 'models', 'daily_limit_minor', 'created_at', 'revoked_at'])
+    .where('account_id', '=', accountId)
+    .orderBy('id', 'desc')
+    .execute();
+  return rows.map((row) => ({
+    ...row,
+    models: row.models === null ? null : (JSON.parse(row.models) as string[]),
+    daily_limit_minor: row.daily_limit_minor === null ? null : Number(row.daily_limit_minor),
+  }));
+}
+
+/** The account a key belongs to, or null when there is no such key. */
+export async function keyAccount(tx: Tx, keyId: string): Promise<string | null> {
+  const row = await tx.selectFrom('api_keys').select('account_id').where('id', '=', keyId).executeTakeFirst();
+  return row?.account_id ?? null;
 }

@@ -4,6 +4,8 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
 
   accounts create --name NAME              create an account
   accounts get ACCOUNT_ID                  an account with its balances
+  accounts find [--email E] [--q TEXT]     accounts by exact e-mail, or by a part of the name or e-mail
+  accounts email ACCOUNT_ID --email E      attach an e-mail (a confirmation mail goes out)
   credit ACCOUNT_ID --amount KOPECKS --reference REF
                                            credit once per reference
   ledger ACCOUNT_ID                        money movements, newest first
@@ -42,17 +44,26 @@ function bool(value: string | undefined, what: string): boolean {
  * Holds no logic of its own beyond reading arguments.
  */
 export async function runAdminCommand(
-  services: Pick<Services, 'admin' | 'channels'>,
+  services: Pick<Services, 'admin' | 'channels' | 'people'>,
   positionals: readonly string[],
   options: Readonly<Record<string, string | undefined>>,
 ): Promise<unknown> {
-  const { admin, channels } = services;
+  const { admin, channels, people } = services;
   const [group, action, target] = positionals;
   switch (`${group} ${action ?? ''}`.trim()) {
     case 'accounts create':
       return admin.createAccount(need(options.name, '--name'));
     case 'accounts get':
       return admin.getAccount(need(target, 'ACCOUNT_ID'));
+    case 'accounts find':
+      return {
+        accounts: await people.findAccounts({
+          ...(options.email === undefined ? {} : { email: options.email }),
+          ...(options.q === undefined ? {} : { q: options.q }),
+        }),
+      };
+    case 'accounts email':
+      return people.attachEmail(need(target, 'ACCOUNT_ID'), need(options.email, '--email'));
     case `credit ${action}`: {
       const { entry, created } = await admin.credit(
         need(action, 'ACCOUNT_ID'),

@@ -24,6 +24,8 @@ async function main(argv: readonly string[]): Promise<number> {
     allowPositionals: true,
     options: {
       name: { type: 'string' },
+      email: { type: 'string' },
+      q: { type: 'string' },
       amount: { type: 'string' },
       reference: { type: 'string' },
       models: { type: 'string' },

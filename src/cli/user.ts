@@ -157,7 +157,7 @@ async function dispatch(
           me.daily_limit_minor === null
             ? 'no daily limit'
             : `today ${rubles(me.spent_today_minor, me.currency)} of ${rubles(me.daily_limit_minor, me.currency)}`;
-        io.out(`${rubles(me.available_minor, me.currency)} available (key ${me.key.prefix}: ${limit})\n`);
+        io.out(`${rubles(me.available_minor, me.currency)} available (key ${me.key?.prefix ?? 'none'}: ${limit})\n`);
       }
       return 0;
     }

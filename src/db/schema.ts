@@ -296,6 +296,41 @@ export interface WebhookDeliveriesTable {
   updated_at: string;
 }
 
+/** A person: the e-mail and password behind one account (CONTRACT §13). */
+export interface PeopleTable {
+  id: string;
+  account_id: string;
+  /** Lowercase. */
+  email: string;
+  /** `scrypt$N$r$p$salt$hash`; null until a person given by the operator sets one through a reset. */
+  password_hash: string | null;
+  email_confirmed_at: string | null;
+  /** Saved interface language, `en` or `ru`; null follows the browser. */
+  lang: string | null;
+  created_at: string;
+}
+
+/** Single-use e-mail tokens, stored as SHA-256 (hex) of the value mailed. */
+export interface PersonTokensTable {
+  token_hash: string;
+  person_id: string;
+  /** `confirm` or `reset`. */
+  purpose: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+/** Dashboard sessions, stored as SHA-256 (hex) of the cookie's value. */
+export interface SessionsTable {
+  token_hash: string;
+  person_id: string;
+  /** The session's CSRF token (sent to the page, not secret from its owner). */
+  csrf: string;
+  expires_at: string;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -315,4 +350,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_secrets: WebhookSecretsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  people: PeopleTable;
+  person_tokens: PersonTokensTable;
+  sessions: SessionsTable;
 }

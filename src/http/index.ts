@@ -18,6 +18,7 @@ export { RequestLimiter } from './plugins/rate-limit.ts';
 export { installRequestContext, requestIdOf } from './plugins/request-context.ts';
 export { adminRoutes } from './routes/admin.ts';
 export { adminChannelRoutes } from './routes/admin-channels.ts';
+export { adminPeopleRoutes } from './routes/admin-people.ts';
 export { callbackRoutes } from './routes/callbacks.ts';
 export { docsRoutes, operatorDocsRoutes } from './routes/docs.ts';
 export { directLinkRoutes, fileRoutes } from './routes/files.ts';

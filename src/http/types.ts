@@ -10,6 +10,7 @@ import type { Clock } from '../lib/index.ts';
 import type { HelperService, LibraryService } from '../libraries/index.ts';
 import type { ModelService } from '../models/index.ts';
 import type { Metrics } from '../observability/index.ts';
+import type { PeopleService } from '../people/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { TaskService, TaskWatch } from '../tasks/index.ts';
 import type { PeoplePort } from '../web/index.ts';
@@ -45,6 +46,8 @@ export interface Services {
   webhooks: WebhookService;
   /** Waiting calls and event streams on tasks (CONTRACT §12). */
   watch: TaskWatch;
+  /** People's accounts, sessions and their keys (CONTRACT §13). */
+  people: PeopleService;
 }
 
 /** Everything the HTTP app needs, passed in (never read from config at import time). */

@@ -27,6 +27,13 @@ export const en: Catalog = {
     'The request under this Idempotency-Key is still being processed; repeat it in a few seconds.',
   element_name_taken: 'You already have an element named "{name}".',
   persona_exists: 'A persona from this song version is already saved.',
+  invalid_credentials: 'The e-mail or the password is wrong.',
+  email_not_confirmed: 'Confirm your e-mail first: open the link in the confirmation mail.',
+  csrf_failed:
+    'The CSRF token is missing or wrong: send the X-CSRF-Token header of your session with cookie-authenticated changes.',
+  email_taken: 'An account with this e-mail exists already; sign in or reset the password.',
+  account_has_email: 'Account "{id}" has an e-mail already.',
+  invalid_token: 'The link is unknown, used already or expired; ask for a new one.',
   too_many_keys: 'The account already has {limit} active keys; revoke one first.',
   too_many_webhooks: 'The account already has {limit} webhook endpoints; delete one first.',
   credit_reference_conflict:

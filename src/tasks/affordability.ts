@@ -36,7 +36,7 @@ export async function mustBeAffordable(
   if ((await activeTaskCount(tx, principal.accountId, run.model)) >= run.maxActive) {
     throw errors.tooManyActive(run.model, run.maxActive);
   }
-  if (principal.dailyLimitMinor !== null) {
+  if (principal.dailyLimitMinor !== null && principal.keyId !== null) {
     const spent = await spentToday(tx, principal.keyId, moscowDay(run.now).start);
     if (spent + run.floorMinor > principal.dailyLimitMinor) {
       throw errors.keyDailyLimitExceeded(principal.dailyLimitMinor, spent);

@@ -11,6 +11,7 @@ import * as m0009 from './0009-channels.ts';
 import * as m0010 from './0010-run-callbacks.ts';
 import * as m0011 from './0011-artifact-upstream-ids.ts';
 import * as m0012 from './0012-webhooks.ts';
+import * as m0013 from './0013-people.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ export const migrations: Record<string, Migration> = {
   '0010-run-callbacks': m0010,
   '0011-artifact-upstream-ids': m0011,
   '0012-webhooks': m0012,
+  '0013-people': m0013,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,19 +1,36 @@
-import type { FastifyInstance } from 'fastify';
-import { authenticateKey } from '../../accounts/index.ts';
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { authenticateKey, type KeyPrincipal } from '../../accounts/index.ts';
 import { errors } from '../../errors.ts';
+import { CSRF_HEADER, SESSION_COOKIE, type Session } from '../../people/index.ts';
 import type { AppDeps } from '../types.ts';
 import type { RequestLimiter } from './rate-limit.ts';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Authenticates every request of the encapsulated context with `Authorization: Bearer <API_KEY>`:
  * missing, malformed, unknown or revoked keys are 401 invalid_api_key, and past 30 such attempts a
  * minute from one address 429 rate_limited. A valid key is never slowed by others' wrong attempts.
+ *
+ * Without an Authorization header, the dashboard's session cookie opens the API as its account, with
+ * every model and no daily limit (CONTRACT §13); its unsafe requests must carry the session's
+ * `X-CSRF-Token`, else 403 csrf_failed. A Bearer header always wins over a cookie.
  */
 export function installApiKeyAuth(app: FastifyInstance, deps: AppDeps, limiter: RequestLimiter): void {
   app.addHook('onRequest', async (request, reply) => {
     const header = request.headers.authorization;
+    const session = header === undefined ? await sessionOf(request, deps) : null;
+    if (session) {
+      // A page of another site can make the browser send the cookie, never this header (CONTRACT §13).
+      if (!SAFE_METHODS.has(request.method) && !csrfMatches(request.headers[CSRF_HEADER], session.csrf)) {
+        throw errors.csrfFailed();
+      }
+      request.principal = sessionPrincipal(session);
+      await limiter.takeAccountRequest(session.accountId, reply);
+      return;
+    }
     const match = header ? BEARER.exec(header) : null;
     const principal = match?.[1] ? await authenticateKey(deps.db.db, match[1]) : null;
     if (!principal) {
@@ -23,4 +40,31 @@ export function installApiKeyAuth(app: FastifyInstance, deps: AppDeps, limiter: 
     request.principal = principal;
     await limiter.takeAccountRequest(principal.accountId, reply);
   });
+}
+
+/** The rights of a session: the whole account, as its owner has them. */
+function sessionPrincipal(session: Session): KeyPrincipal {
+  return { keyId: null, accountId: session.accountId, prefix: '', models: null, dailyLimitMinor: null };
+}
+
+async function sessionOf(request: FastifyRequest, deps: AppDeps): Promise<Session | null> {
+  const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
+  return token === null ? null : deps.services.people.session(token);
+}
+
+/** One cookie's value from a Cookie header, or null. */
+export function cookieValue(header: string | undefined, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null;
+  }
+  return null;
+}
+
+function csrfMatches(sent: string | string[] | undefined, expected: string): boolean {
+  if (typeof sent !== 'string') return false;
+  const a = Buffer.from(sent);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -8,7 +8,12 @@ import { errorResponses, modelSchema } from './schemas.ts';
 
 const meSchema = z.object({
   account_id: z.string(),
-  key: z.object({ id: z.string(), prefix: z.string() }),
+  key: z
+    .object({ id: z.string(), prefix: z.string() })
+    .nullable()
+    .describe('the key of the request; null when the dashboard session cookie authenticated it'),
+  email: z.string().optional().describe("the account's e-mail, for accounts of people (CONTRACT §13)"),
+  email_confirmed: z.boolean().optional().describe('whether that e-mail is confirmed'),
   restricted: z.boolean().describe('true when the key may use only the models listed in models'),
   models: z.array(z.string()).describe('model keys this key may use'),
   daily_limit_minor: z.number().int().nullable().describe('daily spending limit (kopecks), null = no limit'),
@@ -51,13 +56,15 @@ export async function modelRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     async (request) => {
       const principal = request.principal!;
       const day = moscowDay(deps.clock.now());
-      const spent = await spentToday(deps.db.db, principal.keyId, day.start);
+      const spent = principal.keyId === null ? 0 : await spentToday(deps.db.db, principal.keyId, day.start);
+      const person = await deps.services.people.personOfAccount(principal.accountId);
       const balances = await balancesOf(deps.db.db, principal.accountId);
       const limit = principal.dailyLimitMinor;
       const models = (await deps.services.models.list(principal.models)).map((m) => m.key);
       return {
         account_id: principal.accountId,
-        key: { id: principal.keyId, prefix: principal.prefix },
+        key: principal.keyId === null ? null : { id: principal.keyId, prefix: principal.prefix },
+        ...(person ? { email: person.email, email_confirmed: person.emailConfirmed } : {}),
         restricted: principal.models !== null,
         models,
         daily_limit_minor: limit,

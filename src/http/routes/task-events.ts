@@ -90,10 +90,10 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
           while (!(await subscription.changed(heartbeatMs, stop))) {
             if (stop.aborted) return;
             // A key revoked while its stream is open stops opening it, as it stops opening everything.
-            if (!(await isKeyActive(deps.db.db, principal.keyId))) return;
+            if (principal.keyId !== null && !(await isKeyActive(deps.db.db, principal.keyId))) return;
             send(': keep-alive\n\n');
           }
-          if (!(await isKeyActive(deps.db.db, principal.keyId))) return;
+          if (principal.keyId !== null && !(await isKeyActive(deps.db.db, principal.keyId))) return;
           state = await tasks.watchState(principal, id, request.lang);
         }
       } catch (error) {

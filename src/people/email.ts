@@ -1,0 +1,19 @@
+import { errors } from '../errors.ts';
+
+/** Longest e-mail address (RFC 5321's path limit less the brackets). */
+export const EMAIL_MAX = 254;
+
+// A sane check, not RFC 5322: one `@`, no spaces or brackets, a domain with a dot (or `localhost`).
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@(?:[a-z0-9-]+\.)+[a-z0-9-]{2,}$|^[^\s@<>()[\]\\,;:"]+@localhost$/;
+
+/** The address lowercased and trimmed, or 422 invalid_request. */
+export function normalizeEmail(input: string): string {
+  const email = input.trim().toLowerCase();
+  if (email.length > EMAIL_MAX || !EMAIL.test(email)) {
+    throw errors.invalidRequest({
+      en: `email: not a valid e-mail address (at most ${EMAIL_MAX} characters).`,
+      ru: `email: это не адрес эл. почты (не длиннее ${EMAIL_MAX} символов).`,
+    });
+  }
+  return email;
+}

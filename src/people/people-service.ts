@@ -1,0 +1,318 @@
+import type { Logger } from 'pino';
+import {
+  createAccount,
+  type IssuedKey,
+  issueKey,
+  type KeyView,
+  keyAccount,
+  listKeys,
+  revokeKey,
+} from '../accounts/index.ts';
+import type { Db, Tx } from '../db/index.ts';
+import { isUniqueViolation } from '../db/index.ts';
+import { errors } from '../errors.ts';
+import type { Lang } from '../i18n/index.ts';
+import { credit } from '../ledger/index.ts';
+import type { Clock } from '../lib/index.ts';
+import { uuidv7 } from '../lib/index.ts';
+import { type Mailer, type MailKind, mailOf } from '../mail/index.ts';
+import type { ModelService } from '../models/index.ts';
+import { normalizeEmail } from './email.ts';
+import type { LoginLimiter } from './login-limiter.ts';
+import { DUMMY_HASH, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.ts';
+import { type AccountWithPerson, attachEmail, findAccounts } from './people-admin.ts';
+import { asLang, createSession, findSession, type Session } from './sessions.ts';
+import { hashToken, issueToken, isTokenShaped, useToken } from './tokens.ts';
+
+export interface PeopleServiceDeps {
+  db: Db;
+  clock: Clock;
+  mailer: Mailer;
+  models: ModelService;
+  limiter: LoginLimiter;
+  /** Base of the links in mails. */
+  publicBaseUrl: string;
+  /** Credited to each account made by sign-up (kopecks). */
+  signupCreditMinor: number;
+  /** Lifetime of a session (milliseconds). */
+  sessionTtlMs: number;
+  log?: Logger;
+}
+
+function mustBeGoodPassword(password: string): void {
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    throw errors.invalidRequest({
+      en: `password: from ${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`,
+      ru: `password: от ${PASSWORD_MIN} до ${PASSWORD_MAX} символов.`,
+    });
+  }
+}
+
+/**
+ * Accounts for people (CONTRACT §13): sign-up with a confirmation mail, sign-in with limits, sessions,
+ * password reset, and the person's keys. The dashboard's pages and the operator API call it; money goes
+ * through the ledger, keys through the accounts module, with the same rules as the operator's.
+ */
+export class PeopleService {
+  readonly #d: PeopleServiceDeps;
+
+  constructor(deps: PeopleServiceDeps) {
+    this.#d = deps;
+  }
+
+  #tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.#d.db.dialect.transaction(this.#d.db.db, fn);
+  }
+
+  /**
+   * A new account with its person, the sign-up credit (once, reference `signup:<account id>`) and a
+   * confirmation mail. A taken e-mail is 409 email_taken: the whole transaction, credit included, is undone.
+   */
+  async signUp(input: {
+    email: string;
+    password: string;
+    lang: Lang | null;
+  }): Promise<{ personId: string; accountId: string }> {
+    const email = normalizeEmail(input.email);
+    mustBeGoodPassword(input.password);
+    const passwordHash = await hashPassword(input.password);
+    const at = this.#d.clock.now();
+    const made = await this.#tx(async (tx) => {
+      const taken = await tx.selectFrom('people').select('id').where('email', '=', email).executeTakeFirst();
+      if (taken) throw errors.emailTaken();
+      const account = await createAccount(tx, { name: email, at });
+      const personId = uuidv7(at.getTime());
+      await tx
+        .insertInto('people')
+        .values({
+          id: personId,
+          account_id: account.id,
+          email,
+          password_hash: passwordHash,
+          email_confirmed_at: null,
+          lang: input.lang,
+          created_at: at.toISOString(),
+        })
+        .execute();
+      if (this.#d.signupCreditMinor > 0) {
+        await credit(tx, {
+          accountId: account.id,
+          amountMinor: this.#d.signupCreditMinor,
+          reference: `signup:${account.id}`,
+          at,
+        });
+      }
+      const token = await issueToken(tx, personId, 'confirm', at);
+      return { personId, accountId: account.id, token };
+    }).catch((error: unknown) => {
+      // Two sign-ups racing with one e-mail: the unique index refuses the second.
+      throw isUniqueViolation(error) ? errors.emailTaken() : error;
+    });
+    await this.#mail('confirm', input.lang ?? 'en', email, made.token);
+    return { personId: made.personId, accountId: made.accountId };
+  }
+
+  /** Confirms the e-mail of the link's person; the token works once, for 48 hours. */
+  async confirmEmail(token: string): Promise<void> {
+    await this.#tx(async (tx) => {
+      const personId = await useToken(tx, token, 'confirm', this.#d.clock.now());
+      await tx
+        .updateTable('people')
+        .set({ email_confirmed_at: this.#d.clock.now().toISOString() })
+        .where('id', '=', personId)
+        .where('email_confirmed_at', 'is', null)
+        .execute();
+    });
+  }
+
+  /** Mails a new confirmation link; nothing when the e-mail is confirmed already. */
+  async resendConfirmation(personId: string): Promise<void> {
+    const person = await this.#person(personId);
+    if (person.email_confirmed_at !== null) return;
+    const token = await this.#tx((tx) => issueToken(tx, personId, 'confirm', this.#d.clock.now()));
+    await this.#mail('confirm', asLang(person.lang) ?? 'en', person.email, token);
+  }
+
+  /**
+   * A new session. Wrong e-mail or password is 401 invalid_credentials (which one is never said); past
+   * the failures allowed per address or per e-mail, 429 rate_limited with Retry-After.
+   */
+  async signIn(input: {
+    email: string;
+    password: string;
+    address: string;
+  }): Promise<{ token: string; csrf: string; expiresAt: Date; personId: string }> {
+    const email = input.email.trim().toLowerCase().slice(0, 254);
+    const wait = await this.#d.limiter.wait(input.address, email);
+    if (wait !== null) throw errors.rateLimited(wait);
+    const person = await this.#d.db.db
+      .selectFrom('people')
+      .select(['id', 'password_hash'])
+      .where('email', '=', email)
+      .executeTakeFirst();
+    // Unknown e-mails are hashed too, so the answer's time does not tell which e-mails exist.
+    const ok = await verifyPassword(
+      input.password.slice(0, PASSWORD_MAX),
+      person?.password_hash ?? DUMMY_HASH,
+    );
+    if (!person || person.password_hash === null || !ok) {
+      await this.#d.limiter.fail(input.address, email);
+      throw errors.invalidCredentials();
+    }
+    return createSession(this.#d.db.db, person.id, this.#d.clock.now(), this.#d.sessionTtlMs);
+  }
+
+  /** The session of a cookie's value, or null when it is unknown, ended or expired. */
+  session(token: string): Promise<Session | null> {
+    return findSession(this.#d.db.db, token, this.#d.clock.now());
+  }
+
+  /** Ends one session. */
+  async signOut(token: string): Promise<void> {
+    if (!isTokenShaped(token)) return;
+    await this.#d.db.db.deleteFrom('sessions').where('token_hash', '=', hashToken(token)).execute();
+  }
+
+  /** Mails a reset link; silent for unknown e-mails, so it tells no one who has an account. */
+  async requestPasswordReset(emailInput: string): Promise<void> {
+    const email = emailInput.trim().toLowerCase();
+    const person = await this.#d.db.db
+      .selectFrom('people')
+      .select(['id', 'lang'])
+      .where('email', '=', email)
+      .executeTakeFirst();
+    if (!person) return;
+    const token = await this.#tx((tx) => issueToken(tx, person.id, 'reset', this.#d.clock.now()));
+    await this.#mail('reset', asLang(person.lang) ?? 'en', email, token);
+  }
+
+  /**
+   * Sets a new password from a reset link (once, within 1 hour) and ends every session of the person.
+   * Opening the link proves the mailbox, so it confirms the e-mail too.
+   */
+  async resetPassword(token: string, password: string): Promise<void> {
+    mustBeGoodPassword(password);
+    const passwordHash = await hashPassword(password);
+    await this.#tx(async (tx) => {
+      const personId = await useToken(tx, token, 'reset', this.#d.clock.now());
+      const person = await tx
+        .selectFrom('people')
+        .select('email_confirmed_at')
+        .where('id', '=', personId)
+        .executeTakeFirstOrThrow();
+      await tx
+        .updateTable('people')
+        .set({
+          password_hash: passwordHash,
+          email_confirmed_at: person.email_confirmed_at ?? this.#d.clock.now().toISOString(),
+        })
+        .where('id', '=', personId)
+        .execute();
+      await tx.deleteFrom('sessions').where('person_id', '=', personId).execute();
+    });
+  }
+
+  /** Changes the password after checking the current one (401 invalid_credentials when wrong). */
+  async changePassword(personId: string, current: string, next: string): Promise<void> {
+    mustBeGoodPassword(next);
+    const person = await this.#person(personId);
+    if (
+      person.password_hash === null ||
+      !(await verifyPassword(current.slice(0, PASSWORD_MAX), person.password_hash))
+    ) {
+      throw errors.invalidCredentials();
+    }
+    const passwordHash = await hashPassword(next);
+    await this.#d.db.db
+      .updateTable('people')
+      .set({ password_hash: passwordHash })
+      .where('id', '=', personId)
+      .execute();
+  }
+
+  /** Saves the interface language; null follows the browser again. */
+  async setLanguage(personId: string, lang: Lang | null): Promise<void> {
+    await this.#d.db.db.updateTable('people').set({ lang }).where('id', '=', personId).execute();
+  }
+
+  /** The keys of the person's account, newest first, revoked ones included. */
+  async keys(personId: string): Promise<KeyView[]> {
+    const person = await this.#person(personId);
+    return listKeys(this.#d.db.db, person.account_id);
+  }
+
+  /**
+   * A key of the person's account, shown once: 403 email_not_confirmed until the e-mail is confirmed,
+   * 409 too_many_keys past 10 active keys, 404 model_not_found for unknown models.
+   */
+  async createKey(
+    personId: string,
+    input: { name: string | null; models: string[] | null; dailyLimitMinor: number | null },
+  ): Promise<IssuedKey> {
+    const person = await this.#person(personId);
+    if (person.email_confirmed_at === null) throw errors.emailNotConfirmed();
+    for (const model of input.models ?? []) {
+      if (!this.#d.models.find(model)) throw errors.modelNotFound(model);
+    }
+    return this.#tx(async (tx) => {
+      await this.#d.db.dialect.lockAccount(tx, person.account_id);
+      return issueKey(tx, { accountId: person.account_id, ...input, at: this.#d.clock.now() });
+    });
+  }
+
+  /** Revokes a key of the person's own account; another account's key is 404 key_not_found. */
+  async revokeKey(personId: string, keyId: string): Promise<void> {
+    const person = await this.#person(personId);
+    await this.#tx(async (tx) => {
+      if ((await keyAccount(tx, keyId)) !== person.account_id) throw errors.keyNotFound(keyId);
+      await revokeKey(tx, keyId, this.#d.clock.now());
+    });
+  }
+
+  /** The person holding an account, or null for operator-made accounts without an e-mail. */
+  async personOfAccount(accountId: string): Promise<{ email: string; emailConfirmed: boolean } | null> {
+    const row = await this.#d.db.db
+      .selectFrom('people')
+      .select(['email', 'email_confirmed_at'])
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    return row ? { email: row.email, emailConfirmed: row.email_confirmed_at !== null } : null;
+  }
+
+  /** The operator's search (CONTRACT §13): `email` exact, `q` a part of the name or e-mail. */
+  findAccounts(query: { email?: string; q?: string }): Promise<AccountWithPerson[]> {
+    return findAccounts(this.#d.db, query);
+  }
+
+  /** The operator attaches an e-mail to an account; a confirmation mail goes out, the password comes by reset. */
+  async attachEmail(accountId: string, email: string): Promise<AccountWithPerson> {
+    const at = this.#d.clock.now();
+    const made = await this.#tx(async (tx) => {
+      const person = await attachEmail(this.#d.db, tx, { accountId, email, at });
+      return { ...person, token: await issueToken(tx, person.personId, 'confirm', at) };
+    });
+    await this.#mail('confirm', 'en', made.email, made.token);
+    const [view] = await findAccounts(this.#d.db, { email: made.email });
+    return view as AccountWithPerson;
+  }
+
+  async #person(personId: string) {
+    const person = await this.#d.db.db
+      .selectFrom('people')
+      .selectAll()
+      .where('id', '=', personId)
+      .executeTakeFirst();
+    if (!person) throw errors.invalidCredentials();
+    return person;
+  }
+
+  /** Sends after the commit; a mail that fails is logged, and the person can ask for another. */
+  async #mail(kind: MailKind, lang: Lang, to: string, token: string): Promise<void> {
+    const link = `${this.#d.publicBaseUrl}/${kind === 'confirm' ? 'confirm' : 'reset/new'}?token=${token}`;
+    try {
+      await this.#d.mailer.send(mailOf(kind, lang, to, link));
+    } catch (error) {
+      this.#d.log?.warn({ err: error, mail: kind }, 'sending a mail failed');
+    }
+  }
+}
