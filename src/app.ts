@@ -123,14 +123,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await operatorDocsRoutes(operator);
     });
   }
-  if (deps.people) {
-    // The dashboard: its own context with cookies, forms and security headers (src/web/).
-    await webRoutes(app, {
-      people: deps.people,
-      wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
-      models: deps.services.models,
-      publicBaseUrl: deps.config.publicBaseUrl,
-    });
-  }
+  // The dashboard: its own context with cookies, forms and security headers (src/web/).
+  await webRoutes(app, {
+    people: deps.people ?? deps.services.people,
+    wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
+    models: deps.services.models,
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
   return app;
 }
