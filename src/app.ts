@@ -123,16 +123,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await operatorDocsRoutes(operator);
     });
   }
-  // The dashboard: its own context with cookies, forms and security headers (src/web/), over the people
-  // service of the process unless a test gives its own.
-  const people = deps.people ?? deps.services.people;
-  if (people) {
-    await webRoutes(app, {
-      people,
-      wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
-      models: deps.services.models,
-      publicBaseUrl: deps.config.publicBaseUrl,
-    });
-  }
+  // The dashboard: its own context with cookies, forms and security headers (src/web/).
+  await webRoutes(app, {
+    people: deps.people ?? deps.services.people,
+    wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
+    models: deps.services.models,
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
   return app;
 }

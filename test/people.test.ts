@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { runAdminCommand } from '../src/cli/admin.ts';
 import { isApiError } from '../src/errors.ts';
@@ -390,6 +391,62 @@ describe('people: the operator CLI', () => {
         runAdminCommand(t.container.services, ['accounts', 'email', plain.id], { email: 'x@example.com' }),
         { code: 'account_has_email' },
       );
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('people: sessions on /v1 share the account’s limits; mail failures do not lose sign-ups', () => {
+  test('a session’s requests count against the account’s request budget, with its keys', async () => {
+    const t = await startTestApp({
+      worker: false,
+      limits: { accountRequests: 3, wrongKeyAttempts: 100, windowSeconds: 60 },
+    });
+    try {
+      const people = t.container.services.people;
+      await people.signUp({ email: 'max@example.com', password: PASSWORD, lang: null });
+      await people.confirmEmail(outboxLink(t.dir, 'max@example.com', 'confirm'));
+      const s = await people.signIn({ email: 'max@example.com', password: PASSWORD, address: '192.0.2.90' });
+      const key = await people.createKey(s.personId, { name: null, models: null, dailyLimitMinor: null });
+      const cookie = `${SESSION_COOKIE}=${s.token}`;
+      const first = await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie } });
+      assert.match(String(first.headers.ratelimit), /r=2/);
+      assert.equal((await t.call(key.key, 'GET', '/v1/me')).statusCode, 200);
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/v1/models', headers: { cookie } })).statusCode,
+        200,
+      );
+      const over = await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie } });
+      assert.equal(over.statusCode, 429);
+      assert.equal(over.json().error.code, 'rate_limited');
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('with the SMTP server down, sign-up still makes the account and logs the failed mail', async () => {
+    const lines: string[] = [];
+    const t = await startTestApp({
+      worker: false,
+      env: { SMTP_URL: 'smtp://u:never-logged@127.0.0.1:9', LOG_LEVEL: 'warn' },
+      logDestination: new Writable({
+        write(chunk, _enc, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    });
+    try {
+      const made = await t.container.services.people.signUp({
+        email: 'ned@example.com',
+        password: PASSWORD,
+        lang: null,
+      });
+      assert.ok(made.accountId);
+      assert.ok(lines.some((l) => l.includes('sending a mail failed')));
+      assert.ok(!lines.join('').includes('never-logged'), 'the SMTP password is never written');
+      assert.equal(fs.existsSync(path.join(t.dir, 'outbox')), false);
     } finally {
       await t.close();
     }

@@ -62,7 +62,7 @@ export interface AppDeps {
   log: FastifyBaseLogger;
   /** The process's metrics, served at GET /metrics when METRICS_TOKEN is set. */
   metrics: Metrics;
-  /** People's accounts and sessions; the dashboard (CONTRACT §13) is served at `/` when set. */
+  /** Replaces `services.people` for the dashboard's pages (tests pass an in-memory one). */
   people?: PeoplePort;
 }
 

@@ -2,8 +2,9 @@ export { EMAIL_MAX, normalizeEmail } from './email.ts';
 export { DEFAULT_LOGIN_LIMITS, LoginLimiter, type LoginLimits } from './login-limiter.ts';
 export { hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.ts';
 export { ACCOUNT_SEARCH_LIMIT, type AccountWithPerson } from './people-admin.ts';
-export { PeopleService, type PeopleServiceDeps, type Session, TOKEN_TTL_MS } from './people-service.ts';
-export { hashToken, newToken } from './tokens.ts';
+export { PeopleService, type PeopleServiceDeps } from './people-service.ts';
+export type { Session } from './sessions.ts';
+export { hashToken, newToken, TOKEN_TTL_MS, type TokenPurpose } from './tokens.ts';
 
 /** The session cookie's name (HttpOnly, SameSite=Lax; Secure behind https). */
 export const SESSION_COOKIE = 'gta_session';

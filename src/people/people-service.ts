@@ -21,22 +21,8 @@ import { normalizeEmail } from './email.ts';
 import type { LoginLimiter } from './login-limiter.ts';
 import { DUMMY_HASH, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.ts';
 import { type AccountWithPerson, attachEmail, findAccounts } from './people-admin.ts';
-import { hashToken, isTokenShaped, newToken } from './tokens.ts';
-
-const HOUR_MS = 3_600_000;
-/** How long e-mail links work (CONTRACT §13 as decided in docs/people.md). */
-export const TOKEN_TTL_MS: Record<MailKind, number> = { confirm: 48 * HOUR_MS, reset: HOUR_MS };
-
-/** A signed-in person, as every dashboard request and cookie-authenticated /v1 call sees it. */
-export interface Session {
-  personId: string;
-  accountId: string;
-  email: string;
-  emailConfirmed: boolean;
-  lang: Lang | null;
-  /** The session's CSRF token: unsafe cookie-authenticated requests must carry it. */
-  csrf: string;
-}
+import { asLang, createSession, findSession, type Session } from './sessions.ts';
+import { hashToken, issueToken, isTokenShaped, useToken } from './tokens.ts';
 
 export interface PeopleServiceDeps {
   db: Db;
@@ -52,8 +38,6 @@ export interface PeopleServiceDeps {
   sessionTtlMs: number;
   log?: Logger;
 }
-
-const asLang = (value: string | null): Lang | null => (value === 'en' || value === 'ru' ? value : null);
 
 function mustBeGoodPassword(password: string): void {
   if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
@@ -118,7 +102,7 @@ export class PeopleService {
           at,
         });
       }
-      const token = await this.#issueToken(tx, personId, 'confirm', at);
+      const token = await issueToken(tx, personId, 'confirm', at);
       return { personId, accountId: account.id, token };
     }).catch((error: unknown) => {
       // Two sign-ups racing with one e-mail: the unique index refuses the second.
@@ -131,7 +115,7 @@ export class PeopleService {
   /** Confirms the e-mail of the link's person; the token works once, for 48 hours. */
   async confirmEmail(token: string): Promise<void> {
     await this.#tx(async (tx) => {
-      const personId = await this.#useToken(tx, token, 'confirm');
+      const personId = await useToken(tx, token, 'confirm', this.#d.clock.now());
       await tx
         .updateTable('people')
         .set({ email_confirmed_at: this.#d.clock.now().toISOString() })
@@ -145,7 +129,7 @@ export class PeopleService {
   async resendConfirmation(personId: string): Promise<void> {
     const person = await this.#person(personId);
     if (person.email_confirmed_at !== null) return;
-    const token = await this.#tx((tx) => this.#issueToken(tx, personId, 'confirm', this.#d.clock.now()));
+    const token = await this.#tx((tx) => issueToken(tx, personId, 'confirm', this.#d.clock.now()));
     await this.#mail('confirm', asLang(person.lang) ?? 'en', person.email, token);
   }
 
@@ -175,49 +159,12 @@ export class PeopleService {
       await this.#d.limiter.fail(input.address, email);
       throw errors.invalidCredentials();
     }
-    const token = newToken();
-    const csrf = newToken();
-    const at = this.#d.clock.now();
-    const expiresAt = new Date(at.getTime() + this.#d.sessionTtlMs);
-    await this.#d.db.db
-      .insertInto('sessions')
-      .values({
-        token_hash: hashToken(token),
-        person_id: person.id,
-        csrf,
-        expires_at: expiresAt.toISOString(),
-        created_at: at.toISOString(),
-      })
-      .execute();
-    return { token, csrf, expiresAt, personId: person.id };
+    return createSession(this.#d.db.db, person.id, this.#d.clock.now(), this.#d.sessionTtlMs);
   }
 
   /** The session of a cookie's value, or null when it is unknown, ended or expired. */
-  async session(token: string): Promise<Session | null> {
-    if (!isTokenShaped(token)) return null;
-    const row = await this.#d.db.db
-      .selectFrom('sessions')
-      .innerJoin('people', 'people.id', 'sessions.person_id')
-      .select([
-        'people.id',
-        'people.account_id',
-        'people.email',
-        'people.email_confirmed_at',
-        'people.lang',
-        'sessions.csrf',
-        'sessions.expires_at',
-      ])
-      .where('sessions.token_hash', '=', hashToken(token))
-      .executeTakeFirst();
-    if (!row || row.expires_at <= this.#d.clock.now().toISOString()) return null;
-    return {
-      personId: row.id,
-      accountId: row.account_id,
-      email: row.email,
-      emailConfirmed: row.email_confirmed_at !== null,
-      lang: asLang(row.lang),
-      csrf: row.csrf,
-    };
+  session(token: string): Promise<Session | null> {
+    return findSession(this.#d.db.db, token, this.#d.clock.now());
   }
 
   /** Ends one session. */
@@ -235,7 +182,7 @@ export class PeopleService {
       .where('email', '=', email)
       .executeTakeFirst();
     if (!person) return;
-    const token = await this.#tx((tx) => this.#issueToken(tx, person.id, 'reset', this.#d.clock.now()));
+    const token = await this.#tx((tx) => issueToken(tx, person.id, 'reset', this.#d.clock.now()));
     await this.#mail('reset', asLang(person.lang) ?? 'en', email, token);
   }
 
@@ -247,7 +194,7 @@ export class PeopleService {
     mustBeGoodPassword(password);
     const passwordHash = await hashPassword(password);
     await this.#tx(async (tx) => {
-      const personId = await this.#useToken(tx, token, 'reset');
+      const personId = await useToken(tx, token, 'reset', this.#d.clock.now());
       const person = await tx
         .selectFrom('people')
         .select('email_confirmed_at')
@@ -342,7 +289,7 @@ export class PeopleService {
     const at = this.#d.clock.now();
     const made = await this.#tx(async (tx) => {
       const person = await attachEmail(this.#d.db, tx, { accountId, email, at });
-      return { ...person, token: await this.#issueToken(tx, person.personId, 'confirm', at) };
+      return { ...person, token: await issueToken(tx, person.personId, 'confirm', at) };
     });
     await this.#mail('confirm', 'en', made.email, made.token);
     const [view] = await findAccounts(this.#d.db, { email: made.email });
@@ -357,39 +304,6 @@ export class PeopleService {
       .executeTakeFirst();
     if (!person) throw errors.invalidCredentials();
     return person;
-  }
-
-  async #issueToken(tx: Tx, personId: string, purpose: MailKind, at: Date): Promise<string> {
-    const token = newToken();
-    await tx
-      .insertInto('person_tokens')
-      .values({
-        token_hash: hashToken(token),
-        person_id: personId,
-        purpose,
-        expires_at: new Date(at.getTime() + TOKEN_TTL_MS[purpose]).toISOString(),
-        used_at: null,
-        created_at: at.toISOString(),
-      })
-      .execute();
-    return token;
-  }
-
-  /** Marks a token used and returns its person; 422 invalid_token when unknown, used or expired. */
-  async #useToken(tx: Tx, token: string, purpose: MailKind): Promise<string> {
-    if (!isTokenShaped(token)) throw errors.invalidToken();
-    const now = this.#d.clock.now().toISOString();
-    const row = await tx
-      .updateTable('person_tokens')
-      .set({ used_at: now })
-      .where('token_hash', '=', hashToken(token))
-      .where('purpose', '=', purpose)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', now)
-      .returning('person_id')
-      .executeTakeFirst();
-    if (!row) throw errors.invalidToken();
-    return row.person_id;
   }
 
   /** Sends after the commit; a mail that fails is logged, and the person can ask for another. */

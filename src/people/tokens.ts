@@ -1,4 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { Tx } from '../db/index.ts';
+import { errors } from '../errors.ts';
+
+/** What an e-mail link is for: confirming the e-mail, or resetting the password. */
+export type TokenPurpose = 'confirm' | 'reset';
+
+const HOUR_MS = 3_600_000;
+/** How long e-mail links work (docs/people.md). */
+export const TOKEN_TTL_MS: Record<TokenPurpose, number> = { confirm: 48 * HOUR_MS, reset: HOUR_MS };
 
 /** A new secret token: 32 random bytes, base64url (43 characters). */
 export function newToken(): string {
@@ -13,4 +22,41 @@ export function hashToken(token: string): string {
 /** Whether a presented value could be a token at all, before any lookup. */
 export function isTokenShaped(value: string): boolean {
   return /^[A-Za-z0-9_-]{43}$/.test(value);
+}
+
+/** Stores a new single-use token of a person and returns its value, to be mailed. */
+export async function issueToken(tx: Tx, personId: string, purpose: TokenPurpose, at: Date): Promise<string> {
+  const token = newToken();
+  await tx
+    .insertInto('person_tokens')
+    .values({
+      token_hash: hashToken(token),
+      person_id: personId,
+      purpose,
+      expires_at: new Date(at.getTime() + TOKEN_TTL_MS[purpose]).toISOString(),
+      used_at: null,
+      created_at: at.toISOString(),
+    })
+    .execute();
+  return token;
+}
+
+/**
+ * Marks a token used and returns its person; 422 invalid_token when unknown, used or expired. One
+ * conditional UPDATE, so two clicks at once cannot both use it.
+ */
+export async function useToken(tx: Tx, token: string, purpose: TokenPurpose, at: Date): Promise<string> {
+  if (!isTokenShaped(token)) throw errors.invalidToken();
+  const now = at.toISOString();
+  const row = await tx
+    .updateTable('person_tokens')
+    .set({ used_at: now })
+    .where('token_hash', '=', hashToken(token))
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning('person_id')
+    .executeTakeFirst();
+  if (!row) throw errors.invalidToken();
+  return row.person_id;
 }
