@@ -8,7 +8,12 @@ import { isApiError } from '../src/errors.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { CSRF_HEADER, type PeopleService, SESSION_COOKIE } from '../src/people/index.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
-import { outboxLink } from './mail-kit.ts';
+import { decodedParts, outboxLink } from './mail-kit.ts';
+
+const latestMail = (dir: string): string => {
+  const files = fs.readdirSync(path.join(dir, 'outbox')).sort();
+  return fs.readFileSync(path.join(dir, 'outbox', files[files.length - 1] as string), 'utf8');
+};
 
 const mailCount = (dir: string): number =>
   fs.existsSync(path.join(dir, 'outbox')) ? fs.readdirSync(path.join(dir, 'outbox')).length : 0;
@@ -88,6 +93,23 @@ describe('people: sign-up, confirmation, sessions and keys', () => {
       (await people.keys(personId)).map((k) => k.id),
       [key.id],
     );
+  });
+
+  test('a new confirmation link can be asked for, in the person’s language; none once confirmed', async () => {
+    const { personId } = await people.signUp({ email: 'olga@example.com', password: PASSWORD, lang: 'ru' });
+    const first = outboxLink(t.dir, 'olga@example.com', 'confirm');
+    const raw = latestMail(t.dir);
+    assert.ok(
+      decodedParts(raw).some((part) => part.includes('Откройте ссылку')),
+      'a Russian mail',
+    );
+    await people.resendConfirmation(personId);
+    const second = outboxLink(t.dir, 'olga@example.com', 'confirm');
+    assert.notEqual(second, first);
+    await people.confirmEmail(second);
+    const mails = mailCount(t.dir);
+    await people.resendConfirmation(personId);
+    assert.equal(mailCount(t.dir), mails);
   });
 
   test('e-mails and passwords are checked; a taken e-mail is 409 email_taken, whatever its case', async () => {

@@ -150,10 +150,19 @@ export function swaggerOptions(baseUrl: string, catalog: SettingsCatalog): Swagg
         { name: 'operator', description: 'Operator API (ADMIN_TOKEN)' },
       ],
       components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'an API key' } },
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'an API key' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'gta_session',
+            description:
+              "the dashboard's session, when no Authorization header is sent; POST, PUT, PATCH and DELETE also need its X-CSRF-Token header (docs/people.md)",
+          },
+        },
         schemas: catalog.schemas,
       },
-      security: [{ bearer: [] }],
+      security: [{ bearer: [] }, { session: [] }],
     },
     transform,
     transformObject: (input) =>
