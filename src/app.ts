@@ -40,7 +40,9 @@ import {
   taskRoutes,
   webhookRoutes,
 } from './http/index.ts';
+import { WalletReader } from './ledger/index.ts';
 import { installRequestTelemetry } from './observability/index.ts';
+import { webRoutes } from './web/index.ts';
 
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -121,5 +123,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await operatorDocsRoutes(operator);
     });
   }
+  // The dashboard: its own context with cookies, forms and security headers (src/web/).
+  await webRoutes(app, {
+    people: deps.people ?? deps.services.people,
+    wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
+    models: deps.services.models,
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
   return app;
 }

@@ -17,6 +17,7 @@ import { type OpenApiDocument, operatorDocument, publicDocument } from '../src/h
 import type { RequestLimits } from '../src/http/types.ts';
 import { type Clock, systemClock } from '../src/lib/clock.ts';
 import type { InputResolver } from '../src/libraries/index.ts';
+import type { PeoplePort } from '../src/web/index.ts';
 import { ResponseValidator } from './openapi-validator.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -71,6 +72,8 @@ export interface TestAppOptions {
   resolveLibraryInput?: InputResolver;
   /** Where log lines go (with `env: { LOG_LEVEL: 'info' }`). (Default: standard output) */
   logDestination?: Writable;
+  /** People's accounts for the dashboard, made from the container (the dashboard is served when given). */
+  people?: (container: Container) => PeoplePort;
 }
 
 /**
@@ -136,6 +139,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app = await buildApp({
     ...container,
     limits: options.limits ?? { accountRequests: 10_000, wrongKeyAttempts: 10_000, windowSeconds: 60 },
+    ...(options.people ? { people: options.people(container) } : {}),
   });
   validateResponses(app);
   const admin: TestApp['admin'] = (method, url, payload) =>

@@ -68,7 +68,11 @@ export class Client {
           },
           ...(options.body === undefined
             ? {}
-            : { body: Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body) }),
+            : {
+                body: Buffer.isBuffer(options.body)
+                  ? new Uint8Array(options.body)
+                  : JSON.stringify(options.body),
+              }),
           signal: AbortSignal.timeout(60_000),
         });
       } catch (error) {

@@ -13,6 +13,7 @@ import type { Metrics } from '../observability/index.ts';
 import type { PeopleService } from '../people/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { TaskService, TaskWatch } from '../tasks/index.ts';
+import type { PeoplePort } from '../web/index.ts';
 
 /** Request limits of the reference ("Limits"); tests shrink the window. */
 export interface RequestLimits {
@@ -61,6 +62,8 @@ export interface AppDeps {
   log: FastifyBaseLogger;
   /** The process's metrics, served at GET /metrics when METRICS_TOKEN is set. */
   metrics: Metrics;
+  /** Replaces `services.people` for the dashboard's pages (tests pass an in-memory one). */
+  people?: PeoplePort;
 }
 
 declare module 'fastify' {

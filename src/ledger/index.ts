@@ -10,3 +10,4 @@ export {
   settle,
   spentToday,
 } from './ledger.ts';
+export { type SpendByDay, spendByDay, type WalletOverview, WalletReader } from './spend.ts';

@@ -1,0 +1,12 @@
+export { Assets } from './assets.ts';
+export {
+  CSRF_FIELD,
+  CSRF_HEADER,
+  type PeoplePort,
+  SESSION_COOKIE,
+  type WebIssuedKey,
+  type WebKey,
+  type WebSession,
+  type WebSignIn,
+} from './people-port.ts';
+export { CONTENT_SECURITY_POLICY, type WebDeps, webRoutes } from './routes.ts';

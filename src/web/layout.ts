@@ -1,0 +1,86 @@
+/**
+ * The page shell: header with navigation, the `Language` control and sign-out, the flash message, the
+ * page's content, and its scripts (external files only: the Content-Security-Policy allows no inline
+ * script).
+ */
+import type { Lang } from '../i18n/index.ts';
+import type { Assets } from './assets.ts';
+import type { WebContext } from './context.ts';
+import { html, renderPage, type VNode } from './html.ts';
+import { CSRF_FIELD } from './people-port.ts';
+import { wordsOf } from './words.ts';
+
+export interface PageOptions {
+  title: string;
+  /** The path of the page, to mark the current link and come back after a language change. */
+  path: string;
+  body: VNode | Array<VNode | null>;
+  /** Islands (`client/<name>.ts`) this page loads. */
+  islands?: string[];
+  /** Vendor files this page loads before its islands. */
+  vendor?: string[];
+}
+
+/** The hidden CSRF field every form carries. */
+export function csrfField(context: WebContext): VNode {
+  return html`<input type="hidden" name=${CSRF_FIELD} value=${context.csrf} />`;
+}
+
+function languageControl(context: WebContext, path: string): VNode {
+  const w = wordsOf(context.lang);
+  const option = (lang: Lang, label: string) =>
+    html`<option value=${lang} selected=${context.lang === lang}>${label}</option>`;
+  return html`<form class="inline" method="post" action="/language" data-autosubmit="">
+    ${csrfField(context)}
+    <input type="hidden" name="next" value=${path} />
+    <label class="check" for="language-select">${w.language}</label>
+    <select id="language-select" name="lang">
+      ${option('en', w.english)} ${option('ru', w.russian)}
+    </select>
+    <button type="submit" class="secondary">${w.apply}</button>
+  </form>`;
+}
+
+/** A whole page of the dashboard. */
+export function page(context: WebContext, assets: Assets, options: PageOptions): string {
+  const w = wordsOf(context.lang);
+  const link = (href: string, label: string) =>
+    html`<a href=${href} aria-current=${options.path === href ? 'page' : undefined}>${label}</a>`;
+  const nav = context.session
+    ? html`<nav aria-label=${w.title}>
+        ${link('/', w.overview)} ${link('/keys', w.keys)} ${link('/settings', w.settings)}
+        <span class="hint">${context.session.email}</span>
+        <form class="inline" method="post" action="/signout">
+          ${csrfField(context)}
+          <button type="submit" class="secondary">${w.signOut}</button>
+        </form>
+      </nav>`
+    : html`<nav aria-label=${w.title}>${link('/signin', w.signIn)} ${link('/signup', w.signUp)}</nav>`;
+  const islands = ['language', ...(options.islands ?? [])];
+  return renderPage(html`<html lang=${context.lang}>
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>${options.title} · ${w.title}</title>
+      <link rel="stylesheet" href=${assets.href('site.css')} />
+      ${(options.vendor ?? []).map((name) => html`<script src=${assets.vendorHref(name)} defer></script>`)}
+      ${islands.map((name) => html`<script type="module" src=${assets.href(`${name}.js`)}></script>`)}
+    </head>
+    <body>
+      <header class="top">
+        <a class="brand" href="/">${w.title}</a>
+        ${nav} ${languageControl(context, options.path)}
+      </header>
+      <main>
+        <h1>${options.title}</h1>
+        ${context.flash ? html`<p class="flash" role="status">${w[context.flash]}</p>` : null}
+        ${options.body}
+      </main>
+    </body>
+  </html>`);
+}
+
+/** The error box of a form. */
+export function errorBox(message: string | null): VNode | null {
+  return message ? html`<p class="error" role="alert">${message}</p>` : null;
+}

@@ -1,0 +1,243 @@
+/**
+ * Pages of signing up, in and out, the e-mail confirmation link, and the password reset (CONTRACT §13).
+ * Tokens of e-mail links arrive in the query of a GET that consumes them at once and redirects, so they
+ * never stay in the address bar, the history or a Referer; the reset token waits for the new password in
+ * a short-lived HttpOnly cookie limited to `/reset/new`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { contextOf, cookieOptions, field, safeNext, setFlash, type WebContext } from '../context.ts';
+import { html } from '../html.ts';
+import { csrfField, errorBox, page } from '../layout.ts';
+import { SESSION_COOKIE } from '../people-port.ts';
+import { refusalOf, seeOther, sendHtml } from '../respond.ts';
+import type { PageDeps } from '../routes.ts';
+import { wordsOf } from '../words.ts';
+
+/** Holds the reset token between the link's landing and the new password's form. */
+export const RESET_COOKIE = 'gta_reset';
+const RESET_PATH = '/reset/new';
+/** How long the reset form stays usable after the link was opened (seconds). */
+const RESET_FORM_SECONDS = 15 * 60;
+const HIDE = { schema: { hide: true } } as const;
+
+function credentialsForm(
+  context: WebContext,
+  kind: 'signin' | 'signup',
+  values: { email: string; next: string },
+) {
+  const w = wordsOf(context.lang);
+  const submit = kind === 'signin' ? w.signIn : w.signUp;
+  return html`<form class="stack" method="post" action=${kind === 'signin' ? '/signin' : '/signup'}>
+    ${csrfField(context)}
+    ${kind === 'signin' ? html`<input type="hidden" name="next" value=${values.next} />` : null}
+    <label>${w.email}<input type="email" name="email" autocomplete="email" required value=${values.email} /></label>
+    <label>${w.password}
+      <input type="password" name="password" required minlength="8"
+        autocomplete=${kind === 'signin' ? 'current-password' : 'new-password'} />
+    </label>
+    <button type="submit">${submit}</button>
+  </form>`;
+}
+
+export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
+  const { people, assets, secure } = deps;
+
+  const signInPage = (context: WebContext, values: { email: string; next: string }, error: string | null) => {
+    const w = wordsOf(context.lang);
+    return page(context, assets, {
+      title: w.signIn,
+      path: '/signin',
+      body: [
+        errorBox(error),
+        credentialsForm(context, 'signin', values),
+        html`<p><a href="/reset">${w.forgot}</a></p>
+          <p>${w.noAccount} <a href="/signup">${w.signUp}</a></p>`,
+      ],
+    });
+  };
+  const signUpPage = (context: WebContext, email: string, error: string | null) => {
+    const w = wordsOf(context.lang);
+    return page(context, assets, {
+      title: w.signUp,
+      path: '/signup',
+      body: [
+        errorBox(error),
+        credentialsForm(context, 'signup', { email, next: '/' }),
+        html`<p class="hint">${w.passwordHint}</p>
+          <p>${w.haveAccount} <a href="/signin">${w.signIn}</a></p>`,
+      ],
+    });
+  };
+  const startSession = (reply: Parameters<typeof seeOther>[0], token: string, expiresAt: Date) =>
+    reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(secure), expires: expiresAt });
+
+  app.get('/signin', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const next = safeNext((request.query as Record<string, unknown>).next);
+    if (context.session) return seeOther(reply, next);
+    return sendHtml(reply, 200, signInPage(context, { email: '', next }, null));
+  });
+
+  app.post('/signin', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const email = field(request.body, 'email').trim();
+    const next = safeNext(field(request.body, 'next'));
+    try {
+      const signed = await people.signIn({
+        email,
+        password: field(request.body, 'password'),
+        address: request.ip,
+      });
+      startSession(reply, signed.token, signed.expiresAt);
+      return seeOther(reply, next);
+    } catch (error) {
+      const refusal = refusalOf(error, context.lang);
+      reply.headers(refusal.headers);
+      return sendHtml(reply, refusal.status, signInPage(context, { email, next }, refusal.message));
+    }
+  });
+
+  app.get('/signup', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    if (context.session) return seeOther(reply, '/');
+    return sendHtml(reply, 200, signUpPage(context, '', null));
+  });
+
+  app.post('/signup', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const email = field(request.body, 'email').trim();
+    const password = field(request.body, 'password');
+    try {
+      await people.signUp({ email, password, lang: context.lang });
+    } catch (error) {
+      const refusal = refusalOf(error, context.lang);
+      reply.headers(refusal.headers);
+      return sendHtml(reply, refusal.status, signUpPage(context, email, refusal.message));
+    }
+    // A new person is signed in at once: they may look around before confirming the e-mail.
+    try {
+      const signed = await people.signIn({ email, password, address: request.ip });
+      startSession(reply, signed.token, signed.expiresAt);
+      setFlash(reply, 'flash_check_mail', secure);
+      return seeOther(reply, '/');
+    } catch (error) {
+      refusalOf(error, context.lang);
+      setFlash(reply, 'flash_signup_done', secure);
+      return seeOther(reply, '/signin');
+    }
+  });
+
+  app.post('/signout', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    if (context.sessionToken) await people.signOut(context.sessionToken);
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    setFlash(reply, 'flash_signed_out', secure);
+    return seeOther(reply, '/signin');
+  });
+
+  app.get('/confirm', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const token = (request.query as Record<string, unknown>).token;
+    let confirmed = false;
+    if (typeof token === 'string' && token !== '') {
+      try {
+        await people.confirmEmail(token);
+        confirmed = true;
+      } catch (error) {
+        refusalOf(error, context.lang);
+      }
+    }
+    setFlash(reply, confirmed ? 'flash_confirmed' : 'flash_confirm_failed', secure);
+    return seeOther(reply, context.session ? '/keys' : '/signin?next=%2Fkeys');
+  });
+
+  const resetPage = (context: WebContext, sent: boolean, error: string | null) => {
+    const w = wordsOf(context.lang);
+    return page(context, assets, {
+      title: w.resetTitle,
+      path: '/reset',
+      body: [
+        errorBox(error),
+        sent
+          ? html`<p class="flash" role="status">${w.resetSent}</p>`
+          : html`<form class="stack" method="post" action="/reset">
+              ${csrfField(context)}
+              <label>${w.email}<input type="email" name="email" autocomplete="email" required /></label>
+              <button type="submit">${w.resetSend}</button>
+            </form>`,
+      ],
+    });
+  };
+
+  app.get('/reset', HIDE, async (request, reply) =>
+    sendHtml(reply, 200, resetPage(contextOf(request), false, null)),
+  );
+
+  app.post('/reset', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    try {
+      await people.requestPasswordReset(field(request.body, 'email').trim());
+    } catch (error) {
+      const refusal = refusalOf(error, context.lang);
+      reply.headers(refusal.headers);
+      return sendHtml(reply, refusal.status, resetPage(context, false, refusal.message));
+    }
+    return sendHtml(reply, 200, resetPage(context, true, null));
+  });
+
+  const newPasswordPage = (context: WebContext, hasToken: boolean, error: string | null) => {
+    const w = wordsOf(context.lang);
+    return page(context, assets, {
+      title: w.resetNewTitle,
+      path: RESET_PATH,
+      body: [
+        errorBox(error),
+        hasToken
+          ? html`<form class="stack" method="post" action=${RESET_PATH}>
+              ${csrfField(context)}
+              <label>${w.newPassword}
+                <input type="password" name="password" required minlength="8" autocomplete="new-password" />
+              </label>
+              <p class="hint">${w.passwordHint}</p>
+              <button type="submit">${w.resetSet}</button>
+            </form>`
+          : html`<p class="error" role="alert">${w.resetExpired}</p>
+              <p><a href="/reset">${w.resetTitle}</a></p>`,
+      ],
+    });
+  };
+
+  app.get(RESET_PATH, HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const token = (request.query as Record<string, unknown>).token;
+    if (typeof token === 'string' && token !== '') {
+      reply.setCookie(RESET_COOKIE, token, {
+        ...cookieOptions(secure, RESET_FORM_SECONDS),
+        path: RESET_PATH,
+      });
+      return seeOther(reply, RESET_PATH);
+    }
+    return sendHtml(reply, 200, newPasswordPage(context, Boolean(request.cookies[RESET_COOKIE]), null));
+  });
+
+  app.post(RESET_PATH, HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const token = request.cookies[RESET_COOKIE];
+    if (!token) return sendHtml(reply, 400, newPasswordPage(context, false, null));
+    try {
+      await people.resetPassword(token, field(request.body, 'password'));
+    } catch (error) {
+      const refusal = refusalOf(error, context.lang);
+      reply.headers(refusal.headers);
+      // A refused password (invalid_request) may be tried again; a used or expired token may not.
+      const retry = refusal.code === 'invalid_request';
+      if (!retry) reply.clearCookie(RESET_COOKIE, { path: RESET_PATH });
+      return sendHtml(reply, refusal.status, newPasswordPage(context, retry, refusal.message));
+    }
+    reply.clearCookie(RESET_COOKIE, { path: RESET_PATH });
+    // Every session of the person ended with the reset, this browser's too.
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    setFlash(reply, 'flash_reset_done', secure);
+    return seeOther(reply, '/signin');
+  });
+}

@@ -1,0 +1,203 @@
+/**
+ * Keys (CONTRACT §13): the list (prefix, name, models, daily limit, created), a form to create one with a
+ * name, model restrictions (checkboxes from the catalog) and a daily limit in rubles, the new key shown
+ * once with a copy button, and revoking after a confirmation step. Until the e-mail is confirmed the
+ * form explains why and offers to send the link again. Limits (10 active keys) are the people service's.
+ */
+import type { FastifyInstance } from 'fastify';
+import { contextOf, field, fields, setFlash, type WebContext } from '../context.ts';
+import { html, type VNode } from '../html.ts';
+import { csrfField, errorBox, page } from '../layout.ts';
+import type { WebIssuedKey, WebKey } from '../people-port.ts';
+import { refusalOf, seeOther, sendHtml } from '../respond.ts';
+import type { PageDeps } from '../routes.ts';
+import { fill, type Words, wordsOf } from '../words.ts';
+import { money } from './overview.ts';
+
+const HIDE = { schema: { hide: true } } as const;
+const NAME_MAX = 100;
+
+/** Rubles as typed (`150`, `99.50`, `99,5`) to kopecks; null when empty, undefined when not an amount. */
+export function rublesToMinor(text: string): number | null | undefined {
+  const trimmed = text.trim().replace(/\s/g, '');
+  if (trimmed === '') return null;
+  const match = /^(\d{1,9})(?:[.,](\d{1,2}))?$/.exec(trimmed);
+  if (!match) return undefined;
+  const minor = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+  return minor > 0 ? minor : undefined;
+}
+
+interface KeysView {
+  keys: WebKey[];
+  models: { key: string; name: string }[];
+  issued?: WebIssuedKey;
+  error?: string | null;
+  /** The key whose revocation waits for a confirmation. */
+  revoking?: WebKey;
+  form?: { name: string; models: string[]; limit: string };
+}
+
+function keyRow(key: WebKey, w: Words, locale: string): VNode {
+  return html`<tr>
+    <td><code>${key.prefix}</code></td>
+    <td>${key.name ?? ''}</td>
+    <td>${key.models === null ? w.allModels : key.models.join(', ')}</td>
+    <td>${key.daily_limit_minor === null ? w.noLimit : money(key.daily_limit_minor, locale)}</td>
+    <td><time datetime=${key.created_at}>${key.created_at.slice(0, 10)}</time></td>
+    <td>
+      ${
+        key.revoked_at
+          ? html`<span class="hint">${fill(w.revoked, { date: key.revoked_at.slice(0, 10) })}</span>`
+          : html`<form class="inline" method="get" action="/keys">
+              <input type="hidden" name="revoke" value=${key.id} />
+              <button type="submit" class="danger" aria-label=${`${w.revoke} ${key.prefix}`}>${w.revoke}</button>
+            </form>`
+      }
+    </td>
+  </tr>`;
+}
+
+function createForm(context: WebContext, view: KeysView, w: Words): VNode {
+  const session = context.session;
+  if (session && !session.emailConfirmed) {
+    return html`<p class="error" role="alert">${fill(w.unconfirmed, { email: session.email })}</p>
+      <form class="inline" method="post" action="/keys">
+        ${csrfField(context)}
+        <input type="hidden" name="action" value="resend" />
+        <button type="submit" class="secondary">${w.resend}</button>
+      </form>`;
+  }
+  const chosen = new Set(view.form?.models ?? []);
+  return html`<form class="stack" method="post" action="/keys">
+    ${csrfField(context)}
+    <input type="hidden" name="action" value="create" />
+    <label>${w.keyName}<input type="text" name="name" required maxlength=${NAME_MAX} value=${view.form?.name ?? ''} /></label>
+    <fieldset>
+      <legend>${w.keyModels}</legend>
+      ${view.models.map(
+        (m) => html`<label class="check">
+          <input type="checkbox" name="models" value=${m.key} checked=${chosen.has(m.key)} /> ${m.name} (${m.key})
+        </label>`,
+      )}
+      <p class="hint">${w.keyModelsHint}</p>
+    </fieldset>
+    <label>${w.keyDailyLimit}<input type="text" name="daily_limit" inputmode="decimal" value=${view.form?.limit ?? ''} /></label>
+    <p class="hint">${w.keyLimitHint} ${w.keysMax}</p>
+    <button type="submit">${w.createKey}</button>
+  </form>`;
+}
+
+function keysPage(context: WebContext, deps: PageDeps, view: KeysView): string {
+  const w = wordsOf(context.lang);
+  const locale = context.lang === 'ru' ? 'ru-RU' : 'en-US';
+  let body: VNode;
+  if (view.revoking) {
+    const key = view.revoking;
+    body = html`<p role="alert">${fill(w.revokeConfirm, { name: key.name ? `${key.name} (${key.prefix})` : key.prefix })}</p>
+      <form class="inline" method="post" action="/keys">
+        ${csrfField(context)}
+        <input type="hidden" name="action" value="revoke" />
+        <input type="hidden" name="id" value=${key.id} />
+        <button type="submit" class="danger">${w.revoke}</button>
+        <a href="/keys">${w.cancel}</a>
+      </form>`;
+  } else {
+    body = html`${errorBox(view.error ?? null)}
+      ${
+        view.issued
+          ? html`<section class="flash" role="status">
+              <p>${w.keyShownOnce}</p>
+              <div class="secret">
+                <input id="new-key" type="text" readonly value=${view.issued.key} aria-label=${w.newKey} />
+                <button type="button" class="secondary" data-copy="new-key" data-copied=${w.copied} hidden>${w.copy}</button>
+              </div>
+            </section>`
+          : null
+      }
+      ${
+        view.keys.length === 0
+          ? html`<p class="hint">${w.noKeys}</p>`
+          : html`<table>
+              <thead><tr>
+                <th>${w.keyPrefix}</th><th>${w.keyName}</th><th>${w.keyModels}</th>
+                <th>${w.keyDailyLimit}</th><th>${w.keyCreated}</th><th></th>
+              </tr></thead>
+              <tbody>${view.keys.map((key) => keyRow(key, w, locale))}</tbody>
+            </table>`
+      }
+      <h2>${w.createKey}</h2>
+      ${createForm(context, view, w)}`;
+  }
+  return page(context, deps.assets, { title: w.keys, path: '/keys', body, islands: ['copy'] });
+}
+
+export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
+  const catalog = async () => (await deps.models.list(null)).map((m) => ({ key: m.key, name: m.name }));
+
+  app.get('/keys', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const session = context.session;
+    if (!session) throw new Error('private page without a session');
+    const keys = await deps.people.keys(session.personId);
+    const revokeId = (request.query as Record<string, unknown>).revoke;
+    const revoking =
+      typeof revokeId === 'string' ? keys.find((k) => k.id === revokeId && !k.revoked_at) : undefined;
+    return sendHtml(reply, 200, keysPage(context, deps, { keys, models: await catalog(), revoking }));
+  });
+
+  app.post('/keys', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const session = context.session;
+    if (!session) throw new Error('private page without a session');
+    const w = wordsOf(context.lang);
+    const action = field(request.body, 'action');
+    const rerender = async (status: number, extra: Partial<KeysView>) =>
+      sendHtml(
+        reply,
+        status,
+        keysPage(context, deps, {
+          keys: await deps.people.keys(session.personId),
+          models: await catalog(),
+          ...extra,
+        }),
+      );
+    try {
+      if (action === 'resend') {
+        await deps.people.resendConfirmation(session.personId);
+        setFlash(reply, 'flash_resent', deps.secure);
+        return seeOther(reply, '/keys');
+      }
+      if (action === 'revoke') {
+        await deps.people.revokeKey(session.personId, field(request.body, 'id'));
+        setFlash(reply, 'flash_revoked', deps.secure);
+        return seeOther(reply, '/keys');
+      }
+      const form = {
+        name: field(request.body, 'name').trim(),
+        models: fields(request.body, 'models'),
+        limit: field(request.body, 'daily_limit'),
+      };
+      const known = new Set((await catalog()).map((m) => m.key));
+      const dailyLimitMinor = rublesToMinor(form.limit);
+      const problem =
+        form.name === '' || form.name.length > NAME_MAX
+          ? w.badName
+          : dailyLimitMinor === undefined
+            ? w.badLimit
+            : form.models.some((m) => !known.has(m))
+              ? w.unknownModel
+              : null;
+      if (problem !== null || dailyLimitMinor === undefined) return rerender(422, { error: problem, form });
+      const issued = await deps.people.createKey(session.personId, {
+        name: form.name,
+        models: form.models.length === 0 ? null : [...new Set(form.models)],
+        dailyLimitMinor,
+      });
+      return rerender(201, { issued });
+    } catch (error) {
+      const refusal = refusalOf(error, context.lang);
+      reply.headers(refusal.headers);
+      return rerender(refusal.status, { error: refusal.message });
+    }
+  });
+}

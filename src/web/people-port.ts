@@ -1,0 +1,74 @@
+/**
+ * The part of the people service (accounts of people: sign-up, sessions, keys) the dashboard's pages
+ * use, declared here so the pages depend on what they call and tests can pass a small fake
+ * (STYLE: declare only the part you use). The people module's `PeopleService` fits it.
+ */
+import type { Lang } from '../i18n/index.ts';
+
+/** Name of the session cookie (HttpOnly, SameSite=Lax; CONTRACT §13). */
+export const SESSION_COOKIE = 'gta_session';
+/** Header carrying the CSRF token on cookie-authenticated calls that are not forms. */
+export const CSRF_HEADER = 'x-csrf-token';
+/** Form field carrying the CSRF token. */
+export const CSRF_FIELD = '_csrf';
+
+/** A signed-in person, as read from their session cookie. */
+export interface WebSession {
+  personId: string;
+  accountId: string;
+  email: string;
+  emailConfirmed: boolean;
+  /** The person's saved language, or null to follow the browser. */
+  lang: Lang | null;
+  /** The session's CSRF token: every form and cookie-authenticated call carries it. */
+  csrf: string;
+}
+
+/** A key as the keys page lists it (the plain key is never listed). */
+export interface WebKey {
+  id: string;
+  prefix: string;
+  name: string | null;
+  models: string[] | null;
+  daily_limit_minor: number | null;
+  created_at: string;
+  /** When the key was revoked; revoked keys stay listed, without a Revoke button. */
+  revoked_at?: string | null;
+}
+
+/** A key just made: the plain `key` is shown once. */
+export interface WebIssuedKey extends WebKey {
+  key: string;
+}
+
+/** What a successful sign-in gives: the session's cookie value and its CSRF token. */
+export interface WebSignIn {
+  token: string;
+  csrf: string;
+  expiresAt: Date;
+  personId: string;
+}
+
+/** People's accounts as the pages use them; failures are `ApiError`s with a code and a status. */
+export interface PeoplePort {
+  signUp(input: {
+    email: string;
+    password: string;
+    lang: Lang;
+  }): Promise<{ personId: string; accountId: string }>;
+  confirmEmail(token: string): Promise<void>;
+  resendConfirmation(personId: string): Promise<void>;
+  signIn(input: { email: string; password: string; address: string }): Promise<WebSignIn>;
+  session(token: string): Promise<WebSession | null>;
+  signOut(token: string): Promise<void>;
+  requestPasswordReset(email: string): Promise<void>;
+  resetPassword(token: string, password: string): Promise<void>;
+  changePassword(personId: string, current: string, next: string): Promise<void>;
+  setLanguage(personId: string, lang: Lang): Promise<void>;
+  keys(personId: string): Promise<WebKey[]>;
+  createKey(
+    personId: string,
+    input: { name: string; models: string[] | null; dailyLimitMinor: number | null },
+  ): Promise<WebIssuedKey>;
+  revokeKey(personId: string, keyId: string): Promise<void>;
+}

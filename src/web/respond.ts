@@ -1,0 +1,64 @@
+/**
+ * Answers of the dashboard's pages: HTML that is never cached, redirects after posts, messages of service
+ * errors in the person's language (never a 500 for a refusal), and the 403 page of a failed CSRF check.
+ */
+import type { FastifyReply } from 'fastify';
+import { isApiError } from '../errors.ts';
+import { type Lang, type MessageKey, translate } from '../i18n/index.ts';
+import type { Assets } from './assets.ts';
+import type { WebContext } from './context.ts';
+import { html } from './html.ts';
+import { page } from './layout.ts';
+import { wordsOf } from './words.ts';
+
+/** Sends a page's markup. */
+export function sendHtml(reply: FastifyReply, status: number, markup: string): FastifyReply {
+  return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(markup);
+}
+
+/** 303 See Other: the browser follows with a GET, so a reload never posts twice. */
+export function seeOther(reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(303).header('cache-control', 'no-store').header('location', location).send();
+}
+
+/** A service refusal as the page shows it: its status, message and headers (Retry-After). */
+export interface Refusal {
+  /** The error table's code (`invalid_request`, `rate_limited`…). */
+  code: string;
+  status: number;
+  message: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * The refusal of a service error in the person's language; anything that is not an `ApiError` is
+ * rethrown (a real fault, answered by the error page as 500).
+ */
+export function refusalOf(error: unknown, lang: Lang): Refusal {
+  if (!isApiError(error)) throw error;
+  const message = error.detail
+    ? error.detail[lang]
+    : (() => {
+        try {
+          return translate(error.code as MessageKey, lang, error.params);
+        } catch {
+          return error.code;
+        }
+      })();
+  return { code: error.code, status: error.status, message: message ?? error.code, headers: error.headers };
+}
+
+/** The 403 page of a POST without its CSRF token. */
+export function csrfRefused(reply: FastifyReply, context: WebContext, assets: Assets): FastifyReply {
+  const w = wordsOf(context.lang);
+  return sendHtml(
+    reply,
+    403,
+    page(context, assets, {
+      title: w.csrfTitle,
+      path: '/',
+      body: html`<p class="error" role="alert">${w.csrfBody}</p>
+        <p><a href="/">${w.back}</a></p>`,
+    }),
+  );
+}

@@ -1,0 +1,152 @@
+/**
+ * The dashboard (CONTRACT §13), served by the API's process at `/`. Everything here lives in one
+ * encapsulated context, so its plugins touch only its routes: cookies (@fastify/cookie), urlencoded forms
+ * (@fastify/formbody) and the security headers (@fastify/helmet: a Content-Security-Policy without inline
+ * scripts, `frame-ancestors 'none'`, `Referrer-Policy: no-referrer`). `/v1` keeps its own headers and
+ * never reads a cookie.
+ */
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isApiError } from '../errors.ts';
+import type { WalletOverview } from '../ledger/index.ts';
+import { type Asset, Assets } from './assets.ts';
+import { contextOf, csrfValid, loadContext } from './context.ts';
+import { html } from './html.ts';
+import { page } from './layout.ts';
+import { authPages } from './pages/auth.ts';
+import { keysPages } from './pages/keys.ts';
+import { overviewPage } from './pages/overview.ts';
+import { settingsPages } from './pages/settings.ts';
+import type { PeoplePort } from './people-port.ts';
+import { csrfRefused, refusalOf, sendHtml } from './respond.ts';
+import { wordsOf } from './words.ts';
+
+/** What the dashboard needs from the rest of the service. */
+export interface WebDeps {
+  people: PeoplePort;
+  /** Balances and spend of an account (the ledger's `WalletReader`). */
+  wallet: { overview(accountId: string, days?: number): Promise<WalletOverview | null> };
+  /** The catalog, for the keys page's model checkboxes. */
+  models: { list(allowed: readonly string[] | null): Promise<Array<{ key: string; name: string }>> };
+  /** The service's public address: cookies are `Secure` when it is https. */
+  publicBaseUrl: string;
+}
+
+/** What the page files receive. */
+export interface PageDeps extends Omit<WebDeps, 'publicBaseUrl'> {
+  assets: Assets;
+  secure: boolean;
+}
+
+/** Pages that need a session; a signed-out visit goes to `/signin?next=…`. */
+const PRIVATE = new Set(['/', '/keys', '/settings']);
+/** A year: asset links carry their content hash, so a changed file has a new link. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** The security headers of every dashboard answer. */
+export const CONTENT_SECURITY_POLICY = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'", 'data:', 'blob:'],
+  connectSrc: ["'self'"],
+  fontSrc: ["'self'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'none'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+  upgradeInsecureRequests: null,
+};
+
+/** helmet's options: the policy above, no Referer anywhere, never framed (old browsers read X-Frame-Options). */
+const HELMET = {
+  contentSecurityPolicy: { directives: CONTENT_SECURITY_POLICY },
+  referrerPolicy: { policy: 'no-referrer' as const },
+  frameguard: { action: 'deny' as const },
+};
+
+function sendAsset(request: FastifyRequest, reply: FastifyReply, found: Asset | undefined): FastifyReply {
+  if (!found) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+  const etag = `"${found.hash}"`;
+  // Only a link naming this content's hash may be kept for a year; a bare name is revalidated by ETag.
+  const hashed = (request.query as Record<string, unknown>).v === found.hash;
+  reply.header('etag', etag).header('cache-control', hashed ? IMMUTABLE : 'no-cache');
+  if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+  return reply.type(found.type).send(found.body);
+}
+
+/** Registers the dashboard's pages and assets on `app` in a context of their own. */
+export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+  const assets = new Assets();
+  const secure = deps.publicBaseUrl.startsWith('https:');
+  const pageDeps: PageDeps = {
+    people: deps.people,
+    wallet: deps.wallet,
+    models: deps.models,
+    assets,
+    secure,
+  };
+
+  // Assets: no cookies, no session, same security headers.
+  await app.register(async (files) => {
+    await files.register(helmet, HELMET);
+    files.get<{ Params: { name: string } }>(
+      '/assets/:name',
+      { schema: { hide: true } },
+      async (request, reply) => sendAsset(request, reply, assets.own(request.params.name)),
+    );
+    files.get<{ Params: { name: string } }>(
+      '/assets/vendor/:name',
+      { schema: { hide: true } },
+      async (request, reply) => sendAsset(request, reply, assets.vendor(request.params.name)),
+    );
+  });
+
+  await app.register(async (web) => {
+    await web.register(cookie);
+    await web.register(formbody, { bodyLimit: 64 * 1024 });
+    await web.register(helmet, HELMET);
+    web.addHook('preHandler', async (request, reply) => {
+      const context = await loadContext(request, reply, { people: deps.people, secure });
+      if (request.method === 'POST' && !csrfValid(request, context))
+        return csrfRefused(reply, context, assets);
+      const path = request.url.split('?')[0] ?? '/';
+      if (!context.session && PRIVATE.has(path)) {
+        const next = request.method === 'GET' ? request.url : path;
+        return reply
+          .code(303)
+          .header('cache-control', 'no-store')
+          .header('location', `/signin?next=${encodeURIComponent(next)}`)
+          .send();
+      }
+    });
+    // Any refusal or fault inside a page becomes a page in the person's language, never JSON.
+    web.setErrorHandler(async (error, request, reply) => {
+      let context: ReturnType<typeof contextOf> | null = null;
+      try {
+        context = contextOf(request);
+      } catch {
+        context = null;
+      }
+      const lang = context?.lang ?? request.lang ?? 'en';
+      const w = wordsOf(lang);
+      const status = isApiError(error)
+        ? error.status
+        : typeof (error as { statusCode?: unknown }).statusCode === 'number' &&
+            (error as { statusCode: number }).statusCode < 500
+          ? (error as { statusCode: number }).statusCode
+          : 500;
+      if (status >= 500) request.log.error({ err: error }, 'dashboard page failed');
+      const message = isApiError(error) ? refusalOf(error, lang).message : w.errorTitle;
+      const body = html`<p class="error" role="alert">${message}</p><p><a href="/">${w.back}</a></p>`;
+      const shell = context ?? { session: null, sessionToken: null, lang, csrf: '', flash: null };
+      return sendHtml(reply, status, page(shell, assets, { title: w.errorTitle, path: '/', body }));
+    });
+    await authPages(web, pageDeps);
+    await overviewPage(web, pageDeps);
+    await keysPages(web, pageDeps);
+    await settingsPages(web, pageDeps);
+  });
+}

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import {
+  chooseLanguage,
+  launchBrowser,
+  newContext,
+  screenshot,
+  signIn,
+  signUp,
+  startWebApp,
+  type WebApp,
+} from './kit.ts';
+
+describe('the Russian interface', () => {
+  let web: WebApp;
+  let browser: Browser;
+
+  before(async () => {
+    web = await startWebApp();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await web?.close();
+  });
+
+  test('Русский chosen before sign-in: Russian words, kept after reload over Accept-Language: en', async () => {
+    const context = await newContext(browser, { acceptLanguage: 'en' });
+    const page = await context.newPage();
+    await page.goto(`${web.base}/signin`);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    await screenshot(page, 'signin');
+
+    await chooseLanguage(page, 'Русский');
+    await page.goto(`${web.base}/signin`);
+    await page.getByRole('button', { name: 'Войти', exact: true }).waitFor();
+    assert.equal(await page.getByLabel('Пароль', { exact: true }).count(), 1);
+    assert.equal(await page.getByLabel('Эл. почта', { exact: true }).count(), 1);
+    assert.equal(
+      await page.getByLabel('Язык', { exact: true }).count(),
+      1,
+      'the control names itself in Russian',
+    );
+    assert.equal(await page.locator('html').getAttribute('lang'), 'ru');
+    assert.equal(await page.getByRole('button', { name: 'Sign in', exact: true }).count(), 0);
+
+    await page.reload();
+    await page.getByRole('button', { name: 'Войти', exact: true }).waitFor();
+    await screenshot(page, 'signin-ru');
+
+    await page.goto(`${web.base}/signup`);
+    await page.getByRole('button', { name: 'Зарегистрироваться', exact: true }).waitFor();
+    await signUp(page, web.base, 'ivan@example.com', 'длинный пароль', { button: 'Зарегистрироваться' });
+    await page.getByRole('button', { name: 'Выйти', exact: true }).waitFor();
+    await screenshot(page, 'overview-ru');
+    await page.goto(`${web.base}/keys`);
+    await screenshot(page, 'keys-ru');
+    await context.close();
+  });
+
+  test("the person's saved language follows them into a new browser that asks for English", async () => {
+    const context = await newContext(browser, { acceptLanguage: 'en-US,en;q=0.9' });
+    const page = await context.newPage();
+    await page.goto(`${web.base}/signin`);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    const status = await signIn(page, web.base, 'ivan@example.com', 'длинный пароль');
+    assert.ok(status < 400, `signed in, got ${status}`);
+    await page.getByRole('button', { name: 'Выйти', exact: true }).waitFor();
+    await page.goto(`${web.base}/settings`);
+    await screenshot(page, 'settings-ru');
+
+    // Back to English from the settings; the choice is saved for the person again.
+    await chooseLanguage(page, 'English');
+    await page.goto(`${web.base}/settings`);
+    await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+    await screenshot(page, 'settings');
+    await context.close();
+
+    const russianBrowser = await newContext(browser, { acceptLanguage: 'ru' });
+    const again = await russianBrowser.newPage();
+    await signIn(again, web.base, 'ivan@example.com', 'длинный пароль');
+    await again.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+    await russianBrowser.close();
+  });
+});

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, newContext, screenshot, signIn, signUp, startWebApp, type WebApp } from './kit.ts';
+import { linkTo, readOutbox, waitForMail } from './mail.ts';
+
+const EMAIL = 'barbara@example.com';
+const PASSWORD = 'first password here';
+/** Another person for the reset, so its wrong attempts stay apart from the first one's. */
+const FORGETFUL = 'forgetful@example.com';
+
+describe('sign-in: wrong passwords, limits, password reset', () => {
+  let web: WebApp;
+  let browser: Browser;
+
+  before(async () => {
+    web = await startWebApp();
+    browser = await launchBrowser();
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await signUp(page, web.base, EMAIL, PASSWORD);
+    await context.close();
+    const second = await newContext(browser);
+    await signUp(await second.newPage(), web.base, FORGETFUL, PASSWORD);
+    await second.close();
+  });
+  after(async () => {
+    await browser?.close();
+    await web?.close();
+  });
+
+  test('a wrong password shows a readable error and keeps the e-mail in the form', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const status = await signIn(page, web.base, EMAIL, 'not the password');
+    assert.equal(status, 401);
+    assert.equal(await page.getByLabel('E-mail', { exact: true }).inputValue(), EMAIL);
+    const text = (await page.locator('body').textContent()) ?? '';
+    assert.match(text, /password/i);
+    assert.doesNotMatch(text, /invalid_credentials|\{"error"/, 'words, not a code or JSON');
+    await screenshot(page, 'signin-error');
+    await context.close();
+  });
+
+  test('password reset by e-mail: the link opens a form, the new password signs in', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${web.base}/reset`);
+    await screenshot(page, 'reset');
+    await page.getByLabel('E-mail', { exact: true }).fill(FORGETFUL);
+    await page.getByLabel('E-mail', { exact: true }).press('Enter');
+    await page.waitForLoadState('load');
+    const mail = await waitForMail(
+      () => readOutbox(web.dir),
+      FORGETFUL,
+      (m) => m.links.some((l) => new URL(l).pathname === '/reset/new'),
+    );
+    await page.goto(linkTo(mail, '/reset/new'));
+    assert.doesNotMatch(page.url(), /token=/, 'the token leaves the address bar at once');
+    await screenshot(page, 'reset-new');
+    const next = 'second password here';
+    for (const field of await page.locator('input[type="password"]').all()) await field.fill(next);
+    await page.locator('input[type="password"]').last().press('Enter');
+    await page.waitForLoadState('load');
+
+    const fresh = await newContext(browser);
+    const other = await fresh.newPage();
+    assert.equal(await signIn(other, web.base, FORGETFUL, PASSWORD), 401, 'the old password is gone');
+    const status = await signIn(other, web.base, FORGETFUL, next);
+    assert.ok(status < 400, `the new password signs in: ${status}`);
+    await other.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+    await fresh.close();
+    await context.close();
+  });
+
+  // Last: the limit holds this address too, so nothing may sign in from here after it.
+  test('too many wrong attempts: 429 with a readable error, and even the right password waits', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    let status = 0;
+    let attempts = 0;
+    while (status !== 429 && attempts < 30) {
+      attempts += 1;
+      status = await signIn(page, web.base, EMAIL, `wrong password ${attempts}`);
+      assert.ok(status === 401 || status === 429, `attempt ${attempts}: ${status}`);
+    }
+    assert.equal(status, 429, `limited within ${attempts} attempts`);
+    const text = (await page.locator('body').textContent()) ?? '';
+    assert.match(text, /too many|try again|later/i);
+    assert.doesNotMatch(text, /rate_limited|\{"error"/);
+    await screenshot(page, 'signin-limited');
+    assert.equal(
+      await signIn(page, web.base, EMAIL, PASSWORD),
+      429,
+      'the e-mail is limited, not only wrong guesses',
+    );
+    await context.close();
+  });
+});

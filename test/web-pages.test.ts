@@ -1,0 +1,315 @@
+/**
+ * The dashboard's first pages over `app.inject` (CONTRACT §13): sign-up, confirm, keys (create, shown
+ * once, revoke, 10 at most), sign-in and out, password reset, settings, and the overview. The people
+ * service is the in-memory one of test/web-kit.ts; keys are real and tried on /v1.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestApp, type TestApp, waitForFinal } from './helpers.ts';
+import { Browser, buttons, FakePeople, labels, lastToken, textOf } from './web-kit.ts';
+
+describe('dashboard pages', () => {
+  let t: TestApp;
+  let people: FakePeople;
+  before(async () => {
+    t = await startTestApp({
+      people: (container) => {
+        people = new FakePeople(container);
+        return people;
+      },
+    });
+  });
+  after(() => t.close());
+
+  test('signed-out visits to private pages go to /signin with a same-site next', async () => {
+    const browser = new Browser(t);
+    for (const [url, next] of [
+      ['/', '%2F'],
+      ['/keys?revoke=x', '%2Fkeys%3Frevoke%3Dx'],
+      ['/settings', '%2Fsettings'],
+    ] as const) {
+      const res = await browser.get(url);
+      assert.equal(res.statusCode, 303, url);
+      assert.equal(res.headers.location, `/signin?next=${next}`);
+    }
+  });
+
+  test('the sign-up and sign-in pages carry the accessible names and a CSRF field', async () => {
+    const browser = new Browser(t);
+    for (const [url, button] of [
+      ['/signup', 'Sign up'],
+      ['/signin', 'Sign in'],
+    ] as const) {
+      const res = await browser.get(url);
+      assert.equal(res.statusCode, 200);
+      assert.match(String(res.headers['content-type']), /^text\/html/);
+      assert.ok(labels(res.body).includes('E-mail'), labels(res.body).join('|'));
+      assert.ok(labels(res.body).includes('Password'));
+      assert.ok(labels(res.body).includes('Language'));
+      assert.ok(buttons(res.body).includes(button));
+      assert.match(res.body, /<option value="en"[^>]*>English<\/option>/);
+      assert.match(res.body, /<option value="ru"[^>]*>Русский<\/option>/);
+      assert.match(res.body, /name="_csrf" value="[A-Za-z0-9_-]{43}"/);
+    }
+    assert.ok(browser.cookies.has('gta_csrf'));
+  });
+
+  test('sign-up signs in, keys wait for the confirmation, the link confirms and leaves the URL', async () => {
+    const browser = new Browser(t);
+    const email = await browser.signUp();
+    const session = browser.cookies.get('gta_session');
+    assert.ok(session);
+    assert.match(session.attributes, /HttpOnly/i);
+    assert.match(session.attributes, /SameSite=Lax/i);
+    assert.doesNotMatch(session.attributes, /Secure/i, 'http PUBLIC_BASE_URL: not Secure');
+
+    assert.match(browser.lastBody, /We sent a confirmation link to your e-mail/, 'the page after sign-up');
+    const home = await browser.get('/');
+    assert.equal(home.statusCode, 200);
+    assert.doesNotMatch(home.body, /We sent a confirmation link/, 'a flash shows once');
+    assert.ok(buttons(home.body).includes('Sign out'));
+
+    const keys = await browser.get('/keys');
+    assert.match(
+      textOf(keys.body),
+      new RegExp(`Confirm your e-mail to create keys\\. We sent a link to ${email}`),
+    );
+    assert.ok(!buttons(keys.body).includes('Create key'));
+    assert.ok(buttons(keys.body).includes('Send the link again'));
+    const before = people.confirmTokens.size;
+    const resent = await browser.post('/keys', { action: 'resend' });
+    assert.equal(resent.statusCode, 303);
+    assert.equal(people.confirmTokens.size, before + 1);
+
+    const confirmed = await browser.get(`/confirm?token=${lastToken(people.confirmTokens)}`);
+    assert.equal(confirmed.statusCode, 303);
+    assert.equal(confirmed.headers.location, '/keys');
+    const after = await browser.get('/keys');
+    assert.match(after.body, /Your e-mail is confirmed/);
+    assert.ok(buttons(after.body).includes('Create key'));
+
+    const again = await browser.get(`/confirm?token=${'x'.repeat(43)}`);
+    assert.equal(again.statusCode, 303);
+    assert.match((await browser.get('/keys')).body, /This confirmation link was used or has expired/);
+  });
+
+  test('a key is shown once with a copy button, works on /v1, and is revoked after a confirmation', async () => {
+    const browser = new Browser(t);
+    const email = await browser.signUp();
+    await people.confirmEmail(lastToken(people.confirmTokens));
+    const person = people.persons.get(email);
+    assert.ok(person);
+    await browser.get('/keys');
+    const created = await browser.post('/keys', {
+      action: 'create',
+      name: 'ci',
+      models: ['model-3d', 'music'],
+      daily_limit: '150,50',
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const key =
+      /id="new-key"[^>]*value="([^"]+)"/.exec(created.body)?.[1] ??
+      /value="([^"]+)"[^>]*id="new-key"/.exec(created.body)?.[1];
+    assert.ok(key, 'the key is in the page');
+    assert.match(created.body, /<button[^>]*data-copy="new-key"[^>]*>Copy<\/button>/);
+    assert.match(created.body, /id="new-key"[^>]*aria-label="New key"/);
+    assert.match(created.body, /src="\/assets\/copy\.js\?v=/);
+
+    const me = await t.call(key, 'GET', '/v1/me');
+    assert.equal(me.statusCode, 200);
+    assert.equal(me.json().account_id ?? person.accountId, person.accountId);
+
+    const listed = await browser.get('/keys');
+    assert.ok(!listed.body.includes(key), 'shown once: never again');
+    const row = people.keyList.get(person.id)?.[0];
+    assert.ok(row);
+    assert.deepEqual(row.models, ['model-3d', 'music']);
+    assert.equal(row.daily_limit_minor, 15_050);
+    assert.match(textOf(listed.body), /model-3d, music/);
+    assert.match(listed.body, new RegExp(row.prefix));
+
+    const confirm = await browser.get(`/keys?revoke=${row.id}`);
+    assert.match(textOf(confirm.body), /Revoke the key ci/);
+    assert.deepEqual(
+      buttons(confirm.body).filter((b) => b === 'Revoke'),
+      ['Revoke'],
+      'one Revoke button: the confirmation',
+    );
+    const revoked = await browser.post('/keys', { action: 'revoke', id: row.id });
+    assert.equal(revoked.statusCode, 303);
+    const afterRevoke = await browser.get('/keys');
+    assert.match(afterRevoke.body, /The key is revoked/);
+    assert.match(textOf(afterRevoke.body), /Revoked \d{4}-\d{2}-\d{2}/, 'still listed, marked revoked');
+    assert.ok(!buttons(afterRevoke.body).includes('Revoke'), 'no Revoke for a revoked key');
+    const noConfirm = await browser.get(`/keys?revoke=${row.id}`);
+    assert.doesNotMatch(textOf(noConfirm.body), /Revoke the key ci/);
+    assert.equal((await t.call(key, 'GET', '/v1/me')).statusCode, 401);
+  });
+
+  test('the key form refuses bad input and the eleventh key with a message, never a 500', async () => {
+    const browser = new Browser(t);
+    const email = await browser.signUp();
+    await people.confirmEmail(lastToken(people.confirmTokens));
+    await browser.get('/keys');
+    const badLimit = await browser.post('/keys', { action: 'create', name: 'x', daily_limit: '1.234' });
+    assert.equal(badLimit.statusCode, 422);
+    assert.match(badLimit.body, /The daily limit must be an amount in rubles/);
+    assert.match(badLimit.body, /value="x"/, 'the form keeps what was typed');
+    const badModel = await browser.post('/keys', { action: 'create', name: 'x', models: 'nope' });
+    assert.equal(badModel.statusCode, 422);
+    const noName = await browser.post('/keys', { action: 'create', name: '  ' });
+    assert.equal(noName.statusCode, 422);
+    for (let i = 0; i < 10; i += 1) {
+      const ok = await browser.post('/keys', { action: 'create', name: `k${i}` });
+      assert.equal(ok.statusCode, 201, ok.body);
+    }
+    const eleventh = await browser.post('/keys', { action: 'create', name: 'k10' });
+    assert.equal(eleventh.statusCode, 409);
+    assert.match(eleventh.body, /role="alert"/);
+    assert.equal(people.keyList.get(people.persons.get(email)?.id ?? '')?.length, 10);
+  });
+
+  test('sign-in: wrong password shown in the page, next kept on this site, sign-out ends the session', async () => {
+    const browser = new Browser(t);
+    const email = await browser.signUp();
+    await browser.post('/signout', {});
+    assert.ok(!browser.cookies.has('gta_session'));
+    assert.equal((await browser.get('/')).statusCode, 303);
+
+    await browser.get('/signin?next=%2Fsettings');
+    const wrong = await browser.post('/signin', { email, password: 'wrong password', next: '/settings' });
+    assert.equal(wrong.statusCode, 401);
+    assert.match(wrong.body, /Wrong e-mail or password\./);
+    assert.match(wrong.body, /name="next" value="\/settings"/);
+    const right = await browser.post('/signin', { email, password: 'correct horse 1', next: '/settings' });
+    assert.equal(right.statusCode, 303);
+    assert.equal(right.headers.location, '/settings');
+    await browser.get('/settings');
+
+    await browser.post('/signout', {});
+    await browser.get('/signin');
+    for (const next of ['//evil.example/', '/\\evil.example', 'https://evil.example/', '/ok\u0000']) {
+      const res = await browser.post('/signin', { email, password: 'correct horse 1', next });
+      assert.equal(res.headers.location, '/', next);
+      await browser.get('/');
+      await browser.post('/signout', {});
+      await browser.get('/signin');
+    }
+  });
+
+  test('too many sign-ins: 429 with Retry-After, shown in the page', async () => {
+    const browser = new Browser(t);
+    const email = await browser.signUp();
+    await browser.post('/signout', {});
+    await browser.get('/signin');
+    people.wrongLimit = people.wrong;
+    try {
+      const res = await browser.post('/signin', { email, password: 'correct horse 1' });
+      assert.equal(res.statusCode, 429);
+      assert.equal(res.headers['retry-after'], '30');
+      assert.match(res.body, /role="alert"/);
+    } finally {
+      people.wrongLimit = 1_000;
+    }
+  });
+
+  test('password reset: the link lands, leaves the URL, and the new password works; sessions end', async () => {
+    const browser = new Browser(t);
+    const email = await browser.signUp();
+    const other = new Browser(t);
+    await other.get('/reset');
+    const sent = await other.post('/reset', { email });
+    assert.equal(sent.statusCode, 200);
+    assert.match(sent.body, /If an account has this e-mail/);
+    const unknown = await other.post('/reset', { email: 'nobody@example.com' });
+    assert.equal(unknown.body.includes('If an account has this e-mail'), true, 'the same answer for anyone');
+
+    const token = lastToken(people.resetTokens);
+    const landing = await other.get(`/reset/new?token=${token}`);
+    assert.equal(landing.statusCode, 303);
+    assert.equal(landing.headers.location, '/reset/new');
+    const held = other.cookies.get('gta_reset');
+    assert.ok(held);
+    assert.match(held.attributes, /Path=\/reset\/new/);
+    assert.match(held.attributes, /HttpOnly/i);
+    const form = await other.get('/reset/new');
+    assert.ok(labels(form.body).includes('New password'));
+    assert.ok(!form.body.includes(token), 'the token is never in the page');
+    const short = await other.post('/reset/new', { password: 'short' });
+    assert.equal(short.statusCode, 422);
+    assert.ok(other.cookies.has('gta_reset'), 'a refused password may be tried again');
+    const done = await other.post('/reset/new', { password: 'brand new pass' });
+    assert.equal(done.statusCode, 303);
+    assert.equal(done.headers.location, '/signin');
+    assert.ok(!other.cookies.has('gta_reset'));
+    assert.equal((await browser.get('/')).statusCode, 303, 'the old session ended');
+    const expired = await other.get('/reset/new');
+    assert.match(expired.body, /This link was used or has expired/);
+    // A used token posted again: refused, and the form is not offered again.
+    other.cookies.set('gta_reset', { value: token, attributes: 'Path=/reset/new' });
+    const reused = await other.post('/reset/new', { password: 'third pass 333' });
+    assert.ok(reused.statusCode >= 400 && reused.statusCode < 500, String(reused.statusCode));
+    assert.match(reused.body, /This link was used or has expired/);
+    assert.ok(!other.cookies.has('gta_reset'));
+    await other.get('/signin');
+    assert.equal((await other.post('/signin', { email, password: 'brand new pass' })).statusCode, 303);
+  });
+
+  test('settings: the password changes with the current one, a wrong one is shown', async () => {
+    const browser = new Browser(t);
+    await browser.signUp();
+    const page = await browser.get('/settings');
+    assert.ok(labels(page.body).includes('Current password'));
+    assert.ok(labels(page.body).includes('New password'));
+    const wrong = await browser.post('/settings', { current: 'nope nope', password: 'another pass 2' });
+    assert.equal(wrong.statusCode, 401);
+    assert.match(wrong.body, /Wrong e-mail or password/);
+    const ok = await browser.post('/settings', { current: 'correct horse 1', password: 'another pass 2' });
+    assert.equal(ok.statusCode, 303);
+    assert.match((await browser.get('/settings')).body, /The password is changed/);
+  });
+
+  test('overview: available and held money, and the 30-day spend chart once something was spent', async () => {
+    const browser = new Browser(t);
+    const email = await browser.signUp();
+    const person = people.persons.get(email);
+    assert.ok(person);
+    const empty = await browser.get('/');
+    assert.match(empty.body, /data-testid="available">RUB\s?0\.00</);
+    assert.match(empty.body, /Nothing spent in the last 30 days/);
+    assert.doesNotMatch(empty.body, /vendor\/chart\.js/);
+
+    await t.admin('POST', `/admin/v1/accounts/${person.accountId}/credits`, {
+      amount_minor: 100_000,
+      reference: 'web-overview',
+    });
+    await people.confirmEmail(lastToken(people.confirmTokens));
+    const issued = await people.createKey(person.id, { name: 'k', models: null, dailyLimitMinor: null });
+    const task = await t.call(issued.key, 'POST', '/v1/tasks', {
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a lamp', texture: false, pbr: false },
+    });
+    assert.equal(task.statusCode, 202, task.body);
+    const final = await waitForFinal(t, issued.key, task.json().id);
+    assert.equal(final.status, 'succeeded');
+    const price = Number(task.json().price_minor ?? task.json().price?.amount_minor);
+
+    const ru = new Browser(t, { 'accept-language': 'ru' });
+    for (const [name, value] of browser.cookies) ru.cookies.set(name, value);
+    const full = await browser.get('/');
+    const canvas = /<canvas[^>]*data-spend="([^"]*)"/.exec(full.body)?.[1];
+    assert.ok(canvas, 'a chart');
+    const data = JSON.parse(canvas.replaceAll('&quot;', '"'));
+    assert.equal(data.days.length, 30);
+    assert.equal(data.byModel['model-3d'].at(-1), price);
+    assert.match(full.body, /src="\/assets\/vendor\/chart\.js\?v=[^"]+"/);
+    assert.match(full.body, /src="\/assets\/spend-chart\.js\?v=[^"]+"/);
+    const today = data.days.at(-1);
+    assert.match(
+      textOf(full.body),
+      new RegExp(`${today} model-3d RUB\\s?${(price / 100).toFixed(2)}`),
+      'the same numbers as a table',
+    );
+    assert.match(textOf(full.body), new RegExp(`Available RUB\\s?${((100_000 - price) / 100).toFixed(2)}`));
+  });
+});
