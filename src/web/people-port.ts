@@ -5,12 +5,8 @@
  */
 import type { Lang } from '../i18n/index.ts';
 
-/** Name of the session cookie (HttpOnly, SameSite=Lax; CONTRACT §13). */
-export const SESSION_COOKIE = 'gta_session';
-/** Header carrying the CSRF token on cookie-authenticated calls that are not forms. */
-export const CSRF_HEADER = 'x-csrf-token';
-/** Form field carrying the CSRF token. */
-export const CSRF_FIELD = '_csrf';
+/** The cookie's, header's and field's names are the people module's. */
+export { CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE } from '../people/index.ts';
 
 /** A signed-in person, as read from their session cookie. */
 export interface WebSession {

@@ -1,0 +1,89 @@
+/**
+ * The dashboard's pages on the real people service (no fake): sign-up, the confirmation mail in the
+ * outbox, a key made in the page working on /v1, revoking it, the reset link, and the Russian interface
+ * of a person who chose it. SQLite by default; PostgreSQL with TEST_DATABASE_URL.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestApp, type TestApp } from './helpers.ts';
+import { outboxLink } from './mail-kit.ts';
+import { Browser, buttons, textOf } from './web-kit.ts';
+
+describe('dashboard on the people service', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ worker: false });
+  });
+  after(() => t.close());
+
+  test('sign-up → outbox → confirm → Create key → /v1/me → Revoke → 401', async () => {
+    const browser = new Browser(t);
+    const email = 'web-real@example.com';
+    await browser.signUp(email, 'correct horse battery');
+    assert.ok(buttons(browser.lastBody).includes('Sign out'));
+    const early = await browser.get('/keys');
+    assert.ok(!buttons(early.body).includes('Create key'), 'keys wait for the confirmation');
+
+    const confirmed = await browser.get(`/confirm?token=${outboxLink(t.dir, email, 'confirm')}`);
+    assert.equal(confirmed.statusCode, 303);
+    assert.equal(confirmed.headers.location, '/keys');
+    const keys = await browser.get('/keys');
+    assert.match(keys.body, /Your e-mail is confirmed/);
+
+    const created = await browser.post('/keys', { action: 'create', name: 'laptop', models: 'model-3d' });
+    assert.equal(created.statusCode, 201, created.body);
+    const key = /gta_[A-Za-z0-9]{32}/.exec(created.body)?.[0];
+    assert.ok(key);
+    const me = await t.call(key, 'GET', '/v1/me');
+    assert.equal(me.statusCode, 200);
+    assert.equal(me.json().email, email);
+    assert.equal(me.json().email_confirmed, true);
+
+    const listed = await browser.get('/keys');
+    assert.ok(!listed.body.includes(key), 'shown once');
+    const id = /name="revoke" value="([^"]+)"/.exec(listed.body)?.[1];
+    assert.ok(id);
+    await browser.get(`/keys?revoke=${id}`);
+    assert.equal((await browser.post('/keys', { action: 'revoke', id })).statusCode, 303);
+    assert.equal((await t.call(key, 'GET', '/v1/me')).statusCode, 401);
+    assert.match(textOf((await browser.get('/keys')).body), /Revoked \d{4}-\d{2}-\d{2}/);
+  });
+
+  test('a taken e-mail and a wrong password are shown in the page; a reset link sets a new password', async () => {
+    const browser = new Browser(t);
+    const email = 'web-reset@example.com';
+    await browser.signUp(email, 'first password 1');
+    await browser.post('/signout', {});
+    await browser.get('/signup');
+    const taken = await browser.post('/signup', { email, password: 'another password' });
+    assert.ok(taken.statusCode >= 400 && taken.statusCode < 500, String(taken.statusCode));
+    assert.match(taken.body, /role="alert"/);
+    await browser.get('/signin');
+    const wrong = await browser.post('/signin', { email, password: 'not the password' });
+    assert.equal(wrong.statusCode, 401);
+    assert.match(wrong.body, /role="alert"/);
+
+    await browser.get('/reset');
+    await browser.post('/reset', { email });
+    const landing = await browser.get(`/reset/new?token=${outboxLink(t.dir, email, 'reset/new')}`);
+    assert.equal(landing.headers.location, '/reset/new');
+    await browser.get('/reset/new');
+    assert.equal((await browser.post('/reset/new', { password: 'second password 2' })).statusCode, 303);
+    await browser.get('/signin');
+    assert.equal((await browser.post('/signin', { email, password: 'second password 2' })).statusCode, 303);
+  });
+
+  test('a person who chose Russian gets it on the next sign-in, whatever the browser says', async () => {
+    const browser = new Browser(t, { 'accept-language': 'en' });
+    const email = 'web-ru@example.com';
+    await browser.signUp(email, 'correct horse battery');
+    await browser.post('/language', { lang: 'ru', next: '/' });
+    await browser.post('/signout', {});
+    const fresh = new Browser(t, { 'accept-language': 'en' });
+    await fresh.get('/signin');
+    await fresh.post('/signin', { email, password: 'correct horse battery' });
+    const home = await fresh.get('/');
+    assert.match(home.body, /<html lang="ru"/);
+    assert.ok(buttons(home.body).includes('Выйти'));
+  });
+});
