@@ -212,6 +212,35 @@ describe('task event streams', () => {
     );
   });
 
+  test("a stream opened with the dashboard's session ends when the person signs out", async () => {
+    const people = t.container.services.people;
+    const email = `stream-${Date.now()}@example.com`;
+    const { accountId } = await people.signUp({ email, password: 'a long password', lang: 'en' });
+    const credited = await t.admin('POST', `/admin/v1/accounts/${accountId}/credits`, {
+      amount_minor: 1_000_000,
+      reference: `stream-${accountId}`,
+    });
+    assert.equal(credited.statusCode, 201, credited.body);
+    const session = await people.signIn({ email, password: 'a long password', address: '203.0.113.9' });
+    const cookie = `gta_session=${session.token}`;
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/v1/tasks',
+      headers: { cookie, 'x-csrf-token': session.csrf },
+      payload: chair(),
+    });
+    assert.equal(created.statusCode, 202, created.body);
+    const s = await openStream(`${base}/v1/tasks/${created.json().id}/events`, { cookie });
+    await s.until((events) => events.length >= 1);
+    await people.signOut(session.token);
+    await s.ended;
+    assert.deepEqual(
+      s.events.map((e) => e.event),
+      ['task'],
+      'no done: the stream ended with the session',
+    );
+  });
+
   test("another account's task, a restricted key's other model, a missing task: 404 JSON, no stream", async () => {
     const id = await create();
     const other = await t.account({ balanceMinor: 1000 });

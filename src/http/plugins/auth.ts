@@ -47,7 +47,8 @@ function sessionPrincipal(session: Session): KeyPrincipal {
   return { keyId: null, accountId: session.accountId, prefix: '', models: null, dailyLimitMinor: null };
 }
 
-async function sessionOf(request: FastifyRequest, deps: AppDeps): Promise<Session | null> {
+/** The session the request's cookie names, if it is still open. */
+export async function sessionOf(request: FastifyRequest, deps: AppDeps): Promise<Session | null> {
   const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
   return token === null ? null : deps.services.people.session(token);
 }

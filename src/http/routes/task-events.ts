@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { isKeyActive } from '../../accounts/index.ts';
 import { errors } from '../../errors.ts';
+import { sessionOf } from '../plugins/auth.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone } from '../waiting.ts';
 import { errorResponses, errorSchema, eventStreamResponse } from './schemas.ts';
@@ -61,6 +62,11 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
         subscription.close();
         throw error;
       }
+      // A revoked key, or a session signed out, stops opening the stream, as it stops opening everything.
+      const stillOpen = async (): Promise<boolean> =>
+        principal.keyId === null
+          ? (await sessionOf(request, deps)) !== null
+          : isKeyActive(deps.db.db, principal.keyId);
       const stop = AbortSignal.any([clientGone(reply), watch.closing]);
       reply.hijack();
       const res = reply.raw;
@@ -89,11 +95,10 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
           // Comment lines until the task changes, the client leaves, or the process shuts down.
           while (!(await subscription.changed(heartbeatMs, stop))) {
             if (stop.aborted) return;
-            // A key revoked while its stream is open stops opening it, as it stops opening everything.
-            if (principal.keyId !== null && !(await isKeyActive(deps.db.db, principal.keyId))) return;
+            if (!(await stillOpen())) return;
             send(': keep-alive\n\n');
           }
-          if (principal.keyId !== null && !(await isKeyActive(deps.db.db, principal.keyId))) return;
+          if (!(await stillOpen())) return;
           state = await tasks.watchState(principal, id, request.lang);
         }
       } catch (error) {
