@@ -90,6 +90,8 @@ describe('sign-up to a working key in the browser, on the real process with the 
     assert.match(new URL(link).search, /token=/);
     await page.goto(link);
     assert.doesNotMatch(page.url(), /token=/, 'the token leaves the address bar at once');
+    await screenshot(page, 'confirmed');
+    await page.goto(`${base}/`);
     await screenshot(page, 'overview');
     // The outbox's own line names the link (that is how `npm start` alone lets people confirm); the
     // request line of the landing GET must not.
