@@ -3,47 +3,24 @@
  * use, declared here so the pages depend on what they call and tests can pass a small fake
  * (STYLE: declare only the part you use). The people module's `PeopleService` fits it.
  */
+import type { IssuedKey, KeyView } from '../accounts/index.ts';
 import type { Lang } from '../i18n/index.ts';
+import type { PeopleService, Session } from '../people/index.ts';
 
 /** The cookie's, header's and field's names are the people module's. */
 export { CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE } from '../people/index.ts';
 
-/** A signed-in person, as read from their session cookie. */
-export interface WebSession {
-  personId: string;
-  accountId: string;
-  email: string;
-  emailConfirmed: boolean;
-  /** The person's saved language, or null to follow the browser. */
-  lang: Lang | null;
-  /** The session's CSRF token: every form and cookie-authenticated call carries it. */
-  csrf: string;
-}
+/** A signed-in person, as read from their session cookie (the people module's `Session`). */
+export type WebSession = Session;
 
 /** A key as the keys page lists it (the plain key is never listed). */
-export interface WebKey {
-  id: string;
-  prefix: string;
-  name: string | null;
-  models: string[] | null;
-  daily_limit_minor: number | null;
-  created_at: string;
-  /** When the key was revoked; revoked keys stay listed, without a Revoke button. */
-  revoked_at?: string | null;
-}
+export type WebKey = KeyView;
 
 /** A key just made: the plain `key` is shown once. */
-export interface WebIssuedKey extends WebKey {
-  key: string;
-}
+export type WebIssuedKey = IssuedKey;
 
 /** What a successful sign-in gives: the session's cookie value and its CSRF token. */
-export interface WebSignIn {
-  token: string;
-  csrf: string;
-  expiresAt: Date;
-  personId: string;
-}
+export type WebSignIn = Awaited<ReturnType<PeopleService['signIn']>>;
 
 /** People's accounts as the pages use them; failures are `ApiError`s with a code and a status. */
 export interface PeoplePort {
