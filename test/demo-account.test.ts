@@ -3,15 +3,14 @@
  * an empty database (issue 10.11). SQLite, and PostgreSQL when TEST_DATABASE_URL is set.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createContainer } from '../src/container.ts';
 import { createDb } from '../src/db/index.ts';
+import { freshPostgres } from './databases.ts';
 import { exited, freePort, type Server, startServer } from './processes.ts';
 
 const SERVER = process.env.TEST_DATABASE_URL;
@@ -19,22 +18,7 @@ const SERVER = process.env.TEST_DATABASE_URL;
 /** An empty database of the dialect under test, and how to remove it. */
 async function emptyDatabase(dir: string): Promise<{ url: string; drop: () => Promise<void> }> {
   if (!SERVER) return { url: `sqlite:${path.join(dir, 'service.db')}`, drop: async () => {} };
-  const name = `gta_demo_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  const admin = new pg.Client({ connectionString: SERVER });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(SERVER);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const again = new pg.Client({ connectionString: SERVER });
-      await again.connect();
-      await again.query(`drop database if exists ${name} with (force)`);
-      await again.end();
-    },
-  };
+  return freshPostgres(SERVER, 'gta_demo');
 }
 
 async function countAccounts(url: string): Promise<number> {

@@ -6,7 +6,6 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
-import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Container, type ContainerOverrides, createContainer } from '../src/container.ts';
@@ -18,6 +17,7 @@ import type { RequestLimits } from '../src/http/types.ts';
 import { type Clock, systemClock } from '../src/lib/clock.ts';
 import type { InputResolver } from '../src/libraries/index.ts';
 import type { PeoplePort } from '../src/web/index.ts';
+import { freshPostgres } from './databases.ts';
 import { ResponseValidator } from './openapi-validator.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -87,20 +87,9 @@ async function backends(): Promise<{ env: Record<string, string>; drop: () => Pr
   let drop = async (): Promise<void> => {};
   const server = process.env.TEST_DATABASE_URL;
   if (server) {
-    const name = `gta_test_${suffix}`;
-    const admin = new pg.Client({ connectionString: server });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const url = new URL(server);
-    url.pathname = `/${name}`;
-    env.DATABASE_URL = url.toString();
-    drop = async () => {
-      const again = new pg.Client({ connectionString: server });
-      await again.connect();
-      await again.query(`drop database if exists ${name} with (force)`);
-      await again.end();
-    };
+    const fresh = await freshPostgres(server, 'gta_test');
+    env.DATABASE_URL = fresh.url;
+    drop = fresh.drop;
   }
   const storage = process.env.TEST_STORAGE_URL;
   if (storage) {

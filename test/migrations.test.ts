@@ -11,9 +11,9 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
-import pg from 'pg';
 import { hashKey } from '../src/accounts/keys.ts';
 import { createDb, migrateToLatest } from '../src/db/index.ts';
+import { freshPostgres } from './databases.ts';
 import * as shipped0001 from './fixtures/migrations/0001-initial.shipped.ts';
 import { startTestApp, waitForFinal } from './helpers.ts';
 
@@ -51,22 +51,7 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
 async function emptyDatabase(dir: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const server = process.env.TEST_DATABASE_URL;
   if (!server) return { url: `sqlite:${path.join(dir, 'old.db')}`, drop: async () => {} };
-  const name = `gta_old_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const again = new pg.Client({ connectionString: server });
-      await again.connect();
-      await again.query(`drop database if exists ${name} with (force)`);
-      await again.end();
-    },
-  };
+  return freshPostgres(server, 'gta_old');
 }
 
 /** Column names and nullability of every service table, comparable across databases. */

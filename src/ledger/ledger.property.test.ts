@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import pg from 'pg';
-import { createDb, type Db, migrateToLatest, type TaskStatus, type Tx } from '../db/index.ts';
+import { openTestDatabase } from '../../test/databases.ts';
+import type { Db, TaskStatus, Tx } from '../db/index.ts';
 import { isApiError } from '../errors.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { jobIdOf, markCanceled, markFailed, markRunning, markSucceeded } from '../tasks/transitions.ts';
@@ -289,43 +289,11 @@ async function assertInvariants(
     });
 }
 
-/** SQLite in memory, or a fresh database on the PostgreSQL server of TEST_DATABASE_URL. */
-async function openDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
-  const server = process.env.TEST_DATABASE_URL;
-  if (!server) {
-    const db = createDb('sqlite::memory:');
-    await migrateToLatest(db);
-    return { db, drop: () => db.close() };
-  }
-  const name = `gta_ledger_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  const admin = async (sql: string): Promise<void> => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  const db = createDb(url.toString());
-  await migrateToLatest(db);
-  return {
-    db,
-    drop: async () => {
-      await db.close();
-      await admin(`drop database if exists ${name} with (force)`);
-    },
-  };
-}
-
 describe('the wallet under random sequences of task transitions (CONTRACT §5)', () => {
   let db: Db;
   let drop: () => Promise<void>;
   before(async () => {
-    ({ db, drop } = await openDatabase());
+    ({ db, drop } = await openTestDatabase('gta_ledger'));
   });
   after(() => drop());
 

@@ -5,41 +5,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
-import { createDb, type Db, migrateToLatest } from '../db/index.ts';
+import { openTestDatabase } from '../../test/databases.ts';
+import type { Db } from '../db/index.ts';
 import { uuidv7 } from '../lib/ids.ts';
 import { credit, hold, settle, spendByDay, WalletReader } from './index.ts';
-
-async function openDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
-  const server = process.env.TEST_DATABASE_URL;
-  if (!server) {
-    const db = createDb('sqlite::memory:');
-    await migrateToLatest(db);
-    return { db, drop: () => db.close() };
-  }
-  const name = `gta_spend_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  const admin = async (statement: string): Promise<void> => {
-    const client = new pg.Client({ connectionString: server });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`create database ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  const db = createDb(url.toString());
-  await migrateToLatest(db);
-  return {
-    db,
-    drop: async () => {
-      await db.close();
-      await admin(`drop database if exists ${name} with (force)`);
-    },
-  };
-}
 
 async function newAccount(db: Db): Promise<string> {
   const id = randomUUID();
@@ -110,7 +79,7 @@ describe('spendByDay', () => {
   let db: Db;
   let drop: () => Promise<void>;
   before(async () => {
-    ({ db, drop } = await openDatabase());
+    ({ db, drop } = await openTestDatabase('gta_spend'));
   });
   after(() => drop());
 
