@@ -3,7 +3,7 @@ export { DEFAULT_LOGIN_LIMITS, LoginLimiter, type LoginLimits } from './login-li
 export { hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.ts';
 export { ACCOUNT_SEARCH_LIMIT, type AccountWithPerson } from './people-admin.ts';
 export { PeopleService, type PeopleServiceDeps } from './people-service.ts';
-export type { Session } from './sessions.ts';
+export { type Session, sessionPrincipal } from './sessions.ts';
 export { hashToken, newToken, TOKEN_TTL_MS, type TokenPurpose } from './tokens.ts';
 
 /** The session cookie's name (HttpOnly, SameSite=Lax; Secure behind https). */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { KeyPrincipal } from '../accounts/index.ts';
 import type { Database } from '../db/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import { hashToken, isTokenShaped, newToken } from './tokens.ts';
@@ -66,4 +67,12 @@ export async function findSession(db: Kysely<Database>, token: string, now: Date
     lang: asLang(row.lang),
     csrf: row.csrf,
   };
+}
+
+/**
+ * The rights of a session: the whole account, as its owner has them (every model, no daily limit). `/v1`
+ * with the session cookie and the dashboard's pages call the services with it.
+ */
+export function sessionPrincipal(session: Pick<Session, 'accountId'>): KeyPrincipal {
+  return { keyId: null, accountId: session.accountId, prefix: '', models: null, dailyLimitMinor: null };
 }

@@ -8,7 +8,7 @@ import type { Assets } from './assets.ts';
 import type { WebContext } from './context.ts';
 import { html, renderPage, type VNode } from './html.ts';
 import { CSRF_FIELD } from './people-port.ts';
-import { wordsOf } from './words.ts';
+import { type WordKey, wordsOf } from './words.ts';
 
 export interface PageOptions {
   title: string;
@@ -20,6 +20,24 @@ export interface PageOptions {
   /** Vendor files this page loads before its islands. */
   vendor?: string[];
 }
+
+/** The signed-in navigation: a page's path and the word of its link. */
+const NAV: ReadonlyArray<readonly [string, WordKey]> = [
+  ['/', 'overview'],
+  ['/tasks', 'tasks'],
+  ['/new', 'newTask'],
+  ['/libraries', 'libraries'],
+  ['/uploads', 'uploads'],
+  ['/ledger', 'ledger'],
+  ['/keys', 'keys'],
+  ['/settings', 'settings'],
+];
+
+/**
+ * The meta element that gives islands the CSRF token their `/v1` calls send in `X-CSRF-Token`
+ * (client/api.ts reads it).
+ */
+export const CSRF_META = 'csrf-token';
 
 /** The hidden CSRF field every form carries. */
 export function csrfField(context: WebContext): VNode {
@@ -44,11 +62,13 @@ function languageControl(context: WebContext, path: string): VNode {
 /** A whole page of the dashboard. */
 export function page(context: WebContext, assets: Assets, options: PageOptions): string {
   const w = wordsOf(context.lang);
+  const current = (href: string) =>
+    href === '/' ? options.path === '/' : options.path === href || options.path.startsWith(`${href}/`);
   const link = (href: string, label: string) =>
-    html`<a href=${href} aria-current=${options.path === href ? 'page' : undefined}>${label}</a>`;
+    html`<a href=${href} aria-current=${current(href) ? 'page' : undefined}>${label}</a>`;
   const nav = context.session
     ? html`<nav aria-label=${w.title}>
-        ${link('/', w.overview)} ${link('/keys', w.keys)} ${link('/settings', w.settings)}
+        ${NAV.map(([href, word]) => link(href, w[word]))}
         <span class="hint">${context.session.email}</span>
         <form class="inline" method="post" action="/signout">
           ${csrfField(context)}
@@ -61,6 +81,7 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
     <head>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name=${CSRF_META} content=${context.csrf} />
       <title>${options.title} · ${w.title}</title>
       <link rel="stylesheet" href=${assets.href('site.css')} />
       ${(options.vendor ?? []).map((name) => html`<script src=${assets.vendorHref(name)} defer></script>`)}

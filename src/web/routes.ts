@@ -40,8 +40,11 @@ export interface PageDeps extends Omit<WebDeps, 'publicBaseUrl'> {
   secure: boolean;
 }
 
-/** Pages that need a session; a signed-out visit goes to `/signin?next=…`. */
-const PRIVATE = new Set(['/', '/keys', '/settings']);
+/**
+ * Pages open without a session; every other page of this context needs one, and a signed-out visit goes
+ * to `/signin?next=…`.
+ */
+const PUBLIC = new Set(['/signin', '/signup', '/signout', '/confirm', '/reset', '/reset/new', '/language']);
 /** A year: asset links carry their content hash, so a changed file has a new link. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
@@ -113,7 +116,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
       if (request.method === 'POST' && !csrfValid(request, context))
         return csrfRefused(reply, context, assets);
       const path = request.url.split('?')[0] ?? '/';
-      if (!context.session && PRIVATE.has(path)) {
+      if (!context.session && !PUBLIC.has(path)) {
         const next = request.method === 'GET' ? request.url : path;
         return reply
           .code(303)

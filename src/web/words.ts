@@ -8,6 +8,11 @@ import type { Lang } from '../i18n/index.ts';
 const en = {
   title: 'Generation Task API',
   overview: 'Overview',
+  tasks: 'Tasks',
+  newTask: 'New task',
+  libraries: 'Libraries',
+  uploads: 'Uploads',
+  ledger: 'Ledger',
   keys: 'Keys',
   settings: 'Settings',
   signIn: 'Sign in',
@@ -92,6 +97,11 @@ export type Words = Readonly<Record<WordKey, string>>;
 const ru: Words = {
   title: 'Generation Task API',
   overview: 'Обзор',
+  tasks: 'Задачи',
+  newTask: 'Новая задача',
+  libraries: 'Библиотеки',
+  uploads: 'Загрузки',
+  ledger: 'Движение средств',
   keys: 'Ключи',
   settings: 'Настройки',
   signIn: 'Войти',

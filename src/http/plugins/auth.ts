@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticateKey, type KeyPrincipal } from '../../accounts/index.ts';
+import { authenticateKey } from '../../accounts/index.ts';
 import { errors } from '../../errors.ts';
-import { CSRF_HEADER, SESSION_COOKIE, type Session } from '../../people/index.ts';
+import { CSRF_HEADER, SESSION_COOKIE, type Session, sessionPrincipal } from '../../people/index.ts';
 import type { AppDeps } from '../types.ts';
 import type { RequestLimiter } from './rate-limit.ts';
 
@@ -40,11 +40,6 @@ export function installApiKeyAuth(app: FastifyInstance, deps: AppDeps, limiter: 
     request.principal = principal;
     await limiter.takeAccountRequest(principal.accountId, reply);
   });
-}
-
-/** The rights of a session: the whole account, as its owner has them. */
-function sessionPrincipal(session: Session): KeyPrincipal {
-  return { keyId: null, accountId: session.accountId, prefix: '', models: null, dailyLimitMinor: null };
 }
 
 /** The session the request's cookie names, if it is still open. */

@@ -1,0 +1,57 @@
+/**
+ * Calls of the islands to `/v1` with the person's session cookie: the same endpoints, rules, limits and
+ * errors as an API key gets. Unsafe methods carry the page's CSRF token (from `<meta name="csrf-token">`)
+ * in `X-CSRF-Token`, without which `/v1` refuses a cookie with 403 `csrf_failed`. Islands import it as
+ * `./api.js`.
+ */
+
+/** A refusal of `/v1`: the error table's code, the status and the message in the person's language. */
+export class ApiFailure extends Error {
+  readonly code: string;
+  readonly status: number;
+
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/** The CSRF token the page was rendered with. */
+export function csrfToken(): string {
+  return document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? '';
+}
+
+interface ErrorBody {
+  error?: { code?: string; message?: string };
+}
+
+/**
+ * One call to `/v1`: a JSON body (or a `FormData`/`Blob` as is), the answer's JSON, or an `ApiFailure`
+ * carrying the error's code and message. The interface language rides in `Accept-Language`.
+ */
+export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'accept-language': document.documentElement.lang || 'en',
+  };
+  if (method !== 'GET' && method !== 'HEAD') headers['x-csrf-token'] = csrfToken();
+  let payload: BodyInit | undefined;
+  if (body instanceof FormData || body instanceof Blob) payload = body;
+  else if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  const response = await fetch(path, { method, headers, body: payload, credentials: 'same-origin', signal });
+  const text = await response.text();
+  const parsed: unknown = text ? JSON.parse(text) : null;
+  if (!response.ok) {
+    const error = (parsed as ErrorBody | null)?.error;
+    throw new ApiFailure(
+      response.status,
+      error?.code ?? 'http_error',
+      error?.message ?? `${response.status} ${response.statusText}`,
+    );
+  }
+  return parsed as T;
+}
