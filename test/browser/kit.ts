@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { startTestApp, type TestApp, type TestAppOptions } from '../helpers.ts';
 import { freePort, ROOT } from '../processes.ts';
+import { linkTo, readOutbox, waitForMail } from './mail.ts';
 
 /** Debian's chromium, which scripts/ensure-chromium.sh installs. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -179,4 +180,43 @@ export async function chooseLanguage(page: Page, label: 'English' | 'Русск�
 export async function me(base: string, key: string): Promise<{ status: number; body: unknown }> {
   const answer = await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
   return { status: answer.status, body: await answer.json() };
+}
+
+/** A person signed in and confirmed in a browser context of their own. */
+export interface Person {
+  context: BrowserContext;
+  page: Page;
+  email: string;
+  password: string;
+  /** Their account, from `GET /v1/me` with the session cookie. */
+  accountId: string;
+}
+
+let people = 0;
+
+/**
+ * Signs a new person up on `web` in a fresh context, opens the confirmation link of their mail in
+ * `DATA_DIR/outbox`, and leaves them signed in on the overview. Give the account money with
+ * `web.admin('POST', `/admin/v1/accounts/${accountId}/credits`, …)`.
+ */
+export async function confirmedPerson(
+  web: WebApp,
+  browser: Browser,
+  options: { email?: string; password?: string; acceptLanguage?: string } = {},
+): Promise<Person> {
+  people += 1;
+  const email = options.email ?? `person${people}-${process.pid}@example.com`;
+  const password = options.password ?? 'correct horse battery';
+  const context = await newContext(browser, { acceptLanguage: options.acceptLanguage ?? 'en' });
+  const page = await context.newPage();
+  await signUp(page, web.base, email, password, {
+    button: options.acceptLanguage?.startsWith('ru') ? 'Зарегистрироваться' : 'Sign up',
+  });
+  const mail = await waitForMail(() => readOutbox(web.dir), email);
+  await page.goto(linkTo(mail, '/confirm'));
+  await page.waitForLoadState('load');
+  const answer = await page.request.get(`${web.base}/v1/me`);
+  const accountId = ((await answer.json()) as { account_id?: string }).account_id;
+  if (answer.status() !== 200 || !accountId) throw new Error(`GET /v1/me answered ${answer.status()}`);
+  return { context, page, email, password, accountId };
 }
