@@ -10,78 +10,20 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { MODELS } from '../../src/catalog/index.ts';
 import { makeMp3, makeMp4, makePng, makeWav } from '../../src/media/fixtures.ts';
 import { confirmedPerson, launchBrowser, type Person, screenshot, startWebApp, type WebApp } from './kit.ts';
-
-type Schema = Record<string, unknown> & {
-  properties?: Record<string, Schema>;
-  oneOf?: Schema[];
-  items?: Schema;
-};
-
-/** The settings schema's properties, every branch of a `oneOf` together. */
-function propertiesOf(schema: Schema): Record<string, Schema> {
-  const branches = schema.oneOf ?? [schema];
-  return Object.assign({}, ...branches.map((b) => b.properties ?? {}));
-}
-
-/** `/v1` with the page's session cookie and CSRF token, as the islands call it. */
-async function v1(page: Page, method: 'GET' | 'POST', url: string, body?: unknown) {
-  // Reads need no CSRF token (the tasks' own page, which may not be a dashboard page, has none).
-  const csrf =
-    method === 'GET' ? '' : ((await page.locator('meta[name="csrf-token"]').getAttribute('content')) ?? '');
-  const answer = await page.request.fetch(new URL(url, page.url()).href, {
-    method,
-    headers: { ...(csrf ? { 'x-csrf-token': csrf } : {}), 'accept-language': 'en' },
-    ...(body === undefined ? {} : { data: body }),
-  });
-  return { status: answer.status(), body: (await answer.json()) as Record<string, unknown> };
-}
-
-/** Console errors and uncaught exceptions of a page (refused /v1 calls that the page shows are not errors). */
-function watchErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(String(error)));
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
-      errors.push(message.text());
-  });
-  return errors;
-}
-
-/** Waits until the price has settled (a price or a refusal) and reads it. */
-async function settledPrice(page: Page): Promise<{ state: string; text: string; minor: number | null }> {
-  const price = page.locator('#new-price');
-  await page.locator('#new-price[data-state="ready"], #new-price[data-state="error"]').waitFor();
-  const minor = await price.getAttribute('data-amount-minor');
-  return {
-    state: (await price.getAttribute('data-state')) ?? '',
-    text: (await price.textContent()) ?? '',
-    minor: minor === null ? null : Number(minor),
-  };
-}
-
-const rubles = (minor: number, locale: string) =>
-  new Intl.NumberFormat(locale, { style: 'currency', currency: 'RUB' }).format(minor / 100);
-
-/** Lists the person's tasks through /v1. */
-async function taskCount(page: Page): Promise<number> {
-  const list = await v1(page, 'GET', '/v1/tasks?limit=100');
-  assert.equal(list.status, 200);
-  return (list.body.tasks as unknown[]).length;
-}
-
-/** Polls GET /v1/tasks/{id} until the task is final. */
-async function finalStatus(page: Page, id: string): Promise<string> {
-  for (;;) {
-    const task = await v1(page, 'GET', `/v1/tasks/${id}`);
-    const status = String(task.body.status);
-    if (!['queued', 'running'].includes(status)) return status;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+import {
+  fillSettings,
+  finalStatus,
+  rubles,
+  type Schema,
+  settledPrice,
+  taskCount,
+  v1,
+  watchErrors,
+} from './new-task-kit.ts';
 
 describe('the new-task page in a browser', () => {
   let web: WebApp;
@@ -145,79 +87,6 @@ describe('the new-task page in a browser', () => {
     await web?.close();
   });
 
-  /**
-   * Fills the form with `settings` through its controls: links by picking a file (uploaded by the page),
-   * library ids by picking the person's record, the rest by typing, choosing and ticking. Answers the
-   * settings as they are now (links and ids replaced).
-   */
-  async function fill(
-    page: Page,
-    schema: Schema,
-    settings: Readonly<Record<string, unknown>>,
-    files: ReadonlyArray<{ field: string; format: string; durationSeconds?: number }>,
-  ): Promise<Record<string, unknown>> {
-    const properties = propertiesOf(schema);
-    const filled: Record<string, unknown> = {};
-    for (const [field, value] of Object.entries(settings)) {
-      const property = properties[field] ?? {};
-      if (property.const !== undefined) {
-        filled[field] = value;
-        continue;
-      }
-      if (Array.isArray(value)) {
-        const items: unknown[] = [];
-        for (const [i, item] of value.entries()) {
-          const at = `${field}.${i}`;
-          if ((await page.locator(`[data-path="${at}"]`).count()) === 0)
-            await page.locator(`[data-add="${field}"]`).click();
-          const file = files.find((f) => f.field === field);
-          if (property.items?.format === 'uri' && file) {
-            const uploaded = page.waitForResponse(
-              (r) => new URL(r.url()).pathname === '/v1/files' && r.request().method() === 'POST',
-            );
-            await page
-              .locator(`input[data-upload="${at}"]`)
-              .setInputFiles(await fileFor(file.format, file.durationSeconds));
-            const answer = await uploaded;
-            assert.equal(answer.status(), 201, await answer.text());
-            const link = String((await answer.json()).url);
-            await page.waitForFunction(
-              ([p, l]) =>
-                (document.querySelector(`[data-path="${p}"]`) as HTMLInputElement | null)?.value === l,
-              [at, link] as const,
-            );
-            items.push(link);
-          } else {
-            await page.locator(`[data-path="${at}"]`).fill(String(item));
-            items.push(item);
-          }
-        }
-        filled[field] = items;
-        continue;
-      }
-      const library = property['x-library'] as { model: string; library: string } | undefined;
-      if (library) {
-        const id = records.get(`${library.model}/${library.library}`);
-        assert.ok(id, `no record of ${library.model}/${library.library} for ${field}`);
-        await page
-          .locator(`select[data-records="${field}"] option[value="${id}"]`)
-          .waitFor({ state: 'attached' });
-        await page.locator(`select[data-records="${field}"]`).selectOption(id);
-        assert.equal(await page.locator(`[data-path="${field}"]`).inputValue(), id);
-        filled[field] = id;
-        continue;
-      }
-      const control = page.locator(`[data-path="${field}"]`);
-      const tag = await control.evaluate((node) => node.tagName.toLowerCase());
-      const type = await control.getAttribute('type');
-      if (tag === 'select') await control.selectOption({ label: value === '' ? '""' : String(value) });
-      else if (type === 'checkbox') await control.setChecked(value === true);
-      else await control.fill(String(value));
-      filled[field] = value;
-    }
-    return filled;
-  }
-
   for (const model of MODELS) {
     for (const mode of model.modes) {
       test(`${model.key} ${mode.name}: the form renders, takes the example, shows the API's price`, async () => {
@@ -240,7 +109,10 @@ describe('the new-task page in a browser', () => {
         assert.ok(schema);
         const example = mode.example;
         assert.ok(example, `${model.key} ${mode.name} has an example`);
-        const settings = await fill(page, schema, example.settings, example.files);
+        const settings = await fillSettings(page, schema, example.settings, example.files, {
+          fileFor,
+          records,
+        });
         const shown = await settledPrice(page);
         const expected = await v1(page, 'POST', '/v1/price', { model: model.key, settings });
         assert.equal(expected.status, 200, JSON.stringify(expected.body));
@@ -285,6 +157,58 @@ describe('the new-task page in a browser', () => {
     assert.equal((await v1(page, 'GET', `/v1/files/${upload.id}`)).status, 200);
     assert.equal((await settledPrice(page)).state, 'ready');
     await screenshot(page, 'new-task-3d');
+  });
+
+  test('lists keep within minItems and maxItems; lists of objects become rows of fieldsets', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=model-3d&mode=multiview_to_model`);
+    // front_url needs one link: its only row cannot be removed; left_url takes at most one.
+    assert.ok(await page.locator('[data-remove="front_url.0"]').isDisabled());
+    assert.equal(await page.locator('[data-path="left_url.0"]').count(), 0);
+    await page.locator('[data-add="left_url"]').click();
+    assert.equal(await page.locator('[data-path="left_url.0"]').count(), 1);
+    assert.ok(await page.locator('[data-add="left_url"]').isDisabled());
+    await page.locator('[data-remove="left_url.0"]').click();
+    assert.equal(await page.locator('[data-path="left_url.0"]').count(), 0);
+
+    await page.goto(`${web.base}/new?model=video-elements`);
+    await page.locator('[data-path="multi_shot"]').setChecked(true);
+    for (const i of [0, 1]) {
+      await page.locator('[data-add="shots"]').click();
+      await page.locator(`[data-path="shots.${i}.prompt"]`).fill(`shot ${i + 1}`);
+      await page.locator(`[data-path="shots.${i}.duration"]`).fill(String(i + 2));
+    }
+    const shown = await settledPrice(page);
+    const api = await v1(page, 'POST', '/v1/price', {
+      model: 'video-elements',
+      settings: {
+        multi_shot: true,
+        shots: [
+          { prompt: 'shot 1', duration: 2 },
+          { prompt: 'shot 2', duration: 3 },
+        ],
+      },
+    });
+    assert.equal(api.status, 200, JSON.stringify(api.body));
+    assert.equal(shown.state, 'ready', shown.text);
+    assert.equal(shown.minor, api.body.amount_minor);
+  });
+
+  test('the schema is checked before sending: a missing required field sends nothing', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=model-3d&mode=text_to_model`);
+    const creations: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/v1/tasks' && r.method() === 'POST') creations.push(r.url());
+    });
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.locator('#new-error').waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#new-error').textContent(), 'Prompt: required.');
+    await page.locator('[data-path="face_limit"]').fill('10');
+    await page.locator('[data-path="prompt"]').fill('a chair');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.locator('#new-error').filter({ hasText: 'Face limit: at least 48.' }).waitFor();
+    assert.deepEqual(creations, []);
   });
 
   test('Create task for music lands on /tasks/{id} and the task succeeds', async () => {
@@ -333,9 +257,34 @@ describe('the new-task page in a browser', () => {
     await page.goto(`${web.base}/new?model=music&mode=sounds`);
     await page.locator('[data-path="soundDescription"]').fill('rain on a tin roof');
     assert.equal((await settledPrice(page)).state, 'ready');
-    await page.getByRole('button', { name: 'Create task' }).click();
+    const keys: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/v1/tasks' && r.method() === 'POST')
+        keys.push(r.headers()['idempotency-key'] ?? '');
+    });
+    const tried = () =>
+      page.waitForResponse(
+        (r) => new URL(r.url()).pathname === '/v1/tasks' && r.request().method() === 'POST',
+      );
     const alert = page.locator('#new-error');
+    for (let i = 0; i < 2; i += 1) {
+      const answer = tried();
+      await page.getByRole('button', { name: 'Create task' }).click();
+      assert.equal((await answer).status(), 402);
+      await alert.waitFor({ state: 'visible' });
+    }
+    // The same submission retried keeps its Idempotency-Key; a change makes a new submission.
+    await page.locator('[data-path="soundLoop"]').setChecked(true);
+    await page.locator('[data-path="soundLoop"]').setChecked(false);
+    assert.equal((await settledPrice(page)).state, 'ready');
+    const third = tried();
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await third;
     await alert.waitFor({ state: 'visible' });
+    assert.equal(keys.length, 3);
+    assert.match(keys[0] ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(keys[1], keys[0]);
+    assert.notEqual(keys[2], keys[0]);
     const refused = await v1(page, 'POST', '/v1/tasks', {
       model: 'music',
       settings: { mode: 'sounds', soundDescription: 'rain on a tin roof' },
