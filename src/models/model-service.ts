@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ModelKind, ModelSpec } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
 import type { Clock } from '../lib/index.ts';
+import { markLibraryFields } from './library-marks.ts';
 
 /** Default simultaneous unfinished tasks of one model per account (CONTRACT §3). */
 export const DEFAULT_MAX_ACTIVE = 10;
@@ -50,10 +51,10 @@ export class ModelService {
         model.key,
         model.modes.map((mode) => ({
           name: mode.name,
-          settings_schema: z.toJSONSchema(mode.schema, { io: 'input', unrepresentable: 'any' }) as Record<
-            string,
-            unknown
-          >,
+          settings_schema: markLibraryFields(
+            z.toJSONSchema(mode.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+            mode,
+          ),
         })),
       );
     }

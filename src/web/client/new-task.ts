@@ -1,0 +1,206 @@
+/**
+ * The new-task page's island: the model and mode choosers, the settings form built from the mode's JSON
+ * Schema (schema-form.ts), the live price (POST /v1/price, 300 ms after the last change, the previous call
+ * aborted) and `Create task` (POST /v1/tasks with an Idempotency-Key kept while the same settings are
+ * retried, the button disabled while sending), then the task's page.
+ */
+import { ApiFailure, api, csrfToken } from './api.js';
+import { type Control, objectControl, type Schema } from './schema-form.js';
+
+interface Mode {
+  name: string;
+  settings_schema: Schema;
+}
+interface Model {
+  key: string;
+  name: string;
+  available: boolean;
+  mode_field: string | null;
+  modes: Mode[];
+}
+
+const DEBOUNCE_MS = 300;
+
+const form = document.querySelector<HTMLFormElement>('form#new-task');
+if (form) start(form);
+
+function start(form: HTMLFormElement): void {
+  const models = JSON.parse(form.dataset.models ?? '[]') as Model[];
+  const words = JSON.parse(form.dataset.words ?? '{}') as Record<string, string>;
+  const locale = form.dataset.locale ?? 'en-US';
+  const currency = form.dataset.currency ?? 'RUB';
+  const modelSelect = form.querySelector<HTMLSelectElement>('#new-model')!;
+  const modeSelect = form.querySelector<HTMLSelectElement>('#new-mode')!;
+  const modeField = form.querySelector<HTMLElement>('#new-mode-field')!;
+  const settingsBox = form.querySelector<HTMLElement>('#new-settings')!;
+  const price = form.querySelector<HTMLOutputElement>('#new-price')!;
+  const errorBox = form.querySelector<HTMLElement>('#new-error')!;
+  const button = form.querySelector<HTMLButtonElement>('#new-create')!;
+  const buttonLabel = button.textContent ?? '';
+
+  let control: Control | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let pricing: AbortController | null = null;
+  let idempotencyKey: string | null = null;
+  let sending = false;
+  const records = new Map<string, Promise<Array<{ id: string; name: string }>>>();
+
+  const hooks = {
+    words,
+    async upload(file: File): Promise<string> {
+      const body = new FormData();
+      body.append('file', file, file.name);
+      return (await api<{ url: string }>('POST', '/v1/files', body)).url;
+    },
+    records(model: string, library: string): Promise<Array<{ id: string; name: string }>> {
+      const path = `/v1/models/${encodeURIComponent(model)}/${encodeURIComponent(library)}`;
+      let found = records.get(path);
+      if (!found) {
+        found = api<Record<string, unknown>>('GET', path)
+          .then((answer) =>
+            ((answer[library] ?? []) as Array<Record<string, unknown>>).map((r) => ({
+              id: String(r.id),
+              name: String(r.name ?? r.id),
+            })),
+          )
+          .catch(() => []);
+        records.set(path, found);
+      }
+      return found;
+    },
+  };
+
+  const model = () => models.find((m) => m.key === modelSelect.value) ?? null;
+  const mode = () => model()?.modes.find((m) => m.name === modeSelect.value) ?? model()?.modes[0] ?? null;
+  const money = (minor: number) =>
+    new Intl.NumberFormat(locale, { style: 'currency', currency }).format(minor / 100);
+  const body = () => ({
+    model: model()?.key ?? '',
+    settings: (control?.value() ?? {}) as Record<string, unknown>,
+  });
+
+  function showError(message: string | null): void {
+    errorBox.textContent = message ?? '';
+    errorBox.hidden = message === null;
+  }
+
+  function setPrice(state: string, text: string, minor?: number): void {
+    price.dataset.state = state;
+    price.textContent = text;
+    if (minor === undefined) delete price.dataset.amountMinor;
+    else price.dataset.amountMinor = String(minor);
+  }
+
+  async function askPrice(): Promise<void> {
+    pricing?.abort();
+    const controller = new AbortController();
+    pricing = controller;
+    try {
+      const answer = await api<{ amount_minor: number }>('POST', '/v1/price', body(), controller.signal);
+      if (pricing === controller) setPrice('ready', money(answer.amount_minor), answer.amount_minor);
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      const message = error instanceof Error ? error.message : String(error);
+      setPrice('error', message);
+      if (error instanceof ApiFailure) price.dataset.code = error.code;
+    }
+  }
+
+  /** A change: a new submission (new Idempotency-Key), the price asked again after a pause. */
+  function onChange(): void {
+    idempotencyKey = null;
+    showError(null);
+    pricing?.abort();
+    setPrice('pending', words.newPriceCounting ?? '…');
+    clearTimeout(timer);
+    timer = setTimeout(() => void askPrice(), DEBOUNCE_MS);
+  }
+
+  function drawForm(): void {
+    const chosen = mode();
+    if (!chosen) return;
+    control = objectControl('', '', chosen.settings_schema, {}, hooks);
+    settingsBox.replaceChildren(...(control.element ? [control.element] : []));
+    const url = new URL(location.href);
+    url.searchParams.set('model', model()?.key ?? '');
+    url.searchParams.set('mode', chosen.name);
+    history.replaceState(null, '', url);
+    onChange();
+  }
+
+  function drawModes(): void {
+    const current = model();
+    modeSelect.replaceChildren(
+      ...(current?.modes ?? []).map((m) => {
+        const option = document.createElement('option');
+        option.value = m.name;
+        option.textContent = m.name;
+        return option;
+      }),
+    );
+    modeField.hidden = current?.mode_field === null;
+  }
+
+  async function create(): Promise<void> {
+    const problems = control?.check() ?? [];
+    if (problems.length > 0) {
+      showError(problems.join(' '));
+      return;
+    }
+    sending = true;
+    button.disabled = true;
+    button.textContent = words.newCreating ?? buttonLabel;
+    showError(null);
+    idempotencyKey ??= crypto.randomUUID();
+    try {
+      const task = await createTask(body(), idempotencyKey);
+      location.assign(`/tasks/${encodeURIComponent(task.id)}`);
+    } catch (error) {
+      showError(error instanceof Error ? error.message : String(error));
+      sending = false;
+      button.disabled = false;
+      button.textContent = buttonLabel;
+    }
+  }
+
+  modelSelect.addEventListener('change', () => {
+    drawModes();
+    drawForm();
+  });
+  modeSelect.addEventListener('change', drawForm);
+  settingsBox.addEventListener('input', onChange);
+  settingsBox.addEventListener('change', onChange);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (!sending) void create();
+  });
+  drawForm();
+}
+
+/** POST /v1/tasks: as `api()` does, with the Idempotency-Key header a retry of the same submission keeps. */
+async function createTask(body: unknown, key: string): Promise<{ id: string }> {
+  const response = await fetch('/v1/tasks', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: {
+      accept: 'application/json',
+      'accept-language': document.documentElement.lang || 'en',
+      'content-type': 'application/json',
+      'idempotency-key': key,
+      'x-csrf-token': csrfToken(),
+    },
+    body: JSON.stringify(body),
+  });
+  const parsed = (await response.json().catch(() => null)) as {
+    id?: string;
+    error?: { code?: string; message?: string };
+  } | null;
+  if (!response.ok || !parsed?.id) {
+    throw new ApiFailure(
+      response.status,
+      parsed?.error?.code ?? 'http_error',
+      parsed?.error?.message ?? `${response.status} ${response.statusText}`,
+    );
+  }
+  return { id: parsed.id };
+}

@@ -1,0 +1,77 @@
+/**
+ * Client-side checks of one settings value against its JSON Schema, before `Create task` is sent: required,
+ * lengths, bounds, whole numbers, item counts and links. The API checks everything again; these only spare
+ * a call that would be refused.
+ */
+
+/** The schema keywords the checks read. */
+interface Checked {
+  type?: string;
+  title?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  format?: string;
+  minItems?: number;
+  maxItems?: number;
+}
+
+/** A field name as people read it: `image_urls` → `Image urls`, `songDescription` → `Song description`. */
+export function readable(name: string): string {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function say(words: Record<string, string>, key: string, field: string, n?: number): string {
+  return (words[key] ?? key).replace('{field}', field).replace('{n}', n === undefined ? '' : String(n));
+}
+
+function isLink(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** The problems of `value` (undefined when not set) for the field `name`, in the page's words. */
+export function checkValue(
+  name: string,
+  schema: Checked,
+  value: unknown,
+  required: boolean,
+  words: Record<string, string>,
+): string[] {
+  const label = schema.title ?? readable(name);
+  if (value === undefined) return required ? [say(words, 'newCheckRequired', label)] : [];
+  const problems: string[] = [];
+  if (typeof value === 'string') {
+    if (schema.minLength !== undefined && value.length < schema.minLength)
+      problems.push(say(words, 'newCheckShort', label, schema.minLength));
+    if (schema.maxLength !== undefined && value.length > schema.maxLength)
+      problems.push(say(words, 'newCheckLong', label, schema.maxLength));
+    if (schema.format === 'uri' && !isLink(value)) problems.push(say(words, 'newCheckUrl', label));
+  }
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return [say(words, 'newCheckNumber', label)];
+    if (schema.type === 'integer' && !Number.isInteger(value))
+      problems.push(say(words, 'newCheckInteger', label));
+    if (schema.minimum !== undefined && value < schema.minimum)
+      problems.push(say(words, 'newCheckMin', label, schema.minimum));
+    if (schema.maximum !== undefined && value > schema.maximum)
+      problems.push(say(words, 'newCheckMax', label, schema.maximum));
+  }
+  if (Array.isArray(value)) {
+    if (schema.minItems !== undefined && value.length < schema.minItems)
+      problems.push(say(words, 'newCheckFewItems', label, schema.minItems));
+    if (schema.maxItems !== undefined && value.length > schema.maxItems)
+      problems.push(say(words, 'newCheckManyItems', label, schema.maxItems));
+  }
+  return problems;
+}

@@ -1,0 +1,274 @@
+/**
+ * The leaf controls of the settings form (schema-form.ts): texts, numbers, enums, booleans, links with a
+ * file picker that uploads through POST /v1/files, and library ids with the person's records. Each control
+ * carries `data-path` and answers its value (undefined when not set) and its client-side checks.
+ */
+import { checkValue, readable } from './schema-checks.js';
+
+/** The part of JSON Schema the catalog's settings use. */
+export interface Schema {
+  type?: string;
+  title?: string;
+  description?: string;
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  multipleOf?: number;
+  minLength?: number;
+  maxLength?: number;
+  format?: string;
+  items?: Schema;
+  minItems?: number;
+  maxItems?: number;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  oneOf?: Schema[];
+  'x-library'?: { model: string; library: string };
+}
+
+/** What the form needs from its page: words, uploads, library records, a change signal. */
+export interface FormHooks {
+  words: Record<string, string>;
+  /** Uploads a file and answers its direct link. */
+  upload(file: File): Promise<string>;
+  /** The person's records of a library: id and a name to show. */
+  records(model: string, library: string): Promise<Array<{ id: string; name: string }>>;
+}
+
+/** A rendered control: its element, its value (undefined when not set) and its client-side checks. */
+export interface Control {
+  element: HTMLElement | null;
+  value(): unknown;
+  check(): string[];
+}
+
+/** Texts longer than this get a textarea. */
+const LONG_TEXT = 300;
+let ids = 0;
+
+/** A fresh element id for a label's `for`. */
+export function nextId(): string {
+  ids += 1;
+  return `sf-${ids}`;
+}
+
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: Array<Node | string>
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
+  node.append(...children);
+  return node;
+}
+
+/** Lets the page know a value changed (an upload or a record picked fills a field without typing). */
+export function changed(node: HTMLElement): void {
+  node.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+export function labelOf(
+  name: string,
+  schema: Schema,
+  required: boolean,
+  hooks: FormHooks,
+  id: string,
+): HTMLElement {
+  const label = el('label', { for: id }, schema.title ?? readable(name));
+  if (required) label.append(el('span', { class: 'req', title: hooks.words.newRequired ?? '' }, ' *'));
+  return label;
+}
+
+function hintOf(schema: Schema, id: string): HTMLElement | null {
+  return schema.description ? el('small', { class: 'hint', id: `${id}-hint` }, schema.description) : null;
+}
+
+/** A wrapper `<div class="field">` with label, control(s) and hint. */
+export function field(label: HTMLElement, hint: HTMLElement | null, ...parts: HTMLElement[]): HTMLElement {
+  const box = el('div', { class: 'field' }, label, ...parts);
+  if (hint) box.append(hint);
+  return box;
+}
+
+export function enumControl(
+  name: string,
+  path: string,
+  schema: Schema,
+  required: boolean,
+  initial: unknown,
+  hooks: FormHooks,
+): Control {
+  const id = nextId();
+  const values = schema.enum ?? [];
+  const select = el('select', { id, name: path, 'data-path': path });
+  const unset = schema.default === undefined;
+  if (unset) select.append(el('option', { value: '', 'data-unset': '' }, hooks.words.newNotSet ?? '—'));
+  const start = initial ?? schema.default;
+  values.forEach((v, i) => {
+    const option = el('option', { value: String(i) }, v === '' ? '""' : String(v));
+    if (v === start) option.selected = true;
+    select.append(option);
+  });
+  const value = () => {
+    const option = select.selectedOptions[0];
+    if (!option || option.hasAttribute('data-unset')) return undefined;
+    return values[Number(option.value)];
+  };
+  const hint = hintOf(schema, id);
+  if (hint) select.setAttribute('aria-describedby', hint.id);
+  return {
+    element: field(labelOf(name, schema, required, hooks, id), hint, select),
+    value,
+    check: () => checkValue(name, schema, value(), required, hooks.words),
+  };
+}
+
+export function booleanControl(
+  name: string,
+  path: string,
+  schema: Schema,
+  required: boolean,
+  initial: unknown,
+  hooks: FormHooks,
+): Control {
+  const id = nextId();
+  const box = el('input', { id, type: 'checkbox', name: path, 'data-path': path });
+  box.checked = (initial ?? schema.default) === true;
+  const label = labelOf(name, schema, required, hooks, id);
+  label.prepend(box, ' ');
+  label.classList.add('check');
+  const explicit = required || schema.default !== undefined;
+  const value = () => (box.checked || explicit || initial !== undefined ? box.checked : undefined);
+  return { element: field(label, hintOf(schema, id)), value, check: () => [] };
+}
+
+export function numberControl(
+  name: string,
+  path: string,
+  schema: Schema,
+  required: boolean,
+  initial: unknown,
+  hooks: FormHooks,
+): Control {
+  const id = nextId();
+  const attrs: Record<string, string> = {
+    id,
+    type: 'number',
+    name: path,
+    'data-path': path,
+    inputmode: 'decimal',
+  };
+  if (schema.minimum !== undefined) attrs.min = String(schema.minimum);
+  if (schema.maximum !== undefined && schema.maximum < Number.MAX_SAFE_INTEGER)
+    attrs.max = String(schema.maximum);
+  attrs.step =
+    schema.multipleOf !== undefined ? String(schema.multipleOf) : schema.type === 'integer' ? '1' : 'any';
+  const input = el('input', attrs);
+  const start = initial ?? schema.default;
+  if (typeof start === 'number') input.value = String(start);
+  const value = () => {
+    const text = input.value.trim();
+    if (text === '') return input.validity.badInput ? Number.NaN : undefined;
+    return Number(text);
+  };
+  const hint = hintOf(schema, id);
+  if (hint) input.setAttribute('aria-describedby', hint.id);
+  return {
+    element: field(labelOf(name, schema, required, hooks, id), hint, input),
+    value,
+    check: () => checkValue(name, schema, value(), required, hooks.words),
+  };
+}
+
+export function stringControl(
+  name: string,
+  path: string,
+  schema: Schema,
+  required: boolean,
+  initial: unknown,
+  hooks: FormHooks,
+): Control {
+  const id = nextId();
+  const long = (schema.maxLength ?? 0) > LONG_TEXT;
+  const attrs: Record<string, string> = { id, name: path, 'data-path': path };
+  if (schema.maxLength !== undefined) attrs.maxlength = String(schema.maxLength);
+  const input = long ? el('textarea', { ...attrs, rows: '3' }) : el('input', { ...attrs, type: 'text' });
+  const start = initial ?? schema.default;
+  if (typeof start === 'string') input.value = start;
+  const hint = hintOf(schema, id);
+  if (hint) input.setAttribute('aria-describedby', hint.id);
+  const parts: HTMLElement[] = [input];
+  if (schema.format === 'uri') parts.push(filePicker(input, path, hooks));
+  const library = schema['x-library'];
+  if (library) parts.unshift(recordPicker(input, path, library, hooks));
+  const value = () => (input.value === '' ? undefined : input.value);
+  return {
+    element: field(labelOf(name, schema, required, hooks, id), hint, ...parts),
+    value,
+    check: () => checkValue(name, schema, value(), required, hooks.words),
+  };
+}
+
+/** A file input next to a link field: the chosen file is uploaded with POST /v1/files and its link filled. */
+function filePicker(
+  target: HTMLInputElement | HTMLTextAreaElement,
+  path: string,
+  hooks: FormHooks,
+): HTMLElement {
+  const picker = el('input', {
+    type: 'file',
+    'data-upload': path,
+    'aria-label': `${hooks.words.newUpload ?? ''}: ${path}`,
+  });
+  const status = el('small', { class: 'hint', 'data-upload-status': path });
+  picker.addEventListener('change', async () => {
+    const file = picker.files?.[0];
+    if (!file) return;
+    status.textContent = hooks.words.newUploading ?? '…';
+    status.classList.remove('error');
+    try {
+      target.value = await hooks.upload(file);
+      status.textContent = file.name;
+      changed(target);
+    } catch (error) {
+      status.textContent = error instanceof Error ? error.message : String(error);
+      status.classList.add('error');
+    }
+  });
+  return el(
+    'span',
+    { class: 'upload' },
+    el('label', { class: 'secondary' }, hooks.words.newUpload ?? '', picker),
+    status,
+  );
+}
+
+/** A select of the person's records that fills the id field; the field stays free for any id. */
+function recordPicker(
+  target: HTMLInputElement | HTMLTextAreaElement,
+  path: string,
+  library: { model: string; library: string },
+  hooks: FormHooks,
+): HTMLElement {
+  const select = el(
+    'select',
+    { 'data-records': path, 'aria-label': `${hooks.words.newOwnRecords ?? ''}: ${path}` },
+    el('option', { value: '' }, `${hooks.words.newOwnRecords ?? ''} (${hooks.words.newOtherId ?? ''})`),
+  );
+  void hooks.records(library.model, library.library).then((records) => {
+    for (const record of records) {
+      const option = el('option', { value: record.id }, `${record.name} (${record.id})`);
+      if (record.id === target.value) option.selected = true;
+      select.append(option);
+    }
+  });
+  select.addEventListener('change', () => {
+    if (select.value === '') return;
+    target.value = select.value;
+    changed(target);
+  });
+  return select;
+}

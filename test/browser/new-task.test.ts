@@ -1,0 +1,321 @@
+/**
+ * The new-task page in a real chromium (issue 15): for every model and mode of the catalog the form
+ * built from GET /v1/models renders without a script error, is filled with the mode's example settings
+ * through its own controls (files picked and uploaded through /v1/files, library records picked from the
+ * person's list), and shows the price POST /v1/price answers for those settings; an invalid change shows
+ * the API's message; `Create task` lands on /tasks/{id} and the task succeeds; a double click makes one
+ * task; an empty wallet shows the API's refusal and makes none; the Russian page speaks Russian.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { MODELS } from '../../src/catalog/index.ts';
+import { makeMp3, makeMp4, makePng, makeWav } from '../../src/media/fixtures.ts';
+import { confirmedPerson, launchBrowser, type Person, screenshot, startWebApp, type WebApp } from './kit.ts';
+import {
+  fillSettings,
+  finalStatus,
+  rubles,
+  type Schema,
+  settledPrice,
+  taskCount,
+  v1,
+  watchErrors,
+} from './new-task-kit.ts';
+
+describe('the new-task page in a browser', () => {
+  let web: WebApp;
+  let browser: Browser;
+  let person: Person;
+  let errors: string[] = [];
+  /** Files made for the examples, by format and length. */
+  const made = new Map<string, Promise<string>>();
+  /** Record ids standing for the examples' library ids, by `model/library`. */
+  const records = new Map<string, string>();
+
+  const fileFor = (format: string, seconds: number | undefined): Promise<string> => {
+    const key = `${format}-${seconds ?? 0}`;
+    let file = made.get(key);
+    if (!file) {
+      const dir = fs.mkdtempSync(path.join(web.dir, 'inputs-'));
+      file =
+        format === 'png'
+          ? makePng(dir, 256, 256)
+          : format === 'mp4'
+            ? makeMp4(dir, seconds ?? 1, 160, 120)
+            : makeMp3(dir, seconds ?? 10);
+      made.set(key, file);
+    }
+    return file;
+  };
+
+  before(async () => {
+    web = await startWebApp({ worker: true });
+    browser = await launchBrowser();
+    person = await confirmedPerson(web, browser);
+    const credit = await web.admin('POST', `/admin/v1/accounts/${person.accountId}/credits`, {
+      amount_minor: 50_000_000,
+      reference: 'new-task-browser',
+    });
+    assert.equal(credit.statusCode, 201, credit.body);
+    errors = watchErrors(person.page);
+    // A cloned voice of the person, for the voice model's examples.
+    await person.page.goto(`${web.base}/new`);
+    const csrf = (await person.page.locator('meta[name="csrf-token"]').getAttribute('content')) ?? '';
+    const upload = await person.page.request.post(`${web.base}/v1/files`, {
+      headers: { 'x-csrf-token': csrf },
+      multipart: {
+        file: {
+          name: 'sample.wav',
+          mimeType: 'audio/wav',
+          buffer: fs.readFileSync(await makeWav(web.dir, 12)),
+        },
+      },
+    });
+    assert.equal(upload.status(), 201, await upload.text());
+    const voice = await v1(person.page, 'POST', '/v1/models/voice/voices', {
+      name: 'Anna',
+      sample_urls: [(await upload.json()).url],
+    });
+    assert.equal(voice.status, 201, JSON.stringify(voice.body));
+    records.set('voice/voices', String(voice.body.id));
+  });
+  after(async () => {
+    await browser?.close();
+    await web?.close();
+  });
+
+  for (const model of MODELS) {
+    for (const mode of model.modes) {
+      test(`${model.key} ${mode.name}: the form renders, takes the example, shows the API's price`, async () => {
+        const page = person.page;
+        errors.length = 0;
+        await page.goto(`${web.base}/new?model=${model.key}&mode=${mode.name}`);
+        assert.equal(await page.locator('#new-model').inputValue(), model.key);
+        assert.equal(await page.locator('#new-mode').inputValue(), mode.name);
+        assert.equal(await page.locator('#new-mode-field').isVisible(), model.modeField !== null);
+        await page.locator('#new-settings [data-path]').first().waitFor();
+        const listed = await v1(page, 'GET', '/v1/models');
+        const schema = (
+          listed.body.models as Array<{
+            key: string;
+            modes: Array<{ name: string; settings_schema: Schema }>;
+          }>
+        )
+          .find((m) => m.key === model.key)
+          ?.modes.find((m) => m.name === mode.name)?.settings_schema;
+        assert.ok(schema);
+        const example = mode.example;
+        assert.ok(example, `${model.key} ${mode.name} has an example`);
+        const settings = await fillSettings(page, schema, example.settings, example.files, {
+          fileFor,
+          records,
+        });
+        const shown = await settledPrice(page);
+        const expected = await v1(page, 'POST', '/v1/price', { model: model.key, settings });
+        assert.equal(expected.status, 200, JSON.stringify(expected.body));
+        assert.equal(shown.state, 'ready', shown.text);
+        assert.equal(shown.minor, expected.body.amount_minor);
+        assert.equal(shown.text, rubles(Number(expected.body.amount_minor), 'en-US'));
+        assert.deepEqual(errors, []);
+      });
+    }
+  }
+
+  test('a change that breaks the settings shows the API message instead of a price', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=model-3d&mode=text_to_model`);
+    await page.locator('[data-path="prompt"]').fill('a small wooden chair');
+    assert.equal((await settledPrice(page)).state, 'ready');
+    await page.locator('[data-path="face_limit"]').fill('10');
+    const shown = await settledPrice(page);
+    const api = await v1(page, 'POST', '/v1/price', {
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a small wooden chair', face_limit: 10 },
+    });
+    assert.equal(api.status, 422);
+    assert.equal(shown.state, 'error');
+    assert.equal(shown.minor, null);
+    assert.equal(shown.text, (api.body.error as { message: string }).message);
+  });
+
+  test('a file field uploads through /v1/files and fills its link', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=model-3d&mode=image_to_model`);
+    const uploaded = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/files');
+    await page.locator('input[data-upload="image_url.0"]').setInputFiles(await fileFor('png', undefined));
+    const answer = await uploaded;
+    assert.equal(answer.status(), 201);
+    const upload = (await answer.json()) as { id: string; url: string };
+    await page.waitForFunction(
+      (link) =>
+        (document.querySelector('[data-path="image_url.0"]') as HTMLInputElement | null)?.value === link,
+      upload.url,
+    );
+    assert.equal((await v1(page, 'GET', `/v1/files/${upload.id}`)).status, 200);
+    assert.equal((await settledPrice(page)).state, 'ready');
+    await screenshot(page, 'new-task-3d');
+  });
+
+  test('lists keep within minItems and maxItems; lists of objects become rows of fieldsets', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=model-3d&mode=multiview_to_model`);
+    // front_url needs one link: its only row cannot be removed; left_url takes at most one.
+    assert.ok(await page.locator('[data-remove="front_url.0"]').isDisabled());
+    assert.equal(await page.locator('[data-path="left_url.0"]').count(), 0);
+    await page.locator('[data-add="left_url"]').click();
+    assert.equal(await page.locator('[data-path="left_url.0"]').count(), 1);
+    assert.ok(await page.locator('[data-add="left_url"]').isDisabled());
+    await page.locator('[data-remove="left_url.0"]').click();
+    assert.equal(await page.locator('[data-path="left_url.0"]').count(), 0);
+
+    await page.goto(`${web.base}/new?model=video-elements`);
+    await page.locator('[data-path="multi_shot"]').setChecked(true);
+    for (const i of [0, 1]) {
+      await page.locator('[data-add="shots"]').click();
+      await page.locator(`[data-path="shots.${i}.prompt"]`).fill(`shot ${i + 1}`);
+      await page.locator(`[data-path="shots.${i}.duration"]`).fill(String(i + 2));
+    }
+    const shown = await settledPrice(page);
+    const api = await v1(page, 'POST', '/v1/price', {
+      model: 'video-elements',
+      settings: {
+        multi_shot: true,
+        shots: [
+          { prompt: 'shot 1', duration: 2 },
+          { prompt: 'shot 2', duration: 3 },
+        ],
+      },
+    });
+    assert.equal(api.status, 200, JSON.stringify(api.body));
+    assert.equal(shown.state, 'ready', shown.text);
+    assert.equal(shown.minor, api.body.amount_minor);
+  });
+
+  test('the schema is checked before sending: a missing required field sends nothing', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=model-3d&mode=text_to_model`);
+    const creations: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/v1/tasks' && r.method() === 'POST') creations.push(r.url());
+    });
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.locator('#new-error').waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#new-error').textContent(), 'Prompt: required.');
+    await page.locator('[data-path="face_limit"]').fill('10');
+    await page.locator('[data-path="prompt"]').fill('a chair');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.locator('#new-error').filter({ hasText: 'Face limit: at least 48.' }).waitFor();
+    assert.deepEqual(creations, []);
+  });
+
+  test('Create task for music lands on /tasks/{id} and the task succeeds', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new`);
+    await page.locator('#new-model').selectOption('music');
+    await page.locator('#new-mode').selectOption('generate');
+    assert.ok(await page.locator('#new-mode-field').isVisible());
+    await page.locator('[data-path="songDescription"]').fill('a cheerful song about a ginger cat');
+    assert.equal((await settledPrice(page)).state, 'ready');
+    await screenshot(page, 'new-task');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.waitForURL(/\/tasks\/[0-9a-f-]{36}$/);
+    const id = new URL(page.url()).pathname.split('/').pop() ?? '';
+    const task = await v1(page, 'GET', `/v1/tasks/${id}`);
+    assert.equal(task.body.model, 'music');
+    assert.equal(
+      (task.body.settings as Record<string, unknown>).songDescription,
+      'a cheerful song about a ginger cat',
+    );
+    assert.equal(await finalStatus(page, id), 'succeeded');
+  });
+
+  test('Create task pressed twice quickly makes one model-3d task, which succeeds', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=model-3d&mode=text_to_model`);
+    await page.locator('[data-path="prompt"]').fill('a small wooden chair');
+    assert.equal((await settledPrice(page)).state, 'ready');
+    const before = await taskCount(page);
+    const creations: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/v1/tasks' && r.method() === 'POST') creations.push(r.url());
+    });
+    await page.getByRole('button', { name: 'Create task' }).dblclick();
+    await page.waitForURL(/\/tasks\/[0-9a-f-]{36}$/);
+    const id = new URL(page.url()).pathname.split('/').pop() ?? '';
+    assert.equal(creations.length, 1);
+    assert.equal(await taskCount(page), before + 1);
+    assert.equal(await finalStatus(page, id), 'succeeded');
+  });
+
+  test('an empty wallet shows the API refusal and makes no task', async () => {
+    const poor = await confirmedPerson(web, browser);
+    const page = poor.page;
+    const pageErrors = watchErrors(page);
+    await page.goto(`${web.base}/new?model=music&mode=sounds`);
+    await page.locator('[data-path="soundDescription"]').fill('rain on a tin roof');
+    assert.equal((await settledPrice(page)).state, 'ready');
+    const keys: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === '/v1/tasks' && r.method() === 'POST')
+        keys.push(r.headers()['idempotency-key'] ?? '');
+    });
+    const tried = () =>
+      page.waitForResponse(
+        (r) => new URL(r.url()).pathname === '/v1/tasks' && r.request().method() === 'POST',
+      );
+    const alert = page.locator('#new-error');
+    for (let i = 0; i < 2; i += 1) {
+      const answer = tried();
+      await page.getByRole('button', { name: 'Create task' }).click();
+      assert.equal((await answer).status(), 402);
+      await alert.waitFor({ state: 'visible' });
+    }
+    // The same submission retried keeps its Idempotency-Key; a change makes a new submission.
+    await page.locator('[data-path="soundLoop"]').setChecked(true);
+    await page.locator('[data-path="soundLoop"]').setChecked(false);
+    assert.equal((await settledPrice(page)).state, 'ready');
+    const third = tried();
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await third;
+    await alert.waitFor({ state: 'visible' });
+    assert.equal(keys.length, 3);
+    assert.match(keys[0] ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(keys[1], keys[0]);
+    assert.notEqual(keys[2], keys[0]);
+    const refused = await v1(page, 'POST', '/v1/tasks', {
+      model: 'music',
+      settings: { mode: 'sounds', soundDescription: 'rain on a tin roof' },
+    });
+    assert.equal(refused.status, 402, JSON.stringify(refused.body));
+    assert.equal(await alert.textContent(), (refused.body.error as { message: string }).message);
+    assert.equal(await taskCount(page), 0);
+    assert.ok(await page.getByRole('button', { name: 'Create task' }).isEnabled());
+    assert.deepEqual(pageErrors, []);
+    await screenshot(page, 'new-task-error');
+    await poor.context.close();
+  });
+
+  test('the Russian page speaks Russian and shows the price in rubles', async () => {
+    const ru = await confirmedPerson(web, browser, { acceptLanguage: 'ru' });
+    const page = ru.page;
+    await page.goto(`${web.base}/new?model=image`);
+    assert.equal(await page.locator('h1').textContent(), 'Новая задача');
+    assert.ok(await page.getByRole('button', { name: 'Создать задачу' }).isVisible());
+    assert.ok(await page.getByLabel('Модель').isVisible());
+    await page.locator('[data-path="prompt"]').fill('лиса на снегу');
+    const shown = await settledPrice(page);
+    assert.equal(shown.state, 'ready');
+    assert.equal(shown.text, rubles(shown.minor ?? 0, 'ru-RU'));
+    await page.locator('[data-path="n"]').fill('9');
+    const refused = await settledPrice(page);
+    assert.equal(refused.state, 'error');
+    assert.match(refused.text, /[а-яё]/i);
+    await page.locator('[data-path="n"]').fill('2');
+    assert.equal((await settledPrice(page)).state, 'ready');
+    await screenshot(page, 'new-task-ru');
+    await ru.context.close();
+  });
+});
