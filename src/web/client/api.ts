@@ -28,12 +28,20 @@ interface ErrorBody {
 
 /**
  * One call to `/v1`: a JSON body (or a `FormData`/`Blob` as is), the answer's JSON, or an `ApiFailure`
- * carrying the error's code and message. The interface language rides in `Accept-Language`.
+ * carrying the error's code and message. The interface language rides in `Accept-Language`; `extraHeaders`
+ * adds others (an `Idempotency-Key`).
  */
-export async function api<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): Promise<T> {
   const headers: Record<string, string> = {
     accept: 'application/json',
     'accept-language': document.documentElement.lang || 'en',
+    ...extraHeaders,
   };
   if (method !== 'GET' && method !== 'HEAD') headers['x-csrf-token'] = csrfToken();
   let payload: BodyInit | undefined;

@@ -4,7 +4,7 @@
  * aborted) and `Create task` (POST /v1/tasks with an Idempotency-Key kept while the same settings are
  * retried, the button disabled while sending), then the task's page.
  */
-import { ApiFailure, api, csrfToken } from './api.js';
+import { ApiFailure, api } from './api.js';
 import { type Control, objectControl, type Schema } from './schema-form.js';
 
 interface Mode {
@@ -153,7 +153,9 @@ function start(form: HTMLFormElement): void {
     showError(null);
     idempotencyKey ??= crypto.randomUUID();
     try {
-      const task = await createTask(body(), idempotencyKey);
+      const task = await api<{ id: string }>('POST', '/v1/tasks', body(), undefined, {
+        'idempotency-key': idempotencyKey,
+      });
       location.assign(`/tasks/${encodeURIComponent(task.id)}`);
     } catch (error) {
       showError(error instanceof Error ? error.message : String(error));
@@ -175,32 +177,4 @@ function start(form: HTMLFormElement): void {
     if (!sending) void create();
   });
   drawForm();
-}
-
-/** POST /v1/tasks: as `api()` does, with the Idempotency-Key header a retry of the same submission keeps. */
-async function createTask(body: unknown, key: string): Promise<{ id: string }> {
-  const response = await fetch('/v1/tasks', {
-    method: 'POST',
-    credentials: 'same-origin',
-    headers: {
-      accept: 'application/json',
-      'accept-language': document.documentElement.lang || 'en',
-      'content-type': 'application/json',
-      'idempotency-key': key,
-      'x-csrf-token': csrfToken(),
-    },
-    body: JSON.stringify(body),
-  });
-  const parsed = (await response.json().catch(() => null)) as {
-    id?: string;
-    error?: { code?: string; message?: string };
-  } | null;
-  if (!response.ok || !parsed?.id) {
-    throw new ApiFailure(
-      response.status,
-      parsed?.error?.code ?? 'http_error',
-      parsed?.error?.message ?? `${response.status} ${response.statusText}`,
-    );
-  }
-  return { id: parsed.id };
 }
