@@ -128,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     people: deps.people ?? deps.services.people,
     wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
     models: deps.services.models,
+    tasks: deps.services.tasks,
     publicBaseUrl: deps.config.publicBaseUrl,
   });
   return app;

@@ -19,8 +19,11 @@ import { authPages } from './pages/auth.ts';
 import { keysPages } from './pages/keys.ts';
 import { overviewPage } from './pages/overview.ts';
 import { settingsPages } from './pages/settings.ts';
+import { taskDetailPages } from './pages/task-detail.ts';
+import { tasksPages } from './pages/tasks.ts';
 import type { PeoplePort } from './people-port.ts';
 import { csrfRefused, refusalOf, sendHtml } from './respond.ts';
+import type { TasksPort } from './tasks-port.ts';
 import { wordsOf } from './words.ts';
 
 /** What the dashboard needs from the rest of the service. */
@@ -30,6 +33,8 @@ export interface WebDeps {
   wallet: { overview(accountId: string, days?: number): Promise<WalletOverview | null> };
   /** The catalog, for the keys page's model checkboxes. */
   models: { list(allowed: readonly string[] | null): Promise<Array<{ key: string; name: string }>> };
+  /** The account's tasks, for the tasks pages (the task service). */
+  tasks: TasksPort;
   /** The service's public address: cookies are `Secure` when it is https. */
   publicBaseUrl: string;
 }
@@ -88,6 +93,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     people: deps.people,
     wallet: deps.wallet,
     models: deps.models,
+    tasks: deps.tasks,
     assets,
     secure,
   };
@@ -151,5 +157,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     await overviewPage(web, pageDeps);
     await keysPages(web, pageDeps);
     await settingsPages(web, pageDeps);
+    await tasksPages(web, pageDeps);
+    await taskDetailPages(web, pageDeps);
   });
 }
