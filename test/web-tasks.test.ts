@@ -241,8 +241,20 @@ describe('tasks pages with the simulator', () => {
         assert.doesNotMatch(res.body, /<svg/i, 'an SVG is never inline');
       }
       assert.equal(/model-viewer\.js/.test(res.body), Boolean(c.model), 'the viewer loads only with a model');
-      if (c.model)
+      const policy = String(res.headers['content-security-policy']);
+      if (c.model) {
         assert.match(res.body, /<script type="module" src="\/assets\/vendor\/model-viewer\.js\?v=/);
+        assert.match(policy, /script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+        assert.match(policy, /connect-src 'self' blob:(;|$)/);
+        assert.match(policy, /style-src 'self' 'sha256-[A-Za-z0-9+/=]+'(;|$)/);
+      } else {
+        assert.doesNotMatch(
+          policy,
+          /wasm-unsafe-eval|sha256|connect-src[^;]*blob:/,
+          'other pages keep the strict policy',
+        );
+        assert.match(policy, /script-src 'self';/);
+      }
       const link =
         /<a class="button secondary" href="(\/v1\/tasks\/[^"]+\/artifacts\/0)" download="([^"]+)">Download<\/a>/.exec(
           res.body,

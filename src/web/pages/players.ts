@@ -49,6 +49,7 @@ function preview(file: ArtifactView, w: Words): VNode {
         src=${src}
         alt=${fill(w.taskModelAlt, { name: file.filename })}
         camera-controls=""
+        loading="eager"
         data-player="model"
       ></model-viewer>`;
     case 'none':
@@ -70,6 +71,30 @@ export function artifactCard(file: ArtifactView, expired: boolean, w: Words, loc
       }
     </figcaption>
   </figure>`;
+}
+
+/**
+ * What `<model-viewer>` (4.x) needs beyond the dashboard's Content-Security-Policy, found in chromium
+ * and allowed only on a page that shows a 3D model: `'wasm-unsafe-eval'` for its meshopt decoder
+ * (WebAssembly, not `eval`), `blob:` connections for the textures a GLB embeds (three.js's loader reads
+ * them from blob URLs), and the hash of the one `<style>` its template puts in its shadow root.
+ */
+export const MODEL_VIEWER_SOURCES: Readonly<Record<string, readonly string[]>> = {
+  'script-src': ["'wasm-unsafe-eval'"],
+  'connect-src': ['blob:'],
+  'style-src': ["'sha256-PXtZZkJMMyc18o/DN1ZEFOJ2qEGq95IQbVaJFMOXOb0='"],
+};
+
+/** A Content-Security-Policy header with the sources `<model-viewer>` needs added to its directives. */
+export function withModelViewer(policy: string): string {
+  return policy
+    .split(';')
+    .map((directive) => {
+      const [name = '', ...sources] = directive.trim().split(/\s+/);
+      const extra = MODEL_VIEWER_SOURCES[name];
+      return extra ? [name, ...sources, ...extra].join(' ') : directive;
+    })
+    .join(';');
 }
 
 /** Whether any file of the list needs the 3D viewer's script. */

@@ -18,7 +18,7 @@ import type { PageDeps } from '../routes.ts';
 import { TASK_STATUSES, type WebTask } from '../tasks-port.ts';
 import { fill, type Words, wordsOf } from '../words.ts';
 import { money } from './overview.ts';
-import { artifactCard, needsModelViewer } from './players.ts';
+import { artifactCard, needsModelViewer, withModelViewer } from './players.ts';
 import { localeOf, moscowTime, statusBadge } from './tasks.ts';
 
 const HIDE = { schema: { hide: true } } as const;
@@ -121,6 +121,11 @@ export async function taskDetailPages(app: FastifyInstance, deps: PageDeps): Pro
     const task = await deps.tasks.get(sessionPrincipal(session), id, context.lang);
     const files = task.result && !task.result.files_expired ? task.result.artifacts : [];
     const body = taskBody(task, csrfField(context), w, context.lang);
+    const viewer = needsModelViewer(files);
+    // Only a page with a 3D model widens the policy helmet set, and only by what the viewer needs.
+    const policy = reply.getHeader('content-security-policy');
+    if (viewer && typeof policy === 'string')
+      reply.header('content-security-policy', withModelViewer(policy));
     return sendHtml(
       reply,
       200,
@@ -129,7 +134,7 @@ export async function taskDetailPages(app: FastifyInstance, deps: PageDeps): Pro
         path: '/tasks',
         body,
         islands: isRunning(task) ? ['task-live'] : [],
-        vendor: needsModelViewer(files) ? ['model-viewer.js'] : [],
+        vendor: viewer ? ['model-viewer.js'] : [],
       }),
     );
   });
