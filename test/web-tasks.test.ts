@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ManualClock } from '../src/lib/clock.ts';
 import { playerKind } from '../src/web/pages/players.ts';
 import { startTestApp, type TestApp, waitForFinal } from './helpers.ts';
 import { Browser, buttons, FakePeople, textOf } from './web-kit.ts';
@@ -290,5 +291,46 @@ describe('tasks pages with the simulator', () => {
     ).json().error.message as string;
     assert.notEqual(ruMessage, message);
     assert.ok(textOf(ru.body).includes(`Ошибка: generation_failed — ${ruMessage}`), textOf(ru.body));
+  });
+});
+
+describe('tasks pages after the files expire', () => {
+  let t: TestApp;
+  let people: FakePeople;
+  const clock = new ManualClock();
+  before(async () => {
+    t = await startTestApp({
+      clock,
+      env: { RESULT_RETENTION: '2h' },
+      people: (container) => {
+        people = new FakePeople(container);
+        return people;
+      },
+    });
+  });
+  after(() => t.close());
+
+  test('an expired file says so, without a player or a Download link', async () => {
+    const { browser, key } = await person(t, people);
+    const id = await create(t, key, image());
+    for (
+      let i = 0;
+      i < 400 && (await t.call(key, 'GET', `/v1/tasks/${id}`)).json().status === 'queued';
+      i += 1
+    )
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    clock.advance(60_000);
+    assert.equal((await waitForFinal(t, key, id)).status, 'succeeded');
+    const fresh = await browser.get(`/tasks/${id}`);
+    assert.match(fresh.body, /data-player="image"/);
+    assert.match(fresh.body, />Download</);
+    assert.match(textOf(fresh.body), /Files are kept until /);
+
+    clock.advance(2 * 3_600_000 + 1);
+    const expired = await browser.get(`/tasks/${id}`);
+    assert.equal(expired.statusCode, 200);
+    assert.match(textOf(expired.body), /The files of this task expired on \w{3} \d+, \d{4}/);
+    assert.doesNotMatch(expired.body, /data-player=|>Download</);
+    assert.match(expired.body, /image-1\.png/, 'the file is still named');
   });
 });

@@ -6,14 +6,21 @@
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 
+/** How long a player may take to load on a busy machine (an upper bound, not a measurement). */
+const LOAD = { timeout: 60_000 };
+
 /** The page's first `<audio>` loads its metadata (a duration above 0) and `play()` resolves. */
 export async function expectAudioPlays(page: Page): Promise<void> {
   const audio = page.locator('audio[controls]').first();
   await audio.waitFor();
-  await page.waitForFunction(() => {
-    const element = document.querySelector('audio');
-    return element !== null && element.readyState >= 1 && element.duration > 0;
-  });
+  await page.waitForFunction(
+    () => {
+      const element = document.querySelector('audio');
+      return element !== null && element.readyState >= 1 && element.duration > 0;
+    },
+    undefined,
+    LOAD,
+  );
   // A click gives the page the user's activation browsers ask of sound; muted playback needs none.
   await audio.click();
   const played = await page.evaluate(async () => {
@@ -35,10 +42,14 @@ export async function expectAudioPlays(page: Page): Promise<void> {
 /** The page's first `<video>` loads: metadata with a frame size, then a frame to show. */
 export async function expectVideoLoads(page: Page): Promise<void> {
   await page.locator('video[controls]').first().waitFor();
-  await page.waitForFunction(() => {
-    const element = document.querySelector('video');
-    return element !== null && element.readyState >= 2 && element.videoWidth > 0 && element.duration > 0;
-  });
+  await page.waitForFunction(
+    () => {
+      const element = document.querySelector('video');
+      return element !== null && element.readyState >= 2 && element.videoWidth > 0 && element.duration > 0;
+    },
+    undefined,
+    LOAD,
+  );
   // A frame from the middle is decoded and shown (the picture of the page is not a loading spinner).
   const shown = await page.evaluate(async () => {
     const element = document.querySelector('video');
@@ -56,10 +67,14 @@ export async function expectVideoLoads(page: Page): Promise<void> {
 export async function expectImageLoads(page: Page): Promise<void> {
   const images = page.locator('.artifact img');
   await images.first().waitFor();
-  await page.waitForFunction(() => {
-    const all = [...document.querySelectorAll<HTMLImageElement>('.artifact img')];
-    return all.length > 0 && all.every((img) => img.complete && img.naturalWidth > 0);
-  });
+  await page.waitForFunction(
+    () => {
+      const all = [...document.querySelectorAll<HTMLImageElement>('.artifact img')];
+      return all.length > 0 && all.every((img) => img.complete && img.naturalWidth > 0);
+    },
+    undefined,
+    LOAD,
+  );
 }
 
 /**
@@ -67,14 +82,14 @@ export async function expectImageLoads(page: Page): Promise<void> {
  * fetched and parsed) without an error event.
  */
 export async function expectModelViewerCanvas(page: Page): Promise<void> {
-  await page.locator('model-viewer').first().waitFor();
-  await page.waitForFunction(() => customElements.get('model-viewer') !== undefined);
+  await page.locator('model-viewer').first().waitFor(LOAD);
+  await page.waitForFunction(() => customElements.get('model-viewer') !== undefined, undefined, LOAD);
   await page.waitForFunction(
     () => {
       const viewer = document.querySelector('model-viewer') as (HTMLElement & { loaded?: boolean }) | null;
       return viewer?.loaded === true && viewer.shadowRoot?.querySelector('canvas') != null;
     },
     undefined,
-    { timeout: 30_000 },
+    LOAD,
   );
 }
