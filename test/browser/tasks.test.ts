@@ -190,6 +190,21 @@ describe('tasks pages in the browser', () => {
     await page.close();
   });
 
+  test('Cancel stops a running task and releases its hold', async () => {
+    const { page } = person;
+    const id = await createTask(page, web.base, {
+      model: 'image',
+      settings: { prompt: 'a lynx [sim:slow]' },
+    });
+    await page.goto(`${web.base}/tasks/${id}`);
+    await page.getByRole('button', { name: 'Cancel', exact: true }).click();
+    await page.getByText('The task is canceled; its hold is released.').waitFor();
+    assert.equal(await page.locator('[data-task-status]').textContent(), 'Canceled');
+    assert.equal(await page.getByRole('button', { name: 'Cancel', exact: true }).count(), 0);
+    const task = (await (await page.request.get(`${web.base}/v1/tasks/${id}`)).json()) as { status: string };
+    assert.equal(task.status, 'canceled');
+  });
+
   test('music plays in the audio player', async () => {
     const page = await openFinished(person, web.base, ids.audio ?? '');
     await expectAudioPlays(page);
