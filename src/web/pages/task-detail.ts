@@ -110,6 +110,7 @@ export function taskBody(task: WebTask, csrf: VNode, w: Words, lang: Lang): VNod
     ${results(task, w, lang)}`;
 }
 
+/** Registers `GET /tasks/{id}` and its `POST /tasks/{id}/cancel`. */
 export async function taskDetailPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   app.get<{ Params: { id: string } }>('/tasks/:id', HIDE, async (request, reply) => {
     const context = contextOf(request);

@@ -65,6 +65,7 @@ function row(task: WebTask, w: Words, lang: Lang): VNode {
   </tr>`;
 }
 
+/** Registers `GET /tasks`. */
 export async function tasksPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   app.get('/tasks', { schema: { hide: true } }, async (request, reply) => {
     const context = contextOf(request);
