@@ -129,6 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
     models: deps.services.models,
     catalog: deps.services.models,
+    tasks: deps.services.tasks,
     publicBaseUrl: deps.config.publicBaseUrl,
   });
   return app;

@@ -31,6 +31,9 @@ const VENDOR: Readonly<Record<string, string>> = {
   'htm.js': 'htm/dist/htm.mjs',
 };
 
+/** Vendor files that are ES modules: pages load them with `type="module"`. */
+export const VENDOR_MODULES: ReadonlySet<string> = new Set(['model-viewer.js']);
+
 const JS = 'text/javascript; charset=utf-8';
 
 function hashOf(body: Buffer): string {

@@ -4,7 +4,7 @@
  * script).
  */
 import type { Lang } from '../i18n/index.ts';
-import type { Assets } from './assets.ts';
+import { type Assets, VENDOR_MODULES } from './assets.ts';
 import type { WebContext } from './context.ts';
 import { html, renderPage, type VNode } from './html.ts';
 import { CSRF_FIELD } from './people-port.ts';
@@ -84,7 +84,7 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
       <meta name=${CSRF_META} content=${context.csrf} />
       <title>${options.title} · ${w.title}</title>
       <link rel="stylesheet" href=${assets.href('site.css')} />
-      ${(options.vendor ?? []).map((name) => html`<script src=${assets.vendorHref(name)} defer></script>`)}
+      ${(options.vendor ?? []).map((name) => html`<script type=${VENDOR_MODULES.has(name) ? 'module' : undefined} src=${assets.vendorHref(name)} defer></script>`)}
       ${islands.map((name) => html`<script type="module" src=${assets.href(`${name}.js`)}></script>`)}
     </head>
     <body>

@@ -20,8 +20,11 @@ import { keysPages } from './pages/keys.ts';
 import { type NewTaskCatalog, newTaskPage } from './pages/new-task.ts';
 import { overviewPage } from './pages/overview.ts';
 import { settingsPages } from './pages/settings.ts';
+import { taskDetailPages } from './pages/task-detail.ts';
+import { tasksPages } from './pages/tasks.ts';
 import type { PeoplePort } from './people-port.ts';
 import { csrfRefused, refusalOf, sendHtml } from './respond.ts';
+import type { TasksPort } from './tasks-port.ts';
 import { wordsOf } from './words.ts';
 
 /** What the dashboard needs from the rest of the service. */
@@ -33,6 +36,8 @@ export interface WebDeps {
   models: { list(allowed: readonly string[] | null): Promise<Array<{ key: string; name: string }>> };
   /** The models with their settings schemas, as GET /v1/models lists them (the new-task page). */
   catalog: NewTaskCatalog;
+  /** The account's tasks, for the tasks pages (the task service). */
+  tasks: TasksPort;
   /** The service's public address: cookies are `Secure` when it is https. */
   publicBaseUrl: string;
 }
@@ -92,6 +97,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     wallet: deps.wallet,
     models: deps.models,
     catalog: deps.catalog,
+    tasks: deps.tasks,
     assets,
     secure,
   };
@@ -156,5 +162,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     await keysPages(web, pageDeps);
     await settingsPages(web, pageDeps);
     await newTaskPage(web, pageDeps);
+    await tasksPages(web, pageDeps);
+    await taskDetailPages(web, pageDeps);
   });
 }

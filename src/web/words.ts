@@ -5,6 +5,7 @@
  */
 import type { Lang } from '../i18n/index.ts';
 import { en as newEn, ru as newRu } from './words-new.ts';
+import { en as tasksEn, ru as tasksRu } from './words-tasks.ts';
 
 const en = {
   title: 'Generation Task API',
@@ -91,6 +92,7 @@ const en = {
   flash_signed_out: 'You are signed out.',
   flash_sign_in_first: 'Sign in to continue.',
   ...newEn,
+  ...tasksEn,
 } as const;
 
 export type WordKey = keyof typeof en;
@@ -183,6 +185,7 @@ const ru: Words = {
   flash_signed_out: 'Вы вышли.',
   flash_sign_in_first: 'Войдите, чтобы продолжить.',
   ...newRu,
+  ...tasksRu,
 };
 
 const dictionaries: Readonly<Record<Lang, Words>> = { en, ru };

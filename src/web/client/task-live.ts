@@ -1,0 +1,66 @@
+/**
+ * A running task's page follows the task live: it opens the task's event stream
+ * (`GET /v1/tasks/{id}/events`, CONTRACT §12, opened with the session cookie) and updates the status
+ * badge and the progress bar on each `task` event. On the final event (`done`) it reloads the page once,
+ * so the server draws the players. When the stream fails it falls back to asking `GET /v1/tasks/{id}`
+ * every 2 seconds.
+ */
+import { api } from './api.js';
+
+interface TaskState {
+  status: string;
+  progress: number;
+}
+
+const POLL_MS = 2_000;
+const FINAL = new Set(['succeeded', 'failed', 'canceled']);
+
+const root = document.querySelector<HTMLElement>('[data-task-live]');
+if (root) follow(root, root.dataset.taskLive ?? '');
+
+function follow(section: HTMLElement, id: string): void {
+  const words = JSON.parse(section.dataset.statusWords ?? '{}') as Record<string, string>;
+  const badge = section.querySelector<HTMLElement>('[data-task-status]');
+  const bar = section.querySelector<HTMLProgressElement>('[data-task-progress]');
+  const percent = section.querySelector<HTMLElement>('[data-task-percent]');
+  let reloaded = false;
+
+  const show = (task: TaskState): void => {
+    if (badge) {
+      badge.textContent = words[task.status] ?? task.status;
+      badge.className = `badge status-${task.status}`;
+      badge.dataset.taskStatus = task.status;
+    }
+    if (bar) bar.value = task.progress;
+    if (percent) percent.textContent = `${task.progress}%`;
+    if (FINAL.has(task.status) && !reloaded) {
+      reloaded = true;
+      location.reload();
+    }
+  };
+
+  const poll = async (): Promise<void> => {
+    try {
+      show(await api<TaskState>('GET', `/v1/tasks/${encodeURIComponent(id)}`));
+    } catch {
+      // A lost connection or a busy server: the next poll tries again.
+    }
+    if (!reloaded) setTimeout(() => void poll(), POLL_MS);
+  };
+
+  if (typeof EventSource !== 'function') {
+    void poll();
+    return;
+  }
+  const stream = new EventSource(`/v1/tasks/${encodeURIComponent(id)}/events`);
+  const onEvent = (event: MessageEvent<string>): void => show(JSON.parse(event.data) as TaskState);
+  stream.addEventListener('task', onEvent);
+  stream.addEventListener('done', (event) => {
+    stream.close();
+    onEvent(event);
+  });
+  stream.onerror = () => {
+    stream.close();
+    if (!reloaded) void poll();
+  };
+}
