@@ -3,8 +3,9 @@
  * built from GET /v1/models renders without a script error, is filled with the mode's example settings
  * through its own controls (files picked and uploaded through /v1/files, library records picked from the
  * person's list), and shows the price POST /v1/price answers for those settings; an invalid change shows
- * the API's message; `Create task` lands on /tasks/{id} and the task succeeds; a double click makes one
- * task; an empty wallet shows the API's refusal and makes none; the Russian page speaks Russian.
+ * the API's message; `Create task` lands on /tasks/{id}, the task succeeds and its result plays (the audio
+ * element, the 3D viewer's canvas); a double click makes one task; an empty wallet shows the API's refusal
+ * and makes none; the Russian page speaks Russian.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -24,6 +25,7 @@ import {
   v1,
   watchErrors,
 } from './new-task-kit.ts';
+import { expectAudioPlays, expectModelViewerCanvas } from './players.ts';
 
 describe('the new-task page in a browser', () => {
   let web: WebApp;
@@ -211,7 +213,7 @@ describe('the new-task page in a browser', () => {
     assert.deepEqual(creations, []);
   });
 
-  test('Create task for music lands on /tasks/{id} and the task succeeds', async () => {
+  test('Create task for music lands on /tasks/{id}, the task succeeds and its song plays', async () => {
     const page = person.page;
     await page.goto(`${web.base}/new`);
     await page.locator('#new-model').selectOption('music');
@@ -230,9 +232,11 @@ describe('the new-task page in a browser', () => {
       'a cheerful song about a ginger cat',
     );
     assert.equal(await finalStatus(page, id), 'succeeded');
+    // The task's page follows the task to its end and shows the song in a player that plays.
+    await expectAudioPlays(page);
   });
 
-  test('Create task pressed twice quickly makes one model-3d task, which succeeds', async () => {
+  test('Create task pressed twice quickly makes one model-3d task, which succeeds and shows in 3D', async () => {
     const page = person.page;
     await page.goto(`${web.base}/new?model=model-3d&mode=text_to_model`);
     await page.locator('[data-path="prompt"]').fill('a small wooden chair');
@@ -248,6 +252,7 @@ describe('the new-task page in a browser', () => {
     assert.equal(creations.length, 1);
     assert.equal(await taskCount(page), before + 1);
     assert.equal(await finalStatus(page, id), 'succeeded');
+    await expectModelViewerCanvas(page);
   });
 
   test('an empty wallet shows the API refusal and makes no task', async () => {
