@@ -135,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
     models: deps.services.models,
     publicBaseUrl: deps.config.publicBaseUrl,
+    topups: deps.services.topups,
   });
   return app;
 }

@@ -19,6 +19,7 @@ import { authPages } from './pages/auth.ts';
 import { keysPages } from './pages/keys.ts';
 import { overviewPage } from './pages/overview.ts';
 import { settingsPages } from './pages/settings.ts';
+import { type TopupPort, topupPages } from './pages/topup.ts';
 import type { PeoplePort } from './people-port.ts';
 import { csrfRefused, refusalOf, sendHtml } from './respond.ts';
 import { wordsOf } from './words.ts';
@@ -32,6 +33,8 @@ export interface WebDeps {
   models: { list(allowed: readonly string[] | null): Promise<Array<{ key: string; name: string }>> };
   /** The service's public address: cookies are `Secure` when it is https. */
   publicBaseUrl: string;
+  /** Wallet top-ups (the payments module's `TopupService`); without it the top-up pages are not served. */
+  topups?: TopupPort;
 }
 
 /** What the page files receive. */
@@ -90,6 +93,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     models: deps.models,
     assets,
     secure,
+    ...(deps.topups ? { topups: deps.topups } : {}),
   };
 
   // Assets: no cookies, no session, same security headers.
@@ -151,5 +155,6 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     await overviewPage(web, pageDeps);
     await keysPages(web, pageDeps);
     await settingsPages(web, pageDeps);
+    await topupPages(web, pageDeps);
   });
 }

@@ -4,8 +4,10 @@
  * `Sign up`, `Sign in`, `Sign out`, `Create key`, `Revoke`.
  */
 import type { Lang } from '../i18n/index.ts';
+import * as topupWords from './words-topup.ts';
 
 const en = {
+  ...topupWords.en,
   title: 'Generation Task API',
   overview: 'Overview',
   tasks: 'Tasks',
@@ -95,6 +97,7 @@ export type WordKey = keyof typeof en;
 export type Words = Readonly<Record<WordKey, string>>;
 
 const ru: Words = {
+  ...topupWords.ru,
   title: 'Generation Task API',
   overview: 'Обзор',
   tasks: 'Задачи',
