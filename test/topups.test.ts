@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ManualClock } from '../src/lib/clock.ts';
 import { expectError, startTestApp, type TestApp } from './helpers.ts';
 
 async function creditsOf(t: TestApp, accountId: string, reference: string): Promise<number[]> {
@@ -199,5 +200,42 @@ describe('top-ups switched off (PAYMENTS=off, the default)', () => {
       payload: { type: 'notification', event: 'payment.succeeded', object: { id: 'x' } },
     });
     assert.equal(note.statusCode, 200);
+  });
+});
+
+describe('the sweep of pending top-ups (test mode, a manual clock)', () => {
+  const clock = new ManualClock(new Date());
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ worker: false, clock, env: { PAYMENTS: 'test' } });
+  });
+  after(() => t.close());
+
+  test('a paid top-up is credited by the sweep once idle for a minute; one unpaid for a day ends canceled', async () => {
+    const acct = await t.account();
+    const paid = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 1200 })).json();
+    const unpaid = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 3400 })).json();
+    const paymentId = await paymentOf(t, paid.id);
+    await t.container.db.db
+      .updateTable('test_payments')
+      .set({ status: 'succeeded' })
+      .where('id', '=', paymentId)
+      .execute();
+    const topups = t.container.services.topups;
+    assert.equal(await topups.sweep(), 0, 'nothing idle for a minute yet');
+    clock.advance(61_000);
+    assert.equal(await topups.sweep(), 2);
+    assert.deepEqual(await creditsOf(t, acct.id, paymentId), [1200]);
+    const stillPending = await t.admin('GET', `/admin/v1/topups?account_id=${acct.id}&status=pending`);
+    assert.deepEqual(
+      stillPending.json().topups.map((x: { id: string }) => x.id),
+      [unpaid.id],
+    );
+    clock.advance(24 * 60 * 60 * 1000);
+    await topups.sweep();
+    const view = (await t.call(acct.key, 'GET', `/v1/topups/${unpaid.id}`)).json();
+    assert.equal(view.status, 'canceled');
+    assert.equal(view.cancellation_reason, 'expired_on_confirmation');
+    assert.deepEqual(await creditsOf(t, acct.id, paymentId), [1200]);
   });
 });

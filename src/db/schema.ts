@@ -356,6 +356,7 @@ export interface TestPaymentsTable {
   topup_id: string;
   amount_minor: number;
   status: 'pending' | 'succeeded' | 'canceled';
+  cancellation_reason: string | null;
   created_at: string;
   updated_at: string;
 }

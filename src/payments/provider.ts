@@ -33,6 +33,8 @@ export interface PaymentProvider {
   create(request: PaymentRequest): Promise<ProviderPayment>;
   /** The payment as the provider knows it now; null when it knows no such payment. */
   read(paymentId: string): Promise<ProviderPayment | null>;
+  /** Cancels a payment left unpaid for a day, where the provider does not do it itself (the test mode). */
+  expire?(paymentId: string): Promise<void>;
 }
 
 /**

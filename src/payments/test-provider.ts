@@ -33,6 +33,7 @@ export class TestProvider implements PaymentProvider {
         topup_id: request.topupId,
         amount_minor: request.amountMinor,
         status: 'pending',
+        cancellation_reason: null,
         created_at: at,
         updated_at: at,
       })
@@ -53,13 +54,26 @@ export class TestProvider implements PaymentProvider {
   }
 
   /** The payer's answer on the confirmation page: a pending payment succeeds or is canceled, once. */
-  async decide(paymentId: string, outcome: 'succeeded' | 'canceled'): Promise<void> {
+  async decide(
+    paymentId: string,
+    outcome: 'succeeded' | 'canceled',
+    reason = 'declined_by_payer',
+  ): Promise<void> {
     await this.#db.db
       .updateTable('test_payments')
-      .set({ status: outcome, updated_at: this.#clock.now().toISOString() })
+      .set({
+        status: outcome,
+        cancellation_reason: outcome === 'canceled' ? reason : null,
+        updated_at: this.#clock.now().toISOString(),
+      })
       .where('id', '=', paymentId)
       .where('status', '=', 'pending')
       .execute();
+  }
+
+  /** Unpaid for a day: canceled, as YooKassa cancels its own unconfirmed payments. */
+  async expire(paymentId: string): Promise<void> {
+    await this.decide(paymentId, 'canceled', 'expired_on_confirmation');
   }
 
   async #byTopup(topupId: string): Promise<ProviderPayment | null> {
@@ -76,6 +90,7 @@ export class TestProvider implements PaymentProvider {
     topup_id: string;
     amount_minor: number | string;
     status: string;
+    cancellation_reason: string | null;
   }): ProviderPayment {
     const status = row.status === 'succeeded' || row.status === 'canceled' ? row.status : 'pending';
     return {
@@ -85,7 +100,7 @@ export class TestProvider implements PaymentProvider {
       currency: 'RUB',
       topupId: row.topup_id,
       confirmationUrl: status === 'pending' ? `${this.#publicBaseUrl}/topups/${row.topup_id}/pay` : null,
-      cancellationReason: status === 'canceled' ? 'declined_by_payer' : null,
+      cancellationReason: status === 'canceled' ? (row.cancellation_reason ?? 'declined_by_payer') : null,
     };
   }
 }

@@ -265,12 +265,19 @@ export class TopupService {
 
   /** Still pending: its turn in the sweep moves to the back; past a day, a payment nobody knows ends it. */
   async #touch(row: Row, now: Date): Promise<void> {
-    const expired = now.getTime() - Date.parse(row.created_at) > TOPUP_EXPIRY_MS;
-    const payment =
-      expired && this.#deps.provider ? await this.#deps.provider.read(row.payment_id) : undefined;
-    if (expired && payment === null) {
-      await this.#cancel(row, 'expired');
-      return;
+    const provider = this.#deps.provider;
+    if (provider && now.getTime() - Date.parse(row.created_at) > TOPUP_EXPIRY_MS) {
+      // A day unpaid: the test mode's payment expires here (YooKassa cancels its own), and a payment the
+      // provider no longer knows ends the top-up.
+      if (provider.expire) {
+        await provider.expire(row.payment_id);
+        await this.settle(row.payment_id);
+        return;
+      }
+      if ((await provider.read(row.payment_id)) === null) {
+        await this.#cancel(row, 'expired');
+        return;
+      }
     }
     await this.#deps.db.db
       .updateTable('topups')

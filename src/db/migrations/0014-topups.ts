@@ -33,6 +33,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('topup_id', 'text', (col) => col.notNull().unique())
     .addColumn('amount_minor', 'bigint', (col) => col.notNull())
     .addColumn('status', 'text', (col) => col.notNull())
+    .addColumn('cancellation_reason', 'text')
     .addColumn('created_at', 'text', (col) => col.notNull())
     .addColumn('updated_at', 'text', (col) => col.notNull())
     .execute();
