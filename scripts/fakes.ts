@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import { startCogFake } from '../test/fakes/cog.ts';
 import { SunoFake } from '../test/fakes/suno.ts';
 import { TripoFake } from '../test/fakes/tripo.ts';
+import { YookassaFake } from '../test/fakes/yookassa.ts';
 
 /** What the script needs of a started fake. */
 interface StartedFake {
@@ -100,6 +101,17 @@ const FAKES: readonly FakeEntry[] = [
         timeout: '10m',
       },
     ],
+  },
+  {
+    offset: 4,
+    // Not a generator: wallet top-ups (CONTRACT §14) with PAYMENTS=yookassa YOOKASSA_SHOP_ID=100500
+    // YOOKASSA_SECRET_KEY=test_secret_key YOOKASSA_BASE_URL=<printed address>/v3. Its checkout page pays.
+    start: async (port) => {
+      const fake = await YookassaFake.start({ port });
+      process.stderr.write(`YooKassa fake: YOOKASSA_BASE_URL=${fake.baseUrl}\n`);
+      return { url: fake.baseUrl, close: () => fake.close() };
+    },
+    channels: () => [],
   },
 ];
 

@@ -7,6 +7,7 @@ import {
   adminChannelRoutes,
   adminPeopleRoutes,
   adminRoutes,
+  adminTopupRoutes,
   apiLinks,
   CONNECTIONS_CHECK_MS,
   callbackRoutes,
@@ -32,12 +33,14 @@ import {
   modelRoutes,
   type OpenApiDocument,
   operatorDocsRoutes,
+  paymentNotificationRoutes,
   publicDocument,
   RequestLimiter,
   requestIdOf,
   swaggerOptions,
   taskEventRoutes,
   taskRoutes,
+  topupRoutes,
   webhookRoutes,
 } from './http/index.ts';
 import { WalletReader } from './ledger/index.ts';
@@ -96,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await docsRoutes(open, deps.config.publicBaseUrl);
     await directLinkRoutes(open, deps);
     await callbackRoutes(open, deps, links);
+    await paymentNotificationRoutes(open, deps);
   });
 
   const limiter = new RequestLimiter(deps.limits ?? DEFAULT_LIMITS, deps.db.pgPool);
@@ -109,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await libraryRoutes(authenticated, deps);
     await helperRoutes(authenticated, deps);
     await webhookRoutes(authenticated, deps);
+    await topupRoutes(authenticated, deps);
     // Own context: the upload's stream parser must not leak to other routes.
     await authenticated.register(async (files) => fileRoutes(files, deps));
   });
@@ -120,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await adminRoutes(operator, deps);
       await adminChannelRoutes(operator, deps);
       await adminPeopleRoutes(operator, deps);
+      await adminTopupRoutes(operator, deps);
       await operatorDocsRoutes(operator);
     });
   }
@@ -131,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     catalog: deps.services.models,
     tasks: deps.services.tasks,
     publicBaseUrl: deps.config.publicBaseUrl,
+    topups: deps.services.topups,
   });
   return app;
 }

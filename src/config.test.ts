@@ -158,3 +158,37 @@ test('mail, sign-up credit and sessions: SMTP_URL, MAIL_FROM, SIGNUP_CREDIT_MINO
     );
   }
 });
+
+test('wallet top-ups: PAYMENTS, YOOKASSA_*, TOPUP_SWEEP (CONTRACT §14)', () => {
+  const config = loadConfig({});
+  assert.deepEqual(config.payments, { mode: 'off', yookassa: null, sweepIntervalMs: 30_000 });
+  assert.equal(loadConfig({ PAYMENTS: 'test', TOPUP_SWEEP: '5s' }).payments.sweepIntervalMs, 5_000);
+  assert.equal(loadConfig({ PAYMENTS: 'test' }).payments.mode, 'test');
+  const real = loadConfig({ PAYMENTS: 'yookassa', YOOKASSA_SHOP_ID: '123', YOOKASSA_SECRET_KEY: 'live_x' });
+  assert.deepEqual(real.payments.yookassa, {
+    shopId: '123',
+    secretKey: 'live_x',
+    baseUrl: 'https://api.yookassa.ru/v3',
+  });
+  const local = loadConfig({
+    PAYMENTS: 'yookassa',
+    YOOKASSA_SHOP_ID: '1',
+    YOOKASSA_SECRET_KEY: 's',
+    YOOKASSA_BASE_URL: 'http://127.0.0.1:9999/v3/',
+  });
+  assert.equal(local.payments.yookassa?.baseUrl, 'http://127.0.0.1:9999/v3');
+  for (const [env, name] of [
+    [{ PAYMENTS: 'paypal' }, /PAYMENTS/],
+    [{ PAYMENTS: 'yookassa' }, /YOOKASSA_SHOP_ID/],
+    [
+      { PAYMENTS: 'yookassa', YOOKASSA_SHOP_ID: '1', YOOKASSA_SECRET_KEY: 's', YOOKASSA_BASE_URL: 'ftp://x' },
+      /YOOKASSA_BASE_URL/,
+    ],
+    [{ TOPUP_SWEEP: 'often' }, /TOPUP_SWEEP/],
+  ] as const) {
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => e instanceof ConfigError && name.test(e.message),
+    );
+  }
+});

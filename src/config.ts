@@ -106,6 +106,19 @@ export interface Config {
   signupCreditMinor: number;
   /** Lifetime of a dashboard session (`SESSION_TTL`, milliseconds). (Default: 30 days) */
   sessionTtlMs: number;
+  /** Wallet top-ups (CONTRACT §14): `PAYMENTS`, the YooKassa shop, and the period of the pending top-ups' sweep. */
+  payments: PaymentsConfig;
+}
+
+/** `PAYMENTS=off` (default) answers top-ups 503; `test` pays on a page of the service; `yookassa` for real. */
+export type PaymentsMode = 'off' | 'test' | 'yookassa';
+
+export interface PaymentsConfig {
+  mode: PaymentsMode;
+  /** `YOOKASSA_SHOP_ID`, `YOOKASSA_SECRET_KEY` (both required with `PAYMENTS=yookassa`), `YOOKASSA_BASE_URL`. */
+  yookassa: { shopId: string; secretKey: string; baseUrl: string } | null;
+  /** How often pending top-ups are read back from the provider (`TOPUP_SWEEP`, milliseconds). (Default: 30 s) */
+  sweepIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -231,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     ...mailVars(env, publicBaseUrl),
     signupCreditMinor: intVar(env, 'SIGNUP_CREDIT_MINOR', 0, 0, 1_000_000_000),
     sessionTtlMs: durationVar(env, 'SESSION_TTL', '30d'),
+    payments: paymentsVars(env),
     fetchAllowAddresses: Object.freeze(
       (env.FETCH_ALLOW_ADDRESSES ?? '')
         .split(',')
@@ -338,4 +352,22 @@ function mailVars(env: NodeJS.ProcessEnv, publicBaseUrl: string): Pick<Config, '
   if (!MAIL_ADDRESS.test(address))
     throw new ConfigError(`MAIL_FROM must be an e-mail address, got "${mailFrom}"`);
   return { smtpUrl, mailFrom };
+}
+
+/** YooKassa's public API (PROVIDERS.md §8). */
+export const YOOKASSA_DEFAULT_URL = 'https://api.yookassa.ru/v3';
+
+function paymentsVars(env: NodeJS.ProcessEnv): PaymentsConfig {
+  const mode = env.PAYMENTS?.trim() || 'off';
+  if (mode !== 'off' && mode !== 'test' && mode !== 'yookassa')
+    throw new ConfigError(`PAYMENTS must be off, test or yookassa, got "${mode}"`);
+  const sweepIntervalMs = durationVar(env, 'TOPUP_SWEEP', '30s');
+  if (sweepIntervalMs < SECOND_MS) throw new ConfigError('TOPUP_SWEEP must be at least 1s');
+  if (mode !== 'yookassa') return Object.freeze({ mode, yookassa: null, sweepIntervalMs });
+  const shopId = env.YOOKASSA_SHOP_ID?.trim() ?? '';
+  const secretKey = env.YOOKASSA_SECRET_KEY?.trim() ?? '';
+  if (shopId === '' || secretKey === '')
+    throw new ConfigError('PAYMENTS=yookassa needs YOOKASSA_SHOP_ID and YOOKASSA_SECRET_KEY');
+  const baseUrl = urlVar(env, 'YOOKASSA_BASE_URL', YOOKASSA_DEFAULT_URL).replace(/\/+$/, '');
+  return Object.freeze({ mode, yookassa: Object.freeze({ shopId, secretKey, baseUrl }), sweepIntervalMs });
 }

@@ -36,6 +36,13 @@ import {
   secretsOfUrl,
   TaskTelemetry,
 } from './observability/index.ts';
+import {
+  type PaymentProvider,
+  TestProvider,
+  TopupService,
+  TopupSweep,
+  YookassaProvider,
+} from './payments/index.ts';
 import { LoginLimiter, PeopleService } from './people/index.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import {
@@ -67,6 +74,8 @@ export interface Container {
   /** Sends webhook deliveries; started with the worker (`main.ts`, `worker-main.ts`), in a loop of its own. */
   webhookSender: WebhookSender;
   sweeper: Sweeper;
+  /** Reads pending top-ups back from their provider; started with the sweeper (CONTRACT §14). */
+  topupSweep: TopupSweep;
   close(): Promise<void>;
 }
 
@@ -112,6 +121,7 @@ export async function createContainer(
       ...secretsOfUrl(config.databaseUrl),
       ...secretsOfUrl(config.storageUrl),
       ...(config.smtpUrl === null ? [] : secretsOfUrl(config.smtpUrl)),
+      config.payments.yookassa?.secretKey ?? null,
       ...channels.flatMap((c) => Object.values(c.secrets)),
     ],
   });
@@ -330,6 +340,23 @@ export async function createContainer(
     sessionTtlMs: config.sessionTtlMs,
     log,
   });
+  // Wallet top-ups (CONTRACT §14): YooKassa, the test mode's own page, or off.
+  const payments = config.payments;
+  const provider: PaymentProvider | null =
+    payments.mode === 'yookassa' && payments.yookassa
+      ? new YookassaProvider(payments.yookassa)
+      : payments.mode === 'test'
+        ? new TestProvider({ db, clock, publicBaseUrl: config.publicBaseUrl })
+        : null;
+  const topups = new TopupService({
+    db,
+    clock,
+    idempotency,
+    provider,
+    publicBaseUrl: config.publicBaseUrl,
+    log,
+  });
+  const topupSweep = new TopupSweep(topups, (error) => log.warn({ err: error }, 'the top-up sweep failed'));
   const sweeper = new Sweeper({
     db,
     clock,
@@ -362,13 +389,16 @@ export async function createContainer(
       webhooks,
       watch,
       people,
+      topups,
     },
     worker,
     webhookSender,
     sweeper,
+    topupSweep,
     async close() {
       await watch.close();
       sweeper.stop();
+      topupSweep.stop();
       await worker.stop();
       await webhookSender.stop();
       dbClock?.stop();

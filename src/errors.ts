@@ -25,6 +25,7 @@ export const ERROR_STATUS = {
   record_not_found: 404,
   webhook_not_found: 404,
   delivery_not_found: 404,
+  topup_not_found: 404,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -66,6 +67,7 @@ export const ERROR_STATUS = {
   model_unavailable: 503,
   sg_unavailable: 503,
   not_ready: 503,
+  payments_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -178,6 +180,10 @@ export const errors = {
   tooManyWebhooks: (limit: number): ApiError => new ApiError('too_many_webhooks', { params: { limit } }),
   webhookNotFound: (id: string): ApiError => new ApiError('webhook_not_found', { params: { id } }),
   deliveryNotFound: (id: string): ApiError => new ApiError('delivery_not_found', { params: { id } }),
+  topupNotFound: (id: string): ApiError => new ApiError('topup_not_found', { params: { id } }),
+  /** Top-ups are off (`PAYMENTS=off`) or the payment provider did not answer; nothing was paid. */
+  paymentsUnavailable: (retryAfterSeconds = 30): ApiError =>
+    new ApiError('payments_unavailable', { headers: retryAfter(retryAfterSeconds) }),
   creditReferenceConflict: (reference: string, amountMinor: number): ApiError =>
     new ApiError('credit_reference_conflict', { params: { reference, amount: amountMinor } }),
   taskNotCancelable: (status: string): ApiError =>

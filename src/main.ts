@@ -35,6 +35,7 @@ async function main(): Promise<void> {
     container.webhookSender.start();
   }
   container.sweeper.start();
+  container.topupSweep.start(config.payments.sweepIntervalMs);
   const address = await app.listen({ port: config.port, host: config.host });
   process.stdout.write(`Listening on ${address} (docs: ${config.publicBaseUrl}/docs)\n`);
 }

@@ -19,6 +19,7 @@ async function main(): Promise<void> {
   container.worker.start();
   container.webhookSender.start();
   container.sweeper.start();
+  container.topupSweep.start(config.payments.sweepIntervalMs);
   container.log.info({ worker: container.worker.id }, 'worker started');
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {

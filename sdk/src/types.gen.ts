@@ -899,6 +899,29 @@ export interface OmniVoiceInput {
   base_voice_id: string;
   created_at: string;
 }
+export interface TopupInput {
+  /**
+   * tp_…
+   */
+  id: string;
+  status: 'pending' | 'succeeded' | 'canceled';
+  /**
+   * kopecks
+   */
+  amount_minor: number;
+  currency: 'RUB';
+  /**
+   * where the payer confirms the payment; null once the top-up is final
+   */
+  confirmation_url: string | null;
+  /**
+   * where the payer comes back after paying
+   */
+  return_url: string;
+  cancellation_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
 export interface ErrorBody {
   error: {
     /**
@@ -1081,6 +1104,29 @@ export interface OmniVoice {
   status: 'ready';
   base_voice_id: string;
   created_at: string;
+}
+export interface Topup {
+  /**
+   * tp_…
+   */
+  id: string;
+  status: 'pending' | 'succeeded' | 'canceled';
+  /**
+   * kopecks
+   */
+  amount_minor: number;
+  currency: 'RUB';
+  /**
+   * where the payer confirms the payment; null once the top-up is final
+   */
+  confirmation_url: string | null;
+  /**
+   * where the payer comes back after paying
+   */
+  return_url: string;
+  cancellation_reason: string | null;
+  created_at: string;
+  updated_at: string;
 }
 export interface TaskRequestModel3D {
   model: 'model-3d';

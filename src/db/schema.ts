@@ -331,6 +331,36 @@ export interface SessionsTable {
   created_at: string;
 }
 
+/** A wallet top-up: one payment at a provider (CONTRACT §14). */
+export interface TopupsTable {
+  /** `tp_…` */
+  id: string;
+  account_id: string;
+  amount_minor: number;
+  status: 'pending' | 'succeeded' | 'canceled';
+  /** `yookassa` or `test`. */
+  provider: string;
+  /** The provider's payment id; the reference of the ledger's credit. */
+  payment_id: string;
+  confirmation_url: string;
+  return_url: string;
+  idempotency_key: string | null;
+  cancellation_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A payment of the test mode (`PAYMENTS=test`), moved by the Pay and Decline buttons. */
+export interface TestPaymentsTable {
+  id: string;
+  topup_id: string;
+  amount_minor: number;
+  status: 'pending' | 'succeeded' | 'canceled';
+  cancellation_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -353,4 +383,6 @@ export interface Database {
   people: PeopleTable;
   person_tokens: PersonTokensTable;
   sessions: SessionsTable;
+  topups: TopupsTable;
+  test_payments: TestPaymentsTable;
 }

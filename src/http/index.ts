@@ -29,5 +29,6 @@ export { metricsRoutes } from './routes/metrics.ts';
 export { modelRoutes } from './routes/models.ts';
 export { taskEventRoutes } from './routes/task-events.ts';
 export { taskRoutes } from './routes/tasks.ts';
+export { adminTopupRoutes, paymentNotificationRoutes, topupRoutes } from './routes/topups.ts';
 export { webhookRoutes } from './routes/webhooks.ts';
 export { type AppDeps, DEFAULT_LIMITS, type Services } from './types.ts';

@@ -10,6 +10,7 @@ import type { Clock } from '../lib/index.ts';
 import type { HelperService, LibraryService } from '../libraries/index.ts';
 import type { ModelService } from '../models/index.ts';
 import type { Metrics } from '../observability/index.ts';
+import type { TopupService } from '../payments/index.ts';
 import type { PeopleService } from '../people/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { TaskService, TaskWatch } from '../tasks/index.ts';
@@ -48,6 +49,8 @@ export interface Services {
   watch: TaskWatch;
   /** People's accounts, sessions and their keys (CONTRACT §13). */
   people: PeopleService;
+  /** Wallet top-ups (CONTRACT §14). */
+  topups: TopupService;
 }
 
 /** Everything the HTTP app needs, passed in (never read from config at import time). */

@@ -20,6 +20,7 @@ export const en: Catalog = {
   record_not_found: 'There is no library record "{id}".',
   webhook_not_found: 'There is no webhook endpoint "{id}".',
   delivery_not_found: 'There is no webhook delivery "{id}".',
+  topup_not_found: 'There is no top-up "{id}".',
   not_found: 'Nothing lives at {method} {path}. See the links in docs, openapi and llms.',
   method_not_allowed: 'This address does not accept {method}. Allowed: {allow}.',
   idempotency_conflict: 'A request with other parameters was already made under this Idempotency-Key.',
@@ -69,6 +70,7 @@ export const en: Catalog = {
   model_unavailable: 'Model "{model}" is switched off for now; retry later.',
   sg_unavailable: 'The generation server is unavailable; retry later.',
   not_ready: 'The service is not ready: the database or the storage does not answer.',
+  payments_unavailable: 'Top-ups are unavailable right now; nothing was paid. Retry later.',
   generation_failed: 'The generator could not produce a result. No money was charged.',
   content_refused:
     'The generator refused the content (for example a well-known track by others). No money was charged.',

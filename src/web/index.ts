@@ -1,4 +1,6 @@
 export { Assets } from './assets.ts';
+export type { TopupPort, WebTopup } from './pages/topup.ts';
+export { type TopupRow, topupState, topupsTable } from './pages/topups-table.ts';
 export {
   CSRF_FIELD,
   CSRF_HEADER,

@@ -29,6 +29,7 @@ const NAV: ReadonlyArray<readonly [string, WordKey]> = [
   ['/libraries', 'libraries'],
   ['/uploads', 'uploads'],
   ['/ledger', 'ledger'],
+  ['/topup', 'topUp'],
   ['/keys', 'keys'],
   ['/settings', 'settings'],
 ];

@@ -22,6 +22,7 @@ import { overviewPage } from './pages/overview.ts';
 import { settingsPages } from './pages/settings.ts';
 import { taskDetailPages } from './pages/task-detail.ts';
 import { tasksPages } from './pages/tasks.ts';
+import { type TopupPort, topupPages } from './pages/topup.ts';
 import type { PeoplePort } from './people-port.ts';
 import { csrfRefused, refusalOf, sendHtml } from './respond.ts';
 import type { TasksPort } from './tasks-port.ts';
@@ -40,6 +41,8 @@ export interface WebDeps {
   tasks: TasksPort;
   /** The service's public address: cookies are `Secure` when it is https. */
   publicBaseUrl: string;
+  /** Wallet top-ups (the payments module's `TopupService`); without it the top-up pages are not served. */
+  topups?: TopupPort;
 }
 
 /** What the page files receive. */
@@ -100,6 +103,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     tasks: deps.tasks,
     assets,
     secure,
+    ...(deps.topups ? { topups: deps.topups } : {}),
   };
 
   // Assets: no cookies, no session, same security headers.
@@ -164,5 +168,6 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     await newTaskPage(web, pageDeps);
     await tasksPages(web, pageDeps);
     await taskDetailPages(web, pageDeps);
+    await topupPages(web, pageDeps);
   });
 }

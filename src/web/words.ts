@@ -6,8 +6,10 @@
 import type { Lang } from '../i18n/index.ts';
 import { en as newEn, ru as newRu } from './words-new.ts';
 import { en as tasksEn, ru as tasksRu } from './words-tasks.ts';
+import * as topupWords from './words-topup.ts';
 
 const en = {
+  ...topupWords.en,
   title: 'Generation Task API',
   overview: 'Overview',
   tasks: 'Tasks',
@@ -99,6 +101,7 @@ export type WordKey = keyof typeof en;
 export type Words = Readonly<Record<WordKey, string>>;
 
 const ru: Words = {
+  ...topupWords.ru,
   title: 'Generation Task API',
   overview: 'Обзор',
   tasks: 'Задачи',

@@ -12,6 +12,7 @@ import * as m0010 from './0010-run-callbacks.ts';
 import * as m0011 from './0011-artifact-upstream-ids.ts';
 import * as m0012 from './0012-webhooks.ts';
 import * as m0013 from './0013-people.ts';
+import * as m0014 from './0014-topups.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -28,6 +29,7 @@ export const migrations: Record<string, Migration> = {
   '0011-artifact-upstream-ids': m0011,
   '0012-webhooks': m0012,
   '0013-people': m0013,
+  '0014-topups': m0014,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,190 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { TOPUP_MAX_MINOR, TOPUP_MIN_MINOR, TOPUP_PAGE } from '../../payments/index.ts';
+import { parseIdempotencyKey } from '../../tasks/index.ts';
+import type { AppDeps } from '../types.ts';
+import { errorResponses, errorSchema, locationHeader, replayedHeader, withHeaders } from './schemas.ts';
+
+const tags = ['topups'];
+const STATUSES = ['pending', 'succeeded', 'canceled'] as const;
+
+const topupSchema = z
+  .object({
+    id: z.string().describe('tp_…'),
+    status: z.enum(STATUSES),
+    amount_minor: z.number().int().describe('kopecks'),
+    currency: z.literal('RUB'),
+    confirmation_url: z
+      .string()
+      .nullable()
+      .describe('where the payer confirms the payment; null once the top-up is final'),
+    return_url: z.string().describe('where the payer comes back after paying'),
+    cancellation_reason: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Topup' });
+
+const adminTopupSchema = topupSchema.extend({
+  account_id: z.string(),
+  provider: z.string().describe('yookassa or test'),
+  payment_id: z.string().describe("the provider's payment; the reference of the ledger's credit"),
+});
+
+const unavailable = errorSchema.describe(
+  'payments_unavailable (Retry-After): top-ups are off or the provider does not answer; nothing was paid',
+);
+const listQuery = {
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+};
+
+/** Wallet top-ups (CONTRACT §14): for API keys and dashboard sessions. */
+export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const topups = deps.services.topups;
+
+  r.post(
+    '/v1/topups',
+    {
+      schema: {
+        tags,
+        operationId: 'createTopup',
+        summary: 'Top up the wallet',
+        description: `Creates a payment for amount_minor kopecks (${TOPUP_MIN_MINOR}–${TOPUP_MAX_MINOR}); send the payer to confirmation_url. The wallet is credited once the payment succeeds. Idempotency-Key as for tasks.`,
+        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        body: z.strictObject({
+          amount_minor: z.number().int().min(TOPUP_MIN_MINOR).max(TOPUP_MAX_MINOR).describe('kopecks'),
+          return_url: z
+            .url({ protocol: /^https?$/ })
+            .max(2048)
+            .optional()
+            .describe("where the payer returns (default: the dashboard's page of the top-up)"),
+        }),
+        response: {
+          201: withHeaders(topupSchema, 'the pending top-up', {
+            Location: locationHeader,
+            'Idempotent-Replayed': replayedHeader,
+          }),
+          ...errorResponses,
+          403: errorSchema.describe('email_not_confirmed (a dashboard session), csrf_failed'),
+          409: errorSchema.describe('idempotency_conflict, request_in_progress'),
+          422: errorSchema.describe('invalid_request'),
+          503: unavailable,
+        },
+      },
+    },
+    async (request, reply) => {
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const created = await topups.create(request.principal!.accountId, request.body, key);
+      if (created.replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply
+        .code(created.status as 201)
+        .header('Location', `/v1/topups/${created.topup.id}`)
+        .send(created.topup);
+    },
+  );
+
+  r.get(
+    '/v1/topups',
+    {
+      schema: {
+        tags,
+        operationId: 'listTopups',
+        summary: "The account's top-ups",
+        description: `Newest first, ${TOPUP_PAGE} a page unless limit says otherwise.`,
+        querystring: z.strictObject(listQuery),
+        response: {
+          200: z.object({ topups: z.array(topupSchema), next_cursor: z.string().nullable() }),
+          ...errorResponses,
+          422: errorSchema.describe('invalid_request'),
+        },
+      },
+    },
+    async (request) => topups.list(request.principal!.accountId, request.query),
+  );
+
+  r.get(
+    '/v1/topups/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'getTopup',
+        summary: 'One top-up',
+        description: 'A pending top-up is read back from the payment provider first.',
+        params: z.object({ id: z.string().min(1).max(100) }),
+        response: { 200: topupSchema, ...errorResponses, 404: errorSchema.describe('topup_not_found') },
+      },
+    },
+    async (request) => topups.get(request.principal!.accountId, request.params.id),
+  );
+}
+
+/** The operator's list of top-ups (CONTRACT §9, §14). */
+export async function adminTopupRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/admin/v1/topups',
+    {
+      schema: {
+        tags: ['operator'],
+        operationId: 'listAllTopups',
+        summary: 'Top-ups of every account, or of one',
+        description:
+          'Newest first. Credits of succeeded top-ups are in the account ledger with reference = payment_id.',
+        querystring: z.strictObject({
+          account_id: z.string().max(100).optional(),
+          status: z.enum(STATUSES).optional(),
+          ...listQuery,
+        }),
+        response: {
+          200: z.object({ topups: z.array(adminTopupSchema), next_cursor: z.string().nullable() }),
+          401: errorSchema,
+          422: errorSchema,
+        },
+      },
+    },
+    async (request) => deps.services.topups.adminList(request.query),
+  );
+}
+
+/** Notifications' bodies are small; anything larger is not YooKassa's. */
+const NOTIFICATION_LIMIT = 64 * 1024;
+
+/**
+ * YooKassa's notifications (PROVIDERS.md §8): no credentials, so nothing in the body is trusted but
+ * `object.id`, which is read back from YooKassa before anything moves. 200 whatever the effect (unknown,
+ * forged or repeated notifications change nothing), 400 only for a body that is not JSON, 500 only when
+ * the read-back failed for now, so YooKassa sends it again.
+ */
+export async function paymentNotificationRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  await app.register(async (hook) => {
+    hook.removeAllContentTypeParsers();
+    hook.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: NOTIFICATION_LIMIT }, (_r, body, done) =>
+      done(null, body),
+    );
+    hook.post('/v1/payments/yookassa/notifications', { schema: { hide: true } }, async (request, reply) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '');
+      } catch {
+        return reply
+          .code(400)
+          .send({ error: { code: 'invalid_request', message: 'The body is not valid JSON.' } });
+      }
+      const object = (parsed as { object?: { id?: unknown } } | null)?.object;
+      const paymentId = typeof object?.id === 'string' && object.id.length <= 100 ? object.id : null;
+      if (paymentId === null || deps.services.topups.mode !== 'yookassa') return { received: true };
+      try {
+        await deps.services.topups.settle(paymentId);
+      } catch (error) {
+        request.log.warn(
+          { err: error, paymentId },
+          'reading a notified payment back failed; YooKassa will resend',
+        );
+        return reply.code(500).send({ error: { code: 'internal_error', message: 'Try again later.' } });
+      }
+      return { received: true };
+    });
+  });
+}

@@ -1,0 +1,22 @@
+export {
+  minorToValue,
+  type PaymentProvider,
+  type PaymentRequest,
+  type ProviderPayment,
+  ProviderUnavailable,
+  valueToMinor,
+} from './provider.ts';
+export { TopupSweep } from './sweep.ts';
+export { TestProvider } from './test-provider.ts';
+export {
+  type AdminTopupView,
+  TOPUP_EXPIRY_MS,
+  TOPUP_MAX_MINOR,
+  TOPUP_MIN_MINOR,
+  TOPUP_PAGE,
+  TopupService,
+  type TopupServiceDeps,
+  type TopupStatus,
+  type TopupView,
+} from './topup-service.ts';
+export { parsePayment, type YookassaOptions, YookassaProvider } from './yookassa.ts';

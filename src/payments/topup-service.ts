@@ -1,0 +1,343 @@
+/**
+ * Wallet top-ups (CONTRACT §14). A top-up is created with its provider's payment (the top-up id is the
+ * payment's idempotence key) and moves pending → succeeded | canceled only from what the provider answers
+ * when the payment is read back: a notification, a GET of the top-up, the test page's buttons and the
+ * sweep all end in `settle(paymentId)`. On `succeeded` one transaction moves the top-up and credits the
+ * wallet through the ledger with the payment id as reference; the conditional update (only a pending
+ * top-up moves) and the ledger's unique reference make a second credit impossible, whatever the number
+ * of notifications, readers, processes and restarts.
+ */
+import type { Logger } from 'pino';
+import type { Db, TopupsTable } from '../db/index.ts';
+import { errors } from '../errors.ts';
+import { credit } from '../ledger/index.ts';
+import type { Clock } from '../lib/index.ts';
+import { uuidv7 } from '../lib/index.ts';
+import { type IdempotencyStore, requestHash } from '../tasks/index.ts';
+import { type PaymentProvider, type ProviderPayment, ProviderUnavailable } from './provider.ts';
+import { pageOf, view } from './topup-list.ts';
+
+/** Smallest and largest top-up (kopecks). */
+export const TOPUP_MIN_MINOR = 100;
+export const TOPUP_MAX_MINOR = 100_000_000;
+/** A page of a list. */
+export const TOPUP_PAGE = 20;
+/** How long a top-up may stay pending before a payment the provider no longer knows ends it (ms). */
+export const TOPUP_EXPIRY_MS = 24 * 60 * 60 * 1000;
+
+export type TopupStatus = TopupsTable['status'];
+
+/** A top-up as the API answers it. */
+export interface TopupView {
+  id: string;
+  status: TopupStatus;
+  amount_minor: number;
+  currency: 'RUB';
+  confirmation_url: string | null;
+  return_url: string;
+  cancellation_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The operator's view adds whose it is and the provider's payment. */
+export interface AdminTopupView extends TopupView {
+  account_id: string;
+  provider: string;
+  payment_id: string;
+}
+
+export interface TopupServiceDeps {
+  db: Db;
+  clock: Clock;
+  idempotency: IdempotencyStore;
+  /** null: `PAYMENTS=off`, every creation is 503 payments_unavailable. */
+  provider: PaymentProvider | null;
+  publicBaseUrl: string;
+  log: Logger;
+}
+
+type Row = TopupsTable;
+
+export class TopupService {
+  readonly #deps: TopupServiceDeps;
+
+  constructor(deps: TopupServiceDeps) {
+    this.#deps = deps;
+  }
+
+  /** The configured provider's name, or null when top-ups are off. */
+  get mode(): string | null {
+    return this.#deps.provider?.name ?? null;
+  }
+
+  /**
+   * POST /v1/topups: 201 with the pending top-up and its confirmation URL. The same Idempotency-Key and
+   * body replay it; a provider that does not answer is 503 payments_unavailable and nothing is kept.
+   */
+  async create(
+    accountId: string,
+    body: { amount_minor: number; return_url?: string | undefined },
+    idempotencyKey: string | null,
+  ): Promise<{ status: number; topup: TopupView; replayed: boolean }> {
+    const provider = this.#deps.provider;
+    if (!provider) throw errors.paymentsUnavailable(60);
+    const person = await this.#deps.db.db
+      .selectFrom('people')
+      .select('email_confirmed_at')
+      .where('account_id', '=', accountId)
+      .executeTakeFirst();
+    if (person && person.email_confirmed_at === null) throw errors.emailNotConfirmed();
+    const request = { amount_minor: body.amount_minor, return_url: body.return_url };
+    return this.#deps.idempotency.run<{ status: number; topup: TopupView; replayed: boolean }>(
+      { accountId, key: idempotencyKey, hash: requestHash('POST /v1/topups', request) },
+      {
+        replay: async (id, status) => ({
+          status,
+          topup: await this.get(accountId, id, false),
+          replayed: true,
+        }),
+        create: async (complete) => {
+          const id = `tp_${uuidv7(this.#deps.clock.now().getTime())}`;
+          const returnUrl = body.return_url ?? `${this.#deps.publicBaseUrl}/topups/${id}`;
+          let payment: ProviderPayment;
+          try {
+            payment = await provider.create({
+              topupId: id,
+              amountMinor: body.amount_minor,
+              returnUrl,
+              description: `Top-up ${id}`,
+            });
+          } catch (error) {
+            if (error instanceof ProviderUnavailable) {
+              this.#deps.log.warn(
+                { err: error, topupId: id },
+                'the payment provider did not create a payment',
+              );
+              throw errors.paymentsUnavailable();
+            }
+            throw error;
+          }
+          const at = this.#deps.clock.now().toISOString();
+          const row: Row = {
+            id,
+            account_id: accountId,
+            amount_minor: body.amount_minor,
+            status: 'pending',
+            provider: provider.name,
+            payment_id: payment.id,
+            confirmation_url: payment.confirmationUrl ?? returnUrl,
+            return_url: returnUrl,
+            idempotency_key: idempotencyKey,
+            cancellation_reason: null,
+            created_at: at,
+            updated_at: at,
+          };
+          await this.#deps.db.dialect.transaction(this.#deps.db.db, async (tx) => {
+            await tx.insertInto('topups').values(row).execute();
+            await complete?.(tx, 201, id);
+          });
+          return { status: 201, topup: view(row), replayed: false };
+        },
+      },
+    );
+  }
+
+  /**
+   * GET /v1/topups/{id}: another account's is 404 topup_not_found. A pending top-up is read back from its
+   * provider first (`readBack`), so a lost notification never leaves it pending; a provider that does not
+   * answer leaves the stored state.
+   */
+  async get(accountId: string, id: string, readBack = true): Promise<TopupView> {
+    let row = await this.#row(id);
+    if (!row || row.account_id !== accountId) throw errors.topupNotFound(id);
+    if (readBack && row.status === 'pending') {
+      try {
+        await this.settle(row.payment_id);
+      } catch (error) {
+        this.#deps.log.warn(
+          { err: error, topupId: id },
+          'reading a payment back failed; answering the stored state',
+        );
+      }
+      row = (await this.#row(id)) ?? row;
+    }
+    return view(row);
+  }
+
+  /** GET /v1/topups: the account's top-ups, newest first, `limit` a page. */
+  async list(
+    accountId: string,
+    query: { cursor?: string | undefined; limit?: number | undefined },
+  ): Promise<{ topups: TopupView[]; next_cursor: string | null }> {
+    const page = await pageOf(this.#deps.db, {
+      accountId,
+      cursor: query.cursor,
+      limit: query.limit ?? TOPUP_PAGE,
+    });
+    return { topups: page.rows.map(view), next_cursor: page.next };
+  }
+
+  /** The operator's list: every account's top-ups, or one account's, of a status, newest first. */
+  async adminList(query: {
+    account_id?: string | undefined;
+    status?: TopupStatus | undefined;
+    cursor?: string | undefined;
+    limit?: number | undefined;
+  }): Promise<{ topups: AdminTopupView[]; next_cursor: string | null }> {
+    const page = await pageOf(this.#deps.db, {
+      accountId: query.account_id,
+      status: query.status,
+      cursor: query.cursor,
+      limit: query.limit ?? 50,
+    });
+    return {
+      topups: page.rows.map((row) => ({
+        ...view(row),
+        account_id: row.account_id,
+        provider: row.provider,
+        payment_id: row.payment_id,
+      })),
+      next_cursor: page.next,
+    };
+  }
+
+  /**
+   * Reads the payment back from its provider and applies what it says: `succeeded` moves the top-up and
+   * credits the wallet in one transaction (reference = the payment id), `canceled` cancels it. Answers
+   * the top-up's status after that, or `unknown` for a payment no top-up has. Throws ProviderUnavailable
+   * when the provider did not answer (a notification is then answered 500, so it comes again).
+   */
+  async settle(paymentId: string): Promise<TopupStatus | 'unknown'> {
+    const row = await this.#deps.db.db
+      .selectFrom('topups')
+      .selectAll()
+      .where('payment_id', '=', paymentId)
+      .executeTakeFirst();
+    if (!row) return 'unknown';
+    if (row.status !== 'pending') return row.status;
+    const provider = this.#deps.provider;
+    if (!provider || provider.name !== row.provider) return 'pending';
+    const payment = await provider.read(paymentId);
+    return this.#apply(row, payment);
+  }
+
+  /** The test page's buttons: the payer's answer, then the same read-back as a notification. */
+  async decideTest(accountId: string, id: string, outcome: 'succeeded' | 'canceled'): Promise<TopupView> {
+    const row = await this.#row(id);
+    const provider = this.#deps.provider;
+    if (!row || row.account_id !== accountId || row.provider !== 'test' || provider?.name !== 'test')
+      throw errors.topupNotFound(id);
+    const test = provider as PaymentProvider & {
+      decide(paymentId: string, outcome: 'succeeded' | 'canceled'): Promise<void>;
+    };
+    await test.decide(row.payment_id, outcome);
+    await this.settle(row.payment_id);
+    return view((await this.#row(id)) ?? row);
+  }
+
+  /**
+   * One pass of the background sweep: pending top-ups untouched for `idleMs` are read back, oldest first,
+   * at most `limit`. A lost notification still credits; a payment the provider no longer knows ends
+   * canceled after a day. Answers how many were read.
+   */
+  async sweep(options: { idleMs?: number; limit?: number } = {}): Promise<number> {
+    const now = this.#deps.clock.now();
+    const before = new Date(now.getTime() - (options.idleMs ?? 60_000)).toISOString();
+    const rows = await this.#deps.db.db
+      .selectFrom('topups')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where('updated_at', '<=', before)
+      .orderBy('updated_at')
+      .limit(options.limit ?? 50)
+      .execute();
+    for (const row of rows) {
+      try {
+        const status = await this.settle(row.payment_id);
+        if (status === 'pending') await this.#touch(row, now);
+      } catch (error) {
+        this.#deps.log.warn({ err: error, topupId: row.id }, 'sweeping a pending top-up failed; next pass');
+      }
+    }
+    return rows.length;
+  }
+
+  /** Still pending: its turn in the sweep moves to the back; past a day, a payment nobody knows ends it. */
+  async #touch(row: Row, now: Date): Promise<void> {
+    const provider = this.#deps.provider;
+    if (provider && now.getTime() - Date.parse(row.created_at) > TOPUP_EXPIRY_MS) {
+      // A day unpaid: the test mode's payment expires here (YooKassa cancels its own), and a payment the
+      // provider no longer knows ends the top-up.
+      if (provider.expire) {
+        await provider.expire(row.payment_id);
+        await this.settle(row.payment_id);
+        return;
+      }
+      if ((await provider.read(row.payment_id)) === null) {
+        await this.#cancel(row, 'expired');
+        return;
+      }
+    }
+    await this.#deps.db.db
+      .updateTable('topups')
+      .set({ updated_at: now.toISOString() })
+      .where('id', '=', row.id)
+      .where('status', '=', 'pending')
+      .execute();
+  }
+
+  async #apply(row: Row, payment: ProviderPayment | null): Promise<TopupStatus> {
+    if (!payment) return 'pending';
+    if (payment.status === 'canceled') {
+      await this.#cancel(row, payment.cancellationReason ?? 'canceled');
+      return (await this.#row(row.id))?.status ?? 'canceled';
+    }
+    if (payment.status !== 'succeeded') return 'pending';
+    const amountMinor = Number(row.amount_minor);
+    if (
+      payment.id !== row.payment_id ||
+      payment.amountMinor !== amountMinor ||
+      payment.currency !== 'RUB' ||
+      (payment.topupId !== null && payment.topupId !== row.id)
+    ) {
+      // Never credit what was not asked for; the operator sees it in the log.
+      this.#deps.log.error(
+        { topupId: row.id, paymentId: payment.id, amountMinor: payment.amountMinor },
+        'a succeeded payment does not match its top-up; not credited',
+      );
+      return 'pending';
+    }
+    const at = this.#deps.clock.now();
+    const credited = await this.#deps.db.dialect.transaction(this.#deps.db.db, async (tx) => {
+      const moved = await tx
+        .updateTable('topups')
+        .set({ status: 'succeeded', updated_at: at.toISOString() })
+        .where('id', '=', row.id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      if (Number(moved.numUpdatedRows) === 0) return false;
+      await credit(tx, { accountId: row.account_id, amountMinor, reference: row.payment_id, at });
+      return true;
+    });
+    if (credited) this.#deps.log.info({ topupId: row.id, amountMinor }, 'top-up credited');
+    return 'succeeded';
+  }
+
+  async #cancel(row: Row, reason: string): Promise<void> {
+    await this.#deps.db.db
+      .updateTable('topups')
+      .set({
+        status: 'canceled',
+        cancellation_reason: reason.slice(0, 200),
+        updated_at: this.#deps.clock.now().toISOString(),
+      })
+      .where('id', '=', row.id)
+      .where('status', '=', 'pending')
+      .execute();
+  }
+
+  async #row(id: string): Promise<Row | undefined> {
+    return this.#deps.db.db.selectFrom('topups').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The page a payer returns to: while the top-up is pending, it is read again every two seconds
+ * (`GET /v1/topups/{id}` reads the payment back from the provider) and the page reloads once it is final.
+ */
+import { api } from './api.js';
+
+const waiting = document.querySelector<HTMLElement>('[data-topup-poll]');
+const id = waiting?.dataset.topupPoll;
+if (id) {
+  let tries = 0;
+  const check = async (): Promise<void> => {
+    tries += 1;
+    try {
+      const topup = await api<{ status: string }>('GET', `/v1/topups/${encodeURIComponent(id)}`);
+      if (topup.status !== 'pending') {
+        window.location.reload();
+        return;
+      }
+    } catch {
+      // A failed read is tried again on the next turn.
+    }
+    // Ten minutes at most; a reload starts again.
+    if (tries < 300) setTimeout(() => void check(), 2000);
+  };
+  setTimeout(() => void check(), 1000);
+}

@@ -1,0 +1,179 @@
+/**
+ * Top-ups (CONTRACT §13, §14): `/topup` with the `Amount` field (rubles) and the `Top up` button, whose
+ * island posts to `/v1/topups` and goes to the payment's confirmation page (the form also works without
+ * scripts, through the same service); `/topups/{id}`, where the payer comes back, showing the state and
+ * refreshing while it is pending (each read reads the payment back); and, only with `PAYMENTS=test`, the
+ * test payment page `/topups/{id}/pay` with Pay and Decline, for the top-up's owner only.
+ */
+import type { FastifyInstance } from 'fastify';
+import { errors } from '../../errors.ts';
+import { contextOf, field, type WebContext } from '../context.ts';
+import { html, type VNode } from '../html.ts';
+import { csrfField, errorBox, page } from '../layout.ts';
+import { refusalOf, seeOther, sendHtml } from '../respond.ts';
+import type { PageDeps } from '../routes.ts';
+import { fill, wordsOf } from '../words.ts';
+import { rublesToMinor } from './keys.ts';
+import { money } from './overview.ts';
+import { topupState, topupsTable } from './topups-table.ts';
+
+const HIDE = { schema: { hide: true } } as const;
+/** Smallest and largest top-up (kopecks), as the API takes them. */
+const MIN_MINOR = 100;
+const MAX_MINOR = 100_000_000;
+
+/** A top-up as the pages show it. */
+export interface WebTopup {
+  id: string;
+  status: 'pending' | 'succeeded' | 'canceled';
+  amount_minor: number;
+  confirmation_url: string | null;
+  return_url: string;
+  created_at: string;
+}
+
+/** What the top-up pages call (the payments module's `TopupService`). */
+export interface TopupPort {
+  /** `test`, `yookassa`, or null when top-ups are off. */
+  readonly mode: string | null;
+  list(accountId: string, query: { limit?: number }): Promise<{ topups: WebTopup[] }>;
+  get(accountId: string, id: string): Promise<WebTopup>;
+  create(
+    accountId: string,
+    body: { amount_minor: number },
+    idempotencyKey: string | null,
+  ): Promise<{ topup: WebTopup }>;
+  decideTest(accountId: string, id: string, outcome: 'succeeded' | 'canceled'): Promise<WebTopup>;
+}
+
+function session(context: WebContext) {
+  if (!context.session) throw new Error('private page without a session');
+  return context.session;
+}
+
+function formOf(context: WebContext, port: TopupPort, error: string | null, amount: string): VNode {
+  const w = wordsOf(context.lang);
+  const who = session(context);
+  if (port.mode === null) return html`<p class="error" role="alert">${w.topupOff}</p>`;
+  if (!who.emailConfirmed)
+    return html`<p class="error" role="alert">${fill(w.topupUnconfirmed, { email: who.email })}</p>`;
+  return html`<form class="stack topup-form" method="post" action="/topup" data-topup-form="" data-bad=${w.topupBadAmount}>
+    ${csrfField(context)}
+    ${errorBox(error)}
+    <p class="error" role="alert" data-topup-error="" hidden></p>
+    <label>${w.topupAmount}<input type="text" name="amount" inputmode="decimal" required autocomplete="off" value=${amount} /></label>
+    <p class="hint">${w.topupAmountHint}</p>
+    <button type="submit">${w.topUp}</button>
+  </form>`;
+}
+
+async function topupPage(
+  context: WebContext,
+  deps: PageDeps & { topups: TopupPort },
+  error: string | null = null,
+  amount = '',
+): Promise<string> {
+  const w = wordsOf(context.lang);
+  const { topups } = await deps.topups.list(session(context).accountId, { limit: 20 });
+  const body = html`${formOf(context, deps.topups, error, amount)}
+    <h2>${w.topupRecent}</h2>
+    ${topupsTable(topups, context.lang)}`;
+  return page(context, deps.assets, { title: w.topUpTitle, path: '/topup', body, islands: ['topup'] });
+}
+
+function statusBody(context: WebContext, topup: WebTopup): VNode {
+  const w = wordsOf(context.lang);
+  const locale = context.lang === 'ru' ? 'ru-RU' : 'en-US';
+  const amount = money(topup.amount_minor, locale);
+  const note =
+    topup.status === 'succeeded'
+      ? html`<p class="flash" role="status">${fill(w.topupDone, { amount })}</p>`
+      : topup.status === 'canceled'
+        ? html`<p class="error" role="status">${w.topupCanceledNote}</p>`
+        : html`<p class="hint" data-topup-poll=${topup.id}>${w.topupWaiting}</p>
+            ${topup.confirmation_url ? html`<p><a href=${topup.confirmation_url}>${w.topupContinue}</a></p>` : null}`;
+  return html`<section class="cards">
+      <div class="card"><div>${w.topupAmount}</div><div class="amount">${amount}</div></div>
+      <div class="card"><div>${w.topupState}</div>
+        <div class="amount" data-testid="topup-status" data-status=${topup.status}>${topupState(topup.status, w)}</div></div>
+    </section>
+    ${note}
+    <p><a href="/topup">${w.topupBackToList}</a></p>`;
+}
+
+/** Registers the top-up pages when the service has top-ups wired. */
+export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
+  const port = deps.topups;
+  if (!port) return;
+  const full = { ...deps, topups: port };
+
+  app.get('/topup', HIDE, async (request, reply) =>
+    sendHtml(reply, 200, await topupPage(contextOf(request), full)),
+  );
+
+  // Without scripts the form posts here; the island posts to /v1/topups. Both end at the payment page.
+  app.post('/topup', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const w = wordsOf(context.lang);
+    const amount = field(request.body, 'amount');
+    const minor = rublesToMinor(amount);
+    if (minor === null || minor === undefined || minor < MIN_MINOR || minor > MAX_MINOR)
+      return sendHtml(reply, 422, await topupPage(context, full, w.topupBadAmount, amount));
+    try {
+      const { topup } = await port.create(session(context).accountId, { amount_minor: minor }, null);
+      return seeOther(reply, topup.confirmation_url ?? `/topups/${topup.id}`);
+    } catch (error) {
+      const refusal = refusalOf(error, context.lang);
+      reply.headers(refusal.headers);
+      return sendHtml(reply, refusal.status, await topupPage(context, full, refusal.message, amount));
+    }
+  });
+
+  app.get<{ Params: { id: string } }>('/topups/:id', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const w = wordsOf(context.lang);
+    const topup = await port.get(session(context).accountId, request.params.id);
+    const body = statusBody(context, topup);
+    const islands = topup.status === 'pending' ? ['topup-status'] : [];
+    return sendHtml(
+      reply,
+      200,
+      page(context, deps.assets, { title: w.topUpTitle, path: '/topup', body, islands }),
+    );
+  });
+
+  app.get<{ Params: { id: string } }>('/topups/:id/pay', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const w = wordsOf(context.lang);
+    if (port.mode !== 'test') throw errors.topupNotFound(request.params.id);
+    const topup = await port.get(session(context).accountId, request.params.id);
+    const locale = context.lang === 'ru' ? 'ru-RU' : 'en-US';
+    const action = `/topups/${topup.id}/pay`;
+    const body =
+      topup.status !== 'pending'
+        ? html`<p role="status">${w.topupFinished}</p><p><a href=${`/topups/${topup.id}`}>${topupState(topup.status, w)}</a></p>`
+        : html`<section class="cards"><div class="card"><div>${w.topupAmount}</div>
+              <div class="amount">${money(topup.amount_minor, locale)}</div></div></section>
+            <p class="hint">${w.topupPayNote}</p>
+            <div class="topup-pay">
+              <form class="inline" method="post" action=${action}>
+                ${csrfField(context)}<input type="hidden" name="action" value="pay" />
+                <button type="submit">${w.topupPay}</button>
+              </form>
+              <form class="inline" method="post" action=${action}>
+                ${csrfField(context)}<input type="hidden" name="action" value="decline" />
+                <button type="submit" class="danger">${w.topupDecline}</button>
+              </form>
+            </div>`;
+    return sendHtml(reply, 200, page(context, deps.assets, { title: w.topupPayTitle, path: '/topup', body }));
+  });
+
+  app.post<{ Params: { id: string } }>('/topups/:id/pay', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    if (port.mode !== 'test') throw errors.topupNotFound(request.params.id);
+    const outcome = field(request.body, 'action') === 'pay' ? 'succeeded' : 'canceled';
+    const topup = await port.decideTest(session(context).accountId, request.params.id, outcome);
+    // Like a provider's page: back to where the top-up asked the payer to return.
+    return seeOther(reply, topup.return_url);
+  });
+}

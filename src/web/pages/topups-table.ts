@@ -1,0 +1,58 @@
+/**
+ * A table of top-ups: when, amount, state, and a link to each top-up's page. The top-up page lists the
+ * person's own; the operator console may include it with `account` set to show whose they are.
+ */
+import { html, type VNode } from '../html.ts';
+import { type Words, wordsOf } from '../words.ts';
+import { money } from './overview.ts';
+
+/** What the table shows of a top-up. */
+export interface TopupRow {
+  id: string;
+  status: 'pending' | 'succeeded' | 'canceled';
+  amount_minor: number;
+  created_at: string;
+  /** Shown in a column of its own when given (the operator's view). */
+  account_id?: string;
+}
+
+/** The localised word of a top-up's state. */
+export function topupState(status: TopupRow['status'], w: Words): string {
+  return status === 'succeeded'
+    ? w.topup_succeeded
+    : status === 'canceled'
+      ? w.topup_canceled
+      : w.topup_pending;
+}
+
+/**
+ * Renders the table in `lang`; `link` makes each id a link (`/topups/{id}` by default, null for none).
+ * An empty list is a sentence, not an empty table.
+ */
+export function topupsTable(
+  rows: readonly TopupRow[],
+  lang: 'en' | 'ru',
+  options: { account?: boolean; link?: ((id: string) => string) | null } = {},
+): VNode {
+  const w = wordsOf(lang);
+  const locale = lang === 'ru' ? 'ru-RU' : 'en-US';
+  if (rows.length === 0) return html`<p class="hint">${w.topupNone}</p>`;
+  const link = options.link === undefined ? (id: string) => `/topups/${id}` : options.link;
+  return html`<table class="topups">
+    <thead><tr>
+      <th>${w.topupWhen}</th>${options.account ? html`<th>${w.topupAccount}</th>` : null}
+      <th>${w.topupAmount}</th><th>${w.topupState}</th><th>${w.topupId}</th>
+    </tr></thead>
+    <tbody>
+      ${rows.map(
+        (row) => html`<tr data-status=${row.status}>
+          <td><time datetime=${row.created_at}>${row.created_at.slice(0, 16).replace('T', ' ')}</time></td>
+          ${options.account ? html`<td><code>${row.account_id ?? ''}</code></td>` : null}
+          <td>${money(row.amount_minor, locale)}</td>
+          <td><span class=${`state state-${row.status}`}>${topupState(row.status, w)}</span></td>
+          <td>${link ? html`<a href=${link(row.id)}><code>${row.id}</code></a>` : html`<code>${row.id}</code>`}</td>
+        </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}

@@ -1,0 +1,103 @@
+/**
+ * The dashboard's top-up in the test mode (CONTRACT §13, §14): a confirmed person types 1500 in
+ * `Amount`, presses `Top up`, lands on the test payment page, presses Pay, returns to the top-up's page
+ * showing it paid, and the overview shows the money; Decline ends canceled with no money. Without
+ * `PAYMENTS=test` the pay page does not exist. Screenshots: topup, topup-pay, topup-done.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { confirmedPerson, launchBrowser, screenshot, startWebApp, type WebApp } from './kit.ts';
+
+describe('top-up in the browser (PAYMENTS=test)', () => {
+  let web: WebApp;
+  let browser: Browser;
+  before(async () => {
+    web = await startWebApp({ env: { PAYMENTS: 'test' } });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await web?.close();
+  });
+
+  test('Amount 1500 → Top up → Pay → the page shows it paid and the overview shows 1,500 RUB', async () => {
+    const person = await confirmedPerson(web, browser);
+    const { page } = person;
+    await page.goto(`${web.base}/topup`);
+    await page.getByLabel('Amount', { exact: true }).fill('1500');
+    await screenshot(page, 'topup');
+    await page.getByRole('button', { name: 'Top up', exact: true }).click();
+    await page.waitForURL(/\/topups\/tp_[^/]+\/pay$/);
+    await screenshot(page, 'topup-pay');
+    await page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await page.waitForURL(/\/topups\/tp_[^/]+$/);
+    const status = page.getByTestId('topup-status');
+    assert.equal(await status.getAttribute('data-status'), 'succeeded');
+    await screenshot(page, 'topup-done');
+    await page.goto(`${web.base}/`);
+    assert.match((await page.getByTestId('available').textContent()) ?? '', /1,500\.00/);
+    // The list shows it, and the operator's ledger has the credit with the payment as reference.
+    await page.goto(`${web.base}/topup`);
+    assert.equal(await page.locator('table.topups tbody tr[data-status="succeeded"]').count(), 1);
+    const ledger = await web.admin('GET', `/admin/v1/accounts/${person.accountId}/ledger`);
+    const creditsOf = (ledger.json().entries as Array<{ type: string; amount_minor: number }>).filter(
+      (e) => e.type === 'credit',
+    );
+    assert.deepEqual(
+      creditsOf.map((e) => e.amount_minor),
+      [150_000],
+    );
+    await person.context.close();
+  });
+
+  test('Decline: the top-up ends canceled and no money arrives', async () => {
+    const person = await confirmedPerson(web, browser);
+    const { page } = person;
+    await page.goto(`${web.base}/topup`);
+    await page.getByLabel('Amount', { exact: true }).fill('250,50');
+    await page.getByRole('button', { name: 'Top up', exact: true }).click();
+    await page.waitForURL(/\/pay$/);
+    await page.getByRole('button', { name: 'Decline', exact: true }).click();
+    await page.waitForURL(/\/topups\/tp_[^/]+$/);
+    assert.equal(await page.getByTestId('topup-status').getAttribute('data-status'), 'canceled');
+    await page.goto(`${web.base}/`);
+    assert.match((await page.getByTestId('available').textContent()) ?? '', /0\.00/);
+    await person.context.close();
+  });
+
+  test('a bad amount is refused in the form; another person cannot open the pay page', async () => {
+    const owner = await confirmedPerson(web, browser);
+    await owner.page.goto(`${web.base}/topup`);
+    await owner.page.getByLabel('Amount', { exact: true }).fill('0.5');
+    await owner.page.getByRole('button', { name: 'Top up', exact: true }).click();
+    await owner.page.locator('[data-topup-error]:not([hidden])').waitFor();
+    await owner.page.getByLabel('Amount', { exact: true }).fill('100');
+    await owner.page.getByRole('button', { name: 'Top up', exact: true }).click();
+    await owner.page.waitForURL(/\/pay$/);
+    const payUrl = owner.page.url();
+    const other = await confirmedPerson(web, browser);
+    const answer = await other.page.goto(payUrl);
+    assert.equal(answer?.status(), 404);
+    await owner.context.close();
+    await other.context.close();
+  });
+});
+
+describe('the pay page without the test mode', () => {
+  test('is 404 with PAYMENTS=off, and the top-up page says top-ups are unavailable', async () => {
+    const web = await startWebApp();
+    const browser = await launchBrowser();
+    try {
+      const person = await confirmedPerson(web, browser);
+      const answer = await person.page.goto(`${web.base}/topups/tp_x/pay`);
+      assert.equal(answer?.status(), 404);
+      await person.page.goto(`${web.base}/topup`);
+      assert.equal(await person.page.getByRole('button', { name: 'Top up', exact: true }).count(), 0);
+      await person.context.close();
+    } finally {
+      await browser.close();
+      await web.close();
+    }
+  });
+});

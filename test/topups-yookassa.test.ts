@@ -1,0 +1,261 @@
+/**
+ * Top-ups through YooKassa (CONTRACT §14, PROVIDERS.md §8), against the in-repo fake: the payment's wire
+ * shape, success and cancel by notification, duplicated, forged, unknown and unparsable notifications, a
+ * provider that is down, and a lost notification recovered by a read-back and by the background sweep.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { YookassaFake } from './fakes/yookassa.ts';
+import { expectError, startTestApp, type TestApp } from './helpers.ts';
+
+const NOTIFY = '/v1/payments/yookassa/notifications';
+
+describe('top-ups through YooKassa', () => {
+  let fake: YookassaFake;
+  let t: TestApp;
+  before(async () => {
+    fake = await YookassaFake.start();
+    t = await startTestApp({
+      worker: false,
+      env: {
+        PAYMENTS: 'yookassa',
+        YOOKASSA_SHOP_ID: fake.shopId,
+        YOOKASSA_SECRET_KEY: fake.secretKey,
+        YOOKASSA_BASE_URL: fake.baseUrl,
+      },
+    });
+  });
+  after(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  const notify = (body: unknown) =>
+    t.app.inject({
+      method: 'POST',
+      url: NOTIFY,
+      payload: body as object,
+      headers: { 'content-type': 'application/json' },
+    });
+
+  async function credits(accountId: string, reference?: string): Promise<number[]> {
+    const ledger = await t.admin('GET', `/admin/v1/accounts/${accountId}/ledger`);
+    return (ledger.json().entries as Array<{ type: string; reference: string | null; amount_minor: number }>)
+      .filter((e) => e.type === 'credit' && (reference === undefined || e.reference === reference))
+      .map((e) => e.amount_minor);
+  }
+
+  async function topUp(key: string, amount_minor: number): Promise<{ id: string; paymentId: string }> {
+    const res = await t.call(key, 'POST', '/v1/topups', { amount_minor });
+    assert.equal(res.statusCode, 201, res.body);
+    const id = res.json().id as string;
+    const payment = [...fake.payments.values()].find((p) => p.metadata.topup_id === id);
+    assert.ok(payment, 'the payment was created at YooKassa');
+    assert.equal(res.json().confirmation_url, payment.confirmation.confirmation_url);
+    return { id, paymentId: payment.id };
+  }
+
+  test('the payment: Basic auth, Idempotence-Key = the top-up id, "1500.00" RUB, redirect, metadata', async () => {
+    const acct = await t.account();
+    const before = fake.payments.size;
+    const { id } = await topUp(acct.key, 150_000);
+    assert.equal(fake.payments.size, before + 1);
+    const call = fake.calls.findLast((c) => c.method === 'POST' && c.path === '/v3/payments');
+    assert.ok(call);
+    assert.equal(call.headers['idempotence-key'], id);
+    assert.equal(
+      call.headers.authorization,
+      `Basic ${Buffer.from(`${fake.shopId}:${fake.secretKey}`).toString('base64')}`,
+    );
+    assert.deepEqual(call.body, {
+      amount: { value: '1500.00', currency: 'RUB' },
+      capture: true,
+      confirmation: { type: 'redirect', return_url: `http://api.test/topups/${id}` },
+      description: `Top-up ${id}`,
+      metadata: { topup_id: id },
+    });
+  });
+
+  test('success: the notification is read back and credits once, however often it comes', async () => {
+    const acct = await t.account();
+    const { id, paymentId } = await topUp(acct.key, 150_000);
+    fake.succeed(paymentId);
+    const answers = await Promise.all([1, 2, 3].map(() => notify(fake.notification(paymentId))));
+    for (const res of answers) assert.equal(res.statusCode, 200, res.body);
+    assert.equal((await notify(fake.notification(paymentId))).statusCode, 200);
+    assert.equal((await t.call(acct.key, 'GET', `/v1/topups/${id}`)).json().status, 'succeeded');
+    assert.deepEqual(await credits(acct.id, paymentId), [150_000]);
+    assert.equal((await t.call(acct.key, 'GET', '/v1/me')).json().available_minor, 150_000);
+  });
+
+  test('cancel: the top-up ends canceled with the reason, no money', async () => {
+    const acct = await t.account();
+    const { id, paymentId } = await topUp(acct.key, 5000);
+    fake.cancel(paymentId, 'insufficient_funds');
+    assert.equal((await notify(fake.notification(paymentId))).statusCode, 200);
+    const view = (await t.call(acct.key, 'GET', `/v1/topups/${id}`)).json();
+    assert.equal(view.status, 'canceled');
+    assert.equal(view.cancellation_reason, 'insufficient_funds');
+    // A later success claim (forged or not) cannot revive it.
+    assert.equal((await notify(fake.notification(paymentId, { status: 'succeeded' }))).statusCode, 200);
+    assert.deepEqual(await credits(acct.id), []);
+  });
+
+  test('forged notifications credit nothing: the payment is still pending at YooKassa', async () => {
+    const acct = await t.account();
+    const { id, paymentId } = await topUp(acct.key, 9900);
+    const forged = [
+      fake.notification(paymentId, { status: 'succeeded', paid: true }),
+      fake.notification(paymentId, { status: 'succeeded', amount: { value: '999999.00', currency: 'RUB' } }),
+      { type: 'notification', event: 'payment.succeeded', object: { id: paymentId, status: 'succeeded' } },
+    ];
+    for (const body of forged) assert.equal((await notify(body)).statusCode, 200);
+    assert.equal((await t.call(acct.key, 'GET', `/v1/topups/${id}`)).json().status, 'pending');
+    assert.deepEqual(await credits(acct.id), []);
+  });
+
+  test('unknown and malformed notifications are 200 without effect; an unparsable body is 400', async () => {
+    const reads = fake.reads;
+    for (const body of [
+      fake.notification('no-such-payment', { status: 'succeeded' }),
+      { type: 'notification' },
+      { object: { id: 42 } },
+      [],
+      'text',
+      null,
+    ]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: NOTIFY,
+        payload: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    assert.equal(fake.reads, reads, 'a payment no top-up has is never even read');
+    for (const payload of ['{"object":', 'not json', '']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: NOTIFY,
+        payload,
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(res.statusCode, 400, `${payload}: ${res.body}`);
+    }
+  });
+
+  test('provider down (500, 429, wrong credentials): 503 with Retry-After, nothing recorded', async () => {
+    const acct = await t.account();
+    for (const status of [500, 429, 503]) {
+      fake.failing = { status, count: 1 };
+      const res = await t.call(
+        acct.key,
+        'POST',
+        '/v1/topups',
+        { amount_minor: 1000 },
+        { 'idempotency-key': 'k' },
+      );
+      expectError(res, 503, 'payments_unavailable');
+      assert.ok(Number(res.headers['retry-after']) >= 1, res.body);
+    }
+    fake.failing = null;
+    assert.equal((await t.call(acct.key, 'GET', '/v1/topups')).json().topups.length, 0);
+    // The refusal did not bind the key.
+    const ok = await t.call(
+      acct.key,
+      'POST',
+      '/v1/topups',
+      { amount_minor: 1000 },
+      { 'idempotency-key': 'k' },
+    );
+    assert.equal(ok.statusCode, 201, ok.body);
+    assert.deepEqual(await credits(acct.id), []);
+  });
+
+  test('a read-back that fails answers the notification 500 (resent later), then credits once', async () => {
+    const acct = await t.account();
+    const { paymentId } = await topUp(acct.key, 3000);
+    fake.succeed(paymentId);
+    fake.failing = { status: 500, count: 1 };
+    assert.equal((await notify(fake.notification(paymentId))).statusCode, 500);
+    assert.deepEqual(await credits(acct.id), []);
+    assert.equal((await notify(fake.notification(paymentId))).statusCode, 200);
+    assert.deepEqual(await credits(acct.id, paymentId), [3000]);
+  });
+
+  test('a lost notification: reading the top-up reads the payment back and credits', async () => {
+    const acct = await t.account();
+    const { id, paymentId } = await topUp(acct.key, 4200);
+    fake.succeed(paymentId);
+    assert.equal((await t.call(acct.key, 'GET', `/v1/topups/${id}`)).json().status, 'succeeded');
+    assert.deepEqual(await credits(acct.id, paymentId), [4200]);
+  });
+
+  test('a lost notification: the background sweep credits it without anyone asking', async () => {
+    const acct = await t.account();
+    const paid = await topUp(acct.key, 7700);
+    const dropped = await topUp(acct.key, 1100);
+    fake.succeed(paid.paymentId);
+    fake.cancel(dropped.paymentId);
+    t.container.topupSweep.start(50, { idleMs: 0 });
+    try {
+      for (let i = 0; i < 200 && (await credits(acct.id)).length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    } finally {
+      t.container.topupSweep.stop();
+    }
+    assert.deepEqual(await credits(acct.id, paid.paymentId), [7700]);
+    const list = (await t.call(acct.key, 'GET', '/v1/topups')).json().topups as Array<{
+      id: string;
+      status: string;
+    }>;
+    const states = Object.fromEntries(list.map((x) => [x.id, x.status]));
+    assert.equal(states[paid.id], 'succeeded');
+    // The sweep's pass reads both; the canceled one ends canceled.
+    await t.container.services.topups.sweep({ idleMs: 0 });
+    assert.equal(
+      (await t.call(acct.key, 'GET', '/v1/topups'))
+        .json()
+        .topups.find((x: { id: string }) => x.id === dropped.id).status,
+      'canceled',
+    );
+    assert.deepEqual(await credits(acct.id), [7700]);
+  });
+});
+
+describe('YooKassa with wrong credentials or unreachable', () => {
+  test('401 from YooKassa and a closed port are both 503 payments_unavailable', async () => {
+    const fake = await YookassaFake.start();
+    const closed = await YookassaFake.start();
+    const closedUrl = closed.baseUrl;
+    await closed.close();
+    for (const [base, secret] of [
+      [fake.baseUrl, 'wrong-secret'],
+      [closedUrl, fake.secretKey],
+    ] as const) {
+      const t = await startTestApp({
+        worker: false,
+        env: {
+          PAYMENTS: 'yookassa',
+          YOOKASSA_SHOP_ID: fake.shopId,
+          YOOKASSA_SECRET_KEY: secret,
+          YOOKASSA_BASE_URL: base,
+        },
+      });
+      try {
+        const acct = await t.account();
+        expectError(
+          await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 1000 }),
+          503,
+          'payments_unavailable',
+        );
+        assert.equal((await t.call(acct.key, 'GET', '/v1/topups')).json().topups.length, 0);
+      } finally {
+        await t.close();
+      }
+    }
+    assert.equal(fake.payments.size, 0);
+    await fake.close();
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * Wallet top-ups as the API answers them (CONTRACT §14), in the test mode (`PAYMENTS=test`): amounts,
+ * Idempotency-Key, tenancy, the list's cursor, the operator's list, `PAYMENTS=off`, an unconfirmed
+ * person, and concurrent settlements of one payment crediting once.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ManualClock } from '../src/lib/clock.ts';
+import { expectError, startTestApp, type TestApp } from './helpers.ts';
+
+async function creditsOf(t: TestApp, accountId: string, reference: string): Promise<number[]> {
+  const ledger = await t.admin('GET', `/admin/v1/accounts/${accountId}/ledger`);
+  assert.equal(ledger.statusCode, 200, ledger.body);
+  return (ledger.json().entries as Array<{ type: string; reference: string | null; amount_minor: number }>)
+    .filter((e) => e.type === 'credit' && e.reference === reference)
+    .map((e) => e.amount_minor);
+}
+
+async function paymentOf(t: TestApp, topupId: string): Promise<string> {
+  const found = await t.admin('GET', '/admin/v1/topups');
+  const row = (found.json().topups as Array<{ id: string; payment_id: string }>).find(
+    (x) => x.id === topupId,
+  );
+  assert.ok(row, found.body);
+  return row.payment_id;
+}
+
+describe('top-ups in the test mode', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ worker: false, env: { PAYMENTS: 'test' } });
+  });
+  after(() => t.close());
+
+  test('amounts: 99 and 100,000,001 kopecks are 422; 100 and 100,000,000 are accepted, pending', async () => {
+    const acct = await t.account();
+    for (const amount_minor of [99, 100_000_001, 150.5, -100, 0]) {
+      expectError(await t.call(acct.key, 'POST', '/v1/topups', { amount_minor }), 422, 'invalid_request');
+    }
+    expectError(
+      await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: '1500' }),
+      422,
+      'invalid_request',
+    );
+    expectError(
+      await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 1500, return_url: 'javascript:alert(1)' }),
+      422,
+      'invalid_request',
+    );
+    for (const amount_minor of [100, 100_000_000]) {
+      const res = await t.call(acct.key, 'POST', '/v1/topups', { amount_minor });
+      assert.equal(res.statusCode, 201, res.body);
+      const topup = res.json();
+      assert.match(topup.id, /^tp_/);
+      assert.equal(topup.status, 'pending');
+      assert.equal(topup.amount_minor, amount_minor);
+      assert.equal(topup.confirmation_url, `http://api.test/topups/${topup.id}/pay`);
+      assert.equal(topup.return_url, `http://api.test/topups/${topup.id}`);
+      assert.equal(res.headers.location, `/v1/topups/${topup.id}`);
+    }
+    const me = await t.call(acct.key, 'GET', '/v1/me');
+    assert.equal(me.json().available_minor, 0, 'nothing is credited before the payment succeeds');
+  });
+
+  test('Idempotency-Key: the same body replays the top-up, another body is 409, no second payment', async () => {
+    const acct = await t.account();
+    const headers = { 'idempotency-key': 'topup-1' };
+    const first = await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 5000 }, headers);
+    assert.equal(first.statusCode, 201, first.body);
+    const again = await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 5000 }, headers);
+    assert.equal(again.statusCode, 201, again.body);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.json().id, first.json().id);
+    expectError(
+      await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 6000 }, headers),
+      409,
+      'idempotency_conflict',
+    );
+    const list = await t.call(acct.key, 'GET', '/v1/topups');
+    assert.equal(list.json().topups.length, 1);
+  });
+
+  test("another account's top-up is 404 topup_not_found, for reading and for paying", async () => {
+    const owner = await t.account();
+    const other = await t.account();
+    const created = (await t.call(owner.key, 'POST', '/v1/topups', { amount_minor: 1000 })).json();
+    expectError(await t.call(other.key, 'GET', `/v1/topups/${created.id}`), 404, 'topup_not_found');
+    expectError(await t.call(owner.key, 'GET', '/v1/topups/tp_nothing'), 404, 'topup_not_found');
+    await assert.rejects(
+      t.container.services.topups.decideTest(other.id, created.id, 'succeeded'),
+      /topup_not_found/,
+    );
+    assert.equal((await t.call(other.key, 'GET', '/v1/topups')).json().topups.length, 0);
+  });
+
+  test('Pay credits once with the payment id as reference; Decline cancels without money', async () => {
+    const acct = await t.account();
+    const paid = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 150_000 })).json();
+    const declined = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 70_000 })).json();
+    const topups = t.container.services.topups;
+    assert.equal((await topups.decideTest(acct.id, paid.id, 'succeeded')).status, 'succeeded');
+    assert.equal((await topups.decideTest(acct.id, paid.id, 'succeeded')).status, 'succeeded');
+    assert.equal((await topups.decideTest(acct.id, declined.id, 'canceled')).status, 'canceled');
+    // A decision after the final state changes nothing.
+    assert.equal((await topups.decideTest(acct.id, declined.id, 'succeeded')).status, 'canceled');
+    const view = (await t.call(acct.key, 'GET', `/v1/topups/${paid.id}`)).json();
+    assert.equal(view.status, 'succeeded');
+    assert.equal(view.confirmation_url, null);
+    assert.deepEqual(await creditsOf(t, acct.id, await paymentOf(t, paid.id)), [150_000]);
+    assert.deepEqual(await creditsOf(t, acct.id, await paymentOf(t, declined.id)), []);
+    assert.equal((await t.call(acct.key, 'GET', '/v1/me')).json().available_minor, 150_000);
+  });
+
+  test('twenty concurrent settlements of one succeeded payment credit it once', async () => {
+    const acct = await t.account();
+    const created = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 2500 })).json();
+    const paymentId = await paymentOf(t, created.id);
+    await t.container.db.db
+      .updateTable('test_payments')
+      .set({ status: 'succeeded' })
+      .where('id', '=', paymentId)
+      .execute();
+    const topups = t.container.services.topups;
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => topups.settle(paymentId)));
+    assert.deepEqual(new Set(outcomes), new Set(['succeeded']));
+    const reads = await Promise.all(
+      Array.from({ length: 10 }, () => t.call(acct.key, 'GET', `/v1/topups/${created.id}`)),
+    );
+    for (const res of reads) assert.equal(res.json().status, 'succeeded');
+    assert.deepEqual(await creditsOf(t, acct.id, paymentId), [2500]);
+    assert.equal((await t.call(acct.key, 'GET', '/v1/me')).json().available_minor, 2500);
+  });
+
+  test('the list is newest first with a cursor; the operator filters by account and status', async () => {
+    const acct = await t.account();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push((await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 100 + i })).json().id);
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const url: string = `/v1/topups?limit=2${cursor ? `&cursor=${cursor}` : ''}`;
+      const page = await t.call(acct.key, 'GET', url);
+      assert.equal(page.statusCode, 200, page.body);
+      seen.push(...page.json().topups.map((x: { id: string }) => x.id));
+      cursor = page.json().next_cursor;
+    } while (cursor);
+    assert.deepEqual(seen, [...ids].reverse());
+    expectError(await t.call(acct.key, 'GET', '/v1/topups?cursor=bogus'), 422, 'invalid_request');
+    await t.container.services.topups.decideTest(acct.id, ids[0] as string, 'succeeded');
+    const mine = await t.admin('GET', `/admin/v1/topups?account_id=${acct.id}&status=succeeded`);
+    assert.equal(mine.statusCode, 200, mine.body);
+    assert.deepEqual(
+      mine.json().topups.map((x: { id: string; account_id: string }) => [x.id, x.account_id]),
+      [[ids[0], acct.id]],
+    );
+    expectError(await t.admin('GET', '/admin/v1/topups?status=paid'), 422, 'invalid_request');
+  });
+
+  test('an account whose person has not confirmed the e-mail cannot top up (403 email_not_confirmed)', async () => {
+    const acct = await t.account();
+    await t.container.db.db
+      .insertInto('people')
+      .values({
+        id: `p-${acct.id}`,
+        account_id: acct.id,
+        email: `${acct.id}@example.com`,
+        password_hash: null,
+        email_confirmed_at: null,
+        lang: null,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+    expectError(
+      await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 1000 }),
+      403,
+      'email_not_confirmed',
+    );
+  });
+});
+
+describe('top-ups switched off (PAYMENTS=off, the default)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ worker: false });
+  });
+  after(() => t.close());
+
+  test('creating is 503 payments_unavailable with Retry-After; nothing is kept', async () => {
+    const acct = await t.account();
+    const res = await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 1000 });
+    expectError(res, 503, 'payments_unavailable');
+    assert.ok(Number(res.headers['retry-after']) >= 1);
+    assert.equal((await t.call(acct.key, 'GET', '/v1/topups')).json().topups.length, 0);
+    // The notification endpoint takes anything and does nothing.
+    const note = await t.app.inject({
+      method: 'POST',
+      url: '/v1/payments/yookassa/notifications',
+      payload: { type: 'notification', event: 'payment.succeeded', object: { id: 'x' } },
+    });
+    assert.equal(note.statusCode, 200);
+  });
+});
+
+describe('the sweep of pending top-ups (test mode, a manual clock)', () => {
+  const clock = new ManualClock(new Date());
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ worker: false, clock, env: { PAYMENTS: 'test' } });
+  });
+  after(() => t.close());
+
+  test('a paid top-up is credited by the sweep once idle for a minute; one unpaid for a day ends canceled', async () => {
+    const acct = await t.account();
+    const paid = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 1200 })).json();
+    const unpaid = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 3400 })).json();
+    const paymentId = await paymentOf(t, paid.id);
+    await t.container.db.db
+      .updateTable('test_payments')
+      .set({ status: 'succeeded' })
+      .where('id', '=', paymentId)
+      .execute();
+    const topups = t.container.services.topups;
+    assert.equal(await topups.sweep(), 0, 'nothing idle for a minute yet');
+    clock.advance(61_000);
+    assert.equal(await topups.sweep(), 2);
+    assert.deepEqual(await creditsOf(t, acct.id, paymentId), [1200]);
+    const stillPending = await t.admin('GET', `/admin/v1/topups?account_id=${acct.id}&status=pending`);
+    assert.deepEqual(
+      stillPending.json().topups.map((x: { id: string }) => x.id),
+      [unpaid.id],
+    );
+    clock.advance(24 * 60 * 60 * 1000);
+    await topups.sweep();
+    const view = (await t.call(acct.key, 'GET', `/v1/topups/${unpaid.id}`)).json();
+    assert.equal(view.status, 'canceled');
+    assert.equal(view.cancellation_reason, 'expired_on_confirmation');
+    assert.deepEqual(await creditsOf(t, acct.id, paymentId), [1200]);
+  });
+});
