@@ -67,16 +67,16 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
     href === '/' ? options.path === '/' : options.path === href || options.path.startsWith(`${href}/`);
   const link = (href: string, label: string) =>
     html`<a href=${href} aria-current=${current(href) ? 'page' : undefined}>${label}</a>`;
-  const nav = context.session
-    ? html`<nav aria-label=${w.title}>
-        ${NAV.map(([href, word]) => link(href, w[word]))}
-        <span class="hint">${context.session.email}</span>
+  const account = context.session
+    ? html`<span class="hint">${context.session.email}</span>
         <form class="inline" method="post" action="/signout">
           ${csrfField(context)}
           <button type="submit" class="secondary">${w.signOut}</button>
-        </form>
-      </nav>`
+        </form>`
     : html`<nav aria-label=${w.title}>${link('/signin', w.signIn)} ${link('/signup', w.signUp)}</nav>`;
+  const sections = context.session
+    ? html`<nav class="sections" aria-label=${w.title}>${NAV.map(([href, word]) => link(href, w[word]))}</nav>`
+    : null;
   const islands = ['language', ...(options.islands ?? [])];
   return renderPage(html`<html lang=${context.lang}>
     <head>
@@ -90,8 +90,11 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
     </head>
     <body>
       <header class="top">
-        <a class="brand" href="/">${w.title}</a>
-        ${nav} ${languageControl(context, options.path)}
+        <div class="bar">
+          <a class="brand" href="/">${w.title}</a>
+          <div class="account">${account} ${languageControl(context, options.path)}</div>
+        </div>
+        ${sections}
       </header>
       <main>
         <h1>${options.title}</h1>

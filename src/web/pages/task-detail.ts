@@ -104,7 +104,7 @@ export function taskBody(task: WebTask, csrf: VNode, w: Words, lang: Lang): VNod
       ${when(w.taskFinished, task.finished_at, lang)}
     </dl>
     <h2>${w.taskSettings}</h2>
-    <dl class="settings">
+    <dl class="task-settings">
       ${Object.entries(task.settings).map(([key, value]) => html`<dt>${key}</dt><dd>${settingText(value)}</dd>`)}
     </dl>
     ${results(task, w, lang)}`;
