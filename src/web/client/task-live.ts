@@ -3,7 +3,7 @@
  * (`GET /v1/tasks/{id}/events`, CONTRACT §12, opened with the session cookie) and updates the status
  * badge and the progress bar on each `task` event. On the final event (`done`) it reloads the page once,
  * so the server draws the players. When the stream fails it falls back to asking `GET /v1/tasks/{id}`
- * every 2 seconds.
+ * every 2 seconds. Once a form of the page is sent, it stops following, as the form's answer is the next page.
  */
 import { api } from './api.js';
 
@@ -24,6 +24,11 @@ function follow(section: HTMLElement, id: string): void {
   const bar = section.querySelector<HTMLProgressElement>('[data-task-progress]');
   const percent = section.querySelector<HTMLElement>('[data-task-percent]');
   let reloaded = false;
+  // A form sent from the page (Cancel) navigates by itself: a reload of ours would race it and could lose
+  // its answer, so following stops there.
+  document.addEventListener('submit', () => {
+    reloaded = true;
+  });
 
   const show = (task: TaskState): void => {
     if (badge) {
