@@ -129,6 +129,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
     models: deps.services.models,
     publicBaseUrl: deps.config.publicBaseUrl,
+    libraries: deps.services.libraries,
+    uploads: deps.services.uploads,
   });
   return app;
 }

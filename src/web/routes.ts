@@ -15,12 +15,16 @@ import { type Asset, Assets } from './assets.ts';
 import { contextOf, csrfValid, loadContext } from './context.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
+import type { LibrariesPort } from './libraries-port.ts';
 import { authPages } from './pages/auth.ts';
 import { keysPages } from './pages/keys.ts';
+import { librariesPages } from './pages/libraries.ts';
 import { overviewPage } from './pages/overview.ts';
 import { settingsPages } from './pages/settings.ts';
+import { uploadsPages } from './pages/uploads.ts';
 import type { PeoplePort } from './people-port.ts';
 import { csrfRefused, refusalOf, sendHtml } from './respond.ts';
+import type { UploadsPort } from './uploads-port.ts';
 import { wordsOf } from './words.ts';
 
 /** What the dashboard needs from the rest of the service. */
@@ -32,6 +36,10 @@ export interface WebDeps {
   models: { list(allowed: readonly string[] | null): Promise<Array<{ key: string; name: string }>> };
   /** The service's public address: cookies are `Secure` when it is https. */
   publicBaseUrl: string;
+  /** Library records, for the libraries pages (the libraries module's `LibraryService`). */
+  libraries: LibrariesPort;
+  /** Own uploads, for the uploads page (the files module's `UploadService`). */
+  uploads: UploadsPort;
 }
 
 /** What the page files receive. */
@@ -88,6 +96,8 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     people: deps.people,
     wallet: deps.wallet,
     models: deps.models,
+    libraries: deps.libraries,
+    uploads: deps.uploads,
     assets,
     secure,
   };
@@ -151,5 +161,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     await overviewPage(web, pageDeps);
     await keysPages(web, pageDeps);
     await settingsPages(web, pageDeps);
+    await librariesPages(web, pageDeps);
+    await uploadsPages(web, pageDeps);
   });
 }

@@ -4,6 +4,7 @@
  * `Sign up`, `Sign in`, `Sign out`, `Create key`, `Revoke`.
  */
 import type { Lang } from '../i18n/index.ts';
+import * as libraryWords from './words-libraries.ts';
 
 const en = {
   title: 'Generation Task API',
@@ -89,6 +90,7 @@ const en = {
   flash_resent: 'The confirmation link was sent again.',
   flash_signed_out: 'You are signed out.',
   flash_sign_in_first: 'Sign in to continue.',
+  ...libraryWords.en,
 } as const;
 
 export type WordKey = keyof typeof en;
@@ -180,6 +182,7 @@ const ru: Words = {
   flash_resent: 'Ссылка для подтверждения отправлена ещё раз.',
   flash_signed_out: 'Вы вышли.',
   flash_sign_in_first: 'Войдите, чтобы продолжить.',
+  ...libraryWords.ru,
 };
 
 const dictionaries: Readonly<Record<Lang, Words>> = { en, ru };
