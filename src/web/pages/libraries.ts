@@ -94,7 +94,7 @@ function kindSection(decl: LibraryDecl, list: Record<string, unknown>, w: Words)
             <tbody>${records.map((r) => recordRow(decl, r, w))}</tbody>
           </table>`
     }
-    ${limits.length > 0 ? html`<details><summary>${w.libLimits}</summary><ul class="limits">${limits.map((l) => html`<li>${l}</li>`)}</ul></details>` : null}
+    ${limits.length > 0 ? html`<p class="hint limits"><strong>${w.libLimits}:</strong> ${limits.join(' · ')}</p>` : null}
   </section>`;
 }
 
