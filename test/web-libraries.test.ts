@@ -70,7 +70,12 @@ describe('dashboard: libraries pages', () => {
     for (const model of new Set(LIBRARIES.map((d) => d.model)))
       assert.ok(textOf(res.body).includes(`Model ${model}`));
     assert.match(textOf(res.body), /Singing voices 0 records/);
-    assert.match(textOf(res.body), /Pictures: jpeg, png, webp, up to 10 MB/, 'limits from the list response');
+    const text = textOf(res.body);
+    assert.match(text, /Pictures: jpeg, png, webp, up to 10 MB/, 'limits from the list response');
+    assert.match(text, /Piece of the recording, seconds: from 10 to 240/);
+    assert.match(text, /Recording of the phrase, seconds: at least 3/);
+    assert.match(text, /Description: up to 500 characters/);
+    assert.ok(!text.includes('[object Object]'));
   });
 
   test('each creation form has exactly the fields of the declared body, link fields with a picker', async () => {

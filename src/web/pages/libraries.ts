@@ -21,6 +21,28 @@ import { voicePage } from './library-voice.ts';
 
 const HIDE = { schema: { hide: true } } as const;
 
+type Bound = Partial<Record<'min_length' | 'max_length' | 'min_items' | 'max_items' | 'min' | 'max', number>>;
+
+/** One declared bound in words: characters, files, a range, or the declared value as it is. */
+function boundText(value: unknown, w: Words): string {
+  if (Array.isArray(value)) return value.join(', ');
+  if (typeof value !== 'object' || value === null) return String(value);
+  const b = value as Bound;
+  if (b.max_length !== undefined) {
+    return b.min_length
+      ? fill(w.libChars, { min: String(b.min_length), max: String(b.max_length) })
+      : fill(w.libUpToChars, { max: String(b.max_length) });
+  }
+  if (b.max_items !== undefined) {
+    return b.max_items === 1
+      ? w.libOneFile
+      : fill(w.libItems, { min: String(b.min_items ?? 0), max: String(b.max_items) });
+  }
+  if (b.max !== undefined) return fill(w.libRange, { min: String(b.min ?? 0), max: String(b.max) });
+  if (b.min !== undefined) return fill(w.libAtLeast, { min: String(b.min) });
+  return JSON.stringify(value);
+}
+
 /** The list response's `limits` in words: bounds of fields, files, and anything else as declared. */
 function limitsText(limits: Record<string, unknown>, w: Words): string[] {
   const out: string[] = [];
@@ -39,20 +61,7 @@ function limitsText(limits: Record<string, unknown>, w: Words): string[] {
       }
       continue;
     }
-    const b = value as { min_length?: number; max_length?: number; min_items?: number; max_items?: number };
-    if (typeof b === 'object' && b !== null && b.max_length !== undefined) {
-      out.push(
-        `${fieldLabel(w, key)}: ${fill(w.libChars, { min: String(b.min_length ?? 0), max: String(b.max_length) })}`,
-      );
-    } else if (typeof b === 'object' && b !== null && b.max_items !== undefined) {
-      const items =
-        b.max_items === 1
-          ? w.libOneFile
-          : fill(w.libItems, { min: String(b.min_items ?? 0), max: String(b.max_items) });
-      out.push(`${fieldLabel(w, key)}: ${items}`);
-    } else {
-      out.push(`${fieldLabel(w, key)}: ${Array.isArray(value) ? value.join(', ') : String(value)}`);
-    }
+    out.push(`${fieldLabel(w, key)}: ${boundText(value, w)}`);
   }
   return out;
 }
