@@ -178,6 +178,35 @@ describe('dashboard: libraries pages', () => {
     assert.ok(!refused.body.includes(phrase.phrase));
   });
 
+  test("a failed singing voice shows the generator's reason and offers a new phrase", async () => {
+    const me = await person();
+    const created = await t.call(me.key, 'POST', '/v1/models/music/voices', {
+      source_url: file('song.mp3'),
+      start_seconds: 0,
+      end_seconds: 20,
+    });
+    const id = (created.json() as { id: string }).id;
+    clock.advance(31 * 60_000);
+    assert.equal(
+      (await t.call(me.key, 'GET', `/v1/models/music/voices/${id}`)).json().status,
+      'pending_recording',
+    );
+    const verified = await t.call(me.key, 'POST', `/v1/models/music/voices/${id}/verify`, {
+      recording_url: file('phrase.mp3'),
+      name: 'Nope [sim:fail]',
+    });
+    assert.equal(verified.statusCode, 200, verified.body);
+    clock.advance(31 * 60_000);
+    const res = await me.browser.get(`/libraries/music/voices/${id}`);
+    assert.match(res.body, /data-status="failed"/);
+    assert.ok(!res.body.includes('data-poll'), 'a final state is not polled');
+    assert.match(textOf(res.body), /The generator said: .+/);
+    assert.ok(res.body.includes(`data-path="/v1/models/music/voices/${id}/retry"`));
+    assert.ok(buttons(res.body).includes('Get a new phrase'));
+    const list = await me.browser.get('/libraries');
+    assert.match(list.body, /data-state="failed">Failed</);
+  });
+
   test('the pages speak Russian', async () => {
     const { browser } = await person({ 'accept-language': 'ru' });
     await browser.post('/language', { lang: 'ru', next: '/libraries' });

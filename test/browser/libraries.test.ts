@@ -191,7 +191,7 @@ describe('libraries pages in the browser', () => {
     }
   });
 
-  test('a singing voice through both steps with uploaded recordings', async () => {
+  test('a singing voice through both steps with uploaded recordings, a failure and a retry', async () => {
     const page = person.page;
     await page.goto(`${web.base}/libraries/music/voices/new`);
     await pick(page, 'source_url', song);
@@ -204,6 +204,16 @@ describe('libraries pages in the browser', () => {
     await shown.waitFor({ timeout: 60_000 });
     assert.ok(((await shown.textContent()) ?? '').trim().length > 0);
     await screenshot(page, 'singing-voice-phrase');
+    const first = await shown.textContent();
+    // The simulator fails a verify whose name asks for it; `retry` gives a new phrase.
+    await pick(page, 'recording_url', phrase);
+    await page.getByLabel('Name').fill('Nope [sim:fail]');
+    await page.getByRole('button', { name: 'Verify the voice' }).click();
+    await page.locator('[data-status="failed"]').waitFor({ timeout: 60_000 });
+    assert.match((await page.getByRole('alert').first().textContent()) ?? '', /The generator said: /);
+    await page.getByRole('button', { name: 'Get a new phrase' }).click();
+    await page.locator('[data-status="pending_recording"]').waitFor();
+    assert.notEqual(await shown.textContent(), first, 'a retry never repeats a phrase');
     await pick(page, 'recording_url', phrase);
     await page.getByLabel('Name').fill('My singing voice');
     await page.getByRole('button', { name: 'Verify the voice' }).click();
