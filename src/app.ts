@@ -138,6 +138,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     tasks: deps.services.tasks,
     publicBaseUrl: deps.config.publicBaseUrl,
     topups: deps.services.topups,
+    libraries: deps.services.libraries,
+    uploads: deps.services.uploads,
   });
   return app;
 }

@@ -150,6 +150,33 @@ export class UploadService {
     return this.#view(await this.#own(principal, id));
   }
 
+  /**
+   * The account's live uploads (neither deleted nor expired), newest first, with the bytes they hold
+   * against the quota (`UPLOAD_QUOTA`): the dashboard's uploads page.
+   */
+  async list(
+    principal: KeyPrincipal,
+    limit = 500,
+  ): Promise<{ files: UploadView[]; usedBytes: number; quotaBytes: number }> {
+    const { db, clock } = this.#deps;
+    const now = clock.now();
+    const rows = await db.db
+      .selectFrom('uploads')
+      .selectAll()
+      .where('account_id', '=', principal.accountId)
+      .where('deleted_at', 'is', null)
+      .where('expires_at', '>', now.toISOString())
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+    return {
+      files: rows.map((row) => this.#view(row)),
+      usedBytes: await usedBytes(db.db, principal.accountId, now),
+      quotaBytes: this.#deps.quotaBytes,
+    };
+  }
+
   /** Deletes an upload: its direct link answers 404 from then on and its bytes are removed. */
   async delete(principal: KeyPrincipal, id: string): Promise<void> {
     const row = await this.#own(principal, id);

@@ -15,17 +15,21 @@ import { type Asset, Assets } from './assets.ts';
 import { contextOf, csrfValid, loadContext } from './context.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
+import type { LibrariesPort } from './libraries-port.ts';
 import { authPages } from './pages/auth.ts';
 import { keysPages } from './pages/keys.ts';
+import { librariesPages } from './pages/libraries.ts';
 import { type NewTaskCatalog, newTaskPage } from './pages/new-task.ts';
 import { overviewPage } from './pages/overview.ts';
 import { settingsPages } from './pages/settings.ts';
 import { taskDetailPages } from './pages/task-detail.ts';
 import { tasksPages } from './pages/tasks.ts';
 import { type TopupPort, topupPages } from './pages/topup.ts';
+import { uploadsPages } from './pages/uploads.ts';
 import type { PeoplePort } from './people-port.ts';
 import { csrfRefused, refusalOf, sendHtml } from './respond.ts';
 import type { TasksPort } from './tasks-port.ts';
+import type { UploadsPort } from './uploads-port.ts';
 import { wordsOf } from './words.ts';
 
 /** What the dashboard needs from the rest of the service. */
@@ -43,6 +47,10 @@ export interface WebDeps {
   publicBaseUrl: string;
   /** Wallet top-ups (the payments module's `TopupService`); without it the top-up pages are not served. */
   topups?: TopupPort;
+  /** Library records, for the libraries pages (the libraries module's `LibraryService`). */
+  libraries: LibrariesPort;
+  /** Own uploads, for the uploads page (the files module's `UploadService`). */
+  uploads: UploadsPort;
 }
 
 /** What the page files receive. */
@@ -101,6 +109,8 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     models: deps.models,
     catalog: deps.catalog,
     tasks: deps.tasks,
+    libraries: deps.libraries,
+    uploads: deps.uploads,
     assets,
     secure,
     ...(deps.topups ? { topups: deps.topups } : {}),
@@ -169,5 +179,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     await tasksPages(web, pageDeps);
     await taskDetailPages(web, pageDeps);
     await topupPages(web, pageDeps);
+    await librariesPages(web, pageDeps);
+    await uploadsPages(web, pageDeps);
   });
 }

@@ -4,6 +4,7 @@
  * `Sign up`, `Sign in`, `Sign out`, `Create key`, `Revoke`.
  */
 import type { Lang } from '../i18n/index.ts';
+import * as libraryWords from './words-libraries.ts';
 import { en as newEn, ru as newRu } from './words-new.ts';
 import { en as tasksEn, ru as tasksRu } from './words-tasks.ts';
 import * as topupWords from './words-topup.ts';
@@ -95,6 +96,7 @@ const en = {
   flash_sign_in_first: 'Sign in to continue.',
   ...newEn,
   ...tasksEn,
+  ...libraryWords.en,
 } as const;
 
 export type WordKey = keyof typeof en;
@@ -189,6 +191,7 @@ const ru: Words = {
   flash_sign_in_first: 'Войдите, чтобы продолжить.',
   ...newRu,
   ...tasksRu,
+  ...libraryWords.ru,
 };
 
 const dictionaries: Readonly<Record<Lang, Words>> = { en, ru };

@@ -1,0 +1,91 @@
+/**
+ * Lists of the libraries and uploads pages: deleting after a confirmation in the row (the `/v1`
+ * DELETE), and, on the libraries page, the live state of records that learn or wait: each row with
+ * `data-poll` reads its record every 2 s while its state is one of those and updates its badge and error.
+ */
+import { api } from './api.js';
+
+const list = document.querySelector<HTMLElement>('[data-library-list]');
+const errorBox = document.querySelector<HTMLElement>('[data-list-error]');
+const states: Record<string, string> = JSON.parse(list?.dataset.states ?? '{}');
+
+function showError(message: string | null): void {
+  if (!errorBox) return;
+  errorBox.textContent = message ?? '';
+  errorBox.hidden = message === null;
+}
+
+function confirmDelete(button: HTMLButtonElement): void {
+  const cell = button.parentElement;
+  if (!cell || !list) return;
+  const box = document.createElement('div');
+  box.className = 'confirm';
+  box.setAttribute('role', 'alert');
+  const text = document.createElement('span');
+  text.textContent = button.dataset.confirm ?? '';
+  const yes = document.createElement('button');
+  yes.type = 'button';
+  yes.className = 'danger';
+  yes.textContent = list.dataset.yes ?? 'Yes';
+  const no = document.createElement('button');
+  no.type = 'button';
+  no.className = 'secondary';
+  no.textContent = list.dataset.cancel ?? 'Cancel';
+  box.append(text, ' ', yes, ' ', no);
+  button.hidden = true;
+  cell.append(box);
+  no.addEventListener('click', () => {
+    box.remove();
+    button.hidden = false;
+  });
+  yes.addEventListener('click', async () => {
+    yes.disabled = true;
+    try {
+      await api('DELETE', button.dataset.delete ?? '');
+      button.closest('tr')?.remove();
+      showError(null);
+    } catch (error) {
+      showError(error instanceof Error ? error.message : String(error));
+      box.remove();
+      button.hidden = false;
+    }
+  });
+}
+
+for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-delete]')) {
+  button.addEventListener('click', () => confirmDelete(button));
+}
+
+interface RecordState {
+  status?: string;
+  error?: string;
+}
+
+function watch(row: HTMLElement): void {
+  const passing = (row.dataset.poll ?? '').split(' ');
+  const badge = row.querySelector<HTMLElement>('[data-state]');
+  const error = row.querySelector<HTMLElement>('[data-record-error]');
+  const tick = async () => {
+    if (!row.isConnected) return;
+    try {
+      const record = await api<RecordState>('GET', row.dataset.record ?? '');
+      const status = record.status ?? '';
+      if (badge && status !== badge.dataset.state) {
+        badge.dataset.state = status;
+        badge.className = `badge state-${status}`;
+        badge.textContent = states[status] ?? status;
+      }
+      if (error && record.error) error.textContent = record.error;
+      if (!passing.includes(status)) {
+        delete row.dataset.poll;
+        return;
+      }
+    } catch {
+      // A lost connection or a deleted record: try again at the next tick.
+    }
+    setTimeout(tick, 2000);
+  };
+  setTimeout(tick, 2000);
+}
+
+for (const row of document.querySelectorAll<HTMLElement>('[data-record][data-poll]')) watch(row);

@@ -1,0 +1,75 @@
+/**
+ * The uploads page's form: each chosen file goes to `POST /v1/files` (multipart, the session cookie and
+ * the CSRF token) one after another, with its progress; the API's refusal (too large, wrong type, quota)
+ * is shown as the API words it. When every file is in, the page shows the new list.
+ */
+import { csrfToken } from './api.js';
+
+interface ErrorBody {
+  error?: { message?: string };
+}
+
+function send(file: File, progress: (percent: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open('POST', '/v1/files');
+    request.setRequestHeader('accept', 'application/json');
+    request.setRequestHeader('accept-language', document.documentElement.lang || 'en');
+    request.setRequestHeader('x-csrf-token', csrfToken());
+    request.upload.addEventListener('progress', (event) => {
+      if (event.lengthComputable) progress(Math.round((event.loaded / event.total) * 100));
+    });
+    request.addEventListener('load', () => {
+      if (request.status >= 200 && request.status < 300) return resolve();
+      let message = `${request.status} ${request.statusText}`;
+      try {
+        message = (JSON.parse(request.responseText) as ErrorBody).error?.message ?? message;
+      } catch {
+        // Not JSON: the status line says enough.
+      }
+      reject(new Error(message));
+    });
+    request.addEventListener('error', () => reject(new Error(request.statusText || 'network error')));
+    const data = new FormData();
+    data.append('file', file, file.name);
+    request.send(data);
+  });
+}
+
+const form = document.querySelector<HTMLFormElement>('form[data-upload-form]');
+if (form) {
+  const input = form.querySelector<HTMLInputElement>('input[type="file"]');
+  const list = form.querySelector<HTMLElement>('[data-form-status]');
+  const errorBox = form.querySelector<HTMLElement>('[data-form-error]');
+  const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (!input || !list || !errorBox) return;
+    errorBox.hidden = true;
+    list.replaceChildren();
+    if (button) button.disabled = true;
+    const failures: string[] = [];
+    for (const file of input.files ?? []) {
+      const line = document.createElement('li');
+      list.append(line);
+      const say = (template: string, percent: number) => {
+        line.textContent = template.replace('{name}', file.name).replace('{percent}', String(percent));
+      };
+      say(form.dataset.progress ?? '{name}', 0);
+      try {
+        await send(file, (percent) => say(form.dataset.progress ?? '{name}', percent));
+        say(form.dataset.done ?? '{name}', 100);
+      } catch (error) {
+        failures.push(`${file.name}: ${error instanceof Error ? error.message : String(error)}`);
+        line.remove();
+      }
+    }
+    if (button) button.disabled = false;
+    if (failures.length === 0) {
+      location.reload();
+      return;
+    }
+    errorBox.textContent = failures.join(' ');
+    errorBox.hidden = false;
+  });
+}
