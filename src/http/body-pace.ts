@@ -70,7 +70,8 @@ export function paced(source: Readable, windowMs: number): BodyPace {
 
 /**
  * Every request body the app parses goes through a BodyPace. Multipart bodies are read by their plugin
- * straight from the socket, so the upload route watches its file part itself.
+ * straight from the socket, so the upload route watches its file part itself. An answer that goes out
+ * before its body was read whole closes the connection.
  */
 export function installBodyPace(app: FastifyInstance, windowMs: number): void {
   app.addHook('preParsing', async (request, reply, payload) => {
@@ -82,5 +83,11 @@ export function installBodyPace(app: FastifyInstance, windowMs: number): void {
     const guard = paced(payload, windowMs);
     reply.raw.once('close', () => guard.stop());
     return guard;
+  });
+  // An answer sent before its request's body was read whole (a refused upload, a body past a limit) ends
+  // the connection: the rest of the body would otherwise keep it busy, and a shutdown waiting for it.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.raw.complete) reply.header('connection', 'close');
+    return payload;
   });
 }

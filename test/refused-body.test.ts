@@ -1,0 +1,63 @@
+/**
+ * An answer sent before its request's body was read whole ends the connection (`Connection: close`), so
+ * the unread rest of the body neither keeps the connection busy nor holds a shutdown until Node's request
+ * timeout; answers to bodies read whole keep the connection alive.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { makeWav } from '../src/media/fixtures.ts';
+import { startTestApp, type TestApp } from './helpers.ts';
+
+describe('answers before the whole body', () => {
+  let t: TestApp;
+  let base: string;
+  let key: string;
+
+  before(async () => {
+    t = await startTestApp({ env: { UPLOAD_QUOTA: '1MB' } });
+    key = (await t.account()).key;
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+  });
+  after(() => t.close());
+
+  test('an upload refused past the quota closes its connection; the next call works', async () => {
+    const dir = fs.mkdtempSync(`${t.dir}/wav-`);
+    const wav = fs.readFileSync(await makeWav(dir, 200));
+    assert.ok(wav.length > 2 * 1024 * 1024, `a body well past the quota (${wav.length} bytes)`);
+    const refused = await fetch(`${base}/v1/files?filename=long.wav`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'audio/wav' },
+      body: wav,
+    });
+    assert.equal(refused.status, 413);
+    assert.equal(
+      ((await refused.json()) as { error: { code: string } }).error.code,
+      'storage_quota_exceeded',
+    );
+    assert.equal(refused.headers.get('connection'), 'close');
+    const me = await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(me.status, 200);
+  });
+
+  test('answers to bodies read whole, and to calls without a body, keep the connection', async () => {
+    const price = await fetch(`${base}/v1/price`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'image', settings: { prompt: 'a lynx' } }),
+    });
+    assert.equal(price.status, 200);
+    assert.equal(price.headers.get('connection'), 'keep-alive');
+    const refused = await fetch(`${base}/v1/price`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'image', settings: {} }),
+    });
+    assert.equal(refused.status, 422);
+    assert.equal(refused.headers.get('connection'), 'keep-alive');
+    const me = await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+    assert.equal(me.headers.get('connection'), 'keep-alive');
+  });
+});
