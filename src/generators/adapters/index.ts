@@ -17,6 +17,7 @@ export {
 } from './deps.ts';
 export { filesForPlan } from './output-files.ts';
 export { kindOfOutput, type OutputType, sniffOutput } from './output-type.ts';
+export { createSeedanceAdapter } from './seedance/index.ts';
 export { createSunoAdapter } from './suno/index.ts';
 export { createTripoAdapter } from './tripo/index.ts';
 export {

@@ -6,6 +6,7 @@
 import {
   type AdapterFactory,
   createCogAdapter,
+  createSeedanceAdapter,
   createSunoAdapter,
   createTripoAdapter,
   type ProviderName,
@@ -20,6 +21,8 @@ const PROVIDER_ADAPTERS: Partial<Record<ProviderName, AdapterFactory>> = {
   tripo: createTripoAdapter,
   /** music, every mode, with the helpers, personas and singing voices on its library side. */
   suno: createSunoAdapter,
+  /** video in every mode and video-omni, with its characters and voices kept by us. */
+  seedance: createSeedanceAdapter,
 };
 
 /** Providers a channel may name in this build. */
