@@ -6,6 +6,7 @@
 import {
   type AdapterFactory,
   createCogAdapter,
+  createKlingAdapter,
   createSeedanceAdapter,
   createSunoAdapter,
   createTripoAdapter,
@@ -23,6 +24,8 @@ const PROVIDER_ADAPTERS: Partial<Record<ProviderName, AdapterFactory>> = {
   suno: createSunoAdapter,
   /** video in every mode and video-omni, with its characters and voices kept by us. */
   seedance: createSeedanceAdapter,
+  /** video-elements in every version, with the element library at Kling. */
+  kling: createKlingAdapter,
 };
 
 /** Providers a channel may name in this build. */
