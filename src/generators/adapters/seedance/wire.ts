@@ -3,10 +3,8 @@
  * into the classes every adapter uses (PROVIDERS.md "Normalised mapping"), and a task's status as our run
  * state.
  */
-
 import { GenerationError, type GenerationStatus, GeneratorTransientError } from '../../generator.ts';
-import type { Channel } from '../types.ts';
-import { ChannelOutOfCredit, type UpstreamResponse, UpstreamRunLost } from '../types.ts';
+import { type Channel, ChannelOutOfCredit, type UpstreamResponse, UpstreamRunLost } from '../types.ts';
 import { retryAfterMs } from '../upstream-failure.ts';
 
 /** The upstream model of `video` 3_0 and of `video-omni` unless the channel's `upstream_models` says. */
@@ -167,15 +165,11 @@ export function bodyOf(response: UpstreamResponse, what: string): Record<string,
   const code = error?.code ?? '';
   if (ok || response.status === 429 || response.status >= 500 || isTransientCode(code)) {
     const wait = retryAfterMs(response.headers);
-    return fail(new GeneratorTransientError(reason, wait === null ? {} : { retryAfterMs: wait }));
+    throw new GeneratorTransientError(reason, wait === null ? {} : { retryAfterMs: wait });
   }
-  if (code === 'AccountOverdueError') return fail(new ChannelOutOfCredit(reason));
-  if (isContentCode(code)) return fail(new GenerationError('content_refused', reason));
-  return fail(new GenerationError('generation_failed', reason));
-}
-
-function fail(error: Error): never {
-  throw error;
+  if (code === 'AccountOverdueError') throw new ChannelOutOfCredit(reason);
+  if (isContentCode(code)) throw new GenerationError('content_refused', reason);
+  throw new GenerationError('generation_failed', reason);
 }
 
 /** A task as `GET /contents/generations/tasks/{id}` describes it; only the fields we read. */
