@@ -72,6 +72,12 @@ test('every version and own scenes succeed, with their bodies as PROVIDERS.md §
   assert.deepEqual(v3.body['element_list'], [{ element_id: elementId }]);
   assert.equal(v3.body['duration'], '6');
   for (const r of [v3, shots, omni4, v4]) {
+    const run = (await w.t.admin('GET', `/admin/v1/tasks/${r.id}/run`)).json();
+    assert.deepEqual(
+      run.upstream_cost,
+      { amount: 10, currency: 'units' },
+      'final_unit_deduction is the cost',
+    );
     assert.equal(r.body['mode'], 'std');
     assert.equal(r.body['sound'], 'off');
     assert.equal(r.body['aspect_ratio'], '16:9');

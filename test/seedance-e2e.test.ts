@@ -116,6 +116,8 @@ test('every mode of video succeeds, its files sent as absolute links under PUBLI
     { type: 'audio_url', audio_url: { url: absolute(files.mp3) }, role: 'reference_audio' },
   ]);
   for (const r of [frames, reference, omni]) {
+    const run = (await t.admin('GET', `/admin/v1/tasks/${r.id}/run`)).json();
+    assert.deepEqual(run.upstream_cost, { amount: 108900, currency: 'tokens' }, 'usage is the upstream cost');
     assert.equal(r.body?.['model'], 'dreamina-seedance-2-0-260128');
     assert.equal(r.body?.['duration'], 5);
     assert.equal(r.body?.['resolution'], '720p');
