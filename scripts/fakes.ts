@@ -13,6 +13,8 @@
  */
 import fs from 'node:fs';
 import { startCogFake } from '../test/fakes/cog.ts';
+import { startKlingFake } from '../test/fakes/kling.ts';
+import { startSeedanceFake } from '../test/fakes/seedance.ts';
 import { SunoFake } from '../test/fakes/suno.ts';
 import { TripoFake } from '../test/fakes/tripo.ts';
 import { YookassaFake } from '../test/fakes/yookassa.ts';
@@ -28,6 +30,9 @@ interface StartedFake {
 const KEYS: Readonly<Record<string, string>> = {
   TRIPO_API_KEY: 'tsk_test',
   SUNO_API_KEY: 'suno-test-key',
+  SEEDANCE_API_KEY: 'ark-test-key',
+  KLING_ACCESS_KEY: 'kling-test-ak',
+  KLING_SECRET_KEY: 'kling-test-sk',
 };
 
 interface FakeEntry {
@@ -112,6 +117,57 @@ const FAKES: readonly FakeEntry[] = [
       return { url: fake.baseUrl, close: () => fake.close() };
     },
     channels: () => [],
+  },
+  {
+    offset: 6,
+    // Links living long enough for a person to watch a task finish.
+    start: (port) =>
+      startSeedanceFake({
+        port,
+        apiKeys: [KEYS.SEEDANCE_API_KEY as string],
+        queuedMs: 2_000,
+        runningMs: 6_000,
+        urlTtlMs: 60_000,
+      }),
+    channels: (baseUrl) => [
+      {
+        name: 'seedance-fake',
+        provider: 'seedance',
+        models: ['video', 'video-omni'],
+        base_url: baseUrl,
+        api_key_env: 'SEEDANCE_API_KEY',
+        priority: 0,
+        weight: 1,
+        max_concurrency: 5,
+        timeout: '10m',
+      },
+    ],
+  },
+  {
+    offset: 7,
+    start: (port) =>
+      startKlingFake({
+        port,
+        keys: { [KEYS.KLING_ACCESS_KEY as string]: KEYS.KLING_SECRET_KEY as string },
+        stepMs: 3_000,
+        urlTtlMs: 60_000,
+        extraModels: ['kling-v4', 'kling-v4-omni'],
+      }),
+    channels: (baseUrl) => [
+      {
+        name: 'kling-fake',
+        provider: 'kling',
+        models: ['video-elements'],
+        base_url: baseUrl,
+        access_key_env: 'KLING_ACCESS_KEY',
+        secret_key_env: 'KLING_SECRET_KEY',
+        upstream_models: { 'v4.0': 'kling-v4', 'v4.0-omni': 'kling-v4-omni' },
+        priority: 0,
+        weight: 1,
+        max_concurrency: 5,
+        timeout: '10m',
+      },
+    ],
   },
 ];
 

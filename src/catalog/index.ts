@@ -13,6 +13,7 @@ export * from './model-spec.ts';
 export type { PriceRule } from './price-rule.ts';
 export { loadPriceTable, type PriceTable, priceOf } from './prices.ts';
 export { type SettingsResult, validateSettings, violationsOf } from './validate.ts';
+export { elementIds } from './video-elements.ts';
 
 /** Every model the service offers, in the order GET /v1/models lists them (CONTRACT §2). */
 export const MODELS: readonly ModelSpec[] = [

@@ -6,6 +6,8 @@
 import {
   type AdapterFactory,
   createCogAdapter,
+  createKlingAdapter,
+  createSeedanceAdapter,
   createSunoAdapter,
   createTripoAdapter,
   type ProviderName,
@@ -20,6 +22,10 @@ const PROVIDER_ADAPTERS: Partial<Record<ProviderName, AdapterFactory>> = {
   tripo: createTripoAdapter,
   /** music, every mode, with the helpers, personas and singing voices on its library side. */
   suno: createSunoAdapter,
+  /** video in every mode and video-omni, with its characters and voices kept by us. */
+  seedance: createSeedanceAdapter,
+  /** video-elements in every version, with the element library at Kling. */
+  kling: createKlingAdapter,
 };
 
 /** Providers a channel may name in this build. */

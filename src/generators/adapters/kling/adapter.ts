@@ -1,0 +1,158 @@
+/**
+ * Kling behind the Generator port (PROVIDERS.md §5): `video-elements` in every version, with own scenes
+ * (multi-shot) and saved elements, and the element library (elements.ts). Every request is signed with a
+ * fresh JWT (jwt.ts). A run is `POST /v1/videos/omni-video` (v3.0, v4.0-omni) or `/v1/videos/text2video`
+ * (v4.0) with a callback address; callbacks only wake the run, which then reads the task; polling every
+ * 5 s goes on beside them. The video is downloaded at once.
+ *
+ * The handle is `<endpoint>:<task id>`, so the status is read where the task was made. Kling has no
+ * cancel endpoint: a canceled or timed-out run is abandoned and its late result discarded. `find` answers
+ * null (Kling looks tasks up by its own id), with the window every provider without an idempotency key
+ * leaves.
+ */
+import { rm } from 'node:fs/promises';
+import {
+  GenerationError,
+  type GenerationOutputs,
+  type GenerationRequest,
+  type GenerationStatus,
+  GeneratorTransientError,
+  type RunStart,
+} from '../../generator.ts';
+import { filesForPlan } from '../output-files.ts';
+import type { Adapter, AdapterDeps, DownloadedOutput, UpstreamRequest } from '../types.ts';
+import { KlingElements } from './elements.ts';
+import { klingToken } from './jwt.ts';
+import { dataOf, type KlingTask, routeOf, statusOf, taskOf, type VideoEndpoint, videoBody } from './wire.ts';
+
+/** Kling's public API root, for a channel without `base_url` (PROVIDERS.md §5). */
+export const KLING_BASE_URL = 'https://api-singapore.klingai.com';
+
+/** One Kling channel's adapter. */
+export function createKlingAdapter(deps: AdapterDeps): Adapter {
+  return new KlingAdapter(deps);
+}
+
+/** Calls to Kling's API, each signed with a fresh token; answers unwrapped by `dataOf`. */
+export class KlingApi {
+  readonly #deps: AdapterDeps;
+
+  constructor(deps: AdapterDeps) {
+    this.#deps = deps;
+  }
+
+  async call(request: Omit<UpstreamRequest, 'headers'>, what: string): Promise<Record<string, unknown>> {
+    const { secrets } = this.#deps.channel;
+    const token = klingToken(
+      secrets['access_key'] ?? '',
+      secrets['secret_key'] ?? '',
+      this.#deps.clock.now(),
+    );
+    const response = await this.#deps.http.request({
+      ...request,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    return dataOf(response, what);
+  }
+}
+
+function handleOf(endpoint: VideoEndpoint, id: string): string {
+  return `${endpoint}:${id}`;
+}
+
+function parseHandle(handle: string): { endpoint: VideoEndpoint; id: string } {
+  const at = handle.indexOf(':');
+  const endpoint = handle.slice(0, at);
+  if (endpoint !== 'omni-video' && endpoint !== 'text2video')
+    throw new GenerationError('generation_failed', `not a Kling run handle: ${handle}`);
+  return { endpoint, id: handle.slice(at + 1) };
+}
+
+export class KlingAdapter implements Adapter {
+  readonly #deps: AdapterDeps;
+  readonly #api: KlingApi;
+  readonly library: KlingElements;
+
+  constructor(deps: AdapterDeps) {
+    this.#deps = deps;
+    this.#api = new KlingApi(deps);
+    this.library = new KlingElements(deps, this.#api);
+  }
+
+  /** Kling has no health check; the router's circuit and credit state decide. */
+  async ensureAvailable(): Promise<void> {}
+
+  async create(request: GenerationRequest, run: RunStart, signal: AbortSignal): Promise<string> {
+    const route = routeOf(String(request.settings['model_version'] ?? 'v3.0'), this.#deps.channel);
+    const json = videoBody(
+      request.inputs.records === undefined
+        ? { settings: request.settings }
+        : { settings: request.settings, records: request.inputs.records },
+      route,
+      { callback_url: this.#deps.callbacks.urlFor(run.key), external_task_id: run.key },
+    );
+    const data = await this.#api.call(
+      { method: 'POST', path: `/v1/videos/${route.endpoint}`, json, signal },
+      'create',
+    );
+    const id = data['task_id'];
+    if (typeof id !== 'string' || id === '')
+      throw new GeneratorTransientError('Kling create: the answer has no task_id');
+    return handleOf(route.endpoint, id);
+  }
+
+  /** Kling looks tasks up by its own id only. */
+  async find(): Promise<string | null> {
+    return null;
+  }
+
+  async status(handle: string, _request: GenerationRequest, signal: AbortSignal): Promise<GenerationStatus> {
+    return statusOf(await this.#read(handle, signal));
+  }
+
+  /** The video; a failed download re-reads the task once for a fresh link, then is transient. */
+  async outputs(
+    handle: string,
+    request: GenerationRequest,
+    dir: string,
+    signal: AbortSignal,
+  ): Promise<GenerationOutputs> {
+    let video: DownloadedOutput;
+    try {
+      video = await this.#download(await this.#finished(handle, signal), dir, signal);
+    } catch (error) {
+      if (!(error instanceof GeneratorTransientError) || signal.aborted) throw error;
+      video = await this.#download(await this.#finished(handle, signal), dir, signal);
+    }
+    try {
+      return { files: filesForPlan([video], request.plan), caption: request.plan.caption, texts: [] };
+    } catch (error) {
+      await rm(video.path, { force: true });
+      throw error;
+    }
+  }
+
+  /** Kling has no cancel: the run is abandoned upstream and its result never read. */
+  async cancel(): Promise<void> {}
+
+  async #read(handle: string, signal: AbortSignal): Promise<KlingTask> {
+    const { endpoint, id } = parseHandle(handle);
+    const path = `/v1/videos/${endpoint}/${encodeURIComponent(id)}`;
+    return taskOf(await this.#api.call({ method: 'GET', path, signal }, 'status'));
+  }
+
+  async #finished(handle: string, signal: AbortSignal): Promise<KlingTask> {
+    const task = await this.#read(handle, signal);
+    const state = statusOf(task);
+    if (state.state === 'failed') throw new GenerationError(state.code, state.reason);
+    if (state.state === 'running')
+      throw new GeneratorTransientError(`Kling task ${task.id} is ${task.status}, not finished`);
+    return task;
+  }
+
+  async #download(task: KlingTask, dir: string, signal: AbortSignal): Promise<DownloadedOutput> {
+    if (task.videoUrl === null)
+      throw new GenerationError('generation_failed', `Kling task ${task.id} succeeded without a video`);
+    return this.#deps.download(task.videoUrl, dir, signal);
+  }
+}

@@ -1,0 +1,153 @@
+/**
+ * The element library at Kling (PROVIDERS.md §5 "Elements"): `POST /v1/general/advanced-custom-elements`
+ * starts an asynchronous creation, which is read every 2 s until Kling says it succeeded or failed (at most
+ * 5 minutes, the reference's wait); the record keeps Kling's `element_id` as its upstream id. A refusal
+ * is 502 element_create_failed; a busy, broken or out-of-credit Kling is 503 sg_unavailable.
+ */
+import { GenerationError, GeneratorTransientError, GeneratorUnavailable } from '../../generator.ts';
+import {
+  type AnySettlement,
+  type HelperIO,
+  type HelperName,
+  LIBRARY_WAIT_MS,
+  type LibraryCreated,
+  type LibraryCreateRequest,
+  type LibraryGenerator,
+  LibraryRejected,
+} from '../../library.ts';
+import { type AdapterDeps, ChannelOutOfCredit } from '../types.ts';
+import type { KlingApi } from './adapter.ts';
+import { isRecord, text } from './wire.ts';
+
+const ELEMENTS = '/v1/general/advanced-custom-elements';
+/** Between two reads of an element's creation (milliseconds). */
+export const ELEMENT_POLL_MS = 2_000;
+/** Kling's tag of a person (`character` of ours); other tags send no `tag_list`. */
+const CHARACTER_TAG = 'o_102';
+
+function links(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The body of an element creation (PROVIDERS.md §5 "Our mapping"). */
+export function elementBody(
+  fields: Readonly<Record<string, unknown>>,
+  publicUrl: (url: string) => string,
+  extra: { callback_url?: string; external_task_id: string },
+): Record<string, unknown> {
+  const images = links(fields['image_urls']).map(publicUrl);
+  const video = links(fields['video_url']).map(publicUrl);
+  const [frontal, ...rest] = images;
+  const source =
+    frontal === undefined
+      ? {
+          reference_type: 'video_refer',
+          element_video_list: { refer_videos: video.map((v) => ({ video_url: v })) },
+        }
+      : {
+          reference_type: 'image_refer',
+          element_image_list: {
+            frontal_image: frontal,
+            // A lone image is also the one refer image.
+            refer_images: (rest.length > 0 ? rest : [frontal]).map((url) => ({ image_url: url })),
+          },
+        };
+  return {
+    element_name: String(fields['name'] ?? '').slice(0, 20),
+    element_description: String(fields['description'] ?? '').slice(0, 100),
+    ...source,
+    ...(fields['tag'] === 'character' ? { tag_list: [{ tag_id: CHARACTER_TAG }] } : {}),
+    ...extra,
+  };
+}
+
+export class KlingElements implements LibraryGenerator {
+  readonly #deps: AdapterDeps;
+  readonly #api: KlingApi;
+
+  constructor(deps: AdapterDeps, api: KlingApi) {
+    this.#deps = deps;
+    this.#api = api;
+  }
+
+  async ensureAvailable(): Promise<void> {}
+
+  async createRecord(request: LibraryCreateRequest, signal: AbortSignal): Promise<LibraryCreated> {
+    if (request.library !== 'elements') throw new LibraryRejected(`Kling keeps no ${request.library}`);
+    return asLibraryCall(async () => {
+      const json = elementBody(request.fields, (url) => this.#deps.publicUrl(url), {
+        external_task_id: `element-${request.recordId}`,
+      });
+      const created = await this.#api.call(
+        { method: 'POST', path: ELEMENTS, json, signal },
+        'element create',
+      );
+      const taskId = text(created['task_id']);
+      if (taskId === null)
+        throw new GeneratorTransientError('Kling element create: the answer has no task_id');
+      const elementId = await this.#waitFor(taskId, signal);
+      const cover = links(request.fields['image_urls'])[0] ?? links(request.fields['video_url'])[0] ?? null;
+      return { data: { cover_url: cover }, upstreamId: elementId };
+    });
+  }
+
+  /** Reads the creation until it ends; Kling's `element_id` once it succeeded. */
+  async #waitFor(taskId: string, signal: AbortSignal): Promise<string> {
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(LIBRARY_WAIT_MS)]);
+    for (;;) {
+      const path = `${ELEMENTS}/${encodeURIComponent(taskId)}`;
+      const data = await this.#api.call({ method: 'GET', path, signal: deadline }, 'element status');
+      const status = text(data['task_status']);
+      if (status === 'failed')
+        throw new LibraryRejected(`Kling refused the element: ${text(data['task_status_msg']) ?? 'failed'}`);
+      if (status === 'succeed') {
+        const result = isRecord(data['task_result']) ? data['task_result'] : {};
+        const first = Array.isArray(result['elements']) ? result['elements'][0] : undefined;
+        const id = isRecord(first) ? first['element_id'] : undefined;
+        if (typeof id === 'string' || typeof id === 'number') return String(id);
+        throw new LibraryRejected('Kling said the element succeeded but gave no element_id');
+      }
+      await sleep(ELEMENT_POLL_MS, deadline);
+    }
+  }
+
+  async issuePhrase(): Promise<string> {
+    throw new LibraryRejected('Kling has no singing voices');
+  }
+
+  async checkRecording(): Promise<AnySettlement> {
+    throw new LibraryRejected('Kling has no singing voices');
+  }
+
+  async runHelper<H extends HelperName>(helper: H): Promise<HelperIO[H]['output']> {
+    throw new GeneratorUnavailable(`Kling has no ${helper} helper`);
+  }
+}
+
+/** Busy, broken or out of credit → 503; refused → 502 (libraries/ask-generator). */
+async function asLibraryCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof GeneratorTransientError || error instanceof ChannelOutOfCredit)
+      throw new GeneratorUnavailable(error.message, { cause: error });
+    if (error instanceof GenerationError) throw new LibraryRejected(error.message, { cause: error });
+    throw error;
+  }
+}

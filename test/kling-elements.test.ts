@@ -1,0 +1,124 @@
+/**
+ * The element library of `video-elements` on a Kling channel end to end (CONTRACT §11, PROVIDERS.md §5
+ * "Elements"): a creation goes to Kling asynchronously and the POST answers 201 once Kling says the element
+ * is ready, the body mapped field by field; the record keeps Kling's element_id, which a task's
+ * element_list names; a refusal is 502 element_create_failed with no record left; a busy Kling is 503.
+ */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { type KlingWorld, startKlingWorld } from './fakes/kling-kit.ts';
+import { expectError, waitForFinal } from './helpers.ts';
+import { assertNoUpstreamUrl } from './providers-kit.ts';
+
+let w: KlingWorld;
+
+before(async () => {
+  w = await startKlingWorld();
+});
+after(async () => {
+  await w.close();
+});
+
+const ELEMENTS = '/v1/models/video-elements/elements';
+
+/** The last element creation body Kling received. */
+function lastElementBody(): Record<string, unknown> {
+  const posts = w.fake.calls.filter(
+    (c) => c.method === 'POST' && c.path === '/v1/general/advanced-custom-elements',
+  );
+  return posts.at(-1)?.body as Record<string, unknown>;
+}
+
+test('a character from two pictures: frontal + refer images, tag o_102, then used in a task', async () => {
+  const res = await w.t.call(w.account.key, 'POST', ELEMENTS, {
+    name: 'Captain with a very long name',
+    description: 'a sea captain',
+    tag: 'character',
+    image_urls: [w.files.front, w.files.side],
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  const element = res.json();
+  assert.equal(element.cover_url, w.files.front, 'the cover is our own file');
+  assertNoUpstreamUrl(element, [w.fake.url]);
+  const { callback_url: _callback, external_task_id, ...body } = lastElementBody();
+  assert.equal(external_task_id, `element-${element.id}`);
+  assert.deepEqual(body, {
+    element_name: 'Captain with a very ',
+    element_description: 'a sea captain',
+    reference_type: 'image_refer',
+    element_image_list: {
+      frontal_image: w.absolute(w.files.front),
+      refer_images: [{ image_url: w.absolute(w.files.side) }],
+    },
+    tag_list: [{ tag_id: 'o_102' }],
+  });
+  const task = w.fake.tasks.get(
+    [...w.fake.tasks.values()].filter((t) => t.kind === 'element').at(-1)?.id ?? '',
+  );
+  assert.equal(task?.status, 'succeed');
+  const created = await w.t.call(w.account.key, 'POST', '/v1/tasks', {
+    model: 'video-elements',
+    settings: { prompt: `${element.label} sails away` },
+  });
+  assert.equal(created.statusCode, 202, created.body);
+  const done = await waitForFinal(w.t, w.account.key, created.json().id, 60_000);
+  assert.equal(done.status, 'succeeded', JSON.stringify(done));
+  const video = w.fake.calls.filter((c) => c.path === '/v1/videos/omni-video').at(-1)?.body as Record<
+    string,
+    unknown
+  >;
+  assert.deepEqual(video['element_list'], [{ element_id: task?.elementId }]);
+  assert.equal(video['prompt'], '<<<element_1>>> sails away');
+});
+
+test('one picture of an object: the picture is also the one refer image, no tag_list', async () => {
+  const res = await w.t.call(w.account.key, 'POST', ELEMENTS, {
+    name: 'Red car',
+    tag: 'vehicle',
+    image_urls: [w.files.side],
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  const body = lastElementBody();
+  assert.deepEqual(body['element_image_list'], {
+    frontal_image: w.absolute(w.files.side),
+    refer_images: [{ image_url: w.absolute(w.files.side) }],
+  });
+  assert.equal('tag_list' in body, false);
+  assert.equal(body['element_description'], '');
+});
+
+test('a character from a video: video_refer with the one video', async () => {
+  const res = await w.t.call(w.account.key, 'POST', ELEMENTS, {
+    name: 'Walker',
+    tag: 'character',
+    video_url: w.files.mp4,
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  const body = lastElementBody();
+  assert.equal(body['reference_type'], 'video_refer');
+  assert.deepEqual(body['element_video_list'], { refer_videos: [{ video_url: w.absolute(w.files.mp4) }] });
+  assert.equal(res.json().type, 'video');
+});
+
+test('Kling refuses the element: 502 element_create_failed and no record is left', async () => {
+  const res = await w.t.call(w.account.key, 'POST', ELEMENTS, {
+    name: '[kling:refuse] x',
+    tag: 'object',
+    image_urls: [w.files.front],
+  });
+  expectError(res, 502, 'element_create_failed');
+  const list = await w.t.call(w.account.key, 'GET', ELEMENTS);
+  assert.ok(!JSON.stringify(list.json().elements).includes('[kling:refuse]'));
+});
+
+test('a busy Kling (429) answers 503 sg_unavailable; nothing is saved', async () => {
+  w.fake.fail('429');
+  const res = await w.t.call(w.account.key, 'POST', ELEMENTS, {
+    name: 'Busy',
+    tag: 'object',
+    image_urls: [w.files.front],
+  });
+  expectError(res, 503, 'sg_unavailable');
+  const list = await w.t.call(w.account.key, 'GET', ELEMENTS);
+  assert.ok(!JSON.stringify(list.json().elements).includes('"Busy"'));
+});

@@ -1,0 +1,192 @@
+/**
+ * Video tasks over HTTP on the real app and worker, with a GENERATORS_FILE whose Seedance channel points
+ * at the fake ModelArk (CONTRACT §11, PROVIDERS.md §4): every mode of `video` and `video-omni` with its
+ * characters and voices succeed with the video served from our storage and captured once, the request
+ * bodies carrying our files as absolute links under PUBLIC_BASE_URL; a refusal voids the hold with
+ * content_refused; a 429 storm is retried to success; an output link that died upstream does not matter.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { makeMp3, makeMp4, makePng } from '../src/media/fixtures.ts';
+import { type SeedanceFake, startSeedanceFake } from './fakes/seedance.ts';
+import { type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
+import { assertCapturedOnce, assertNoUpstreamUrl, startChannelApp } from './providers-kit.ts';
+
+const KEY = 'ark-e2e-key';
+let fake: SeedanceFake;
+let t: TestApp;
+let account: TestAccount;
+let base: string;
+const files: Record<'png' | 'mp4' | 'mp3', string> = { png: '', mp4: '', mp3: '' };
+
+async function upload(path: string, filename: string, contentType: string): Promise<string> {
+  const res = await t.call(account.key, 'POST', `/v1/files?filename=${filename}`, await readFile(path), {
+    'content-type': contentType,
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json().url as string;
+}
+
+before(async () => {
+  fake = await startSeedanceFake({ apiKeys: [KEY], queuedMs: 100, runningMs: 200, urlTtlMs: 2_000 });
+  t = await startChannelApp(
+    [
+      {
+        name: 'seedance-main',
+        provider: 'seedance',
+        models: ['video', 'video-omni'],
+        base_url: fake.url,
+        api_key_env: 'SEEDANCE_API_KEY',
+      },
+    ],
+    { env: { SEEDANCE_API_KEY: KEY } },
+  );
+  base = t.container.config.publicBaseUrl;
+  account = await t.account({ balanceMinor: 100_000_000 });
+  const dir = join(tmpdir(), `seedance-e2e-${randomUUID()}`);
+  await mkdir(dir);
+  files.png = await upload(await makePng(dir, 640, 480), 'face.png', 'image/png');
+  files.mp4 = await upload(await makeMp4(dir, 2, 320, 240), 'clip.mp4', 'video/mp4');
+  files.mp3 = await upload(await makeMp3(dir, 3), 'voice.mp3', 'audio/mpeg');
+});
+after(async () => {
+  await t.close();
+  await fake.close();
+});
+
+/** Runs a task to its end; its final view and the body Seedance received for it. */
+async function run(model: string, settings: Record<string, unknown>) {
+  const created = await t.call(account.key, 'POST', '/v1/tasks', { model, settings });
+  assert.equal(created.statusCode, 202, created.body);
+  const id = created.json().id as string;
+  const task = await waitForFinal(t, account.key, id, 90_000);
+  // Tasks run side by side: the body is found by its prompt.
+  const body = fake.bodies.find((b) => (b['content'] as { text?: string }[])[0]?.text === settings['prompt']);
+  return { id, task, body };
+}
+
+/** The absolute link Seedance is given for one of our uploads. */
+function absolute(link: string): string {
+  return new URL(new URL(link, base).pathname, base).toString();
+}
+
+async function assertVideo(id: string, task: Record<string, unknown>): Promise<void> {
+  assert.equal(task['status'], 'succeeded', JSON.stringify(task));
+  assertNoUpstreamUrl(task, [fake.url]);
+  await assertCapturedOnce(t.container, id);
+  const file = await t.call(account.key, 'GET', `/v1/tasks/${id}/artifacts/0`);
+  assert.equal(file.statusCode, 200);
+  assert.equal(file.headers['content-type'], 'video/mp4');
+}
+
+test('every mode of video succeeds, its files sent as absolute links under PUBLIC_BASE_URL', async () => {
+  const [frames, reference, omni] = await Promise.all([
+    run('video', { mode: 'frames', prompt: 'a paper boat', image_urls: [files.png] }),
+    run('video', {
+      mode: 'reference',
+      prompt: 'the face of @Image1 in @Video1',
+      ref_image_urls: [files.png],
+      ref_video_urls: [files.mp4],
+    }),
+    run('video', {
+      mode: 'omni',
+      prompt: '@Image1 sings @Audio1',
+      ref_image_urls: [files.png],
+      ref_audio_urls: [files.mp3],
+    }),
+  ]);
+  for (const r of [frames, reference, omni]) await assertVideo(r.id, r.task);
+  assert.deepEqual(frames.body?.['content'], [
+    { type: 'text', text: 'a paper boat' },
+    { type: 'image_url', image_url: { url: absolute(files.png) }, role: 'first_frame' },
+  ]);
+  assert.equal(frames.body?.['ratio'], 'adaptive');
+  assert.deepEqual(reference.body?.['content'], [
+    { type: 'text', text: 'the face of @Image1 in @Video1' },
+    { type: 'image_url', image_url: { url: absolute(files.png) }, role: 'reference_image' },
+    { type: 'video_url', video_url: { url: absolute(files.mp4) }, role: 'reference_video' },
+  ]);
+  assert.deepEqual(omni.body?.['content'], [
+    { type: 'text', text: '@Image1 sings @Audio1' },
+    { type: 'image_url', image_url: { url: absolute(files.png) }, role: 'reference_image' },
+    { type: 'audio_url', audio_url: { url: absolute(files.mp3) }, role: 'reference_audio' },
+  ]);
+  for (const r of [frames, reference, omni]) {
+    const run = (await t.admin('GET', `/admin/v1/tasks/${r.id}/run`)).json();
+    assert.deepEqual(run.upstream_cost, { amount: 108900, currency: 'tokens' }, 'usage is the upstream cost');
+    assert.equal(r.body?.['model'], 'dreamina-seedance-2-0-260128');
+    assert.equal(r.body?.['duration'], 5);
+    assert.equal(r.body?.['resolution'], '720p');
+  }
+});
+
+test('video-omni: a saved character and voice go as reference pictures and audio', async () => {
+  const character = await t.call(account.key, 'POST', '/v1/models/video-omni/characters', {
+    name: 'Ann',
+    portrait_url: files.png,
+    full_body_url: files.png,
+  });
+  assert.equal(character.statusCode, 201, character.body);
+  assert.equal(character.json().status, 'ready');
+  assertNoUpstreamUrl(character.json(), [files.png]);
+  const voice = await t.call(account.key, 'POST', '/v1/models/video-omni/voices', {
+    name: 'Ann voice',
+    base_voice_id: 'preset-soft-alto',
+    sample_urls: [files.mp3],
+  });
+  assert.equal(voice.statusCode, 201, voice.body);
+  const { id, task, body } = await run('video-omni', {
+    prompt: 'Ann dances on a rooftop',
+    character_ids: [character.json().id],
+    audio_ids: [voice.json().id],
+    duration: 6,
+  });
+  await assertVideo(id, task);
+  assert.deepEqual(body?.['content'], [
+    { type: 'text', text: 'Ann dances on a rooftop' },
+    { type: 'image_url', image_url: { url: absolute(files.png) }, role: 'reference_image' },
+    { type: 'image_url', image_url: { url: absolute(files.png) }, role: 'reference_image' },
+    { type: 'audio_url', audio_url: { url: absolute(files.mp3) }, role: 'reference_audio' },
+  ]);
+  assert.equal(body?.['duration'], 6);
+  assert.equal(body?.['ratio'], '16:9');
+});
+
+test('a content refusal fails the task with content_refused and voids the hold', async () => {
+  const { id, task } = await run('video', {
+    mode: 'frames',
+    prompt: '[seedance:refuse] something',
+    image_urls: [files.png],
+  });
+  assert.equal(task.status, 'failed');
+  assert.equal((task['error'] as { code: string }).code, 'content_refused');
+  const types = (
+    await t.container.db.db.selectFrom('ledger_entries').select('type').where('task_id', '=', id).execute()
+  )
+    .map((e) => e.type)
+    .sort();
+  assert.deepEqual(types, ['hold', 'void']);
+});
+
+test('a 429 storm is retried after Retry-After until the task succeeds', async () => {
+  fake.fail('429', '429');
+  const posts = fake.calls.filter((c) => c.method === 'POST').length;
+  const { id, task } = await run('video', {
+    mode: 'frames',
+    prompt: 'through the storm',
+    image_urls: [files.png],
+  });
+  await assertVideo(id, task);
+  assert.equal(fake.calls.filter((c) => c.method === 'POST').length - posts, 3, 'two refused, one accepted');
+});
+
+test('an output link that died upstream: the task is read again and the video stored', async () => {
+  fake.staleLinks = 1;
+  const { id, task } = await run('video', { mode: 'frames', prompt: 'a late link', image_urls: [files.png] });
+  await assertVideo(id, task);
+  assert.equal(fake.staleLinks, 0, 'the dead link was handed out');
+});
