@@ -40,7 +40,7 @@ import {
   taskRoutes,
   webhookRoutes,
 } from './http/index.ts';
-import { WalletReader } from './ledger/index.ts';
+import { EntriesReader, WalletReader } from './ledger/index.ts';
 import { installRequestTelemetry } from './observability/index.ts';
 import { webRoutes } from './web/index.ts';
 
@@ -128,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     people: deps.people ?? deps.services.people,
     wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
     models: deps.services.models,
+    ledger: new EntriesReader({ db: deps.db }),
     publicBaseUrl: deps.config.publicBaseUrl,
   });
   return app;

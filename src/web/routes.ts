@@ -17,6 +17,7 @@ import { html } from './html.ts';
 import { page } from './layout.ts';
 import { authPages } from './pages/auth.ts';
 import { keysPages } from './pages/keys.ts';
+import { type LedgerPort, ledgerPages } from './pages/ledger.ts';
 import { overviewPage } from './pages/overview.ts';
 import { settingsPages } from './pages/settings.ts';
 import type { PeoplePort } from './people-port.ts';
@@ -30,6 +31,8 @@ export interface WebDeps {
   wallet: { overview(accountId: string, days?: number): Promise<WalletOverview | null> };
   /** The catalog, for the keys page's model checkboxes. */
   models: { list(allowed: readonly string[] | null): Promise<Array<{ key: string; name: string }>> };
+  /** The ledger's entries (the ledger's `EntriesReader`), for the ledger page. */
+  ledger: LedgerPort;
   /** The service's public address: cookies are `Secure` when it is https. */
   publicBaseUrl: string;
 }
@@ -88,6 +91,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     people: deps.people,
     wallet: deps.wallet,
     models: deps.models,
+    ledger: deps.ledger,
     assets,
     secure,
   };
@@ -151,5 +155,6 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     await overviewPage(web, pageDeps);
     await keysPages(web, pageDeps);
     await settingsPages(web, pageDeps);
+    await ledgerPages(web, pageDeps);
   });
 }

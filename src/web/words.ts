@@ -4,8 +4,12 @@
  * `Sign up`, `Sign in`, `Sign out`, `Create key`, `Revoke`.
  */
 import type { Lang } from '../i18n/index.ts';
+import { en as adminEn, ru as adminRu } from './words-admin.ts';
+import { en as ledgerEn, ru as ledgerRu } from './words-ledger.ts';
 
 const en = {
+  ...ledgerEn,
+  ...adminEn,
   title: 'Generation Task API',
   overview: 'Overview',
   tasks: 'Tasks',
@@ -95,6 +99,8 @@ export type WordKey = keyof typeof en;
 export type Words = Readonly<Record<WordKey, string>>;
 
 const ru: Words = {
+  ...ledgerRu,
+  ...adminRu,
   title: 'Generation Task API',
   overview: 'Обзор',
   tasks: 'Задачи',
