@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import { validatorCompiler } from 'fastify-type-provider-zod';
+import { listKeys } from './accounts/index.ts';
 import {
   type AppDeps,
   adminChannelRoutes,
@@ -42,7 +43,7 @@ import {
 } from './http/index.ts';
 import { EntriesReader, WalletReader } from './ledger/index.ts';
 import { installRequestTelemetry } from './observability/index.ts';
-import { webRoutes } from './web/index.ts';
+import { consolePort, webRoutes } from './web/index.ts';
 
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -123,12 +124,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await operatorDocsRoutes(operator);
     });
   }
+  const entries = new EntriesReader({ db: deps.db });
   // The dashboard: its own context with cookies, forms and security headers (src/web/).
   await webRoutes(app, {
     people: deps.people ?? deps.services.people,
     wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
     models: deps.services.models,
-    ledger: new EntriesReader({ db: deps.db }),
+    ledger: entries,
+    console:
+      adminToken === null
+        ? null
+        : {
+            token: adminToken,
+            port: consolePort({
+              ...deps.services,
+              ledger: entries,
+              keys: (accountId) => listKeys(deps.db.db, accountId),
+            }),
+          },
     publicBaseUrl: deps.config.publicBaseUrl,
   });
   return app;

@@ -1,3 +1,4 @@
+export { consolePort } from './admin/index.ts';
 export { Assets } from './assets.ts';
 export {
   CSRF_FIELD,

@@ -11,6 +11,7 @@ import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isApiError } from '../errors.ts';
 import type { WalletOverview } from '../ledger/index.ts';
+import { type ConsoleDeps, consoleRoutes } from './admin/index.ts';
 import { type Asset, Assets } from './assets.ts';
 import { contextOf, csrfValid, loadContext } from './context.ts';
 import { html } from './html.ts';
@@ -33,12 +34,14 @@ export interface WebDeps {
   models: { list(allowed: readonly string[] | null): Promise<Array<{ key: string; name: string }>> };
   /** The ledger's entries (the ledger's `EntriesReader`), for the ledger page. */
   ledger: LedgerPort;
+  /** The operator console at `/admin`; null (ADMIN_TOKEN unset) leaves every /admin page 404. */
+  console?: ConsoleDeps | null;
   /** The service's public address: cookies are `Secure` when it is https. */
   publicBaseUrl: string;
 }
 
 /** What the page files receive. */
-export interface PageDeps extends Omit<WebDeps, 'publicBaseUrl'> {
+export interface PageDeps extends Omit<WebDeps, 'publicBaseUrl' | 'console'> {
   assets: Assets;
   secure: boolean;
 }
@@ -110,6 +113,8 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
       async (request, reply) => sendAsset(request, reply, assets.vendor(request.params.name)),
     );
   });
+
+  if (deps.console) await consoleRoutes(app, { ...deps.console, assets, secure, helmet: HELMET });
 
   await app.register(async (web) => {
     await web.register(cookie);
