@@ -174,7 +174,7 @@ describe('operator console', () => {
     const shown = await browser.get(`/admin/accounts/${id}?done=credited`);
     assert.match(textOf(shown.body), /Credited\./);
     assert.match(textOf(shown.body), /RUB\s?1,234\.56/);
-    assert.match(textOf(shown.body), /Top-up/);
+    assert.match(shown.body, /<td>Credit<\/td>/);
     const bad = await browser.post(`/admin/accounts/${id}/credit`, { amount: 'lots', reference: 'r1' });
     assert.equal(bad.statusCode, 422);
     assert.match(textOf(bad.body), /The amount is rubles/);

@@ -100,10 +100,10 @@ describe('ledger page and CSV export', () => {
     assert.deepEqual(kinds, [
       'Charged (was held)',
       'Held for a task',
-      'Top-up',
-      'Top-up',
-      'Top-up',
-      'Top-up',
+      'Credit',
+      'Credit',
+      'Credit',
+      'Credit',
     ]);
     assert.match(res.body, new RegExp(`href="/tasks/${taskId}"`));
     assert.match(text, /\+RUB\s?1,000\.00/);
