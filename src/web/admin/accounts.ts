@@ -33,6 +33,7 @@ interface AccountView {
   status?: number;
 }
 
+/** Registers the accounts' pages and their forms on the console's context. */
 export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps): Promise<void> {
   app.get('/admin/accounts', HIDE, async (request, reply) => {
     const context = consoleContextOf(request);

@@ -15,6 +15,7 @@ import { consoleCsrf, consolePage, doneOf } from './layout.ts';
 const HIDE = { schema: { hide: true } } as const;
 const MAX_ACTIVE_LIMIT = 1000;
 
+/** Registers the models' and channels' pages and their forms on the console's context. */
 export async function catalogPages(app: FastifyInstance, deps: ConsolePageDeps): Promise<void> {
   const modelsPage = async (
     request: Parameters<typeof consoleContextOf>[0],

@@ -41,6 +41,7 @@ export function consoleCsrf(context: ConsoleContext): VNode {
   return html`<input type="hidden" name=${CSRF_FIELD} value=${context.csrf} />`;
 }
 
+/** What a console page shows. */
 export interface ConsolePageOptions {
   title: string;
   path: string;

@@ -41,6 +41,7 @@ export interface ConsoleChannel {
   last_error: string | null;
 }
 
+/** Everything the console's pages call. */
 export interface ConsolePort {
   /** Accounts by a part of the name or e-mail, newest first; the newest without a query. */
   findAccounts(query: { q?: string }): Promise<ConsoleAccount[]>;

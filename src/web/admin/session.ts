@@ -96,6 +96,7 @@ export class SignInAttempts {
     return entry.count >= this.#max ? Math.max(1, Math.ceil((entry.since + this.#windowMs - now) / 1000)) : 0;
   }
 
+  /** Counts a failed attempt of the address. */
   fail(address: string, now: number): void {
     const entry = this.#failures.get(address);
     if (!entry || now - entry.since >= this.#windowMs) this.#failures.set(address, { count: 1, since: now });
@@ -107,6 +108,7 @@ export class SignInAttempts {
     }
   }
 
+  /** Forgets the address's failures after a sign-in. */
   succeed(address: string): void {
     this.#failures.delete(address);
   }

@@ -173,6 +173,7 @@ export function csvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
+/** The CSV export's columns, in order. */
 export const CSV_COLUMNS = [
   'id',
   'created_at',
@@ -225,6 +226,7 @@ function today(): string {
   return new Date().toLocaleDateString('en-CA', { timeZone: 'Europe/Moscow' });
 }
 
+/** Registers `GET /ledger` and `GET /ledger.csv` on the dashboard's context. */
 export async function ledgerPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   app.get('/ledger', HIDE, async (request, reply) => {
     const context = contextOf(request);
