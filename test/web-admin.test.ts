@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ScriptedUpstream, scriptedAdapters, testChannels } from './channel-adapters.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from './helpers.ts';
 import { Browser, buttons, labels, textOf } from './web-kit.ts';
 
@@ -236,5 +237,41 @@ describe('operator console', () => {
     assert.match(textOf(ru.body), /Каналов нет/);
     assert.match(textOf(ru.body), /Учётные записи/);
     await browser.post('/admin/language', { lang: 'en', next: '//evil.test' });
+  });
+
+  test('channels: name, provider, models, circuit and slots, switched off and on through the router', async () => {
+    const withChannels = await startTestApp({
+      worker: false,
+      channels: testChannels([
+        {
+          name: 'tripo-main',
+          provider: 'tripo',
+          models: ['model-3d'],
+          api_key_env: 'TEST_KEY',
+          max_concurrency: 3,
+        },
+      ]),
+      adapters: scriptedAdapters(new ScriptedUpstream()),
+    });
+    try {
+      const browser = await signedIn(withChannels);
+      const page = await browser.get('/admin/channels');
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, /<code>tripo-main<\/code>/);
+      const row = textOf(/<tr data-channel=[\s\S]*?<\/tr>/.exec(page.body)?.[0] ?? '');
+      assert.match(row, /tripo/);
+      assert.match(row, /model-3d/);
+      assert.match(row, /closed/);
+      assert.match(row, /0 \/ 3/);
+      const off = await browser.post(`/admin/channels/${encodeURIComponent('tripo-main')}`, {
+        enabled: 'off',
+      });
+      assert.equal(off.statusCode, 303);
+      const api = (await withChannels.admin('GET', '/admin/v1/channels')).json();
+      assert.equal(api.channels[0].enabled, false);
+      assert.ok(buttons((await browser.get('/admin/channels')).body).includes('Turn on'));
+    } finally {
+      await withChannels.close();
+    }
   });
 });
