@@ -64,6 +64,7 @@ describe('ledger page and CSV export', () => {
       [2_500, '=HYPERLINK("http://evil.test","x")'],
       [1_000, 'with, comma and "quotes"'],
       [700, '@sum'],
+      [300, '<script>alert(1)</script>'],
     ] as const) {
       const res = await t.admin('POST', `/admin/v1/accounts/${accountId}/credits`, {
         amount_minor: amount,
@@ -104,10 +105,13 @@ describe('ledger page and CSV export', () => {
       'Credit',
       'Credit',
       'Credit',
+      'Credit',
     ]);
     assert.match(res.body, new RegExp(`href="/tasks/${taskId}"`));
     assert.match(text, /\+RUB\s?1,000\.00/);
     assert.match(text, /with, comma and "quotes"/);
+    assert.doesNotMatch(res.body, /<script>alert/);
+    assert.match(res.body, /&lt;script>alert\(1\)|&lt;script&gt;alert\(1\)/);
     assert.doesNotMatch(text, /not-yours|42\.42/);
     assert.match(text, /Available after/);
     // Moscow time: the date column shows the Moscow wall clock.
@@ -146,7 +150,7 @@ describe('ledger page and CSV export', () => {
       pages += 1;
     }
     assert.equal(pages, 2);
-    assert.equal(ids.size, 66);
+    assert.equal(ids.size, 67);
   });
 
   test('the CSV export: headers, columns, quoting, formula safety, every entry over several reads', async () => {
@@ -174,7 +178,7 @@ describe('ledger page and CSV export', () => {
       'reference',
     ]);
     const entries = rows.slice(1);
-    assert.equal(entries.length, 6 + 60 + 1_100);
+    assert.equal(entries.length, 7 + 60 + 1_100);
     assert.equal(new Set(entries.map((r) => r[0])).size, entries.length);
     const byRef = new Map(entries.map((r) => [r[7], r]));
     assert.deepEqual(byRef.get('\'=HYPERLINK("http://evil.test","x")')?.slice(2, 6), [
