@@ -43,9 +43,9 @@ import {
   topupRoutes,
   webhookRoutes,
 } from './http/index.ts';
-import { WalletReader } from './ledger/index.ts';
+import { EntriesReader, WalletReader } from './ledger/index.ts';
 import { installRequestTelemetry } from './observability/index.ts';
-import { webRoutes } from './web/index.ts';
+import { consolePort, webRoutes } from './web/index.ts';
 
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -129,6 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await operatorDocsRoutes(operator);
     });
   }
+  const entries = new EntriesReader({ db: deps.db });
   // The dashboard: its own context with cookies, forms and security headers (src/web/).
   await webRoutes(app, {
     people: deps.people ?? deps.services.people,
@@ -136,6 +137,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     models: deps.services.models,
     catalog: deps.services.models,
     tasks: deps.services.tasks,
+    ledger: entries,
+    console:
+      adminToken === null
+        ? null
+        : {
+            token: adminToken,
+            port: consolePort({ ...deps.services, ledger: entries }),
+          },
     publicBaseUrl: deps.config.publicBaseUrl,
     topups: deps.services.topups,
     libraries: deps.services.libraries,

@@ -4,7 +4,7 @@ import { credit, type LedgerEntry, ledgerOf } from '../ledger/index.ts';
 import type { Clock } from '../lib/index.ts';
 import type { ModelService, ModelView } from '../models/index.ts';
 import { type AccountView, createAccount, getAccount } from './accounts.ts';
-import { type IssuedKey, issueKey, revokeKey } from './keys.ts';
+import { type IssuedKey, issueKey, type KeyView, listKeys, revokeKey } from './keys.ts';
 
 /**
  * The operator's operations (CONTRACT §9). The admin routes and the CLI both call this service and hold
@@ -49,6 +49,12 @@ export class AdminService {
   async ledger(accountId: string): Promise<LedgerEntry[]> {
     await getAccount(this.#db.db, accountId);
     return ledgerOf(this.#db.db, accountId);
+  }
+
+  /** An account's keys, newest first (revoked ones too); 404 account_not_found for an unknown account. */
+  async keys(accountId: string): Promise<KeyView[]> {
+    await getAccount(this.#db.db, accountId);
+    return listKeys(this.#db.db, accountId);
   }
 
   issueKey(

@@ -1,4 +1,15 @@
 export {
+  ENTRY_KINDS,
+  EntriesReader,
+  type EntryFilter,
+  type EntryKind,
+  type EntryPage,
+  type EntryView,
+  entriesOf,
+  MAX_PAGE,
+  type PageOptions,
+} from './entries.ts';
+export {
   type Balances,
   balancesOf,
   CURRENCY,

@@ -1,3 +1,4 @@
+export { consolePort } from './admin/index.ts';
 export { Assets } from './assets.ts';
 export type { TopupPort, WebTopup } from './pages/topup.ts';
 export { type TopupRow, topupState, topupsTable } from './pages/topups-table.ts';

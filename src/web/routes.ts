@@ -11,6 +11,7 @@ import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isApiError } from '../errors.ts';
 import type { WalletOverview } from '../ledger/index.ts';
+import { type ConsoleDeps, consoleRoutes } from './admin/index.ts';
 import { type Asset, Assets } from './assets.ts';
 import { contextOf, csrfValid, loadContext } from './context.ts';
 import { html } from './html.ts';
@@ -18,6 +19,7 @@ import { page } from './layout.ts';
 import type { LibrariesPort } from './libraries-port.ts';
 import { authPages } from './pages/auth.ts';
 import { keysPages } from './pages/keys.ts';
+import { type LedgerPort, ledgerPages } from './pages/ledger.ts';
 import { librariesPages } from './pages/libraries.ts';
 import { type NewTaskCatalog, newTaskPage } from './pages/new-task.ts';
 import { overviewPage } from './pages/overview.ts';
@@ -43,6 +45,10 @@ export interface WebDeps {
   catalog: NewTaskCatalog;
   /** The account's tasks, for the tasks pages (the task service). */
   tasks: TasksPort;
+  /** The ledger's entries (the ledger's `EntriesReader`), for the ledger page. */
+  ledger: LedgerPort;
+  /** The operator console at `/admin`; null (ADMIN_TOKEN unset) leaves every /admin page 404. */
+  console?: ConsoleDeps | null;
   /** The service's public address: cookies are `Secure` when it is https. */
   publicBaseUrl: string;
   /** Wallet top-ups (the payments module's `TopupService`); without it the top-up pages are not served. */
@@ -54,7 +60,7 @@ export interface WebDeps {
 }
 
 /** What the page files receive. */
-export interface PageDeps extends Omit<WebDeps, 'publicBaseUrl'> {
+export interface PageDeps extends Omit<WebDeps, 'publicBaseUrl' | 'console'> {
   assets: Assets;
   secure: boolean;
 }
@@ -111,6 +117,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     tasks: deps.tasks,
     libraries: deps.libraries,
     uploads: deps.uploads,
+    ledger: deps.ledger,
     assets,
     secure,
     ...(deps.topups ? { topups: deps.topups } : {}),
@@ -130,6 +137,8 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
       async (request, reply) => sendAsset(request, reply, assets.vendor(request.params.name)),
     );
   });
+
+  if (deps.console) await consoleRoutes(app, { ...deps.console, assets, secure, helmet: HELMET });
 
   await app.register(async (web) => {
     await web.register(cookie);
@@ -181,5 +190,6 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     await topupPages(web, pageDeps);
     await librariesPages(web, pageDeps);
     await uploadsPages(web, pageDeps);
+    await ledgerPages(web, pageDeps);
   });
 }

@@ -4,6 +4,8 @@
  * `Sign up`, `Sign in`, `Sign out`, `Create key`, `Revoke`.
  */
 import type { Lang } from '../i18n/index.ts';
+import { en as adminEn, ru as adminRu } from './words-admin.ts';
+import { en as ledgerEn, ru as ledgerRu } from './words-ledger.ts';
 import * as libraryWords from './words-libraries.ts';
 import { en as newEn, ru as newRu } from './words-new.ts';
 import { en as tasksEn, ru as tasksRu } from './words-tasks.ts';
@@ -11,6 +13,8 @@ import * as topupWords from './words-topup.ts';
 
 const en = {
   ...topupWords.en,
+  ...ledgerEn,
+  ...adminEn,
   title: 'Generation Task API',
   overview: 'Overview',
   tasks: 'Tasks',
@@ -104,6 +108,8 @@ export type Words = Readonly<Record<WordKey, string>>;
 
 const ru: Words = {
   ...topupWords.ru,
+  ...ledgerRu,
+  ...adminRu,
   title: 'Generation Task API',
   overview: 'Обзор',
   tasks: 'Задачи',

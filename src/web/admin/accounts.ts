@@ -1,0 +1,220 @@
+/**
+ * The console's accounts (CONTRACT §13): search by e-mail or name (the newest without a query), and an
+ * account's page: name, e-mail and its confirmation, balances, a `Credit` form whose reference is
+ * pre-filled with a fresh one (a double submit credits once), its ledger, its keys with `Revoke`, and
+ * attaching an e-mail to an account without one.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { field } from '../context.ts';
+import { html, type VNode } from '../html.ts';
+import { rublesToMinor } from '../pages/keys.ts';
+import { ledgerFilters, ledgerPager, ledgerQuery, ledgerTable } from '../pages/ledger.ts';
+import { money } from '../pages/overview.ts';
+import { refusalOf, seeOther, sendHtml } from '../respond.ts';
+import { type Words, wordsOf } from '../words.ts';
+import { type ConsolePageDeps, consoleContextOf } from './index.ts';
+import { type ConsoleContext, consoleCsrf, consolePage, doneOf } from './layout.ts';
+import type { ConsoleAccount } from './port.ts';
+
+const HIDE = { schema: { hide: true } } as const;
+const REFERENCE_MAX = 200;
+
+function emailCell(account: ConsoleAccount, w: Words): VNode {
+  if (account.email === null) return html`<span class="hint">${w.adminNoEmail}</span>`;
+  return html`<span>${account.email}</span>
+    <span class="hint"> (${account.email_confirmed ? w.adminConfirmed : w.adminUnconfirmed})</span>`;
+}
+
+interface AccountView {
+  error?: string | null;
+  amount?: string;
+  reference?: string;
+  status?: number;
+}
+
+/** Registers the accounts' pages and their forms on the console's context. */
+export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps): Promise<void> {
+  app.get('/admin/accounts', HIDE, async (request, reply) => {
+    const context = consoleContextOf(request);
+    const w = wordsOf(context.lang);
+    const locale = context.lang === 'ru' ? 'ru-RU' : 'en-US';
+    const raw = (request.query as Record<string, unknown>).q;
+    const q = typeof raw === 'string' ? raw.trim().slice(0, 254) : '';
+    const accounts = await deps.port.findAccounts(q === '' ? {} : { q });
+    const body = html`<form class="filters" method="get" action="/admin/accounts" role="search">
+        <label for="account-q">${w.adminSearchLabel}</label>
+        <input id="account-q" name="q" type="search" value=${q} />
+        <button type="submit">${w.adminSearch}</button>
+      </form>
+      ${
+        accounts.length === 0
+          ? html`<p class="hint">${w.adminNoAccounts}</p>`
+          : html`<table>
+              <thead><tr><th>${w.adminName}</th><th>${w.email}</th><th>${w.available}</th><th>${w.adminCreated}</th></tr></thead>
+              <tbody>
+                ${accounts.map(
+                  (a) => html`<tr>
+                    <td><a href=${`/admin/accounts/${encodeURIComponent(a.id)}`}>${a.name}</a></td>
+                    <td>${emailCell(a, w)}</td>
+                    <td class="amount">${money(a.available_minor, locale)}</td>
+                    <td><time datetime=${a.created_at}>${a.created_at.slice(0, 10)}</time></td>
+                  </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }`;
+    return sendHtml(
+      reply,
+      200,
+      consolePage(context, deps.assets, { title: w.adminAccounts, path: '/admin/accounts', body }),
+    );
+  });
+
+  const accountPage = async (
+    context: ConsoleContext,
+    id: string,
+    query: unknown,
+    view: AccountView,
+  ): Promise<{ status: number; markup: string }> => {
+    const w = wordsOf(context.lang);
+    const locale = context.lang === 'ru' ? 'ru-RU' : 'en-US';
+    const account = await deps.port.account(id);
+    const keys = await deps.port.keys(id);
+    const q = ledgerQuery(query);
+    const ledger = q.problem
+      ? { entries: [], next: null }
+      : await deps.port.ledger(id, { filter: q.filter, cursor: q.cursor });
+    const base = `/admin/accounts/${encodeURIComponent(id)}`;
+    const body = html`<section class="cards" aria-label=${w.balance}>
+        <div class="card"><div>${w.adminName}</div><div class="amount">${account.name}</div><div>${emailCell(account, w)}</div></div>
+        <div class="card"><div>${w.balance}</div><div class="amount" data-testid="balance">${money(account.balance_minor, locale)}</div></div>
+        <div class="card"><div>${w.held}</div><div class="amount" data-testid="held">${money(account.held_minor, locale)}</div></div>
+        <div class="card"><div>${w.available}</div><div class="amount" data-testid="available">${money(account.available_minor, locale)}</div></div>
+      </section>
+      <h2>${w.adminCredit}</h2>
+      <form method="post" action=${`${base}/credit`} class="stack">
+        ${consoleCsrf(context)}
+        ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : null}
+        <label for="credit-amount">${w.adminAmount}</label>
+        <input id="credit-amount" name="amount" inputmode="decimal" required value=${view.amount ?? ''} />
+        <label for="credit-reference">${w.adminReference}</label>
+        <input id="credit-reference" name="reference" required maxlength=${REFERENCE_MAX} value=${view.reference ?? `console-${randomUUID()}`} />
+        <p class="hint">${w.adminReferenceHint}</p>
+        <button type="submit">${w.adminCredit}</button>
+      </form>
+      ${
+        account.email === null
+          ? html`<h2>${w.adminAttach}</h2>
+              <form method="post" action=${`${base}/email`} class="stack">
+                ${consoleCsrf(context)}
+                <label for="attach-email">${w.email}</label>
+                <input id="attach-email" name="email" type="email" required />
+                <button type="submit">${w.adminAttachButton}</button>
+              </form>`
+          : null
+      }
+      <h2>${w.keys}</h2>
+      ${
+        keys.length === 0
+          ? html`<p class="hint">${w.noKeys}</p>`
+          : html`<table>
+              <thead><tr><th>${w.keyPrefix}</th><th>${w.adminName}</th><th>${w.adminCreated}</th><th></th></tr></thead>
+              <tbody>
+                ${keys.map(
+                  (k) => html`<tr>
+                    <td><code>${k.prefix}</code></td>
+                    <td>${k.name ?? ''}</td>
+                    <td><time datetime=${k.created_at}>${k.created_at.slice(0, 10)}</time></td>
+                    <td>${
+                      k.revoked_at
+                        ? html`<span class="hint">${w.adminRevoked}</span>`
+                        : html`<form class="inline" method="post" action=${`${base}/revoke`}>
+                            ${consoleCsrf(context)}
+                            <input type="hidden" name="key_id" value=${k.id} />
+                            <button type="submit" class="danger" aria-label=${`${w.revoke} ${k.prefix}`}>${w.revoke}</button>
+                          </form>`
+                    }</td>
+                  </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }
+      ${/* The account's top-ups (GET /admin/v1/topups?account_id=…) join here when they come. */ null}
+      <h2>${w.ledger}</h2>
+      ${ledgerFilters(q, w, base, null)}
+      ${q.problem ? html`<p class="error" role="alert">${w[q.problem]}</p>` : null}
+      ${ledgerTable(ledger.entries, context.lang, null)}
+      ${ledgerPager(q, ledger.next, w, base)}`;
+    const status = view.status ?? (q.problem ? 422 : 200);
+    return {
+      status,
+      markup: consolePage(context, deps.assets, {
+        title: account.name,
+        path: base,
+        body,
+        done: view.error ? null : doneOf(query),
+      }),
+    };
+  };
+
+  app.get<{ Params: { id: string } }>('/admin/accounts/:id', HIDE, async (request, reply) => {
+    const context = consoleContextOf(request);
+    const { status, markup } = await accountPage(context, request.params.id, request.query, {});
+    return sendHtml(reply, status, markup);
+  });
+
+  app.post<{ Params: { id: string } }>('/admin/accounts/:id/credit', HIDE, async (request, reply) => {
+    const context = consoleContextOf(request);
+    const w = wordsOf(context.lang);
+    const id = request.params.id;
+    const amountText = field(request.body, 'amount');
+    const reference = field(request.body, 'reference').trim();
+    const amountMinor = rublesToMinor(amountText);
+    const again = async (status: number, error: string) => {
+      const { markup } = await accountPage(context, id, {}, { error, amount: amountText, reference, status });
+      return sendHtml(reply, status, markup);
+    };
+    if (amountMinor === null || amountMinor === undefined) return again(422, w.adminBadAmount);
+    if (reference === '' || reference.length > REFERENCE_MAX) return again(422, w.adminBadReference);
+    try {
+      const { created } = await deps.port.credit(id, amountMinor, reference);
+      return seeOther(
+        reply,
+        `/admin/accounts/${encodeURIComponent(id)}?done=${created ? 'credited' : 'replayed'}`,
+      );
+    } catch (error) {
+      const refusal = refusalOf(error, context.lang);
+      if (refusal.status === 404) throw error;
+      return again(refusal.status, refusal.message);
+    }
+  });
+
+  app.post<{ Params: { id: string } }>('/admin/accounts/:id/revoke', HIDE, async (request, reply) => {
+    const id = request.params.id;
+    const keyId = field(request.body, 'key_id');
+    // Only a key of this account: the form names its account, so a key id from elsewhere is refused.
+    const keys = await deps.port.keys(id);
+    if (keys.some((k) => k.id === keyId)) await deps.port.revokeKey(keyId);
+    return seeOther(reply, `/admin/accounts/${encodeURIComponent(id)}?done=revoked`);
+  });
+
+  app.post<{ Params: { id: string } }>('/admin/accounts/:id/email', HIDE, async (request, reply) => {
+    const context = consoleContextOf(request);
+    const id = request.params.id;
+    try {
+      await deps.port.attachEmail(id, field(request.body, 'email'));
+    } catch (error) {
+      const refusal = refusalOf(error, context.lang);
+      if (refusal.status === 404) throw error;
+      const { markup } = await accountPage(
+        context,
+        id,
+        {},
+        { error: refusal.message, status: refusal.status },
+      );
+      return sendHtml(reply, refusal.status, markup);
+    }
+    return seeOther(reply, `/admin/accounts/${encodeURIComponent(id)}?done=attached`);
+  });
+}

@@ -1,0 +1,185 @@
+/**
+ * The operator console at `/admin` (CONTRACT §13), served only when ADMIN_TOKEN is set: sign-in with the
+ * token, then accounts (search, credit, ledger, keys, e-mail), models (on/off, active tasks limit) and
+ * channels (states, on/off). A context of its own: cookies scoped to `/admin`, forms, the dashboard's
+ * security headers, and a CSRF check on every POST. Everything goes through the services.
+ */
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isApiError } from '../../errors.ts';
+import { negotiateLang } from '../../i18n/index.ts';
+import type { Assets } from '../assets.ts';
+import { cookieOptions, field, LANG_COOKIE, langFrom } from '../context.ts';
+import { html } from '../html.ts';
+import { refusalOf, seeOther, sendHtml } from '../respond.ts';
+import { wordsOf } from '../words.ts';
+import { accountPages } from './accounts.ts';
+import { catalogPages } from './catalog.ts';
+import { type ConsoleContext, consolePage } from './layout.ts';
+import type { ConsolePort } from './port.ts';
+import {
+  CONSOLE_COOKIE,
+  CONSOLE_CSRF_COOKIE,
+  ConsoleKeys,
+  consoleCookie,
+  csrfMatches,
+  freshCsrf,
+  SignInAttempts,
+} from './session.ts';
+
+export type { ConsoleAccount, ConsoleChannel, ConsoleModel, ConsolePort } from './port.ts';
+export { type ConsoleServices, consolePort } from './services.ts';
+
+/** What the console needs. */
+export interface ConsoleDeps {
+  token: string;
+  port: ConsolePort;
+  /** Failed sign-ins allowed per address and window. (Default: 10 per 15 minutes) */
+  attempts?: { max: number; windowMs: number };
+  /** Milliseconds now. (Default: Date.now) */
+  now?: () => number;
+}
+
+/** What the console's page files receive. */
+export interface ConsolePageDeps {
+  port: ConsolePort;
+  assets: Assets;
+}
+
+const HIDE = { schema: { hide: true } } as const;
+const PUBLIC = new Set(['/admin/signin', '/admin/language']);
+const contexts = new WeakMap<FastifyRequest, ConsoleContext>();
+
+/** The request's console context (set before every console page). */
+export function consoleContextOf(request: FastifyRequest): ConsoleContext {
+  const found = contexts.get(request);
+  if (!found) throw new Error('console context missing');
+  return found;
+}
+
+function sentCsrf(request: FastifyRequest): string {
+  return field(request.body, '_csrf');
+}
+
+/** Registers the console's pages on `app` in a context of their own. */
+export async function consoleRoutes(
+  app: FastifyInstance,
+  deps: ConsoleDeps & { assets: Assets; secure: boolean; helmet: object },
+): Promise<void> {
+  const keys = new ConsoleKeys(deps.token);
+  const attempts = new SignInAttempts(deps.attempts ?? { max: 10, windowMs: 15 * 60 * 1000 });
+  const now = deps.now ?? Date.now;
+  const pageDeps: ConsolePageDeps = { port: deps.port, assets: deps.assets };
+
+  await app.register(async (web) => {
+    await web.register(cookie);
+    await web.register(formbody, { bodyLimit: 64 * 1024 });
+    await web.register(helmet, deps.helmet);
+    web.addHook('preHandler', async (request, reply) => {
+      const session = request.cookies[CONSOLE_COOKIE];
+      const signedIn = keys.valid(session, now());
+      if (session !== undefined && !signedIn) reply.clearCookie(CONSOLE_COOKIE, { path: '/admin' });
+      let csrf = signedIn && session ? keys.csrf(session) : (request.cookies[CONSOLE_CSRF_COOKIE] ?? '');
+      if (!signedIn && !/^[A-Za-z0-9_-]{43}$/.test(csrf)) {
+        csrf = freshCsrf();
+        reply.setCookie(CONSOLE_CSRF_COOKIE, csrf, consoleCookie(deps.secure, 12 * 60 * 60));
+      }
+      const lang =
+        langFrom(request.cookies[LANG_COOKIE]) ??
+        negotiateLang(undefined, request.headers['accept-language']);
+      const context: ConsoleContext = { signedIn, lang, csrf };
+      contexts.set(request, context);
+      request.lang = lang;
+      const path = request.url.split('?')[0] ?? '/admin';
+      if (request.method === 'POST' && !csrfMatches(sentCsrf(request), csrf)) {
+        const w = wordsOf(lang);
+        const body = html`<p class="error" role="alert">${w.csrfBody}</p><p><a href="/admin">${w.adminTitle}</a></p>`;
+        return sendHtml(reply, 403, consolePage(context, deps.assets, { title: w.csrfTitle, path, body }));
+      }
+      if (!signedIn && !PUBLIC.has(path)) return seeOther(reply, '/admin/signin');
+    });
+    web.setErrorHandler(async (error, request, reply) => {
+      const context = contexts.get(request) ?? { signedIn: false, lang: request.lang ?? 'en', csrf: '' };
+      const w = wordsOf(context.lang);
+      const status = isApiError(error)
+        ? error.status
+        : typeof (error as { statusCode?: unknown }).statusCode === 'number' &&
+            (error as { statusCode: number }).statusCode < 500
+          ? (error as { statusCode: number }).statusCode
+          : 500;
+      if (status >= 500) request.log.error({ err: error }, 'console page failed');
+      const message = isApiError(error) ? refusalOf(error, context.lang).message : w.errorTitle;
+      const body = html`<p class="error" role="alert">${message}</p><p><a href="/admin">${w.adminTitle}</a></p>`;
+      return sendHtml(
+        reply,
+        status,
+        consolePage(context, deps.assets, { title: w.errorTitle, path: '/admin', body }),
+      );
+    });
+
+    const signInPage = (
+      reply: FastifyReply,
+      context: ConsoleContext,
+      status: number,
+      error: string | null,
+    ) => {
+      const w = wordsOf(context.lang);
+      const body = html`<form method="post" action="/admin/signin" class="stack">
+        <input type="hidden" name="_csrf" value=${context.csrf} />
+        ${error ? html`<p class="error" role="alert">${error}</p>` : null}
+        <p class="hint">${w.adminSignInHint}</p>
+        <label for="admin-token">${w.adminToken}</label>
+        <input id="admin-token" name="token" type="password" autocomplete="current-password" required />
+        <button type="submit">${w.signIn}</button>
+      </form>`;
+      return sendHtml(
+        reply,
+        status,
+        consolePage(context, deps.assets, { title: w.signIn, path: '/admin/signin', body }),
+      );
+    };
+
+    web.get('/admin', HIDE, async (_request, reply) => seeOther(reply, '/admin/accounts'));
+
+    web.get('/admin/signin', HIDE, async (request, reply) => {
+      const context = consoleContextOf(request);
+      if (context.signedIn) return seeOther(reply, '/admin/accounts');
+      return signInPage(reply, context, 200, null);
+    });
+
+    web.post('/admin/signin', HIDE, async (request, reply) => {
+      const context = consoleContextOf(request);
+      const w = wordsOf(context.lang);
+      const wait = attempts.waitSeconds(request.ip, now());
+      if (wait > 0) {
+        reply.header('retry-after', String(wait));
+        return signInPage(reply, context, 429, w.adminTooMany.replace('{seconds}', String(wait)));
+      }
+      if (!keys.tokenMatches(field(request.body, 'token'))) {
+        attempts.fail(request.ip, now());
+        return signInPage(reply, context, 401, w.adminWrongToken);
+      }
+      attempts.succeed(request.ip);
+      reply.setCookie(CONSOLE_COOKIE, keys.issue(now()), consoleCookie(deps.secure, 12 * 60 * 60));
+      reply.clearCookie(CONSOLE_CSRF_COOKIE, { path: '/admin' });
+      return seeOther(reply, '/admin/accounts');
+    });
+
+    web.post('/admin/signout', HIDE, async (_request, reply) => {
+      reply.clearCookie(CONSOLE_COOKIE, { path: '/admin' });
+      return seeOther(reply, '/admin/signin');
+    });
+
+    web.post('/admin/language', HIDE, async (request, reply) => {
+      const lang = langFrom(field(request.body, 'lang'));
+      if (lang) reply.setCookie(LANG_COOKIE, lang, cookieOptions(deps.secure, 365 * 24 * 60 * 60));
+      const next = field(request.body, 'next');
+      return seeOther(reply, /^\/admin(\/[A-Za-z0-9/_-]*)?$/.test(next) ? next : '/admin');
+    });
+
+    await accountPages(web, pageDeps);
+    await catalogPages(web, pageDeps);
+  });
+}

@@ -1,0 +1,53 @@
+/** The console's session pieces: the token check, signed expiries, CSRF tokens and attempt counting. */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CONSOLE_SESSION_MS, ConsoleKeys, csrfMatches, SignInAttempts } from './session.ts';
+
+const TOKEN = 'a-long-operator-token-0001';
+
+test('the token matches only itself', () => {
+  const keys = new ConsoleKeys(TOKEN);
+  assert.equal(keys.tokenMatches(TOKEN), true);
+  for (const wrong of ['', `${TOKEN} `, TOKEN.slice(1), TOKEN.toUpperCase()]) {
+    assert.equal(keys.tokenMatches(wrong), false, wrong);
+  }
+});
+
+test('a session is valid until its expiry, only under the token that signed it, and cannot be edited', () => {
+  const keys = new ConsoleKeys(TOKEN);
+  const now = 1_800_000_000_000;
+  const value = keys.issue(now);
+  assert.equal(keys.valid(value, now), true);
+  assert.equal(keys.valid(value, now + CONSOLE_SESSION_MS - 1), true);
+  assert.equal(keys.valid(value, now + CONSOLE_SESSION_MS), false);
+  assert.equal(new ConsoleKeys(`${TOKEN}-new`).valid(value, now), false);
+  const [, signature] = value.split('.');
+  assert.equal(keys.valid(`${now + 10 * CONSOLE_SESSION_MS}.${signature}`, now), false);
+  for (const junk of [undefined, '', '.', 'abc.def', `${now}`, `${value}x`]) {
+    assert.equal(keys.valid(junk, now), false, String(junk));
+  }
+});
+
+test("the CSRF token is the session's own", () => {
+  const keys = new ConsoleKeys(TOKEN);
+  const a = keys.issue(1);
+  const b = keys.issue(2);
+  assert.equal(csrfMatches(keys.csrf(a), keys.csrf(a)), true);
+  assert.equal(csrfMatches(keys.csrf(a), keys.csrf(b)), false);
+  assert.equal(csrfMatches('', ''), false);
+});
+
+test('attempts: the limit per address, the wait in seconds, the window and a success', () => {
+  const attempts = new SignInAttempts({ max: 3, windowMs: 60_000 });
+  for (let i = 0; i < 3; i += 1) {
+    assert.equal(attempts.waitSeconds('a', 1_000), 0);
+    attempts.fail('a', 1_000);
+  }
+  assert.equal(attempts.waitSeconds('a', 1_000), 60);
+  assert.equal(attempts.waitSeconds('a', 31_000), 30);
+  assert.equal(attempts.waitSeconds('b', 31_000), 0);
+  assert.equal(attempts.waitSeconds('a', 61_000), 0);
+  attempts.fail('b', 0);
+  attempts.succeed('b');
+  assert.equal(attempts.waitSeconds('b', 0), 0);
+});

@@ -1,0 +1,115 @@
+/**
+ * The operator console's sign-in (CONTRACT §13): the ADMIN_TOKEN compared in constant time, failed
+ * attempts limited per address, and a session that is only a signed expiry in an HttpOnly,
+ * SameSite=Strict cookie scoped to `/admin`. The signing key is derived from the token, so a new token
+ * ends every console session; nothing is stored. Forms carry a CSRF token derived from the cookie.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** The console's session cookie. */
+export const CONSOLE_COOKIE = 'gta_console';
+/** The signed-out CSRF cookie of the sign-in form (double submit). */
+export const CONSOLE_CSRF_COOKIE = 'gta_console_csrf';
+/** How long a console session lasts. */
+export const CONSOLE_SESSION_MS = 12 * 60 * 60 * 1000;
+
+/** Cookie options of the console: only `/admin` sees them, never sent from another site. */
+export function consoleCookie(secure: boolean, maxAgeSeconds: number) {
+  return { path: '/admin', httpOnly: true, sameSite: 'strict' as const, secure, maxAge: maxAgeSeconds };
+}
+
+function mac(key: Buffer, text: string): string {
+  return createHmac('sha256', key).update(text).digest('base64url');
+}
+
+function same(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && left.length > 0 && timingSafeEqual(left, right);
+}
+
+/** Signs and checks console sessions with a key derived from the operator token. */
+export class ConsoleKeys {
+  readonly #key: Buffer;
+  readonly #tokenMac: Buffer;
+
+  constructor(token: string) {
+    this.#key = createHmac('sha256', token).update('gta operator console session').digest();
+    this.#tokenMac = createHmac('sha256', this.#key).update(token).digest();
+  }
+
+  /** Whether `sent` is the token: both are hashed first, so the time taken tells nothing of either. */
+  tokenMatches(sent: string): boolean {
+    const sentMac = createHmac('sha256', this.#key).update(sent).digest();
+    return timingSafeEqual(sentMac, this.#tokenMac);
+  }
+
+  /** A session cookie's value that expires `CONSOLE_SESSION_MS` after `now`. */
+  issue(now: number): string {
+    const expires = String(now + CONSOLE_SESSION_MS);
+    return `${expires}.${mac(this.#key, `session.${expires}`)}`;
+  }
+
+  /** Whether a cookie value is a session signed with this token and not expired at `now`. */
+  valid(value: string | undefined, now: number): boolean {
+    if (!value) return false;
+    const [expires = '', signature = ''] = value.split('.');
+    if (!/^\d{1,15}$/.test(expires) || !same(signature, mac(this.#key, `session.${expires}`))) return false;
+    return Number(expires) > now;
+  }
+
+  /** The CSRF token of a session's forms. */
+  csrf(sessionValue: string): string {
+    return mac(this.#key, `csrf.${sessionValue}`);
+  }
+}
+
+/** Whether a sent CSRF token is the expected one (constant time). */
+export function csrfMatches(sent: string, expected: string): boolean {
+  return same(sent, expected);
+}
+
+/** A fresh value for the sign-in form's CSRF cookie. */
+export function freshCsrf(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Failed sign-ins per client address within a window; at the limit, further attempts wait. */
+export class SignInAttempts {
+  readonly #max: number;
+  readonly #windowMs: number;
+  readonly #failures = new Map<string, { count: number; since: number }>();
+
+  constructor(options: { max: number; windowMs: number }) {
+    this.#max = options.max;
+    this.#windowMs = options.windowMs;
+  }
+
+  /** Seconds the address must wait before trying again, or 0. */
+  waitSeconds(address: string, now: number): number {
+    const entry = this.#failures.get(address);
+    if (!entry) return 0;
+    if (now - entry.since >= this.#windowMs) {
+      this.#failures.delete(address);
+      return 0;
+    }
+    return entry.count >= this.#max ? Math.max(1, Math.ceil((entry.since + this.#windowMs - now) / 1000)) : 0;
+  }
+
+  /** Counts a failed attempt of the address. */
+  fail(address: string, now: number): void {
+    const entry = this.#failures.get(address);
+    if (!entry || now - entry.since >= this.#windowMs) this.#failures.set(address, { count: 1, since: now });
+    else entry.count += 1;
+    // Bounded memory: forget the oldest address past many.
+    if (this.#failures.size > 10_000) {
+      const first = this.#failures.keys().next().value;
+      if (first !== undefined) this.#failures.delete(first);
+    }
+  }
+
+  /** Forgets the address's failures after a sign-in. */
+  succeed(address: string): void {
+    this.#failures.delete(address);
+  }
+}

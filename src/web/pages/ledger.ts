@@ -1,0 +1,278 @@
+/**
+ * The ledger (CONTRACT §13): the account's entries newest first (Moscow time, kind in words, signed
+ * amount, the task or reference, the available amount after each), filters by kind and period, cursor
+ * pages, and `GET /ledger.csv`, the same entries as CSV, paged through the ledger's reader and streamed.
+ * The amount's sign is its effect on the available money: a credit and a released hold add, a hold
+ * takes, and a capture only turns held money into spent money (no sign).
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import type { Lang } from '../../i18n/index.ts';
+import type { EntryFilter, EntryKind, EntryPage, EntryView, PageOptions } from '../../ledger/index.ts';
+import { CURRENCY, ENTRY_KINDS } from '../../ledger/index.ts';
+import { moscowDay } from '../../lib/index.ts';
+import { contextOf } from '../context.ts';
+import { html, type VNode } from '../html.ts';
+import { page } from '../layout.ts';
+import { sendHtml } from '../respond.ts';
+import type { PageDeps } from '../routes.ts';
+import { fill, type Words, wordsOf } from '../words.ts';
+import { money } from './overview.ts';
+
+const HIDE = { schema: { hide: true } } as const;
+/** Entries per page of the ledger page. */
+export const LEDGER_PAGE = 50;
+/** Entries per read of the CSV export. */
+const CSV_BATCH = 500;
+
+/** The ledger's read side, as the pages use it (the ledger's `EntriesReader`). */
+export interface LedgerPort {
+  page(accountId: string, options?: PageOptions): Promise<EntryPage>;
+}
+
+/** The filters of a ledger request as typed in its query, with what they mean. */
+export interface LedgerQuery {
+  kind: EntryKind | '';
+  from: string;
+  to: string;
+  cursor: string | null;
+  filter: EntryFilter;
+  /** A word key of the problem with the query, when it has one. */
+  problem: 'ledgerBadDate' | 'ledgerBadKind' | null;
+}
+
+/** The UTC instant a Moscow calendar date (`YYYY-MM-DD`) starts, or null when it is not a date. */
+function moscowStart(date: string): Date | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
+  if (!match) return null;
+  const noon = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), 12));
+  if (Number.isNaN(noon.getTime()) || noon.toISOString().slice(0, 10) !== date) return null;
+  return moscowDay(noon).start;
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+
+/** Reads `kind`, `from`, `to` (Moscow dates, both included) and `cursor` of a query. */
+export function ledgerQuery(query: unknown): LedgerQuery {
+  const q = (query && typeof query === 'object' ? query : {}) as Record<string, unknown>;
+  const kind = text(q.kind);
+  const from = text(q.from);
+  const to = text(q.to);
+  const cursor = text(q.cursor) || null;
+  const filter: EntryFilter = {};
+  let problem: LedgerQuery['problem'] = null;
+  if (kind !== '') {
+    if ((ENTRY_KINDS as readonly string[]).includes(kind)) filter.kinds = [kind as EntryKind];
+    else problem = 'ledgerBadKind';
+  }
+  if (from !== '') {
+    const start = moscowStart(from);
+    if (start) filter.from = start.toISOString();
+    else problem = 'ledgerBadDate';
+  }
+  if (to !== '') {
+    const start = moscowStart(to);
+    if (start) filter.to = moscowDay(start).end.toISOString();
+    else problem = 'ledgerBadDate';
+  }
+  const known = problem === 'ledgerBadKind' ? '' : (kind as EntryKind | '');
+  return { kind: known, from, to, cursor, filter, problem };
+}
+
+/** The query string of the filters (without the cursor), `?…` or ''. */
+function filterQuery(q: LedgerQuery, cursor?: string): string {
+  const params = new URLSearchParams();
+  if (q.kind) params.set('kind', q.kind);
+  if (q.from) params.set('from', q.from);
+  if (q.to) params.set('to', q.to);
+  if (cursor) params.set('cursor', cursor);
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** An instant as Moscow date and time (`2026-03-10 15:04`). */
+export function moscowTime(iso: string): string {
+  return new Date(iso).toLocaleString('sv-SE', { timeZone: 'Europe/Moscow' }).slice(0, 16);
+}
+
+function signed(entry: EntryView, locale: string): string {
+  const amount = money(entry.amount_minor, locale);
+  if (entry.type === 'credit' || entry.type === 'void') return `+${amount}`;
+  if (entry.type === 'hold') return `−${amount}`;
+  return amount;
+}
+
+/**
+ * The table of entries, shared with the operator console. `taskHref` gives a task entry's link
+ * (null: the id as text).
+ */
+export function ledgerTable(
+  entries: readonly EntryView[],
+  lang: Lang,
+  taskHref: ((taskId: string) => string) | null,
+): VNode {
+  const w = wordsOf(lang);
+  const locale = lang === 'ru' ? 'ru-RU' : 'en-US';
+  if (entries.length === 0) return html`<p class="hint">${w.ledgerNone}</p>`;
+  const what = (entry: EntryView) =>
+    entry.task_id
+      ? taskHref
+        ? html`<a href=${taskHref(entry.task_id)}>${fill(w.ledgerTask, { id: entry.task_id })}</a>`
+        : html`<code>${entry.task_id}</code>`
+      : html`<span>${entry.reference ?? ''}</span>`;
+  return html`<table class="ledger">
+    <thead>
+      <tr><th>${w.ledgerWhen}</th><th>${w.ledgerKind}</th><th>${w.ledgerAmount}</th><th>${w.ledgerFor}</th><th>${w.ledgerAfter}</th></tr>
+    </thead>
+    <tbody>
+      ${entries.map(
+        (entry) => html`<tr data-entry=${entry.id}>
+          <td><time datetime=${entry.created_at}>${moscowTime(entry.created_at)}</time></td>
+          <td>${w[`kind_${entry.type}`]}</td>
+          <td class=${`amount ${entry.type}`}>${signed(entry, locale)}</td>
+          <td>${what(entry)}</td>
+          <td class="amount">${money(entry.available_after_minor, locale)}</td>
+        </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** The filters' form (GET), for `action`. */
+export function ledgerFilters(q: LedgerQuery, w: Words, action: string, csv: string | null): VNode {
+  return html`<form class="filters" method="get" action=${action}>
+    <label for="ledger-kind">${w.ledgerKind}</label>
+    <select id="ledger-kind" name="kind">
+      <option value="" selected=${q.kind === ''}>${w.ledgerAllKinds}</option>
+      ${ENTRY_KINDS.map((kind) => html`<option value=${kind} selected=${q.kind === kind}>${w[`kind_${kind}`]}</option>`)}
+    </select>
+    <label for="ledger-from">${w.ledgerFrom}</label>
+    <input id="ledger-from" type="date" name="from" value=${q.from} />
+    <label for="ledger-to">${w.ledgerTo}</label>
+    <input id="ledger-to" type="date" name="to" value=${q.to} />
+    <button type="submit" class="secondary">${w.ledgerFilter}</button>
+    ${csv === null ? null : html`<a class="button" href=${`${csv}${filterQuery(q)}`} download="">${w.ledgerCsv}</a>`}
+  </form>`;
+}
+
+/** Links to the next (older) page and back to the newest. */
+export function ledgerPager(q: LedgerQuery, next: string | null, w: Words, action: string): VNode {
+  return html`<p class="pager">
+    ${q.cursor ? html`<a href=${`${action}${filterQuery(q)}`}>${w.ledgerNewest}</a>` : null}
+    ${next ? html`<a rel="next" href=${`${action}${filterQuery(q, next)}`}>${w.ledgerOlder}</a>` : null}
+  </p>`;
+}
+
+/** A text cell a spreadsheet would not read as a formula: a leading `=`, `+`, `-`, `@` gets a `'`. */
+export function safeCell(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
+export function csvField(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+/** The CSV export's columns, in order. */
+export const CSV_COLUMNS = [
+  'id',
+  'created_at',
+  'kind',
+  'amount_minor',
+  'amount_rub',
+  'currency',
+  'task_id',
+  'reference',
+] as const;
+
+/** One CSV line (CRLF-terminated) of an entry; amounts as stored, unsigned (the kind tells the way). */
+export function csvLine(entry: EntryView): string {
+  const rub = `${Math.trunc(entry.amount_minor / 100)}.${String(entry.amount_minor % 100).padStart(2, '0')}`;
+  const cells = [
+    safeCell(entry.id),
+    safeCell(entry.created_at),
+    safeCell(entry.type),
+    String(entry.amount_minor),
+    rub,
+    safeCell(CURRENCY),
+    safeCell(entry.task_id ?? ''),
+    safeCell(entry.reference ?? ''),
+  ];
+  return `${cells.map(csvField).join(',')}\r\n`;
+}
+
+/** Every matching entry as CSV lines, read a batch at a time. */
+export async function* csvLines(
+  ledger: LedgerPort,
+  accountId: string,
+  filter: EntryFilter,
+): AsyncGenerator<string> {
+  yield `${CSV_COLUMNS.join(',')}\r\n`;
+  let cursor: string | null = null;
+  do {
+    const batch: EntryPage = await ledger.page(accountId, {
+      filter,
+      cursor,
+      limit: CSV_BATCH,
+      balances: false,
+    });
+    yield batch.entries.map(csvLine).join('');
+    cursor = batch.next;
+  } while (cursor);
+}
+
+/** Today's Moscow date, for the export's file name. */
+function today(): string {
+  return new Date().toLocaleDateString('en-CA', { timeZone: 'Europe/Moscow' });
+}
+
+/** Registers `GET /ledger` and `GET /ledger.csv` on the dashboard's context. */
+export async function ledgerPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
+  app.get('/ledger', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const session = context.session;
+    if (!session) throw new Error('private page without a session');
+    const w = wordsOf(context.lang);
+    const q = ledgerQuery(request.query);
+    const found = q.problem
+      ? { entries: [], next: null }
+      : await deps.ledger.page(session.accountId, { filter: q.filter, cursor: q.cursor, limit: LEDGER_PAGE });
+    const body = html`<p class="hint">${w.ledgerIntro}</p>
+      ${ledgerFilters(q, w, '/ledger', '/ledger.csv')}
+      ${q.problem ? html`<p class="error" role="alert">${w[q.problem]}</p>` : null}
+      ${ledgerTable(found.entries, context.lang, (id) => `/tasks/${encodeURIComponent(id)}`)}
+      ${ledgerPager(q, found.next, w, '/ledger')}`;
+    return sendHtml(
+      reply,
+      q.problem ? 422 : 200,
+      page(context, deps.assets, { title: w.ledger, path: '/ledger', body }),
+    );
+  });
+
+  app.get('/ledger.csv', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    const session = context.session;
+    if (!session) throw new Error('private page without a session');
+    const q = ledgerQuery(request.query);
+    if (q.problem) {
+      const w = wordsOf(context.lang);
+      const body = html`<p class="error" role="alert">${w[q.problem]}</p><p><a href="/ledger">${w.ledger}</a></p>`;
+      return sendHtml(reply, 422, page(context, deps.assets, { title: w.ledger, path: '/ledger', body }));
+    }
+    // The first batch is read before answering, so a failing read is an error page, not a cut file.
+    const lines = csvLines(deps.ledger, session.accountId, q.filter);
+    const first = await lines.next();
+    const stream = Readable.from(
+      (async function* () {
+        if (!first.done) yield first.value;
+        yield* lines;
+      })(),
+    );
+    return reply
+      .code(200)
+      .header('cache-control', 'no-store')
+      .header('content-disposition', `attachment; filename="ledger-${today()}.csv"`)
+      .type('text/csv; charset=utf-8')
+      .send(stream);
+  });
+}

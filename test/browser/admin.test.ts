@@ -1,0 +1,80 @@
+/**
+ * The operator console in a real browser (CONTRACT §13): a person signs up; in another context the
+ * operator signs in at /admin with the token, finds the person by e-mail and credits 1 234,56 RUB; the
+ * person's overview then shows the new available amount, the ledger page shows the credit and its CSV
+ * download has it.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { ADMIN_TOKEN } from '../helpers.ts';
+import { confirmedPerson, launchBrowser, newContext, screenshot, startWebApp, type WebApp } from './kit.ts';
+
+describe('operator console in the browser', () => {
+  let web: WebApp;
+  let browser: Browser;
+  before(async () => {
+    web = await startWebApp();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await web?.close();
+  });
+
+  test('the operator credits a person found by e-mail; the overview, ledger and CSV show it', async () => {
+    const person = await confirmedPerson(web, browser, { email: 'credit-me@example.com' });
+
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${web.base}/admin`);
+    await page.getByLabel('Token', { exact: true }).waitFor();
+    await screenshot(page, 'admin-signin');
+    await page.getByLabel('Token', { exact: true }).fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+
+    await page.getByLabel('E-mail or name').fill(person.email);
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('row', { name: /credit-me@example\.com/ }).waitFor();
+    await screenshot(page, 'admin-accounts');
+    await page
+      .getByRole('row', { name: /credit-me@example\.com/ })
+      .getByRole('link')
+      .click();
+
+    await page.getByLabel('Amount', { exact: true }).fill('1 234,56');
+    await page.getByRole('button', { name: 'Credit', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Credited.' }).waitFor();
+    assert.match((await page.getByTestId('available').textContent()) ?? '', /1,234\.56/);
+    await screenshot(page, 'admin-account');
+
+    await page.getByRole('link', { name: 'Models', exact: true }).click();
+    await page.getByRole('button', { name: /^Turn off model-3d$/ }).waitFor();
+    await screenshot(page, 'admin-models');
+    await page.getByRole('link', { name: 'Channels', exact: true }).click();
+    await page.getByRole('heading', { name: 'Channels' }).waitFor();
+    await screenshot(page, 'admin-channels');
+
+    // The person's overview, reloaded, shows the money.
+    await person.page.goto(`${web.base}/`);
+    assert.match((await person.page.getByTestId('available').textContent()) ?? '', /1,234\.56/);
+
+    await person.page.goto(`${web.base}/ledger`);
+    const row = person.page.getByRole('row', { name: /Credit/ });
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? '', /\+RUB\s?1,234\.56/);
+    await screenshot(person.page, 'ledger');
+    const [download] = await Promise.all([
+      person.page.waitForEvent('download'),
+      person.page.getByRole('link', { name: 'Download CSV' }).click(),
+    ]);
+    assert.match(download.suggestedFilename(), /^ledger-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = fs.readFileSync(await download.path(), 'utf8');
+    assert.match(csv, /^id,created_at,kind,amount_minor,amount_rub,currency,task_id,reference\r\n/);
+    assert.match(csv, /,credit,123456,1234\.56,RUB,,console-[0-9a-f-]{36}\r\n/);
+    await context.close();
+    await person.context.close();
+  });
+});

@@ -1,0 +1,277 @@
+/**
+ * The operator console at `/admin` over `app.inject` (CONTRACT §13): absent without ADMIN_TOKEN; the
+ * token sign-in (wrong token refused, attempts limited per address, the cookie's flags), CSRF on every
+ * form, a changed token ending the session, every page, a credit made once per reference, a model
+ * switched off disappearing from /v1/models, and escaping of what people typed.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ScriptedUpstream, scriptedAdapters, testChannels } from './channel-adapters.ts';
+import { ADMIN_TOKEN, startTestApp, type TestApp } from './helpers.ts';
+import { Browser, buttons, labels, textOf } from './web-kit.ts';
+
+async function signedIn(t: TestApp): Promise<Browser> {
+  const browser = new Browser(t);
+  await browser.get('/admin/signin');
+  const res = await browser.post('/admin/signin', { token: ADMIN_TOKEN });
+  assert.equal(res.statusCode, 303, res.body);
+  assert.equal(res.headers.location, '/admin/accounts');
+  return browser;
+}
+
+/** An account with a person's e-mail attached through the operator API. */
+async function accountWithEmail(t: TestApp, email: string, name = 'Person'): Promise<string> {
+  const made = await t.admin('POST', '/admin/v1/accounts', { name });
+  const id = made.json().id as string;
+  const attached = await t.admin('POST', `/admin/v1/accounts/${id}/email`, { email });
+  assert.equal(attached.statusCode, 200, attached.body);
+  return id;
+}
+
+describe('operator console', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ worker: false });
+  });
+  after(() => t.close());
+
+  test('every /admin page is 404 without ADMIN_TOKEN', async () => {
+    const bare = await startTestApp({ worker: false, env: { ADMIN_TOKEN: '' } });
+    try {
+      for (const url of ['/admin', '/admin/signin', '/admin/accounts', '/admin/models', '/admin/channels']) {
+        assert.equal((await bare.app.inject({ method: 'GET', url })).statusCode, 404, url);
+      }
+      const post = await bare.app.inject({ method: 'POST', url: '/admin/signin', payload: { token: 'x' } });
+      assert.equal(post.statusCode, 404);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  test('the sign-in page; a wrong token is refused; the right one gives a strict /admin cookie', async () => {
+    const browser = new Browser(t);
+    assert.equal((await browser.get('/admin/accounts')).headers.location, '/admin/signin');
+    const page = await browser.get('/admin/signin');
+    assert.equal(page.statusCode, 200);
+    assert.ok(labels(page.body).includes('Token'));
+    assert.ok(labels(page.body).includes('Language'));
+    assert.ok(buttons(page.body).includes('Sign in'));
+    const wrong = await browser.post('/admin/signin', { token: `${ADMIN_TOKEN}x` });
+    assert.equal(wrong.statusCode, 401);
+    assert.match(textOf(wrong.body), /Wrong token/);
+    assert.equal(browser.cookies.has('gta_console'), false);
+    const right = await browser.post('/admin/signin', { token: ADMIN_TOKEN });
+    assert.equal(right.statusCode, 303);
+    const cookie = browser.cookies.get('gta_console');
+    assert.ok(cookie);
+    assert.match(cookie.attributes, /HttpOnly/i);
+    assert.match(cookie.attributes, /SameSite=Strict/i);
+    assert.match(cookie.attributes, /Path=\/admin(;|$)/);
+    assert.match(cookie.attributes, /Max-Age=43200/);
+    assert.equal((await browser.get('/admin/accounts')).statusCode, 200);
+    // Signing out ends it.
+    const out = await browser.post('/admin/signout', {});
+    assert.equal(out.statusCode, 303);
+    assert.equal((await browser.get('/admin/accounts')).statusCode, 303);
+  });
+
+  test('failed sign-ins are limited per address: 429 with Retry-After, other addresses unaffected', async () => {
+    const attempt = async (remoteAddress: string, token: string) => {
+      const page = await t.app.inject({ method: 'GET', url: '/admin/signin', remoteAddress });
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+      const cookie = String(page.headers['set-cookie']).split(';')[0];
+      return t.app.inject({
+        method: 'POST',
+        url: '/admin/signin',
+        remoteAddress,
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ _csrf: csrf, token }).toString(),
+      });
+    };
+    for (let i = 0; i < 10; i += 1)
+      assert.equal((await attempt('10.0.0.9', 'wrong-token-123456')).statusCode, 401);
+    const limited = await attempt('10.0.0.9', ADMIN_TOKEN);
+    assert.equal(limited.statusCode, 429);
+    assert.ok(Number(limited.headers['retry-after']) > 0);
+    assert.match(textOf(limited.body), /Too many attempts/);
+    assert.equal((await attempt('10.0.0.10', ADMIN_TOKEN)).statusCode, 303);
+  });
+
+  test('a POST without the CSRF token is refused, signed in or not', async () => {
+    const anonymous = new Browser(t);
+    await anonymous.get('/admin/signin');
+    assert.equal(
+      (await anonymous.post('/admin/signin', { _csrf: 'forged', token: ADMIN_TOKEN })).statusCode,
+      403,
+    );
+    const browser = await signedIn(t);
+    const id = await accountWithEmail(t, 'csrf@example.com');
+    await browser.get(`/admin/accounts/${id}`);
+    const forged = await browser.post(`/admin/accounts/${id}/credit`, {
+      _csrf: 'x'.repeat(43),
+      amount: '10',
+      reference: 'forged',
+    });
+    assert.equal(forged.statusCode, 403);
+    const account = await t.admin('GET', `/admin/v1/accounts/${id}`);
+    assert.equal(account.json().balance_minor, 0);
+  });
+
+  test('a changed ADMIN_TOKEN ends every console session', async () => {
+    const browser = await signedIn(t);
+    const other = await startTestApp({ worker: false, env: { ADMIN_TOKEN: `${ADMIN_TOKEN}-rotated` } });
+    try {
+      const res = await other.app.inject({
+        method: 'GET',
+        url: '/admin/accounts',
+        headers: { cookie: `gta_console=${browser.cookies.get('gta_console')?.value}` },
+      });
+      assert.equal(res.statusCode, 303);
+      assert.equal(res.headers.location, '/admin/signin');
+      // A forged expiry with the old signature is refused too.
+      const [, signature] = String(browser.cookies.get('gta_console')?.value).split('.');
+      const forged = await t.app.inject({
+        method: 'GET',
+        url: '/admin/accounts',
+        headers: { cookie: `gta_console=${Date.now() + 10 ** 10}.${signature}` },
+      });
+      assert.equal(forged.statusCode, 303);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('accounts: search by e-mail or name, the account page, credit once per reference, keys', async () => {
+    const browser = await signedIn(t);
+    const id = await accountWithEmail(t, 'findme@example.com', 'Anna <b>Bold</b>');
+    await accountWithEmail(t, 'someone@example.com', 'Other');
+    const newest = await browser.get('/admin/accounts');
+    assert.match(textOf(newest.body), /findme@example\.com/);
+    const found = await browser.get('/admin/accounts?q=FINDME@example.com');
+    assert.match(textOf(found.body), /findme@example\.com \(not confirmed\)/);
+    assert.doesNotMatch(textOf(found.body), /someone@example/);
+    assert.match(found.body, /Anna &lt;b>Bold&lt;\/b>|Anna &lt;b&gt;Bold&lt;\/b&gt;/);
+    assert.doesNotMatch(found.body, /<b>Bold<\/b>/);
+    const byName = await browser.get('/admin/accounts?q=anna');
+    assert.match(byName.body, new RegExp(`/admin/accounts/${id}`));
+
+    const page = await browser.get(`/admin/accounts/${id}`);
+    assert.equal(page.statusCode, 200);
+    assert.ok(labels(page.body).includes('Amount'));
+    assert.ok(labels(page.body).includes('Reference'));
+    assert.ok(buttons(page.body).includes('Credit'));
+    const reference = /id="credit-reference"[^>]*value="([^"]+)"/.exec(page.body)?.[1];
+    assert.match(reference ?? '', /^console-[0-9a-f-]{36}$/);
+    const again = await browser.get(`/admin/accounts/${id}`);
+    assert.notEqual(/id="credit-reference"[^>]*value="([^"]+)"/.exec(again.body)?.[1], reference);
+    const form = { amount: '1 234,56', reference: reference ?? '' };
+    const first = await browser.post(`/admin/accounts/${id}/credit`, form);
+    assert.equal(first.statusCode, 303);
+    assert.equal(first.headers.location, `/admin/accounts/${id}?done=credited`);
+    const second = await browser.post(`/admin/accounts/${id}/credit`, form);
+    assert.equal(second.headers.location, `/admin/accounts/${id}?done=replayed`);
+    const account = (await t.admin('GET', `/admin/v1/accounts/${id}`)).json();
+    assert.equal(account.available_minor, 123_456);
+    const shown = await browser.get(`/admin/accounts/${id}?done=credited`);
+    assert.match(textOf(shown.body), /Credited\./);
+    assert.match(textOf(shown.body), /RUB\s?1,234\.56/);
+    assert.match(shown.body, /<td>Credit<\/td>/);
+    const bad = await browser.post(`/admin/accounts/${id}/credit`, { amount: 'lots', reference: 'r1' });
+    assert.equal(bad.statusCode, 422);
+    assert.match(textOf(bad.body), /The amount is rubles/);
+
+    const key = await t.admin('POST', `/admin/v1/accounts/${id}/keys`, { name: 'ops' });
+    const withKey = await browser.get(`/admin/accounts/${id}`);
+    assert.ok(buttons(withKey.body).includes('Revoke'));
+    const keyId = key.json().id as string;
+    const revoked = await browser.post(`/admin/accounts/${id}/revoke`, { key_id: keyId });
+    assert.equal(revoked.statusCode, 303);
+    assert.equal((await t.call(key.json().key, 'GET', '/v1/models')).statusCode, 401);
+    assert.equal((await browser.get('/admin/accounts/no-such-account')).statusCode, 404);
+  });
+
+  test('attach an e-mail to an operator-made account', async () => {
+    const browser = await signedIn(t);
+    const made = await t.admin('POST', '/admin/v1/accounts', { name: 'Bare' });
+    const id = made.json().id as string;
+    const page = await browser.get(`/admin/accounts/${id}`);
+    assert.match(textOf(page.body), /no e-mail/);
+    const res = await browser.post(`/admin/accounts/${id}/email`, { email: 'attached@example.com' });
+    assert.equal(res.statusCode, 303);
+    assert.match(textOf((await browser.get(`/admin/accounts/${id}`)).body), /attached@example\.com/);
+    const taken = await browser.post(`/admin/accounts/${made.json().id}/email`, { email: 'x@example.com' });
+    assert.equal(taken.statusCode, 409);
+  });
+
+  test('models: switching one off takes it off /v1/models; the active tasks limit is saved', async () => {
+    const browser = await signedIn(t);
+    const customer = await t.account();
+    const page = await browser.get('/admin/models');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /data-model="model-3d"/);
+    const off = await browser.post('/admin/models/model-3d', { available: 'off' });
+    assert.equal(off.statusCode, 303);
+    const listed = (await t.call(customer.key, 'GET', '/v1/models')).json();
+    const model = (listed.models ?? listed.data).find((m: { key: string }) => m.key === 'model-3d');
+    assert.ok(!model || model.available === false, JSON.stringify(model));
+    await browser.post('/admin/models/model-3d', { available: 'on' });
+    const back = (await t.call(customer.key, 'GET', '/v1/models')).json();
+    assert.equal(
+      (back.models ?? back.data).find((m: { key: string }) => m.key === 'model-3d')?.available,
+      true,
+    );
+    assert.equal((await browser.post('/admin/models/model-3d', { max_active: '7' })).statusCode, 303);
+    assert.match((await browser.get('/admin/models')).body, /name="max_active"[^>]*value="7"/);
+    assert.equal((await browser.post('/admin/models/model-3d', { max_active: '0' })).statusCode, 422);
+    assert.equal((await browser.post('/admin/models/nope', { available: 'on' })).statusCode, 404);
+  });
+
+  test('channels, and the console in Russian', async () => {
+    const browser = await signedIn(t);
+    const channels = await browser.get('/admin/channels');
+    assert.equal(channels.statusCode, 200);
+    assert.match(textOf(channels.body), /No channels/);
+    const lang = await browser.post('/admin/language', { lang: 'ru', next: '/admin/channels' });
+    assert.equal(lang.headers.location, '/admin/channels');
+    const ru = await browser.get('/admin/channels');
+    assert.match(textOf(ru.body), /Каналов нет/);
+    assert.match(textOf(ru.body), /Учётные записи/);
+    await browser.post('/admin/language', { lang: 'en', next: '//evil.test' });
+  });
+
+  test('channels: name, provider, models, circuit and slots, switched off and on through the router', async () => {
+    const withChannels = await startTestApp({
+      worker: false,
+      channels: testChannels([
+        {
+          name: 'tripo-main',
+          provider: 'tripo',
+          models: ['model-3d'],
+          api_key_env: 'TEST_KEY',
+          max_concurrency: 3,
+        },
+      ]),
+      adapters: scriptedAdapters(new ScriptedUpstream()),
+    });
+    try {
+      const browser = await signedIn(withChannels);
+      const page = await browser.get('/admin/channels');
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, /<code>tripo-main<\/code>/);
+      const row = textOf(/<tr data-channel=[\s\S]*?<\/tr>/.exec(page.body)?.[0] ?? '');
+      assert.match(row, /tripo/);
+      assert.match(row, /model-3d/);
+      assert.match(row, /closed/);
+      assert.match(row, /0 \/ 3/);
+      const off = await browser.post(`/admin/channels/${encodeURIComponent('tripo-main')}`, {
+        enabled: 'off',
+      });
+      assert.equal(off.statusCode, 303);
+      const api = (await withChannels.admin('GET', '/admin/v1/channels')).json();
+      assert.equal(api.channels[0].enabled, false);
+      assert.ok(buttons((await browser.get('/admin/channels')).body).includes('Turn on'));
+    } finally {
+      await withChannels.close();
+    }
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * The ledger page and its CSV export over `app.inject` (CONTRACT §13): entries newest first with kinds
+ * in words, task links and available amounts; filters by kind and period; pages by cursor; the CSV's
+ * headers, columns, RFC 4180 quoting and formula safety, every entry over several reads; and never
+ * another account's entries.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { credit } from '../src/ledger/index.ts';
+import { startTestApp, type TestApp, waitForFinal } from './helpers.ts';
+import { Browser, FakePeople, lastToken, textOf } from './web-kit.ts';
+
+/** Parses RFC 4180 text (quoted fields, doubled quotes, CRLF lines). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i += 1;
+      } else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i += 1;
+    } else cell += c;
+  }
+  assert.equal(cell, '', 'the file ends with CRLF');
+  return rows;
+}
+
+describe('ledger page and CSV export', () => {
+  let t: TestApp;
+  let people: FakePeople;
+  let browser: Browser;
+  let accountId: string;
+  let taskId: string;
+  let other: Browser;
+  before(async () => {
+    t = await startTestApp({
+      people: (container) => {
+        people = new FakePeople(container);
+        return people;
+      },
+    });
+    browser = new Browser(t);
+    const email = await browser.signUp();
+    const person = people.persons.get(email);
+    assert.ok(person);
+    accountId = person.accountId;
+    for (const [amount, reference] of [
+      [100_000, 'first'],
+      [2_500, '=HYPERLINK("http://evil.test","x")'],
+      [1_000, 'with, comma and "quotes"'],
+      [700, '@sum'],
+      [300, '<script>alert(1)</script>'],
+    ] as const) {
+      const res = await t.admin('POST', `/admin/v1/accounts/${accountId}/credits`, {
+        amount_minor: amount,
+        reference,
+      });
+      assert.equal(res.statusCode, 201, res.body);
+    }
+    await people.confirmEmail(lastToken(people.confirmTokens));
+    const issued = await people.createKey(person.id, { name: 'k', models: null, dailyLimitMinor: null });
+    const task = await t.call(issued.key, 'POST', '/v1/tasks', {
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a lamp', texture: false, pbr: false },
+    });
+    assert.equal(task.statusCode, 202, task.body);
+    taskId = task.json().id;
+    assert.equal((await waitForFinal(t, issued.key, taskId)).status, 'succeeded');
+    other = new Browser(t);
+    const otherEmail = await other.signUp();
+    const otherAccount = people.persons.get(otherEmail)?.accountId;
+    await t.admin('POST', `/admin/v1/accounts/${otherAccount}/credits`, {
+      amount_minor: 4_242,
+      reference: 'not-yours',
+    });
+  });
+  after(() => t.close());
+
+  test('lists the entries newest first with kinds in words, task links and amounts', async () => {
+    const res = await browser.get('/ledger');
+    assert.equal(res.statusCode, 200);
+    const text = textOf(res.body);
+    const kinds = [...res.body.matchAll(/<tr data-entry="[^"]+">\s*<td>.*?<\/td>\s*<td>([^<]+)<\/td>/g)].map(
+      (m) => m[1],
+    );
+    assert.deepEqual(kinds, [
+      'Charged (was held)',
+      'Held for a task',
+      'Credit',
+      'Credit',
+      'Credit',
+      'Credit',
+      'Credit',
+    ]);
+    assert.match(res.body, new RegExp(`href="/tasks/${taskId}"`));
+    assert.match(text, /\+RUB\s?1,000\.00/);
+    assert.match(text, /with, comma and "quotes"/);
+    assert.doesNotMatch(res.body, /<script>alert/);
+    assert.match(res.body, /&lt;script>alert\(1\)|&lt;script&gt;alert\(1\)/);
+    assert.doesNotMatch(text, /not-yours|42\.42/);
+    assert.match(text, /Available after/);
+    // Moscow time: the date column shows the Moscow wall clock.
+    assert.match(res.body, /<time datetime="[^"]+">\d{4}-\d{2}-\d{2} \d{2}:\d{2}<\/time>/);
+    const ru = await browser.get('/ledger', { 'accept-language': 'ru' });
+    assert.equal(ru.statusCode, 200);
+  });
+
+  test('filters by kind and period, and pages by cursor', async () => {
+    const holds = await browser.get('/ledger?kind=hold');
+    assert.equal((holds.body.match(/<tr data-entry=/g) ?? []).length, 1);
+    const future = await browser.get('/ledger?from=2999-01-01');
+    assert.match(textOf(future.body), /No entries match/);
+    const past = await browser.get('/ledger?to=2000-01-01');
+    assert.match(textOf(past.body), /No entries match/);
+    const bad = await browser.get('/ledger?from=yesterday');
+    assert.equal(bad.statusCode, 422);
+    assert.match(textOf(bad.body), /YYYY-MM-DD/);
+    assert.equal((await browser.get('/ledger?kind=gift')).statusCode, 422);
+    assert.equal((await browser.get('/ledger?cursor=nope')).statusCode, 422);
+
+    const ids = new Set<string>();
+    let url: string | null = '/ledger';
+    let pages = 0;
+    // Pages of 50: add entries so there are two.
+    await t.container.db.dialect.transaction(t.container.db.db, async (tx) => {
+      for (let i = 0; i < 60; i += 1) {
+        await credit(tx, { accountId, amountMinor: 1, reference: `bulk-page-${i}`, at: new Date() });
+      }
+    });
+    while (url) {
+      const page = await browser.get(url);
+      for (const m of page.body.matchAll(/<tr data-entry="([^"]+)"/g)) ids.add(m[1] ?? '');
+      const next = /<a rel="next" href="([^"]+)"/.exec(page.body)?.[1];
+      url = next ? next.replaceAll('&amp;', '&') : null;
+      pages += 1;
+    }
+    assert.equal(pages, 2);
+    assert.equal(ids.size, 67);
+  });
+
+  test('the CSV export: headers, columns, quoting, formula safety, every entry over several reads', async () => {
+    await t.container.db.dialect.transaction(t.container.db.db, async (tx) => {
+      for (let i = 0; i < 1_100; i += 1) {
+        await credit(tx, { accountId, amountMinor: 5, reference: `bulk-csv-${i}`, at: new Date() });
+      }
+    });
+    const res = await browser.get('/ledger.csv');
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'text/csv; charset=utf-8');
+    assert.match(
+      String(res.headers['content-disposition']),
+      /^attachment; filename="ledger-\d{4}-\d{2}-\d{2}\.csv"$/,
+    );
+    const rows = parseCsv(res.body);
+    assert.deepEqual(rows[0], [
+      'id',
+      'created_at',
+      'kind',
+      'amount_minor',
+      'amount_rub',
+      'currency',
+      'task_id',
+      'reference',
+    ]);
+    const entries = rows.slice(1);
+    assert.equal(entries.length, 7 + 60 + 1_100);
+    assert.equal(new Set(entries.map((r) => r[0])).size, entries.length);
+    const byRef = new Map(entries.map((r) => [r[7], r]));
+    assert.deepEqual(byRef.get('\'=HYPERLINK("http://evil.test","x")')?.slice(2, 6), [
+      'credit',
+      '2500',
+      '25.00',
+      'RUB',
+    ]);
+    assert.ok(byRef.has('with, comma and "quotes"'));
+    assert.ok(byRef.has("'@sum"));
+    assert.match(res.body, /"with, comma and ""quotes"""/);
+    const capture = entries.find((r) => r[2] === 'capture');
+    assert.equal(capture?.[6], taskId);
+    assert.match(capture?.[1] ?? '', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.ok(entries.every((r) => r[7] !== 'not-yours'));
+
+    const credits = parseCsv((await browser.get('/ledger.csv?kind=hold')).body);
+    assert.equal(credits.length, 2);
+    assert.equal((await browser.get('/ledger.csv?to=never')).statusCode, 422);
+  });
+
+  test("another account's ledger shows only its own entry; signed out goes to sign-in", async () => {
+    const theirs = await other.get('/ledger.csv');
+    const rows = parseCsv(theirs.body).slice(1);
+    assert.deepEqual(
+      rows.map((r) => r[7]),
+      ['not-yours'],
+    );
+    const page = await other.get('/ledger');
+    assert.equal((page.body.match(/<tr data-entry=/g) ?? []).length, 1);
+    const anonymous = await new Browser(t).get('/ledger.csv');
+    assert.equal(anonymous.statusCode, 303);
+  });
+});
