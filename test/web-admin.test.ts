@@ -274,4 +274,44 @@ describe('operator console', () => {
       await withChannels.close();
     }
   });
+
+  test("top-ups: every account's, filtered by state and linked to the account; an account's on its page", async () => {
+    const paying = await startTestApp({ worker: false, env: { PAYMENTS: 'test' } });
+    try {
+      const browser = await signedIn(paying);
+      const a = await paying.account();
+      const b = await paying.account();
+      const topups = paying.container.services.topups;
+      const make = async (key: string, amount: number) => {
+        const made = await paying.call(key, 'POST', '/v1/topups', { amount_minor: amount });
+        assert.equal(made.statusCode, 201, made.body);
+        return made.json().id as string;
+      };
+      const paid = await make(a.key, 150_000);
+      await make(a.key, 20_000);
+      const other = await make(b.key, 30_000);
+      await topups.decideTest(a.id, paid, 'succeeded');
+
+      const all = await browser.get('/admin/topups');
+      assert.equal(all.statusCode, 200);
+      const text = textOf(all.body);
+      for (const id of [paid, other]) assert.match(all.body, new RegExp(id));
+      assert.match(text, /Paid/);
+      assert.match(text, /Waiting for payment/);
+      assert.match(all.body, new RegExp(`href="/admin/accounts/${b.id}"`));
+      const succeeded = await browser.get('/admin/topups?status=succeeded');
+      assert.match(succeeded.body, new RegExp(paid));
+      assert.doesNotMatch(succeeded.body, new RegExp(other));
+      assert.match(textOf(succeeded.body), /RUB\s?1,500\.00/);
+
+      const page = await browser.get(`/admin/accounts/${a.id}`);
+      assert.match(textOf(page.body), /Top-ups/);
+      assert.match(page.body, new RegExp(paid));
+      assert.doesNotMatch(page.body, new RegExp(other));
+      // The credit is in the account's ledger with the payment's id as its reference.
+      assert.match(textOf(page.body), /RUB\s?1,500\.00/);
+    } finally {
+      await paying.close();
+    }
+  });
 });

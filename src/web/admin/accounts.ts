@@ -16,6 +16,7 @@ import { type Words, wordsOf } from '../words.ts';
 import { type ConsolePageDeps, consoleContextOf } from './index.ts';
 import { type ConsoleContext, consoleCsrf, consolePage, doneOf } from './layout.ts';
 import type { ConsoleAccount } from './port.ts';
+import { accountTopups } from './topups.ts';
 
 const HIDE = { schema: { hide: true } } as const;
 const REFERENCE_MAX = 200;
@@ -140,7 +141,7 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
               </tbody>
             </table>`
       }
-      ${/* The account's top-ups (GET /admin/v1/topups?account_id=…) join here when they come. */ null}
+      ${await accountTopups(deps.port, id, context.lang)}
       <h2>${w.ledger}</h2>
       ${ledgerFilters(q, w, base, null)}
       ${q.problem ? html`<p class="error" role="alert">${w[q.problem]}</p>` : null}

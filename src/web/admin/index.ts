@@ -28,6 +28,7 @@ import {
   freshCsrf,
   SignInAttempts,
 } from './session.ts';
+import { topupPages } from './topups.ts';
 
 export type { ConsoleAccount, ConsoleChannel, ConsoleModel, ConsolePort } from './port.ts';
 export { type ConsoleServices, consolePort } from './services.ts';
@@ -181,5 +182,6 @@ export async function consoleRoutes(
 
     await accountPages(web, pageDeps);
     await catalogPages(web, pageDeps);
+    await topupPages(web, pageDeps);
   });
 }

@@ -33,7 +33,7 @@ const NAV: ReadonlyArray<readonly [string, WordKey]> = [
   ['/admin/accounts', 'adminAccounts'],
   ['/admin/models', 'adminModels'],
   ['/admin/channels', 'adminChannels'],
-  // Top-ups (`/admin/topups`) join here when they come.
+  ['/admin/topups', 'adminTopups'],
 ];
 
 /** The hidden CSRF field of every console form. */

@@ -3,6 +3,7 @@
  * module's operator functions, the channel router and the ledger's reader, wired in src/app.ts.
  */
 import type { EntryPage, PageOptions } from '../../ledger/index.ts';
+import type { TopupRow } from '../pages/topups-table.ts';
 import type { WebKey } from '../people-port.ts';
 
 /** An account as the operator sees it. */
@@ -56,5 +57,11 @@ export interface ConsolePort {
   models(): Promise<ConsoleModel[]>;
   updateModel(key: string, patch: { available?: boolean; maxActive?: number }): Promise<unknown>;
   channels(): Promise<ConsoleChannel[]>;
+  /** Top-ups of every account or of one, of a status, newest first (the payments module's list). */
+  topups(query: {
+    accountId?: string;
+    status?: TopupRow['status'];
+    cursor?: string;
+  }): Promise<{ topups: TopupRow[]; next_cursor: string | null }>;
   setChannelEnabled(name: string, enabled: boolean): Promise<unknown>;
 }

@@ -3,6 +3,7 @@
  * keys, models), the people module (search, e-mail), the channel router and the ledger's reader.
  */
 import type { EntryPage, PageOptions } from '../../ledger/index.ts';
+import type { TopupRow } from '../pages/topups-table.ts';
 import type { WebKey } from '../people-port.ts';
 import type { ConsoleAccount, ConsoleChannel, ConsoleModel, ConsolePort } from './port.ts';
 
@@ -27,6 +28,13 @@ export interface ConsoleServices {
     setEnabled(name: string, enabled: boolean): Promise<unknown>;
   };
   ledger: { page(accountId: string, options?: PageOptions): Promise<EntryPage> };
+  topups: {
+    adminList(query: {
+      account_id?: string;
+      status?: TopupRow['status'];
+      cursor?: string;
+    }): Promise<{ topups: Array<TopupRow & { account_id: string }>; next_cursor: string | null }>;
+  };
 }
 
 /** The console's port over the services. */
@@ -58,6 +66,12 @@ export function consolePort(services: ConsoleServices): ConsolePort {
     },
     updateModel: (key, patch) => services.admin.updateModel(key, patch),
     channels: () => services.channels.views(),
+    topups: (query) =>
+      services.topups.adminList({
+        ...(query.accountId ? { account_id: query.accountId } : {}),
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.cursor ? { cursor: query.cursor } : {}),
+      }),
     setChannelEnabled: (name, enabled) => services.channels.setEnabled(name, enabled),
   };
 }

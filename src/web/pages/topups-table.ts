@@ -26,13 +26,18 @@ export function topupState(status: TopupRow['status'], w: Words): string {
 }
 
 /**
- * Renders the table in `lang`; `link` makes each id a link (`/topups/{id}` by default, null for none).
+ * Renders the table in `lang`; `link` makes each id a link (`/topups/{id}` by default, null for none);
+ * `account` adds a column of whose each top-up is (the operator's view).
  * An empty list is a sentence, not an empty table.
  */
 export function topupsTable(
   rows: readonly TopupRow[],
   lang: 'en' | 'ru',
-  options: { account?: boolean; link?: ((id: string) => string) | null } = {},
+  options: {
+    /** Shows whose each top-up is, linked to this address of the account. */
+    account?: (accountId: string) => string;
+    link?: ((id: string) => string) | null;
+  } = {},
 ): VNode {
   const w = wordsOf(lang);
   const locale = lang === 'ru' ? 'ru-RU' : 'en-US';
@@ -47,7 +52,11 @@ export function topupsTable(
       ${rows.map(
         (row) => html`<tr data-status=${row.status}>
           <td><time datetime=${row.created_at}>${row.created_at.slice(0, 16).replace('T', ' ')}</time></td>
-          ${options.account ? html`<td><code>${row.account_id ?? ''}</code></td>` : null}
+          ${
+            options.account
+              ? html`<td><a href=${options.account(row.account_id ?? '')}><code>${row.account_id ?? ''}</code></a></td>`
+              : null
+          }
           <td>${money(row.amount_minor, locale)}</td>
           <td><span class=${`state state-${row.status}`}>${topupState(row.status, w)}</span></td>
           <td>${link ? html`<a href=${link(row.id)}><code>${row.id}</code></a>` : html`<code>${row.id}</code>`}</td>
