@@ -15,6 +15,7 @@ export {
   type TransportOptions,
   UPSTREAM_CALL_MS,
 } from './deps.ts';
+export { createElevenLabsAdapter } from './elevenlabs/index.ts';
 export { filesForPlan } from './output-files.ts';
 export { kindOfOutput, type OutputType, sniffOutput } from './output-type.ts';
 export { createSunoAdapter } from './suno/index.ts';

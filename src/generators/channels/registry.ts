@@ -6,6 +6,7 @@
 import {
   type AdapterFactory,
   createCogAdapter,
+  createElevenLabsAdapter,
   createSunoAdapter,
   createTripoAdapter,
   type ProviderName,
@@ -20,6 +21,8 @@ const PROVIDER_ADAPTERS: Partial<Record<ProviderName, AdapterFactory>> = {
   tripo: createTripoAdapter,
   /** music, every mode, with the helpers, personas and singing voices on its library side. */
   suno: createSunoAdapter,
+  /** voice (cloned voices) and music-styles (music styles); synchronous calls with a local task record. */
+  elevenlabs: createElevenLabsAdapter,
 };
 
 /** Providers a channel may name in this build. */
