@@ -18,6 +18,7 @@ export {
 export { createElevenLabsAdapter } from './elevenlabs/index.ts';
 export { filesForPlan } from './output-files.ts';
 export { kindOfOutput, type OutputType, sniffOutput } from './output-type.ts';
+export { createRecraftAdapter } from './recraft/index.ts';
 export { createSunoAdapter } from './suno/index.ts';
 export { createTripoAdapter } from './tripo/index.ts';
 export {

@@ -7,6 +7,7 @@ import {
   type AdapterFactory,
   createCogAdapter,
   createElevenLabsAdapter,
+  createRecraftAdapter,
   createSunoAdapter,
   createTripoAdapter,
   type ProviderName,
@@ -23,6 +24,8 @@ const PROVIDER_ADAPTERS: Partial<Record<ProviderName, AdapterFactory>> = {
   suno: createSunoAdapter,
   /** voice (cloned voices) and music-styles (music styles); synchronous calls with a local task record. */
   elevenlabs: createElevenLabsAdapter,
+  /** image, with image styles and the enhance helper; synchronous calls with a local task record. */
+  recraft: createRecraftAdapter,
 };
 
 /** Providers a channel may name in this build. */
