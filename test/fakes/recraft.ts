@@ -60,6 +60,8 @@ export class RecraftFake {
   readonly failures = new FailureQueue();
   /** Every output link handed out, in order. */
   readonly links: string[] = [];
+  /** How many of the next generations answer links that have already expired. */
+  expiringGenerations = 0;
   #server: FakeServer | null = null;
   #next = 0;
 
@@ -156,10 +158,13 @@ export class RecraftFake {
         };
     }
     await sleep(this.options.callMs);
+    const expired = this.expiringGenerations > 0;
+    if (expired) this.expiringGenerations -= 1;
+    const ttl = expired ? -1 : this.options.urlTtlMs;
     const data = Array.from({ length: n }, () => {
       const url = vector
-        ? this.#server!.serveFile(TINY_SVG, 'image/svg+xml', this.options.urlTtlMs)
-        : this.#server!.serveFile(TINY_PNG, 'image/png', this.options.urlTtlMs);
+        ? this.#server!.serveFile(TINY_SVG, 'image/svg+xml', ttl)
+        : this.#server!.serveFile(TINY_PNG, 'image/png', ttl);
       this.links.push(url);
       return { image_id: `img${++this.#next}`, url, revised_prompt: b.prompt };
     });
