@@ -7,12 +7,14 @@
  *   FAKES_PORT=19000 npm run fakes             another first port
  *
  * Then start the service with the keys the fakes accept, `TRIPO_API_KEY=tsk_test SUNO_API_KEY=suno-test-key
- * GENERATORS_FILE=channels.json FETCH_ALLOW_ADDRESSES=127.0.0.1` (outputs are fetched from the fakes on
- * loopback, which the address rules otherwise refuse). Stop with Ctrl-C. A provider's fake joins with one
+ * ELEVENLABS_API_KEY=elevenlabs-test-key RECRAFT_API_KEY=recraft-test-key GENERATORS_FILE=channels.json
+ * FETCH_ALLOW_ADDRESSES=127.0.0.1` (outputs are fetched from the fakes on loopback, which the address rules otherwise refuse). Stop with Ctrl-C. A provider's fake joins with one
  * entry in FAKES.
  */
 import fs from 'node:fs';
 import { startCogFake } from '../test/fakes/cog.ts';
+import { ElevenLabsFake } from '../test/fakes/elevenlabs.ts';
+import { RecraftFake } from '../test/fakes/recraft.ts';
 import { SunoFake } from '../test/fakes/suno.ts';
 import { TripoFake } from '../test/fakes/tripo.ts';
 
@@ -27,6 +29,8 @@ interface StartedFake {
 const KEYS: Readonly<Record<string, string>> = {
   TRIPO_API_KEY: 'tsk_test',
   SUNO_API_KEY: 'suno-test-key',
+  ELEVENLABS_API_KEY: 'elevenlabs-test-key',
+  RECRAFT_API_KEY: 'recraft-test-key',
 };
 
 interface FakeEntry {
@@ -94,6 +98,48 @@ const FAKES: readonly FakeEntry[] = [
         models: ['music'],
         base_url: baseUrl,
         api_key_env: 'SUNO_API_KEY',
+        priority: 0,
+        weight: 1,
+        max_concurrency: 5,
+        timeout: '10m',
+      },
+    ],
+  },
+  {
+    offset: 6,
+    // Calls slow enough to watch a task run; styles train in half a minute.
+    start: (port) =>
+      new ElevenLabsFake({ apiKey: KEYS.ELEVENLABS_API_KEY as string, callMs: 2_000, trainMs: 30_000 }).start(
+        port,
+      ),
+    channels: (baseUrl) => [
+      {
+        name: 'elevenlabs-fake',
+        provider: 'elevenlabs',
+        models: ['voice', 'music-styles'],
+        base_url: baseUrl,
+        api_key_env: 'ELEVENLABS_API_KEY',
+        priority: 0,
+        weight: 1,
+        max_concurrency: 5,
+        timeout: '10m',
+      },
+    ],
+  },
+  {
+    offset: 7,
+    // Output links living long enough for a person to watch a task finish.
+    start: (port) =>
+      new RecraftFake({ apiKey: KEYS.RECRAFT_API_KEY as string, callMs: 2_000, urlTtlMs: 60_000 }).start(
+        port,
+      ),
+    channels: (baseUrl) => [
+      {
+        name: 'recraft-fake',
+        provider: 'recraft',
+        models: ['image'],
+        base_url: baseUrl,
+        api_key_env: 'RECRAFT_API_KEY',
         priority: 0,
         weight: 1,
         max_concurrency: 5,
