@@ -326,7 +326,7 @@ describe('faults (CONTRACT §11, PROVIDERS.md §6 "Errors")', () => {
   test('copyright_violation is content_refused', async () => {
     const request = catalogRequest(
       'voice',
-      { mode: 'text_to_dialogue', text: 'Sing it [fake:copyright]', voice: 'rec-a' },
+      { mode: 'text_to_dialogue', text: 'Sing it [elevenlabs:copyright]', voice: 'rec-a' },
       records,
     );
     const { status } = await runToEnd(adapter, request);

@@ -232,7 +232,9 @@ describe('music styles', () => {
 
 describe('faults (CONTRACT §11)', () => {
   test('a refusal (copyright_violation) ends the task content_refused; the hold is released', async () => {
-    const id = await createTask('music-styles', { prompt: 'the chorus of a famous hit [fake:copyright]' });
+    const id = await createTask('music-styles', {
+      prompt: 'the chorus of a famous hit [elevenlabs:copyright]',
+    });
     const task = await final(id);
     assert.equal(task.status, 'failed');
     assert.equal((task.error as { code: string }).code, 'content_refused');

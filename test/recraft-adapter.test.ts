@@ -193,7 +193,10 @@ describe('faults (CONTRACT §11, PROVIDERS.md §7 "Errors")', () => {
   const request = () => catalogRequest('image', { prompt: 'a tree' });
 
   test('a moderation refusal is content_refused', async () => {
-    const { status } = await runToEnd(adapter, catalogRequest('image', { prompt: 'bad [fake:moderation]' }));
+    const { status } = await runToEnd(
+      adapter,
+      catalogRequest('image', { prompt: 'bad [recraft:moderation]' }),
+    );
     assert.equal(status.state, 'failed');
     assert.equal((status as { code: string }).code, 'content_refused');
   });

@@ -150,7 +150,7 @@ test('enhance: the helper answers Recraft\u2019s richer prompt', async () => {
 
 describe('faults (CONTRACT §11)', () => {
   test('a moderation refusal ends the task content_refused', async () => {
-    const task = await final(await createTask({ prompt: 'forbidden [fake:moderation]' }));
+    const task = await final(await createTask({ prompt: 'forbidden [recraft:moderation]' }));
     assert.equal(task.status, 'failed');
     assert.equal((task.error as { code: string }).code, 'content_refused');
   });

@@ -152,7 +152,7 @@ export class ElevenLabsFake {
     if (voices.size > 10) return detail(400, 'too_many_voices', 'A dialogue takes at most 10 unique voices');
     for (const id of voices)
       if (!this.voices.has(id)) return detail(400, 'voice_not_found', `Voice ${id} not found`);
-    if (inputs.some((i) => String(i.text).includes('[fake:copyright]')))
+    if (inputs.some((i) => String(i.text).includes('[elevenlabs:copyright]')))
       return detail(400, 'copyright_violation', 'The text reproduces copyrighted material');
     await sleep(this.options.callMs);
     return this.#audioReply();
@@ -224,7 +224,7 @@ export class ElevenLabsFake {
         status: 422,
         body: { detail: [{ loc: ['body', 'music_length_ms'], msg: 'Out of range', type: 'value_error' }] },
       };
-    if (body.prompt.includes('[fake:copyright]'))
+    if (body.prompt.includes('[elevenlabs:copyright]'))
       return detail(400, 'copyright_violation', 'The prompt names copyrighted material');
     if (body.finetune_id !== undefined) {
       const finetune = this.finetunes.get(String(body.finetune_id));

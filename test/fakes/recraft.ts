@@ -3,7 +3,7 @@
  * (PNG for raster models, SVG for vector ones), styles made from uploaded pictures, and the prompt
  * enhancer. Tokens are checked (401 `request unauthorized`, plain text as Recraft answers); bodies are
  * checked as the provider does (models, style ids and their type, sizes, `n`); a prompt containing
- * `[fake:moderation]` is refused by moderation; failures can be queued (429 storms, 5xx, 402).
+ * `[recraft:moderation]` is refused by moderation; failures can be queued (429 storms, 5xx, 402).
  */
 import { TINY_PNG } from './cog.ts';
 import { FailureQueue, type FakeForm, readForm, sleep } from './elevenlabs-kit.ts';
@@ -136,7 +136,7 @@ export class RecraftFake {
         status: 400,
         body: { code: 'invalid_prompt', message: 'prompt must be 1 to 10000 characters' },
       };
-    if (b.prompt.includes('[fake:moderation]'))
+    if (b.prompt.includes('[recraft:moderation]'))
       return {
         status: 400,
         body: { code: 'prompt_rejected', message: 'The prompt was rejected by the moderation policy' },
