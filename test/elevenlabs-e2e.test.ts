@@ -270,4 +270,25 @@ describe('faults (CONTRACT §11)', () => {
     assert.equal((task.error as { code: string }).code, 'generation_failed');
     while (fake.failures.size > 0) fake.failures.take('/v1/text-to-dialogue');
   });
+
+  test('a worker stopped while the call is open: the next one takes the same call, no second call', async () => {
+    fake.options.callMs = 1_500;
+    try {
+      const before = fake.callsTo('/v1/text-to-dialogue').length;
+      const id = await createTask('voice', { mode: 'text_to_dialogue', text: 'Patience.', voice: voiceA });
+      await until(
+        async () => fake.callsTo('/v1/text-to-dialogue').length > before,
+        'the call to reach ElevenLabs',
+      );
+      await t.container.worker.stop();
+      assert.equal((await t.call(account.key, 'GET', `/v1/tasks/${id}`)).json().status, 'running');
+      t.container.worker.start();
+      const task = await final(id);
+      assert.equal(task.status, 'succeeded', JSON.stringify(task));
+      assert.equal(fake.callsTo('/v1/text-to-dialogue').length - before, 1, 'one call for the run');
+      await assertCapturedOnce(t.container, id);
+    } finally {
+      fake.options.callMs = 50;
+    }
+  });
 });
