@@ -78,7 +78,7 @@ export class ElevenLabsAdapter implements Adapter {
     return { files, caption: request.plan.caption, texts: request.plan.texts };
   }
 
-  async cancel(handle: string): Promise<void> {
+  async cancel(handle: string, _signal?: AbortSignal): Promise<void> {
     this.#runs.cancel(handle);
   }
 

@@ -81,7 +81,7 @@ export class RecraftAdapter implements Adapter {
     return { files, caption: request.plan.caption, texts: request.plan.texts };
   }
 
-  async cancel(handle: string): Promise<void> {
+  async cancel(handle: string, _signal?: AbortSignal): Promise<void> {
     this.#runs.cancel(handle);
   }
 }
