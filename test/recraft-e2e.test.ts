@@ -49,6 +49,15 @@ before(async () => {
         base_url: fake.url,
         api_key_env: 'RECRAFT_API_KEY',
       },
+      // A second account's channel on the same fake, for runs that move on.
+      {
+        name: 'recraft-backup',
+        provider: 'recraft',
+        models: ['image'],
+        base_url: fake.url,
+        api_key_env: 'RECRAFT_API_KEY',
+        priority: 1,
+      },
     ],
     { env: { RECRAFT_API_KEY: KEY } },
   );
@@ -174,5 +183,22 @@ describe('faults (CONTRACT §11)', () => {
     assert.equal(task.status, 'succeeded', JSON.stringify(task));
     assert.equal(fake.callsTo('/images/generations').length - before, 2, 'one call per run');
     await assertCapturedOnce(t.container, id);
+  });
+
+  test('402 (no credit) disables the channel; the run moves on to the other channel and succeeds', async () => {
+    fake.failures.add({ status: 402, body: 'Payment Required' }, 1, /^\/images\/generations$/);
+    const id = await createTask({ prompt: 'a paid picture' });
+    const task = await final(id);
+    assert.equal(task.status, 'succeeded', JSON.stringify(task));
+    await assertCapturedOnce(t.container, id);
+    const channels = (await t.admin('GET', '/admin/v1/channels')).json().channels as Array<{
+      name: string;
+      enabled: boolean;
+      succeeded: number;
+    }>;
+    assert.equal(channels.find((c) => c.name === 'recraft-main')?.enabled, false);
+    assert.ok((channels.find((c) => c.name === 'recraft-backup')?.succeeded ?? 0) >= 1);
+    const enabled = await t.admin('PATCH', '/admin/v1/channels/recraft-main', { enabled: true });
+    assert.equal(enabled.statusCode, 200, enabled.body);
   });
 });
