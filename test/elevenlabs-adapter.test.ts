@@ -1,61 +1,27 @@
 /**
  * The ElevenLabs adapter against its fake (PROVIDERS.md §6): each call's path, query and body field by
- * field, the local task record of a synchronous call (create → poll → outputs; lost after a restart), the
- * error classes of its answers, and the library side (cloned voices, music finetunes that train).
+ * field, the run through its local task record (create → poll → outputs), and the library side (cloned
+ * voices, music finetunes that train). Faults: elevenlabs-faults.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ElevenLabsAdapter } from '../src/generators/adapters/elevenlabs/index.ts';
-import { ChannelOutOfCredit, UpstreamRunLost } from '../src/generators/adapters/types.ts';
-import { GenerationError, GeneratorTransientError } from '../src/generators/generator.ts';
+import { GenerationError } from '../src/generators/generator.ts';
 import { GeneratorUnavailable, LibraryRejected } from '../src/generators/index.ts';
-import { pollingTestDeps, testChannel } from './fakes/adapter-deps.ts';
-import { ElevenLabsFake } from './fakes/elevenlabs.ts';
-import { catalogRequest, fakeMp3 } from './fakes/elevenlabs-kit.ts';
-import { pollToEnd, runStart, runToEnd } from './fakes/suno-kit.ts';
+import { catalogRequest } from './fakes/elevenlabs-kit.ts';
+import { type ElevenLabsRig, elevenLabsRig, KEY, SAMPLE, SAMPLE2 } from './fakes/elevenlabs-rig.ts';
+import { runStart, runToEnd } from './fakes/suno-kit.ts';
 
-const KEY = 'el-test-key';
-const SAMPLE = 'http://127.0.0.1:8080/files/AbCdEfGhIjKlMnOpQrStUvWxYz012345/sample.mp3';
-const SAMPLE2 = 'http://127.0.0.1:8080/files/ZyXwVuTsRqPoNmLkJiHgFeDcBa543210/second.mp3';
-
-let fake: ElevenLabsFake;
-let adapter: ElevenLabsAdapter;
-let inputs: Map<string, Uint8Array>;
-/** Two voices cloned at the fake, as the service's records show them to a task. */
-const records: Record<string, Record<string, unknown>> = {};
-
-function build(apiKey = KEY, channel: Partial<ReturnType<typeof testChannel>> = {}) {
-  return new ElevenLabsAdapter(
-    pollingTestDeps(
-      { ...testChannel('elevenlabs', fake.url, apiKey, ['voice', 'music-styles']), ...channel },
-      { inputs },
-    ),
-  );
-}
+let rig: ElevenLabsRig;
+let fake: ElevenLabsRig['fake'];
+let adapter: ElevenLabsRig['adapter'];
+let inputs: ElevenLabsRig['inputs'];
+let records: ElevenLabsRig['records'];
 
 before(async () => {
-  fake = await new ElevenLabsFake({ apiKey: KEY, callMs: 20, trainMs: 200 }).start();
-  const mp3 = await fakeMp3(3, 'sample');
-  inputs = new Map([
-    [SAMPLE, mp3],
-    [SAMPLE2, mp3],
-  ]);
-  adapter = build();
-  for (const id of ['rec-a', 'rec-b']) {
-    const created = await adapter.library.createRecord(
-      {
-        model: 'voice',
-        library: 'voices',
-        recordId: id,
-        fields: { name: `Voice ${id}`, sample_urls: [SAMPLE] },
-      },
-      AbortSignal.timeout(10_000),
-    );
-    assert.ok(created.upstreamId);
-    records[id] = { id, status: 'ready', upstream_id: created.upstreamId };
-  }
+  rig = await elevenLabsRig();
+  ({ fake, adapter, inputs, records } = rig);
 });
-after(() => fake.close());
+after(() => rig.close());
 
 describe('cloned voices', () => {
   test('POST /v1/voices/add: name, every sample re-uploaded as files, remove_background_noise', async () => {
@@ -316,99 +282,5 @@ describe('music styles', () => {
       );
     }
     fake.trainingOutcome = 'completed';
-  });
-});
-
-describe('faults (CONTRACT §11, PROVIDERS.md §6 "Errors")', () => {
-  const dialogue = () =>
-    catalogRequest('voice', { mode: 'text_to_dialogue', text: 'Hello.', voice: 'rec-a' }, records);
-
-  test('copyright_violation is content_refused', async () => {
-    const request = catalogRequest(
-      'voice',
-      { mode: 'text_to_dialogue', text: 'Sing it [elevenlabs:copyright]', voice: 'rec-a' },
-      records,
-    );
-    const { status } = await runToEnd(adapter, request);
-    assert.equal(status.state, 'failed');
-    assert.equal((status as { code: string }).code, 'content_refused');
-  });
-
-  test('429 (too_many_concurrent_requests, system_busy) and 5xx: a lost run to retry, Retry-After kept', async () => {
-    const replies = [
-      {
-        status: 429,
-        body: { detail: { status: 'too_many_concurrent_requests', message: 'slow down' } },
-        headers: { 'retry-after': '3' },
-      },
-      { status: 429, body: { detail: { status: 'system_busy', message: 'busy' } } },
-      { status: 503, body: { detail: { status: 'unavailable', message: 'down' } } },
-    ];
-    for (const [index, reply] of replies.entries()) {
-      fake.failures.add(reply);
-      const request = dialogue();
-      const handle = await adapter.create(request, runStart(), AbortSignal.timeout(5_000));
-      await assert.rejects(pollToEnd(adapter, handle, request), (e: unknown) => {
-        assert.ok(e instanceof UpstreamRunLost && e instanceof GeneratorTransientError);
-        if (index === 0) assert.equal(e.retryAfterMs, 3_000);
-        return true;
-      });
-      // The record is gone: the retry is a new run.
-      await assert.rejects(adapter.status(handle, request, AbortSignal.timeout(1_000)), UpstreamRunLost);
-    }
-  });
-
-  test('quota_exceeded disables the channel; invalid_api_key is transient; other 4xx generation_failed', async () => {
-    fake.failures.add({
-      status: 401,
-      body: { detail: { status: 'quota_exceeded', message: 'quota used up' } },
-    });
-    let request = dialogue();
-    let handle = await adapter.create(request, runStart(), AbortSignal.timeout(5_000));
-    await assert.rejects(pollToEnd(adapter, handle, request), ChannelOutOfCredit);
-
-    const wrongKey = build('wrong-key');
-    handle = await wrongKey.create(request, runStart(), AbortSignal.timeout(5_000));
-    await assert.rejects(pollToEnd(wrongKey, handle, request), GeneratorTransientError);
-
-    fake.failures.add({
-      status: 400,
-      body: { detail: { status: 'max_character_limit_exceeded', message: 'too long' } },
-    });
-    request = dialogue();
-    handle = await adapter.create(request, runStart(), AbortSignal.timeout(5_000));
-    const status = await pollToEnd(adapter, handle, request);
-    assert.deepEqual(status, {
-      state: 'failed',
-      code: 'generation_failed',
-      reason: 'text-to-dialogue: too long',
-    });
-
-    fake.failures.add({
-      status: 422,
-      body: { detail: [{ loc: ['body', 'inputs'], msg: 'bad', type: 'value_error' }] },
-    });
-    request = dialogue();
-    handle = await adapter.create(request, runStart(), AbortSignal.timeout(5_000));
-    const invalid = await pollToEnd(adapter, handle, request);
-    assert.equal(invalid.state, 'failed');
-    assert.match((invalid as { reason: string }).reason, /body\.inputs: bad/);
-  });
-
-  test('a restart in the middle of a call: find answers null, a saved handle is a lost run', async () => {
-    const request = dialogue();
-    const run = runStart();
-    const handle = await adapter.create(request, run, AbortSignal.timeout(5_000));
-    assert.equal(await adapter.find(request, run, AbortSignal.timeout(1_000)), handle);
-    const restarted = build();
-    assert.equal(await restarted.find(request, run, AbortSignal.timeout(1_000)), null);
-    await assert.rejects(restarted.status(handle, request, AbortSignal.timeout(1_000)), UpstreamRunLost);
-  });
-
-  test('a channel upstream_models entry overrides the dialogue model', async () => {
-    const custom = build(KEY, { upstreamModels: { text_to_dialogue: 'eleven_v3_custom' } });
-    await runToEnd(custom, dialogue());
-    const last = fake.callsTo('/v1/text-to-dialogue').at(-1);
-    assert.equal((last?.json as { model_id?: string } | undefined)?.model_id, 'eleven_v3_custom');
   });
 });
