@@ -91,8 +91,11 @@ test('a plain picture: recraftv4, the size as an aspect; a stored PNG, money cap
   assert.equal(file.headers['content-type'], 'image/png');
   assertNoUpstreamUrl(task, [fake.url]);
   await assertCapturedOnce(t.container, id);
+  // Recraft's `credits` is the run's upstream cost, shown to the operator.
   const run = await t.admin('GET', `/admin/v1/tasks/${id}/run`);
   assert.equal(run.statusCode, 200, run.body);
+  assert.deepEqual(run.json().upstream_cost, { amount: 40, currency: 'credits' });
+  assert.equal(run.json().channel, 'recraft-main');
 });
 
 describe('image styles', () => {
