@@ -13,7 +13,9 @@
  */
 import fs from 'node:fs';
 import { startCogFake } from '../test/fakes/cog.ts';
+import { ElevenLabsFake } from '../test/fakes/elevenlabs.ts';
 import { startKlingFake } from '../test/fakes/kling.ts';
+import { RecraftFake } from '../test/fakes/recraft.ts';
 import { startSeedanceFake } from '../test/fakes/seedance.ts';
 import { SunoFake } from '../test/fakes/suno.ts';
 import { TripoFake } from '../test/fakes/tripo.ts';
@@ -33,6 +35,8 @@ const KEYS: Readonly<Record<string, string>> = {
   SEEDANCE_API_KEY: 'ark-test-key',
   KLING_ACCESS_KEY: 'kling-test-ak',
   KLING_SECRET_KEY: 'kling-test-sk',
+  ELEVENLABS_API_KEY: 'elevenlabs-test-key',
+  RECRAFT_API_KEY: 'recraft-test-key',
 };
 
 interface FakeEntry {
@@ -162,6 +166,48 @@ const FAKES: readonly FakeEntry[] = [
         access_key_env: 'KLING_ACCESS_KEY',
         secret_key_env: 'KLING_SECRET_KEY',
         upstream_models: { 'v4.0': 'kling-v4', 'v4.0-omni': 'kling-v4-omni' },
+        priority: 0,
+        weight: 1,
+        max_concurrency: 5,
+        timeout: '10m',
+      },
+    ],
+  },
+  {
+    offset: 8,
+    // Calls slow enough to watch a task run; styles train in half a minute.
+    start: (port) =>
+      new ElevenLabsFake({ apiKey: KEYS.ELEVENLABS_API_KEY as string, callMs: 2_000, trainMs: 30_000 }).start(
+        port,
+      ),
+    channels: (baseUrl) => [
+      {
+        name: 'elevenlabs-fake',
+        provider: 'elevenlabs',
+        models: ['voice', 'music-styles'],
+        base_url: baseUrl,
+        api_key_env: 'ELEVENLABS_API_KEY',
+        priority: 0,
+        weight: 1,
+        max_concurrency: 5,
+        timeout: '10m',
+      },
+    ],
+  },
+  {
+    offset: 9,
+    // Output links living long enough for a person to watch a task finish.
+    start: (port) =>
+      new RecraftFake({ apiKey: KEYS.RECRAFT_API_KEY as string, callMs: 2_000, urlTtlMs: 60_000 }).start(
+        port,
+      ),
+    channels: (baseUrl) => [
+      {
+        name: 'recraft-fake',
+        provider: 'recraft',
+        models: ['image'],
+        base_url: baseUrl,
+        api_key_env: 'RECRAFT_API_KEY',
         priority: 0,
         weight: 1,
         max_concurrency: 5,

@@ -97,6 +97,23 @@ describe('AdapterDeps of a channel', () => {
     }
   });
 
+  test('http raw: bytes and plain text come back as bytes, JSON still parsed (ElevenLabs, Recraft)', async () => {
+    const http = deps().http;
+    const html = await http.request({ method: 'GET', path: '/html', raw: true, signal: signal() });
+    assert.equal(html.status, 502);
+    assert.equal(html.body, null);
+    assert.equal(html.bytes?.toString('utf8'), '<html>Bad gateway</html>');
+    const json = await http.request({
+      method: 'POST',
+      path: '/json',
+      json: { a: 2 },
+      raw: true,
+      signal: signal(),
+    });
+    assert.deepEqual(json.body, { ok: true, echo: { a: 2 } });
+    assert.equal(json.bytes?.toString('utf8'), JSON.stringify({ ok: true, echo: { a: 2 } }));
+  });
+
   test("http: the run's own abort is passed on, not turned into a provider failure", async () => {
     const abort = new AbortController();
     abort.abort(new Error('canceled by the caller'));

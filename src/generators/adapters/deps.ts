@@ -142,7 +142,7 @@ async function callUpstream(
   } else if (request.form) {
     body = request.form;
   }
-  let text: string;
+  let bytes: Buffer;
   let response: Response;
   try {
     response = await fetch(`${channel.baseUrl}${request.path}`, {
@@ -153,13 +153,24 @@ async function callUpstream(
       // A provider's API answers where it is asked; a redirect would also carry its key elsewhere.
       redirect: 'error',
     });
-    text = await response.text();
+    bytes = Buffer.from(await response.arrayBuffer());
   } catch (error) {
     // A cancel or shutdown of the run is not the provider's failure.
     if (request.signal.aborted) throw request.signal.reason;
     if (timeout.aborted)
       throw new GeneratorTransientError(`${what}: no answer within ${timeoutMs} ms`, { cause: error });
     throw new GeneratorTransientError(`${what}: ${(error as Error).message}`, { cause: error });
+  }
+  const text = bytes.toString('utf8');
+  if (request.raw) {
+    const isJson = (response.headers.get('content-type') ?? '').includes('json');
+    let body: unknown = null;
+    try {
+      body = isJson ? (JSON.parse(text) as unknown) : null;
+    } catch {
+      body = null;
+    }
+    return { status: response.status, headers: response.headers, body, bytes };
   }
   if (text.trim() === '') return { status: response.status, headers: response.headers, body: null };
   try {

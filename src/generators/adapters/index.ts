@@ -15,9 +15,11 @@ export {
   type TransportOptions,
   UPSTREAM_CALL_MS,
 } from './deps.ts';
+export { createElevenLabsAdapter } from './elevenlabs/index.ts';
 export { createKlingAdapter } from './kling/index.ts';
 export { filesForPlan } from './output-files.ts';
 export { kindOfOutput, type OutputType, sniffOutput } from './output-type.ts';
+export { createRecraftAdapter } from './recraft/index.ts';
 export { createSeedanceAdapter } from './seedance/index.ts';
 export { createSunoAdapter } from './suno/index.ts';
 export { createTripoAdapter } from './tripo/index.ts';

@@ -78,6 +78,8 @@ export interface UpstreamResponse {
   headers: Headers;
   /** Parsed JSON, or null for an empty body. */
   body: unknown;
+  /** The answer's bytes, for requests made with `raw`. */
+  bytes?: Buffer;
 }
 
 export interface UpstreamRequest {
@@ -89,6 +91,11 @@ export interface UpstreamRequest {
   json?: unknown;
   /** Multipart body (file uploads). */
   form?: FormData;
+  /**
+   * The answer may be bytes (audio) or plain text: it comes back as `bytes`, with `body` parsed when it is
+   * JSON and null otherwise, instead of a body that is not JSON being a transient failure.
+   */
+  raw?: boolean;
   signal: AbortSignal;
 }
 

@@ -6,7 +6,9 @@
 import {
   type AdapterFactory,
   createCogAdapter,
+  createElevenLabsAdapter,
   createKlingAdapter,
+  createRecraftAdapter,
   createSeedanceAdapter,
   createSunoAdapter,
   createTripoAdapter,
@@ -26,6 +28,10 @@ const PROVIDER_ADAPTERS: Partial<Record<ProviderName, AdapterFactory>> = {
   seedance: createSeedanceAdapter,
   /** video-elements in every version, with the element library at Kling. */
   kling: createKlingAdapter,
+  /** voice (cloned voices) and music-styles (music styles); synchronous calls with a local task record. */
+  elevenlabs: createElevenLabsAdapter,
+  /** image, with image styles and the enhance helper; synchronous calls with a local task record. */
+  recraft: createRecraftAdapter,
 };
 
 /** Providers a channel may name in this build. */
