@@ -15,7 +15,7 @@ describe('operator console in the browser', () => {
   let web: WebApp;
   let browser: Browser;
   before(async () => {
-    web = await startWebApp();
+    web = await startWebApp({ env: { PAYMENTS: 'test' } });
     browser = await launchBrowser();
   });
   after(async () => {
@@ -74,6 +74,19 @@ describe('operator console in the browser', () => {
     const csv = fs.readFileSync(await download.path(), 'utf8');
     assert.match(csv, /^id,created_at,kind,amount_minor,amount_rub,currency,task_id,reference\r\n/);
     assert.match(csv, /,credit,123456,1234\.56,RUB,,console-[0-9a-f-]{36}\r\n/);
+
+    // The person tops up in test mode; the console's top-ups list it, paid, with a link to the account.
+    await person.page.goto(`${web.base}/topup`);
+    await person.page.getByLabel('Amount', { exact: true }).fill('500');
+    await person.page.getByRole('button', { name: 'Top up', exact: true }).click();
+    await person.page.waitForURL(/\/topups\/tp_[^/]+\/pay$/);
+    await person.page.getByRole('button', { name: 'Pay', exact: true }).click();
+    await person.page.waitForURL(/\/topups\/tp_[^/]+$/);
+    await page.getByRole('link', { name: 'Top-ups', exact: true }).click();
+    const paid = page.getByRole('row', { name: /Paid/ });
+    await paid.waitFor();
+    assert.match((await paid.textContent()) ?? '', /RUB\s?500\.00/);
+    await screenshot(page, 'admin-topups');
     await context.close();
     await person.context.close();
   });
