@@ -45,12 +45,16 @@ export function csrfField(context: WebContext): VNode {
   return html`<input type="hidden" name=${CSRF_FIELD} value=${context.csrf} />`;
 }
 
-function languageControl(context: WebContext, path: string): VNode {
-  const w = wordsOf(context.lang);
-  const option = (lang: Lang, label: string) =>
-    html`<option value=${lang} selected=${context.lang === lang}>${label}</option>`;
-  return html`<form class="inline" method="post" action="/language" data-autosubmit="">
-    ${csrfField(context)}
+/**
+ * The `Language` control (English / Русский): a form posted to `action` with the page's CSRF field and
+ * the page to come back to; its island sends it on change. The dashboard and the operator console share it.
+ */
+export function languageControl(lang: Lang, csrf: VNode, action: string, path: string): VNode {
+  const w = wordsOf(lang);
+  const option = (value: Lang, label: string) =>
+    html`<option value=${value} selected=${lang === value}>${label}</option>`;
+  return html`<form class="inline" method="post" action=${action} data-autosubmit="">
+    ${csrf}
     <input type="hidden" name="next" value=${path} />
     <label class="check" for="language-select">${w.language}</label>
     <select id="language-select" name="lang">
@@ -92,7 +96,7 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
       <header class="top">
         <div class="bar">
           <a class="brand" href="/">${w.title}</a>
-          <div class="account">${account} ${languageControl(context, options.path)}</div>
+          <div class="account">${account} ${languageControl(context.lang, csrfField(context), '/language', options.path)}</div>
         </div>
         ${sections}
       </header>

@@ -6,6 +6,7 @@
 import type { Lang } from '../../i18n/index.ts';
 import type { Assets } from '../assets.ts';
 import { html, renderPage, type VNode } from '../html.ts';
+import { languageControl } from '../layout.ts';
 import { CSRF_FIELD } from '../people-port.ts';
 import { type WordKey, wordsOf } from '../words.ts';
 
@@ -54,16 +55,14 @@ export function consolePage(context: ConsoleContext, assets: Assets, options: Co
   const w = wordsOf(context.lang);
   const link = (href: string, label: string) =>
     html`<a href=${href} aria-current=${options.path.startsWith(href) ? 'page' : undefined}>${label}</a>`;
-  const option = (lang: Lang, label: string) =>
-    html`<option value=${lang} selected=${context.lang === lang}>${label}</option>`;
   const nav = context.signedIn
-    ? html`<nav aria-label=${w.adminTitle}>
-        ${NAV.map(([href, word]) => link(href, w[word]))}
-        <form class="inline" method="post" action="/admin/signout">
-          ${consoleCsrf(context)}
-          <button type="submit" class="secondary">${w.signOut}</button>
-        </form>
-      </nav>`
+    ? html`<nav class="sections" aria-label=${w.adminTitle}>${NAV.map(([href, word]) => link(href, w[word]))}</nav>`
+    : null;
+  const signOut = context.signedIn
+    ? html`<form class="inline" method="post" action="/admin/signout">
+        ${consoleCsrf(context)}
+        <button type="submit" class="secondary">${w.signOut}</button>
+      </form>`
     : null;
   return renderPage(html`<html lang=${context.lang}>
     <head>
@@ -76,17 +75,13 @@ export function consolePage(context: ConsoleContext, assets: Assets, options: Co
     </head>
     <body class="console">
       <header class="top">
-        <a class="brand" href="/admin">${w.adminTitle}</a>
+        <div class="bar">
+          <a class="brand" href="/admin">${w.adminTitle}</a>
+          <div class="account">
+            ${signOut} ${languageControl(context.lang, consoleCsrf(context), '/admin/language', options.path)}
+          </div>
+        </div>
         ${nav}
-        <form class="inline" method="post" action="/admin/language" data-autosubmit="">
-          ${consoleCsrf(context)}
-          <input type="hidden" name="next" value=${options.path} />
-          <label class="check" for="language-select">${w.language}</label>
-          <select id="language-select" name="lang">
-            ${option('en', w.english)} ${option('ru', w.russian)}
-          </select>
-          <button type="submit" class="secondary">${w.apply}</button>
-        </form>
       </header>
       <main>
         <h1>${options.title}</h1>
