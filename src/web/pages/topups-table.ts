@@ -4,6 +4,7 @@
  */
 import { html, type VNode } from '../html.ts';
 import { type Words, wordsOf } from '../words.ts';
+import { moscowTime } from './ledger.ts';
 import { money } from './overview.ts';
 
 /** What the table shows of a top-up. */
@@ -51,7 +52,7 @@ export function topupsTable(
     <tbody>
       ${rows.map(
         (row) => html`<tr data-status=${row.status}>
-          <td><time datetime=${row.created_at}>${row.created_at.slice(0, 16).replace('T', ' ')}</time></td>
+          <td><time datetime=${row.created_at}>${moscowTime(row.created_at)}</time></td>
           ${
             options.account
               ? html`<td><a href=${options.account(row.account_id ?? '')}><code>${row.account_id ?? ''}</code></a></td>`
