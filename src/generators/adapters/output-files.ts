@@ -3,8 +3,15 @@
  * and caption from the mode's plan (the next planned output of the same kind), so a provider that returns
  * a preview picture beside a mesh still gives `model.glb` and `preview.png` as the simulator would.
  */
+import { rm } from 'node:fs/promises';
 import type { GenerationPlan } from '../../catalog/index.ts';
-import { type GeneratedFile, GenerationError } from '../generator.ts';
+import {
+  type GeneratedFile,
+  GenerationError,
+  type GenerationOutputs,
+  type GenerationRequest,
+  GeneratorTransientError,
+} from '../generator.ts';
 import { kindOfOutput } from './output-type.ts';
 import type { DownloadedOutput } from './types.ts';
 
@@ -49,4 +56,29 @@ export function filesForPlan(downloads: readonly DownloadedOutput[], plan: Gener
     );
   }
   return files;
+}
+
+/**
+ * The one video of a finished task, named after the plan. Providers' output links are short-lived: a
+ * download that fails transiently is tried once more with `download` (which reads the task again for a
+ * fresh link); a second failure stays transient. The file is removed when the plan refuses it.
+ */
+export async function singleOutput(
+  download: () => Promise<DownloadedOutput>,
+  request: GenerationRequest,
+  signal: AbortSignal,
+): Promise<GenerationOutputs> {
+  let output: DownloadedOutput;
+  try {
+    output = await download();
+  } catch (error) {
+    if (!(error instanceof GeneratorTransientError) || signal.aborted) throw error;
+    output = await download();
+  }
+  try {
+    return { files: filesForPlan([output], request.plan), caption: request.plan.caption, texts: [] };
+  } catch (error) {
+    await rm(output.path, { force: true });
+    throw error;
+  }
 }

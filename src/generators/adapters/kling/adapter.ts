@@ -10,7 +10,6 @@
  * null (Kling looks tasks up by its own id), with the window every provider without an idempotency key
  * leaves.
  */
-import { rm } from 'node:fs/promises';
 import {
   GenerationError,
   type GenerationOutputs,
@@ -19,7 +18,7 @@ import {
   GeneratorTransientError,
   type RunStart,
 } from '../../generator.ts';
-import { filesForPlan } from '../output-files.ts';
+import { singleOutput } from '../output-files.ts';
 import type { Adapter, AdapterDeps, DownloadedOutput, UpstreamRequest } from '../types.ts';
 import { KlingElements } from './elements.ts';
 import { klingToken } from './jwt.ts';
@@ -117,19 +116,11 @@ export class KlingAdapter implements Adapter {
     dir: string,
     signal: AbortSignal,
   ): Promise<GenerationOutputs> {
-    let video: DownloadedOutput;
-    try {
-      video = await this.#download(await this.#finished(handle, signal), dir, signal);
-    } catch (error) {
-      if (!(error instanceof GeneratorTransientError) || signal.aborted) throw error;
-      video = await this.#download(await this.#finished(handle, signal), dir, signal);
-    }
-    try {
-      return { files: filesForPlan([video], request.plan), caption: request.plan.caption, texts: [] };
-    } catch (error) {
-      await rm(video.path, { force: true });
-      throw error;
-    }
+    return singleOutput(
+      async () => this.#download(await this.#finished(handle, signal), dir, signal),
+      request,
+      signal,
+    );
   }
 
   /** Kling has no cancel: the run is abandoned upstream and its result never read. */

@@ -8,7 +8,6 @@
  * (the first one's result is never read). Cancel deletes the task while it is still `queued`; a running
  * one cannot be stopped and is abandoned.
  */
-import { rm } from 'node:fs/promises';
 import {
   GenerationError,
   type GenerationOutputs,
@@ -17,7 +16,7 @@ import {
   GeneratorTransientError,
   type RunStart,
 } from '../../generator.ts';
-import { filesForPlan } from '../output-files.ts';
+import { singleOutput } from '../output-files.ts';
 import type { Adapter, AdapterDeps, DownloadedOutput, UpstreamRequest } from '../types.ts';
 import { SeedanceLibrary } from './library.ts';
 import { bodyOf, type SeedanceTask, statusOf, taskBody, taskOf } from './wire.ts';
@@ -75,19 +74,11 @@ export class SeedanceAdapter implements Adapter {
     dir: string,
     signal: AbortSignal,
   ): Promise<GenerationOutputs> {
-    let video: DownloadedOutput;
-    try {
-      video = await this.#download(await this.#finished(handle, signal), dir, signal);
-    } catch (error) {
-      if (!(error instanceof GeneratorTransientError) || signal.aborted) throw error;
-      video = await this.#download(await this.#finished(handle, signal), dir, signal);
-    }
-    try {
-      return { files: filesForPlan([video], request.plan), caption: request.plan.caption, texts: [] };
-    } catch (error) {
-      await rm(video.path, { force: true });
-      throw error;
-    }
+    return singleOutput(
+      async () => this.#download(await this.#finished(handle, signal), dir, signal),
+      request,
+      signal,
+    );
   }
 
   /** DELETE while the task is still queued; a running task cannot be stopped and is abandoned. */
