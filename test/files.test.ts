@@ -68,6 +68,8 @@ describe('POST /v1/files and direct links', () => {
     const direct = await t.app.inject({ method: 'GET', url: pathOf(up.url) });
     assert.equal(direct.statusCode, 200);
     assert.equal(direct.headers['content-type'], 'image/png');
+    // Opened on its own, the file runs nothing in the service's origin.
+    assert.equal(direct.headers['content-security-policy'], "default-src 'none'; sandbox");
     assert.deepEqual(direct.rawPayload, fs.readFileSync(png));
     const part = await t.app.inject({ method: 'GET', url: pathOf(up.url), headers: { range: 'bytes=0-7' } });
     assert.equal(part.statusCode, 206);

@@ -68,6 +68,8 @@ describe('tasks: create, poll, download', () => {
     assert.equal(glb.statusCode, 200);
     assert.equal(glb.headers['content-type'], 'model/gltf-binary');
     assert.match(String(glb.headers['content-disposition']), /attachment; filename="model\.glb"/);
+    // A stored file opened on its own runs nothing in the service's origin.
+    assert.equal(glb.headers['content-security-policy'], "default-src 'none'; sandbox");
     assert.equal(Number(glb.headers['content-length']), documents[0]!.size);
     const doc = await new NodeIO().readBinary(new Uint8Array(glb.rawPayload));
     assert.ok(doc.getRoot().listMeshes().length > 0);

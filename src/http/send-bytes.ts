@@ -2,6 +2,9 @@ import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { ByteRange } from '../storage/index.ts';
 
+/** The policy of every stored file answered: nothing loads, nothing runs, a unique origin. */
+export const STORED_FILE_POLICY = "default-src 'none'; sandbox";
+
 /**
  * Streams stored bytes as the whole file (200) or the asked range (206 with Content-Range), with
  * `Accept-Ranges` and the right Content-Length. Shared by result downloads and upload direct links.
@@ -20,7 +23,10 @@ export function sendBytes(
     .type(file.contentType)
     .header('Accept-Ranges', 'bytes')
     .header('Cache-Control', `private, max-age=${file.cacheSeconds}`)
-    .header('X-Content-Type-Options', 'nosniff');
+    .header('X-Content-Type-Options', 'nosniff')
+    // Opened on its own, a stored file is an inert document: no script of an SVG or HTML-looking file runs
+    // in the service's origin, where the dashboard's session lives. Embedding (img, audio, video) is unaffected.
+    .header('Content-Security-Policy', STORED_FILE_POLICY);
   if (file.range) {
     reply
       .code(206)
