@@ -15,48 +15,72 @@ export interface LoginLimits {
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = { failures: 10, windowSeconds: 15 * 60 };
 
 /**
+ * Failed attempts per key (an address, an e-mail) within a window; past the budget, further attempts wait
+ * until the window ends. On PostgreSQL the counters are shared by every API process, in the table the
+ * request limits use; otherwise they live in the process.
+ */
+export class AttemptLimiter {
+  readonly #limiter: RateLimiterAbstract;
+  readonly #failures: number;
+
+  constructor(keyPrefix: string, limits: LoginLimits = DEFAULT_LOGIN_LIMITS, pgPool: pg.Pool | null = null) {
+    this.#failures = limits.failures;
+    const options = { keyPrefix, points: limits.failures, duration: limits.windowSeconds };
+    this.#limiter = pgPool
+      ? new RateLimiterPostgres({
+          ...options,
+          storeClient: pgPool,
+          storeType: 'pool',
+          tableName: 'rate_limits',
+          tableCreated: true,
+        })
+      : new RateLimiterMemory(options);
+  }
+
+  /** Seconds to wait before the key's next attempt is weighed, or null. */
+  async wait(key: string): Promise<number | null> {
+    const res = await this.#limiter.get(key);
+    return res !== null && res.consumedPoints >= this.#failures
+      ? Math.max(1, Math.ceil(res.msBeforeNext / 1000))
+      : null;
+  }
+
+  /** Counts one failed attempt of the key. */
+  async fail(key: string): Promise<void> {
+    await this.#limiter.consume(key).catch(ignoreRejection);
+  }
+
+  /** Forgets the key's failures (after a success). */
+  async forget(key: string): Promise<void> {
+    await this.#limiter.delete(key);
+  }
+}
+
+/**
  * Counts failed sign-ins per client address and per e-mail (CONTRACT §13). Past either budget sign-in is
  * refused before the password is even compared, so guessing goes no faster, whichever it spreads over.
  * On PostgreSQL the counters are shared by every API process, in the table the request limits use.
  */
 export class LoginLimiter {
-  readonly #address: RateLimiterAbstract;
-  readonly #email: RateLimiterAbstract;
-  readonly #limits: LoginLimits;
+  readonly #address: AttemptLimiter;
+  readonly #email: AttemptLimiter;
 
   constructor(limits: LoginLimits = DEFAULT_LOGIN_LIMITS, pgPool: pg.Pool | null = null) {
-    this.#limits = limits;
-    const make = (keyPrefix: string): RateLimiterAbstract =>
-      pgPool
-        ? new RateLimiterPostgres({
-            storeClient: pgPool,
-            storeType: 'pool',
-            tableName: 'rate_limits',
-            tableCreated: true,
-            keyPrefix,
-            points: limits.failures,
-            duration: limits.windowSeconds,
-          })
-        : new RateLimiterMemory({ keyPrefix, points: limits.failures, duration: limits.windowSeconds });
-    this.#address = make('login-address');
-    this.#email = make('login-email');
+    this.#address = new AttemptLimiter('login-address', limits, pgPool);
+    this.#email = new AttemptLimiter('login-email', limits, pgPool);
   }
 
   /** Seconds to wait before the next attempt of this address or e-mail is compared, or null. */
   async wait(address: string, email: string): Promise<number | null> {
-    const [a, e] = await Promise.all([this.#address.get(address), this.#email.get(email)]);
-    const waits = [a, e]
-      .filter((res): res is RateLimiterRes => res !== null && res.consumedPoints >= this.#limits.failures)
-      .map((res) => Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
+    const waits = (await Promise.all([this.#address.wait(address), this.#email.wait(email)])).filter(
+      (wait): wait is number => wait !== null,
+    );
     return waits.length === 0 ? null : Math.max(...waits);
   }
 
   /** Counts one failed attempt against both the address and the e-mail. */
   async fail(address: string, email: string): Promise<void> {
-    await Promise.all([
-      this.#address.consume(address).catch(ignoreRejection),
-      this.#email.consume(email).catch(ignoreRejection),
-    ]);
+    await Promise.all([this.#address.fail(address), this.#email.fail(email)]);
   }
 }
 

@@ -10,6 +10,7 @@ import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isApiError } from '../../errors.ts';
 import { negotiateLang } from '../../i18n/index.ts';
+import { AttemptLimiter } from '../../people/index.ts';
 import type { Assets } from '../assets.ts';
 import { cookieOptions, field, LANG_COOKIE, langFrom } from '../context.ts';
 import { html } from '../html.ts';
@@ -26,19 +27,24 @@ import {
   consoleCookie,
   csrfMatches,
   freshCsrf,
-  SignInAttempts,
 } from './session.ts';
 import { topupPages } from './topups.ts';
 
 export type { ConsoleAccount, ConsoleChannel, ConsoleModel, ConsolePort } from './port.ts';
 export { type ConsoleServices, consolePort } from './services.ts';
 
+/** Failed sign-ins per address: the wait before the next one is weighed, counting, forgetting. */
+export type SignInLimiter = Pick<AttemptLimiter, 'wait' | 'fail' | 'forget'>;
+
 /** What the console needs. */
 export interface ConsoleDeps {
   token: string;
   port: ConsolePort;
-  /** Failed sign-ins allowed per address and window. (Default: 10 per 15 minutes) */
-  attempts?: { max: number; windowMs: number };
+  /**
+   * Failed sign-ins per client address (the people module's `AttemptLimiter`, shared by every API process
+   * on PostgreSQL). (Default: 10 per 15 minutes in this process)
+   */
+  attempts?: SignInLimiter;
   /** Milliseconds now. (Default: Date.now) */
   now?: () => number;
 }
@@ -70,7 +76,7 @@ export async function consoleRoutes(
   deps: ConsoleDeps & { assets: Assets; secure: boolean; helmet: object },
 ): Promise<void> {
   const keys = new ConsoleKeys(deps.token);
-  const attempts = new SignInAttempts(deps.attempts ?? { max: 10, windowMs: 15 * 60 * 1000 });
+  const attempts = deps.attempts ?? new AttemptLimiter('console-address');
   const now = deps.now ?? Date.now;
   const pageDeps: ConsolePageDeps = { port: deps.port, assets: deps.assets };
 
@@ -153,16 +159,16 @@ export async function consoleRoutes(
     web.post('/admin/signin', HIDE, async (request, reply) => {
       const context = consoleContextOf(request);
       const w = wordsOf(context.lang);
-      const wait = attempts.waitSeconds(request.ip, now());
-      if (wait > 0) {
+      const wait = await attempts.wait(request.ip);
+      if (wait !== null) {
         reply.header('retry-after', String(wait));
         return signInPage(reply, context, 429, w.adminTooMany.replace('{seconds}', String(wait)));
       }
       if (!keys.tokenMatches(field(request.body, 'token'))) {
-        attempts.fail(request.ip, now());
+        await attempts.fail(request.ip);
         return signInPage(reply, context, 401, w.adminWrongToken);
       }
-      attempts.succeed(request.ip);
+      await attempts.forget(request.ip);
       reply.setCookie(CONSOLE_COOKIE, keys.issue(now()), consoleCookie(deps.secure, 12 * 60 * 60));
       reply.clearCookie(CONSOLE_CSRF_COOKIE, { path: '/admin' });
       return seeOther(reply, '/admin/accounts');

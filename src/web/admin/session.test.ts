@@ -1,7 +1,7 @@
 /** The console's session pieces: the token check, signed expiries, CSRF tokens and attempt counting. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CONSOLE_SESSION_MS, ConsoleKeys, csrfMatches, SignInAttempts } from './session.ts';
+import { CONSOLE_SESSION_MS, ConsoleKeys, csrfMatches } from './session.ts';
 
 const TOKEN = 'a-long-operator-token-0001';
 
@@ -35,19 +35,4 @@ test("the CSRF token is the session's own", () => {
   assert.equal(csrfMatches(keys.csrf(a), keys.csrf(a)), true);
   assert.equal(csrfMatches(keys.csrf(a), keys.csrf(b)), false);
   assert.equal(csrfMatches('', ''), false);
-});
-
-test('attempts: the limit per address, the wait in seconds, the window and a success', () => {
-  const attempts = new SignInAttempts({ max: 3, windowMs: 60_000 });
-  for (let i = 0; i < 3; i += 1) {
-    assert.equal(attempts.waitSeconds('a', 1_000), 0);
-    attempts.fail('a', 1_000);
-  }
-  assert.equal(attempts.waitSeconds('a', 1_000), 60);
-  assert.equal(attempts.waitSeconds('a', 31_000), 30);
-  assert.equal(attempts.waitSeconds('b', 31_000), 0);
-  assert.equal(attempts.waitSeconds('a', 61_000), 0);
-  attempts.fail('b', 0);
-  attempts.succeed('b');
-  assert.equal(attempts.waitSeconds('b', 0), 0);
 });

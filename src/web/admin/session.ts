@@ -1,6 +1,5 @@
 /**
- * The operator console's sign-in (CONTRACT §13): the ADMIN_TOKEN compared in constant time, failed
- * attempts limited per address, and a session that is only a signed expiry in an HttpOnly,
+ * The operator console's sign-in (CONTRACT §13): the ADMIN_TOKEN compared in constant time, and a session that is only a signed expiry in an HttpOnly,
  * SameSite=Strict cookie scoped to `/admin`. The signing key is derived from the token, so a new token
  * ends every console session; nothing is stored. Forms carry a CSRF token derived from the cookie.
  */
@@ -72,44 +71,4 @@ export function csrfMatches(sent: string, expected: string): boolean {
 /** A fresh value for the sign-in form's CSRF cookie. */
 export function freshCsrf(): string {
   return randomBytes(32).toString('base64url');
-}
-
-/** Failed sign-ins per client address within a window; at the limit, further attempts wait. */
-export class SignInAttempts {
-  readonly #max: number;
-  readonly #windowMs: number;
-  readonly #failures = new Map<string, { count: number; since: number }>();
-
-  constructor(options: { max: number; windowMs: number }) {
-    this.#max = options.max;
-    this.#windowMs = options.windowMs;
-  }
-
-  /** Seconds the address must wait before trying again, or 0. */
-  waitSeconds(address: string, now: number): number {
-    const entry = this.#failures.get(address);
-    if (!entry) return 0;
-    if (now - entry.since >= this.#windowMs) {
-      this.#failures.delete(address);
-      return 0;
-    }
-    return entry.count >= this.#max ? Math.max(1, Math.ceil((entry.since + this.#windowMs - now) / 1000)) : 0;
-  }
-
-  /** Counts a failed attempt of the address. */
-  fail(address: string, now: number): void {
-    const entry = this.#failures.get(address);
-    if (!entry || now - entry.since >= this.#windowMs) this.#failures.set(address, { count: 1, since: now });
-    else entry.count += 1;
-    // Bounded memory: forget the oldest address past many.
-    if (this.#failures.size > 10_000) {
-      const first = this.#failures.keys().next().value;
-      if (first !== undefined) this.#failures.delete(first);
-    }
-  }
-
-  /** Forgets the address's failures after a sign-in. */
-  succeed(address: string): void {
-    this.#failures.delete(address);
-  }
 }
