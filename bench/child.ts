@@ -2,10 +2,13 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { isReadyMessage, type StopMessage } from './servers/messages.ts';
+import { pinProcess } from './tools.ts';
 
 export interface ServerChild {
   /** Base URL, e.g. `http://127.0.0.1:43123`. */
   url: string;
+  /** The child's process id (for CPU sampling). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -14,6 +17,8 @@ export interface ServerChildOptions {
   env?: Record<string, string>;
   /** When set, the child writes a V8 CPU profile (`--cpu-prof`) into this folder on exit. */
   profileDir?: string;
+  /** `taskset -c` CPU list the child (all its threads) is pinned to once ready; null: not pinned. */
+  cpus?: string | null;
 }
 
 const STARTUP_TIMEOUT_MS = 30_000;
@@ -37,8 +42,12 @@ export async function startServer(name: string, options: ServerChildOptions = {}
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const port = await waitForPort(child, name);
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`server ${name} has no process id`);
+  pinProcess(pid, options.cpus ?? null);
   return {
     url: `http://127.0.0.1:${port}`,
+    pid,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');

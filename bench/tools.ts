@@ -1,0 +1,59 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Runs `scripts/ensure-bench-tools.sh`, which installs wrk, nginx-light and redis-server from Debian when
+ * one is missing (a no-op otherwise). Every bench calls it first, so a fresh machine needs no manual step.
+ */
+export function ensureBenchTools(): void {
+  const script = path.join(import.meta.dirname, '..', 'scripts', 'ensure-bench-tools.sh');
+  execFileSync('bash', [script], { stdio: ['ignore', 'inherit', 'inherit'] });
+}
+
+/**
+ * How the bench splits the machine's CPUs: the server under load on one set, the load generator on the
+ * other, so that neither takes the other's core. With a single CPU nothing can be pinned apart.
+ */
+export interface CpuPlan {
+  /** `taskset -c` list for the server process, or null when nothing is pinned. */
+  server: string | null;
+  /** `taskset -c` list for the load generator, or null. */
+  generator: string | null;
+  /** How many CPUs the generator has (its thread count). */
+  generatorCpus: number;
+}
+
+/** Half the CPUs (at least one) for the generator, the rest for the server; 1 CPU: nothing pinned. */
+export function planCpus(cpuCount: number = os.availableParallelism()): CpuPlan {
+  if (cpuCount < 2) return { server: null, generator: null, generatorCpus: 1 };
+  const generatorCpus = Math.max(1, Math.floor(cpuCount / 2));
+  const serverCpus = cpuCount - generatorCpus;
+  const range = (from: number, count: number): string =>
+    count === 1 ? String(from) : `${from}-${from + count - 1}`;
+  return { server: range(0, serverCpus), generator: range(serverCpus, generatorCpus), generatorCpus };
+}
+
+/** Pins a running process (all its threads) to `cpus` with taskset; ignored when `cpus` is null. */
+export function pinProcess(pid: number, cpus: string | null): void {
+  if (cpus === null) return;
+  execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc; null once it is gone. */
+export function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const utime = Number(fields[11]);
+    const stime = Number(fields[12]);
+    return (utime + stime) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ of Linux on every architecture Node runs on. */
+const CLOCK_TICKS = 100;
