@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import { AdminService } from './accounts/index.ts';
+import { AdminService, KeyAuthenticator } from './accounts/index.ts';
 import { findModel, loadPriceTable, MODELS, type PriceTable } from './catalog/index.ts';
 import type { Config } from './config.ts';
 import { createDb, type Db, migrateToLatest } from './db/index.ts';
@@ -203,7 +203,10 @@ export async function createContainer(
   await router.start();
   const generator: Generator = router;
   const models = new ModelService({ db, clock, models: MODELS });
-  const admin = new AdminService({ db, clock, models });
+  // Keys seen lately, so a poll costs no key query; revocations reach it from every process.
+  const keys = new KeyAuthenticator(db);
+  await keys.start();
+  const admin = new AdminService({ db, clock, models, onKeyRevoked: () => keys.forget() });
   const idempotency = new IdempotencyStore({ db, clock });
   const worker = new Worker(
     {
@@ -339,6 +342,7 @@ export async function createContainer(
     signupCreditMinor: config.signupCreditMinor,
     sessionTtlMs: config.sessionTtlMs,
     log,
+    onKeyRevoked: () => keys.forget(),
   });
   // Wallet top-ups (CONTRACT §14): YooKassa, the test mode's own page, or off.
   const payments = config.payments;
@@ -379,6 +383,7 @@ export async function createContainer(
     metrics,
     services: {
       admin,
+      keys,
       models,
       tasks,
       uploads,
@@ -397,6 +402,7 @@ export async function createContainer(
     topupSweep,
     async close() {
       await watch.close();
+      await keys.close();
       sweeper.stop();
       topupSweep.stop();
       await worker.stop();

@@ -14,11 +14,17 @@ export class AdminService {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #models: ModelService;
+  readonly #onKeyRevoked: () => void;
 
-  constructor(deps: { db: Db; clock: Clock; models: ModelService }) {
+  /**
+   * `onKeyRevoked` runs once a revocation has committed: this process's key cache forgets at once, without
+   * waiting for the notification that tells the other processes (`KeyAuthenticator`).
+   */
+  constructor(deps: { db: Db; clock: Clock; models: ModelService; onKeyRevoked?: () => void }) {
     this.#db = deps.db;
     this.#clock = deps.clock;
     this.#models = deps.models;
+    this.#onKeyRevoked = deps.onKeyRevoked ?? (() => {});
   }
 
   #tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -73,6 +79,7 @@ export class AdminService {
 
   async revokeKey(keyId: string): Promise<void> {
     await this.#tx((tx) => revokeKey(tx, keyId, this.#clock.now()));
+    this.#onKeyRevoked();
   }
 
   async updateModel(key: string, patch: { available?: boolean; maxActive?: number }): Promise<ModelView> {

@@ -1,11 +1,13 @@
 export { type AccountView, createAccount, getAccount } from './accounts.ts';
 export { AdminService } from './admin-service.ts';
+export { KeyAuthenticator, type KeyCacheOptions } from './key-auth.ts';
 export {
   authenticateKey,
   hashKey,
   type IssuedKey,
   isKeyActive,
   issueKey,
+  KEYS_CHANNEL,
   type KeyPrincipal,
   type KeyView,
   keyAccount,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
-import type { ApiKeysTable, Tx } from '../db/index.ts';
+import { type ApiKeysTable, notifyOnCommit, type Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { randomBase62, uuidv7 } from '../lib/index.ts';
 
@@ -85,7 +85,15 @@ export async function issueKey(
   };
 }
 
-/** Revokes a key; from then on it answers 401. False when there is no such active key. */
+/** Where key revocations are announced to every process's key cache (payload: the key's id). */
+export const KEYS_CHANNEL = 'gta_keys';
+
+/**
+ * Revokes a key; from then on it answers 401 in every process: the same transaction moves the `keys`
+ * epoch (read by processes on the same SQLite file) and notifies KEYS_CHANNEL on commit (heard by every
+ * process on PostgreSQL), so no key cache keeps it (`KeyAuthenticator`). False when there is no such
+ * active key.
+ */
 export async function revokeKey(tx: Tx, keyId: string, at: Date): Promise<boolean> {
   const result = await tx
     .updateTable('api_keys')
@@ -93,7 +101,15 @@ export async function revokeKey(tx: Tx, keyId: string, at: Date): Promise<boolea
     .where('id', '=', keyId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) > 0) return true;
+  if (Number(result.numUpdatedRows) > 0) {
+    await tx
+      .updateTable('epochs')
+      .set((eb) => ({ value: eb('value', '+', 1) }))
+      .where('name', '=', 'keys')
+      .execute();
+    await notifyOnCommit(tx, KEYS_CHANNEL, keyId);
+    return true;
+  }
   const exists = await tx.selectFrom('api_keys').select('id').where('id', '=', keyId).executeTakeFirst();
   if (!exists) throw errors.keyNotFound(keyId);
   return false;
@@ -123,11 +139,20 @@ function keyLookup(tx: Tx): CompiledQuery<KeyRow> {
   return compiled;
 }
 
+/** Whether a presented string can be a key at all (checked before any hashing or lookup). */
+export function looksLikeKey(plain: string): boolean {
+  return plain.startsWith(KEY_PREFIX) && plain.length <= 200;
+}
+
 /** The rights of a presented key, or null when it is unknown or revoked. */
 export async function authenticateKey(tx: Tx, plain: string): Promise<KeyPrincipal | null> {
-  if (!plain.startsWith(KEY_PREFIX) || plain.length > 200) return null;
+  return looksLikeKey(plain) ? principalOfHash(tx, hashKey(plain)) : null;
+}
+
+/** The rights of the key with this SHA-256, or null when there is none or it is revoked. */
+export async function principalOfHash(tx: Tx, keyHash: string): Promise<KeyPrincipal | null> {
   const lookup = keyLookup(tx);
-  const { rows } = await tx.executeQuery<KeyRow>({ ...lookup, parameters: [hashKey(plain)] });
+  const { rows } = await tx.executeQuery<KeyRow>({ ...lookup, parameters: [keyHash] });
   const row = rows[0];
   if (!row || row.revoked_at !== null) return null;
   return {

@@ -22,6 +22,13 @@ export interface Db {
    */
   listen(channel: string, onNotify: (payload: string | null) => void): Promise<() => Promise<void>>;
   /**
+   * A change counter of the `epochs` table read at once, without waiting for the connection: on SQLite
+   * the value (a synchronous read of the shared file, about a microsecond), on PostgreSQL null, where
+   * LISTEN tells every process of a change instead. For caches that must notice another process's change
+   * on their very next use.
+   */
+  readEpoch(name: string): number | null;
+  /**
    * Runs the migrator so that processes starting together on one database take turns and none runs a
    * migration twice; `fn` gets the handle to migrate on.
    */
@@ -84,6 +91,24 @@ function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectConfi
   } as SqliteDialectConfig['database'];
 }
 
+/**
+ * Reads `epochs` straight on the SQLite handle: synchronous, so it never queues behind the connection's
+ * other queries (it sees what is committed, or the running transaction's own change, which only makes a
+ * cache forget early). 0 before the migration made the table.
+ */
+function epochReader(sqlite: SqliteDatabase.Database): (name: string) => number {
+  let statement: SqliteDatabase.Statement<[string], number> | null = null;
+  return (name) => {
+    try {
+      statement ??= sqlite.prepare<[string], number>('select value from epochs where name = ?').pluck();
+      return Number(statement.get(name) ?? 0);
+    } catch (error) {
+      if (error instanceof SqliteDatabase.SqliteError && /no such table/.test(error.message)) return 0;
+      throw error;
+    }
+  };
+}
+
 /** Opens the database named by DATABASE_URL (`sqlite:<file>` or `postgres://…`). */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   if (databaseUrl.startsWith('sqlite:')) {
@@ -114,6 +139,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       // makes every other process wait (busy_timeout) until the migrations commit, and a failed run rolls
       // back whole.
       migrationSession: (fn) => sqliteCapabilities.transaction(db, fn),
+      readEpoch: epochReader(sqlite),
       close: () => db.destroy(),
     };
   }
@@ -150,6 +176,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     pgPool: pool,
     listen: (channel, onNotify) => listenPostgres({ databaseUrl, channel, onNotify, connectTimeoutMs }),
     migrationSession: (fn) => migrationSessionPostgres(databaseUrl, connectTimeoutMs, fn),
+    readEpoch: () => null,
     close: () => db.destroy(),
   };
 }

@@ -385,4 +385,11 @@ export interface Database {
   sessions: SessionsTable;
   topups: TopupsTable;
   test_payments: TestPaymentsTable;
+  epochs: EpochsTable;
+}
+
+/** Change counters (migration 0016): `keys` goes up with every key revocation. */
+export interface EpochsTable {
+  name: string;
+  value: number;
 }

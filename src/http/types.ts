@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { AdminService, KeyPrincipal } from '../accounts/index.ts';
+import type { AdminService, KeyAuthenticator, KeyPrincipal } from '../accounts/index.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/index.ts';
 import type { WebhookService } from '../events/index.ts';
@@ -34,6 +34,8 @@ export const DEFAULT_LIMITS: RequestLimits = {
 
 export interface Services {
   admin: AdminService;
+  /** API keys, with the cache that spares polls a key query (invalidated on revocation everywhere). */
+  keys: KeyAuthenticator;
   models: ModelService;
   tasks: TaskService;
   uploads: UploadService;

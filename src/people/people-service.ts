@@ -37,6 +37,8 @@ export interface PeopleServiceDeps {
   /** Lifetime of a session (milliseconds). */
   sessionTtlMs: number;
   log?: Logger;
+  /** Runs once a key revocation has committed, so this process's key cache forgets it at once. */
+  onKeyRevoked?: () => void;
 }
 
 function mustBeGoodPassword(password: string): void {
@@ -267,6 +269,7 @@ export class PeopleService {
       if ((await keyAccount(tx, keyId)) !== person.account_id) throw errors.keyNotFound(keyId);
       await revokeKey(tx, keyId, this.#d.clock.now());
     });
+    this.#d.onKeyRevoked?.();
   }
 
   /** The person holding an account, or null for operator-made accounts without an e-mail. */

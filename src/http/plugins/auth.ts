@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { authenticateKey } from '../../accounts/index.ts';
 import { errors } from '../../errors.ts';
 import { CSRF_HEADER, SESSION_COOKIE, type Session, sessionPrincipal } from '../../people/index.ts';
 import type { AppDeps } from '../types.ts';
@@ -32,7 +31,7 @@ export function installApiKeyAuth(app: FastifyInstance, deps: AppDeps, limiter: 
       return;
     }
     const match = header ? BEARER.exec(header) : null;
-    const principal = match?.[1] ? await authenticateKey(deps.db.db, match[1]) : null;
+    const principal = match?.[1] ? await deps.services.keys.authenticate(match[1]) : null;
     if (!principal) {
       const wait = await limiter.takeWrongKeyAttempt(request.ip);
       throw wait === null ? errors.invalidApiKey(header !== undefined) : errors.rateLimited(wait);

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { freshPostgres, openTestDatabase } from '../../test/databases.ts';
+import { createDb, type Db, migrateToLatest } from '../db/index.ts';
+import { createAccount } from './accounts.ts';
+import { KeyAuthenticator } from './key-auth.ts';
+import { issueKey, revokeKey } from './keys.ts';
+
+// The key cache (KeyAuthenticator): a known key is served from memory, and a revoked key is refused at
+// once by every process: this one (the revoking transaction's notification), another on the same SQLite
+// file (the `keys` epoch) and another on PostgreSQL (NOTIFY).
+
+async function newKey(db: Db): Promise<{ id: string; key: string; accountId: string }> {
+  const at = new Date();
+  return db.dialect.transaction(db.db, async (tx) => {
+    const account = await createAccount(tx, { name: 'cache', at });
+    const issued = await issueKey(tx, { accountId: account.id, at });
+    return { id: issued.id, key: issued.key, accountId: account.id };
+  });
+}
+
+/**
+ * Takes the key's row away behind the cache's back (no revocation, no epoch, no notification): a key
+ * still accepted afterwards was answered from memory.
+ */
+async function dropRowQuietly(db: Db, keyId: string): Promise<void> {
+  await db.db.deleteFrom('api_keys').where('id', '=', keyId).execute();
+}
+
+test('a known key is answered from memory; a revoked one is refused at once in the same process', async () => {
+  const { db, drop } = await openTestDatabase('gta_keycache');
+  const auth = new KeyAuthenticator(db);
+  await auth.start();
+  try {
+    const kept = await newKey(db);
+    assert.equal((await auth.authenticate(kept.key))?.keyId, kept.id);
+    await dropRowQuietly(db, kept.id);
+    assert.equal((await auth.authenticate(kept.key))?.keyId, kept.id, 'answered from the cache');
+    const key = await newKey(db);
+    assert.equal((await auth.authenticate(key.key))?.keyId, key.id);
+    await db.dialect.transaction(db.db, (tx) => revokeKey(tx, key.id, new Date()));
+    // PostgreSQL delivers this process's own NOTIFY over the LISTEN connection: give it that trip.
+    if (db.dialect.name === 'postgres') await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(await auth.authenticate(key.key), null, 'revoked: refused');
+  } finally {
+    await auth.close();
+    await drop();
+  }
+});
+
+test('SQLite: a key revoked by another process on the same file is refused on the very next request', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-keycache-'));
+  const file = path.join(dir, 'keys.db');
+  const mine = createDb(`sqlite:${file}`);
+  await migrateToLatest(mine);
+  // Another handle on the file plays another process: its notifications never reach `mine`.
+  const other = createDb(`sqlite:${file}`);
+  const auth = new KeyAuthenticator(mine);
+  await auth.start();
+  try {
+    const key = await newKey(mine);
+    assert.equal((await auth.authenticate(key.key))?.keyId, key.id);
+    assert.equal((await auth.authenticate(key.key))?.keyId, key.id, 'served from the cache');
+    await other.dialect.transaction(other.db, (tx) => revokeKey(tx, key.id, new Date()));
+    assert.equal(await auth.authenticate(key.key), null, 'no wait, no notification needed');
+  } finally {
+    await auth.close();
+    await other.close();
+    await mine.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('PostgreSQL: a key revoked by another process is refused once its NOTIFY arrives', async (t) => {
+  const server = process.env.TEST_DATABASE_URL;
+  if (!server) return t.skip('needs TEST_DATABASE_URL');
+  const fresh = await freshPostgres(server, 'gta_keycache_pg');
+  const db = createDb(fresh.url);
+  await migrateToLatest(db);
+  // A second pool on the same database plays another process.
+  const other = createDb(fresh.url);
+  // A long time to live: only the notification can make it forget within the test.
+  const auth = new KeyAuthenticator(db, { notifiedTtlMs: 600_000 });
+  await auth.start();
+  try {
+    const key = await newKey(db);
+    assert.equal((await auth.authenticate(key.key))?.keyId, key.id);
+    assert.equal((await auth.authenticate(key.key))?.keyId, key.id, 'cached');
+    await other.dialect.transaction(other.db, (tx) => revokeKey(tx, key.id, new Date()));
+    const revokedAt = performance.now();
+    // The notification travels over the LISTEN connection: refused as soon as it lands.
+    while ((await auth.authenticate(key.key)) !== null) {
+      assert.ok(performance.now() - revokedAt < 2_000, 'still accepted 2 s after the revocation');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } finally {
+    await auth.close();
+    await other.close();
+    await db.close();
+    await fresh.drop();
+  }
+});
+
+test('a lookup that a revocation overtook is not cached; entries expire after their time to live', async () => {
+  const db = createDb('sqlite::memory:');
+  await migrateToLatest(db);
+  let now = 0;
+  const auth = new KeyAuthenticator(db, { epochTtlMs: 1000, now: () => now });
+  await auth.start();
+  try {
+    const overtaken = await newKey(db);
+    const pending = auth.authenticate(overtaken.key);
+    auth.forget();
+    assert.equal((await pending)?.keyId, overtaken.id);
+    await dropRowQuietly(db, overtaken.id);
+    assert.equal(await auth.authenticate(overtaken.key), null, 'the overtaken lookup was not kept');
+
+    const key = await newKey(db);
+    assert.equal((await auth.authenticate(key.key))?.keyId, key.id);
+    await dropRowQuietly(db, key.id);
+    now = 900;
+    assert.equal((await auth.authenticate(key.key))?.keyId, key.id, 'still within its time to live');
+    now = 1500;
+    assert.equal(await auth.authenticate(key.key), null, 'expired: looked up again');
+  } finally {
+    await auth.close();
+    await db.close();
+  }
+});

@@ -1,0 +1,100 @@
+import type { Db } from '../db/index.ts';
+import { hashKey, KEYS_CHANNEL, type KeyPrincipal, looksLikeKey, principalOfHash } from './keys.ts';
+
+/** How long a cached key is trusted without any news (milliseconds). */
+export interface KeyCacheOptions {
+  /**
+   * On PostgreSQL, where a revocation reaches other processes by NOTIFY: the bound on a revoked key's life
+   * elsewhere while the LISTEN connection is down (it is dropped at once when it is up). (Default: 1 s)
+   */
+  notifiedTtlMs?: number;
+  /** On SQLite, where every use compares the `keys` epoch: only bounds memory. (Default: 60 s) */
+  epochTtlMs?: number;
+  /** Keys kept at most; the oldest go first. (Default: 10,000) */
+  maxEntries?: number;
+  /** Monotonic milliseconds (tests move it). */
+  now?: () => number;
+}
+
+interface Entry {
+  principal: KeyPrincipal;
+  at: number;
+}
+
+/**
+ * Authenticates API keys, keeping the rights of keys seen lately so a poll costs no key query (the
+ * lookup was the largest single cost of polling: docs/performance.md). A revoked key is still refused at
+ * once by every process:
+ * - in this process, the revoking transaction's notification drops the cache on commit;
+ * - on PostgreSQL, the same NOTIFY reaches every other process (`Db.listen`); a lost or remade LISTEN
+ *   connection drops the cache too, and entries live at most `notifiedTtlMs` in any case;
+ * - on SQLite, which cannot notify other processes, every use first reads the `keys` epoch that each
+ *   revocation moves (a synchronous read of the shared file) and drops the cache when it moved.
+ * Unknown and revoked keys are never cached: each such attempt is looked up and counted by the limiter.
+ */
+export class KeyAuthenticator {
+  readonly #db: Db;
+  readonly #entries = new Map<string, Entry>();
+  readonly #ttlMs: number;
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+  /** Moves on every invalidation; a lookup that started before one is not cached. */
+  #generation = 0;
+  /** The `keys` epoch the cached entries were read under (SQLite). */
+  #epoch: number | null = null;
+  #unlisten: (() => Promise<void>) | null = null;
+
+  constructor(db: Db, options: KeyCacheOptions = {}) {
+    this.#db = db;
+    const sqlite = db.readEpoch('keys') !== null;
+    this.#ttlMs = sqlite ? (options.epochTtlMs ?? 60_000) : (options.notifiedTtlMs ?? 1_000);
+    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /** Starts listening for revocations; until then nothing is cached. */
+  async start(): Promise<void> {
+    if (this.#unlisten) return;
+    this.#unlisten = await this.#db.listen(KEYS_CHANNEL, () => this.forget());
+  }
+
+  /** Stops listening and forgets every key. */
+  async close(): Promise<void> {
+    const unlisten = this.#unlisten;
+    this.#unlisten = null;
+    this.forget();
+    if (unlisten) await unlisten();
+  }
+
+  /** Drops every cached key (a revocation is rare; its payload is not needed to be exact). */
+  forget(): void {
+    this.#generation += 1;
+    this.#entries.clear();
+  }
+
+  /** The rights of a presented key, or null when it is unknown or revoked. */
+  async authenticate(plain: string): Promise<KeyPrincipal | null> {
+    if (!looksLikeKey(plain)) return null;
+    const keyHash = hashKey(plain);
+    const epoch = this.#db.readEpoch('keys');
+    if (epoch !== this.#epoch) {
+      this.forget();
+      this.#epoch = epoch;
+    }
+    const now = this.#now();
+    const entry = this.#entries.get(keyHash);
+    if (entry && now - entry.at < this.#ttlMs) return entry.principal;
+    if (entry) this.#entries.delete(keyHash);
+    const generation = this.#generation;
+    const principal = await principalOfHash(this.#db.db, keyHash);
+    // Cached only when no revocation was heard meanwhile and the cache is listening at all.
+    if (principal && generation === this.#generation && this.#unlisten) {
+      if (this.#entries.size >= this.#maxEntries) {
+        const oldest = this.#entries.keys().next().value;
+        if (oldest !== undefined) this.#entries.delete(oldest);
+      }
+      this.#entries.set(keyHash, { principal, at: now });
+    }
+    return principal;
+  }
+}
