@@ -16,6 +16,15 @@ export interface DialectCapabilities {
    * an ordinary transaction whose row locks come from `lockAccount`.
    */
   transaction<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * `transaction` for a hot path whose calls come many at once (task creation): on SQLite, where write
+   * transactions run one after another anyway, calls that arrive while one is running share the next
+   * transaction, each in a savepoint of its own (group commit). A call that throws rolls back its own
+   * savepoint only; the others commit together, and each call resolves only after that commit, so an
+   * answer never tells of a change a crash could still undo. PostgreSQL: `transaction` (its own commits
+   * overlap, and one transaction per call keeps row locks short).
+   */
+  groupCommit<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Serialises money decisions of one account for the rest of the transaction. */
   lockAccount(tx: Tx, accountId: string): Promise<void>;
   /** `for update skip locked` where the engine has it, so workers never claim the same job. */
@@ -55,8 +64,97 @@ export function sqliteBus(db: Kysely<Database>): EventEmitter {
   return bus;
 }
 
+/** Most calls one group commit takes; the rest wait for the next. */
+const GROUP_COMMIT_MAX = 64;
+
+interface GroupItem {
+  fn: (tx: Tx) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Calls waiting for the next group commit of each SQLite handle, and whether one is running. */
+const groups = new WeakMap<object, { queue: GroupItem[]; running: boolean }>();
+
+async function runGroups(
+  db: Kysely<Database>,
+  group: { queue: GroupItem[]; running: boolean },
+): Promise<void> {
+  group.running = true;
+  try {
+    // What arrived while the previous group ran makes the next one.
+    while (group.queue.length > 0) await commitGroup(db, group.queue.splice(0, GROUP_COMMIT_MAX));
+  } finally {
+    group.running = false;
+  }
+}
+
+/** One transaction for `items`, each in a savepoint; settles every item. */
+async function commitGroup(db: Kysely<Database>, items: GroupItem[]): Promise<void> {
+  const bus = sqliteBus(db);
+  const committed: Array<{ item: GroupItem; result: unknown; notes: Array<[string, string]> }> = [];
+  const settled = new Set<GroupItem>();
+  try {
+    await db.connection().execute(async (conn) => {
+      sqliteBuses.set(conn, bus);
+      await sql`begin immediate`.execute(conn);
+      try {
+        for (const item of items) {
+          const pending = { bus, notes: [] as Array<[string, string]> };
+          sqlitePending.set(conn, pending);
+          await sql`savepoint gta_call`.execute(conn);
+          let result: unknown;
+          try {
+            result = await item.fn(conn);
+          } catch (error) {
+            // Its own writes are undone; the group goes on. (An error that ended the whole transaction
+            // makes this rollback fail, and the outer handler settles everything with it.)
+            await sql`rollback to gta_call`.execute(conn);
+            await sql`release gta_call`.execute(conn);
+            settled.add(item);
+            item.reject(error);
+            continue;
+          }
+          await sql`release gta_call`.execute(conn);
+          committed.push({ item, result, notes: pending.notes });
+        }
+        sqlitePending.delete(conn);
+        await sql`commit`.execute(conn);
+      } catch (error) {
+        sqlitePending.delete(conn);
+        await sql`rollback`.execute(conn).catch(() => {});
+        throw error;
+      }
+    });
+  } catch (error) {
+    for (const item of items) if (!settled.has(item)) item.reject(error);
+    return;
+  }
+  const sent = new Set<string>();
+  for (const { notes } of committed) {
+    for (const [channel, payload] of notes) {
+      const key = `${channel}\u0000${payload}`;
+      if (sent.has(key)) continue;
+      sent.add(key);
+      bus.emit(channel, payload);
+    }
+  }
+  for (const { item, result } of committed) item.resolve(result);
+}
+
 export const sqliteCapabilities: DialectCapabilities = {
   name: 'sqlite',
+  groupCommit<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let group = groups.get(db);
+      if (!group) {
+        group = { queue: [], running: false };
+        groups.set(db, group);
+      }
+      group.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      if (!group.running) void runGroups(db, group);
+    });
+  },
   async transaction(db, fn) {
     const bus = sqliteBus(db);
     return db.connection().execute(async (conn) => {
@@ -112,6 +210,9 @@ export const sqliteCapabilities: DialectCapabilities = {
 export const postgresCapabilities: DialectCapabilities = {
   name: 'postgres',
   transaction(db, fn) {
+    return db.transaction().execute(fn);
+  },
+  groupCommit(db, fn) {
     return db.transaction().execute(fn);
   },
   async lockAccount(tx, accountId) {

@@ -273,7 +273,8 @@ export class TaskService {
       webhook_url: webhook?.url ?? null,
       webhook_events: webhook === null ? null : JSON.stringify(webhook.events),
     };
-    await dialect.transaction(db, async (tx) => {
+    // Concurrent creations share one commit on SQLite (dialect.groupCommit), each in its own savepoint.
+    await dialect.groupCommit(db, async (tx) => {
       await dialect.lockAccount(tx, principal.accountId);
       const active = await activeTaskCount(tx, principal.accountId, prepared.model.key);
       if (active >= prepared.maxActive) {
