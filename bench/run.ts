@@ -1,90 +1,115 @@
 import os from 'node:os';
 import { type ServerChild, startServer } from './child.ts';
-import { measureInterleaved } from './interleave.ts';
-import type { LoadSpec } from './load.ts';
+import { type HttpTarget, httpTable, targetLines } from './http-report.ts';
+import { type HttpScenario, measureHttp } from './http-rounds.ts';
 import { readOptions } from './options.ts';
-import { markdownTable, ratioLines, runBench } from './report.ts';
-import { CREATE_BODY, createAccount, createFinishedTask, raiseActiveLimit } from './setup.ts';
+import { runBench } from './report.ts';
+import {
+  CREATE_BODY,
+  createAccount,
+  createFinishedTask,
+  createRunningTask,
+  raiseActiveLimit,
+} from './setup.ts';
+import { ensureBenchTools, planCpus } from './tools.ts';
 
 /**
- * `npm run bench`: a bare node:http baseline, bare Fastify, task polling and task creation of the real
- * app, measured in the same run (interleaved in rounds), so the ratios compare figures taken on the same
- * shared, noisy machine. Each server is a child process; autocannon runs in this process, so the load
- * generator and the server under load each have one of the two cores. Exits 1 when any request failed
- * (socket error, timeout or non-2xx answer).
+ * `npm run bench`: the API's two hot paths, polling (`GET /v1/tasks/{id}` of a finished and of a running
+ * task) and creation (`POST /v1/tasks`), loaded by wrk side by side with two landmarks measured in the same
+ * interleaved rounds: a bare node:http server and bare Fastify sending the poll's exact bytes. Every server
+ * runs pinned to one half of the CPUs, wrk to the other. Exits 1 when any request failed.
  */
 
-/** Polling should keep at least half of the bare node:http rate. */
-const POLL_TARGET = { name: 'poll', share: 0.5 };
+const TARGETS: HttpTarget[] = [
+  { scenario: 'poll finished', minShare: 0.5, maxP99Ms: 10 },
+  { scenario: 'poll running', minShare: 0.5, maxP99Ms: 10 },
+  { scenario: 'create', minShare: 0.1 },
+];
 
 const log = (line: string): void => {
   process.stderr.write(`bench: ${line}\n`);
 };
 
 async function main(): Promise<number> {
+  ensureBenchTools();
   const options = readOptions(process.argv.slice(2), process.env);
-  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  const cpus = planCpus();
+  const shape = { connections: options.connections, cpus: cpus.generator, threads: cpus.generatorCpus };
   process.stdout.write(
-    `Node ${process.version}, ${os.availableParallelism()} cores (${cpu}); ${options.connections} connections; ` +
-      `per scenario ${options.warmupSeconds} s warm-up + ${options.rounds} × ${options.durationSeconds / options.rounds} s\n\n`,
+    `Node ${process.version}, ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown CPU'}); ` +
+      `servers on CPU ${cpus.server ?? 'any'}, wrk on CPU ${cpus.generator ?? 'any'} (${cpus.generatorCpus} thread(s)); ` +
+      `${options.connections} connections; per scenario ${options.warmupSeconds} s warm-up + ` +
+      `${options.rounds} × ${options.durationSeconds / options.rounds} s\n\n`,
   );
 
   const servers: ServerChild[] = [];
-  const start = async (name: string, env: Record<string, string>): Promise<string> => {
+  const start = async (name: string, env: Record<string, string>): Promise<ServerChild> => {
     const server = await startServer(name, {
       env,
+      cpus: cpus.server,
       ...(options.profileDir === null ? {} : { profileDir: options.profileDir }),
     });
     servers.push(server);
-    return server.url;
+    return server;
   };
   try {
-    // Polling: one account, one finished task. The worker runs to finish that task, then idles (one
-    // job query a second). Its response body is what the baseline and Fastify servers then send verbatim.
-    const pollBase = await start('app', { BENCH_WORKER: 'on' });
-    const pollKey = await createAccount(pollBase, 'Bench poll');
-    const task = await createFinishedTask(pollBase, pollKey);
-    const baselineBase = await start('baseline', { BENCH_BASELINE_BODY: task.body });
-    const fastifyBase = await start('fastify', { BENCH_BASELINE_BODY: task.body });
+    // Polling a finished task: the worker runs the task to the end, then idles.
+    const finishedApp = await start('app', { BENCH_WORKER: 'on' });
+    const finishedKey = await createAccount(finishedApp.url, 'Bench poll finished');
+    const finished = await createFinishedTask(finishedApp.url, finishedKey);
+    // Polling a running task: a slow simulator keeps it running (its progress moving) for the whole bench.
+    const runningApp = await start('app', { BENCH_WORKER: 'on', BENCH_SIM_SPEED: '0.01' });
+    const runningKey = await createAccount(runningApp.url, 'Bench poll running');
+    const running = await createRunningTask(runningApp.url, runningKey);
+    const baseline = await start('baseline', { BENCH_BASELINE_BODY: finished.body });
+    const fastify = await start('fastify', { BENCH_BASELINE_BODY: finished.body });
 
-    // Creation, worker off: this measures the API's own work; with the worker on, the simulator's
-    // synchronous rendering of each finished model would take the server's core instead. Each connection
-    // is a client with an account of its own, which keeps every account far below the 10,000
-    // active-task cap (tasks stay queued) and the active-task count in the transaction small.
-    const createBase = await start('app', { BENCH_WORKER: 'off' });
-    await raiseActiveLimit(createBase);
+    // Creation with the worker off, so the simulator's work does not share the server's CPU; each
+    // connection's requests rotate over accounts of their own, far below the active-task cap.
+    const createApp = await start('app', { BENCH_WORKER: 'off' });
+    await raiseActiveLimit(createApp.url);
     const createKeys: string[] = [];
     for (let i = 0; i < options.connections; i++)
-      createKeys.push(await createAccount(createBase, `Bench ${i}`));
+      createKeys.push(await createAccount(createApp.url, `Bench ${i}`));
 
-    const specs: LoadSpec[] = [
-      { name: 'baseline', url: `${baselineBase}/` },
-      // Not a target, a landmark: the framework's share of the gap between baseline and poll.
-      { name: 'fastify (constant body)', url: `${fastifyBase}/` },
+    const scenarios: HttpScenario[] = [
+      { name: 'node:http', serverPid: baseline.pid, spec: { url: `${baseline.url}/` } },
+      { name: 'Fastify', serverPid: fastify.pid, spec: { url: `${fastify.url}/` } },
       {
-        name: 'poll',
-        url: `${pollBase}/v1/tasks/${task.id}`,
-        headers: { authorization: `Bearer ${pollKey}` },
+        name: 'poll finished',
+        serverPid: finishedApp.pid,
+        spec: {
+          url: `${finishedApp.url}/v1/tasks/${finished.id}`,
+          headers: { authorization: `Bearer ${finishedKey}` },
+        },
+      },
+      {
+        name: 'poll running',
+        serverPid: runningApp.pid,
+        spec: {
+          url: `${runningApp.url}/v1/tasks/${running}`,
+          headers: { authorization: `Bearer ${runningKey}` },
+        },
       },
       {
         name: 'create',
-        url: `${createBase}/v1/tasks`,
-        method: 'POST',
-        headersPerConnection: createKeys.map((key) => ({
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-        })),
-        body: CREATE_BODY,
+        serverPid: createApp.pid,
+        spec: {
+          url: `${createApp.url}/v1/tasks`,
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          rotate: createKeys.map((key) => ({ authorization: `Bearer ${key}` })),
+          body: CREATE_BODY,
+        },
       },
     ];
-    const results = await measureInterleaved(specs, options, log);
-    const baseline = results[0];
-    if (!baseline) throw new Error('no baseline measurement');
-
-    process.stdout.write(`${markdownTable(results, baseline)}\n\n`);
-    process.stdout.write(`${ratioLines(results, baseline, POLL_TARGET).join('\n')}\n`);
+    const results = await measureHttp(scenarios, options, shape, log);
+    const [base, frame] = results;
+    if (!base) throw new Error('no node:http measurement');
+    process.stdout.write(`${httpTable(results, base, frame)}\n\n`);
+    process.stdout.write(`${targetLines(results, base, TARGETS).join('\n')}\n`);
     process.stdout.write(
-      `\nResponse body of baseline, fastify and poll: ${Buffer.byteLength(task.body)} bytes.\n`,
+      `\nResponse body of node:http, Fastify and poll finished: ${Buffer.byteLength(finished.body)} bytes.\n`,
     );
     const failed = results.filter((m) => m.failures > 0);
     for (const m of failed) log(`${m.name} had ${m.failures} failed requests (errors or non-2xx)`);

@@ -83,3 +83,17 @@ export async function createFinishedTask(
   }
   throw new Error(`setup task ${id} did not finish within ${timeoutMs} ms`);
 }
+
+/** Creates a task and waits until it is running (a slow simulator keeps it there); returns its id. */
+export async function createRunningTask(base: string, apiKey: string, timeoutMs = 30_000): Promise<string> {
+  const created = await call(base, apiKey, 'POST', '/v1/tasks', 202, CREATE_BODY);
+  const id = field(created, 'id');
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const status = field(await call(base, apiKey, 'GET', `/v1/tasks/${id}`, 200), 'status');
+    if (status === 'running') return id;
+    if (status !== 'queued') throw new Error(`setup task ${id} is ${status}, not running`);
+    await sleep(50);
+  }
+  throw new Error(`setup task ${id} did not start within ${timeoutMs} ms`);
+}

@@ -17,7 +17,7 @@ const config = loadConfig({
   ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
   LOG_LEVEL: 'silent',
   // A five-minute generation takes 0.3 s: tasks finish quickly and do not pile up.
-  SIM_SPEED: '1000',
+  SIM_SPEED: process.env.BENCH_SIM_SPEED ?? '1000',
   WORKER: process.env.BENCH_WORKER === 'off' ? 'off' : 'on',
   RENDER_THREADS: process.env.RENDER_THREADS ?? '',
 });
