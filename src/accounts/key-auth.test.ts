@@ -65,6 +65,8 @@ test('SQLite: a key revoked by another process on the same file is refused on th
     assert.equal((await auth.authenticate(key.key))?.keyId, key.id);
     assert.equal((await auth.authenticate(key.key))?.keyId, key.id, 'served from the cache');
     await other.dialect.transaction(other.db, (tx) => revokeKey(tx, key.id, new Date()));
+    // The next request arrives after the revocation: in a later turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
     assert.equal(await auth.authenticate(key.key), null, 'no wait, no notification needed');
   } finally {
     await auth.close();

@@ -27,6 +27,7 @@ import type { TaskTelemetry } from '../observability/index.ts';
 import { activeTaskCount, mustBeAffordable } from './affordability.ts';
 import type { FinalTaskViews } from './final-task-views.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from './idempotency.ts';
+import { taskRowOf } from './task-rows.ts';
 import { type TaskView, toTaskView } from './task-view.ts';
 import { isFinal, jobIdOf, markCanceled, TASKS_CHANNEL } from './transitions.ts';
 
@@ -357,12 +358,7 @@ export class TaskService {
 
   /** The caller's task row; another account's, or a model a restricted key may not use, is 404. */
   async #ownRow(principal: KeyPrincipal, taskId: string): Promise<TasksTable> {
-    const row = await this.#deps.db.db
-      .selectFrom('tasks')
-      .selectAll()
-      .where('id', '=', taskId)
-      .where('account_id', '=', principal.accountId)
-      .executeTakeFirst();
+    const row = await taskRowOf(this.#deps.db.db, principal.accountId, taskId);
     if (!row || !mayUseModel(principal, row.model)) throw errors.taskNotFound(taskId);
     return row;
   }
