@@ -66,6 +66,40 @@ describe('money: holds, captures, voids', () => {
     assert.equal((await balances(t, acct.id)).available_minor, PRICE * 3);
   });
 
+  test('creations of several accounts arriving together (one group commit on SQLite) keep each account exact', async () => {
+    // A: money for 2; B: money for 5; C: rich, but the active-task limit (10 per model) stops it.
+    const a = await t.account({ balanceMinor: PRICE * 2 });
+    const b = await t.account({ balanceMinor: PRICE * 5 });
+    const c = await t.account({ balanceMinor: PRICE * 100 });
+    const sends = [
+      ...Array.from({ length: 6 }, (_, i) => ({ acct: a, i })),
+      ...Array.from({ length: 8 }, (_, i) => ({ acct: b, i })),
+      ...Array.from({ length: 13 }, (_, i) => ({ acct: c, i })),
+    ];
+    const answers = await Promise.all(
+      sends.map(({ acct, i }) => t.call(acct.key, 'POST', '/v1/tasks', body(`group ${i} [sim:slow]`))),
+    );
+    const codesOf = (acct: { id: string }) =>
+      answers
+        .filter((_, n) => sends[n]?.acct === acct)
+        .map((r) => r.statusCode)
+        .sort();
+    assert.deepEqual(codesOf(a), [202, 202, 402, 402, 402, 402]);
+    assert.deepEqual(codesOf(b), [202, 202, 202, 202, 202, 402, 402, 402]);
+    assert.deepEqual(codesOf(c), [...Array(10).fill(202), 429, 429, 429]);
+    assert.equal(await taskCount(t, a.id), 2);
+    assert.equal(await taskCount(t, b.id), 5);
+    assert.equal(await taskCount(t, c.id), 10);
+    assert.equal((await balances(t, a.id)).available_minor, 0);
+    assert.equal((await balances(t, b.id)).available_minor, 0);
+    assert.equal((await balances(t, c.id)).held_minor, PRICE * 10);
+    for (const r of answers.filter((x) => x.statusCode === 202)) {
+      const owner = sends[answers.indexOf(r)]?.acct;
+      if (owner) await t.call(owner.key, 'POST', `/v1/tasks/${r.json().id}/cancel`);
+    }
+    assert.equal((await balances(t, c.id)).held_minor, 0);
+  });
+
   test('cancel releases the hold in full; a final task answers 409 task_not_cancelable', async () => {
     const acct = await t.account({ balanceMinor: 10_000 });
     const id = (await t.call(acct.key, 'POST', '/v1/tasks', body('slow [sim:slow]'))).json().id;

@@ -152,7 +152,11 @@ export const sqliteCapabilities: DialectCapabilities = {
         groups.set(db, group);
       }
       group.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      if (!group.running) void runGroups(db, group);
+      if (group.running) return;
+      group.running = true;
+      // Started after the event loop's pending I/O: the requests read in the same turn reach this point
+      // before the group begins (SQLite's calls are synchronous, so they would otherwise never overlap).
+      setImmediate(() => void runGroups(db, group));
     });
   },
   async transaction(db, fn) {
