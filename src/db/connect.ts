@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
+import { startCheckpointer } from './checkpointer.ts';
 import { type DialectCapabilities, postgresCapabilities, sqliteBus, sqliteCapabilities } from './dialect.ts';
 import { listenPostgres } from './listen.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -122,6 +123,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
     // Known as SQLite from here on (`notifyOnCommit`), in a transaction or not.
     sqliteBus(db);
+    const stopCheckpointer = file === ':memory:' ? null : startCheckpointer(sqlite, path.resolve(file));
     return {
       db,
       dialect: sqliteCapabilities,
@@ -140,7 +142,10 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       // back whole.
       migrationSession: (fn) => sqliteCapabilities.transaction(db, fn),
       readEpoch: epochReader(sqlite),
-      close: () => db.destroy(),
+      close: async () => {
+        await stopCheckpointer?.();
+        await db.destroy();
+      },
     };
   }
   const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
