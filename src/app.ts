@@ -44,7 +44,7 @@ import {
   webhookRoutes,
 } from './http/index.ts';
 import { EntriesReader, WalletReader } from './ledger/index.ts';
-import { installRequestTelemetry } from './observability/index.ts';
+import { installRequestTelemetry, lazyChildLogger } from './observability/index.ts';
 import { AttemptLimiter, DEFAULT_LOGIN_LIMITS } from './people/index.ts';
 import { consolePort, webRoutes } from './web/index.ts';
 
@@ -66,6 +66,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler,
     // Fastify's two lines per request are replaced by one line when the answer ends (observability/).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    // A request's logger is made when it first logs (observability/lazy-logger.ts).
+    childLoggerFactory: lazyChildLogger,
   });
   // Headers trickled a line at a time (slowloris) hold a connection for Node's default minute otherwise.
   app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, deps.config.requestTimeoutMs);

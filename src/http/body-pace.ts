@@ -74,20 +74,22 @@ export function paced(source: Readable, windowMs: number): BodyPace {
  * before its body was read whole closes the connection.
  */
 export function installBodyPace(app: FastifyInstance, windowMs: number): void {
-  app.addHook('preParsing', async (request, reply, payload) => {
+  // Callbacks, not async functions: both run on every request, polls included.
+  app.addHook('preParsing', (request, reply, payload, done) => {
     const { headers } = request;
     const hasBody =
       headers['transfer-encoding'] !== undefined ||
       (headers['content-length'] !== undefined && headers['content-length'] !== '0');
-    if (!hasBody || headers['content-type']?.toLowerCase().startsWith('multipart/')) return payload;
+    if (!hasBody || headers['content-type']?.toLowerCase().startsWith('multipart/'))
+      return done(null, payload);
     const guard = paced(payload, windowMs);
     reply.raw.once('close', () => guard.stop());
-    return guard;
+    done(null, guard);
   });
   // An answer sent before its request's body was read whole (a refused upload, a body past a limit) ends
   // the connection: the rest of the body would otherwise keep it busy, and a shutdown waiting for it.
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (!request.raw.complete) reply.header('connection', 'close');
-    return payload;
+    done(null, payload);
   });
 }

@@ -1,3 +1,4 @@
+export { lazyChildLogger } from './lazy-logger.ts';
 export {
   createLogger,
   type LoggerOptions,
