@@ -1,11 +1,12 @@
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ServerChild, startServer } from './child.ts';
-import { measureInterleaved } from './interleave.ts';
-import type { LoadSpec, Measurement } from './load.ts';
+import { httpTable } from './http-report.ts';
+import { type HttpMeasurement, type HttpScenario, measureHttp } from './http-rounds.ts';
 import { readOptions } from './options.ts';
-import { markdownTable, runBench } from './report.ts';
+import { runBench } from './report.ts';
 import { call, createAccount, createFinishedTask } from './setup.ts';
+import { ensureBenchTools, planCpus } from './tools.ts';
 
 /**
  * `npm run bench:render`: how much the simulator's file rendering disturbs the API of the same process
@@ -13,6 +14,7 @@ import { call, createAccount, createFinishedTask } from './setup.ts';
  * pause (two 120 s MP3s per task, about 12 s of encoding): one draws files on its event loop
  * (`RENDER_THREADS=0`), the other in a render thread (`RENDER_THREADS=1`). A bare node:http server sending
  * the same body is the baseline of the same run; a third app that renders nothing shows the ceiling.
+ * wrk runs on its own CPU; the apps are not pinned, so a render thread can use the other one.
  */
 
 const SONG = JSON.stringify({
@@ -48,16 +50,19 @@ async function feedSongs(base: string, key: string, signal: AbortSignal): Promis
 }
 
 async function main(): Promise<number> {
+  ensureBenchTools();
   const options = readOptions(process.argv.slice(2), process.env);
+  const cpus = planCpus();
+  const shape = { connections: options.connections, cpus: cpus.generator, threads: cpus.generatorCpus };
   process.stdout.write(
     `Node ${process.version}, ${os.availableParallelism()} cores; ${options.connections} connections; ` +
       `per scenario ${options.warmupSeconds} s warm-up + ${options.rounds} × ${options.durationSeconds / options.rounds} s\n\n`,
   );
   const servers: ServerChild[] = [];
-  const start = async (name: string, env: Record<string, string>): Promise<string> => {
+  const start = async (name: string, env: Record<string, string>): Promise<ServerChild> => {
     const server = await startServer(name, { env });
     servers.push(server);
-    return server.url;
+    return server;
   };
   const stopFeeding = new AbortController();
   const feeders: Promise<number>[] = [];
@@ -67,35 +72,36 @@ async function main(): Promise<number> {
       { name: 'poll, rendering on the event loop', env: { RENDER_THREADS: '0' }, songs: true },
       { name: 'poll, rendering in a thread', env: { RENDER_THREADS: '1' }, songs: true },
     ];
-    const specs: LoadSpec[] = [];
+    const specs: HttpScenario[] = [];
     let body = '';
     for (const app of apps) {
-      const base = await start('app', { BENCH_WORKER: 'on', ...app.env });
+      const server = await start('app', { BENCH_WORKER: 'on', ...app.env });
+      const base = server.url;
       const key = await createAccount(base, app.name);
       const task = await createFinishedTask(base, key);
       body = task.body;
       specs.push({
         name: app.name,
-        url: `${base}/v1/tasks/${task.id}`,
-        headers: { authorization: `Bearer ${key}` },
+        serverPid: server.pid,
+        spec: { url: `${base}/v1/tasks/${task.id}`, headers: { authorization: `Bearer ${key}` } },
       });
       if (app.songs)
         feeders.push(feedSongs(base, await createAccount(base, `${app.name} songs`), stopFeeding.signal));
     }
-    const baselineBase = await start('baseline', { BENCH_BASELINE_BODY: body });
-    specs.unshift({ name: 'baseline', url: `${baselineBase}/` });
+    const baseline = await start('baseline', { BENCH_BASELINE_BODY: body });
+    specs.unshift({ name: 'node:http', serverPid: baseline.pid, spec: { url: `${baseline.url}/` } });
     // The first songs are under way before anything is measured.
     await sleep(2_000);
-    const results: Measurement[] = await measureInterleaved(specs, options, log);
+    const results: HttpMeasurement[] = await measureHttp(specs, options, shape, log);
     stopFeeding.abort();
     const songs = await Promise.all(feeders);
-    const baseline = results[0];
-    if (!baseline) throw new Error('no baseline measurement');
-    process.stdout.write(`${markdownTable(results, baseline)}\n\n`);
+    const base = results[0];
+    if (!base) throw new Error('no baseline measurement');
+    process.stdout.write(`${httpTable(results, base, undefined)}\n\n`);
     const idle = results[1];
     for (const m of results.slice(2)) {
       process.stdout.write(
-        `- ${m.name}: ${(m.rate / baseline.rate).toFixed(3)} of baseline, ${idle ? (m.rate / idle.rate).toFixed(3) : '?'} of the idle app; p99 ${m.p99.toFixed(1)} ms\n`,
+        `- ${m.name}: ${(m.rate / base.rate).toFixed(3)} of node:http, ${idle ? (m.rate / idle.rate).toFixed(3) : '?'} of the idle app; p99 ${m.p99.toFixed(1)} ms\n`,
       );
     }
     process.stdout.write(`\nSongs finished while measuring: event loop ${songs[0]}, thread ${songs[1]}.\n`);
