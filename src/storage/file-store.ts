@@ -1,10 +1,11 @@
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
+import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { uuidv7 } from '../lib/index.ts';
 import type { BlobInfo, BlobStore, ByteRange } from './blob-store.ts';
+import { FileBody } from './file-body.ts';
 import { resolveInside } from './secure-path.ts';
 
 /** Objects as files under one directory; writes go to a temporary name and are renamed into place. */
@@ -31,12 +32,32 @@ export class FileStore implements BlobStore {
     return { sizeBytes: stat.size };
   }
 
+  /**
+   * Opens the file once and takes its size from the open descriptor (no second lookup of the path, and
+   * the size is that of the file being read even if the key is replaced meanwhile).
+   */
   async get(key: string, range?: ByteRange): Promise<{ body: Readable; sizeBytes: number } | null> {
-    const file = resolveInside(this.#root, key);
-    const stat = await this.stat(key);
-    if (!stat) return null;
-    const body = fs.createReadStream(file, range ? { start: range.start, end: range.end } : {});
-    return { body, sizeBytes: stat.sizeBytes };
+    let file: FileHandle;
+    try {
+      file = await fsp.open(resolveInside(this.#root, key), 'r');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'EISDIR') return null;
+      throw error;
+    }
+    try {
+      const stat = await file.stat();
+      if (!stat.isFile()) {
+        await file.close();
+        return null;
+      }
+      const start = range?.start ?? 0;
+      const end = range ? Math.min(range.end, stat.size - 1) : stat.size - 1;
+      return { body: new FileBody(file, start, end), sizeBytes: stat.size };
+    } catch (error) {
+      await file.close();
+      throw error;
+    }
   }
 
   async stat(key: string): Promise<BlobInfo | null> {
