@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generatorBound, summarizeRounds } from '../bench/http-rounds.ts';
-import { planCpus } from '../bench/tools.ts';
-import { parseWrkOutput } from '../bench/wrk.ts';
+import { generatorBound, summarizeRounds } from './http-rounds.ts';
+import { planCpus } from './tools.ts';
+import { parseWrkOutput } from './wrk.ts';
 
 // The benches' own arithmetic (the figures of docs/performance.md come from it): wrk's summary line,
 // how rounds add up, when the generator is called the limit, how the CPUs are split.
