@@ -4,6 +4,7 @@ import type { Db } from '../db/index.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { Clock } from '../lib/index.ts';
 import type { BlobStore, ByteRange } from '../storage/index.ts';
+import { artifactRowOf, taskRowOf } from './task-rows.ts';
 
 export interface ArtifactDownload {
   body: Readable;
@@ -50,23 +51,14 @@ export async function openArtifact(
   deps: { db: Db; storage: BlobStore; clock: Clock },
   input: { principal: KeyPrincipal; taskId: string; index: string; rangeHeader?: string },
 ): Promise<ArtifactDownload> {
-  const task = await deps.db.db
-    .selectFrom('tasks')
-    .select(['status', 'model', 'files_expired', 'files_expire_at'])
-    .where('id', '=', input.taskId)
-    .where('account_id', '=', input.principal.accountId)
-    .executeTakeFirst();
+  // Both reads are compiled once (task-rows.ts): a download's fixed cost matters for small Range reads.
+  const task = await taskRowOf(deps.db.db, input.principal.accountId, input.taskId);
   // Another account's task, or one of a model the key is not allowed, reads as missing (issue 10.19).
   if (!task || !mayUseModel(input.principal, task.model)) throw errors.taskNotFound(input.taskId);
   const index = /^\d{1,4}$/.test(input.index) ? Number(input.index) : -1;
   const artifact =
     task.status === 'succeeded' && index >= 0
-      ? await deps.db.db
-          .selectFrom('artifacts')
-          .selectAll()
-          .where('task_id', '=', input.taskId)
-          .where('idx', '=', index)
-          .executeTakeFirst()
+      ? await artifactRowOf(deps.db.db, input.taskId, index)
       : undefined;
   if (!artifact) throw errors.artifactNotFound(input.taskId, input.index);
   const expired = task.files_expired === 1 || (task.files_expire_at ?? '') <= deps.clock.now().toISOString();
