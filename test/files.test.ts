@@ -74,6 +74,12 @@ describe('POST /v1/files and direct links', () => {
     const part = await t.app.inject({ method: 'GET', url: pathOf(up.url), headers: { range: 'bytes=0-7' } });
     assert.equal(part.statusCode, 206);
     assert.equal(part.rawPayload.length, 8);
+    // HEAD: the same headers, no body, and the file is not read for it.
+    const head = await t.app.inject({ method: 'HEAD', url: pathOf(up.url) });
+    assert.equal(head.statusCode, 200);
+    assert.equal(head.headers['content-length'], String(up.size));
+    assert.equal(head.headers['content-security-policy'], "default-src 'none'; sandbox");
+    assert.equal(head.rawPayload.length, 0);
     assert.equal((await t.call(acct.key, 'GET', `/v1/files/${up.id}`)).json().url, up.url);
 
     const stranger = await t.account();

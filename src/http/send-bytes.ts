@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import type { ByteRange } from '../storage/index.ts';
 
@@ -34,6 +34,11 @@ export function sendBytes(
       .header('Content-Length', file.range.end - file.range.start + 1);
   } else {
     reply.header('Content-Length', file.sizeBytes);
+  }
+  if (reply.request.method === 'HEAD') {
+    // The headers alone: the stored file is not read (Fastify would drain the whole stream for a HEAD).
+    file.body.destroy();
+    return reply.send(Readable.from([]));
   }
   return reply.send(file.body);
 }
