@@ -34,6 +34,12 @@ export interface WorkerDeps {
   telemetry?: Pick<TaskTelemetry, 'transition'>;
 }
 
+/**
+ * Longest a free slot waits for others to free up before the next claim while the queue is backlogged
+ * (milliseconds): the gathered slots are filled by one claim transaction instead of one each.
+ */
+const CLAIM_GATHER_MS = 5;
+
 /** Limits of one run. */
 export interface RunOptions {
   /** Attempts that fail with a transient error before the task fails with `generation_failed`. */
@@ -82,10 +88,16 @@ export class Worker {
   #loop: Promise<void> | null = null;
   readonly #alarm = new Alarm();
   #unlisten: Promise<() => Promise<void>> | null = null;
+  /** Free slots that start the next claim at once while the queue is backlogged (see #runEnded). */
+  readonly #claimBatch: number;
+  /** The last claim filled every free slot: more jobs are probably due. */
+  #backlogged = false;
+  #gatherTimer: NodeJS.Timeout | null = null;
 
   constructor(deps: WorkerDeps, options: WorkerOptions = {}) {
     this.#deps = deps;
     this.#concurrency = options.concurrency ?? 32;
+    this.#claimBatch = Math.max(1, Math.floor(this.#concurrency / 4));
     this.#leaseMs = options.leaseMs ?? 30_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#runOptions = {
@@ -132,6 +144,7 @@ export class Worker {
   /** Stops claiming, stops running tasks and gives their jobs back for another worker to resume. */
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#clearGather();
     this.wake();
     await this.#loop;
     this.#loop = null;
@@ -143,6 +156,7 @@ export class Worker {
 
   /** Claims and starts due jobs once; resolves with how many were started (tests drive it directly). */
   async tick(): Promise<number> {
+    this.#clearGather();
     const free = this.#concurrency - this.#running.size;
     const jobs = await claimJobs(this.#deps.db, {
       workerId: this.id,
@@ -151,6 +165,7 @@ export class Worker {
       leaseMs: this.#leaseMs,
       exclude: [...this.#running.keys()],
     });
+    this.#backlogged = free > 0 && jobs.length === free;
     for (const job of jobs) this.#startJob(job);
     return jobs.length;
   }
@@ -197,8 +212,31 @@ export class Worker {
       .finally(() => {
         clearInterval(heartbeat);
         this.#running.delete(job.id);
-        this.wake();
+        this.#runEnded();
       });
     this.#running.set(job.id, { abort, done });
+  }
+
+  /**
+   * A run ended and freed its slot. With no backlog the next claim starts at once; with one (the last
+   * claim filled every slot), it waits until a quarter of the slots are free or CLAIM_GATHER_MS passed,
+   * so that a draining queue costs one claim transaction per few runs instead of one per run.
+   */
+  #runEnded(): void {
+    const free = this.#concurrency - this.#running.size;
+    if (!this.#backlogged || free >= this.#claimBatch || this.#stopping) {
+      this.wake();
+      return;
+    }
+    this.#gatherTimer ??= setTimeout(() => {
+      this.#gatherTimer = null;
+      this.wake();
+    }, CLAIM_GATHER_MS);
+  }
+
+  #clearGather(): void {
+    if (this.#gatherTimer === null) return;
+    clearTimeout(this.#gatherTimer);
+    this.#gatherTimer = null;
   }
 }
