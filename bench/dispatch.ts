@@ -124,6 +124,10 @@ async function measureOurs(
     log(`${name}: ${options.tasks} tasks queued in ${((Date.now() - queuing) / 1000).toFixed(1)} s`);
     const started = await ask(app.process, { type: 'start-worker' });
     if (started.type !== 'worker-started') throw new Error('unexpected reply');
+    if (options.profileDir !== null)
+      log(
+        `${name}: the drain starts ${started.uptime.toFixed(1)} s into the profile (profile-summary --skip)`,
+      );
     await settled(app);
     const drain = drainOf(await timingsSince(app, queuedFrom), started.at);
 
@@ -205,7 +209,9 @@ async function main(): Promise<number> {
   const redis = await startRedis(plan.generator);
   try {
     if (options.databases.includes('sqlite')) {
-      results.push(await measureOurs('ours, SQLite (embedded worker)', {}, options, plan.server));
+      // Set empty, so that a PostgreSQL URL in this process's environment never reaches the child.
+      const sqlite = { BENCH_DISPATCH_DATABASE_URL: '' };
+      results.push(await measureOurs('ours, SQLite (embedded worker)', sqlite, options, plan.server));
       log(`SQLite done`);
     }
     results.push(await measureBullmq(redis, options, plan.server));
@@ -216,7 +222,7 @@ async function main(): Promise<number> {
         results.push(
           await measureOurs(
             'ours, PostgreSQL (embedded worker)',
-            { BENCH_DATABASE_URL: database.url },
+            { BENCH_DISPATCH_DATABASE_URL: database.url },
             options,
             plan.server,
           ),

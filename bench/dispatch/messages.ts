@@ -21,7 +21,8 @@ export interface Timing {
 
 /** Child → parent. */
 export type DispatchReply =
-  | { id: number; type: 'worker-started'; at: number }
+  /** `at`: the worker's start on its clock (epoch ms); `uptime`: the child's seconds until then (profiles). */
+  | { id: number; type: 'worker-started'; at: number; uptime: number }
   | { id: number; type: 'counts'; queued: number; running: number; succeeded: number; other: number }
   | { id: number; type: 'timings'; timings: Timing[] }
   | { id: number; type: 'bullmq-result'; startedAt: number; timings: Timing[] }

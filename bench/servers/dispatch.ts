@@ -13,10 +13,10 @@ import { announceAndAwaitStop, BENCH_ADMIN_TOKEN } from './messages.ts';
  * The real app of `src/main.ts` with its worker embedded (WORKER=on, production's default) but not yet
  * started, and every run on the zero-work generator. The parent queues tasks through the API, then asks
  * for the worker to start (`start-worker`), watches the counts and reads each task's timestamps.
- * BENCH_DATABASE_URL: PostgreSQL; unset: SQLite in a temporary folder.
+ * BENCH_DISPATCH_DATABASE_URL: a PostgreSQL database; empty: SQLite in a temporary folder.
  */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-bench-dispatch-'));
-const databaseUrl = process.env.BENCH_DATABASE_URL?.trim();
+const databaseUrl = process.env.BENCH_DISPATCH_DATABASE_URL?.trim();
 const config = loadConfig({
   DATA_DIR: dir,
   ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
@@ -42,7 +42,7 @@ async function handle(request: DispatchRequest): Promise<DispatchReply> {
       // Taken on the clock the worker stamps `started_at` with, so the drain is measured on one clock.
       const at = container.clock.now().getTime();
       container.worker.start();
-      return { id: request.id, type: 'worker-started', at };
+      return { id: request.id, type: 'worker-started', at, uptime: process.uptime() };
     }
     case 'counts': {
       const rows = await db

@@ -30,7 +30,7 @@ import {
 import { channelOfRecords, missingInput, requestOf } from './inputs.ts';
 import { type ClaimedJob, releaseJob } from './queue.ts';
 import { storeResults } from './results.ts';
-import { RunFolder } from './run-folder.ts';
+import { type RunFolder, RunFolders } from './run-folder.ts';
 import type { RunWakes } from './run-wakes.ts';
 import type { RunOptions, WorkerDeps } from './worker.ts';
 
@@ -55,6 +55,7 @@ export class TaskRun {
   readonly #abort: AbortController;
   readonly #deadline: RunDeadline;
   readonly #wakes: RunWakes | null;
+  readonly #folders: RunFolders;
   /** The run's key once known: its callbacks wake it between status reads. */
   #runKey: string | null = null;
   /** The generator's handle once known, for a best-effort cancel when the run ends early. */
@@ -75,6 +76,8 @@ export class TaskRun {
     abort: AbortController;
     /** Where callbacks wake the run. (Default: it sleeps the whole poll interval) */
     wakes?: RunWakes;
+    /** Where the run's temporary folder comes from. (Default: a folder of its own) */
+    folders?: RunFolders;
   }) {
     this.#deps = input.deps;
     this.#options = input.options;
@@ -83,6 +86,7 @@ export class TaskRun {
     this.#abort = input.abort;
     this.#deadline = new RunDeadline(input.deps.clock, input.abort);
     this.#wakes = input.wakes ?? null;
+    this.#folders = input.folders ?? new RunFolders(0);
   }
 
   get #signal(): AbortSignal {
@@ -101,14 +105,14 @@ export class TaskRun {
       return;
     }
     this.#task = task;
-    const folder = new RunFolder();
+    const folder = this.#folders.forRun();
     try {
       await this.#drive(task, folder);
     } catch (error) {
       await this.#handleFailure(task.id, error);
     } finally {
       this.#deadline.disarm();
-      await folder.remove();
+      await folder.release();
     }
   }
 
@@ -266,10 +270,8 @@ export class TaskRun {
     const { generator, db } = this.#deps;
     const { transferTimeoutMs, callTimeoutMs } = this.#options;
     const dir = await folder.path();
-    const outputs = await this.#call(
-      'outputs',
-      (s) => generator.outputs(handle, request, dir, s),
-      transferTimeoutMs,
+    const outputs = await folder.writing(() =>
+      this.#call('outputs', (s) => generator.outputs(handle, request, dir, s), transferTimeoutMs),
     );
     const cost = this.#cost;
     if (cost) await recordUpstreamCost(db.db, taskId, cost);

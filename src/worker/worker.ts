@@ -10,6 +10,7 @@ import type { BlobStore } from '../storage/index.ts';
 import { TASKS_CHANNEL } from '../tasks/index.ts';
 import { ShutdownSignal } from './failures.ts';
 import { type ClaimedJob, claimJobs, renewLease } from './queue.ts';
+import { RunFolders } from './run-folder.ts';
 import { RunWakes } from './run-wakes.ts';
 import { TaskRun } from './task-run.ts';
 
@@ -84,6 +85,8 @@ export class Worker {
   readonly #running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   /** Runs sleeping between status reads, woken by their callbacks. */
   readonly #runWakes = new RunWakes();
+  /** The runs' temporary folders, kept empty between runs (one per slot at most). */
+  readonly #folders: RunFolders;
   #stopping = false;
   #loop: Promise<void> | null = null;
   readonly #alarm = new Alarm();
@@ -98,6 +101,7 @@ export class Worker {
     this.#deps = deps;
     this.#concurrency = options.concurrency ?? 32;
     this.#claimBatch = Math.max(1, Math.floor(this.#concurrency / 4));
+    this.#folders = new RunFolders(this.#concurrency);
     this.#leaseMs = options.leaseMs ?? 30_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#runOptions = {
@@ -152,6 +156,7 @@ export class Worker {
     this.#unlisten = null;
     for (const { abort } of this.#running.values()) abort.abort(new ShutdownSignal('worker stopping'));
     await Promise.allSettled([...this.#running.values()].map((r) => r.done));
+    await this.#folders.clear();
   }
 
   /** Claims and starts due jobs once; resolves with how many were started (tests drive it directly). */
@@ -205,6 +210,7 @@ export class Worker {
       workerId: this.id,
       abort,
       wakes: this.#runWakes,
+      folders: this.#folders,
     });
     const done = run
       .run()
