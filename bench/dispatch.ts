@@ -196,11 +196,14 @@ function bullmqVersion(): string {
 async function main(): Promise<number> {
   ensureBenchTools();
   const options = readDispatchOptions(process.argv.slice(2), process.env);
-  const plan = planCpus();
+  const cores = os.availableParallelism();
+  const plan = planCpus(cores);
+  // Before this process is pinned: a PostgreSQL started here must not inherit the pinning.
+  const postgres = options.databases.includes('postgres') ? postgresServerUrl(process.env) : null;
   // The creating client and Redis share the other CPU, away from the worker under test.
   pinProcess(process.pid, plan.generator);
   process.stdout.write(
-    `Node ${process.version}, ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}); ` +
+    `Node ${process.version}, ${cores} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}); ` +
       `${options.tasks} tasks per drain; steady mode ${options.rate}/s for ${options.seconds} s; ` +
       `worker concurrency ${CONCURRENCY} (ours and BullMQ's); worker process on CPU ${plan.server ?? 'any'}, ` +
       `Redis and this process on CPU ${plan.generator ?? 'any'}\n\n`,
@@ -216,8 +219,8 @@ async function main(): Promise<number> {
     }
     results.push(await measureBullmq(redis, options, plan.server));
     log(`BullMQ done`);
-    if (options.databases.includes('postgres')) {
-      const database = await createBenchDatabase({ TEST_DATABASE_URL: postgresServerUrl(process.env) });
+    if (postgres !== null) {
+      const database = await createBenchDatabase({ TEST_DATABASE_URL: postgres });
       try {
         results.push(
           await measureOurs(
