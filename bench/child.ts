@@ -9,6 +9,8 @@ export interface ServerChild {
   url: string;
   /** The child's process id (for CPU sampling). */
   pid: number;
+  /** The child itself, for benches that talk to it over IPC beyond ready/stop. */
+  process: ChildProcess;
   stop(): Promise<void>;
 }
 
@@ -48,6 +50,7 @@ export async function startServer(name: string, options: ServerChildOptions = {}
   return {
     url: `http://127.0.0.1:${port}`,
     pid,
+    process: child,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = once(child, 'exit');

@@ -3,7 +3,7 @@
  * (long-polls, event streams) in every process are woken when it commits, and the webhooks subscribed to
  * the event get a delivery whose body is the task as GET /v1/tasks/{id} answers it at this moment.
  */
-import { notifyOnCommit, type Tx } from '../db/index.ts';
+import { notifyOnCommit, type TasksTable, type Tx } from '../db/index.ts';
 import { emitEvent, type TaskEventType } from '../events/index.ts';
 import { toTaskView } from './task-view.ts';
 
@@ -21,11 +21,14 @@ export async function taskChanged(
   tx: Tx,
   taskId: string,
   event?: { type: TaskEventType; at: Date },
+  /** The task as the change left it (an UPDATE … RETURNING of this transaction), saving a read. */
+  changed?: TasksTable,
 ): Promise<void> {
   await notifyOnCommit(tx, TASK_CHANGED_CHANNEL, taskId);
   if (event === undefined) return;
   const { type, at } = event;
-  const row = await tx.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow();
+  const row =
+    changed ?? (await tx.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow());
   await emitEvent(tx, {
     accountId: row.account_id,
     type,

@@ -32,7 +32,7 @@ export function runKeyOf(taskId: string, run = 1): string {
  * exist upstream). True when this call moved it; false when the task left `queued` first (canceled).
  */
 export async function markRunning(tx: Tx, taskId: string, at: Date, runKey: string): Promise<boolean> {
-  const result = await tx
+  const row = await tx
     .updateTable('tasks')
     .set((eb) => ({
       status: 'running',
@@ -42,9 +42,10 @@ export async function markRunning(tx: Tx, taskId: string, at: Date, runKey: stri
     }))
     .where('id', '=', taskId)
     .where('status', '=', 'queued')
+    .returningAll()
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return false;
-  await taskChanged(tx, taskId, { type: 'task.started', at });
+  if (row === undefined) return false;
+  await taskChanged(tx, taskId, { type: 'task.started', at }, row);
   return true;
 }
 
@@ -114,7 +115,7 @@ export interface Success {
 
 /** running → succeeded with its files, capturing the hold. False when the task left `running` first. */
 export async function markSucceeded(tx: Tx, taskId: string, success: Success, at: Date): Promise<boolean> {
-  const result = await tx
+  const row = await tx
     .updateTable('tasks')
     .set((eb) => ({
       status: 'succeeded',
@@ -127,8 +128,9 @@ export async function markSucceeded(tx: Tx, taskId: string, success: Success, at
     }))
     .where('id', '=', taskId)
     .where('status', '=', 'running')
+    .returningAll()
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return false;
+  if (row === undefined) return false;
   if (success.artifacts.length > 0) {
     await tx
       .insertInto('artifacts')
@@ -149,7 +151,7 @@ export async function markSucceeded(tx: Tx, taskId: string, success: Success, at
   }
   await settle(tx, taskId, 'capture', at);
   await tx.deleteFrom('jobs').where('id', '=', jobIdOf(taskId)).execute();
-  await taskChanged(tx, taskId, { type: 'task.succeeded', at });
+  await taskChanged(tx, taskId, { type: 'task.succeeded', at }, row);
   return true;
 }
 
@@ -160,16 +162,18 @@ async function endWithoutResult(
   changes: { status: 'failed' | 'canceled'; error_code?: string; error_message?: string },
   at: Date,
 ): Promise<boolean> {
-  const result = await tx
+  const row = await tx
     .updateTable('tasks')
     .set((eb) => ({ ...changes, finished_at: at.toISOString(), revision: eb('revision', '+', 1) }))
     .where('id', '=', taskId)
     .where('status', 'in', ACTIVE_STATUSES)
+    .returningAll()
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return false;
+  if (row === undefined) return false;
   await settle(tx, taskId, 'void', at);
   await tx.deleteFrom('jobs').where('id', '=', jobIdOf(taskId)).execute();
-  await taskChanged(tx, taskId, { type: changes.status === 'failed' ? 'task.failed' : 'task.canceled', at });
+  const type = changes.status === 'failed' ? 'task.failed' : 'task.canceled';
+  await taskChanged(tx, taskId, { type, at }, row);
   return true;
 }
 

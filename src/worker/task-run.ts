@@ -1,6 +1,3 @@
-import fsp from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TasksTable } from '../db/index.ts';
 import type { ChannelOutcome } from '../generators/index.ts';
@@ -33,6 +30,7 @@ import {
 import { channelOfRecords, missingInput, requestOf } from './inputs.ts';
 import { type ClaimedJob, releaseJob } from './queue.ts';
 import { storeResults } from './results.ts';
+import { type RunFolder, RunFolders } from './run-folder.ts';
 import type { RunWakes } from './run-wakes.ts';
 import type { RunOptions, WorkerDeps } from './worker.ts';
 
@@ -57,6 +55,7 @@ export class TaskRun {
   readonly #abort: AbortController;
   readonly #deadline: RunDeadline;
   readonly #wakes: RunWakes | null;
+  readonly #folders: RunFolders;
   /** The run's key once known: its callbacks wake it between status reads. */
   #runKey: string | null = null;
   /** The generator's handle once known, for a best-effort cancel when the run ends early. */
@@ -77,6 +76,8 @@ export class TaskRun {
     abort: AbortController;
     /** Where callbacks wake the run. (Default: it sleeps the whole poll interval) */
     wakes?: RunWakes;
+    /** Where the run's temporary folder comes from. (Default: a folder of its own) */
+    folders?: RunFolders;
   }) {
     this.#deps = input.deps;
     this.#options = input.options;
@@ -85,6 +86,7 @@ export class TaskRun {
     this.#abort = input.abort;
     this.#deadline = new RunDeadline(input.deps.clock, input.abort);
     this.#wakes = input.wakes ?? null;
+    this.#folders = input.folders ?? new RunFolders(0);
   }
 
   get #signal(): AbortSignal {
@@ -103,18 +105,18 @@ export class TaskRun {
       return;
     }
     this.#task = task;
-    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gta-run-'));
+    const folder = this.#folders.forRun();
     try {
-      await this.#drive(task, dir);
+      await this.#drive(task, folder);
     } catch (error) {
       await this.#handleFailure(task.id, error);
     } finally {
       this.#deadline.disarm();
-      await fsp.rm(dir, { recursive: true, force: true });
+      await folder.release();
     }
   }
 
-  async #drive(task: TasksTable, dir: string): Promise<void> {
+  async #drive(task: TasksTable, folder: RunFolder): Promise<void> {
     const started: Started | null =
       task.status === 'queued'
         ? await this.#begin(task)
@@ -139,7 +141,7 @@ export class TaskRun {
     const handle = task.provider_ref ?? (await this.#startRun(task, request, started));
     if (handle === null) return;
     this.#handle = handle;
-    if (await this.#poll(task.id, handle, request)) await this.#finish(task.id, handle, request, dir);
+    if (await this.#poll(task.id, handle, request)) await this.#finish(task.id, handle, request, folder);
   }
 
   /**
@@ -259,13 +261,17 @@ export class TaskRun {
   }
 
   /** Downloads the outputs, then stores them and marks the task succeeded (results.ts). */
-  async #finish(taskId: string, handle: string, request: GenerationRequest, dir: string): Promise<void> {
+  async #finish(
+    taskId: string,
+    handle: string,
+    request: GenerationRequest,
+    folder: RunFolder,
+  ): Promise<void> {
     const { generator, db } = this.#deps;
     const { transferTimeoutMs, callTimeoutMs } = this.#options;
-    const outputs = await this.#call(
-      'outputs',
-      (s) => generator.outputs(handle, request, dir, s),
-      transferTimeoutMs,
+    const dir = await folder.path();
+    const outputs = await folder.writing(() =>
+      this.#call('outputs', (s) => generator.outputs(handle, request, dir, s), transferTimeoutMs),
     );
     const cost = this.#cost;
     if (cost) await recordUpstreamCost(db.db, taskId, cost);

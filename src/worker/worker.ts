@@ -10,6 +10,7 @@ import type { BlobStore } from '../storage/index.ts';
 import { TASKS_CHANNEL } from '../tasks/index.ts';
 import { ShutdownSignal } from './failures.ts';
 import { type ClaimedJob, claimJobs, renewLease } from './queue.ts';
+import { RunFolders } from './run-folder.ts';
 import { RunWakes } from './run-wakes.ts';
 import { TaskRun } from './task-run.ts';
 
@@ -33,6 +34,12 @@ export interface WorkerDeps {
   /** Told of each transition a run commits: a log line and the task series (CONTRACT §15). */
   telemetry?: Pick<TaskTelemetry, 'transition'>;
 }
+
+/**
+ * Longest a free slot waits for others to free up before the next claim while the queue is backlogged
+ * (milliseconds): the gathered slots are filled by one claim transaction instead of one each.
+ */
+const CLAIM_GATHER_MS = 5;
 
 /** Limits of one run. */
 export interface RunOptions {
@@ -78,14 +85,23 @@ export class Worker {
   readonly #running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   /** Runs sleeping between status reads, woken by their callbacks. */
   readonly #runWakes = new RunWakes();
+  /** The runs' temporary folders, kept empty between runs (one per slot at most). */
+  readonly #folders: RunFolders;
   #stopping = false;
   #loop: Promise<void> | null = null;
   readonly #alarm = new Alarm();
   #unlisten: Promise<() => Promise<void>> | null = null;
+  /** Free slots that start the next claim at once while the queue is backlogged (see #runEnded). */
+  readonly #claimBatch: number;
+  /** The last claim filled every free slot: more jobs are probably due. */
+  #backlogged = false;
+  #gatherTimer: NodeJS.Timeout | null = null;
 
   constructor(deps: WorkerDeps, options: WorkerOptions = {}) {
     this.#deps = deps;
     this.#concurrency = options.concurrency ?? 32;
+    this.#claimBatch = Math.max(1, Math.floor(this.#concurrency / 4));
+    this.#folders = new RunFolders(this.#concurrency);
     this.#leaseMs = options.leaseMs ?? 30_000;
     this.#pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.#runOptions = {
@@ -132,6 +148,7 @@ export class Worker {
   /** Stops claiming, stops running tasks and gives their jobs back for another worker to resume. */
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#clearGather();
     this.wake();
     await this.#loop;
     this.#loop = null;
@@ -139,10 +156,12 @@ export class Worker {
     this.#unlisten = null;
     for (const { abort } of this.#running.values()) abort.abort(new ShutdownSignal('worker stopping'));
     await Promise.allSettled([...this.#running.values()].map((r) => r.done));
+    await this.#folders.clear();
   }
 
   /** Claims and starts due jobs once; resolves with how many were started (tests drive it directly). */
   async tick(): Promise<number> {
+    this.#clearGather();
     const free = this.#concurrency - this.#running.size;
     const jobs = await claimJobs(this.#deps.db, {
       workerId: this.id,
@@ -151,6 +170,7 @@ export class Worker {
       leaseMs: this.#leaseMs,
       exclude: [...this.#running.keys()],
     });
+    this.#backlogged = free > 0 && jobs.length === free;
     for (const job of jobs) this.#startJob(job);
     return jobs.length;
   }
@@ -190,6 +210,7 @@ export class Worker {
       workerId: this.id,
       abort,
       wakes: this.#runWakes,
+      folders: this.#folders,
     });
     const done = run
       .run()
@@ -197,8 +218,31 @@ export class Worker {
       .finally(() => {
         clearInterval(heartbeat);
         this.#running.delete(job.id);
-        this.wake();
+        this.#runEnded();
       });
     this.#running.set(job.id, { abort, done });
+  }
+
+  /**
+   * A run ended and freed its slot. With no backlog the next claim starts at once; with one (the last
+   * claim filled every slot), it waits until a quarter of the slots are free or CLAIM_GATHER_MS passed,
+   * so that a draining queue costs one claim transaction per few runs instead of one per run.
+   */
+  #runEnded(): void {
+    const free = this.#concurrency - this.#running.size;
+    if (!this.#backlogged || free >= this.#claimBatch || this.#stopping) {
+      this.wake();
+      return;
+    }
+    this.#gatherTimer ??= setTimeout(() => {
+      this.#gatherTimer = null;
+      this.wake();
+    }, CLAIM_GATHER_MS);
+  }
+
+  #clearGather(): void {
+    if (this.#gatherTimer === null) return;
+    clearTimeout(this.#gatherTimer);
+    this.#gatherTimer = null;
   }
 }

@@ -1,0 +1,108 @@
+import { createRequire } from 'node:module';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
+import type { DispatchReply, DispatchRequest, Timing } from '../dispatch/messages.ts';
+import { serveRequests } from '../dispatch/rpc.ts';
+import { announceAndAwaitStop } from './messages.ts';
+
+/**
+ * The landmark of the dispatch bench: BullMQ with no-op jobs, on the Redis at 127.0.0.1:BENCH_REDIS_PORT.
+ * BullMQ needs a Redis client it does not ship (ioredis or node-redis, both optional peers); the project
+ * has neither among its npm packages, so this child uses Debian's node-redis (package `node-redis`,
+ * found through NODE_PATH, which the parent sets). BENCH_BULLMQ_CONCURRENCY: the Worker's concurrency.
+ */
+
+interface RedisClient {
+  connect(): Promise<unknown>;
+  quit(): Promise<unknown>;
+}
+interface NodeRedis {
+  createClient(options: { socket: { host: string; port: number } }): RedisClient;
+}
+
+const port = Number(process.env.BENCH_REDIS_PORT);
+const concurrency = Number(process.env.BENCH_BULLMQ_CONCURRENCY ?? '32');
+const redis = createRequire(import.meta.url)('redis') as NodeRedis;
+const clients: RedisClient[] = [];
+
+async function connection(): Promise<ConnectionOptions> {
+  const client = redis.createClient({ socket: { host: '127.0.0.1', port } });
+  await client.connect();
+  clients.push(client);
+  return client as unknown as ConnectionOptions;
+}
+
+let round = 0;
+
+function timingOf(job: Job): Timing {
+  return {
+    created: job.timestamp,
+    running: job.processedOn ?? Number.NaN,
+    finished: job.finishedOn ?? Date.now(),
+  };
+}
+
+/** A worker with a no-op processor that resolves once `expected()` jobs completed. */
+async function startWorker(
+  name: string,
+  expected: () => number,
+): Promise<{ worker: Worker; done: Promise<Timing[]> }> {
+  const timings: Timing[] = [];
+  const worker = new Worker(name, async () => {}, { connection: await connection(), concurrency });
+  const done = new Promise<Timing[]>((resolve, reject) => {
+    worker.on('completed', (job) => {
+      timings.push(timingOf(job));
+      if (timings.length >= expected()) resolve(timings);
+    });
+    worker.on('failed', (_job, error) => reject(error));
+  });
+  return { worker, done };
+}
+
+async function drain(id: number, jobs: number): Promise<DispatchReply> {
+  const name = `bench-drain-${++round}`;
+  const queue = new Queue(name, { connection: await connection() });
+  for (let from = 0; from < jobs; from += 1000) {
+    const count = Math.min(1000, jobs - from);
+    await queue.addBulk(Array.from({ length: count }, (_, i) => ({ name: 'noop', data: { i: from + i } })));
+  }
+  const startedAt = Date.now();
+  const { worker, done } = await startWorker(name, () => jobs);
+  const timings = await done;
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  return { id, type: 'bullmq-result', startedAt, timings };
+}
+
+async function steady(id: number, rate: number, seconds: number): Promise<DispatchReply> {
+  const name = `bench-steady-${++round}`;
+  const queue = new Queue(name, { connection: await connection() });
+  const total = Math.round(rate * seconds);
+  const { worker, done } = await startWorker(name, () => total);
+  await worker.waitUntilReady();
+  const startedAt = Date.now();
+  const adds: Promise<unknown>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = startedAt + (i * 1000) / rate;
+    const wait = due - Date.now();
+    if (wait > 0) await sleep(wait);
+    adds.push(queue.add('noop', { i }));
+  }
+  await Promise.all(adds);
+  const timings = await done;
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  return { id, type: 'bullmq-result', startedAt, timings };
+}
+
+serveRequests(async (request: DispatchRequest) => {
+  if (request.type === 'bullmq-drain') return drain(request.id, request.jobs);
+  if (request.type === 'bullmq-steady') return steady(request.id, request.rate, request.seconds);
+  throw new Error(`the BullMQ child does not do ${request.type}`);
+});
+// No HTTP port: port 0 only says the child is ready.
+announceAndAwaitStop(0, async () => {
+  await Promise.allSettled(clients.map((c) => c.quit()));
+});
