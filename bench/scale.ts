@@ -15,6 +15,7 @@ import {
 } from './scale/database.ts';
 import { type FilledDatabase, planFill } from './scale/fill.ts';
 import { measureRounds, type ScaleScenario } from './scale/measure.ts';
+import { queryTable, timeHotQueries } from './scale/queries.ts';
 import { count, resultNotes, type SizePair, sizeTable } from './scale/report.ts';
 import { CREATE_BODY } from './setup.ts';
 import { ensureBenchTools, planCpus } from './tools.ts';
@@ -217,6 +218,11 @@ async function main(): Promise<number> {
       const [smallApi, largeApi] = apis;
       const [smallRows, largeRows] = filled;
       if (!smallApi || !largeApi || !smallRows || !largeRows) throw new Error('missing server');
+      const timings = [
+        await timeHotQueries(urls[0] ?? '', smallRows),
+        await timeHotQueries(urls[1] ?? '', largeRows),
+      ] as const;
+      process.stdout.write(`\n${queryTable(timings[0], timings[1], [count(small), count(large)])}\n`);
       const first = smallRows.finished[0];
       if (!first) throw new Error('no finished task');
       const body = await (

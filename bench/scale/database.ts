@@ -91,9 +91,12 @@ export async function fillDatabase(url: string, plan: FillPlan): Promise<FilledD
   }
   if (url.startsWith('sqlite:')) {
     const sqlite = new SqliteDatabase(url.slice('sqlite:'.length));
-    // A throw-away database: no journal and no syncs while it is filled, a large page cache for the
-    // random inserts into the account indexes; the service opens it in WAL mode again.
-    sqlite.pragma('journal_mode = off');
+    // A throw-away database: its rollback journal in memory and no syncs while it is filled (one big
+    // transaction through WAL would write every page twice), a large page cache for the random inserts
+    // into the account indexes; it goes back to WAL, as the service opens it. Out of WAL through DELETE
+    // (better-sqlite3's defensive mode refuses journal_mode = off).
+    sqlite.pragma('journal_mode = delete');
+    sqlite.pragma('journal_mode = memory');
     sqlite.pragma('synchronous = off');
     sqlite.pragma('cache_size = -524288');
     try {
