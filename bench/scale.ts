@@ -6,13 +6,7 @@ import { createDb } from '../src/db/index.ts';
 import { type ServerChild, startServer } from './child.ts';
 import { readOptions } from './options.ts';
 import { runBench } from './report.ts';
-import {
-  createScaleDatabase,
-  type Engine,
-  fillDatabase,
-  pgServerUrl,
-  type ScaleDatabase,
-} from './scale/database.ts';
+import { type Engine, pgServerUrl, prepareDatabase, type ScaleDatabase } from './scale/database.ts';
 import { type FilledDatabase, planFill } from './scale/fill.ts';
 import { measureRounds, type ScaleScenario } from './scale/measure.ts';
 import { queryTable, timeHotQueries } from './scale/queries.ts';
@@ -173,6 +167,7 @@ async function main(): Promise<number> {
   );
   const generator = { cpus: cpus.generator, threads: cpus.generatorCpus };
   const pgUrl = engines.includes('pg') ? pgServerUrl(process.env) : null;
+  const cacheDir = process.env.BENCH_SCALE_CACHE?.trim() || null;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-bench-scale-'));
   const databases: ScaleDatabase[] = [];
   const servers: ServerChild[] = [];
@@ -199,17 +194,19 @@ async function main(): Promise<number> {
       const apis: ServerChild[] = [];
       const urls: string[] = [];
       for (const size of [small, large]) {
-        const database = await createScaleDatabase(engine, `${engine}${size}`, tmp, pgUrl);
+        log(`${title}: preparing ${count(size)} tasks`);
+        const prepared = await prepareDatabase(engine, planFill(size), tmp, pgUrl, cacheDir);
+        const { database, filled: rows } = prepared;
         databases.push(database);
-        log(`${title}: filling ${count(size)} tasks`);
-        const t0 = Date.now();
-        const rows = await fillDatabase(database.url, planFill(size));
-        const seconds = (Date.now() - t0) / 1000;
         const total = Object.values(rows.rows).reduce((sum, n) => sum + n, 0);
         process.stdout.write(
-          `Filled ${count(size)} tasks (${count(total)} rows: ${Object.entries(rows.rows)
+          `${count(size)} tasks (${count(total)} rows: ${Object.entries(rows.rows)
             .map(([table, n]) => `${table} ${count(n)}`)
-            .join(', ')}) in ${seconds.toFixed(1)} s\n`,
+            .join(', ')}): filled in ${prepared.fillSeconds.toFixed(1)} s${
+            prepared.cloneSeconds === null
+              ? ''
+              : ` (earlier run), cloned from BENCH_SCALE_CACHE in ${prepared.cloneSeconds.toFixed(1)} s`
+          }\n`,
         );
         filled.push(rows);
         urls.push(database.url);

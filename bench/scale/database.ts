@@ -4,6 +4,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
 import { createDb, migrateToLatest } from '../../src/db/index.ts';
+import { migrations } from '../../src/db/migrations/index.ts';
 import { type FilledDatabase, type FillPlan, fillRows, type RowSink } from './fill.ts';
 
 export type Engine = 'sqlite' | 'pg';
@@ -143,4 +144,88 @@ export async function fillDatabase(url: string, plan: FillPlan): Promise<FilledD
   } finally {
     await client.end();
   }
+}
+
+/** A database ready for the bench, and how it was made. */
+export interface PreparedDatabase {
+  database: ScaleDatabase;
+  filled: FilledDatabase;
+  /** Seconds the fill took (when cloned: the fill that made the cached copy). */
+  fillSeconds: number;
+  /** Seconds the clone of the cached copy took, or null when filled now. */
+  cloneSeconds: number | null;
+}
+
+interface CacheEntry {
+  filled: FilledDatabase;
+  fillSeconds: number;
+}
+
+/**
+ * A filled database of `plan.size` tasks. With `cacheDir` (BENCH_SCALE_CACHE), the first fill is kept as
+ * a template (a file copy on SQLite, a template database on PostgreSQL, named after the migrations' count
+ * so a new migration makes a new one) and later runs clone it: the bench changes its database (creations,
+ * the worker), the template stays as filled.
+ */
+export async function prepareDatabase(
+  engine: Engine,
+  plan: FillPlan,
+  dir: string,
+  pgUrl: string | null,
+  cacheDir: string | null,
+): Promise<PreparedDatabase> {
+  const label = `${engine}${plan.size}`;
+  const database = await createScaleDatabase(engine, label, dir, pgUrl);
+  const version = `${label}_m${Object.keys(migrations).length}`;
+  const meta = cacheDir === null ? null : path.join(cacheDir, `${version}.json`);
+  const templateFile = cacheDir === null ? null : path.join(cacheDir, `${version}.db`);
+  const templateDb = `gta_bench_scale_tpl_${version}`;
+  if (meta !== null && fs.existsSync(meta)) {
+    const entry = JSON.parse(fs.readFileSync(meta, 'utf8')) as CacheEntry;
+    const t0 = Date.now();
+    if (engine === 'sqlite' && templateFile !== null && fs.existsSync(templateFile)) {
+      fs.copyFileSync(templateFile, database.url.slice('sqlite:'.length));
+      return {
+        database,
+        filled: entry.filled,
+        fillSeconds: entry.fillSeconds,
+        cloneSeconds: (Date.now() - t0) / 1000,
+      };
+    }
+    if (engine === 'pg' && pgUrl !== null) {
+      const name = new URL(database.url).pathname.slice(1);
+      const cloned = await onServer(pgUrl, async (client) => {
+        const found = await client.query('select 1 from pg_database where datname = $1', [templateDb]);
+        if (found.rowCount === 0) return false;
+        await client.query(`drop database if exists ${name} with (force)`);
+        await client.query(`create database ${name} template ${templateDb}`);
+        return true;
+      });
+      if (cloned)
+        return {
+          database,
+          filled: entry.filled,
+          fillSeconds: entry.fillSeconds,
+          cloneSeconds: (Date.now() - t0) / 1000,
+        };
+    }
+  }
+  const t0 = Date.now();
+  const filled = await fillDatabase(database.url, plan);
+  const fillSeconds = (Date.now() - t0) / 1000;
+  if (meta !== null && cacheDir !== null) {
+    fs.mkdirSync(cacheDir, { recursive: true });
+    if (engine === 'sqlite' && templateFile !== null) {
+      fs.copyFileSync(database.url.slice('sqlite:'.length), templateFile);
+    } else if (pgUrl !== null) {
+      const name = new URL(database.url).pathname.slice(1);
+      await onServer(pgUrl, async (client) => {
+        await client.query(`drop database if exists ${templateDb} with (force)`);
+        await client.query(`create database ${templateDb} template ${name}`);
+      });
+    }
+    const entry: CacheEntry = { filled, fillSeconds };
+    fs.writeFileSync(meta, JSON.stringify(entry));
+  }
+  return { database, filled, fillSeconds, cloneSeconds: null };
 }
