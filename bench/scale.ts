@@ -9,7 +9,7 @@ import { runBench } from './report.ts';
 import { type Engine, pgServerUrl, prepareDatabase, type ScaleDatabase } from './scale/database.ts';
 import { type FilledDatabase, planFill } from './scale/fill.ts';
 import { measureRounds, type ScaleScenario } from './scale/measure.ts';
-import { queryTable, timeHotQueries } from './scale/queries.ts';
+import { queryTable, timeCreationWrites, timeHotQueries } from './scale/queries.ts';
 import { count, resultNotes, type SizePair, sizeTable } from './scale/report.ts';
 import { CREATE_BODY } from './setup.ts';
 import { ensureBenchTools, planCpus } from './tools.ts';
@@ -216,8 +216,8 @@ async function main(): Promise<number> {
       const [smallRows, largeRows] = filled;
       if (!smallApi || !largeApi || !smallRows || !largeRows) throw new Error('missing server');
       const timings = [
-        await timeHotQueries(urls[0] ?? '', smallRows),
-        await timeHotQueries(urls[1] ?? '', largeRows),
+        [...(await timeHotQueries(urls[0] ?? '', smallRows)), await timeCreationWrites(urls[0] ?? '')],
+        [...(await timeHotQueries(urls[1] ?? '', largeRows)), await timeCreationWrites(urls[1] ?? '')],
       ] as const;
       process.stdout.write(`\n${queryTable(timings[0], timings[1], [count(small), count(large)])}\n`);
       const first = smallRows.finished[0];

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
+import { uuidv7 } from '../../src/lib/index.ts';
 import type { FilledDatabase } from './fill.ts';
 
 /**
@@ -137,4 +138,104 @@ export function queryTable(
     );
   });
   return lines.join('\n');
+}
+
+/** One creation's identities. */
+interface Creation {
+  taskId: string;
+  accountId: string;
+  at: string;
+  entryId: string;
+}
+
+/** The writes of one creation (hold, task, job), as `TaskService` makes them, each with its parameters. */
+const CREATION_WRITES: ReadonlyArray<{ sql: string; params: (c: Creation) => unknown[] }> = [
+  {
+    sql: `insert into transfers (id, account_id, key_id, amount_minor, status, created_at, settled_at)
+     values ($1, $2, null, 1500, 'pending', $3, null)`,
+    params: (c) => [c.taskId, c.accountId, c.at],
+  },
+  {
+    sql: 'update accounts set held_minor = held_minor + 1500 where id = $1',
+    params: (c) => [c.accountId],
+  },
+  {
+    sql: `insert into ledger_entries (id, account_id, type, amount_minor, task_id, key_id, reference, created_at)
+     values ($1, $2, 'hold', 1500, $3, null, null, $4)`,
+    params: (c) => [c.entryId, c.accountId, c.taskId, c.at],
+  },
+  {
+    sql: `insert into tasks (id, account_id, key_id, model, mode, status, settings, inputs, price_minor, currency,
+     progress, created_at, files_expired, revision)
+     values ($1, $2, null, 'model-3d', 'text_to_model', 'queued', '{}', '{}', 1500, 'RUB', 0, $3, 0, 0)`,
+    params: (c) => [c.taskId, c.accountId, c.at],
+  },
+  {
+    sql: `insert into jobs (id, task_id, run_at, locked_by, locked_until, attempts)
+     values ($1, $2, $3, null, null, 0)`,
+    params: (c) => [`run-task:${c.taskId}`, c.taskId, c.at],
+  },
+];
+
+const CREATIONS = 300;
+
+/**
+ * Times the writes of a creation in their own transaction, rotating over 200 accounts: the part of
+ * creation whose cost can grow with the table, since every insert goes into indexes as large as it is.
+ * SQLite runs as the service opens it (WAL, synchronous NORMAL). The rows stay (the database is the
+ * bench's own).
+ */
+export async function timeCreationWrites(url: string): Promise<QueryTiming> {
+  const name = `creation writes, one transaction (${CREATION_WRITES.length} statements)`;
+  const plan = 'inserts into transfers, ledger_entries, tasks, jobs; update of accounts';
+  const creationOf = (i: number, accounts: readonly string[]): Creation => {
+    const now = Date.now();
+    return {
+      taskId: uuidv7(now),
+      accountId: accounts[i % accounts.length] ?? '',
+      at: new Date(now).toISOString(),
+      entryId: uuidv7(now),
+    };
+  };
+  if (url.startsWith('sqlite:')) {
+    const db = new SqliteDatabase(url.slice('sqlite:'.length));
+    try {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      const accounts = (
+        db.prepare('select id from accounts order by id limit 200').all() as Array<{ id: string }>
+      ).map((r) => r.id);
+      const statements = CREATION_WRITES.map((w) => ({
+        statement: db.prepare(w.sql.replace(/\$\d/g, '?')),
+        params: w.params,
+      }));
+      const create = db.transaction((c: Creation) => {
+        for (const { statement, params } of statements) statement.run(...params(c));
+      });
+      const start = process.hrtime.bigint();
+      for (let i = 0; i < CREATIONS; i++) create(creationOf(i, accounts));
+      return { name, micros: Number(process.hrtime.bigint() - start) / 1000 / CREATIONS, plan };
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const accounts = (
+      await client.query<{ id: string }>('select id from accounts order by id limit 200')
+    ).rows.map((r) => r.id);
+    const start = process.hrtime.bigint();
+    for (let i = 0; i < CREATIONS; i++) {
+      const c = creationOf(i, accounts);
+      await client.query('begin');
+      for (const [k, w] of CREATION_WRITES.entries()) {
+        await client.query({ name: `create-${k}`, text: w.sql, values: w.params(c) });
+      }
+      await client.query('commit');
+    }
+    return { name, micros: Number(process.hrtime.bigint() - start) / 1000 / CREATIONS, plan };
+  } finally {
+    await client.end();
+  }
 }
