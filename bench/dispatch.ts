@@ -8,7 +8,7 @@ import { ask } from './dispatch/rpc.ts';
 import { DEBIAN_NODE_MODULES, postgresServerUrl, type RedisServer, startRedis } from './dispatch/services.ts';
 import { drainOf, latencyOf } from './dispatch/stats.ts';
 import { runBench } from './report.ts';
-import { createBenchDatabase } from './scale/database.ts';
+import { createScaleDatabase } from './scale/database.ts';
 import { CREATE_BODY, call, createAccount, raiseActiveLimit } from './setup.ts';
 import { ensureBenchTools, pinProcess, planCpus } from './tools.ts';
 
@@ -220,7 +220,7 @@ async function main(): Promise<number> {
     results.push(await measureBullmq(redis, options, plan.server));
     log(`BullMQ done`);
     if (postgres !== null) {
-      const database = await createBenchDatabase({ TEST_DATABASE_URL: postgres });
+      const database = await createScaleDatabase('pg', 'dispatch', os.tmpdir(), postgres);
       try {
         results.push(
           await measureOurs(

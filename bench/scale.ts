@@ -1,133 +1,309 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createDb } from '../src/db/index.ts';
 import { type ServerChild, startServer } from './child.ts';
-import { runLoad } from './load.ts';
 import { readOptions } from './options.ts';
 import { runBench } from './report.ts';
-import { type ApiProcess, startApiProcess } from './scale/api-process.ts';
-import { createClients, pollBody } from './scale/clients.ts';
-import { createBenchDatabase } from './scale/database.ts';
-import { measureScenariosWithCpu, type Scenario } from './scale/interleave.ts';
-import { type RotatingSpec, rotation, runRotating } from './scale/load.ts';
-import { cpuTable, resultTable, scaleLines } from './scale/report.ts';
-import { BENCH_ADMIN_TOKEN } from './servers/messages.ts';
+import { type Engine, pgServerUrl, prepareDatabase, type ScaleDatabase } from './scale/database.ts';
+import { type FilledDatabase, planFill } from './scale/fill.ts';
+import { measureRounds, type ScaleScenario } from './scale/measure.ts';
+import { queryTable, timeCreationWrites, timeHotQueries } from './scale/queries.ts';
+import { count, resultNotes, type SizePair, sizeTable } from './scale/report.ts';
 import { CREATE_BODY } from './setup.ts';
+import { ensureBenchTools, planCpus } from './tools.ts';
 
 /**
- * `npm run bench:scale`: one real API process (`src/main.ts`) against two on the same PostgreSQL
- * database, for polling and for creation, with the bare node:http baseline of `npm run bench` measured in
- * the same interleaved rounds. The production request limits stay on, so the load rotates over many
- * accounts. Exits 1 when any request failed (socket error, timeout or non-2xx answer, 429 included).
+ * `npm run bench:scale`: the real app on a database of 1,000 tasks and on one of 1,000,000 (SQLite and
+ * PostgreSQL), side by side in the same interleaved rounds with bare node:http as the landmark: polling a
+ * finished and a running task, walking an account's list with cursors, creating tasks; then the RSS of the
+ * API process with its worker running through 10,000 unfinished tasks. wrk is the load generator, pinned to
+ * CPUs apart from the servers'. The request limits are lifted (see docs/performance.md). Exits 1 when any
+ * request failed.
  */
-
-/** Enough accounts that the rotation keeps each far below 120 requests a minute (see docs). */
-const ACCOUNTS = { full: 2000, quick: 300 };
 
 const log = (line: string): void => {
   process.stderr.write(`bench:scale: ${line}\n`);
 };
 
-function accountCount(quick: boolean, env: NodeJS.ProcessEnv): number {
-  const text = env.BENCH_ACCOUNTS?.trim();
-  const value = text ? Number(text) : quick ? ACCOUNTS.quick : ACCOUNTS.full;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`BENCH_ACCOUNTS must be a positive integer`);
-  return value;
+/** Clients rotated over by the poll scenarios (a task and its account's key each). */
+const POLL_CLIENTS = 500;
+/** Pages of the heavy account the list scenario rotates over, spread from the first to the last. */
+const LIST_PAGES = 50;
+const PAGE_LIMIT = 20;
+/** The memory target with 10,000 unfinished tasks while the worker runs (issue 18). */
+const RSS_TARGET_MB = 200;
+/**
+ * The worker's two regimes: runs as long as the simulated provider says (a run takes minutes, so the
+ * worker holds its 32 runs and the rest wait), and runs sped up 100 times, so that runs finish all the
+ * time and the simulator draws their files (a 3D model and its PNG preview) in the process.
+ */
+const MEMORY_PHASES = [
+  { label: 'runs at their real length', simSpeed: '1' },
+  { label: 'runs finishing every few seconds', simSpeed: '100' },
+] as const;
+
+function listOf(env: NodeJS.ProcessEnv, name: string, fallback: string): string[] {
+  return (env[name]?.trim() || fallback)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** Resident memory of a process (VmRSS), MB; null once it is gone. */
+function rssMb(pid: number): number | null {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match?.[1] ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Samples the peak RSS of `pids` every 250 ms until stopped. */
+function rssSampler(pids: readonly number[]): { stop(): number[] } {
+  const peaks = pids.map(() => 0);
+  const timer = setInterval(() => {
+    pids.forEach((pid, i) => {
+      peaks[i] = Math.max(peaks[i] ?? 0, rssMb(pid) ?? 0);
+    });
+  }, 250);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peaks;
+    },
+  };
+}
+
+/** GET /v1/tasks?limit=20 pages of the heavy account: the first, and others at even depths down to its end. */
+function listPaths(taskIds: readonly string[]): string[] {
+  const paths = [`/v1/tasks?limit=${PAGE_LIMIT}`];
+  const last = Math.max(1, taskIds.length - PAGE_LIMIT);
+  for (let k = 1; k < LIST_PAGES; k++) {
+    const position = Math.max(1, Math.floor((k * last) / (LIST_PAGES - 1)));
+    const before = taskIds[position - 1];
+    // The cursor the page before would have given: the id of its last task, base64url (task-service.ts).
+    if (before)
+      paths.push(`/v1/tasks?limit=${PAGE_LIMIT}&cursor=${Buffer.from(before).toString('base64url')}`);
+  }
+  return paths;
+}
+
+function scenariosOf(label: string, base: string, filled: FilledDatabase): Record<string, ScaleScenario> {
+  const auth = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
+  const finished = filled.finished.slice(0, POLL_CLIENTS);
+  const running = filled.running.slice(0, POLL_CLIENTS);
+  return {
+    pollFinished: {
+      name: `poll finished @${label}`,
+      spec: {
+        url: `${base}/`,
+        paths: finished.map((c) => `/v1/tasks/${c.taskId}`),
+        rotate: finished.map((c) => auth(c.key)),
+      },
+    },
+    pollRunning: {
+      name: `poll running @${label}`,
+      spec: {
+        url: `${base}/`,
+        paths: running.map((c) => `/v1/tasks/${c.taskId}`),
+        rotate: running.map((c) => auth(c.key)),
+      },
+    },
+    list: {
+      name: `list pages @${label}`,
+      spec: { url: `${base}/`, headers: auth(filled.heavy.key), paths: listPaths(filled.heavy.taskIds) },
+    },
+    create: {
+      name: `create @${label}`,
+      spec: {
+        url: `${base}/v1/tasks`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        rotate: filled.keys.map(auth),
+        body: CREATE_BODY,
+      },
+    },
+  };
+}
+
+/** Unfinished tasks in the database of `url`. */
+async function activeCount(url: string): Promise<number> {
+  const db = createDb(url);
+  try {
+    const row = await db.db
+      .selectFrom('tasks')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('status', 'in', ['queued', 'running'])
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  } finally {
+    await db.close();
+  }
 }
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
+  const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
   const options = readOptions(argv, process.env);
-  const accounts = accountCount(argv.includes('--quick') || process.env.BENCH_QUICK === '1', process.env);
-  const cores = os.availableParallelism();
+  const sizes = listOf(process.env, 'BENCH_SCALE_SIZES', quick ? '1000,20000' : '1000,1000000').map(Number);
+  const engines = listOf(process.env, 'BENCH_SCALE_ENGINES', 'sqlite,pg') as Engine[];
+  const memorySeconds = quick ? 10 : 30;
+  const [small, large] = sizes;
+  if (sizes.length !== 2 || !small || !large || !(small < large))
+    throw new Error('BENCH_SCALE_SIZES: two sizes, small,large');
+  if (engines.some((e) => e !== 'sqlite' && e !== 'pg'))
+    throw new Error('BENCH_SCALE_ENGINES: sqlite and/or pg');
+
+  ensureBenchTools();
+  const cpus = planCpus();
   process.stdout.write(
-    `Node ${process.version}, ${cores} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}); ` +
-      `${options.connections} connections in total; ${accounts} accounts; ` +
-      `per scenario ${options.warmupSeconds} s warm-up + ${options.rounds} × ${options.durationSeconds / options.rounds} s\n\n`,
+    `Node ${process.version}, ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model ?? 'unknown CPU'}); ` +
+      `servers on CPU ${cpus.server ?? 'any'}, wrk (${cpus.generatorCpus} thread(s)) on CPU ${cpus.generator ?? 'any'}; ` +
+      `${options.connections} connections; per scenario ${options.warmupSeconds} s warm-up + ` +
+      `${options.rounds} × ${options.durationSeconds / options.rounds} s; request limits lifted\n`,
   );
-
-  const started = Date.now();
-  const database = await createBenchDatabase(process.env);
+  const generator = { cpus: cpus.generator, threads: cpus.generatorCpus };
+  const pgUrl = engines.includes('pg') ? pgServerUrl(process.env) : null;
+  const cacheDir = process.env.BENCH_SCALE_CACHE?.trim() || null;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-bench-scale-'));
-  const apis: ApiProcess[] = [];
-  const children: ServerChild[] = [];
+  const databases: ScaleDatabase[] = [];
+  const servers: ServerChild[] = [];
+  const started = Date.now();
+  let failed = false;
+  const start = async (name: string, env: Record<string, string>): Promise<ServerChild> => {
+    const server = await startServer(name, {
+      env,
+      cpus: cpus.server,
+      ...(options.profileDir === null ? {} : { profileDir: options.profileDir }),
+    });
+    servers.push(server);
+    return server;
+  };
+  const stop = async (server: ServerChild): Promise<void> => {
+    await server.stop();
+    servers.splice(servers.indexOf(server), 1);
+  };
   try {
-    const startApi = async (name: string): Promise<ApiProcess> => {
-      const api = await startApiProcess(name, {
-        DATABASE_URL: database.url,
-        DATA_DIR: path.join(tmp, name),
-        STORAGE_URL: `file://${path.join(tmp, 'files')}`,
-        WORKER: 'off',
-        ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-        LOG_LEVEL: 'warn',
-      });
-      apis.push(api);
-      return api;
-    };
-    // One after the other: the first runs the migrations.
-    const first = await startApi('api-1');
-    const second = await startApi('api-2');
-    log(`API processes listening at ${first.url} and ${second.url}; setting up ${accounts} clients`);
-    const clients = await createClients([first.url, second.url], accounts, log);
-    const sample = clients[0];
-    if (!sample) throw new Error('no bench clients');
-    const body = await pollBody(first.url, sample);
-    const baseline = await startServer('baseline', { env: { BENCH_BASELINE_BODY: body } });
-    children.push(baseline);
-    log(`setup took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    for (const engine of engines) {
+      const title = engine === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+      process.stdout.write(`\n### ${title}\n\n`);
+      const filled: FilledDatabase[] = [];
+      const apis: ServerChild[] = [];
+      const urls: string[] = [];
+      for (const size of [small, large]) {
+        log(`${title}: preparing ${count(size)} tasks`);
+        const prepared = await prepareDatabase(engine, planFill(size), tmp, pgUrl, cacheDir);
+        const { database, filled: rows } = prepared;
+        databases.push(database);
+        const total = Object.values(rows.rows).reduce((sum, n) => sum + n, 0);
+        process.stdout.write(
+          `${count(size)} tasks (${count(total)} rows: ${Object.entries(rows.rows)
+            .map(([table, n]) => `${table} ${count(n)}`)
+            .join(', ')}): filled in ${prepared.fillSeconds.toFixed(1)} s${
+            prepared.cloneSeconds === null
+              ? ''
+              : ` (earlier run), cloned from BENCH_SCALE_CACHE in ${prepared.cloneSeconds.toFixed(1)} s`
+          }\n`,
+        );
+        filled.push(rows);
+        urls.push(database.url);
+        apis.push(await start('scale-app', { BENCH_SCALE_DATABASE_URL: database.url, BENCH_WORKER: 'off' }));
+      }
+      const [smallApi, largeApi] = apis;
+      const [smallRows, largeRows] = filled;
+      if (!smallApi || !largeApi || !smallRows || !largeRows) throw new Error('missing server');
+      const timings = [
+        [...(await timeHotQueries(urls[0] ?? '', smallRows)), await timeCreationWrites(urls[0] ?? '')],
+        [...(await timeHotQueries(urls[1] ?? '', largeRows)), await timeCreationWrites(urls[1] ?? '')],
+      ] as const;
+      process.stdout.write(`\n${queryTable(timings[0], timings[1], [count(small), count(large)])}\n`);
+      const first = smallRows.finished[0];
+      if (!first) throw new Error('no finished task');
+      const body = await (
+        await fetch(`${smallApi.url}/v1/tasks/${first.taskId}`, {
+          headers: { authorization: `Bearer ${first.key}` },
+        })
+      ).text();
+      const baseline = await start('baseline', { BENCH_BASELINE_BODY: body });
+      const s = scenariosOf(count(small), smallApi.url, smallRows);
+      const l = scenariosOf(count(large), largeApi.url, largeRows);
+      const landmark: ScaleScenario = { name: 'node:http', spec: { url: `${baseline.url}/` } };
 
-    // One rotation over all scenarios: each account's requests are spread evenly over the whole run.
-    const next = rotation(clients);
-    const poll: RotatingSpec = { method: 'GET', path: (client) => `/v1/tasks/${client.taskId}` };
-    const create: RotatingSpec = { method: 'POST', path: () => '/v1/tasks', body: CREATE_BODY };
-    const one = [first.url];
-    const two = [first.url, second.url];
-    const load = (spec: RotatingSpec, bases: string[]) => (seconds: number) =>
-      runRotating(spec, bases, next, options.connections, seconds);
-    const scenarios: Scenario[] = [
-      {
-        name: 'baseline (node:http)',
-        run: (seconds) =>
-          runLoad({ name: 'baseline', url: `${baseline.url}/` }, options.connections, seconds),
-      },
-      { name: 'poll, 1 process', run: load(poll, one) },
-      { name: 'poll, 2 processes', run: load(poll, two) },
-      { name: 'create, 1 process', run: load(create, one) },
-      { name: 'create, 2 processes', run: load(create, two) },
-    ];
-    const results = await measureScenariosWithCpu(
-      scenarios,
-      options,
-      apis.map((api) => api.pid),
-      cores,
-      log,
-    );
-    const [base, pollOne, pollTwo, createOne, createTwo] = results.map((r) => r.measurement);
-    if (!base || !pollOne || !pollTwo || !createOne || !createTwo) throw new Error('missing measurement');
+      const rss = rssSampler([smallApi.pid, largeApi.pid]);
+      // Reads first, creation last: creations add tasks to both databases alike.
+      const reads = await measureRounds(
+        [landmark, s.pollFinished, l.pollFinished, s.pollRunning, l.pollRunning, s.list, l.list].flatMap(
+          (x) => (x ? [x] : []),
+        ),
+        options,
+        generator,
+        log,
+      );
+      const creates = await measureRounds(
+        [landmark, s.create, l.create].flatMap((x) => (x ? [x] : [])),
+        options,
+        generator,
+        log,
+      );
+      const [peakSmall, peakLarge] = rss.stop();
+      const [base, pfS, pfL, prS, prL, lsS, lsL] = reads;
+      const [base2, crS, crL] = creates;
+      if (!base || !pfS || !pfL || !prS || !prL || !lsS || !lsL || !base2 || !crS || !crL)
+        throw new Error('missing measurement');
+      const pairs: SizePair[] = [
+        { label: 'poll a finished task', small: pfS, large: pfL },
+        { label: 'poll a running task', small: prS, large: prL },
+        { label: `list, ${PAGE_LIMIT} a page, ${LIST_PAGES} pages deep`, small: lsS, large: lsL },
+      ];
+      process.stdout.write(`\n${sizeTable(pairs, base, { small, large })}\n\n`);
+      process.stdout.write(
+        `${sizeTable([{ label: 'create', small: crS, large: crL }], base2, { small, large })}\n\n`,
+      );
+      process.stdout.write(
+        `Heavy account listed: ${count(smallRows.heavy.taskIds.length)} and ${count(largeRows.heavy.taskIds.length)} tasks. ` +
+          `Peak RSS of the API processes under load: ${peakSmall?.toFixed(0)} MB and ${peakLarge?.toFixed(0)} MB.\n`,
+      );
+      const notes = resultNotes([...reads, ...creates]);
+      for (const note of notes) process.stdout.write(`- ${note}\n`);
+      if ([...reads, ...creates].some((r) => r.failures > 0)) failed = true;
 
-    process.stdout.write(`${resultTable(results, base)}\n\n`);
-    process.stdout.write(`CPU during the measured runs (cores busy on average):\n\n`);
-    process.stdout.write(`${cpuTable(results, cores)}\n\n`);
-    const pairs = [
-      { label: 'poll', one: pollOne, two: pollTwo },
-      { label: 'create', one: createOne, two: createTwo },
-    ];
-    process.stdout.write(`${scaleLines(pairs, base).join('\n')}\n`);
-    const apiRequests = results.slice(1).reduce((sum, r) => {
-      const m = r.measurement;
-      return sum + Object.values(m.statusCodes).reduce((s, count) => s + count, 0);
-    }, 0);
-    process.stdout.write(
-      `\nResponse body of baseline and poll: ${Buffer.byteLength(body)} bytes (a queued task). ` +
-        `API requests under load: ${apiRequests}, about ${Math.ceil(apiRequests / accounts)} per account ` +
-        `(limit 120 a minute). Total time ${((Date.now() - started) / 1000).toFixed(0)} s.\n`,
-    );
-    const failed = results.filter((r) => r.measurement.failures > 0).map((r) => r.measurement);
-    for (const m of failed) log(`${m.name} had ${m.failures} failed requests (errors or non-2xx)`);
-    return failed.length > 0 ? 1 : 0;
+      // Memory: the large database's API process with its worker running through the unfinished tasks.
+      await stop(baseline);
+      await stop(smallApi);
+      await stop(largeApi);
+      const largeUrl = urls[1] ?? '';
+      for (const phase of MEMORY_PHASES) {
+        const activeBefore = await activeCount(largeUrl);
+        const worker = await start('scale-app', {
+          BENCH_SCALE_DATABASE_URL: largeUrl,
+          BENCH_WORKER: 'on',
+          SIM_SPEED: phase.simSpeed,
+        });
+        const sampler = rssSampler([worker.pid]);
+        const startRss = rssMb(worker.pid) ?? 0;
+        await sleep(memorySeconds * 1000);
+        const [peak] = sampler.stop();
+        const endRss = rssMb(worker.pid) ?? 0;
+        await stop(worker);
+        const activeAfter = await activeCount(largeUrl);
+        const peakMb = peak ?? 0;
+        process.stdout.write(
+          `\nMemory, API process with its worker on, ${phase.label} (SIM_SPEED=${phase.simSpeed}): ` +
+            `${count(large)} tasks, ${count(activeBefore)} unfinished at start, ${count(activeAfter)} after ` +
+            `${memorySeconds} s; RSS ${startRss.toFixed(0)} MB at start, ${endRss.toFixed(0)} MB at the end, ` +
+            `peak ${peakMb.toFixed(0)} MB (target ≤ ${RSS_TARGET_MB} MB: ${peakMb <= RSS_TARGET_MB ? 'met' : 'NOT met'})\n`,
+        );
+      }
+      for (const database of databases.splice(0)) await database.drop();
+    }
+    process.stdout.write(`\nTotal time ${((Date.now() - started) / 1000).toFixed(0)} s.\n`);
+    return failed ? 1 : 0;
   } finally {
-    await Promise.all([...children, ...apis].map((server) => server.stop()));
-    await database.drop();
+    await Promise.all(servers.map((server) => server.stop()));
+    for (const database of databases) await database.drop();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }

@@ -22,6 +22,11 @@ export interface WrkSpec {
    * (an API key per account, a Range per download).
    */
   rotate?: ReadonlyArray<Readonly<Record<string, string>>>;
+  /**
+   * Paths (with query) used in turn, request by request, instead of the URL's path. Rotated with the same
+   * counter as `rotate`, so with equal lengths path i always goes with header set i (a task with its key).
+   */
+  paths?: readonly string[];
   body?: string;
   connections: number;
   seconds: number;
@@ -56,6 +61,7 @@ export interface WrkOutcome {
 
 const SCRIPT = `
 local rotate = {}
+local paths = {}
 local base = {}
 local method = "GET"
 local body = nil
@@ -74,7 +80,8 @@ function init(args)
   body = spec.body
   base = spec.headers
   rotate = spec.rotate
-  if #rotate == 0 then
+  paths = spec.paths
+  if #rotate == 0 and #paths == 0 then
     fixed = wrk.format(method, nil, base, body)
   else
     -- Each thread starts at a different place in the rotation (setup() gave it an offset).
@@ -85,11 +92,14 @@ end
 function request()
   if fixed then return fixed end
   counter = counter + 1
-  local set = rotate[(counter % #rotate) + 1]
   local headers = {}
   for k, v in pairs(base) do headers[k] = v end
-  for k, v in pairs(set) do headers[k] = v end
-  return wrk.format(method, nil, headers, body)
+  if #rotate > 0 then
+    for k, v in pairs(rotate[(counter % #rotate) + 1]) do headers[k] = v end
+  end
+  local path = nil
+  if #paths > 0 then path = paths[(counter % #paths) + 1] end
+  return wrk.format(method, path, headers, body)
 end
 
 function done(summary, latency, requests)
@@ -114,7 +124,11 @@ function luaSpec(spec: WrkSpec): string {
       .join(',')}}`;
   return `function require_spec() return { method=${str(spec.method ?? 'GET')}, body=${
     spec.body === undefined ? 'nil' : str(spec.body)
-  }, headers=${table(spec.headers ?? {})}, rotate={${(spec.rotate ?? []).map(table).join(',')}} } end\n`;
+  }, headers=${table(spec.headers ?? {})}, rotate={${(spec.rotate ?? []).map(table).join(',')}}, paths={${(
+    spec.paths ?? []
+  )
+    .map(str)
+    .join(',')}} } end\n`;
 }
 
 interface WrkJson {

@@ -43,6 +43,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   'src/db/migrations/0012-webhooks.ts': '8c69374bc8b7557e2ed1e8ddf69aedeb078438597bc9c0ae51e0be8bf5715367',
   'src/db/migrations/0013-people.ts': '39c03413d9ada72919cd6ca8796b4459acf51fb17575257632238b84c613f6a3',
   'src/db/migrations/0014-topups.ts': '6403cca344bec66b42da2c13cff5e9fb7302d8bb467383988e6ef6abcbdd4d11',
+  'src/db/migrations/0015-tasks-by-account-id.ts':
+    '305e4a757764bf0c495f31a82e65d639d9b0a4acbbc33b68502130830b7014be',
   'src/db/migrations/0016-epochs.ts': '7097e30d7186c8da4cf189f77e7e88f9899d5436c879addef724dedaf37972a3',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':

@@ -1,24 +1,41 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
 import pg from 'pg';
+import { createDb, migrateToLatest } from '../../src/db/index.ts';
+import { migrations } from '../../src/db/migrations/index.ts';
+import { type FilledDatabase, type FillPlan, fillRows, type RowSink } from './fill.ts';
 
-/** The server URL `bash scripts/test-services.sh start` prints (its default port and trust auth). */
-const DEFAULT_SERVER_URL = 'postgres://postgres@127.0.0.1:55432/postgres';
+export type Engine = 'sqlite' | 'pg';
 
-/** A throw-away database on the PostgreSQL server of TEST_DATABASE_URL. */
-export interface BenchDatabase {
-  /** URL of the new database, for DATABASE_URL of the API processes. */
+/** A throw-away database of the bench: its DATABASE_URL and how to remove it. */
+export interface ScaleDatabase {
   url: string;
   drop(): Promise<void>;
 }
 
+/** The server URL `bash scripts/test-services.sh start` prints with its default port. */
+const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:55432/postgres';
+
+/**
+ * The PostgreSQL server of the bench: BENCH_DATABASE_URL when set; otherwise the project's own, started
+ * (or found running) through `scripts/test-services.sh` with the caller's PG_* variables.
+ */
+export function pgServerUrl(env: NodeJS.ProcessEnv): string {
+  const given = env.BENCH_DATABASE_URL?.trim();
+  if (given) return given;
+  const script = path.join(import.meta.dirname, '..', '..', 'scripts', 'test-services.sh');
+  const out = execFileSync('bash', [script, 'start'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return /TEST_DATABASE_URL=(\S+)/.exec(out)?.[1] ?? DEFAULT_PG_URL;
+}
+
 async function onServer<T>(serverUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: serverUrl });
-  try {
-    await client.connect();
-  } catch (error) {
-    throw new Error(
-      `cannot reach PostgreSQL at ${serverUrl} (run: bash scripts/test-services.sh start): ${String(error)}`,
-    );
-  }
+  await client.connect();
   try {
     return await work(client);
   } finally {
@@ -26,23 +43,189 @@ async function onServer<T>(serverUrl: string, work: (client: pg.Client) => Promi
   }
 }
 
-/**
- * Creates an empty database named after this process, so that two benches on one server cannot collide
- * and nothing of the tests' databases is touched. The API process started first runs the migrations.
- */
-export async function createBenchDatabase(env: NodeJS.ProcessEnv): Promise<BenchDatabase> {
-  const serverUrl = env.TEST_DATABASE_URL?.trim() || DEFAULT_SERVER_URL;
-  const name = `gta_bench_scale_${process.pid}_${Date.now()}`;
-  await onServer(serverUrl, async (client) => {
+/** An empty database: a SQLite file in `dir`, or a new database on the PostgreSQL server. */
+export async function createScaleDatabase(
+  engine: Engine,
+  label: string,
+  dir: string,
+  pgUrl: string | null,
+): Promise<ScaleDatabase> {
+  if (engine === 'sqlite') {
+    const file = path.join(dir, `${label}.db`);
+    return {
+      url: `sqlite:${file}`,
+      drop: async () => {
+        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
+      },
+    };
+  }
+  if (pgUrl === null) throw new Error('no PostgreSQL server');
+  const name = `gta_bench_scale_${label}_${process.pid}`;
+  await onServer(pgUrl, async (client) => {
+    await client.query(`drop database if exists ${name} with (force)`);
     await client.query(`create database ${name}`);
   });
-  const url = new URL(serverUrl);
+  const url = new URL(pgUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    // `with (force)` ends the sessions of API processes that did not close their pools in time.
-    async drop() {
-      await onServer(serverUrl, (client) => client.query(`drop database if exists ${name} with (force)`));
+    // `with (force)` ends the sessions of servers that did not close their pools in time.
+    drop: async () => {
+      await onServer(pgUrl, (client) => client.query(`drop database if exists ${name} with (force)`));
     },
   };
+}
+
+/**
+ * Runs the project's migrations (so tables and indexes are the real ones), then writes the rows of
+ * `plan` directly: SQLite in one transaction with a prepared statement per table, PostgreSQL in
+ * batches of 5,000 rows, each one `INSERT … SELECT FROM json_populate_recordset`. PostgreSQL then gets
+ * the ANALYZE its autovacuum would have run on a table that grew this large; SQLite gets none, as the
+ * service never runs one.
+ */
+export async function fillDatabase(url: string, plan: FillPlan): Promise<FilledDatabase> {
+  const db = createDb(url);
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.close();
+  }
+  if (url.startsWith('sqlite:')) {
+    const sqlite = new SqliteDatabase(url.slice('sqlite:'.length));
+    // A throw-away database: its rollback journal in memory and no syncs while it is filled (one big
+    // transaction through WAL would write every page twice), a large page cache for the random inserts
+    // into the account indexes; it goes back to WAL, as the service opens it. Out of WAL through DELETE
+    // (better-sqlite3's defensive mode refuses journal_mode = off).
+    sqlite.pragma('journal_mode = delete');
+    sqlite.pragma('journal_mode = memory');
+    sqlite.pragma('synchronous = off');
+    sqlite.pragma('cache_size = -524288');
+    try {
+      const statements = new Map<string, SqliteDatabase.Statement>();
+      const sink: RowSink = async (table, rows) => {
+        const first = rows[0];
+        if (!first) return;
+        let statement = statements.get(table);
+        if (!statement) {
+          const columns = Object.keys(first);
+          statement = sqlite.prepare(
+            `insert into ${table} (${columns.join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`,
+          );
+          statements.set(table, statement);
+        }
+        for (const row of rows) statement.run(row);
+      };
+      sqlite.exec('begin');
+      const filled = await fillRows(plan, sink);
+      sqlite.exec('commit');
+      sqlite.pragma('journal_mode = wal');
+      return filled;
+    } finally {
+      sqlite.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const sink: RowSink = async (table, rows) => {
+      const first = rows[0];
+      if (!first) return;
+      const columns = Object.keys(first).join(', ');
+      await client.query(
+        `insert into ${table} (${columns}) select ${columns} from json_populate_recordset(null::${table}, $1)`,
+        [JSON.stringify(rows)],
+      );
+    };
+    await client.query('begin');
+    const filled = await fillRows(plan, sink);
+    await client.query('commit');
+    await client.query('analyze');
+    return filled;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A database ready for the bench, and how it was made. */
+export interface PreparedDatabase {
+  database: ScaleDatabase;
+  filled: FilledDatabase;
+  /** Seconds the fill took (when cloned: the fill that made the cached copy). */
+  fillSeconds: number;
+  /** Seconds the clone of the cached copy took, or null when filled now. */
+  cloneSeconds: number | null;
+}
+
+interface CacheEntry {
+  filled: FilledDatabase;
+  fillSeconds: number;
+}
+
+/**
+ * A filled database of `plan.size` tasks. With `cacheDir` (BENCH_SCALE_CACHE), the first fill is kept as
+ * a template (a file copy on SQLite, a template database on PostgreSQL, named after the migrations' count
+ * so a new migration makes a new one) and later runs clone it: the bench changes its database (creations,
+ * the worker), the template stays as filled.
+ */
+export async function prepareDatabase(
+  engine: Engine,
+  plan: FillPlan,
+  dir: string,
+  pgUrl: string | null,
+  cacheDir: string | null,
+): Promise<PreparedDatabase> {
+  const label = `${engine}${plan.size}`;
+  const database = await createScaleDatabase(engine, label, dir, pgUrl);
+  const version = `${label}_m${Object.keys(migrations).length}`;
+  const meta = cacheDir === null ? null : path.join(cacheDir, `${version}.json`);
+  const templateFile = cacheDir === null ? null : path.join(cacheDir, `${version}.db`);
+  const templateDb = `gta_bench_scale_tpl_${version}`;
+  if (meta !== null && fs.existsSync(meta)) {
+    const entry = JSON.parse(fs.readFileSync(meta, 'utf8')) as CacheEntry;
+    const t0 = Date.now();
+    if (engine === 'sqlite' && templateFile !== null && fs.existsSync(templateFile)) {
+      fs.copyFileSync(templateFile, database.url.slice('sqlite:'.length));
+      return {
+        database,
+        filled: entry.filled,
+        fillSeconds: entry.fillSeconds,
+        cloneSeconds: (Date.now() - t0) / 1000,
+      };
+    }
+    if (engine === 'pg' && pgUrl !== null) {
+      const name = new URL(database.url).pathname.slice(1);
+      const cloned = await onServer(pgUrl, async (client) => {
+        const found = await client.query('select 1 from pg_database where datname = $1', [templateDb]);
+        if (found.rowCount === 0) return false;
+        await client.query(`drop database if exists ${name} with (force)`);
+        await client.query(`create database ${name} template ${templateDb}`);
+        return true;
+      });
+      if (cloned)
+        return {
+          database,
+          filled: entry.filled,
+          fillSeconds: entry.fillSeconds,
+          cloneSeconds: (Date.now() - t0) / 1000,
+        };
+    }
+  }
+  const t0 = Date.now();
+  const filled = await fillDatabase(database.url, plan);
+  const fillSeconds = (Date.now() - t0) / 1000;
+  if (meta !== null && cacheDir !== null) {
+    fs.mkdirSync(cacheDir, { recursive: true });
+    if (engine === 'sqlite' && templateFile !== null) {
+      fs.copyFileSync(database.url.slice('sqlite:'.length), templateFile);
+    } else if (pgUrl !== null) {
+      const name = new URL(database.url).pathname.slice(1);
+      await onServer(pgUrl, async (client) => {
+        await client.query(`drop database if exists ${templateDb} with (force)`);
+        await client.query(`create database ${templateDb} template ${name}`);
+      });
+    }
+    const entry: CacheEntry = { filled, fillSeconds };
+    fs.writeFileSync(meta, JSON.stringify(entry));
+  }
+  return { database, filled, fillSeconds, cloneSeconds: null };
 }

@@ -1,46 +1,64 @@
-import type { Measurement } from '../load.ts';
-import { markdownTable } from '../report.ts';
-import type { ScenarioResult } from './interleave.ts';
+import type { ScaleResult } from './measure.ts';
 
-/** A two-process scenario and its one-process counterpart. */
-export interface ScalePair {
+/** A scenario measured at the small and at the large size. */
+export interface SizePair {
   label: string;
-  one: Measurement;
-  two: Measurement;
+  small: ScaleResult;
+  large: ScaleResult;
 }
 
-const cores = (value: number): string => value.toFixed(2);
+/** The large size may lose at most 10 % of the small size's rate (issue 18). */
+export const SCALE_TARGET = 0.9;
 
-/** The figures, in the table format of `npm run bench` (each rate also as a share of the baseline). */
-export function resultTable(results: readonly ScenarioResult[], baseline: Measurement): string {
-  return markdownTable(
-    results.map((r) => r.measurement),
-    baseline,
-  );
+const rate = (value: number): string => Math.round(value).toLocaleString('en-US');
+const ms = (value: number): string => (value < 10 ? value.toFixed(2) : value.toFixed(1));
+const share = (value: number, of: number): string => (of > 0 ? `${((value / of) * 100).toFixed(1)} %` : '—');
+export const count = (value: number): string => value.toLocaleString('en-US');
+
+/** large/small rate; 0 when the small size answered nothing. */
+export function ratioOf(pair: SizePair): number {
+  return pair.small.rate > 0 ? pair.large.rate / pair.small.rate : 0;
 }
 
-/** Who had the cores during each scenario's measured runs. */
-export function cpuTable(results: readonly ScenarioResult[], machineCores: number): string {
+/** `met` when the ratio reaches the target (exported for its unit test). */
+export function verdictOf(ratio: number): 'met' | 'NOT met' {
+  return ratio >= SCALE_TARGET ? 'met' : 'NOT met';
+}
+
+/**
+ * One Markdown table of an engine: each scenario at both sizes (rate, latency, share of the bare
+ * node:http landmark measured in the same rounds), the ratio and the verdict against the target.
+ */
+export function sizeTable(
+  pairs: readonly SizePair[],
+  baseline: ScaleResult,
+  sizes: { small: number; large: number },
+): string {
+  const s = count(sizes.small);
+  const l = count(sizes.large);
   const lines = [
-    `| Scenario | API process 1 | API process 2 | PostgreSQL | load generator | other | whole machine (of ${machineCores}) |`,
-    '|---|---:|---:|---:|---:|---:|---:|',
+    `| Scenario | ${s}: req/s | p50 / p99 ms | vs node:http | ${l}: req/s | p50 / p99 ms | vs node:http | ${l} / ${s} | target ≥ ${SCALE_TARGET} |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    `| bare node:http (landmark) | ${rate(baseline.rate)} | ${ms(baseline.p50)} / ${ms(baseline.p99)} | 100 % | | | | | |`,
   ];
-  for (const { measurement, cpu } of results) {
-    // The rest: the baseline server child, the kernel's network stack, other tenants of the VM.
-    const other = cpu.machine - cpu.postgres - cpu.loadgen - cpu.api.reduce((sum, v) => sum + v, 0);
+  for (const pair of pairs) {
+    const ratio = ratioOf(pair);
     lines.push(
-      `| ${measurement.name} | ${cores(cpu.api[0] ?? 0)} | ${cores(cpu.api[1] ?? 0)} | ${cores(cpu.postgres)} | ${cores(cpu.loadgen)} | ${cores(Math.max(0, other))} | ${cores(cpu.machine)} |`,
+      `| ${pair.label} | ${rate(pair.small.rate)} | ${ms(pair.small.p50)} / ${ms(pair.small.p99)} | ${share(pair.small.rate, baseline.rate)} | ${rate(pair.large.rate)} | ${ms(pair.large.p50)} / ${ms(pair.large.p99)} | ${share(pair.large.rate, baseline.rate)} | ${ratio.toFixed(3)} | ${verdictOf(ratio)} |`,
     );
   }
   return lines.join('\n');
 }
 
-/** For each pair: two/one for req/s and p99, and both against the baseline. */
-export function scaleLines(pairs: readonly ScalePair[], baseline: Measurement): string[] {
-  return pairs.map(
-    ({ label, one, two }) =>
-      `- ${label}: two/one = ${(two.rate / one.rate).toFixed(2)} (req/s), p99 two/one = ` +
-      `${(two.p99 / one.p99).toFixed(2)}; one/baseline = ${(one.rate / baseline.rate).toFixed(3)}, ` +
-      `two/baseline = ${(two.rate / baseline.rate).toFixed(3)}`,
-  );
+/** Notes on results a reader must know: failures, and rounds where the generator was the limit. */
+export function resultNotes(results: readonly ScaleResult[]): string[] {
+  const notes: string[] = [];
+  for (const r of results) {
+    if (r.failures > 0) notes.push(`${r.name}: ${r.failures} failed requests (errors or non-2xx)`);
+    if (r.generatorLoad >= 0.9)
+      notes.push(
+        `${r.name}: the load generator used ${(r.generatorLoad * 100).toFixed(0)} % of its CPUs: it, not the server, may be the limit`,
+      );
+  }
+  return notes;
 }

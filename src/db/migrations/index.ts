@@ -13,6 +13,7 @@ import * as m0011 from './0011-artifact-upstream-ids.ts';
 import * as m0012 from './0012-webhooks.ts';
 import * as m0013 from './0013-people.ts';
 import * as m0014 from './0014-topups.ts';
+import * as m0015 from './0015-tasks-by-account-id.ts';
 import * as m0016 from './0016-epochs.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '0012-webhooks': m0012,
   '0013-people': m0013,
   '0014-topups': m0014,
+  '0015-tasks-by-account-id': m0015,
   '0016-epochs': m0016,
 };
 
