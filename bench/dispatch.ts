@@ -5,7 +5,7 @@ import { type ServerChild, startServer } from './child.ts';
 import type { Timing } from './dispatch/messages.ts';
 import { type DispatchResult, dispatchTable } from './dispatch/report.ts';
 import { ask } from './dispatch/rpc.ts';
-import { DEBIAN_NODE_MODULES, postgresServerUrl, type RedisServer, startRedis } from './dispatch/services.ts';
+import { postgresServerUrl, type RedisServer, startRedis } from './dispatch/services.ts';
 import { drainOf, latencyOf } from './dispatch/stats.ts';
 import { runBench } from './report.ts';
 import { createScaleDatabase } from './scale/database.ts';
@@ -163,7 +163,6 @@ async function measureBullmq(
     env: {
       BENCH_REDIS_PORT: String(redis.port),
       BENCH_BULLMQ_CONCURRENCY: String(CONCURRENCY),
-      NODE_PATH: DEBIAN_NODE_MODULES,
     },
     cpus,
   });

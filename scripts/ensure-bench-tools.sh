@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the benchmarks drive or compare against, from Debian's packages, when missing:
 # wrk (the HTTP load generator), nginx-light (the landmark of the download bench) and redis-server (the
-# Redis under the BullMQ landmark of the dispatch bench) with node-redis (BullMQ's Redis client there:
-# the npm dependencies have none). A no-op when all are present.
+# Redis under the BullMQ landmark of the dispatch bench; BullMQ's client, ioredis, is a dev dependency).
+# A no-op when all three are present.
 set -euo pipefail
 missing=()
 command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 command -v redis-server >/dev/null 2>&1 || [ -x /usr/bin/redis-server ] || missing+=(redis-server)
-[ -d /usr/share/nodejs/redis ] || missing+=(node-redis)
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 echo "bench tools: installing ${missing[*]} from Debian" >&2
 sudo_=""

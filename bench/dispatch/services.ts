@@ -5,9 +5,6 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pinProcess } from '../tools.ts';
 
-/** Where Debian's `node-redis` package (BullMQ's Redis client here) lives: NODE_PATH of the BullMQ child. */
-export const DEBIAN_NODE_MODULES = '/usr/share/nodejs';
-
 async function freePort(): Promise<number> {
   const server = net.createServer();
   server.listen(0, '127.0.0.1');

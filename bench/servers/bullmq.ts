@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
 import type { DispatchReply, DispatchRequest, Timing } from '../dispatch/messages.ts';
@@ -7,29 +6,15 @@ import { announceAndAwaitStop } from './messages.ts';
 
 /**
  * The landmark of the dispatch bench: BullMQ with no-op jobs, on the Redis at 127.0.0.1:BENCH_REDIS_PORT.
- * BullMQ needs a Redis client it does not ship (ioredis or node-redis, both optional peers); the project
- * has neither among its npm packages, so this child uses Debian's node-redis (package `node-redis`,
- * found through NODE_PATH, which the parent sets). BENCH_BULLMQ_CONCURRENCY: the Worker's concurrency.
+ * BullMQ makes its own connections with ioredis (its usual client, a dev dependency pinned here), as a
+ * user of BullMQ would. BENCH_BULLMQ_CONCURRENCY: the Worker's concurrency.
  */
-
-interface RedisClient {
-  connect(): Promise<unknown>;
-  quit(): Promise<unknown>;
-}
-interface NodeRedis {
-  createClient(options: { socket: { host: string; port: number } }): RedisClient;
-}
 
 const port = Number(process.env.BENCH_REDIS_PORT);
 const concurrency = Number(process.env.BENCH_BULLMQ_CONCURRENCY ?? '32');
-const redis = createRequire(import.meta.url)('redis') as NodeRedis;
-const clients: RedisClient[] = [];
-
+/** BullMQ's documented settings for a worker's connection: no per-request retry limit. */
 async function connection(): Promise<ConnectionOptions> {
-  const client = redis.createClient({ socket: { host: '127.0.0.1', port } });
-  await client.connect();
-  clients.push(client);
-  return client as unknown as ConnectionOptions;
+  return { host: '127.0.0.1', port, maxRetriesPerRequest: null };
 }
 
 let round = 0;
@@ -103,6 +88,5 @@ serveRequests(async (request: DispatchRequest) => {
   throw new Error(`the BullMQ child does not do ${request.type}`);
 });
 // No HTTP port: port 0 only says the child is ready.
-announceAndAwaitStop(0, async () => {
-  await Promise.allSettled(clients.map((c) => c.quit()));
-});
+// Queues and workers close their own connections when each round ends.
+announceAndAwaitStop(0, async () => {});
