@@ -26,18 +26,29 @@ export interface ServerChildOptions {
 const STARTUP_TIMEOUT_MS = 30_000;
 
 /**
+ * The V8 flags the service runs with (`npm start`, `npm run worker`; a unit test keeps the two the same),
+ * given to every bench server, landmarks included, so each is measured as it would run. V8 sizes the young
+ * generation from the machine's memory: 32 MiB semi-spaces here, whose scavenges were slower and far
+ * longer (p99 of a poll 22 ms instead of 2 ms, docs/performance.md) than with 8 MiB.
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
+
+/**
  * Starts `bench/servers/<name>.ts` in its own Node process (same Node binary as the parent) and waits for
  * it to report its port. A separate process keeps the load generator off the server's core.
  */
 export async function startServer(name: string, options: ServerChildOptions = {}): Promise<ServerChild> {
   const script = path.join(import.meta.dirname, 'servers', `${name}.ts`);
-  const execArgv = options.profileDir
-    ? [
-        '--cpu-prof',
-        `--cpu-prof-dir=${options.profileDir}`,
-        `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`,
-      ]
-    : [];
+  const execArgv = [
+    ...SERVICE_NODE_FLAGS,
+    ...(options.profileDir
+      ? [
+          '--cpu-prof',
+          `--cpu-prof-dir=${options.profileDir}`,
+          `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`,
+        ]
+      : []),
+  ];
   const child = fork(script, [], {
     execArgv,
     env: { ...process.env, ...options.env },

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
+import { SERVICE_NODE_FLAGS } from './child.ts';
 import { generatorBound, summarizeRounds } from './http-rounds.ts';
 import { planCpus } from './tools.ts';
 import { parseWrkOutput } from './wrk.ts';
@@ -58,4 +61,14 @@ test('planCpus: half the CPUs for the generator, the rest for the server; nothin
   assert.deepEqual(planCpus(2), { server: '0', generator: '1', generatorCpus: 1 });
   assert.deepEqual(planCpus(8), { server: '0-3', generator: '4-7', generatorCpus: 4 });
   assert.deepEqual(planCpus(3), { server: '0-1', generator: '2', generatorCpus: 1 });
+});
+
+test('bench servers run with the V8 flags of npm start and npm run worker', () => {
+  const pkg = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  for (const script of ['start', 'worker']) {
+    const flags = (pkg.scripts[script] ?? '').split(' ').filter((word) => word.startsWith('--'));
+    assert.deepEqual(flags, [...SERVICE_NODE_FLAGS], script);
+  }
 });
