@@ -96,18 +96,19 @@ describe('run lifecycle', () => {
       const id = (await t.call(acct.key, 'POST', '/v1/tasks', body3d())).json().id;
       // The cancel lands after the worker read the queued task and before its first write to it.
       const real = t.container.db;
-      let transactions = 0;
+      // Its first write is the move to running, a group commit (after the claim's transaction).
+      let groupCommits = 0;
       const db: Db = {
         ...real,
         dialect: {
           ...real.dialect,
-          transaction: async (handle, fn) => {
-            transactions += 1;
-            if (transactions === 2) {
+          groupCommit: async (handle, fn) => {
+            groupCommits += 1;
+            if (groupCommits === 1) {
               const res = await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
               assert.equal(res.statusCode, 200, res.body);
             }
-            return real.dialect.transaction(handle, fn);
+            return real.dialect.groupCommit(handle, fn);
           },
         },
       };

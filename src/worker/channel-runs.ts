@@ -33,7 +33,8 @@ export async function moveToRunning(
   },
 ): Promise<Started | 'wait' | null> {
   const { db, placement } = deps;
-  return db.dialect.transaction(db.db, async (tx) => {
+  // Runs starting together share a commit on SQLite (dialect.groupCommit), each in its own savepoint.
+  return db.dialect.groupCommit(db.db, async (tx) => {
     const where = placement
       ? await placement.place(tx, { model: input.model, avoid: input.avoid, channel: input.channel ?? null })
       : ({ kind: 'default' } as const);

@@ -48,7 +48,8 @@ export async function storeResults(input: StoreResultsInput): Promise<boolean> {
       filesExpireAt: new Date(now.getTime() + deps.resultRetentionMs),
       artifacts,
     };
-    const succeeded = await db.dialect.transaction(db.db, (tx) => markSucceeded(tx, taskId, success, now));
+    // Runs ending together share a commit on SQLite (dialect.groupCommit), each in its own savepoint.
+    const succeeded = await db.dialect.groupCommit(db.db, (tx) => markSucceeded(tx, taskId, success, now));
     // Canceled while the files were being stored: nothing was captured, so the files go too.
     if (!succeeded) await removeOrphans(input, stored);
     return succeeded;

@@ -193,8 +193,10 @@ export class TaskRun {
     }
     const run: RunStart = { key, startedAt: started.at };
     const found = recordedEarlier ? await this.#call('find', (s) => generator.find(request, run, s)) : null;
-    this.#handle = found ?? (await this.#call('create', (s) => generator.create(request, run, s)));
-    if (await saveHandle(db.db, task.id, this.#handle)) return this.#handle;
+    const handle = found ?? (await this.#call('create', (s) => generator.create(request, run, s)));
+    this.#handle = handle;
+    // Handles saved together share a commit on SQLite (dialect.groupCommit).
+    if (await db.dialect.groupCommit(db.db, (tx) => saveHandle(tx, task.id, handle))) return handle;
     await this.#cancelUpstream();
     return null;
   }
