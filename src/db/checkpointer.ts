@@ -27,10 +27,15 @@ export function startCheckpointer(sqlite: SqliteDatabase.Database, file: string)
   let stopped: Promise<void> | null = null;
   return () => {
     stopped ??= new Promise<void>((resolve) => {
-      worker.once('exit', () => resolve());
+      // Referenced again while it stops: a caller awaiting the close must not see the process end first.
+      worker.ref();
+      // A thread that does not end on its own is ended: closing the service never waits long on it.
+      const timer = setTimeout(() => void worker.terminate(), 2_000);
+      worker.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
       worker.postMessage('stop');
-      // A thread that does not end on its own is ended: closing the service never waits on it.
-      setTimeout(() => void worker.terminate(), 2_000).unref();
     });
     return stopped;
   };

@@ -128,3 +128,16 @@ test('an error that ends the whole transaction fails every call of the group', a
     await db.close();
   }
 });
+
+test('closing a file database waits for its checkpoint thread and keeps the process alive meanwhile', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-ckpt-'));
+  const db = await migrated(path.join(dir, 'c.db'));
+  await db.db.insertInto('epochs').values({ name: 'c', value: 1 }).execute();
+  // Nothing else holds the event loop here: if the close did not, the test would end unfinished.
+  await db.close();
+  const again = createDb(`sqlite:${path.join(dir, 'c.db')}`);
+  const row = await again.db.selectFrom('epochs').select('value').where('name', '=', 'c').executeTakeFirst();
+  assert.equal(Number(row?.value), 1);
+  await again.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
