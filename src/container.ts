@@ -147,7 +147,7 @@ export async function createContainer(
       "this host's clock is off the database's; following the database",
     );
   const clock: Clock = overrides.clock ?? (dbClock as DbClock);
-  const storage = createBlobStore(config.storageUrl);
+  const storage = await createBlobStore(config.storageUrl);
   // Threads start on the first render, so a container that never renders (the CLI) never starts one.
   const renderer = new RenderPool(config.renderThreads);
   const simulator = new Simulator({ clock, simSpeed: config.simSpeed, callLog: config.simCallLog, renderer });

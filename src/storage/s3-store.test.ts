@@ -220,7 +220,7 @@ describe('S3Store against s3rver', () => {
   });
 
   test('keys live under the URL prefix; createBlobStore builds an S3Store', async () => {
-    const prefixed = createBlobStore(server.url.replace('?', '/tenant/a/?'));
+    const prefixed = await createBlobStore(server.url.replace('?', '/tenant/a/?'));
     assert.ok(prefixed instanceof S3Store);
     try {
       await prefixed.put('results/p/0', Readable.from([Buffer.from('hello')]));

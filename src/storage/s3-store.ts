@@ -14,11 +14,9 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { ByteCounter } from '../lib/index.ts';
 import type { BlobInfo, BlobStore, ByteRange } from './blob-store.ts';
 import type { S3Location } from './s3-url.ts';
+import { StorageError } from './storage-error.ts';
 
-/** A failed call to the object store; `cause` holds the SDK's error, the message only its code. */
-export class StorageError extends Error {
-  override name = 'StorageError';
-}
+export { StorageError };
 
 /** Tuning of an S3Store; the defaults suit production. */
 export interface S3StoreOptions {

@@ -58,7 +58,7 @@ describe('S3Store against a server that never answers', () => {
       [200, 300, 300],
     );
     assert.throws(() => parseS3Url(`${url}&requestTimeout=soon`), /requestTimeout/);
-    const store = createBlobStore(`${url}&requestTimeout=300&idleTimeout=300`) as S3Store;
+    const store = (await createBlobStore(`${url}&requestTimeout=300&idleTimeout=300`)) as S3Store;
     try {
       await assert.rejects(store.stat('results/a/0'), StorageError);
     } finally {
