@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -57,3 +59,15 @@ export function cpuSeconds(pid: number): number | null {
 
 /** USER_HZ of Linux on every architecture Node runs on. */
 const CLOCK_TICKS = 100;
+
+/** A loopback port free right now (the kernel picks it; a server started next binds it). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (address === null || typeof address === 'string') throw new Error('no TCP port');
+  return address.port;
+}

@@ -3,17 +3,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pinProcess } from '../tools.ts';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no free port');
-  return address.port;
-}
+import { freePort, pinProcess } from '../tools.ts';
 
 export interface RedisServer {
   port: number;

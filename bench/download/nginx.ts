@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../tools.ts';
 
 /** A running nginx of the download bench: the landmark serving the same bytes from disk. */
 export interface Nginx {
@@ -44,18 +44,6 @@ http {
   }
 }
 `;
-}
-
-/** A loopback port free right now (the kernel picks it; nginx then binds it). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no TCP port');
-  return address.port;
 }
 
 /** Children of a process, from /proc (the nginx worker of its master). */

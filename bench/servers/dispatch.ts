@@ -1,13 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { buildApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config.ts';
-import { createContainer } from '../../src/container.ts';
 import type { DispatchReply, DispatchRequest, Timing } from '../dispatch/messages.ts';
 import { serveRequests } from '../dispatch/rpc.ts';
 import { ZeroWorkGenerator } from '../dispatch/zero-generator.ts';
-import { announceAndAwaitStop, BENCH_ADMIN_TOKEN } from './messages.ts';
+import { serveBenchApp } from './serve-app.ts';
 
 /**
  * The real app of `src/main.ts` with its worker embedded (WORKER=on, production's default) but not yet
@@ -15,24 +9,14 @@ import { announceAndAwaitStop, BENCH_ADMIN_TOKEN } from './messages.ts';
  * for the worker to start (`start-worker`), watches the counts and reads each task's timestamps.
  * BENCH_DISPATCH_DATABASE_URL: a PostgreSQL database; empty: SQLite in a temporary folder.
  */
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-bench-dispatch-'));
 const databaseUrl = process.env.BENCH_DISPATCH_DATABASE_URL?.trim();
-const config = loadConfig({
-  DATA_DIR: dir,
-  ADMIN_TOKEN: BENCH_ADMIN_TOKEN,
-  LOG_LEVEL: 'silent',
-  ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+// The worker starts when the parent asks (`start-worker`), after the tasks are queued.
+const container = await serveBenchApp({
+  name: 'dispatch',
+  env: databaseUrl ? { DATABASE_URL: databaseUrl } : {},
+  overrides: { generator: new ZeroWorkGenerator() },
+  startWorker: false,
 });
-const container = await createContainer(config, { generator: new ZeroWorkGenerator() });
-const app = await buildApp({
-  ...container,
-  // The production limits (120 requests a minute per account) would turn queuing 10,000 tasks into 429s.
-  limits: { accountRequests: 1e9, wrongKeyAttempts: 1e9, windowSeconds: 60 },
-});
-await app.listen({ port: 0, host: '127.0.0.1' });
-const address = app.server.address();
-if (address === null || typeof address === 'string') throw new Error('app is not listening on TCP');
-
 const ms = (iso: string | null): number => (iso === null ? Number.NaN : Date.parse(iso));
 
 async function handle(request: DispatchRequest): Promise<DispatchReply> {
@@ -81,8 +65,3 @@ async function handle(request: DispatchRequest): Promise<DispatchReply> {
 }
 
 serveRequests(handle);
-announceAndAwaitStop(address.port, async () => {
-  await app.close();
-  await container.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
