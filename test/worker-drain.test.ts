@@ -1,27 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { GenerationOutputs, GenerationStatus, Generator, RunStart } from '../src/generators/index.ts';
+import { ZeroWorkGenerator } from '../bench/dispatch/zero-generator.ts';
+import type { GenerationRequest, RunStart } from '../src/generators/index.ts';
 import { startTestApp } from './helpers.ts';
 import { body3d, until, workerOf } from './worker-kit.ts';
 
-/** Runs that succeed at once with no file; counts the runs each task key got. */
-class InstantGenerator implements Generator {
+/** The dispatch bench's generator (runs succeed at once with no file), counting the runs each task key got. */
+class InstantGenerator extends ZeroWorkGenerator {
   readonly creates = new Map<string, number>();
-  async ensureAvailable(): Promise<void> {}
-  async create(_request: unknown, run: RunStart): Promise<string> {
+  override async create(request: GenerationRequest, run: RunStart): Promise<string> {
     this.creates.set(run.key, (this.creates.get(run.key) ?? 0) + 1);
-    return `instant:${run.key}`;
+    return super.create(request, run);
   }
-  async find(): Promise<string | null> {
-    return null;
-  }
-  async status(): Promise<GenerationStatus> {
-    return { state: 'succeeded' };
-  }
-  async outputs(): Promise<GenerationOutputs> {
-    return { files: [], caption: '', texts: [] };
-  }
-  async cancel(): Promise<void> {}
 }
 
 describe('draining a backlog', () => {
