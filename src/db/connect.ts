@@ -175,14 +175,27 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   // fails instead, and the pool drops it on release because it is no longer queryable.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // LISTEN connections are the handle's too: closing it ends them, whoever forgot to stop listening.
+  const listeners = new Set<() => Promise<void>>();
   return {
     db,
     dialect: postgresCapabilities,
     pgPool: pool,
-    listen: (channel, onNotify) => listenPostgres({ databaseUrl, channel, onNotify, connectTimeoutMs }),
+    listen: async (channel, onNotify) => {
+      const stop = await listenPostgres({ databaseUrl, channel, onNotify, connectTimeoutMs });
+      listeners.add(stop);
+      return async () => {
+        listeners.delete(stop);
+        await stop();
+      };
+    },
     migrationSession: (fn) => migrationSessionPostgres(databaseUrl, connectTimeoutMs, fn),
     readEpoch: () => null,
-    close: () => db.destroy(),
+    close: async () => {
+      await Promise.all([...listeners].map((stop) => stop()));
+      listeners.clear();
+      await db.destroy();
+    },
   };
 }
 
