@@ -1,7 +1,8 @@
 import { generatorBound, type HttpMeasurement } from './http-rounds.ts';
+import { formatMs, formatRate } from './report.ts';
 
-const rate = (value: number): string => Math.round(value).toLocaleString('en-US');
-const ms = (value: number): string => (value < 10 ? value.toFixed(2) : value.toFixed(1));
+const rate = formatRate;
+const ms = formatMs;
 const share = (value: number): string => value.toFixed(3);
 
 /** A target on one scenario: its rate as a share of the landmark, and optionally a p99 ceiling. */

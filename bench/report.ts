@@ -1,3 +1,9 @@
+/** A rate for the tables: whole, with thousands separators. */
+export const formatRate = (value: number): string => Math.round(value).toLocaleString('en-US');
+
+/** Milliseconds for the tables: two decimals below 10, one above. */
+export const formatMs = (value: number): string => (value < 10 ? value.toFixed(2) : value.toFixed(1));
+
 /** Runs a bench's `main`, turning its result into the exit code and a crash into exit code 1. */
 export function runBench(main: () => Promise<number>, log: (line: string) => void): void {
   main().then(

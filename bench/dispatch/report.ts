@@ -1,3 +1,4 @@
+import { formatMs, formatRate } from '../report.ts';
 import type { Drain, Latency } from './stats.ts';
 
 /** One scenario's figures: a drain of a full queue and the latency at a steady creation rate. */
@@ -10,8 +11,8 @@ export interface DispatchResult {
 /** Ours must drain at least as fast as BullMQ. */
 export const TARGET = 1.0;
 
-const rate = (n: number): string => Math.round(n).toLocaleString('en-US');
-const ms = (n: number): string => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+const rate = formatRate;
+const ms = formatMs;
 
 /**
  * The table of every scenario against the landmark: the drain rates (to running, to finished), the

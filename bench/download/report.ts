@@ -1,3 +1,4 @@
+import { formatMs } from '../report.ts';
 import type { WrkOutcome } from '../wrk.ts';
 
 /** One run of a scenario: wrk's outcome and the CPU the server used meanwhile (cores). */
@@ -62,7 +63,7 @@ export function generatorBound(summary: DownloadSummary): boolean {
 }
 
 const fixed = (value: number, digits: number): string => value.toFixed(digits);
-const ms = (value: number): string => (value < 10 ? value.toFixed(2) : value.toFixed(1));
+const ms = formatMs;
 
 /**
  * CPU milliseconds the server spent per megabyte sent: on a shared machine, where the server does not get

@@ -1,3 +1,4 @@
+import { formatMs, formatRate } from '../report.ts';
 import type { ScaleResult } from './measure.ts';
 
 /** A scenario measured at the small and at the large size. */
@@ -10,8 +11,8 @@ export interface SizePair {
 /** The large size may lose at most 10 % of the small size's rate (issue 18). */
 export const SCALE_TARGET = 0.9;
 
-const rate = (value: number): string => Math.round(value).toLocaleString('en-US');
-const ms = (value: number): string => (value < 10 ? value.toFixed(2) : value.toFixed(1));
+const rate = formatRate;
+const ms = formatMs;
 const share = (value: number, of: number): string => (of > 0 ? `${((value / of) * 100).toFixed(1)} %` : '—');
 export const count = (value: number): string => value.toLocaleString('en-US');
 

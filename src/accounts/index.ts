@@ -2,7 +2,6 @@ export { type AccountView, createAccount, getAccount } from './accounts.ts';
 export { AdminService } from './admin-service.ts';
 export { KeyAuthenticator, type KeyCacheOptions } from './key-auth.ts';
 export {
-  authenticateKey,
   hashKey,
   type IssuedKey,
   isKeyActive,

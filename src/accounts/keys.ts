@@ -144,11 +144,6 @@ export function looksLikeKey(plain: string): boolean {
   return plain.startsWith(KEY_PREFIX) && plain.length <= 200;
 }
 
-/** The rights of a presented key, or null when it is unknown or revoked. */
-export async function authenticateKey(tx: Tx, plain: string): Promise<KeyPrincipal | null> {
-  return looksLikeKey(plain) ? principalOfHash(tx, hashKey(plain)) : null;
-}
-
 /** The rights of the key with this SHA-256, or null when there is none or it is revoked. */
 export async function principalOfHash(tx: Tx, keyHash: string): Promise<KeyPrincipal | null> {
   const lookup = keyLookup(tx);
