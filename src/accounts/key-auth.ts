@@ -1,4 +1,5 @@
 import type { Db } from '../db/index.ts';
+import { BoundedMap } from '../lib/index.ts';
 import { hashKey, KEYS_CHANNEL, type KeyPrincipal, looksLikeKey, principalOfHash } from './keys.ts';
 
 /** How long a cached key is trusted without any news (milliseconds). */
@@ -35,9 +36,8 @@ interface Entry {
  */
 export class KeyAuthenticator {
   readonly #db: Db;
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries: BoundedMap<string, Entry>;
   readonly #ttlMs: number;
-  readonly #maxEntries: number;
   readonly #now: () => number;
   /** Moves on every invalidation; a lookup that started before one is not cached. */
   #generation = 0;
@@ -52,7 +52,7 @@ export class KeyAuthenticator {
     this.#db = db;
     const sqlite = db.readEpoch('keys') !== null;
     this.#ttlMs = sqlite ? (options.epochTtlMs ?? 60_000) : (options.notifiedTtlMs ?? 1_000);
-    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#entries = new BoundedMap(options.maxEntries ?? 10_000);
     this.#now = options.now ?? (() => performance.now());
   }
 
@@ -114,10 +114,6 @@ export class KeyAuthenticator {
     const principal = await principalOfHash(this.#db.db, keyHash);
     // Cached only when no revocation was heard meanwhile and the cache is listening at all.
     if (principal && generation === this.#generation && this.#unlisten) {
-      if (this.#entries.size >= this.#maxEntries) {
-        const oldest = this.#entries.keys().next().value;
-        if (oldest !== undefined) this.#entries.delete(oldest);
-      }
       this.#entries.set(keyHash, { principal, at: now });
     }
     return principal;

@@ -1,4 +1,5 @@
 export { Alarm } from './alarm.ts';
+export { BoundedMap } from './bounded-map.ts';
 export { type Clock, DbClock, moscowDay } from './clock.ts';
 export { uuidv7 } from './ids.ts';
 export { randomBase62 } from './random.ts';

@@ -1,5 +1,6 @@
 import { type KeyPrincipal, mayUseModel } from '../accounts/index.ts';
 import type { Lang } from '../i18n/index.ts';
+import { BoundedMap } from '../lib/index.ts';
 import type { TaskView } from './task-view.ts';
 import { isFinal } from './transitions.ts';
 
@@ -26,11 +27,10 @@ const DEFAULT_CAPACITY = 10_000;
  * throws when a caller breaks that. Bounded, oldest out first.
  */
 export class FinalTaskViews {
-  readonly #entries = new Map<string, Entry>();
-  readonly #capacity: number;
+  readonly #entries: BoundedMap<string, Entry>;
 
   constructor(capacity: number = DEFAULT_CAPACITY) {
-    this.#capacity = capacity;
+    this.#entries = new BoundedMap(capacity);
   }
 
   /** How many views are kept. */
@@ -65,9 +65,6 @@ export class FinalTaskViews {
   }
 
   #keep(key: string, accountId: string, view: TaskView): Entry {
-    if (!this.#entries.has(key) && this.#entries.size >= this.#capacity) {
-      this.#entries.delete(this.#entries.keys().next().value as string);
-    }
     const freshUntilMs =
       view.result && !view.result.files_expired
         ? Date.parse(view.result.files_expire_at)

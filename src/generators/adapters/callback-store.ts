@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Db, TaskStatus } from '../../db/index.ts';
 import type { Clock } from '../../lib/index.ts';
-import { randomBase62, uuidv7 } from '../../lib/index.ts';
+import { BoundedMap, randomBase62, uuidv7 } from '../../lib/index.ts';
 import { GeneratorTransientError } from '../generator.ts';
 import type { AdapterDeps } from './types.ts';
 
@@ -186,7 +186,7 @@ export class CallbackStore {
    * HTTP client hold every provider call until the store is done.
    */
   forChannel(channel: string): ChannelCallbacks {
-    const urls = new Map<string, string>();
+    const urls = new BoundedMap<string, string>(REMEMBERED_RUNS);
     const pending = new Set<Promise<void>>();
     let failure: unknown = null;
     return {
@@ -214,7 +214,6 @@ export class CallbackStore {
           );
         const tracked = stored.finally(() => pending.delete(tracked));
         pending.add(tracked);
-        if (urls.size >= REMEMBERED_RUNS) urls.delete(urls.keys().next().value as string);
         urls.set(runKey, url);
         return url;
       },
