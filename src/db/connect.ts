@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig } from 'kysely';
+import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect, type SqliteDialectConfig } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { startCheckpointer } from './checkpointer.ts';
+import { committedReads, countedStatements } from './committed-reads.ts';
 import { type DialectCapabilities, postgresCapabilities, sqliteBus, sqliteCapabilities } from './dialect.ts';
 import { listenPostgres } from './listen.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -29,6 +30,13 @@ export interface Db {
    * on their very next use.
    */
   readEpoch(name: string): number | null;
+  /**
+   * A compiled read answered at once from committed data, or null: then the caller runs it through Kysely.
+   * On SQLite while no transaction is open on the handle: the rows as Kysely would give them, frozen, kept
+   * until the database changes (committed-reads.ts), so a poll of an unchanged task costs no query. Null
+   * on PostgreSQL. For the hot reads of polls and downloads.
+   */
+  readNow<R>(query: CompiledQuery<R>): R[] | null;
   /**
    * Runs the migrator so that processes starting together on one database take turns and none runs a
    * migration twice; `fn` gets the handle to migrate on.
@@ -68,30 +76,6 @@ const CLIENT_GRACE_MS = 5_000;
 // PostgreSQL bigint (int8) and count() come back as strings; money fits in a double exactly up to 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-/** Prepared statements kept per connection; the service issues a few dozen distinct SQL texts. */
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * better-sqlite3 compiles a statement on every `prepare`, which Kysely calls for every query: measured at
- * about 40 µs of a 3 µs lookup (bench/, docs/performance.md). Reusing statements by SQL text is safe here
- * because Kysely runs one query at a time on the single connection.
- */
-function withStatementCache(sqlite: SqliteDatabase.Database): SqliteDialectConfig['database'] {
-  const cache = new Map<string, SqliteDatabase.Statement>();
-  return {
-    close: () => sqlite.close(),
-    prepare(query: string) {
-      let statement = cache.get(query);
-      if (statement === undefined) {
-        statement = sqlite.prepare(query);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-        cache.set(query, statement);
-      }
-      return statement;
-    },
-  } as SqliteDialectConfig['database'];
-}
-
 /**
  * Reads `epochs` straight on the SQLite handle: synchronous, so it never queues behind the connection's
  * other queries (it sees what is committed, or the running transaction's own change, which only makes a
@@ -120,7 +104,12 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const statements = countedStatements(sqlite);
+    const database = {
+      close: () => sqlite.close(),
+      prepare: statements.prepare,
+    } as SqliteDialectConfig['database'];
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
     // Known as SQLite from here on (`notifyOnCommit`), in a transaction or not.
     sqliteBus(db);
     const stopCheckpointer = file === ':memory:' ? null : startCheckpointer(sqlite, path.resolve(file));
@@ -142,6 +131,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       // back whole.
       migrationSession: (fn) => sqliteCapabilities.transaction(db, fn),
       readEpoch: epochReader(sqlite),
+      readNow: committedReads(sqlite, statements),
       close: async () => {
         await stopCheckpointer?.();
         await db.destroy();
@@ -191,6 +181,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     },
     migrationSession: (fn) => migrationSessionPostgres(databaseUrl, connectTimeoutMs, fn),
     readEpoch: () => null,
+    readNow: () => null,
     close: async () => {
       await Promise.all([...listeners].map((stop) => stop()));
       listeners.clear();

@@ -52,14 +52,12 @@ export async function openArtifact(
   input: { principal: KeyPrincipal; taskId: string; index: string; rangeHeader?: string },
 ): Promise<ArtifactDownload> {
   // Both reads are compiled once (task-rows.ts): a download's fixed cost matters for small Range reads.
-  const task = await taskRowOf(deps.db.db, input.principal.accountId, input.taskId);
+  const task = await taskRowOf(deps.db, input.principal.accountId, input.taskId);
   // Another account's task, or one of a model the key is not allowed, reads as missing (issue 10.19).
   if (!task || !mayUseModel(input.principal, task.model)) throw errors.taskNotFound(input.taskId);
   const index = /^\d{1,4}$/.test(input.index) ? Number(input.index) : -1;
   const artifact =
-    task.status === 'succeeded' && index >= 0
-      ? await artifactRowOf(deps.db.db, input.taskId, index)
-      : undefined;
+    task.status === 'succeeded' && index >= 0 ? await artifactRowOf(deps.db, input.taskId, index) : undefined;
   if (!artifact) throw errors.artifactNotFound(input.taskId, input.index);
   const expired = task.files_expired === 1 || (task.files_expire_at ?? '') <= deps.clock.now().toISOString();
   if (expired) throw errors.artifactExpired(input.taskId);

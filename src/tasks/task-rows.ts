@@ -1,46 +1,57 @@
 import type { CompiledQuery } from 'kysely';
-import type { ArtifactsTable, TasksTable, Tx } from '../db/index.ts';
+import type { ArtifactsTable, Db, TasksTable, Tx } from '../db/index.ts';
 
 /**
  * The reads every poll of an unfinished task and every download make: built and compiled once per
  * database handle and then only given their parameters (building a Kysely query costs more than SQLite's
- * indexed read itself).
+ * indexed read itself), and run at once where the handle allows it (`Db.readNow`).
  */
-const rowReads = new WeakMap<Tx, CompiledQuery<TasksTable>>();
-
-function rowRead(db: Tx): CompiledQuery<TasksTable> {
-  let compiled = rowReads.get(db);
-  if (!compiled) {
-    compiled = db.selectFrom('tasks').selectAll().where('id', '=', '').where('account_id', '=', '').compile();
-    rowReads.set(db, compiled);
-  }
-  return compiled;
+function compiledOnce<R>(build: (db: Tx) => CompiledQuery<R>): (db: Tx) => CompiledQuery<R> {
+  const compiled = new WeakMap<Tx, CompiledQuery<R>>();
+  return (db) => {
+    let query = compiled.get(db);
+    if (!query) {
+      query = build(db);
+      compiled.set(db, query);
+    }
+    return query;
+  };
 }
 
-/** The task row with this id and account, or undefined. */
-export async function taskRowOf(db: Tx, accountId: string, taskId: string): Promise<TasksTable | undefined> {
-  const { rows } = await db.executeQuery<TasksTable>({ ...rowRead(db), parameters: [taskId, accountId] });
-  return rows[0];
+const rowRead = compiledOnce((db) =>
+  db.selectFrom('tasks').selectAll().where('id', '=', '').where('account_id', '=', '').compile(),
+);
+
+const artifactRead = compiledOnce((db) =>
+  db.selectFrom('artifacts').selectAll().where('task_id', '=', '').where('idx', '=', 0).compile(),
+);
+
+/** The first row, at once when the handle can read it so (`Db.readNow`), else as a promise. */
+function firstRow<R>(
+  db: Db,
+  compiled: CompiledQuery<R>,
+  parameters: unknown[],
+): R | undefined | Promise<R | undefined> {
+  const query: CompiledQuery<R> = { ...compiled, parameters };
+  const rows = db.readNow<R>(query);
+  if (rows !== null) return rows[0];
+  return db.db.executeQuery<R>(query).then((result) => result.rows[0]);
 }
 
-const artifactReads = new WeakMap<Tx, CompiledQuery<ArtifactsTable>>();
+/** The task row with this id and account, or undefined; a promise of it when it cannot be read at once. */
+export function taskRowOf(
+  db: Db,
+  accountId: string,
+  taskId: string,
+): TasksTable | undefined | Promise<TasksTable | undefined> {
+  return firstRow(db, rowRead(db.db), [taskId, accountId]);
+}
 
-/** The result file `idx` of a task, or undefined. */
-export async function artifactRowOf(
-  db: Tx,
+/** The result file `idx` of a task, or undefined (or a promise of it, as `taskRowOf`). */
+export function artifactRowOf(
+  db: Db,
   taskId: string,
   idx: number,
-): Promise<ArtifactsTable | undefined> {
-  let compiled = artifactReads.get(db);
-  if (!compiled) {
-    compiled = db
-      .selectFrom('artifacts')
-      .selectAll()
-      .where('task_id', '=', '')
-      .where('idx', '=', 0)
-      .compile();
-    artifactReads.set(db, compiled);
-  }
-  const { rows } = await db.executeQuery<ArtifactsTable>({ ...compiled, parameters: [taskId, idx] });
-  return rows[0];
+): ArtifactsTable | undefined | Promise<ArtifactsTable | undefined> {
+  return firstRow(db, artifactRead(db.db), [taskId, idx]);
 }

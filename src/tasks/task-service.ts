@@ -27,6 +27,7 @@ import type { TaskTelemetry } from '../observability/index.ts';
 import { activeTaskCount, mustBeAffordable } from './affordability.ts';
 import type { FinalTaskViews } from './final-task-views.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from './idempotency.ts';
+import { LiveTaskViews } from './live-task-views.ts';
 import { taskRowOf } from './task-rows.ts';
 import { type TaskView, toTaskView } from './task-view.ts';
 import { isFinal, jobIdOf, markCanceled, TASKS_CHANNEL } from './transitions.ts';
@@ -89,6 +90,7 @@ export interface TaskServiceDeps {
 /** Accepting, pricing, reading, listing and canceling tasks (reference "General", CONTRACT §3–§5). */
 export class TaskService {
   readonly #deps: TaskServiceDeps;
+  readonly #liveViews = new LiveTaskViews();
 
   constructor(deps: TaskServiceDeps) {
     this.#deps = deps;
@@ -316,11 +318,19 @@ export class TaskService {
 
   /**
    * GET /v1/tasks/{id} as JSON text: a finished task's text is kept, so polling it costs no query and no
-   * serialisation. `final` tells the route whether to ask for another poll.
+   * serialisation; an unfinished task's row is read and its text kept for as long as its `revision` stays.
+   * `final` tells the route whether to ask for another poll.
    */
   async poll(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<{ json: string; final: boolean }> {
-    const { view, json } = await this.#read(principal, taskId, lang);
-    return { json: json ?? JSON.stringify(view), final: isFinal(view.status) };
+    const now = this.#deps.clock.now();
+    const kept = this.#deps.finalViews.find(principal, taskId, lang, now.getTime());
+    if (kept) return { json: kept.json, final: true };
+    // Read at once where the database allows it: the hot path of a client polling a running task.
+    const read = taskRowOf(this.#deps.db, principal.accountId, taskId);
+    const row = this.#own(principal, taskId, read instanceof Promise ? await read : read);
+    if (!isFinal(row.status)) return { json: this.#liveViews.json(row, lang, now), final: false };
+    const { view, json } = await this.#viewOf(row, lang, now);
+    return { json: json ?? JSON.stringify(view), final: true };
   }
 
   /**
@@ -358,7 +368,10 @@ export class TaskService {
 
   /** The caller's task row; another account's, or a model a restricted key may not use, is 404. */
   async #ownRow(principal: KeyPrincipal, taskId: string): Promise<TasksTable> {
-    const row = await taskRowOf(this.#deps.db.db, principal.accountId, taskId);
+    return this.#own(principal, taskId, await taskRowOf(this.#deps.db, principal.accountId, taskId));
+  }
+
+  #own(principal: KeyPrincipal, taskId: string, row: TasksTable | undefined): TasksTable {
     if (!row || !mayUseModel(principal, row.model)) throw errors.taskNotFound(taskId);
     return row;
   }
@@ -370,9 +383,9 @@ export class TaskService {
         ? await this.#deps.db.db.selectFrom('artifacts').selectAll().where('task_id', '=', row.id).execute()
         : [];
     const view = toTaskView(row, artifacts, lang, now);
-    return isFinal(row.status)
-      ? this.#deps.finalViews.remember(row.account_id, lang, view)
-      : { view, json: null };
+    if (!isFinal(row.status)) return { view, json: null };
+    this.#liveViews.forget(row.id);
+    return this.#deps.finalViews.remember(row.account_id, lang, view);
   }
 
   /** GET /v1/tasks: newest first, keyset pagination on the time-ordered id. */
