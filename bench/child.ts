@@ -29,9 +29,14 @@ const STARTUP_TIMEOUT_MS = 30_000;
  * The V8 flags the service runs with (`npm start`, `npm run worker`; a unit test keeps the two the same),
  * given to every bench server, landmarks included, so each is measured as it would run. V8 sizes the young
  * generation from the machine's memory: 32 MiB semi-spaces here, whose scavenges were slower and far
- * longer (p99 of a poll 22 ms instead of 2 ms, docs/performance.md) than with 8 MiB.
+ * longer (p99 of a poll 22 ms instead of 2 ms, docs/performance.md) than with 8 MiB. Allocation-site
+ * pretenuring sometimes decided, under load, to allocate the HTTP objects of every request in the old
+ * generation: half the runs of a server then stayed a third slower to their end.
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
+export const SERVICE_NODE_FLAGS: readonly string[] = [
+  '--max-semi-space-size=8',
+  '--no-allocation-site-pretenuring',
+];
 
 /**
  * Starts `bench/servers/<name>.ts` in its own Node process (same Node binary as the parent) and waits for
