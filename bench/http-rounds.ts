@@ -18,6 +18,8 @@ export interface HttpMeasurement {
   /** Median of the rounds' p50 and the highest of their p99 (wrk's percentiles cannot be merged). */
   p50: number;
   p99: number;
+  /** Each round's p99, in the order the rounds ran. */
+  roundP99s: number[];
   /** Response bytes per second over all measured rounds. */
   bytesPerSecond: number;
   /** Failed requests (socket errors, timeouts, non-2xx/3xx) of the warm-up and the measured rounds. */
@@ -104,6 +106,7 @@ export function summarizeRounds(
     roundRates: rounds.map((r) => (r.outcome.seconds > 0 ? r.outcome.ok / r.outcome.seconds : 0)),
     p50: p50s.length === 0 ? 0 : (p50s[Math.floor((p50s.length - 1) / 2)] ?? 0),
     p99: Math.max(0, ...rounds.map((r) => r.outcome.p99)),
+    roundP99s: rounds.map((r) => r.outcome.p99),
     bytesPerSecond: seconds > 0 ? bytes / seconds : 0,
     failures: warmupFailures + rounds.reduce((sum, r) => sum + r.outcome.failures, 0),
     generatorCores: Math.max(0, ...rounds.map((r) => r.outcome.generatorCores)),

@@ -47,6 +47,7 @@ test('summarizeRounds: rate over all rounds, median p50, worst p99, failures wit
   );
   assert.equal(m.rate, 6000 / 4);
   assert.deepEqual(m.roundRates, [1000, 3000, 1000]);
+  assert.deepEqual(m.roundP99s, [5, 9, 7]);
   assert.equal(m.p50, 2);
   assert.equal(m.p99, 9);
   assert.equal(m.failures, 4 + 3);
