@@ -46,6 +46,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   'src/db/migrations/0015-tasks-by-account-id.ts':
     '305e4a757764bf0c495f31a82e65d639d9b0a4acbbc33b68502130830b7014be',
   'src/db/migrations/0016-epochs.ts': '7097e30d7186c8da4cf189f77e7e88f9899d5436c879addef724dedaf37972a3',
+  'src/db/migrations/0017-drop-tasks-account-created.ts':
+    'f3c88e884c6562f755c554accac9275bcc6d1f1c494332ecafd5092f1d6b534c',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',
