@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createDb, migrateToLatest } from './connect.ts';
+
+// The checkpoint thread (checkpointer.ts) copies committed pages from the WAL into the database file on
+// its own: SQLite's own checkpoint waits for 4,000 pages, so without the thread these few writes would stay
+// in the WAL and the database file would not grow.
+
+test('the checkpoint thread copies committed writes from the WAL into the database file', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-checkpoint-'));
+  const file = path.join(dir, 'c.db');
+  const db = createDb(`sqlite:${file}`);
+  try {
+    await migrateToLatest(db);
+    await sleep(600);
+    const before = fs.statSync(file).size;
+    const rows = Array.from({ length: 300 }, (_, i) => ({ name: `k${i}-${'x'.repeat(1000)}`, value: i }));
+    await db.db.insertInto('epochs').values(rows).execute();
+    const deadline = Date.now() + 5_000;
+    while (fs.statSync(file).size <= before && Date.now() < deadline) await sleep(50);
+    assert.ok(fs.statSync(file).size > before + 200_000, 'about 300 KB of rows reached the database file');
+  } finally {
+    await db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
