@@ -1,5 +1,5 @@
 import type { Db } from '../db/index.ts';
-import { BoundedMap } from '../lib/index.ts';
+import { BoundedMap, oncePerTurn } from '../lib/index.ts';
 import { hashKey, KEYS_CHANNEL, type KeyPrincipal, looksLikeKey, principalOfHash } from './keys.ts';
 
 /** How long a cached key is trusted without any news (milliseconds). */
@@ -44,9 +44,8 @@ export class KeyAuthenticator {
   /** The `keys` epoch the cached entries were read under (SQLite). */
   #epoch: number | null = null;
   #unlisten: (() => Promise<void>) | null = null;
-  /** Whether the epoch was read in this turn of the event loop, and when. */
-  #epochRead = false;
-  #epochReadAt = 0;
+  /** The `keys` epoch, read once per turn of the event loop (`oncePerTurn`); null on PostgreSQL. */
+  readonly #keysEpoch: () => number | null;
 
   constructor(db: Db, options: KeyCacheOptions = {}) {
     this.#db = db;
@@ -54,6 +53,7 @@ export class KeyAuthenticator {
     this.#ttlMs = sqlite ? (options.epochTtlMs ?? 60_000) : (options.notifiedTtlMs ?? 1_000);
     this.#entries = new BoundedMap(options.maxEntries ?? 10_000);
     this.#now = options.now ?? (() => performance.now());
+    this.#keysEpoch = sqlite ? oncePerTurn(() => db.readEpoch('keys'), { now: this.#now }) : () => null;
   }
 
   /** Starts listening for revocations; until then nothing is cached. */
@@ -77,25 +77,13 @@ export class KeyAuthenticator {
   }
 
   /**
-   * Reads the `keys` epoch once per turn of the event loop: every request handled in a turn arrived
-   * before the turn began, so a read during the turn still comes after each of their arrivals, and a
-   * revocation committed before a request arrived is always seen. Under load one read serves the many
-   * requests of a turn. (A turn that polls more than once, past 1,024 ready sockets, could take in a
-   * request after the read: a read older than a millisecond is made again.)
+   * Drops the cache when the `keys` epoch moved. Read once per turn of the event loop: every request
+   * handled in a turn arrived before the turn began, so a revocation committed before a request arrived
+   * is always seen, and under load one read serves the many requests of a turn.
    */
   #checkEpoch(): void {
-    const now = this.#now();
-    if (this.#epochRead && now - this.#epochReadAt < 1) return;
-    const epoch = this.#db.readEpoch('keys');
-    if (epoch === null) return;
-    this.#epochReadAt = now;
-    if (!this.#epochRead) {
-      this.#epochRead = true;
-      setImmediate(() => {
-        this.#epochRead = false;
-      });
-    }
-    if (epoch !== this.#epoch) {
+    const epoch = this.#keysEpoch();
+    if (epoch !== null && epoch !== this.#epoch) {
       this.forget();
       this.#epoch = epoch;
     }

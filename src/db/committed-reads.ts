@@ -1,6 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
-import { BoundedMap } from '../lib/index.ts';
+import { BoundedMap, oncePerTurn } from '../lib/index.ts';
 
 /** Read results kept at most. (A task row is about a kilobyte.) */
 const DEFAULT_CAPACITY = 5_000;
@@ -52,40 +52,27 @@ export function countedStatements(sqlite: SqliteDatabase.Database): CountedState
  *   Kysely, which waits for the commit;
  * - a kept result is dropped with all the others as soon as this handle hands out a statement that may
  *   write (`CountedStatements.writes`): this process's own changes are seen by its very next read;
- * - other processes' commits move SQLite's `data_version`, read once per turn of the event loop (and again
- *   when the last read is over a millisecond old, as the key cache reads its epoch): every request handled
- *   in a turn arrived before the turn began, so a change committed before a request arrived is seen.
+ * - other processes' commits move SQLite's `data_version`, read once per turn of the event loop
+ *   (`oncePerTurn`, as the key cache reads its epoch), so a change committed before a request arrived is
+ *   seen.
  * The rows given out are frozen: they are shared by every later read until a change.
  */
 export function committedReads(
   sqlite: SqliteDatabase.Database,
   statements: CountedStatements,
-  options: { capacity?: number; now?: () => number } = {},
+  capacity: number = DEFAULT_CAPACITY,
 ): <R>(query: CompiledQuery<R>) => R[] | null {
-  const capacity = options.capacity ?? DEFAULT_CAPACITY;
-  const now = options.now ?? (() => performance.now());
-  const dataVersion = sqlite.prepare<[], number>('pragma data_version').pluck();
+  const statement = sqlite.prepare<[], number>('pragma data_version').pluck();
+  const dataVersion = oncePerTurn(() => statement.get() ?? 0);
   const kept = new BoundedMap<string, unknown[]>(capacity);
   let keptVersion = -1;
   let keptWrites = -1;
-  let readThisTurn = false;
-  let readAt = 0;
 
   const stillValid = (): void => {
-    const at = now();
-    if (!readThisTurn || at - readAt >= 1) {
-      const version = dataVersion.get() ?? 0;
-      readAt = at;
-      if (!readThisTurn) {
-        readThisTurn = true;
-        setImmediate(() => {
-          readThisTurn = false;
-        });
-      }
-      if (version !== keptVersion) {
-        kept.clear();
-        keptVersion = version;
-      }
+    const version = dataVersion();
+    if (version !== keptVersion) {
+      kept.clear();
+      keptVersion = version;
     }
     if (statements.writes !== keptWrites) {
       kept.clear();
