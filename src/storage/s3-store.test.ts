@@ -6,8 +6,9 @@ import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { s3rverCredentials, startS3rver, type TestS3rver } from '../../test/s3rver.ts';
 import type { BlobInfo } from './blob-store.ts';
 import { createBlobStore } from './index.ts';
-import { S3Store, StorageError } from './s3-store.ts';
+import { S3Store } from './s3-store.ts';
 import { parseS3Url } from './s3-url.ts';
+import { StorageError } from './storage-error.ts';
 
 const MIB = 1024 * 1024;
 

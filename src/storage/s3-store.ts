@@ -16,8 +16,6 @@ import type { BlobInfo, BlobStore, ByteRange } from './blob-store.ts';
 import type { S3Location } from './s3-url.ts';
 import { StorageError } from './storage-error.ts';
 
-export { StorageError };
-
 /** Tuning of an S3Store; the defaults suit production. */
 export interface S3StoreOptions {
   /** Multipart part size in bytes (S3's minimum is 5 MiB). Default 8 MiB. */

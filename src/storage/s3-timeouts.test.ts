@@ -3,8 +3,9 @@ import net from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { createBlobStore } from './index.ts';
-import { S3Store, StorageError } from './s3-store.ts';
+import { S3Store } from './s3-store.ts';
 import { parseS3Url } from './s3-url.ts';
+import { StorageError } from './storage-error.ts';
 
 /** An "S3 server" that accepts connections and reads requests but never answers. */
 async function silentServer(): Promise<{ port: number; close: () => Promise<void> }> {
