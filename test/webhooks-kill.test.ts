@@ -3,6 +3,9 @@
  * tasks whose events go to a receiver that is down; the process is killed with pending deliveries, the
  * receiver comes up, a new process starts on the same database and delivers every event, each under the
  * webhook-id it was queued with, signed with the endpoint's secret.
+ *
+ * "Down" is a receiver that answers 503, not a closed port: a port released by this test could be taken
+ * by another test file's server running beside it, which would then accept the deliveries.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -37,7 +40,8 @@ describe('kill -9 with pending webhook deliveries', () => {
     const children: Server[] = [];
     try {
       t = await startTestApp({ worker: false });
-      const hookPort = await freePort();
+      let up = false;
+      receiver = await startReceiver(() => (up ? { status: 200 } : { status: 503 }));
       const apiPort = await freePort();
       const env = {
         DATABASE_URL: t.container.config.databaseUrl,
@@ -55,7 +59,7 @@ describe('kill -9 with pending webhook deliveries', () => {
       const first = await startServer(env);
       children.push(first);
       const account = await t.account({ balanceMinor: 10_000_000 });
-      const hookUrl = `http://127.0.0.1:${hookPort}/hook`;
+      const hookUrl = receiver.url;
       const endpoint = await call(first, account.key, 'POST', '/v1/webhooks', {
         url: hookUrl,
         events: ['task.started', 'task.succeeded'],
@@ -83,10 +87,13 @@ describe('kill -9 with pending webhook deliveries', () => {
         JSON.stringify(queued.map((d) => d.state)),
       );
 
-      receiver = await startReceiver(undefined, hookPort);
+      const triedWhileDown = receiver.received.length;
+      assert.ok(triedWhileDown >= 6, `every event tried while down (${triedWhileDown})`);
+      up = true;
       children.push(await startServer(env));
       const done = await eventually(rows, (r) => r.every((d) => d.state === 'succeeded'), 60_000);
-      const got = new Map(receiver.received.map((r) => [r.headers['webhook-id'] as string, r]));
+      const delivered = receiver.received.slice(triedWhileDown);
+      const got = new Map(delivered.map((r) => [r.headers['webhook-id'] as string, r]));
       assert.deepEqual([...got.keys()].sort(), done.map((d) => d.id).sort(), 'each queued id arrived');
       const verifier = new Webhook(secret);
       for (const d of done) {
