@@ -48,6 +48,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   'src/db/migrations/0016-epochs.ts': '7097e30d7186c8da4cf189f77e7e88f9899d5436c879addef724dedaf37972a3',
   'src/db/migrations/0017-drop-tasks-account-created.ts':
     'f3c88e884c6562f755c554accac9275bcc6d1f1c494332ecafd5092f1d6b534c',
+  'src/db/migrations/0018-active-task-counts.ts':
+    'b7fc97b1c7727a815d3d681b4a61ebc61984a06442e277242865aef01c093ef2',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',

@@ -44,6 +44,17 @@ test('fillRows: accounts before tasks, balances match the transfers, ids in time
   assert.deepEqual([...ids].sort(), ids);
   assert.equal(tasks.filter((t) => t.status === 'queued' || t.status === 'running').length, 20);
   assert.equal(rows('jobs').length, 20);
+  // The active-task limit's counts are the unfinished tasks of each account.
+  for (const count of rows('active_task_counts')) {
+    const unfinished = tasks.filter(
+      (t) => t.account_id === count.account_id && (t.status === 'queued' || t.status === 'running'),
+    );
+    assert.equal(count.active, unfinished.length);
+  }
+  assert.equal(
+    rows('active_task_counts').reduce((s, c) => s + Number(c.active), 0),
+    20,
+  );
   const transfers = rows('transfers');
   for (const account of rows('accounts')) {
     const own = transfers.filter((t) => t.account_id === account.id);

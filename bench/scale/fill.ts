@@ -205,6 +205,8 @@ export async function fillRows(plan: FillPlan, sink: RowSink, nowMs = Date.now()
   /** The newest succeeded task of each account but the heavy one: what its client would still poll. */
   const lastSucceeded = new Map<number, string>();
   const running: FilledDatabase['running'] = [];
+  /** Unfinished tasks per account, for `active_task_counts`. */
+  const activeOf = new Map<number, number>();
   for (let i = 0; i < plan.size; i++) {
     const a = owner[i] ?? 0;
     const accountId = accountIds[a] as string;
@@ -273,6 +275,7 @@ export async function fillRows(plan: FillPlan, sink: RowSink, nowMs = Date.now()
       created_at: createdAt,
     });
     if (isActive) {
+      activeOf.set(a, (activeOf.get(a) ?? 0) + 1);
       await put('jobs', {
         id: jobIdOf(id),
         task_id: id,
@@ -323,6 +326,9 @@ export async function fillRows(plan: FillPlan, sink: RowSink, nowMs = Date.now()
       });
     }
     if (a === 0) heavyIds.push(id);
+  }
+  for (const [a, active] of activeOf) {
+    await put('active_task_counts', { account_id: accountIds[a] as string, model: MODEL, active });
   }
   await flush();
   return {

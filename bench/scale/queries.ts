@@ -46,7 +46,7 @@ function hotQueries(filled: FilledDatabase, accountId: string, keyHash: string):
     },
     {
       name: 'active-task count (create)',
-      sql: "select count(*) as n from tasks where account_id = $1 and model = $2 and status in ('queued', 'running')",
+      sql: 'select active from active_task_counts where account_id = $1 and model = $2',
       params: [accountId, 'model-3d'],
     },
     {

@@ -368,6 +368,7 @@ export interface Database {
   transfers: TransfersTable;
   model_settings: ModelSettingsTable;
   tasks: TasksTable;
+  active_task_counts: ActiveTaskCountsTable;
   jobs: JobsTable;
   artifacts: ArtifactsTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -386,6 +387,16 @@ export interface Database {
   topups: TopupsTable;
   test_payments: TestPaymentsTable;
   epochs: EpochsTable;
+}
+
+/**
+ * Unfinished (queued or running) tasks per account and model (migration 0018), kept in the transactions
+ * that create a task or move it to a final state; the active-task limit reads it.
+ */
+export interface ActiveTaskCountsTable {
+  account_id: string;
+  model: string;
+  active: number;
 }
 
 /** Change counters (migration 0016): `keys` goes up with every key revocation. */

@@ -10,19 +10,7 @@ import type { Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { balancesOf, spentToday } from '../ledger/index.ts';
 import { moscowDay } from '../lib/index.ts';
-import { ACTIVE_STATUSES } from './transitions.ts';
-
-/** Unfinished (queued or running) tasks of one model of an account. */
-export async function activeTaskCount(tx: Tx, accountId: string, model: string): Promise<number> {
-  const row = await tx
-    .selectFrom('tasks')
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .where('account_id', '=', accountId)
-    .where('model', '=', model)
-    .where('status', 'in', ACTIVE_STATUSES)
-    .executeTakeFirst();
-  return Number(row?.n ?? 0);
-}
+import { activeTaskCount } from './active-tasks.ts';
 
 /**
  * Throws what the hold would throw for a run of at least `floorMinor`: 429 too_many_active, 403

@@ -24,7 +24,8 @@ import { balancesOf, CURRENCY, hold } from '../ledger/index.ts';
 import { type Clock, moscowDay, uuidv7 } from '../lib/index.ts';
 import type { ModelService } from '../models/index.ts';
 import type { TaskTelemetry } from '../observability/index.ts';
-import { activeTaskCount, mustBeAffordable } from './affordability.ts';
+import { takeActivePlace } from './active-tasks.ts';
+import { mustBeAffordable } from './affordability.ts';
 import type { FinalTaskViews } from './final-task-views.ts';
 import { type CompleteClaim, type IdempotencyStore, requestHash } from './idempotency.ts';
 import { LiveTaskViews } from './live-task-views.ts';
@@ -279,10 +280,7 @@ export class TaskService {
     // Concurrent creations share one commit on SQLite (dialect.groupCommit), each in its own savepoint.
     await dialect.groupCommit(db, async (tx) => {
       await dialect.lockAccount(tx, principal.accountId);
-      const active = await activeTaskCount(tx, principal.accountId, prepared.model.key);
-      if (active >= prepared.maxActive) {
-        throw errors.tooManyActive(prepared.model.key, prepared.maxActive);
-      }
+      await takeActivePlace(tx, principal.accountId, prepared.model.key, prepared.maxActive);
       await hold(tx, {
         accountId: principal.accountId,
         keyId: principal.keyId,

@@ -6,6 +6,7 @@
 import type { TaskStatus, Tx } from '../db/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
 import { settle } from '../ledger/index.ts';
+import { giveBackActivePlace } from './active-tasks.ts';
 import { taskChanged } from './task-events.ts';
 
 export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'canceled'];
@@ -150,6 +151,7 @@ export async function markSucceeded(tx: Tx, taskId: string, success: Success, at
       .execute();
   }
   await settle(tx, taskId, 'capture', at);
+  await giveBackActivePlace(tx, row.account_id, row.model);
   await tx.deleteFrom('jobs').where('id', '=', jobIdOf(taskId)).execute();
   await taskChanged(tx, taskId, { type: 'task.succeeded', at }, row);
   return true;
@@ -171,6 +173,7 @@ async function endWithoutResult(
     .executeTakeFirst();
   if (row === undefined) return false;
   await settle(tx, taskId, 'void', at);
+  await giveBackActivePlace(tx, row.account_id, row.model);
   await tx.deleteFrom('jobs').where('id', '=', jobIdOf(taskId)).execute();
   const type = changes.status === 'failed' ? 'task.failed' : 'task.canceled';
   await taskChanged(tx, taskId, { type, at }, row);

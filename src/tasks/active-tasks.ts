@@ -1,0 +1,54 @@
+/**
+ * The active-task limit (429 too_many_active): unfinished (queued or running) tasks per account and model,
+ * kept as a count (`active_task_counts`, migration 0018) in the very transactions that change it, so the
+ * check is one row instead of a walk over every unfinished task. A creation takes a place and checks the
+ * new count in one statement; the move to a final state gives it back (`transitions.ts`). A creation that
+ * is refused later in its transaction (money, daily limit) rolls its place back with everything else.
+ */
+import type { Tx } from '../db/index.ts';
+import { errors } from '../errors.ts';
+
+/** Unfinished tasks of one model of an account, as counted. */
+export async function activeTaskCount(tx: Tx, accountId: string, model: string): Promise<number> {
+  const row = await tx
+    .selectFrom('active_task_counts')
+    .select('active')
+    .where('account_id', '=', accountId)
+    .where('model', '=', model)
+    .executeTakeFirst();
+  return Number(row?.active ?? 0);
+}
+
+/**
+ * Counts one more unfinished task of `model`; throws 429 too_many_active (and the caller's transaction
+ * must roll back) when that would pass `maxActive`. Runs under the account lock, so two creations never
+ * both take the last place.
+ */
+export async function takeActivePlace(
+  tx: Tx,
+  accountId: string,
+  model: string,
+  maxActive: number,
+): Promise<void> {
+  const row = await tx
+    .insertInto('active_task_counts')
+    .values({ account_id: accountId, model, active: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'model'])
+        .doUpdateSet((eb) => ({ active: eb('active_task_counts.active', '+', 1) })),
+    )
+    .returning('active')
+    .executeTakeFirstOrThrow();
+  if (Number(row.active) > maxActive) throw errors.tooManyActive(model, maxActive);
+}
+
+/** One unfinished task of `model` fewer: in the transaction that moved it to a final state. */
+export async function giveBackActivePlace(tx: Tx, accountId: string, model: string): Promise<void> {
+  await tx
+    .updateTable('active_task_counts')
+    .set((eb) => ({ active: eb('active', '-', 1) }))
+    .where('account_id', '=', accountId)
+    .where('model', '=', model)
+    .execute();
+}
