@@ -1,4 +1,5 @@
 export { createDb, type Db, migrateToLatest } from './connect.ts';
 export { type DialectCapabilities, notifyOnCommit, type Tx } from './dialect.ts';
 export { isNulInText, isUniqueViolation, UniqueViolation } from './errors.ts';
+export { insertRow } from './insert-row.ts';
 export type * from './schema.ts';

@@ -9,7 +9,7 @@
  */
 
 import { sql } from 'kysely';
-import type { LedgerEntriesTable, Tx } from '../db/index.ts';
+import { insertRow, type LedgerEntriesTable, type Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { uuidv7 } from '../lib/index.ts';
 
@@ -53,7 +53,7 @@ async function appendEntry(
   entry: Omit<LedgerEntry, 'id'> & { account_id: string },
 ): Promise<LedgerEntry> {
   const row = { id: uuidv7(entry.created_at ? Date.parse(entry.created_at) : Date.now()), ...entry };
-  await tx.insertInto('ledger_entries').values(row).execute();
+  await insertRow(tx, 'ledger_entries', row);
   const { account_id: _account, ...rest } = row;
   return rest;
 }
@@ -136,18 +136,15 @@ export async function hold(tx: Tx, input: HoldInput): Promise<void> {
     throw errors.insufficientFunds(input.amountMinor, balances.availableMinor);
   }
   const at = input.at.toISOString();
-  await tx
-    .insertInto('transfers')
-    .values({
-      id: input.taskId,
-      account_id: input.accountId,
-      key_id: input.keyId,
-      amount_minor: input.amountMinor,
-      status: 'pending',
-      created_at: at,
-      settled_at: null,
-    })
-    .execute();
+  await insertRow(tx, 'transfers', {
+    id: input.taskId,
+    account_id: input.accountId,
+    key_id: input.keyId,
+    amount_minor: input.amountMinor,
+    status: 'pending',
+    created_at: at,
+    settled_at: null,
+  });
   await tx
     .updateTable('accounts')
     .set({ held_minor: sql`held_minor + ${input.amountMinor}` })

@@ -10,7 +10,7 @@ import {
   type Violation,
   validateSettings,
 } from '../catalog/index.ts';
-import type { Db, TaskStatus, TasksTable } from '../db/index.ts';
+import { type Db, insertRow, type TaskStatus, type TasksTable } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import {
   assertWebhookUrl,
@@ -180,13 +180,17 @@ export class TaskService {
       {
         accountId: principal.accountId,
         key: idempotencyKey,
-        hash: requestHash('POST /v1/tasks', {
-          model: request.model,
-          settings: request.settings,
-          // Only when given, so the hashes of requests without a webhook stay what they were.
-          ...(request.webhook_url === undefined ? {} : { webhook_url: request.webhook_url }),
-          ...(request.webhook_events === undefined ? {} : { webhook_events: request.webhook_events }),
-        }),
+        // Compared only under a key: a request without one is not hashed at all.
+        hash:
+          idempotencyKey === null
+            ? ''
+            : requestHash('POST /v1/tasks', {
+                model: request.model,
+                settings: request.settings,
+                // Only when given, so the hashes of requests without a webhook stay what they were.
+                ...(request.webhook_url === undefined ? {} : { webhook_url: request.webhook_url }),
+                ...(request.webhook_events === undefined ? {} : { webhook_events: request.webhook_events }),
+              }),
       },
       {
         replay: async (taskId, status) => ({
@@ -291,18 +295,15 @@ export class TaskService {
           ? {}
           : { keyLimit: { limitMinor: principal.dailyLimitMinor, dayStart: moscowDay(now).start } }),
       });
-      await tx.insertInto('tasks').values(row).execute();
-      await tx
-        .insertInto('jobs')
-        .values({
-          id: jobIdOf(taskId),
-          task_id: taskId,
-          run_at: now.toISOString(),
-          locked_by: null,
-          locked_until: null,
-          attempts: 0,
-        })
-        .execute();
+      await insertRow(tx, 'tasks', row);
+      await insertRow(tx, 'jobs', {
+        id: jobIdOf(taskId),
+        task_id: taskId,
+        run_at: now.toISOString(),
+        locked_by: null,
+        locked_until: null,
+        attempts: 0,
+      });
       await completeClaim?.(tx, 202, taskId);
       await dialect.notify(tx, TASKS_CHANNEL);
     });
