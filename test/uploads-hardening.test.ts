@@ -129,9 +129,10 @@ describe('upload hardening', () => {
     });
     const grownMb = (peak - before) / 1024 / 1024;
     process.stdout.write(`# 90 MB upload as application/json: memory peak +${grownMb.toFixed(1)} MB\n`);
-    // Parsed in memory the body is held whole while it arrives (270 MB measured); streamed, only the
-    // chunks in flight and those freed since the last sample (15 to 21 MB measured).
-    assert.ok(grownMb < 64, `memory grew by ${grownMb.toFixed(1)} MB`);
+    // Parsed in memory the body is held whole while it arrives: at least its own 90 MB (270 MB measured).
+    // Streamed, only the chunks in flight and those freed since the last sample: 15 to 21 MB measured,
+    // once 65 MB on a machine busy with other test files, where collections lag behind the socket.
+    assert.ok(grownMb < 90, `memory grew by ${grownMb.toFixed(1)} MB`);
     assert.equal(res.status, 201, JSON.stringify(res.json));
     assert.equal(res.json.size, 90 * 1024 * 1024);
   });
