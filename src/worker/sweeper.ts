@@ -79,6 +79,8 @@ export class Sweeper {
       .selectFrom('tasks')
       .select('id')
       .where('files_expired', '=', 0)
+      // The condition of the partial index (migration 0019), named so every engine takes it.
+      .where('files_expire_at', 'is not', null)
       .where('files_expire_at', '<=', now)
       .limit(batch)
       .execute();
