@@ -50,8 +50,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     'f3c88e884c6562f755c554accac9275bcc6d1f1c494332ecafd5092f1d6b534c',
   'src/db/migrations/0018-active-task-counts.ts':
     'b7fc97b1c7727a815d3d681b4a61ebc61984a06442e277242865aef01c093ef2',
-  'src/db/migrations/0019-partial-task-indexes.ts':
-    '92bd5f7b1af583d14829bf0f0e4b38756ee8f91527c5516ddf9587b04013d8c8',
+  'src/db/migrations/0019-partial-indexes.ts':
+    '7ae579fffce243fe909cc9bc6ad03dbdd6349e7d9a3f199481cf6d67fbd0b98b',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',
