@@ -28,4 +28,23 @@ describe('credits once per reference', () => {
     assert.match(russian.json().error.message, /[а-я]/);
     assert.equal((await balances(t, id)).balance_minor, 50_000);
   });
+
+  test('the same reference sent ten times at once credits once (the partial unique index holds)', async () => {
+    const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Race' })).json().id as string;
+    const url = `/admin/v1/accounts/${id}/credits`;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => t.admin('POST', url, { amount_minor: 12_345, reference: 'race-1' })),
+    );
+    const codes = answers.map((a) => a.statusCode).sort();
+    assert.deepEqual(codes, [200, 200, 200, 200, 200, 200, 200, 200, 200, 201], answers[0]?.body);
+    assert.equal(new Set(answers.map((a) => a.json().id)).size, 1);
+    const entries = await t.container.db.db
+      .selectFrom('ledger_entries')
+      .select('id')
+      .where('account_id', '=', id)
+      .where('reference', '=', 'race-1')
+      .execute();
+    assert.equal(entries.length, 1);
+    assert.equal((await balances(t, id)).balance_minor, 12_345);
+  });
 });
