@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -161,11 +162,21 @@ interface CacheEntry {
   fillSeconds: number;
 }
 
+/** What a kept template was made by: the migrations' names and the fill's source. */
+function templateDigest(): string {
+  return createHash('sha256')
+    .update(Object.keys(migrations).join('\n'))
+    .update(fs.readFileSync(new URL('./fill.ts', import.meta.url)))
+    .digest('hex')
+    .slice(0, 12);
+}
+
 /**
  * A filled database of `plan.size` tasks. With `cacheDir` (BENCH_SCALE_CACHE), the first fill is kept as
- * a template (a file copy on SQLite, a template database on PostgreSQL, named after the migrations' count
- * so a new migration makes a new one) and later runs clone it: the bench changes its database (creations,
- * the worker), the template stays as filled.
+ * a template (a file copy on SQLite, a template database on PostgreSQL, named after a digest of the
+ * migrations' names and of the fill's code, so a new or renamed migration or another fill makes a new one)
+ * and later runs clone it: the bench changes its database (creations, the worker), the template stays as
+ * filled.
  */
 export async function prepareDatabase(
   engine: Engine,
@@ -176,7 +187,7 @@ export async function prepareDatabase(
 ): Promise<PreparedDatabase> {
   const label = `${engine}${plan.size}`;
   const database = await createScaleDatabase(engine, label, dir, pgUrl);
-  const version = `${label}_m${Object.keys(migrations).length}`;
+  const version = `${label}_${templateDigest()}`;
   const meta = cacheDir === null ? null : path.join(cacheDir, `${version}.json`);
   const templateFile = cacheDir === null ? null : path.join(cacheDir, `${version}.db`);
   const templateDb = `gta_bench_scale_tpl_${version}`;
