@@ -222,7 +222,8 @@ function validateResponses(app: FastifyInstance): void {
 
 /**
  * For every account: the balance counters equal the sums of its ledger entries and of its transfers,
- * and available = credited − captured − held (issue 3: checked after every test).
+ * and available = credited − captured − held (issue 3: checked after every test); and the kept
+ * active-task counts equal its unfinished tasks of each model (migration 0018).
  */
 export async function assertLedgerInvariant(container: Container): Promise<void> {
   // One snapshot (SQLite's transactions always are; PostgreSQL's need repeatable read): read separately,
@@ -230,7 +231,26 @@ export async function assertLedgerInvariant(container: Container): Promise<void>
   await container.db.db
     .transaction()
     .setIsolationLevel('repeatable read')
-    .execute((db) => checkLedger(db));
+    .execute(async (db) => {
+      await checkLedger(db);
+      await checkActiveCounts(db);
+    });
+}
+
+async function checkActiveCounts(db: Kysely<Database>): Promise<void> {
+  const counted = await db
+    .selectFrom('tasks')
+    .select((eb) => ['account_id', 'model', eb.fn.countAll<number | string>().as('n')])
+    .where('status', 'in', ['queued', 'running'])
+    .groupBy(['account_id', 'model'])
+    .execute();
+  const kept = await db.selectFrom('active_task_counts').selectAll().where('active', '<>', 0).execute();
+  const key = (r: { account_id: string; model: string }): string => `${r.account_id} ${r.model}`;
+  assert.deepEqual(
+    Object.fromEntries(kept.map((r) => [key(r), Number(r.active)])),
+    Object.fromEntries(counted.map((r) => [key(r), Number(r.n)])),
+    'active_task_counts equal the unfinished tasks',
+  );
 }
 
 async function checkLedger(db: Kysely<Database>): Promise<void> {
