@@ -12,8 +12,7 @@ import { LIBRARY_WAIT_MS, type LibraryGenerator } from '../generators/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
 import type { ModelService } from '../models/index.ts';
-import type { DownloadAllowance } from '../tasks/index.ts';
-import { type CompleteClaim, type IdempotencyStore, requestHash } from '../tasks/index.ts';
+import type { CompleteClaim, DownloadAllowance, IdempotencyStore } from '../tasks/index.ts';
 import { askGenerator, learned } from './ask-generator.ts';
 import { limitsOf } from './limits.ts';
 import { stepAsker } from './polled-steps.ts';
@@ -197,7 +196,8 @@ export class LibraryService {
       {
         accountId: principal.accountId,
         key: idempotencyKey,
-        hash: requestHash(`POST ${libraryPath(decl)}`, body),
+        scope: `POST ${libraryPath(decl)}`,
+        body,
         // A creation may wait for the generator up to its timeout: the key stays locked as long.
         lockMs: LIBRARY_WAIT_MS + 60_000,
       },

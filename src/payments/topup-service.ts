@@ -13,7 +13,7 @@ import { errors } from '../errors.ts';
 import { credit } from '../ledger/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
-import { type IdempotencyStore, requestHash } from '../tasks/index.ts';
+import type { IdempotencyStore } from '../tasks/index.ts';
 import { type PaymentProvider, type ProviderPayment, ProviderUnavailable } from './provider.ts';
 import { pageOf, view } from './topup-list.ts';
 
@@ -90,7 +90,7 @@ export class TopupService {
     if (person && person.email_confirmed_at === null) throw errors.emailNotConfirmed();
     const request = { amount_minor: body.amount_minor, return_url: body.return_url };
     return this.#deps.idempotency.run<{ status: number; topup: TopupView; replayed: boolean }>(
-      { accountId, key: idempotencyKey, hash: requestHash('POST /v1/topups', request) },
+      { accountId, key: idempotencyKey, scope: 'POST /v1/topups', body: request },
       {
         replay: async (id, status) => ({
           status,

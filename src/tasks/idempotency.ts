@@ -165,24 +165,26 @@ export class IdempotencyStore {
   /**
    * Runs a creation under an optional Idempotency-Key: the finished original is replayed; otherwise
    * `create` runs with the hook that marks the key done inside its transaction, and a refused creation
-   * frees the key again.
+   * frees the key again. The request (`scope`, `body`) is hashed only under a key: without one there is
+   * nothing to compare it with.
    */
   async run<T>(
-    claim: { accountId: string; key: string | null; hash: string; lockMs?: number },
+    claim: { accountId: string; key: string | null; scope: string; body: unknown; lockMs?: number },
     handlers: {
       replay(resourceId: string, status: number): Promise<T>;
       create(complete: CompleteClaim | null): Promise<T>;
     },
   ): Promise<T> {
-    const claimed = claim.key
-      ? await this.claim(claim.accountId, claim.key, claim.hash, claim.lockMs ?? PROCESSING_LOCK_MS)
-      : null;
-    if (claimed?.kind === 'replay') return handlers.replay(claimed.resourceId, claimed.status);
+    const { accountId, key } = claim;
+    if (key === null) return handlers.create(null);
+    const hash = requestHash(claim.scope, claim.body);
+    const claimed = await this.claim(accountId, key, hash, claim.lockMs ?? PROCESSING_LOCK_MS);
+    if (claimed.kind === 'replay') return handlers.replay(claimed.resourceId, claimed.status);
     try {
-      return await handlers.create(claimed?.complete ?? null);
+      return await handlers.create(claimed.complete);
     } catch (error) {
-      if (error instanceof ClaimLost && claim.key) return this.#afterLoss(claim, claim.key, handlers);
-      await claimed?.release();
+      if (error instanceof ClaimLost) return this.#afterLoss({ accountId, hash }, key, handlers);
+      await claimed.release();
       throw error;
     }
   }

@@ -27,7 +27,7 @@ import type { TaskTelemetry } from '../observability/index.ts';
 import { takeActivePlace } from './active-tasks.ts';
 import { mustBeAffordable } from './affordability.ts';
 import type { FinalTaskViews } from './final-task-views.ts';
-import { type CompleteClaim, type IdempotencyStore, requestHash } from './idempotency.ts';
+import type { CompleteClaim, IdempotencyStore } from './idempotency.ts';
 import { LiveTaskViews } from './live-task-views.ts';
 import { taskRowOf } from './task-rows.ts';
 import { type TaskView, toTaskView } from './task-view.ts';
@@ -180,17 +180,14 @@ export class TaskService {
       {
         accountId: principal.accountId,
         key: idempotencyKey,
-        // Compared only under a key: a request without one is not hashed at all.
-        hash:
-          idempotencyKey === null
-            ? ''
-            : requestHash('POST /v1/tasks', {
-                model: request.model,
-                settings: request.settings,
-                // Only when given, so the hashes of requests without a webhook stay what they were.
-                ...(request.webhook_url === undefined ? {} : { webhook_url: request.webhook_url }),
-                ...(request.webhook_events === undefined ? {} : { webhook_events: request.webhook_events }),
-              }),
+        scope: 'POST /v1/tasks',
+        body: {
+          model: request.model,
+          settings: request.settings,
+          // Only when given, so the hashes of requests without a webhook stay what they were.
+          ...(request.webhook_url === undefined ? {} : { webhook_url: request.webhook_url }),
+          ...(request.webhook_events === undefined ? {} : { webhook_events: request.webhook_events }),
+        },
       },
       {
         replay: async (taskId, status) => ({

@@ -3,7 +3,7 @@
  * queued → running → succeeded (capture) | failed (void); queued | running → canceled (void).
  * Every change is conditional on the state it leaves, so a late or repeated call changes nothing.
  */
-import type { TaskStatus, Tx } from '../db/index.ts';
+import type { TaskStatus, TasksTable, Tx } from '../db/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
 import { settle } from '../ledger/index.ts';
 import { giveBackActivePlace } from './active-tasks.ts';
@@ -150,11 +150,24 @@ export async function markSucceeded(tx: Tx, taskId: string, success: Success, at
       )
       .execute();
   }
-  await settle(tx, taskId, 'capture', at);
-  await giveBackActivePlace(tx, row.account_id, row.model);
-  await tx.deleteFrom('jobs').where('id', '=', jobIdOf(taskId)).execute();
+  await leaveActive(tx, row, 'capture', at);
   await taskChanged(tx, taskId, { type: 'task.succeeded', at }, row);
   return true;
+}
+
+/**
+ * What every move out of queued/running does beside its row's change, in the same transaction: the hold
+ * captured or voided, the task's place under the active-task limit given back, its job removed.
+ */
+async function leaveActive(
+  tx: Tx,
+  row: Pick<TasksTable, 'id' | 'account_id' | 'model'>,
+  outcome: 'capture' | 'void',
+  at: Date,
+): Promise<void> {
+  await settle(tx, row.id, outcome, at);
+  await giveBackActivePlace(tx, row.account_id, row.model);
+  await tx.deleteFrom('jobs').where('id', '=', jobIdOf(row.id)).execute();
 }
 
 /** queued | running → a final state without a result, voiding the hold. False when it was already final. */
@@ -172,9 +185,7 @@ async function endWithoutResult(
     .returningAll()
     .executeTakeFirst();
   if (row === undefined) return false;
-  await settle(tx, taskId, 'void', at);
-  await giveBackActivePlace(tx, row.account_id, row.model);
-  await tx.deleteFrom('jobs').where('id', '=', jobIdOf(taskId)).execute();
+  await leaveActive(tx, row, 'void', at);
   const type = changes.status === 'failed' ? 'task.failed' : 'task.canceled';
   await taskChanged(tx, taskId, { type, at }, row);
   return true;
