@@ -11,7 +11,9 @@ import { type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
 import {
   assertCapturedOnce,
   assertNoUpstreamUrl,
+  deleteRecordAndSweep,
   startChannelApp,
+  sweepAgain,
   until,
   uploadMp3,
 } from './providers-kit.ts';
@@ -227,6 +229,46 @@ describe('music styles', () => {
     } finally {
       fake.trainingOutcome = 'completed';
     }
+  });
+});
+
+describe('deleted records (their copies at ElevenLabs)', () => {
+  test('deleting a cloned voice deletes it at ElevenLabs; a 503 there is asked again later', async () => {
+    const id = await cloneVoice('Short-lived');
+    const upstream = [...fake.voices.keys()].at(-1) ?? '';
+    fake.failures.add(
+      { status: 503, body: { detail: { status: 'service_unavailable', message: 'busy' } } },
+      1,
+      /^\/v1\/voices\/voice/,
+    );
+    assert.equal(await deleteRecordAndSweep(t, account.key, `/v1/models/voice/voices/${id}`), 0);
+    assert.ok(fake.voices.has(upstream), 'ElevenLabs answered 503: the voice is still there');
+    assert.equal(await sweepAgain(t, id), 1);
+    assert.ok(!fake.voices.has(upstream), 'the voice is gone at ElevenLabs');
+    const deletes = fake.calls.filter((c) => c.method === 'DELETE');
+    assert.equal(deletes.at(-1)?.path, `/v1/voices/${upstream}`);
+    assert.equal(deletes.at(-1)?.apiKey, KEY);
+  });
+
+  test('deleting a music style deletes its finetune; one ElevenLabs forgot already is done with', async () => {
+    const track = await uploadMp3(t, account.key, 'style-track-gone');
+    const created = await t.call(account.key, 'POST', '/v1/models/music-styles/styles', {
+      name: 'Gone piano',
+      track_urls: [track],
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const upstream = [...fake.finetunes.keys()].at(-1) ?? '';
+    const path = `/v1/models/music-styles/styles/${created.json().id}`;
+    assert.equal(await deleteRecordAndSweep(t, account.key, path), 1);
+    assert.ok(!fake.finetunes.has(upstream), 'the finetune is gone at ElevenLabs');
+    assert.equal(
+      fake.calls.filter((c) => c.method === 'DELETE').at(-1)?.path,
+      `/v1/music/finetunes/${upstream}`,
+    );
+
+    const voice = await cloneVoice('Forgotten');
+    fake.voices.delete([...fake.voices.keys()].at(-1) ?? '');
+    assert.equal(await deleteRecordAndSweep(t, account.key, `/v1/models/voice/voices/${voice}`), 1);
   });
 });
 

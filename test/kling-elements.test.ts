@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type KlingWorld, startKlingWorld } from './fakes/kling-kit.ts';
 import { expectError, waitForFinal } from './helpers.ts';
-import { assertNoUpstreamUrl } from './providers-kit.ts';
+import { assertNoUpstreamUrl, deleteRecordAndSweep, sweepAgain } from './providers-kit.ts';
 
 let w: KlingWorld;
 
@@ -121,4 +121,23 @@ test('a busy Kling (429) answers 503 sg_unavailable; nothing is saved', async ()
   expectError(res, 503, 'sg_unavailable');
   const list = await w.t.call(w.account.key, 'GET', ELEMENTS);
   assert.ok(!JSON.stringify(list.json().elements).includes('"Busy"'));
+});
+
+test('deleting an element deletes it at Kling (delete-elements); a 5xx there is asked again later', async () => {
+  const res = await w.t.call(w.account.key, 'POST', ELEMENTS, {
+    name: 'Short-lived',
+    tag: 'object',
+    image_urls: [w.files.front],
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  const elementId = [...w.fake.tasks.values()].filter((t) => t.kind === 'element').at(-1)?.elementId ?? '';
+  const owned = (): boolean => [...w.fake.elements.values()].some((set) => set.has(elementId));
+  assert.ok(owned());
+  w.fake.fail('5xx');
+  assert.equal(await deleteRecordAndSweep(w.t, w.account.key, `${ELEMENTS}/${res.json().id}`), 0);
+  assert.ok(owned(), 'Kling answered 500: the element is still there');
+  assert.equal(await sweepAgain(w.t, res.json().id), 1);
+  assert.ok(!owned(), 'the element is gone at Kling');
+  const deletes = w.fake.calls.filter((c) => c.path === '/v1/general/delete-elements');
+  assert.deepEqual(deletes.at(-1)?.body, { element_id: elementId });
 });

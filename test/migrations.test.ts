@@ -52,6 +52,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     'b7fc97b1c7727a815d3d681b4a61ebc61984a06442e277242865aef01c093ef2',
   'src/db/migrations/0019-partial-indexes.ts':
     '7ae579fffce243fe909cc9bc6ad03dbdd6349e7d9a3f199481cf6d67fbd0b98b',
+  'src/db/migrations/0020-upstream-deletes.ts':
+    '6a9aa36f91b7c8079acc5c75e1a58d7d3f043b024f47bbf88588bd5bbe748451',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',

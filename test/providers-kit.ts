@@ -74,6 +74,26 @@ export function assertNoUpstreamUrl(answer: unknown, origins: readonly string[])
   for (const origin of origins) assert.ok(!text.includes(origin), `an answer names ${origin}: ${text}`);
 }
 
+/**
+ * Deletes a library record through the API (204), then runs one pass of the sweeper's provider deletions
+ * (as `Sweeper` does every few seconds) and answers how many records it was done with.
+ */
+export async function deleteRecordAndSweep(t: TestApp, key: string, path: string): Promise<number> {
+  const deleted = await t.call(key, 'DELETE', path);
+  assert.equal(deleted.statusCode, 204, deleted.body);
+  return t.container.services.libraries.deleteUpstreamCopies();
+}
+
+/** Makes a deleted record's provider deletion due now (its retry time has passed), then runs one pass. */
+export async function sweepAgain(t: TestApp, recordId: string): Promise<number> {
+  await t.container.db.db
+    .updateTable('library_records')
+    .set({ upstream_delete_at: new Date().toISOString() })
+    .where('id', '=', recordId)
+    .execute();
+  return t.container.services.libraries.deleteUpstreamCopies();
+}
+
 /** Polls `check` until it holds (or fails the test after `timeoutMs`). */
 export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -8,7 +8,12 @@ import { after, before, describe, test } from 'node:test';
 import { TINY_PNG } from './fakes/cog.ts';
 import { RecraftFake, TINY_SVG } from './fakes/recraft.ts';
 import { type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
-import { assertCapturedOnce, assertNoUpstreamUrl, startChannelApp } from './providers-kit.ts';
+import {
+  assertCapturedOnce,
+  assertNoUpstreamUrl,
+  deleteRecordAndSweep,
+  startChannelApp,
+} from './providers-kit.ts';
 
 const KEY = 'recraft-e2e-token';
 
@@ -99,6 +104,16 @@ test('a plain picture: recraftv4, the size as an aspect; a stored PNG, money cap
 });
 
 describe('image styles', () => {
+  test('deleting a style deletes it at Recraft (DELETE /styles/{id})', async () => {
+    const styleId = await createStyle('raster');
+    const upstream = [...fake.styles.keys()].at(-1) ?? '';
+    assert.ok(fake.styles.has(upstream));
+    assert.equal(await deleteRecordAndSweep(t, account.key, `/v1/models/image/styles/${styleId}`), 1);
+    assert.ok(!fake.styles.has(upstream), 'the style is gone at Recraft');
+    const call = fake.calls.filter((c) => c.method === 'DELETE').at(-1);
+    assert.equal(call?.path, `/styles/${upstream}`);
+  });
+
   test('a raster style is made at Recraft from our picture and used with recraftv4_styles', async () => {
     const styleId = await createStyle('raster');
     const [call] = fake.callsTo('/styles');

@@ -196,6 +196,11 @@ export interface LibraryRecordsTable {
   /** When the pending step completes; applied on read. */
   ready_at: string | null;
   deleted_at: string | null;
+  /**
+   * When the provider that keeps a copy of this deleted record is next asked to delete it (migration
+   * 0020); null when nothing is owed (no provider copy, or it is gone).
+   */
+  upstream_delete_at: string | null;
 }
 
 /** One call of a free helper, for the hourly limit (reference "Limits"). */

@@ -43,6 +43,7 @@ export {
   type LibraryPolledSettlement,
   LibraryRejected,
   type LibrarySource,
+  type RecordDeletion,
   type SettleAnswer,
 } from './library.ts';
 export { LibrarySimulator } from './simulator/library-sim.ts';

@@ -134,6 +134,16 @@ export interface RecordingCheck {
   upstreamId?: string;
 }
 
+/** The provider's copy of a record the caller deleted (`LibraryGenerator.deleteRecord`). */
+export interface RecordDeletion {
+  model: string;
+  /** The library's path segment at the model (`voices`, `styles`, …). */
+  library: string;
+  recordId: string;
+  /** The record's upstream id (`LibraryCreated.upstreamId`). */
+  upstreamId: string;
+}
+
 export interface LyricsVariant {
   title: string;
   text: string;
@@ -161,6 +171,12 @@ export interface LibraryGenerator {
    * settlements implement it.
    */
   settle?(request: SettleRequest, signal: AbortSignal): Promise<SettleAnswer>;
+  /**
+   * Deletes the provider's copy of a record the caller deleted. Resolves once it is gone, including when
+   * the provider no longer knew it; throws while the provider cannot be asked (the service asks again
+   * later). Only generators that keep records at a provider implement it.
+   */
+  deleteRecord?(request: RecordDeletion, signal: AbortSignal): Promise<void>;
   /** Runs a free helper. */
   runHelper<H extends HelperName>(
     helper: H,

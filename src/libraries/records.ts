@@ -29,7 +29,8 @@ export function fromRow(row: Row): StoredRecord {
   };
 }
 
-export function toRow(r: StoredRecord): Row {
+/** The record's own columns (the provider deletion owed after it is deleted is the sweeper's). */
+export function toRow(r: StoredRecord): Omit<Row, 'upstream_delete_at'> {
   return {
     id: r.id,
     account_id: r.accountId,

@@ -38,6 +38,7 @@ import type {
   ResolvedInput,
   StoredRecord,
 } from './types.ts';
+import { deleteUpstreamCopies, upstreamCopyOf } from './upstream-deletes.ts';
 
 export type RecordView = Record<string, unknown>;
 
@@ -172,16 +173,34 @@ export class LibraryService {
     return viewOf(decl, await this.record(principal, decl, id));
   }
 
-  /** DELETE …/{library}/{id}: 204; tasks already made keep their results (reference). */
+  /**
+   * DELETE …/{library}/{id}: 204; tasks already made keep their results (reference). A copy the provider
+   * keeps is deleted there by the sweeper (`deleteUpstreamCopies`), owed from this same UPDATE on.
+   */
   async delete(principal: KeyPrincipal, decl: LibraryDecl, id: string): Promise<void> {
     const found = await this.record(principal, decl, id);
     const now = this.#deps.clock.now().toISOString();
     await this.#deps.db.db
       .updateTable('library_records')
-      .set({ deleted_at: now, updated_at: now })
+      .set({
+        deleted_at: now,
+        updated_at: now,
+        upstream_delete_at: upstreamCopyOf(found.private) === null ? null : now,
+      })
       .where('id', '=', found.id)
       .where('deleted_at', 'is', null)
       .execute();
+  }
+
+  /** Deletes the provider copies of deleted records that are due (upstream-deletes.ts); run by the sweeper. */
+  deleteUpstreamCopies(onGiveUp?: (recordId: string, error: unknown) => void): Promise<number> {
+    const { db, clock, generatorAt } = this.#deps;
+    return deleteUpstreamCopies({
+      db,
+      clock,
+      ...(generatorAt === undefined ? {} : { generatorAt }),
+      ...(onGiveUp === undefined ? {} : { onGiveUp }),
+    });
   }
 
   /** POST …/{library}: 201 with the record; the same Idempotency-Key and body replay it. */

@@ -20,7 +20,8 @@ interface SweeperDeps {
   log: Pick<FastifyBaseLogger, 'warn'>;
   /**
    * Settles library records whose pending step is due though nobody reads them, so their webhooks go out
-   * (LibraryService.settleDue); run every few seconds. (Default: none)
+   * (LibraryService.settleDue), and deletes the provider copies of deleted records
+   * (LibraryService.deleteUpstreamCopies); run every few seconds. (Default: none)
    */
   settleRecords?: () => Promise<number>;
 }

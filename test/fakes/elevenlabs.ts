@@ -106,6 +106,10 @@ export class ElevenLabsFake {
     if (method === 'POST' && sts) return this.#speechToSpeech(request, sts, form);
     if (method === 'POST' && path === '/v1/music/finetunes') return this.#createFinetune(form);
     const finetune = /^\/v1\/music\/finetunes\/([^/]+)$/.exec(path)?.[1];
+    if (method === 'DELETE' && finetune) {
+      if (!this.finetunes.delete(finetune)) return detail(404, 'not_found', 'Finetune not found');
+      return { status: 200, body: { status: 'ok' } };
+    }
     if (method === 'GET' && finetune) {
       const found = this.finetunes.get(finetune);
       return found

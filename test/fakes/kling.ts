@@ -232,6 +232,14 @@ export async function startKlingFake(options: KlingFakeOptions = {}): Promise<Kl
       text2video: '/v1/videos/text2video',
       element: '/v1/general/advanced-custom-elements',
     } as const;
+    if (request.method === 'POST' && request.path === '/v1/general/delete-elements') {
+      const fault = faults.shift();
+      if (fault === '5xx') return refuse({ status: 500, code: 5000, message: 'server internal error' });
+      const id = String(((request.body ?? {}) as Record<string, unknown>)['element_id'] ?? '');
+      if (!elements.get(checked.iss)?.delete(id))
+        return refuse({ status: 404, code: 1202, message: 'element not found' });
+      return envelope({});
+    }
     for (const [kind, prefix] of Object.entries(kinds) as [KlingTask['kind'], string][]) {
       if (request.method === 'POST' && request.path === prefix) return create(request, checked.iss, kind);
       if (request.method === 'GET' && request.path.startsWith(`${prefix}/`)) {

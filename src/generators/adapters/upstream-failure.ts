@@ -23,3 +23,8 @@ export function transientFailure(response: UpstreamResponse, what: string): Gene
     wait === null ? {} : { retryAfterMs: wait },
   );
 }
+
+/** True when a provider's answer to a DELETE means the thing is gone: done now (2xx), or before (404). */
+export function deletedUpstream(response: UpstreamResponse): boolean {
+  return (response.status >= 200 && response.status < 300) || response.status === 404;
+}

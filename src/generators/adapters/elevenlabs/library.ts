@@ -12,10 +12,12 @@ import {
   type LibraryCreateRequest,
   type LibraryGenerator,
   LibraryRejected,
+  type RecordDeletion,
   type SettleAnswer,
   type SettleRequest,
 } from '../../library.ts';
 import { type AdapterDeps, ChannelOutOfCredit } from '../types.ts';
+import { deletedUpstream } from '../upstream-failure.ts';
 import { callElevenLabs, refusalOf } from './wire.ts';
 
 /** When a finetune is first asked about after its creation, then between two questions (milliseconds). */
@@ -101,6 +103,20 @@ export class ElevenLabsLibrary implements LibraryGenerator {
       upstreamId: id,
       polled: { afterMs: FINETUNE_FIRST_ASK_MS, pollMs: FINETUNE_POLL_MS },
     };
+  }
+
+  /** `DELETE /v1/voices/{voice_id}` or `DELETE /v1/music/finetunes/{id}`; 404 means it was gone already. */
+  async deleteRecord(request: RecordDeletion, signal: AbortSignal): Promise<void> {
+    const id = encodeURIComponent(request.upstreamId);
+    const path =
+      request.library === 'voices'
+        ? `/v1/voices/${id}`
+        : request.library === 'styles'
+          ? `/v1/music/finetunes/${id}`
+          : null;
+    if (path === null) return;
+    const response = await callElevenLabs(this.#deps, { method: 'DELETE', path, signal });
+    if (!deletedUpstream(response)) throw refusalOf(this.#deps, response, `delete ${request.library}`);
   }
 
   async #appendFiles(form: FormData, field: string, urls: string[], signal: AbortSignal): Promise<void> {

@@ -19,7 +19,7 @@ import {
   type RunStart,
 } from '../../generator.ts';
 import { singleOutput } from '../output-files.ts';
-import type { Adapter, AdapterDeps, DownloadedOutput, UpstreamRequest } from '../types.ts';
+import type { Adapter, AdapterDeps, DownloadedOutput, UpstreamRequest, UpstreamResponse } from '../types.ts';
 import { KlingElements } from './elements.ts';
 import { klingToken } from './jwt.ts';
 import { dataOf, type KlingTask, routeOf, statusOf, taskOf, type VideoEndpoint, videoBody } from './wire.ts';
@@ -40,18 +40,20 @@ export class KlingApi {
     this.#deps = deps;
   }
 
+  /** The `data` of a successful answer; throws the classified error otherwise (`dataOf`). */
   async call(request: Omit<UpstreamRequest, 'headers'>, what: string): Promise<Record<string, unknown>> {
+    return dataOf(await this.send(request), what);
+  }
+
+  /** The answer as it came, signed with a fresh token. */
+  send(request: Omit<UpstreamRequest, 'headers'>): Promise<UpstreamResponse> {
     const { secrets } = this.#deps.channel;
     const token = klingToken(
       secrets['access_key'] ?? '',
       secrets['secret_key'] ?? '',
       this.#deps.clock.now(),
     );
-    const response = await this.#deps.http.request({
-      ...request,
-      headers: { authorization: `Bearer ${token}` },
-    });
-    return dataOf(response, what);
+    return this.#deps.http.request({ ...request, headers: { authorization: `Bearer ${token}` } });
   }
 }
 

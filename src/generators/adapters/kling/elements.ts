@@ -14,12 +14,16 @@ import {
   type LibraryCreateRequest,
   type LibraryGenerator,
   LibraryRejected,
+  type RecordDeletion,
 } from '../../library.ts';
 import { type AdapterDeps, ChannelOutOfCredit } from '../types.ts';
 import type { KlingApi } from './adapter.ts';
-import { isRecord, text } from './wire.ts';
+import { dataOf, isRecord, text } from './wire.ts';
 
 const ELEMENTS = '/v1/general/advanced-custom-elements';
+/** Kling's codes for a thing it does not know (PROVIDERS.md §5 "Errors": 404/1202, 1203). */
+const NOT_FOUND_CODES = new Set([1202, 1203]);
+
 /** Between two reads of an element's creation (milliseconds). */
 export const ELEMENT_POLL_MS = 2_000;
 /** Kling's tag of a person (`character` of ours); other tags send no `tag_list`. */
@@ -125,6 +129,20 @@ export class KlingElements implements LibraryGenerator {
       }
       await sleep(ELEMENT_POLL_MS, deadline);
     }
+  }
+
+  /** `POST /v1/general/delete-elements {element_id}`; an element Kling does not know was gone already. */
+  async deleteRecord(request: RecordDeletion, signal: AbortSignal): Promise<void> {
+    if (request.library !== 'elements') return;
+    const response = await this.#api.send({
+      method: 'POST',
+      path: '/v1/general/delete-elements',
+      json: { element_id: request.upstreamId },
+      signal,
+    });
+    const code = isRecord(response.body) ? response.body['code'] : undefined;
+    if (response.status === 404 || (typeof code === 'number' && NOT_FOUND_CODES.has(code))) return;
+    dataOf(response, 'element delete');
   }
 
   async issuePhrase(): Promise<string> {

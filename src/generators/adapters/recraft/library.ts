@@ -12,8 +12,10 @@ import {
   type LibraryCreateRequest,
   type LibraryGenerator,
   LibraryRejected,
+  type RecordDeletion,
 } from '../../library.ts';
 import { type AdapterDeps, ChannelOutOfCredit } from '../types.ts';
+import { deletedUpstream } from '../upstream-failure.ts';
 import { callRecraft, RECRAFT_MODELS, refusalOf } from './wire.ts';
 
 /** Recraft's limit of an enhanced prompt (characters). */
@@ -65,6 +67,14 @@ export class RecraftLibrary implements LibraryGenerator {
     if (typeof id !== 'string' || id === '')
       throw new GeneratorTransientError(`${this.#deps.channel.name}: create style: no id in the answer`);
     return { data: {}, upstreamId: id };
+  }
+
+  /** `DELETE /styles/{id}` (PROVIDERS.md §7, decided there); 404 means it was gone already. */
+  async deleteRecord(request: RecordDeletion, signal: AbortSignal): Promise<void> {
+    if (request.library !== 'styles') return;
+    const path = `/styles/${encodeURIComponent(request.upstreamId)}`;
+    const response = await callRecraft(this.#deps, { method: 'DELETE', path, signal });
+    if (!deletedUpstream(response)) throw refusalOf(this.#deps, response, 'delete style');
   }
 
   async issuePhrase(): Promise<string> {
