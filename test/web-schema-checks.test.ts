@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkValue, readable } from '../src/web/client/schema-checks.ts';
+import { z } from 'zod';
+import { MODELS } from '../src/catalog/index.ts';
+import { checkValue, fieldLabel, readable } from '../src/web/client/schema-checks.ts';
 import { wordsOf } from '../src/web/words.ts';
 
 const en = { ...wordsOf('en') };
@@ -17,11 +19,82 @@ test('field names become readable labels', () => {
   assert.equal(readable('infillStartS'), 'Infill start s');
 });
 
+test('settings are labelled in the page language; numbered names take their base label', () => {
+  assert.equal(fieldLabel('face_limit', {}, ru), 'Предел числа граней');
+  assert.equal(fieldLabel('face_limit', {}, en), 'Face limit');
+  assert.equal(fieldLabel('voice_7', {}, ru), 'Голос 7');
+  assert.equal(fieldLabel('voice_7', {}, en), 'Voice 7');
+  // A name without a word: the schema's title, else the name made readable.
+  assert.equal(fieldLabel('brand_new', { title: 'Brand new' }, ru), 'Brand new');
+  assert.equal(fieldLabel('brand_new', {}, ru), 'Brand new');
+});
+
+/**
+ * Every property name of a JSON Schema, nested ones included; `described` gets the names the form shows
+ * with a hint (a type and a description; a field without a type is the service's and is not shown).
+ */
+function propertyNames(
+  schema: unknown,
+  into = new Set<string>(),
+  described = new Set<string>(),
+): Set<string> {
+  if (!schema || typeof schema !== 'object') return into;
+  const s = schema as Record<string, unknown>;
+  for (const [name, inner] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
+    into.add(name);
+    const p = inner as Record<string, unknown>;
+    if (typeof p.description === 'string' && p.type !== undefined) described.add(name);
+    propertyNames(inner, into, described);
+  }
+  propertyNames(s.items, into, described);
+  for (const key of ['anyOf', 'oneOf', 'allOf'])
+    for (const branch of (s[key] ?? []) as unknown[]) propertyNames(branch, into, described);
+  return into;
+}
+
+test('every setting of every model has a label (and a hint where it is described) in both languages', () => {
+  const names = new Set<string>();
+  const described = new Set<string>();
+  for (const model of MODELS)
+    for (const mode of model.modes)
+      propertyNames(z.toJSONSchema(mode.schema, { io: 'input', unrepresentable: 'any' }), names, described);
+  assert.ok(described.size > 0);
+  for (const name of described)
+    for (const [lang, words] of [
+      ['en', en],
+      ['ru', ru],
+    ] as const)
+      assert.ok(`hint:${name}` in words, `setting ${name} has no ${lang} hint (src/web/words-settings.ts)`);
+  assert.ok(names.size > 50, `${names.size} setting names`);
+  for (const lang of ['en', 'ru'] as const) {
+    const words: Record<string, string> = lang === 'en' ? en : ru;
+    const page = new Set(
+      Object.entries(words)
+        .filter(([k]) => k.startsWith('new'))
+        .map(([, v]) => v),
+    );
+    for (const [key, label] of Object.entries(words))
+      if (key.startsWith('setting:'))
+        assert.ok(!page.has(label), `${key} (${lang}) equals a label of the page`);
+  }
+  for (const name of names) {
+    const base = /^(.+)_(\d+)$/.exec(name)?.[1];
+    for (const [lang, words] of [
+      ['en', en],
+      ['ru', ru],
+    ] as const)
+      assert.ok(
+        `setting:${name}` in words || (base !== undefined && `setting:${base}` in words),
+        `setting ${name} has no ${lang} label (src/web/words-settings.ts)`,
+      );
+  }
+});
+
 test('each schema bound is checked, in the page language', () => {
   assert.deepEqual(checkValue('prompt', { type: 'string' }, undefined, true, en), ['Prompt: required.']);
   assert.deepEqual(checkValue('prompt', { type: 'string' }, undefined, false, en), []);
   assert.deepEqual(checkValue('prompt', { type: 'string' }, undefined, true, ru), [
-    'Prompt: обязательное поле.',
+    'Описание (промпт): обязательное поле.',
   ]);
   assert.deepEqual(checkValue('t', { type: 'string', maxLength: 3 }, 'abcd', true, en), [
     'T: at most 3 characters.',
@@ -33,10 +106,12 @@ test('each schema bound is checked, in the page language', () => {
     'Face limit: at least 48.',
   ]);
   assert.deepEqual(checkValue('n', { type: 'integer', maximum: 4 }, 4.5, false, en), [
-    'N: a whole number is needed.',
-    'N: at most 4.',
+    'Number of pictures: a whole number is needed.',
+    'Number of pictures: at most 4.',
   ]);
-  assert.deepEqual(checkValue('n', { type: 'number' }, Number.NaN, false, en), ['N: a number is needed.']);
+  assert.deepEqual(checkValue('n', { type: 'number' }, Number.NaN, false, en), [
+    'Number of pictures: a number is needed.',
+  ]);
   assert.deepEqual(checkValue('u', { type: 'string', format: 'uri' }, 'ftp://x', true, en), [
     'U: a link (http or https) is needed.',
   ]);

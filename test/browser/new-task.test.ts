@@ -310,6 +310,9 @@ describe('the new-task page in a browser', () => {
     assert.equal(await page.locator('h1').textContent(), 'Новая задача');
     assert.ok(await page.getByRole('button', { name: 'Создать задачу' }).isVisible());
     assert.ok(await page.getByLabel('Модель').isVisible());
+    // The settings are labelled in Russian too (src/web/words-settings.ts).
+    assert.ok(await page.getByLabel('Описание (промпт)').isVisible());
+    assert.ok(await page.getByLabel('Число изображений').isVisible());
     await page.locator('[data-path="prompt"]').fill('лиса на снегу');
     const shown = await settledPrice(page);
     assert.equal(shown.state, 'ready');

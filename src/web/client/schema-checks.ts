@@ -27,6 +27,28 @@ export function readable(name: string): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/**
+ * The label of a setting in the page's words (`setting:<name>`; a numbered name such as `voice_2` takes its
+ * base's label and number), else the schema's title, else its name made readable.
+ */
+export function fieldLabel(name: string, schema: { title?: string }, words: Record<string, string>): string {
+  const own = words[`setting:${name}`];
+  if (own !== undefined) return own;
+  const numbered = /^(.+)_(\d+)$/.exec(name);
+  const base = numbered ? words[`setting:${numbered[1]}`] : undefined;
+  if (base !== undefined) return `${base} ${numbered?.[2]}`;
+  return schema.title ?? readable(name);
+}
+
+/** The hint of a setting in the page's words (`hint:<name>`), else the schema's description. */
+export function hintText(
+  name: string,
+  schema: { description?: string },
+  words: Record<string, string>,
+): string | undefined {
+  return words[`hint:${name}`] ?? schema.description;
+}
+
 function say(words: Record<string, string>, key: string, field: string, n?: number): string {
   return (words[key] ?? key).replace('{field}', field).replace('{n}', n === undefined ? '' : String(n));
 }
@@ -48,7 +70,7 @@ export function checkValue(
   required: boolean,
   words: Record<string, string>,
 ): string[] {
-  const label = schema.title ?? readable(name);
+  const label = fieldLabel(name, schema, words);
   if (value === undefined) return required ? [say(words, 'newCheckRequired', label)] : [];
   const problems: string[] = [];
   if (typeof value === 'string') {

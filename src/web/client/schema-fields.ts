@@ -3,7 +3,7 @@
  * file picker that uploads through POST /v1/files, and library ids with the person's records. Each control
  * carries `data-path` and answers its value (undefined when not set) and its client-side checks.
  */
-import { checkValue, readable } from './schema-checks.js';
+import { checkValue, fieldLabel, hintText } from './schema-checks.js';
 
 /** The part of JSON Schema the catalog's settings use. */
 export interface Schema {
@@ -77,13 +77,14 @@ export function labelOf(
   hooks: FormHooks,
   id: string,
 ): HTMLElement {
-  const label = el('label', { for: id }, schema.title ?? readable(name));
+  const label = el('label', { for: id }, fieldLabel(name, schema, hooks.words));
   if (required) label.append(el('span', { class: 'req', title: hooks.words.newRequired ?? '' }, ' *'));
   return label;
 }
 
-function hintOf(schema: Schema, id: string): HTMLElement | null {
-  return schema.description ? el('small', { class: 'hint', id: `${id}-hint` }, schema.description) : null;
+function hintOf(name: string, schema: Schema, hooks: FormHooks, id: string): HTMLElement | null {
+  const text = hintText(name, schema, hooks.words);
+  return text ? el('small', { class: 'hint', id: `${id}-hint` }, text) : null;
 }
 
 /** A wrapper `<div class="field">` with label, control(s) and hint. */
@@ -117,7 +118,7 @@ export function enumControl(
     if (!option || option.hasAttribute('data-unset')) return undefined;
     return values[Number(option.value)];
   };
-  const hint = hintOf(schema, id);
+  const hint = hintOf(name, schema, hooks, id);
   if (hint) select.setAttribute('aria-describedby', hint.id);
   return {
     element: field(labelOf(name, schema, required, hooks, id), hint, select),
@@ -142,7 +143,7 @@ export function booleanControl(
   label.classList.add('check');
   const explicit = required || schema.default !== undefined;
   const value = () => (box.checked || explicit || initial !== undefined ? box.checked : undefined);
-  return { element: field(label, hintOf(schema, id)), value, check: () => [] };
+  return { element: field(label, hintOf(name, schema, hooks, id)), value, check: () => [] };
 }
 
 export function numberControl(
@@ -174,7 +175,7 @@ export function numberControl(
     if (text === '') return input.validity.badInput ? Number.NaN : undefined;
     return Number(text);
   };
-  const hint = hintOf(schema, id);
+  const hint = hintOf(name, schema, hooks, id);
   if (hint) input.setAttribute('aria-describedby', hint.id);
   return {
     element: field(labelOf(name, schema, required, hooks, id), hint, input),
@@ -198,7 +199,7 @@ export function stringControl(
   const input = long ? el('textarea', { ...attrs, rows: '3' }) : el('input', { ...attrs, type: 'text' });
   const start = initial ?? schema.default;
   if (typeof start === 'string') input.value = start;
-  const hint = hintOf(schema, id);
+  const hint = hintOf(name, schema, hooks, id);
   if (hint) input.setAttribute('aria-describedby', hint.id);
   const parts: HTMLElement[] = [input];
   if (schema.format === 'uri') parts.push(filePicker(input, path, hooks));

@@ -6,7 +6,7 @@
  * uploads, and library references (`x-library`) a list of the person's records with free text kept.
  * Every control carries `data-path` (`prompt`, `image_urls.0`, `shots.1.duration`).
  */
-import { checkValue, readable } from './schema-checks.js';
+import { checkValue, fieldLabel, hintText } from './schema-checks.js';
 import {
   booleanControl,
   type Control,
@@ -35,10 +35,11 @@ function arrayControl(
   const items = schema.items ?? {};
   const min = schema.minItems ?? 0;
   const max = schema.maxItems ?? Number.POSITIVE_INFINITY;
-  const legend = el('legend', {}, schema.title ?? readable(name));
+  const legend = el('legend', {}, fieldLabel(name, schema, hooks.words));
   if (required) legend.append(el('span', { class: 'req', title: hooks.words.newRequired ?? '' }, ' *'));
   const box = el('fieldset', { class: 'rows', 'data-path': path }, legend);
-  if (schema.description) box.append(el('small', { class: 'hint' }, schema.description));
+  const hint = hintText(name, schema, hooks.words);
+  if (hint) box.append(el('small', { class: 'hint' }, hint));
   const list = el('div', { class: 'row-list' });
   const add = el(
     'button',
@@ -50,7 +51,8 @@ function arrayControl(
   const draw = (values: unknown[]) => {
     list.replaceChildren();
     rows = values.map((v, i) => {
-      const control = render(`${readable(name)} ${i + 1}`, `${path}.${i}`, items, true, v, hooks);
+      const label = `${fieldLabel(name, schema, hooks.words)} ${i + 1}`;
+      const control = render(label, `${path}.${i}`, items, true, v, hooks);
       const remove = el(
         'button',
         { type: 'button', class: 'secondary', 'data-remove': `${path}.${i}` },
@@ -134,7 +136,7 @@ export function objectControl(
   const box =
     path === ''
       ? el('div', { class: 'settings' })
-      : el('fieldset', { 'data-path': path }, el('legend', {}, schema.title ?? readable(name)));
+      : el('fieldset', { 'data-path': path }, el('legend', {}, fieldLabel(name, schema, hooks.words)));
   const branches = schema.oneOf ?? [schema];
   const key = discriminator(branches);
   let branch = 0;
@@ -174,7 +176,11 @@ export function objectControl(
       draw(values);
     });
     box.append(
-      field(el('label', { for: id }, `${hooks.words.newVariant ?? ''}: ${readable(key)}`), null, select),
+      field(
+        el('label', { for: id }, `${hooks.words.newVariant ?? ''}: ${fieldLabel(key, {}, hooks.words)}`),
+        null,
+        select,
+      ),
     );
   }
   box.append(body);

@@ -30,9 +30,14 @@ export interface NewTaskCatalog {
   list(allowed: readonly string[] | null): Promise<CatalogModel[]>;
 }
 
-/** The page's own words, handed to the island in the person's language. */
+/** The page's own words and the settings' labels, handed to the island in the person's language. */
 function islandWords(w: Words): Record<string, string> {
-  return Object.fromEntries(Object.entries(w).filter(([key]) => key.startsWith('new') && key !== 'newTask'));
+  return Object.fromEntries(
+    Object.entries(w).filter(
+      ([key]) =>
+        (key.startsWith('new') && key !== 'newTask') || key.startsWith('setting:') || key.startsWith('hint:'),
+    ),
+  );
 }
 
 /** The model and mode the page opens with: the asked ones when they exist and are open, else the first. */
