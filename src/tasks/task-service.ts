@@ -10,7 +10,7 @@ import {
   type Violation,
   validateSettings,
 } from '../catalog/index.ts';
-import { type Db, insertRow, type TaskStatus, type TasksTable } from '../db/index.ts';
+import { type Db, insertRow, type TasksTable } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import {
   assertWebhookUrl,
@@ -28,8 +28,7 @@ import { takeActivePlace } from './active-tasks.ts';
 import { mustBeAffordable } from './affordability.ts';
 import type { FinalTaskViews } from './final-task-views.ts';
 import type { CompleteClaim, IdempotencyStore } from './idempotency.ts';
-import { LiveTaskViews } from './live-task-views.ts';
-import { taskRowOf } from './task-rows.ts';
+import { type TaskListQuery, type TaskPage, TaskReader, type WatchedTask } from './task-reader.ts';
 import { type TaskView, toTaskView } from './task-view.ts';
 import { isFinal, jobIdOf, markCanceled, TASKS_CHANNEL } from './transitions.ts';
 
@@ -88,13 +87,14 @@ export interface TaskServiceDeps {
   telemetry?: Pick<TaskTelemetry, 'transition'>;
 }
 
-/** Accepting, pricing, reading, listing and canceling tasks (reference "General", CONTRACT §3–§5). */
+/** Accepting, pricing and canceling tasks (reference "General", CONTRACT §3–§5); reads go to TaskReader. */
 export class TaskService {
   readonly #deps: TaskServiceDeps;
-  readonly #liveViews = new LiveTaskViews();
+  readonly #reader: TaskReader;
 
   constructor(deps: TaskServiceDeps) {
     this.#deps = deps;
+    this.#reader = new TaskReader(deps);
   }
 
   /**
@@ -308,119 +308,23 @@ export class TaskService {
   }
 
   /** GET /v1/tasks/{id}; another account's task is 404 like a missing one. */
-  async get(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<TaskView> {
-    return (await this.#read(principal, taskId, lang)).view;
+  get(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<TaskView> {
+    return this.#reader.get(principal, taskId, lang);
   }
 
-  /**
-   * GET /v1/tasks/{id} as JSON text: a finished task's text is kept, so polling it costs no query and no
-   * serialisation; an unfinished task's row is read and its text kept for as long as its `revision` stays.
-   * `final` tells the route whether to ask for another poll.
-   */
-  async poll(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<{ json: string; final: boolean }> {
-    const now = this.#deps.clock.now();
-    const kept = this.#deps.finalViews.find(principal, taskId, lang, now.getTime());
-    if (kept) return { json: kept.json, final: true };
-    // Read at once where the database allows it: the hot path of a client polling a running task.
-    const read = taskRowOf(this.#deps.db, principal.accountId, taskId);
-    const row = this.#own(principal, taskId, read instanceof Promise ? await read : read);
-    if (!isFinal(row.status)) return { json: this.#liveViews.json(row, lang, now), final: false };
-    const { view, json } = await this.#viewOf(row, lang, now);
-    return { json: json ?? JSON.stringify(view), final: true };
+  /** GET /v1/tasks/{id} as JSON text (TaskReader.poll). */
+  poll(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<{ json: string; final: boolean }> {
+    return this.#reader.poll(principal, taskId, lang);
   }
 
-  /**
-   * The task as GET /v1/tasks/{id} answers it, with its `revision`, for waiting calls and event streams
-   * (CONTRACT §12). Always one query, since the kept views of final tasks carry no revision; a final
-   * task's JSON is still the kept text, so a stream's data is byte for byte what a GET answers.
-   */
-  async watchState(
-    principal: KeyPrincipal,
-    taskId: string,
-    lang: Lang,
-  ): Promise<{ view: TaskView; json: string; revision: number; final: boolean }> {
-    const now = this.#deps.clock.now();
-    const row = await this.#ownRow(principal, taskId);
-    const final = isFinal(row.status);
-    const kept = final ? this.#deps.finalViews.find(principal, taskId, lang, now.getTime()) : undefined;
-    const { view, json } = kept ?? (await this.#viewOf(row, lang, now));
-    return { view, json: json ?? JSON.stringify(view), revision: Number(row.revision), final };
+  /** The task with its `revision`, for waiting calls and event streams (TaskReader.watchState). */
+  watchState(principal: KeyPrincipal, taskId: string, lang: Lang): Promise<WatchedTask> {
+    return this.#reader.watchState(principal, taskId, lang);
   }
 
-  /**
-   * The task's view, read by `get` and `poll` alike: a final task's from the kept views (kept now when it
-   * was not), with its JSON; an unfinished task's as it is now, without.
-   */
-  async #read(
-    principal: KeyPrincipal,
-    taskId: string,
-    lang: Lang,
-  ): Promise<{ view: TaskView; json: string | null }> {
-    const now = this.#deps.clock.now();
-    const kept = this.#deps.finalViews.find(principal, taskId, lang, now.getTime());
-    if (kept) return kept;
-    return this.#viewOf(await this.#ownRow(principal, taskId), lang, now);
-  }
-
-  /** The caller's task row; another account's, or a model a restricted key may not use, is 404. */
-  async #ownRow(principal: KeyPrincipal, taskId: string): Promise<TasksTable> {
-    return this.#own(principal, taskId, await taskRowOf(this.#deps.db, principal.accountId, taskId));
-  }
-
-  #own(principal: KeyPrincipal, taskId: string, row: TasksTable | undefined): TasksTable {
-    if (!row || !mayUseModel(principal, row.model)) throw errors.taskNotFound(taskId);
-    return row;
-  }
-
-  /** A row's view; a final one is kept (with its JSON) for later reads. */
-  async #viewOf(row: TasksTable, lang: Lang, now: Date): Promise<{ view: TaskView; json: string | null }> {
-    const artifacts =
-      row.status === 'succeeded'
-        ? await this.#deps.db.db.selectFrom('artifacts').selectAll().where('task_id', '=', row.id).execute()
-        : [];
-    const view = toTaskView(row, artifacts, lang, now);
-    if (!isFinal(row.status)) return { view, json: null };
-    this.#liveViews.forget(row.id);
-    return this.#deps.finalViews.remember(row.account_id, lang, view);
-  }
-
-  /** GET /v1/tasks: newest first, keyset pagination on the time-ordered id. */
-  async list(
-    principal: KeyPrincipal,
-    query: { limit: number; status?: TaskStatus; model?: string; cursor?: string },
-    lang: Lang,
-  ): Promise<{ tasks: TaskView[]; next_cursor: string | null }> {
-    const db = this.#deps.db.db;
-    // A restricted key lists only its models' tasks (issue 10.19).
-    if (principal.models?.length === 0) return { tasks: [], next_cursor: null };
-    let q = db.selectFrom('tasks').selectAll().where('account_id', '=', principal.accountId);
-    if (principal.models !== null) q = q.where('model', 'in', principal.models);
-    if (query.status) q = q.where('status', '=', query.status);
-    if (query.model) q = q.where('model', '=', query.model);
-    if (query.cursor) q = q.where('id', '<', decodeCursor(query.cursor));
-    const rows = await q
-      .orderBy('id', 'desc')
-      .limit(query.limit + 1)
-      .execute();
-    const page = rows.slice(0, query.limit);
-    const succeeded = page.filter((r) => r.status === 'succeeded').map((r) => r.id);
-    const artifacts =
-      succeeded.length > 0
-        ? await db.selectFrom('artifacts').selectAll().where('task_id', 'in', succeeded).execute()
-        : [];
-    const now = this.#deps.clock.now();
-    const last = page.at(-1);
-    return {
-      tasks: page.map((r) =>
-        toTaskView(
-          r,
-          artifacts.filter((a) => a.task_id === r.id),
-          lang,
-          now,
-        ),
-      ),
-      next_cursor: rows.length > query.limit && last ? encodeCursor(last.id) : null,
-    };
+  /** GET /v1/tasks (TaskReader.list). */
+  list(principal: KeyPrincipal, query: TaskListQuery, lang: Lang): Promise<TaskPage> {
+    return this.#reader.list(principal, query, lang);
   }
 
   /** POST /v1/tasks/{id}/cancel: queued or running → canceled with its hold released; final → 409. */
@@ -466,19 +370,4 @@ function mustBeUsableModel(models: ModelService, principal: KeyPrincipal, key: s
   if (!model) throw errors.modelNotFound(key);
   if (!mayUseModel(principal, model.key)) throw errors.modelNotAllowedForKey(model.key);
   return model;
-}
-
-function encodeCursor(id: string): string {
-  return Buffer.from(id, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): string {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[0-9a-f-]{36}$/.test(id)) {
-    throw errors.invalidRequest({
-      en: 'cursor is not one this API gave out',
-      ru: 'cursor не выдан этим API',
-    });
-  }
-  return id;
 }
