@@ -129,6 +129,9 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
           tags,
           operationId: `delete${name}`,
           summary: `Delete a ${what}; results already made stay as they are`,
+          description:
+            'A copy the provider keeps (a cloned voice, a music finetune, an element, an image style made at a ' +
+            'provider channel) is deleted there too, by the service within seconds of the 204.',
           params: recordId,
           response: { 204: z.null().describe('deleted'), ...errorResponses, 403: forbidden, 404: notFound },
         },
