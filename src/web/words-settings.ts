@@ -6,6 +6,8 @@
  * checks that every setting of every model has one in both languages.
  */
 
+import type { Lang } from '../i18n/index.ts';
+
 export const en = {
   'setting:task_type': 'Kind of task',
   'setting:model_version': 'Model version',
@@ -145,3 +147,51 @@ export const ru: Record<keyof typeof en, string> = {
   'hint:character_ids': 'Id ваших персонажей (Библиотеки → персонажи video-omni), до 3.',
   'hint:audio_ids': 'Id ваших или готовых голосов (Библиотеки → голоса video-omni), до 3.',
 };
+
+/**
+ * Russian names of the catalog's models and modes for the dashboard's choosers and filters. English pages
+ * show the catalog's own names (GET /v1/models `name`) and the modes' API names; a test checks that every
+ * model and mode of the catalog has a Russian name here.
+ */
+export const RU_MODEL_NAMES: Readonly<Record<string, string>> = {
+  'model-3d': 'Генератор 3D-моделей',
+  video: 'Видео 3.0 (кадры, образец, omni)',
+  music: 'Песни и звуки',
+  'video-elements': 'Видео с сохранёнными элементами',
+  voice: 'Речь клонированным голосом',
+  image: 'Изображения в своих стилях',
+  'music-styles': 'Музыка в своих стилях',
+  'video-omni': 'Видео с сохранёнными персонажами и голосами',
+};
+
+export const RU_MODE_NAMES: Readonly<Record<string, string>> = {
+  text_to_model: 'Из текста',
+  image_to_model: 'Из изображения',
+  multiview_to_model: 'Из нескольких ракурсов',
+  frames: 'По кадрам',
+  reference: 'По образцу',
+  omni: 'Omni',
+  generate: 'Новая песня',
+  sounds: 'Звуки',
+  add_vocals: 'Добавить вокал',
+  add_instrumental: 'Добавить аккомпанемент',
+  cover_upload: 'Кавер',
+  extend: 'Продолжить',
+  replace_upload: 'Заменить часть',
+  mashup: 'Мэшап',
+  default: 'Основной',
+  text_to_dialogue: 'Текст в диалог',
+  voice_change: 'Смена голоса',
+};
+
+/** A model as the choosers show it: its name in the page's language, then its key. */
+export function modelLabel(lang: Lang, model: { key: string; name: string }): string {
+  const name = lang === 'ru' ? (RU_MODEL_NAMES[model.key] ?? model.name) : model.name;
+  return `${name} (${model.key})`;
+}
+
+/** A mode as the chooser shows it: its API name, after its Russian name on Russian pages. */
+export function modeLabel(lang: Lang, mode: string): string {
+  const name = lang === 'ru' ? RU_MODE_NAMES[mode] : undefined;
+  return name === undefined ? mode : `${name} (${mode})`;
+}

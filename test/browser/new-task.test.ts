@@ -310,7 +310,11 @@ describe('the new-task page in a browser', () => {
     assert.equal(await page.locator('h1').textContent(), 'Новая задача');
     assert.ok(await page.getByRole('button', { name: 'Создать задачу' }).isVisible());
     assert.ok(await page.getByLabel('Модель').isVisible());
-    // The settings are labelled in Russian too (src/web/words-settings.ts).
+    // The model, its mode and its settings are named in Russian too (src/web/words-settings.ts).
+    assert.equal(
+      await page.locator('#new-model option:checked').textContent(),
+      'Изображения в своих стилях (image)',
+    );
     assert.ok(await page.getByLabel('Описание (промпт)').isVisible());
     assert.ok(await page.getByLabel('Число изображений').isVisible());
     await page.locator('[data-path="prompt"]').fill('лиса на снегу');
@@ -324,6 +328,9 @@ describe('the new-task page in a browser', () => {
     await page.locator('[data-path="n"]').fill('2');
     assert.equal((await settledPrice(page)).state, 'ready');
     await screenshot(page, 'new-task-ru');
+    // Another model's modes are drawn by the island, in Russian as well.
+    await page.locator('#new-model').selectOption('music');
+    assert.equal(await page.locator('#new-mode option').first().textContent(), 'Новая песня (generate)');
     await ru.context.close();
   });
 });

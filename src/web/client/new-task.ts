@@ -26,6 +26,8 @@ if (form) start(form);
 
 function start(form: HTMLFormElement): void {
   const models = JSON.parse(form.dataset.models ?? '[]') as Model[];
+  // The modes' names in the page's language (the page draws the first chooser with them too).
+  const modeLabels = JSON.parse(form.dataset.modeLabels ?? '{}') as Record<string, string>;
   const words = JSON.parse(form.dataset.words ?? '{}') as Record<string, string>;
   const locale = form.dataset.locale ?? 'en-US';
   const currency = form.dataset.currency ?? 'RUB';
@@ -134,7 +136,7 @@ function start(form: HTMLFormElement): void {
       ...(current?.modes ?? []).map((m) => {
         const option = document.createElement('option');
         option.value = m.name;
-        option.textContent = m.name;
+        option.textContent = modeLabels[m.name] ?? m.name;
         return option;
       }),
     );

@@ -7,6 +7,7 @@
  * no call.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Lang } from '../../i18n/index.ts';
 import { CURRENCY } from '../../ledger/index.ts';
 import { contextOf } from '../context.ts';
 import { html, type VNode } from '../html.ts';
@@ -14,6 +15,7 @@ import { page } from '../layout.ts';
 import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { type Words, wordsOf } from '../words.ts';
+import { modeLabel, modelLabel } from '../words-settings.ts';
 
 /** A model as GET /v1/models lists it: what the page and its island read. */
 export interface CatalogModel {
@@ -52,10 +54,21 @@ export function chosen(
   return { model, mode: mode?.name ?? null };
 }
 
-function modelOption(model: CatalogModel, selected: boolean, w: Words): VNode {
-  const label = model.available
-    ? `${model.name} (${model.key})`
-    : `${model.name} (${model.key}) — ${w.newUnavailable}`;
+/** The names the choosers show, in the page's language: each model's by key and each mode's by name. */
+function chooserLabels(
+  models: readonly CatalogModel[],
+  lang: Lang,
+): { models: Record<string, string>; modes: Record<string, string> } {
+  return {
+    models: Object.fromEntries(models.map((m) => [m.key, modelLabel(lang, m)])),
+    modes: Object.fromEntries(
+      models.flatMap((m) => m.modes.map((mode) => [mode.name, modeLabel(lang, mode.name)])),
+    ),
+  };
+}
+
+function modelOption(model: CatalogModel, shown: string, selected: boolean, w: Words): VNode {
+  const label = model.available ? shown : `${shown} — ${w.newUnavailable}`;
   return html`<option value=${model.key} selected=${selected} disabled=${!model.available} data-available=${String(model.available)}>${label}</option>`;
 }
 
@@ -64,6 +77,7 @@ export async function newTaskPage(app: FastifyInstance, deps: PageDeps): Promise
     const context = contextOf(request);
     const w = wordsOf(context.lang);
     const models = await deps.catalog.list(null);
+    const labels = chooserLabels(models, context.lang);
     const start = chosen(models, request.query as Record<string, unknown>);
     const locale = context.lang === 'ru' ? 'ru-RU' : 'en-US';
     const modes = start.model?.modes ?? [];
@@ -77,17 +91,18 @@ export async function newTaskPage(app: FastifyInstance, deps: PageDeps): Promise
               novalidate
               data-models=${JSON.stringify(models)}
               data-words=${JSON.stringify(islandWords(w))}
+              data-mode-labels=${JSON.stringify(labels.modes)}
               data-locale=${locale}
               data-currency=${CURRENCY}
             >
               <label>${w.newModel}
                 <select id="new-model" name="model">
-                  ${models.map((m) => modelOption(m, m.key === start.model?.key, w))}
+                  ${models.map((m) => modelOption(m, labels.models[m.key] ?? m.key, m.key === start.model?.key, w))}
                 </select>
               </label>
               <label id="new-mode-field" hidden=${start.model.mode_field === null}>${w.newMode}
                 <select id="new-mode" name="mode">
-                  ${modes.map((m) => html`<option value=${m.name} selected=${m.name === start.mode}>${m.name}</option>`)}
+                  ${modes.map((m) => html`<option value=${m.name} selected=${m.name === start.mode}>${labels.modes[m.name] ?? m.name}</option>`)}
                 </select>
               </label>
               <fieldset>

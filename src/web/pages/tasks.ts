@@ -15,6 +15,7 @@ import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { TASK_STATUSES, type WebTask } from '../tasks-port.ts';
 import { type Words, wordsOf } from '../words.ts';
+import { modelLabel } from '../words-settings.ts';
 import { money } from './overview.ts';
 
 /** Tasks per page of the list. */
@@ -95,7 +96,7 @@ export async function tasksPages(app: FastifyInstance, deps: PageDeps): Promise<
     const body = html`<form class="filters" method="get" action="/tasks" role="search">
         <label>${w.tasksModel}
           <select name="model">
-            ${option('', w.tasksAny, model)} ${models.map((m) => option(m.key, `${m.name} (${m.key})`, model))}
+            ${option('', w.tasksAny, model)} ${models.map((m) => option(m.key, modelLabel(context.lang, m), model))}
           </select>
         </label>
         <label>${w.tasksStatus}
