@@ -369,15 +369,13 @@ export async function createContainer(
     uploads,
     callbacks,
     log,
-    // Records that learn or wait reach ready/failed without a reader, so their webhooks go out; the
-    // provider copies of deleted records are deleted there.
-    settleRecords: async () => {
-      const settled = await libraries.settleDue();
-      await libraries.deleteUpstreamCopies((recordId, err) =>
+    // Records that learn or wait reach ready/failed without a reader, so their webhooks go out.
+    settleRecords: () => libraries.settleDue(),
+    // The provider copies of deleted records are deleted there.
+    deleteUpstreamCopies: () =>
+      libraries.deleteUpstreamCopies((recordId, err) =>
         log.warn({ err, recordId }, 'gave up deleting a deleted library record at its provider'),
-      );
-      return settled;
-    },
+      ),
   });
   return {
     config,

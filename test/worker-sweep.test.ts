@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, test } from 'node:test';
+import type { FastifyBaseLogger } from 'fastify';
 import { HOUR_MS } from '../src/config.ts';
 import { UploadService } from '../src/files/index.ts';
 import { ManualClock } from '../src/lib/clock.ts';
@@ -95,4 +96,49 @@ describe('sweepers', () => {
       await t.close();
     }
   });
+});
+
+test('library settling and provider deletions run apart, each one pass at a time', async () => {
+  const t = await startTestApp({ worker: false });
+  try {
+    let settles = 0;
+    let deletes = 0;
+    let release: () => void = () => {};
+    const warned: string[] = [];
+    const { db, clock, storage } = t.container;
+    const idempotency = new IdempotencyStore({ db, clock });
+    const sweeper = new Sweeper({
+      db,
+      clock,
+      storage,
+      idempotency,
+      uploads: t.container.services.uploads,
+      log: {
+        warn: (_fields: unknown, message?: string) => {
+          warned.push(message ?? '');
+        },
+      } as unknown as Pick<FastifyBaseLogger, 'warn'>,
+      settleRecords: async () => {
+        settles += 1;
+        if (settles === 2) throw new Error('database gone for a moment');
+        return 0;
+      },
+      // A provider that does not answer: its pass never ends while the test runs.
+      deleteUpstreamCopies: () => {
+        deletes += 1;
+        return new Promise((resolve) => {
+          release = () => resolve(0);
+        });
+      },
+    });
+    sweeper.start(60_000, 10);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    sweeper.stop();
+    release();
+    assert.ok(settles >= 5, `settled ${settles} times while a deletion pass hung`);
+    assert.equal(deletes, 1, 'a deletion pass never overlaps the one before');
+    assert.deepEqual(warned, ['settling due library records failed']);
+  } finally {
+    await t.close();
+  }
 });

@@ -20,10 +20,50 @@ interface SweeperDeps {
   log: Pick<FastifyBaseLogger, 'warn'>;
   /**
    * Settles library records whose pending step is due though nobody reads them, so their webhooks go out
-   * (LibraryService.settleDue), and deletes the provider copies of deleted records
-   * (LibraryService.deleteUpstreamCopies); run every few seconds. (Default: none)
+   * (LibraryService.settleDue); run every few seconds. (Default: none)
    */
   settleRecords?: () => Promise<number>;
+  /**
+   * Deletes the provider copies of deleted library records (LibraryService.deleteUpstreamCopies); run every
+   * few seconds, apart from settling, so a slow provider delays neither. (Default: none)
+   */
+  deleteUpstreamCopies?: () => Promise<number>;
+}
+
+/** A job run every few seconds, one pass at a time: a slow provider answer never piles passes up. */
+class Repeating {
+  #timer: NodeJS.Timeout | null = null;
+  #running = false;
+
+  readonly #pass: () => Promise<unknown>;
+  readonly #onError: (error: unknown) => void;
+
+  constructor(pass: () => Promise<unknown>, onError: (error: unknown) => void) {
+    this.#pass = pass;
+    this.#onError = onError;
+  }
+
+  start(intervalMs: number): void {
+    this.#timer ??= setInterval(() => void this.#once(), intervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  async #once(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    try {
+      await this.#pass();
+    } catch (error) {
+      this.#onError(error);
+    } finally {
+      this.#running = false;
+    }
+  }
 }
 
 /**
@@ -36,40 +76,33 @@ interface SweeperDeps {
 export class Sweeper {
   readonly #deps: SweeperDeps;
   #timer: NodeJS.Timeout | null = null;
-  #settleTimer: NodeJS.Timeout | null = null;
-  #settling = false;
+  readonly #records: Repeating[] = [];
 
   constructor(deps: SweeperDeps) {
     this.#deps = deps;
+    const { settleRecords, deleteUpstreamCopies, log } = deps;
+    if (settleRecords)
+      this.#records.push(
+        new Repeating(settleRecords, (err) => log.warn({ err }, 'settling due library records failed')),
+      );
+    if (deleteUpstreamCopies)
+      this.#records.push(
+        new Repeating(deleteUpstreamCopies, (err) =>
+          log.warn({ err }, 'deleting provider copies of deleted library records failed'),
+        ),
+      );
   }
 
-  start(intervalMs = 60_000, settleIntervalMs = 5_000): void {
+  start(intervalMs = 60_000, recordsIntervalMs = 5_000): void {
     this.#timer ??= setInterval(() => void this.sweepOnce().catch(() => {}), intervalMs);
     this.#timer.unref();
-    if (this.#deps.settleRecords) {
-      this.#settleTimer ??= setInterval(() => void this.#settle(), settleIntervalMs);
-      this.#settleTimer.unref();
-    }
+    for (const job of this.#records) job.start(recordsIntervalMs);
   }
 
   stop(): void {
     if (this.#timer) clearInterval(this.#timer);
-    if (this.#settleTimer) clearInterval(this.#settleTimer);
     this.#timer = null;
-    this.#settleTimer = null;
-  }
-
-  /** One settling pass at a time: a slow provider answer never piles passes up. */
-  async #settle(): Promise<void> {
-    if (this.#settling || !this.#deps.settleRecords) return;
-    this.#settling = true;
-    try {
-      await this.#deps.settleRecords();
-    } catch (error) {
-      this.#deps.log.warn({ err: error }, 'settling due library records failed');
-    } finally {
-      this.#settling = false;
-    }
+    for (const job of this.#records) job.stop();
   }
 
   /** One pass; resolves with the number of tasks whose files were removed. */
