@@ -36,8 +36,8 @@ export function upstreamCopyOf(p: PrivateData): { channel: string; upstreamId: s
 
 /**
  * One pass over the records whose provider copy is due for deletion; resolves with how many records are
- * done with (copy gone, or attempts given up). Safe in several processes at once: an attempt first moves the record's time forward on the
- * condition that nobody else did, so only one process asks the provider at a time.
+ * done with (copy gone, or attempts given up). Safe in several processes at once: an attempt first moves
+ * the record's time forward on the condition that nobody else did, so only one process asks at a time.
  */
 export async function deleteUpstreamCopies(deps: UpstreamDeleteDeps, batch = 20): Promise<number> {
   const { db } = deps.db;
@@ -58,7 +58,7 @@ export async function deleteUpstreamCopies(deps: UpstreamDeleteDeps, batch = 20)
       .where('id', '=', row.id)
       .where('upstream_delete_at', '=', row.upstream_delete_at)
       .executeTakeFirst();
-    if (claimed.numUpdatedRows === 0n) continue;
+    if (Number(claimed.numUpdatedRows) === 0) continue;
     const copy = upstreamCopyOf(JSON.parse(row.private) as PrivateData);
     try {
       if (copy !== null && deps.generatorAt) {

@@ -109,9 +109,9 @@ export class ElevenLabsLibrary implements LibraryGenerator {
   async deleteRecord(request: RecordDeletion, signal: AbortSignal): Promise<void> {
     const id = encodeURIComponent(request.upstreamId);
     const path =
-      request.library === 'voices'
+      request.model === 'voice' && request.library === 'voices'
         ? `/v1/voices/${id}`
-        : request.library === 'styles'
+        : request.model === 'music-styles' && request.library === 'styles'
           ? `/v1/music/finetunes/${id}`
           : null;
     if (path === null) return;
