@@ -1,9 +1,10 @@
 /**
- * Labels of the task settings on the new-task form (`setting:<name>`) and their hints where the schema
- * describes the setting (`hint:<name>`, instead of the schema's English description), by the names the catalog's schemas
- * use (the same name means the same thing in every model). A numbered name (`voice_2`) takes its base's
- * label and number. A name without a word here shows as the schema's own name made readable; a test
- * checks that every setting of every model has one in both languages.
+ * Words of the new-task form's settings, by the names the catalog's schemas use (the same name means the
+ * same thing in every model): labels (`setting:<name>`), and hints where a schema describes the setting
+ * (`hint:<name>`, instead of its English description). A numbered name (`voice_2`) takes its base's label
+ * and number. A name without a word here shows as the schema's own name made readable; a test checks that
+ * every setting of every model has words in both languages, and that none equals a label of the page
+ * itself (`Model`, `Mode`): a control is found by its label.
  */
 
 import type { Lang } from '../i18n/index.ts';
