@@ -8,7 +8,6 @@ import { en as adminEn, ru as adminRu } from './words-admin.ts';
 import { en as ledgerEn, ru as ledgerRu } from './words-ledger.ts';
 import * as libraryWords from './words-libraries.ts';
 import { en as newEn, ru as newRu } from './words-new.ts';
-import * as settingWords from './words-settings.ts';
 import { en as tasksEn, ru as tasksRu } from './words-tasks.ts';
 import * as topupWords from './words-topup.ts';
 
@@ -102,7 +101,6 @@ const en = {
   ...newEn,
   ...tasksEn,
   ...libraryWords.en,
-  ...settingWords.en,
 } as const;
 
 export type WordKey = keyof typeof en;
@@ -200,7 +198,6 @@ const ru: Words = {
   ...newRu,
   ...tasksRu,
   ...libraryWords.ru,
-  ...settingWords.ru,
 };
 
 const dictionaries: Readonly<Record<Lang, Words>> = { en, ru };

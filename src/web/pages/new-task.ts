@@ -15,7 +15,7 @@ import { page } from '../layout.ts';
 import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { type Words, wordsOf } from '../words.ts';
-import { modeLabel, modelLabel } from '../words-settings.ts';
+import { modeLabel, modelLabel, settingWords } from '../words-settings.ts';
 
 /** A model as GET /v1/models lists it: what the page and its island read. */
 export interface CatalogModel {
@@ -32,14 +32,12 @@ export interface NewTaskCatalog {
   list(allowed: readonly string[] | null): Promise<CatalogModel[]>;
 }
 
-/** The page's own words and the settings' labels, handed to the island in the person's language. */
-function islandWords(w: Words): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(w).filter(
-      ([key]) =>
-        (key.startsWith('new') && key !== 'newTask') || key.startsWith('setting:') || key.startsWith('hint:'),
-    ),
-  );
+/** The page's own words and the settings' words, handed to the island in the person's language. */
+function islandWords(w: Words, lang: Lang): Record<string, string> {
+  return {
+    ...Object.fromEntries(Object.entries(w).filter(([key]) => key.startsWith('new') && key !== 'newTask')),
+    ...settingWords(lang),
+  };
 }
 
 /** The model and mode the page opens with: the asked ones when they exist and are open, else the first. */
@@ -90,7 +88,7 @@ export async function newTaskPage(app: FastifyInstance, deps: PageDeps): Promise
               class="stack new-task"
               novalidate
               data-models=${JSON.stringify(models)}
-              data-words=${JSON.stringify(islandWords(w))}
+              data-words=${JSON.stringify(islandWords(w, context.lang))}
               data-mode-labels=${JSON.stringify(labels.modes)}
               data-locale=${locale}
               data-currency=${CURRENCY}
