@@ -291,6 +291,9 @@ describe('tasks pages with the simulator', () => {
     ).json().error.message as string;
     assert.notEqual(ruMessage, message);
     assert.ok(textOf(ru.body).includes(`Ошибка: generation_failed — ${ruMessage}`), textOf(ru.body));
+    // The settings keep their API names; Russian pages put the new-task form's labels before them.
+    assert.match(en.body, /<dt>prompt<\/dt>/);
+    assert.match(ru.body, /<dt>Описание \(промпт\) \(prompt\)<\/dt>/);
   });
 });
 

@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { errors, isApiError } from '../../errors.ts';
 import type { Lang } from '../../i18n/index.ts';
 import { sessionPrincipal } from '../../people/index.ts';
+import { fieldLabel } from '../client/schema-checks.ts';
 import { contextOf, setFlash } from '../context.ts';
 import { html, type VNode } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
@@ -17,6 +18,7 @@ import { seeOther, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { TASK_STATUSES, type WebTask } from '../tasks-port.ts';
 import { fill, type Words, wordsOf } from '../words.ts';
+import { settingWords } from '../words-settings.ts';
 import { money } from './overview.ts';
 import { artifactCard, needsModelViewer, withModelViewer } from './players.ts';
 import { localeOf, moscowTime, statusBadge } from './tasks.ts';
@@ -25,6 +27,14 @@ const HIDE = { schema: { hide: true } } as const;
 const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A setting's value as text: strings as they are, anything else as compact JSON. */
+/**
+ * A setting as the task's page names it: its API name, after its label on Russian pages (the new-task
+ * form's label, by the same rule: `voice_2` → `Голос 2`).
+ */
+function settingName(key: string, lang: Lang): string {
+  return lang === 'ru' ? `${fieldLabel(key, {}, settingWords(lang))} (${key})` : key;
+}
+
 function settingText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
@@ -105,7 +115,7 @@ export function taskBody(task: WebTask, csrf: VNode, w: Words, lang: Lang): VNod
     </dl>
     <h2>${w.taskSettings}</h2>
     <dl class="task-settings">
-      ${Object.entries(task.settings).map(([key, value]) => html`<dt>${key}</dt><dd>${settingText(value)}</dd>`)}
+      ${Object.entries(task.settings).map(([key, value]) => html`<dt>${settingName(key, lang)}</dt><dd>${settingText(value)}</dd>`)}
     </dl>
     ${results(task, w, lang)}`;
 }
