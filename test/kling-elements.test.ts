@@ -29,6 +29,11 @@ function lastElementBody(): Record<string, unknown> {
   return posts.at(-1)?.body as Record<string, unknown>;
 }
 
+/** The last element creation Kling took, as the fake keeps it. */
+function lastElementTask() {
+  return [...w.fake.tasks.values()].filter((t) => t.kind === 'element').at(-1);
+}
+
 test('a character from two pictures: frontal + refer images, tag o_102, then used in a task', async () => {
   const res = await w.t.call(w.account.key, 'POST', ELEMENTS, {
     name: 'Captain with a very long name',
@@ -52,9 +57,7 @@ test('a character from two pictures: frontal + refer images, tag o_102, then use
     },
     tag_list: [{ tag_id: 'o_102' }],
   });
-  const task = w.fake.tasks.get(
-    [...w.fake.tasks.values()].filter((t) => t.kind === 'element').at(-1)?.id ?? '',
-  );
+  const task = lastElementTask();
   assert.equal(task?.status, 'succeed');
   const created = await w.t.call(w.account.key, 'POST', '/v1/tasks', {
     model: 'video-elements',
@@ -130,7 +133,7 @@ test('deleting an element deletes it at Kling (delete-elements); a 5xx there is 
     image_urls: [w.files.front],
   });
   assert.equal(res.statusCode, 201, res.body);
-  const elementId = [...w.fake.tasks.values()].filter((t) => t.kind === 'element').at(-1)?.elementId ?? '';
+  const elementId = lastElementTask()?.elementId ?? '';
   const owned = (): boolean => [...w.fake.elements.values()].some((set) => set.has(elementId));
   assert.ok(owned());
   w.fake.fail('5xx');

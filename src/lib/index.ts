@@ -4,4 +4,5 @@ export { type Clock, DbClock, moscowDay } from './clock.ts';
 export { uuidv7 } from './ids.ts';
 export { oncePerTurn } from './once-per-turn.ts';
 export { randomBase62 } from './random.ts';
+export { Repeating } from './repeating.ts';
 export { ByteCounter } from './streams.ts';

@@ -4,40 +4,27 @@
  * notification still credits. Runs in every process that runs the file sweeper; several processes
  * sweeping at once never credit twice (`TopupService.settle`).
  */
+import { Repeating } from '../lib/index.ts';
 import type { TopupService } from './topup-service.ts';
 
 export class TopupSweep {
   readonly #topups: TopupService;
   readonly #onError: (error: unknown) => void;
-  #timer: NodeJS.Timeout | null = null;
-  #running = false;
+  #passes: Repeating | null = null;
 
   constructor(topups: TopupService, onError: (error: unknown) => void) {
     this.#topups = topups;
     this.#onError = onError;
   }
 
-  /** Starts the passes; nothing happens while top-ups are off. */
+  /** Starts the passes, one at a time; nothing happens while top-ups are off. */
   start(intervalMs: number, pass: { idleMs?: number; limit?: number } = {}): void {
     if (this.#topups.mode === null) return;
-    this.#timer ??= setInterval(() => void this.#pass(pass), intervalMs);
-    this.#timer.unref();
+    this.#passes ??= new Repeating(() => this.#topups.sweep(pass), this.#onError);
+    this.#passes.start(intervalMs);
   }
 
   stop(): void {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
-  }
-
-  async #pass(pass: { idleMs?: number; limit?: number }): Promise<void> {
-    if (this.#running) return;
-    this.#running = true;
-    try {
-      await this.#topups.sweep(pass);
-    } catch (error) {
-      this.#onError(error);
-    } finally {
-      this.#running = false;
-    }
+    this.#passes?.stop();
   }
 }

@@ -83,18 +83,19 @@ export const RU_SETTING_HINTS: Readonly<Record<string, string>> = {
   audio_ids: 'Id ваших или готовых голосов (Библиотеки → голоса video-omni), до 3.',
 };
 
+const NO_WORDS: Readonly<Record<string, string>> = Object.freeze({});
+/** Built once: a task's page asks for it once per setting. */
+const RU_SETTING_WORDS: Readonly<Record<string, string>> = Object.freeze({
+  ...Object.fromEntries(Object.entries(RU_SETTING_LABELS).map(([name, label]) => [`setting:${name}`, label])),
+  ...Object.fromEntries(Object.entries(RU_SETTING_HINTS).map(([name, hint]) => [`hint:${name}`, hint])),
+});
+
 /**
  * The settings' words the new-task island looks up in the page's language (`setting:<name>`,
  * `hint:<name>`); none on English pages, which fall back to the schemas.
  */
-export function settingWords(lang: Lang): Record<string, string> {
-  if (lang !== 'ru') return {};
-  return {
-    ...Object.fromEntries(
-      Object.entries(RU_SETTING_LABELS).map(([name, label]) => [`setting:${name}`, label]),
-    ),
-    ...Object.fromEntries(Object.entries(RU_SETTING_HINTS).map(([name, hint]) => [`hint:${name}`, hint])),
-  };
+export function settingWords(lang: Lang): Readonly<Record<string, string>> {
+  return lang === 'ru' ? RU_SETTING_WORDS : NO_WORDS;
 }
 
 /** Names of the catalog's models, shown before their keys in the choosers and filters. */

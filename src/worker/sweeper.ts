@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
 import type { UploadService } from '../files/index.ts';
 import type { CallbackStore } from '../generators/index.ts';
-import type { Clock } from '../lib/index.ts';
+import { type Clock, Repeating } from '../lib/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { IdempotencyStore } from '../tasks/index.ts';
 
@@ -28,42 +28,6 @@ interface SweeperDeps {
    * few seconds, apart from settling, so a slow provider delays neither. (Default: none)
    */
   deleteUpstreamCopies?: () => Promise<number>;
-}
-
-/** A job run every few seconds, one pass at a time: a slow provider answer never piles passes up. */
-class Repeating {
-  #timer: NodeJS.Timeout | null = null;
-  #running = false;
-
-  readonly #pass: () => Promise<unknown>;
-  readonly #onError: (error: unknown) => void;
-
-  constructor(pass: () => Promise<unknown>, onError: (error: unknown) => void) {
-    this.#pass = pass;
-    this.#onError = onError;
-  }
-
-  start(intervalMs: number): void {
-    this.#timer ??= setInterval(() => void this.#once(), intervalMs);
-    this.#timer.unref();
-  }
-
-  stop(): void {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
-  }
-
-  async #once(): Promise<void> {
-    if (this.#running) return;
-    this.#running = true;
-    try {
-      await this.#pass();
-    } catch (error) {
-      this.#onError(error);
-    } finally {
-      this.#running = false;
-    }
-  }
 }
 
 /**

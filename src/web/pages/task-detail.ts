@@ -26,7 +26,6 @@ import { localeOf, moscowTime, statusBadge } from './tasks.ts';
 const HIDE = { schema: { hide: true } } as const;
 const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** A setting's value as text: strings as they are, anything else as compact JSON. */
 /**
  * A setting as the task's page names it: its API name, after its label on Russian pages (the new-task
  * form's label, by the same rule: `voice_2` → `Голос 2`).
@@ -35,6 +34,7 @@ function settingName(key: string, lang: Lang): string {
   return lang === 'ru' ? `${fieldLabel(key, {}, settingWords(lang))} (${key})` : key;
 }
 
+/** A setting's value as text: strings as they are, anything else as compact JSON. */
 function settingText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
