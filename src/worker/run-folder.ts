@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,15 +31,14 @@ export class RunFolders {
 
   /**
    * Takes a run's folder back: kept when `reusable` and found empty, removed with whatever is in it
-   * otherwise.
+   * otherwise. The emptiness check reads the folder synchronously: about 5 µs of CPU for an empty
+   * folder, where the thread pool's round trip of `fsp.readdir` cost a zero-work run a fifth of its rate
+   * (bench:dispatch). It reads the local temporary disk, which SQLite already writes synchronously.
    */
   async give(dir: string, reusable: boolean): Promise<void> {
-    if (reusable && this.#idle.length < this.#keep) {
-      const entries = await fsp.readdir(dir).catch(() => null);
-      if (entries !== null && entries.length === 0 && this.#idle.length < this.#keep) {
-        this.#idle.push(dir);
-        return;
-      }
+    if (reusable && this.#idle.length < this.#keep && isEmptyFolder(dir)) {
+      this.#idle.push(dir);
+      return;
     }
     await removeTree(dir);
   }
@@ -46,6 +46,14 @@ export class RunFolders {
   /** Removes the kept folders (the worker stopped: no run holds one). */
   async clear(): Promise<void> {
     await Promise.all(this.#idle.splice(0).map(removeTree));
+  }
+}
+
+function isEmptyFolder(dir: string): boolean {
+  try {
+    return fs.readdirSync(dir).length === 0;
+  } catch {
+    return false;
   }
 }
 
