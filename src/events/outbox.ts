@@ -4,7 +4,7 @@
  * for a change that rolled back. Each receiver subscribed to the event type gets one delivery row whose
  * body is frozen now; retries send those bytes under the same `webhook-id` (the row's id).
  */
-import { notifyOnCommit, type Tx } from '../db/index.ts';
+import { notifyOnCommit, prepared, type Tx, type WebhookEndpointsTable } from '../db/index.ts';
 import { uuidv7 } from '../lib/index.ts';
 
 export const TASK_EVENT_TYPES = [
@@ -49,17 +49,21 @@ export interface EventInput {
   data: () => Promise<unknown>;
 }
 
+const endpointsOf = prepared<{ accountId: string }, Pick<WebhookEndpointsTable, 'id' | 'url' | 'events'>>(
+  (db, value) =>
+    db
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'url', 'events'])
+      .where('account_id', '=', value('accountId'))
+      .where('deleted_at', 'is', null)
+      .orderBy('id'),
+);
+
 /** Queues the event for every receiver subscribed to its type. Returns how many deliveries were queued. */
 export async function emitEvent(tx: Tx, event: EventInput): Promise<number> {
   const targets: Array<{ webhookId: string | null; url: string }> = [];
   if (event.own?.events.includes(event.type)) targets.push({ webhookId: null, url: event.own.url });
-  const endpoints = await tx
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'url', 'events'])
-    .where('account_id', '=', event.accountId)
-    .where('deleted_at', 'is', null)
-    .orderBy('id')
-    .execute();
+  const { rows: endpoints } = await endpointsOf(tx, { accountId: event.accountId });
   for (const endpoint of endpoints) {
     const events = JSON.parse(endpoint.events) as string[];
     if (events.includes(event.type)) targets.push({ webhookId: endpoint.id, url: endpoint.url });

@@ -9,7 +9,14 @@
  */
 
 import { sql } from 'kysely';
-import { insertRow, type LedgerEntriesTable, type Tx } from '../db/index.ts';
+import {
+  type AccountsTable,
+  insertRow,
+  type LedgerEntriesTable,
+  prepared,
+  type TransfersTable,
+  type Tx,
+} from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { uuidv7 } from '../lib/index.ts';
 
@@ -33,12 +40,18 @@ export interface LedgerEntry {
   created_at: string;
 }
 
-export async function balancesOf(tx: Tx, accountId: string): Promise<Balances | null> {
-  const row = await tx
+const countersOf = prepared<
+  { accountId: string },
+  Pick<AccountsTable, 'credited_minor' | 'captured_minor' | 'held_minor'>
+>((db, value) =>
+  db
     .selectFrom('accounts')
     .select(['credited_minor', 'captured_minor', 'held_minor'])
-    .where('id', '=', accountId)
-    .executeTakeFirst();
+    .where('id', '=', value('accountId')),
+);
+
+export async function balancesOf(tx: Tx, accountId: string): Promise<Balances | null> {
+  const row = (await countersOf(tx, { accountId })).rows[0];
   if (!row) return null;
   const balanceMinor = Number(row.credited_minor) - Number(row.captured_minor);
   return {
@@ -145,11 +158,7 @@ export async function hold(tx: Tx, input: HoldInput): Promise<void> {
     created_at: at,
     settled_at: null,
   });
-  await tx
-    .updateTable('accounts')
-    .set({ held_minor: sql`held_minor + ${input.amountMinor}` })
-    .where('id', '=', input.accountId)
-    .execute();
+  await held(tx, { amount: input.amountMinor, accountId: input.accountId });
   await appendEntry(tx, {
     account_id: input.accountId,
     type: 'hold',
@@ -173,6 +182,44 @@ export async function spentToday(tx: Tx, keyId: string, dayStart: Date): Promise
   return Number(row?.spent ?? 0);
 }
 
+const held = prepared<{ amount: number; accountId: string }, never>((db, value) =>
+  db
+    .updateTable('accounts')
+    .set({ held_minor: sql`held_minor + ${value('amount')}` })
+    .where('id', '=', value('accountId')),
+);
+
+const transferSettled = prepared<
+  { status: 'posted' | 'voided'; settledAt: string; taskId: string },
+  Pick<TransfersTable, 'account_id' | 'key_id' | 'amount_minor'>
+>((db, value) =>
+  db
+    .updateTable('transfers')
+    .set({ status: value('status'), settled_at: value('settledAt') })
+    .where('id', '=', value('taskId'))
+    .where('status', '=', 'pending')
+    .returning(['account_id', 'key_id', 'amount_minor']),
+);
+
+/** The held amount moves to captured (success). */
+const captured = prepared<{ amount: number; accountId: string }, never>((db, value) =>
+  db
+    .updateTable('accounts')
+    .set({
+      held_minor: sql`held_minor - ${value('amount')}`,
+      captured_minor: sql`captured_minor + ${value('amount')}`,
+    })
+    .where('id', '=', value('accountId')),
+);
+
+/** The held amount is released (failure, cancel). */
+const released = prepared<{ amount: number; accountId: string }, never>((db, value) =>
+  db
+    .updateTable('accounts')
+    .set({ held_minor: sql`held_minor - ${value('amount')}` })
+    .where('id', '=', value('accountId')),
+);
+
 /**
  * Settles a task's hold: `capture` on success, `void` on failure or cancel. Exactly once: the
  * conditional update only matches a pending transfer, so a second call changes nothing and returns false.
@@ -183,24 +230,15 @@ export async function settle(
   outcome: 'capture' | 'void',
   at: Date,
 ): Promise<boolean> {
-  const transfer = await tx
-    .updateTable('transfers')
-    .set({ status: outcome === 'capture' ? 'posted' : 'voided', settled_at: at.toISOString() })
-    .where('id', '=', taskId)
-    .where('status', '=', 'pending')
-    .returning(['account_id', 'key_id', 'amount_minor'])
-    .executeTakeFirst();
+  const settled = await transferSettled(tx, {
+    status: outcome === 'capture' ? 'posted' : 'voided',
+    settledAt: at.toISOString(),
+    taskId,
+  });
+  const transfer = settled.rows[0];
   if (!transfer) return false;
   const amount = Number(transfer.amount_minor);
-  await tx
-    .updateTable('accounts')
-    .set(
-      outcome === 'capture'
-        ? { held_minor: sql`held_minor - ${amount}`, captured_minor: sql`captured_minor + ${amount}` }
-        : { held_minor: sql`held_minor - ${amount}` },
-    )
-    .where('id', '=', transfer.account_id)
-    .execute();
+  await (outcome === 'capture' ? captured : released)(tx, { amount, accountId: transfer.account_id });
   await appendEntry(tx, {
     account_id: transfer.account_id,
     type: outcome,

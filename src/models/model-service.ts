@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { ModelKind, ModelSpec } from '../catalog/index.ts';
-import type { Db } from '../db/index.ts';
+import { type Db, type ModelSettingsTable, prepared } from '../db/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { markLibraryFields } from './library-marks.ts';
 
@@ -35,6 +35,11 @@ interface ModelState {
 }
 
 /** The catalog joined with the operator's per-model state (availability, active-task limit). */
+const modelState = prepared<{ key: string }, Pick<ModelSettingsTable, 'available' | 'max_active'>>(
+  (db, value) =>
+    db.selectFrom('model_settings').select(['available', 'max_active']).where('key', '=', value('key')),
+);
+
 export class ModelService {
   readonly #db: Db;
   readonly #clock: Clock;
@@ -77,11 +82,7 @@ export class ModelService {
   }
 
   async state(key: string): Promise<ModelState> {
-    const row = await this.#db.db
-      .selectFrom('model_settings')
-      .select(['available', 'max_active'])
-      .where('key', '=', key)
-      .executeTakeFirst();
+    const row = (await modelState(this.#db.db, { key })).rows[0];
     return { available: row ? row.available === 1 : true, maxActive: row?.max_active ?? DEFAULT_MAX_ACTIVE };
   }
 

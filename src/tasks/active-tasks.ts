@@ -5,8 +5,29 @@
  * new count in one statement; the move to a final state gives it back (`transitions.ts`). A creation that
  * is refused later in its transaction (money, daily limit) rolls its place back with everything else.
  */
-import type { Tx } from '../db/index.ts';
+import { type ActiveTaskCountsTable, prepared, type Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
+
+const placeTaken = prepared<{ accountId: string; model: string }, Pick<ActiveTaskCountsTable, 'active'>>(
+  (db, value) =>
+    db
+      .insertInto('active_task_counts')
+      .values({ account_id: value('accountId'), model: value('model'), active: 1 })
+      .onConflict((oc) =>
+        oc
+          .columns(['account_id', 'model'])
+          .doUpdateSet((eb) => ({ active: eb('active_task_counts.active', '+', 1) })),
+      )
+      .returning('active'),
+);
+
+const placeGivenBack = prepared<{ accountId: string; model: string }, never>((db, value) =>
+  db
+    .updateTable('active_task_counts')
+    .set((eb) => ({ active: eb('active', '-', 1) }))
+    .where('account_id', '=', value('accountId'))
+    .where('model', '=', value('model')),
+);
 
 /** Unfinished tasks of one model of an account, as counted. */
 export async function activeTaskCount(tx: Tx, accountId: string, model: string): Promise<number> {
@@ -30,25 +51,13 @@ export async function takeActivePlace(
   model: string,
   maxActive: number,
 ): Promise<void> {
-  const row = await tx
-    .insertInto('active_task_counts')
-    .values({ account_id: accountId, model, active: 1 })
-    .onConflict((oc) =>
-      oc
-        .columns(['account_id', 'model'])
-        .doUpdateSet((eb) => ({ active: eb('active_task_counts.active', '+', 1) })),
-    )
-    .returning('active')
-    .executeTakeFirstOrThrow();
+  const { rows } = await placeTaken(tx, { accountId, model });
+  const row = rows[0];
+  if (row === undefined) throw new Error('active_task_counts: the upsert returned no row');
   if (Number(row.active) > maxActive) throw errors.tooManyActive(model, maxActive);
 }
 
 /** One unfinished task of `model` fewer: in the transaction that moved it to a final state. */
 export async function giveBackActivePlace(tx: Tx, accountId: string, model: string): Promise<void> {
-  await tx
-    .updateTable('active_task_counts')
-    .set((eb) => ({ active: eb('active', '-', 1) }))
-    .where('account_id', '=', accountId)
-    .where('model', '=', model)
-    .execute();
+  await placeGivenBack(tx, { accountId, model });
 }

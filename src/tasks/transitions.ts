@@ -3,7 +3,7 @@
  * queued → running → succeeded (capture) | failed (void); queued | running → canceled (void).
  * Every change is conditional on the state it leaves, so a late or repeated call changes nothing.
  */
-import type { TaskStatus, TasksTable, Tx } from '../db/index.ts';
+import { prepared, type TaskStatus, type TasksTable, type Tx } from '../db/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
 import { settle } from '../ledger/index.ts';
 import { giveBackActivePlace } from './active-tasks.ts';
@@ -28,23 +28,27 @@ export function runKeyOf(taskId: string, run = 1): string {
   return `${taskId}/${run}`;
 }
 
+const toRunning = prepared<{ taskId: string; startedAt: string; runKey: string }, TasksTable>((db, value) =>
+  db
+    .updateTable('tasks')
+    .set((eb) => ({
+      status: 'running',
+      started_at: value('startedAt'),
+      run_key: value('runKey'),
+      revision: eb('revision', '+', 1),
+    }))
+    .where('id', '=', value('taskId'))
+    .where('status', '=', 'queued')
+    .returningAll(),
+);
+
 /**
  * queued → running, recording the run's key in the same statement (the intent: from here on a run may
  * exist upstream). True when this call moved it; false when the task left `queued` first (canceled).
  */
 export async function markRunning(tx: Tx, taskId: string, at: Date, runKey: string): Promise<boolean> {
-  const row = await tx
-    .updateTable('tasks')
-    .set((eb) => ({
-      status: 'running',
-      started_at: at.toISOString(),
-      run_key: runKey,
-      revision: eb('revision', '+', 1),
-    }))
-    .where('id', '=', taskId)
-    .where('status', '=', 'queued')
-    .returningAll()
-    .executeTakeFirst();
+  const { rows } = await toRunning(tx, { taskId, startedAt: at.toISOString(), runKey });
+  const row = rows[0];
   if (row === undefined) return false;
   await taskChanged(tx, taskId, { type: 'task.started', at }, row);
   return true;
@@ -63,14 +67,17 @@ export async function recordRunKey(tx: Tx, taskId: string, runKey: string): Prom
 }
 
 /** Saves the generator's handle of a running task; false when the task is no longer running (canceled). */
-export async function saveHandle(tx: Tx, taskId: string, handle: string): Promise<boolean> {
-  const result = await tx
+const handleSaved = prepared<{ taskId: string; handle: string }, never>((db, value) =>
+  db
     .updateTable('tasks')
-    .set({ provider_ref: handle })
-    .where('id', '=', taskId)
-    .where('status', '=', 'running')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+    .set({ provider_ref: value('handle') })
+    .where('id', '=', value('taskId'))
+    .where('status', '=', 'running'),
+);
+
+export async function saveHandle(tx: Tx, taskId: string, handle: string): Promise<boolean> {
+  const result = await handleSaved(tx, { taskId, handle });
+  return Number(result.numAffectedRows ?? 0) > 0;
 }
 
 /**
@@ -114,23 +121,36 @@ export interface Success {
   }>;
 }
 
-/** running → succeeded with its files, capturing the hold. False when the task left `running` first. */
-export async function markSucceeded(tx: Tx, taskId: string, success: Success, at: Date): Promise<boolean> {
-  const row = await tx
+const toSucceeded = prepared<
+  { taskId: string; finishedAt: string; caption: string; texts: string; filesExpireAt: string },
+  TasksTable
+>((db, value) =>
+  db
     .updateTable('tasks')
     .set((eb) => ({
       status: 'succeeded',
       progress: 100,
-      finished_at: at.toISOString(),
-      caption: success.caption,
-      texts: JSON.stringify(success.texts),
-      files_expire_at: success.filesExpireAt.toISOString(),
+      finished_at: value('finishedAt'),
+      caption: value('caption'),
+      texts: value('texts'),
+      files_expire_at: value('filesExpireAt'),
       revision: eb('revision', '+', 1),
     }))
-    .where('id', '=', taskId)
+    .where('id', '=', value('taskId'))
     .where('status', '=', 'running')
-    .returningAll()
-    .executeTakeFirst();
+    .returningAll(),
+);
+
+/** running → succeeded with its files, capturing the hold. False when the task left `running` first. */
+export async function markSucceeded(tx: Tx, taskId: string, success: Success, at: Date): Promise<boolean> {
+  const { rows } = await toSucceeded(tx, {
+    taskId,
+    finishedAt: at.toISOString(),
+    caption: success.caption,
+    texts: JSON.stringify(success.texts),
+    filesExpireAt: success.filesExpireAt.toISOString(),
+  });
+  const row = rows[0];
   if (row === undefined) return false;
   if (success.artifacts.length > 0) {
     await tx
@@ -155,6 +175,10 @@ export async function markSucceeded(tx: Tx, taskId: string, success: Success, at
   return true;
 }
 
+const jobRemoved = prepared<{ jobId: string }, never>((db, value) =>
+  db.deleteFrom('jobs').where('id', '=', value('jobId')),
+);
+
 /**
  * What every move out of queued/running does beside its row's change, in the same transaction: the hold
  * captured or voided, the task's place under the active-task limit given back, its job removed.
@@ -167,7 +191,7 @@ async function leaveActive(
 ): Promise<void> {
   await settle(tx, row.id, outcome, at);
   await giveBackActivePlace(tx, row.account_id, row.model);
-  await tx.deleteFrom('jobs').where('id', '=', jobIdOf(row.id)).execute();
+  await jobRemoved(tx, { jobId: jobIdOf(row.id) });
 }
 
 /** queued | running → a final state without a result, voiding the hold. False when it was already final. */

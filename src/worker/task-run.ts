@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { TasksTable } from '../db/index.ts';
+import { prepared, type TasksTable } from '../db/index.ts';
 import type { ChannelOutcome } from '../generators/index.ts';
 import {
   ChannelOutOfCredit,
@@ -36,6 +36,11 @@ import type { RunOptions, WorkerDeps } from './worker.ts';
 
 /** Longest wait between polls that failed transiently (milliseconds). */
 const MAX_POLL_BACKOFF_MS = 30_000;
+
+const taskRow = prepared<{ taskId: string }, TasksTable>((db, value) =>
+  db.selectFrom('tasks').selectAll().where('id', '=', value('taskId')),
+);
+
 /** Attempts of a run on a channel: the first and 3 retries (CONTRACT §11). */
 const CHANNEL_MAX_ATTEMPTS = 4;
 /** Wait before asking again for a free slot (milliseconds); not an attempt. */
@@ -95,11 +100,7 @@ export class TaskRun {
 
   async run(): Promise<void> {
     const { db } = this.#deps;
-    const task = await db.db
-      .selectFrom('tasks')
-      .selectAll()
-      .where('id', '=', this.#job.taskId)
-      .executeTakeFirst();
+    const task = (await taskRow(db.db, { taskId: this.#job.taskId })).rows[0];
     if (!task || isFinal(task.status)) {
       await db.db.deleteFrom('jobs').where('id', '=', this.#job.id).execute();
       return;

@@ -1,0 +1,107 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { sql } from 'kysely';
+import { openTestDatabase } from '../../test/databases.ts';
+import type { Db, JobsTable } from './index.ts';
+import { prepared } from './prepared.ts';
+
+// prepared(): a query built once per dialect with named values, then run with new values. Each rule its
+// doc gives: every named value lands where `value(name)` stood (also twice, and inside sql``); values
+// built in stay as built; a missing value is refused before anything runs; it runs in the caller's
+// transaction and rolls back with it. Runs on SQLite and, with TEST_DATABASE_URL, on PostgreSQL.
+
+let db: Db;
+let drop: () => Promise<void>;
+before(async () => {
+  ({ db, drop } = await openTestDatabase('gta_prepared'));
+});
+after(() => drop());
+
+const job = (id: string, attempts = 0): JobsTable => ({
+  id,
+  task_id: `task-${id}`,
+  run_at: '2026-11-28T00:00:00.000Z',
+  locked_by: null,
+  locked_until: null,
+  attempts,
+});
+
+const jobsOf = prepared<{ taskId: string }, JobsTable>((d, value) =>
+  d.selectFrom('jobs').selectAll().where('task_id', '=', value('taskId')).where('attempts', '>=', 0),
+);
+
+const bumped = prepared<{ by: number; id: string; lockedBy: string | null }, Pick<JobsTable, 'attempts'>>(
+  (d, value) =>
+    d
+      .updateTable('jobs')
+      .set({ attempts: sql`attempts + ${value('by')} + ${value('by')}`, locked_by: value('lockedBy') })
+      .where('id', '=', value('id'))
+      .where('run_at', '<', '2027-01-01T00:00:00.000Z')
+      .returning('attempts'),
+);
+
+test('every call runs the same query with its own values, as the built query would', async () => {
+  await db.db
+    .insertInto('jobs')
+    .values([job('a'), job('b', 5)])
+    .execute();
+  const a = await jobsOf(db.db, { taskId: 'task-a' });
+  assert.deepEqual(
+    a.rows,
+    await db.db.selectFrom('jobs').selectAll().where('task_id', '=', 'task-a').execute(),
+  );
+  const b = await jobsOf(db.db, { taskId: 'task-b' });
+  assert.deepEqual(
+    b.rows.map((r) => [r.id, r.attempts]),
+    [['b', 5]],
+  );
+  assert.deepEqual((await jobsOf(db.db, { taskId: 'task-none' })).rows, []);
+});
+
+test('a value used twice and inside sql`` gets the same value; built-in values stay; counts are told', async () => {
+  await db.db.insertInto('jobs').values(job('c', 1)).execute();
+  const result = await bumped(db.db, { by: 2, id: 'c', lockedBy: 'w1' });
+  assert.deepEqual(result.rows, [{ attempts: 5 }]);
+  const row = await db.db.selectFrom('jobs').selectAll().where('id', '=', 'c').executeTakeFirstOrThrow();
+  assert.equal(row.locked_by, 'w1');
+  assert.equal(Number(row.attempts), 5);
+  const none = await bumped(db.db, { by: 1, id: 'missing', lockedBy: null });
+  assert.deepEqual(none.rows, []);
+  const removed = prepared<{ id: string }, never>((d, value) =>
+    d.deleteFrom('jobs').where('id', '=', value('id')),
+  );
+  assert.equal(Number((await removed(db.db, { id: 'c' })).numAffectedRows), 1);
+  assert.equal(Number((await removed(db.db, { id: 'c' })).numAffectedRows ?? 0), 0);
+});
+
+test('a missing value is refused before the query runs', async () => {
+  await db.db.insertInto('jobs').values(job('d')).execute();
+  await assert.rejects(
+    bumped(db.db, { by: 1, id: 'd' } as unknown as { by: number; id: string; lockedBy: null }),
+    /no value for "lockedBy"/,
+  );
+  const row = await db.db
+    .selectFrom('jobs')
+    .select('attempts')
+    .where('id', '=', 'd')
+    .executeTakeFirstOrThrow();
+  assert.equal(Number(row.attempts), 0);
+});
+
+test("it runs in the caller's transaction and rolls back with it", async () => {
+  await db.db.insertInto('jobs').values(job('e')).execute();
+  await assert.rejects(
+    db.dialect.transaction(db.db, async (tx) => {
+      assert.deepEqual((await bumped(tx, { by: 1, id: 'e', lockedBy: 'w2' })).rows, [{ attempts: 2 }]);
+      assert.deepEqual(
+        (await jobsOf(tx, { taskId: 'task-e' })).rows.map((r) => Number(r.attempts)),
+        [2],
+      );
+      throw new Error('roll back');
+    }),
+    /roll back/,
+  );
+  const row = await db.db.selectFrom('jobs').selectAll().where('id', '=', 'e').executeTakeFirstOrThrow();
+  assert.equal(Number(row.attempts), 0);
+  assert.equal(row.locked_by, null);
+});
