@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import type { Database } from './schema.ts';
 
 /** A database handle inside a transaction (Kysely's Transaction extends Kysely). */
@@ -64,6 +64,16 @@ export function sqliteBus(db: Kysely<Database>): EventEmitter {
   return bus;
 }
 
+/** The transaction statements of SQLite, compiled once: every transition of a run issues several. */
+const SQLITE = {
+  begin: CompiledQuery.raw('begin immediate'),
+  savepoint: CompiledQuery.raw('savepoint gta_call'),
+  rollbackToSavepoint: CompiledQuery.raw('rollback to gta_call'),
+  release: CompiledQuery.raw('release gta_call'),
+  commit: CompiledQuery.raw('commit'),
+  rollback: CompiledQuery.raw('rollback'),
+};
+
 /** Most calls one group commit takes; the rest wait for the next. */
 const GROUP_COMMIT_MAX = 64;
 
@@ -97,32 +107,32 @@ async function commitGroup(db: Kysely<Database>, items: GroupItem[]): Promise<vo
   try {
     await db.connection().execute(async (conn) => {
       sqliteBuses.set(conn, bus);
-      await sql`begin immediate`.execute(conn);
+      await conn.executeQuery(SQLITE.begin);
       try {
         for (const item of items) {
           const pending = { bus, notes: [] as Array<[string, string]> };
           sqlitePending.set(conn, pending);
-          await sql`savepoint gta_call`.execute(conn);
+          await conn.executeQuery(SQLITE.savepoint);
           let result: unknown;
           try {
             result = await item.fn(conn);
           } catch (error) {
             // Its own writes are undone; the group goes on. (An error that ended the whole transaction
             // makes this rollback fail, and the outer handler settles everything with it.)
-            await sql`rollback to gta_call`.execute(conn);
-            await sql`release gta_call`.execute(conn);
+            await conn.executeQuery(SQLITE.rollbackToSavepoint);
+            await conn.executeQuery(SQLITE.release);
             settled.add(item);
             item.reject(error);
             continue;
           }
-          await sql`release gta_call`.execute(conn);
+          await conn.executeQuery(SQLITE.release);
           committed.push({ item, result, notes: pending.notes });
         }
         sqlitePending.delete(conn);
-        await sql`commit`.execute(conn);
+        await conn.executeQuery(SQLITE.commit);
       } catch (error) {
         sqlitePending.delete(conn);
-        await sql`rollback`.execute(conn).catch(() => {});
+        await conn.executeQuery(SQLITE.rollback).catch(() => {});
         throw error;
       }
     });
@@ -165,10 +175,10 @@ export const sqliteCapabilities: DialectCapabilities = {
       const pending = { bus, notes: [] as Array<[string, string]> };
       sqliteBuses.set(conn, bus);
       sqlitePending.set(conn, pending);
-      await sql`begin immediate`.execute(conn);
+      await conn.executeQuery(SQLITE.begin);
       try {
         const result = await fn(conn);
-        await sql`commit`.execute(conn);
+        await conn.executeQuery(SQLITE.commit);
         sqlitePending.delete(conn);
         // Once per channel and payload, as PostgreSQL delivers them.
         const sent = new Set<string>();
@@ -181,7 +191,7 @@ export const sqliteCapabilities: DialectCapabilities = {
         return result;
       } catch (error) {
         sqlitePending.delete(conn);
-        await sql`rollback`.execute(conn);
+        await conn.executeQuery(SQLITE.rollback);
         throw error;
       }
     });
