@@ -14,9 +14,16 @@ import { freePort } from './processes.ts';
 /** The keys the fakes are started with, by the variable the channel files name. */
 export const FAKE_KEYS = { TRIPO_API_KEY: 'tsk_e2e', SUNO_API_KEY: 'suno-e2e-key' } as const;
 
+/** The folders of the channel files written by this test process, removed when it exits. */
+const channelDirs: string[] = [];
+process.once('exit', () => {
+  for (const dir of channelDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
 /** Writes a channel file (CONTRACT §11) into a fresh folder and gives its path. */
 export function writeChannelFile(channels: Array<Record<string, unknown>>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-channels-'));
+  channelDirs.push(dir);
   const file = path.join(dir, 'channels.json');
   fs.writeFileSync(file, JSON.stringify({ channels }));
   return file;
