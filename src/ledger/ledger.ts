@@ -120,6 +120,13 @@ export async function credit(
   return { entry, created: true };
 }
 
+const held = prepared<{ amount: number; accountId: string }, never>((db, value) =>
+  db
+    .updateTable('accounts')
+    .set({ held_minor: sql`held_minor + ${value('amount')}` })
+    .where('id', '=', value('accountId')),
+);
+
 export interface HoldInput {
   accountId: string;
   keyId: string | null;
@@ -181,13 +188,6 @@ export async function spentToday(tx: Tx, keyId: string, dayStart: Date): Promise
     .executeTakeFirst();
   return Number(row?.spent ?? 0);
 }
-
-const held = prepared<{ amount: number; accountId: string }, never>((db, value) =>
-  db
-    .updateTable('accounts')
-    .set({ held_minor: sql`held_minor + ${value('amount')}` })
-    .where('id', '=', value('accountId')),
-);
 
 const transferSettled = prepared<
   { status: 'posted' | 'voided'; settledAt: string; taskId: string },

@@ -34,12 +34,12 @@ interface ModelState {
   maxActive: number;
 }
 
-/** The catalog joined with the operator's per-model state (availability, active-task limit). */
 const modelState = prepared<{ key: string }, Pick<ModelSettingsTable, 'available' | 'max_active'>>(
   (db, value) =>
     db.selectFrom('model_settings').select(['available', 'max_active']).where('key', '=', value('key')),
 );
 
+/** The catalog joined with the operator's per-model state (availability, active-task limit). */
 export class ModelService {
   readonly #db: Db;
   readonly #clock: Clock;

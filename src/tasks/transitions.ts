@@ -66,7 +66,6 @@ export async function recordRunKey(tx: Tx, taskId: string, runKey: string): Prom
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Saves the generator's handle of a running task; false when the task is no longer running (canceled). */
 const handleSaved = prepared<{ taskId: string; handle: string }, never>((db, value) =>
   db
     .updateTable('tasks')
@@ -75,6 +74,7 @@ const handleSaved = prepared<{ taskId: string; handle: string }, never>((db, val
     .where('status', '=', 'running'),
 );
 
+/** Saves the generator's handle of a running task; false when the task is no longer running (canceled). */
 export async function saveHandle(tx: Tx, taskId: string, handle: string): Promise<boolean> {
   const result = await handleSaved(tx, { taskId, handle });
   return Number(result.numAffectedRows ?? 0) > 0;
