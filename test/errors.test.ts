@@ -102,6 +102,23 @@ describe('errors, languages and framework edges', () => {
     assert.equal((await t.admin('POST', '/admin/v1/accounts', { name: 'x'.repeat(150) })).statusCode, 201);
   });
 
+  test('a body over 16 KB sent where none is expected (cancel, DELETE) is 413 too, and nothing changes', async () => {
+    const acct = await t.account({ balanceMinor: 1_000_000 });
+    const created = await t.call(acct.key, 'POST', '/v1/tasks', {
+      model: 'image',
+      settings: { prompt: 'a cat' },
+    });
+    assert.equal(created.statusCode, 202, created.body);
+    const id = created.json().id as string;
+    const big = { note: 'x'.repeat(17 * 1024) };
+    expectError(await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`, big), 413, 'request_too_large');
+    assert.notEqual((await t.call(acct.key, 'GET', `/v1/tasks/${id}`)).json().status, 'canceled');
+    // Refused before the route: the record need not exist, and its DELETE is never reached.
+    const gone = `/v1/models/image/styles/${id}`;
+    expectError(await t.call(acct.key, 'DELETE', gone, big), 413, 'request_too_large');
+    expectError(await t.call(acct.key, 'DELETE', gone), 404, 'record_not_found');
+  });
+
   test('every response carries X-Request-Id; a printable one of at most 128 characters is kept', async () => {
     for (const given of ['abc-123', 'req 42/retry #2', 'x'.repeat(128)]) {
       const own = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': given } });

@@ -167,6 +167,18 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     }
   });
 
+  test('every operation whose method carries a body declares 408 and 413, with a body or without one', () => {
+    for (const doc of [open, operator]) {
+      for (const { path, method, op } of operations(doc)) {
+        const responses = op.responses as Record<string, Json>;
+        const carries = ['post', 'put', 'patch', 'delete'].includes(method.toLowerCase());
+        for (const status of ['408', '413']) {
+          assert.equal(status in responses, carries, `${method} ${path} ${status}`);
+        }
+      }
+    }
+  });
+
   test('every $ref resolves, in both documents', () => {
     for (const doc of [open, operator]) {
       const refs = refsOf(doc);

@@ -47,11 +47,18 @@ const SHARED_REFUSALS: Record<string, [name: string, description: string]> = {
   500: ['InternalError', 'internal_error'],
   503: ['Unavailable', 'sg_unavailable: storage or database unreachable; retry later'],
 };
-/** Refusals of operations that read a body. */
+/**
+ * Refusals of operations that read a body: every one with a method that carries a body, whether or not it
+ * declares one, since the server reads (and limits) any body sent (a `DELETE` or a cancel with 17 KB of
+ * JSON is 413 too).
+ */
 const BODY_REFUSALS: Record<string, [name: string, description: string]> = {
   408: ['RequestTimeout', 'request_timeout: the body stalled or trickled'],
   413: ['TooLarge', 'request_too_large: the body or the headers are over the limit'],
 };
+
+/** Methods whose body the server reads (GET's is never parsed). */
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
 /** Parameters every operation takes (CONTRACT §8): the message language and the caller's request id. */
 const SHARED_PARAMETERS: Record<string, Json> = {
@@ -185,7 +192,7 @@ export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): 
     addHeaders(status, responses[name]);
   }
   for (const operations of Object.values(doc.paths)) {
-    for (const operation of Object.values(operations)) {
+    for (const [method, operation] of Object.entries(operations)) {
       const id = operation.operationId ?? '';
       if (TASK_REQUEST_OPERATIONS.has(id)) discriminateTaskRequest(operation, schemas, catalog);
       if (UPLOAD_OPERATIONS.has(id)) operation.requestBody = structuredClone(UPLOAD_BODY);
@@ -193,7 +200,8 @@ export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): 
       for (const [status, answer] of Object.entries(operation.responses)) {
         if (typeof answer.$ref !== 'string') addHeaders(status, answer);
       }
-      const refusals = operation.requestBody ? { ...SHARED_REFUSALS, ...BODY_REFUSALS } : SHARED_REFUSALS;
+      const readsBody = operation.requestBody !== undefined || BODY_METHODS.has(method);
+      const refusals = readsBody ? { ...SHARED_REFUSALS, ...BODY_REFUSALS } : SHARED_REFUSALS;
       for (const [status, [name]] of Object.entries(refusals)) {
         operation.responses[status] ??= ref('responses', name);
       }
