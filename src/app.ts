@@ -27,6 +27,7 @@ import {
   installErrorHandler,
   installJsonParser,
   installNotFound,
+  installNulGuard,
   installRequestContext,
   libraryRoutes,
   metricsRoutes,
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(async (open) => {
+    installNulGuard(open);
     await healthRoutes(open, deps);
     await docsRoutes(open, deps.config.publicBaseUrl);
     await directLinkRoutes(open, deps);
@@ -110,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (metricsToken !== null) await metricsRoutes(app, { metrics: deps.metrics, metricsToken, limiter });
   await app.register(async (authenticated) => {
     installApiKeyAuth(authenticated, deps, limiter);
+    installNulGuard(authenticated);
     await modelRoutes(authenticated, deps);
     await taskRoutes(authenticated, deps);
     await taskEventRoutes(authenticated, deps);
@@ -125,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (adminToken !== null) {
     await app.register(async (operator) => {
       installAdminAuth(operator, adminToken, limiter);
+      installNulGuard(operator);
       await adminRoutes(operator, deps);
       await adminChannelRoutes(operator, deps);
       await adminPeopleRoutes(operator, deps);

@@ -22,7 +22,7 @@ import {
   segmentOf,
   valueFor,
 } from './fuzz-shape.ts';
-import { startTestApp, type TestAccount, type TestApp } from './helpers.ts';
+import { expectError, startTestApp, type TestAccount, type TestApp } from './helpers.ts';
 
 /** Every setting name of every mode, with the values its JSON Schema lists (enums, constants). */
 function settingsKeys(): Map<string, Map<string, unknown[]>> {
@@ -254,9 +254,20 @@ describe('fuzzing POST /v1/tasks, POST /v1/price and task reads', () => {
     for (const [method, url, payload] of requests) {
       const res = await t.call(acct.key, method, url, payload);
       assertWellFormed(res, `${method} ${url}`);
-      // SQLite stores the character (404 for the id, 200 or 201 otherwise); PostgreSQL refuses it (422).
-      assert.ok([200, 201, 404, 422].includes(res.statusCode), res.body);
+      if (url.includes('%00')) {
+        // In the path or the query: 422 on both engines, before any lookup (it was 404 or 200 on SQLite).
+        expectError(res, 422, 'invalid_request');
+        assert.match(res.json().error.message, /NUL/);
+      } else {
+        // In a stored name: SQLite stores the character (201); PostgreSQL refuses it (422).
+        assert.ok([201, 422].includes(res.statusCode), res.body);
+      }
     }
+    // Authentication still comes first.
+    expectError(await t.call('gta_wrong', 'GET', '/v1/tasks/%00'), 401, 'invalid_api_key');
+    // The operator's addresses and the direct links alike.
+    expectError(await t.admin('GET', '/admin/v1/accounts/%00'), 422, 'invalid_request');
+    expectError(await t.app.inject({ method: 'GET', url: '/files/a%00b' }), 422, 'invalid_request');
   });
 
   test('deeply nested JSON in a task body is refused, not a 500', async () => {

@@ -101,15 +101,40 @@ function byStatus(error: FastifyError, request: FastifyRequest, links: ApiLinks)
   return null;
 }
 
-/** A caller's input the database refused to store. */
-function fromDatabase(error: unknown): ApiError | null {
-  if (!isNulInText(error)) return null;
-  return errors.invalidRequest(
+/** Text with the NUL character (U+0000), which PostgreSQL cannot store: the caller's error on both engines. */
+const nulInText = (): ApiError =>
+  errors.invalidRequest(
     both(
       'Text in the request may not contain the NUL character (U+0000).',
       'Текст в запросе не может содержать символ NUL (U+0000).',
     ),
   );
+
+/** A caller's input the database refused to store. */
+function fromDatabase(error: unknown): ApiError | null {
+  return isNulInText(error) ? nulInText() : null;
+}
+
+function hasNul(values: unknown): boolean {
+  if (typeof values !== 'object' || values === null) return false;
+  for (const value of Object.values(values)) {
+    if (typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && hasNul(value))
+      return true;
+  }
+  return false;
+}
+
+/**
+ * Refuses a path or query value with a NUL character (`%00`) before a route of `app`'s context reads it:
+ * PostgreSQL refuses such text (22021, `fromDatabase`) where SQLite would look it up, so `/v1/tasks/%00`
+ * was 422 on one engine and 404 on the other. Now 422 invalid_request on both, after authentication.
+ * Installed on the API's contexts (open, key, operator); the static files of /docs keep their plain 404.
+ */
+export function installNulGuard(app: FastifyInstance): void {
+  // A callback, not an async function: it runs on every request.
+  app.addHook('preValidation', (request, _reply, done) => {
+    done(hasNul(request.params) || hasNul(request.query) ? nulInText() : undefined);
+  });
 }
 
 /**
