@@ -80,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installJsonParser(app);
   installBodyPace(app, deps.config.bodyTimeoutMs);
   installErrorHandler(app, links);
+  installNulGuard(app);
   installNotFound(app, links);
   // Open event streams and waiting calls end before the server waits for its connections to close.
   app.addHook('preClose', () => deps.services.watch.close());
@@ -99,7 +100,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   await app.register(async (open) => {
-    installNulGuard(open);
     await healthRoutes(open, deps);
     await docsRoutes(open, deps.config.publicBaseUrl);
     await directLinkRoutes(open, deps);
@@ -112,7 +112,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (metricsToken !== null) await metricsRoutes(app, { metrics: deps.metrics, metricsToken, limiter });
   await app.register(async (authenticated) => {
     installApiKeyAuth(authenticated, deps, limiter);
-    installNulGuard(authenticated);
     await modelRoutes(authenticated, deps);
     await taskRoutes(authenticated, deps);
     await taskEventRoutes(authenticated, deps);
@@ -128,7 +127,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (adminToken !== null) {
     await app.register(async (operator) => {
       installAdminAuth(operator, adminToken, limiter);
-      installNulGuard(operator);
       await adminRoutes(operator, deps);
       await adminChannelRoutes(operator, deps);
       await adminPeopleRoutes(operator, deps);

@@ -213,6 +213,14 @@ export const errors = {
     new ApiError('file_too_large', { params: { field, limit: Math.round(limitBytes / 1024 / 1024) } }),
   invalidRequest: (detail: { en: string; ru: string }): ApiError =>
     new ApiError('invalid_request', { detail }),
+  /** Text with the NUL character (U+0000), which PostgreSQL cannot store: refused on both engines. */
+  nulInText: (): ApiError =>
+    new ApiError('invalid_request', {
+      detail: {
+        en: 'Text in the request may not contain the NUL character (U+0000).',
+        ru: 'Текст в запросе не может содержать символ NUL (U+0000).',
+      },
+    }),
   invalidSettings: (detail: { en: string; ru: string }): ApiError =>
     new ApiError('invalid_settings', { detail }),
   unknownSetting: (detail: { en: string; ru: string }): ApiError =>

@@ -79,8 +79,10 @@ describe('the HTTP edge', () => {
       422,
       'invalid_request',
     );
-    // The static files of /docs: a refused path and a missing file are plain 404s.
-    for (const url of ['/docs/static/%00', '/docs/static/..%2f..%2fpackage.json', '/docs/static/nope.js']) {
+    // The static files of /docs: a refused path and a missing file are plain 404s; a NUL is refused as in
+    // every request (422).
+    expectTableError(await t.app.inject({ method: 'GET', url: '/docs/static/%00' }), 422, 'invalid_request');
+    for (const url of ['/docs/static/..%2f..%2fpackage.json', '/docs/static/nope.js']) {
       const res = await t.app.inject({ method: 'GET', url });
       expectTableError(res, 404, 'not_found');
       assert.equal(res.json().docs, 'http://api.test/docs');

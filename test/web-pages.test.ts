@@ -188,13 +188,20 @@ describe('dashboard pages', () => {
 
     await browser.post('/signout', {});
     await browser.get('/signin');
-    for (const next of ['//evil.example/', '/\\evil.example', 'https://evil.example/', '/ok\u0000']) {
+    for (const next of ['//evil.example/', '/\\evil.example', 'https://evil.example/']) {
       const res = await browser.post('/signin', { email, password: 'correct horse 1', next });
       assert.equal(res.headers.location, '/', next);
       await browser.get('/');
       await browser.post('/signout', {});
       await browser.get('/signin');
     }
+    // A NUL anywhere in a request is refused whole (422, a page), on both engines: no session, no redirect.
+    const nul = await browser.post('/signin', { email, password: 'correct horse 1', next: '/ok\u0000' });
+    assert.equal(nul.statusCode, 422);
+    assert.equal(nul.headers.location, undefined);
+    assert.match(nul.headers['content-type'] as string, /text\/html/);
+    assert.match(nul.body, /NUL/);
+    assert.ok(!browser.cookies.has('gta_session'));
   });
 
   test('too many sign-ins: 429 with Retry-After, shown in the page', async () => {

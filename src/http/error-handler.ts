@@ -5,6 +5,7 @@ import { violationsOf } from '../catalog/index.ts';
 import { isNulInText } from '../db/index.ts';
 import { type ApiError, errors, isApiError } from '../errors.ts';
 import { translate } from '../i18n/index.ts';
+import { hasNul } from '../lib/index.ts';
 import { type ApiLinks, notFoundAt } from './not-found.ts';
 
 /** Sends an ApiError as `{ error: { code, message } }` in the request's language. */
@@ -101,39 +102,25 @@ function byStatus(error: FastifyError, request: FastifyRequest, links: ApiLinks)
   return null;
 }
 
-/** Text with the NUL character (U+0000), which PostgreSQL cannot store: the caller's error on both engines. */
-const nulInText = (): ApiError =>
-  errors.invalidRequest(
-    both(
-      'Text in the request may not contain the NUL character (U+0000).',
-      'Текст в запросе не может содержать символ NUL (U+0000).',
-    ),
-  );
-
 /** A caller's input the database refused to store. */
 function fromDatabase(error: unknown): ApiError | null {
-  return isNulInText(error) ? nulInText() : null;
-}
-
-function hasNul(values: unknown): boolean {
-  if (typeof values !== 'object' || values === null) return false;
-  for (const value of Object.values(values)) {
-    if (typeof value === 'string' ? value.includes('\u0000') : Array.isArray(value) && hasNul(value))
-      return true;
-  }
-  return false;
+  return isNulInText(error) ? errors.nulInText() : null;
 }
 
 /**
- * Refuses a path or query value with a NUL character (`%00`) before a route of `app`'s context reads it:
- * PostgreSQL refuses such text (22021, `fromDatabase`) where SQLite would look it up, so `/v1/tasks/%00`
- * was 422 on one engine and 404 on the other. Now 422 invalid_request on both, after authentication.
- * Installed on the API's contexts (open, key, operator); the static files of /docs keep their plain 404.
+ * Refuses a request with a NUL character (`%00`, `\u0000`) in a path parameter, a query value, its parsed
+ * body or a cookie, before a route reads it: PostgreSQL refuses such text (22021, `fromDatabase`) where
+ * SQLite stores or looks it up, so `/v1/tasks/%00` was 422 on one engine and 404 on the other, and a
+ * dashboard sign-in with one was a 500 page on PostgreSQL. Now 422 invalid_request on both, after
+ * authentication (the hook runs once the body is parsed), answered by each context's error handler (JSON
+ * for the API, a page for the dashboard). Installed on the root, so every route has it.
  */
 export function installNulGuard(app: FastifyInstance): void {
   // A callback, not an async function: it runs on every request.
   app.addHook('preValidation', (request, _reply, done) => {
-    done(hasNul(request.params) || hasNul(request.query) ? nulInText() : undefined);
+    const cookies = (request as { cookies?: unknown }).cookies;
+    const found = hasNul(request.params) || hasNul(request.query) || hasNul(request.body) || hasNul(cookies);
+    done(found ? errors.nulInText() : undefined);
   });
 }
 
