@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import {
   type RateLimiterAbstract,
@@ -13,6 +14,15 @@ export interface LoginLimits {
 }
 
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = { failures: 10, windowSeconds: 15 * 60 };
+
+/**
+ * The counter's key as stored: a digest, whatever the key's length. An e-mail typed into the sign-in form
+ * can be thousands of characters long, and the PostgreSQL table's key column holds 255 (a longer one was a
+ * 500); the table holds no e-mail address in the clear either.
+ */
+function stored(key: string): string {
+  return createHash('sha256').update(key).digest('base64url');
+}
 
 /**
  * Failed attempts per key (an address, an e-mail) within a window; past the budget, further attempts wait
@@ -39,7 +49,7 @@ export class AttemptLimiter {
 
   /** Seconds to wait before the key's next attempt is weighed, or null. */
   async wait(key: string): Promise<number | null> {
-    const res = await this.#limiter.get(key);
+    const res = await this.#limiter.get(stored(key));
     return res !== null && res.consumedPoints >= this.#failures
       ? Math.max(1, Math.ceil(res.msBeforeNext / 1000))
       : null;
@@ -47,12 +57,12 @@ export class AttemptLimiter {
 
   /** Counts one failed attempt of the key. */
   async fail(key: string): Promise<void> {
-    await this.#limiter.consume(key).catch(ignoreRejection);
+    await this.#limiter.consume(stored(key)).catch(ignoreRejection);
   }
 
   /** Forgets the key's failures (after a success). */
   async forget(key: string): Promise<void> {
-    await this.#limiter.delete(key);
+    await this.#limiter.delete(stored(key));
   }
 }
 
