@@ -3,7 +3,7 @@
  * with a lease (`locked_until`) and renews it while it works; a crashed worker's lease runs out and
  * another worker claims the job again.
  */
-import type { Db } from '../db/index.ts';
+import type { Db, TasksTable } from '../db/index.ts';
 
 export interface ClaimedJob {
   id: string;
@@ -13,6 +13,11 @@ export interface ClaimedJob {
    * take-over resumes the same run and uses up nothing.
    */
   attempts: number;
+  /**
+   * The task's row as the claim read it (null: the task is gone), so a run need not read it again; a job
+   * made by hand (tests) leaves it out and the run reads it.
+   */
+  task?: TasksTable | null;
 }
 
 /**
@@ -46,7 +51,23 @@ export async function claimJobs(
       .where('id', 'in', ids)
       .returning(['id', 'task_id', 'attempts'])
       .execute();
-    return rows.map((r) => ({ id: r.id, taskId: r.task_id, attempts: r.attempts }));
+    // The claimed tasks in one statement, instead of one read per run when it starts.
+    const tasks = await tx
+      .selectFrom('tasks')
+      .selectAll()
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.task_id),
+      )
+      .execute();
+    const byId = new Map(tasks.map((task) => [task.id, task]));
+    return rows.map((r) => ({
+      id: r.id,
+      taskId: r.task_id,
+      attempts: r.attempts,
+      task: byId.get(r.task_id) ?? null,
+    }));
   });
 }
 

@@ -100,7 +100,9 @@ export class TaskRun {
 
   async run(): Promise<void> {
     const { db } = this.#deps;
-    const task = (await taskRow(db.db, { taskId: this.#job.taskId })).rows[0];
+    const claimed = this.#job.task;
+    const task =
+      claimed === undefined ? (await taskRow(db.db, { taskId: this.#job.taskId })).rows[0] : claimed;
     if (!task || isFinal(task.status)) {
       await db.db.deleteFrom('jobs').where('id', '=', this.#job.id).execute();
       return;
