@@ -2,7 +2,7 @@
  * Parsed JSON, forms, queries and path parameters are walked (the router's parameters inherit from a
  * prototype-less object); a Buffer or a stream body is not.
  */
-function isPlain(node: unknown): node is Record<string, unknown> {
+function isWalkable(node: unknown): node is Record<string, unknown> {
   if (typeof node !== 'object' || node === null || ArrayBuffer.isView(node)) return false;
   return typeof (node as { pipe?: unknown }).pipe !== 'function';
 }
@@ -20,8 +20,8 @@ export function hasNul(value: unknown): boolean {
     if (typeof node === 'string') {
       if (node.includes('\u0000')) return true;
     } else if (Array.isArray(node)) {
-      stack.push(...node);
-    } else if (isPlain(node)) {
+      for (const child of node) stack.push(child);
+    } else if (isWalkable(node)) {
       for (const [key, child] of Object.entries(node)) {
         if (key.includes('\u0000')) return true;
         stack.push(child);
