@@ -36,15 +36,15 @@ import type { RunOptions, WorkerDeps } from './worker.ts';
 
 /** Longest wait between polls that failed transiently (milliseconds). */
 const MAX_POLL_BACKOFF_MS = 30_000;
-
-const taskRow = prepared<{ taskId: string }, TasksTable>((db, value) =>
-  db.selectFrom('tasks').selectAll().where('id', '=', value('taskId')),
-);
-
 /** Attempts of a run on a channel: the first and 3 retries (CONTRACT §11). */
 const CHANNEL_MAX_ATTEMPTS = 4;
 /** Wait before asking again for a free slot (milliseconds); not an attempt. */
 const SLOT_WAIT_MS = 1_000;
+
+/** A task's row, when the claim did not hand it over (a job made by hand). */
+const taskRow = prepared<{ taskId: string }, TasksTable>((db, value) =>
+  db.selectFrom('tasks').selectAll().where('id', '=', value('taskId')),
+);
 
 /**
  * One claim of one task: start or resume its run, poll it, store its files and settle the task. Ends with
