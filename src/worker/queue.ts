@@ -13,11 +13,8 @@ export interface ClaimedJob {
    * take-over resumes the same run and uses up nothing.
    */
   attempts: number;
-  /**
-   * The task's row as the claim read it (null: the task is gone), so a run need not read it again; a job
-   * made by hand (tests) leaves it out and the run reads it.
-   */
-  task?: TasksTable | null;
+  /** The task's row as the claim read it, so the run need not read it again; null: the task is gone. */
+  task: TasksTable | null;
 }
 
 /**

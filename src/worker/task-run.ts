@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { prepared, type TasksTable } from '../db/index.ts';
+import type { TasksTable } from '../db/index.ts';
 import type { ChannelOutcome } from '../generators/index.ts';
 import {
   ChannelOutOfCredit,
@@ -40,11 +40,6 @@ const MAX_POLL_BACKOFF_MS = 30_000;
 const CHANNEL_MAX_ATTEMPTS = 4;
 /** Wait before asking again for a free slot (milliseconds); not an attempt. */
 const SLOT_WAIT_MS = 1_000;
-
-/** A task's row, when the claim did not hand it over (a job made by hand). */
-const taskRow = prepared<{ taskId: string }, TasksTable>((db, value) =>
-  db.selectFrom('tasks').selectAll().where('id', '=', value('taskId')),
-);
 
 /**
  * One claim of one task: start or resume its run, poll it, store its files and settle the task. Ends with
@@ -100,9 +95,7 @@ export class TaskRun {
 
   async run(): Promise<void> {
     const { db } = this.#deps;
-    const claimed = this.#job.task;
-    const task =
-      claimed === undefined ? (await taskRow(db.db, { taskId: this.#job.taskId })).rows[0] : claimed;
+    const task = this.#job.task;
     if (!task || isFinal(task.status)) {
       await db.db.deleteFrom('jobs').where('id', '=', this.#job.id).execute();
       return;
