@@ -160,5 +160,7 @@ export async function directLinkRoutes(app: FastifyInstance, deps: AppDeps): Pro
   };
   const schema = { hide: true } as const;
   app.get('/files/:token', { schema }, handler);
-  app.get('/files/:token/:name', { schema }, handler);
+  // The name is a wildcard, not a parameter: the router refuses a parameter over 100 characters, and a
+  // stored name may be 200, more once percent-encoded (a link to such an upload answered 404).
+  app.get('/files/:token/*', { schema }, handler);
 }
