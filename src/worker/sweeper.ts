@@ -39,12 +39,17 @@ interface SweeperDeps {
  */
 export class Sweeper {
   readonly #deps: SweeperDeps;
-  #timer: NodeJS.Timeout | null = null;
+  /** The expired files' pass: one at a time, like the records' passes, and its failures logged. */
+  readonly #files: Repeating;
   readonly #records: Repeating[] = [];
 
   constructor(deps: SweeperDeps) {
     this.#deps = deps;
     const { settleRecords, deleteUpstreamCopies, log } = deps;
+    this.#files = new Repeating(
+      () => this.sweepOnce(),
+      (err) => log.warn({ err }, 'removing expired result files failed'),
+    );
     if (settleRecords)
       this.#records.push(
         new Repeating(settleRecords, (err) => log.warn({ err }, 'settling due library records failed')),
@@ -58,14 +63,12 @@ export class Sweeper {
   }
 
   start(intervalMs = 60_000, recordsIntervalMs = 5_000): void {
-    this.#timer ??= setInterval(() => void this.sweepOnce().catch(() => {}), intervalMs);
-    this.#timer.unref();
+    this.#files.start(intervalMs);
     for (const job of this.#records) job.start(recordsIntervalMs);
   }
 
   stop(): void {
-    if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
+    this.#files.stop();
     for (const job of this.#records) job.stop();
   }
 
