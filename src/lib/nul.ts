@@ -13,6 +13,9 @@ function isWalkable(node: unknown): node is Record<string, unknown> {
  * hold the character, so the service refuses it in every request on both engines.
  */
 export function hasNul(value: unknown): boolean {
+  // Most values a request holds are absent or a string: no walk, nothing allocated (a poll asks four times).
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (!isWalkable(value)) return false;
   // Iterative: a body's depth is capped at parsing, but a walk should not depend on it.
   const stack: unknown[] = [value];
   while (stack.length > 0) {
