@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { createDb } from '../src/db/index.ts';
 import { emitEvent } from '../src/events/index.ts';
 import { expectError, startTestApp, type TestApp } from './helpers.ts';
 
@@ -80,6 +81,46 @@ describe('webhook endpoints and the default secret', () => {
     assert.equal(gone.statusCode, 204);
     assert.deepEqual((await t.call(acct.key, 'GET', '/v1/webhooks')).json(), { webhooks: [] });
     expectError(await t.call(acct.key, 'DELETE', `/v1/webhooks/${created.id}`), 404, 'webhook_not_found');
+  });
+
+  test('an endpoint created or deleted by another process gets the very next event, or none', async () => {
+    // A second handle on the same database stands for another process (a worker) that queues events.
+    const other = createDb(t.container.config.databaseUrl);
+    try {
+      const acct = await t.account();
+      const emit = () =>
+        other.dialect.transaction(other.db, (tx) =>
+          emitEvent(tx, {
+            accountId: acct.id,
+            type: 'task.succeeded',
+            taskId: 'task-y',
+            at: new Date(),
+            data: async () => ({ id: 'task-y' }),
+          }),
+        );
+      assert.equal(await emit(), 0, 'no endpoint yet');
+      assert.equal(await emit(), 0, 'still none (a kept answer on SQLite)');
+      const first = await t.call(acct.key, 'POST', '/v1/webhooks', {
+        url: PUBLIC_URL,
+        events: ['task.succeeded'],
+      });
+      assert.equal(first.statusCode, 201, first.body);
+      assert.equal(await emit(), 1, 'the new endpoint gets the next event');
+      const second = await t.call(acct.key, 'POST', '/v1/webhooks', {
+        url: `${PUBLIC_URL}/2`,
+        events: ['task.failed'],
+      });
+      assert.equal(second.statusCode, 201, second.body);
+      assert.equal(await emit(), 1, 'an endpoint for other types gets nothing');
+      assert.equal((await t.call(acct.key, 'DELETE', `/v1/webhooks/${first.json().id}`)).statusCode, 204);
+      assert.equal(await emit(), 0, 'a deleted endpoint gets no further event');
+      // Another account's endpoint changes nothing for this one, in either direction.
+      const stranger = await t.account();
+      await t.call(stranger.key, 'POST', '/v1/webhooks', { url: PUBLIC_URL, events: ['task.succeeded'] });
+      assert.equal(await emit(), 0);
+    } finally {
+      await other.close();
+    }
   });
 
   test('a private, loopback or malformed url is 422 invalid_request naming url; so is webhook_url on a task', async () => {

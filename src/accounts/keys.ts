@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CompiledQuery } from 'kysely';
-import { type ApiKeysTable, notifyOnCommit, type Tx } from '../db/index.ts';
+import { type ApiKeysTable, bumpEpoch, notifyOnCommit, type Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { randomBase62, uuidv7 } from '../lib/index.ts';
 
@@ -102,11 +102,7 @@ export async function revokeKey(tx: Tx, keyId: string, at: Date): Promise<boolea
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) > 0) {
-    await tx
-      .updateTable('epochs')
-      .set((eb) => ({ value: eb('value', '+', 1) }))
-      .where('name', '=', 'keys')
-      .execute();
+    await bumpEpoch(tx, 'keys');
     await notifyOnCommit(tx, KEYS_CHANNEL, keyId);
     return true;
   }

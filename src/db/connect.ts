@@ -7,6 +7,7 @@ import pg from 'pg';
 import { startCheckpointer } from './checkpointer.ts';
 import { committedReads, countedStatements } from './committed-reads.ts';
 import { type DialectCapabilities, postgresCapabilities, sqliteBus, sqliteCapabilities } from './dialect.ts';
+import { registerEpochReader } from './epochs.ts';
 import { listenPostgres } from './listen.ts';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
@@ -112,6 +113,8 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
     // Known as SQLite from here on (`notifyOnCommit`), in a transaction or not.
     sqliteBus(db);
+    const readEpoch = epochReader(sqlite);
+    registerEpochReader(db, readEpoch);
     const stopCheckpointer = file === ':memory:' ? null : startCheckpointer(sqlite, path.resolve(file));
     return {
       db,
@@ -130,7 +133,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       // makes every other process wait (busy_timeout) until the migrations commit, and a failed run rolls
       // back whole.
       migrationSession: (fn) => sqliteCapabilities.transaction(db, fn),
-      readEpoch: epochReader(sqlite),
+      readEpoch,
       readNow: committedReads(sqlite, statements),
       close: async () => {
         await stopCheckpointer?.();

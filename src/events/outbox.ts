@@ -4,8 +4,15 @@
  * for a change that rolled back. Each receiver subscribed to the event type gets one delivery row whose
  * body is frozen now; retries send those bytes under the same `webhook-id` (the row's id).
  */
-import { notifyOnCommit, prepared, type Tx, type WebhookEndpointsTable } from '../db/index.ts';
-import { uuidv7 } from '../lib/index.ts';
+import {
+  type EpochReader,
+  epochReaderOf,
+  notifyOnCommit,
+  prepared,
+  type Tx,
+  type WebhookEndpointsTable,
+} from '../db/index.ts';
+import { BoundedMap, uuidv7 } from '../lib/index.ts';
 
 export const TASK_EVENT_TYPES = [
   'task.started',
@@ -59,14 +66,59 @@ const endpointsOf = prepared<{ accountId: string }, Pick<WebhookEndpointsTable, 
       .orderBy('id'),
 );
 
+/** The `epochs` counter that every creation and deletion of a webhook endpoint moves (webhook-service.ts). */
+export const ENDPOINTS_EPOCH = 'webhook_endpoints';
+
+interface Endpoint {
+  id: string;
+  url: string;
+  events: readonly string[];
+}
+
+/** Accounts whose endpoints a SQLite handle keeps. */
+const ENDPOINT_CACHE_SIZE = 10_000;
+
+/** Per SQLite handle: the accounts' live endpoints as of the endpoints' epoch `epoch`. */
+const endpointCaches = new WeakMap<
+  EpochReader,
+  { epoch: number; byAccount: BoundedMap<string, Endpoint[]> }
+>();
+
+/**
+ * The account's live endpoints, as the transaction sees them. Every task event asks (two a task at the
+ * least), and almost every account has none or the same few for months, so on SQLite they are kept per
+ * handle until an endpoint is created or deleted, in any process: the endpoints' epoch, read straight on
+ * the handle inside this transaction, which holds SQLite's only write lock, so it is the committed value
+ * (an endpoint's change commits in a transaction of its own, never shared with an event's). PostgreSQL
+ * reads them every time: a counter read there would cost the round trip it saves.
+ */
+async function endpointsOfAccount(tx: Tx, accountId: string): Promise<readonly Endpoint[]> {
+  const read = epochReaderOf(tx);
+  if (read === null) return parsed((await endpointsOf(tx, { accountId })).rows);
+  // The epoch before the rows: rows read after it are never older than what it says.
+  const epoch = read(ENDPOINTS_EPOCH);
+  let cache = endpointCaches.get(read);
+  if (cache?.epoch !== epoch) {
+    cache = { epoch, byAccount: new BoundedMap(ENDPOINT_CACHE_SIZE) };
+    endpointCaches.set(read, cache);
+  }
+  const kept = cache.byAccount.get(accountId);
+  if (kept !== undefined) return kept;
+  const endpoints = parsed((await endpointsOf(tx, { accountId })).rows);
+  cache.byAccount.set(accountId, endpoints);
+  return endpoints;
+}
+
+function parsed(rows: ReadonlyArray<Pick<WebhookEndpointsTable, 'id' | 'url' | 'events'>>): Endpoint[] {
+  return rows.map((row) => ({ id: row.id, url: row.url, events: JSON.parse(row.events) as string[] }));
+}
+
 /** Queues the event for every receiver subscribed to its type. Returns how many deliveries were queued. */
 export async function emitEvent(tx: Tx, event: EventInput): Promise<number> {
   const targets: Array<{ webhookId: string | null; url: string }> = [];
   if (event.own?.events.includes(event.type)) targets.push({ webhookId: null, url: event.own.url });
-  const { rows: endpoints } = await endpointsOf(tx, { accountId: event.accountId });
-  for (const endpoint of endpoints) {
-    const events = JSON.parse(endpoint.events) as string[];
-    if (events.includes(event.type)) targets.push({ webhookId: endpoint.id, url: endpoint.url });
+  for (const endpoint of await endpointsOfAccount(tx, event.accountId)) {
+    if (endpoint.events.includes(event.type)) targets.push({ webhookId: endpoint.id, url: endpoint.url });
   }
   if (targets.length === 0) return 0;
   const at = event.at.toISOString();

@@ -3,11 +3,11 @@
  * account-level: any key of the account manages them (docs/decisions.md, "Webhooks (issue 13)").
  */
 import type { Db } from '../db/index.ts';
-import { notifyOnCommit } from '../db/index.ts';
+import { bumpEpoch, notifyOnCommit } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
-import { type EventType, isEventType, WEBHOOKS_CHANNEL } from './outbox.ts';
+import { ENDPOINTS_EPOCH, type EventType, isEventType, WEBHOOKS_CHANNEL } from './outbox.ts';
 import { newSecret } from './signing.ts';
 import { assertWebhookUrl, type WebhookUrlPolicy } from './webhook-url.ts';
 
@@ -132,6 +132,7 @@ export class WebhookService {
         .executeTakeFirstOrThrow();
       if (Number(n) >= MAX_WEBHOOKS) throw errors.tooManyWebhooks(MAX_WEBHOOKS);
       await tx.insertInto('webhook_endpoints').values(row).execute();
+      await bumpEpoch(tx, ENDPOINTS_EPOCH);
     });
     return { ...toView(row), secret: row.secret };
   }
@@ -164,6 +165,7 @@ export class WebhookService {
         .where('deleted_at', 'is', null)
         .executeTakeFirst();
       if (Number(result.numUpdatedRows) === 0) throw errors.webhookNotFound(id);
+      await bumpEpoch(tx, ENDPOINTS_EPOCH);
       await tx
         .updateTable('webhook_deliveries')
         .set({ state: 'failed', last_error: ENDPOINT_DELETED, next_attempt_at: null, updated_at: now })

@@ -1,0 +1,34 @@
+import type { Kysely } from 'kysely';
+import type { Tx } from './dialect.ts';
+import type { Database } from './schema.ts';
+
+/**
+ * The `epochs` table: change counters that processes compare to know whether what they keep in memory
+ * is still true. A change that a cache must notice moves its counter in the changing transaction
+ * (`bumpEpoch`); on SQLite a cache reads the counter straight on the handle (`epochReaderOf`), which is
+ * synchronous and, inside a transaction that holds SQLite's only write lock, exact: no other process can
+ * have committed anything the read does not see.
+ */
+export type EpochReader = (name: string) => number;
+
+/** Each SQLite handle's reader, by its Kysely adapter (one per handle, shared by its transactions). */
+const readers = new WeakMap<object, EpochReader>();
+
+/** Registers the reader of a SQLite handle (connect.ts). */
+export function registerEpochReader(db: Kysely<Database>, reader: EpochReader): void {
+  readers.set(db.getExecutor().adapter, reader);
+}
+
+/** The synchronous epoch reader of a SQLite handle or of one of its transactions; null on PostgreSQL. */
+export function epochReaderOf(db: Kysely<Database>): EpochReader | null {
+  return readers.get(db.getExecutor().adapter) ?? null;
+}
+
+/** Moves the counter `name` on in this transaction (made at 1 when no row has it yet). */
+export async function bumpEpoch(tx: Tx, name: string): Promise<void> {
+  await tx
+    .insertInto('epochs')
+    .values({ name, value: 1 })
+    .onConflict((oc) => oc.column('name').doUpdateSet((eb) => ({ value: eb('epochs.value', '+', 1) })))
+    .execute();
+}
