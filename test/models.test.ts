@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { MODELS } from '../src/catalog/index.ts';
+import { createDb } from '../src/db/index.ts';
 import { ManualClock } from '../src/lib/clock.ts';
+import { ModelService } from '../src/models/index.ts';
 import { expectError, startTestApp, type TestApp } from './helpers.ts';
 
 const ALL_KEYS = [
@@ -97,6 +100,30 @@ describe('GET /v1/models and GET /v1/me', () => {
       'model_not_found',
     );
     expectError(await t.admin('PATCH', '/admin/v1/models/video', {}), 422, 'invalid_request');
+  });
+
+  test('a model switched off or its limit changed by another process counts from the next creation', async () => {
+    // A second handle on the same database, with a ModelService of its own, stands for another process.
+    const other = createDb(t.container.config.databaseUrl);
+    try {
+      const operator = new ModelService({ db: other, clock: t.container.clock, models: MODELS });
+      const acct = await t.account({ balanceMinor: 1_000_000 });
+      const create = () =>
+        t.call(acct.key, 'POST', '/v1/tasks', {
+          model: 'model-3d',
+          settings: { task_type: 'text_to_model', prompt: 'a chair' },
+        });
+      assert.equal((await create()).statusCode, 202, 'the state is read (and kept on SQLite)');
+      assert.equal((await create()).statusCode, 202);
+      await operator.update('model-3d', { available: false });
+      expectError(await create(), 503, 'model_unavailable');
+      await operator.update('model-3d', { available: true, maxActive: 2 });
+      expectError(await create(), 429, 'too_many_active');
+      await operator.update('model-3d', { maxActive: 10 });
+      assert.equal((await create()).statusCode, 202);
+    } finally {
+      await other.close();
+    }
   });
 
   test('/v1/me shows the key rights: models, daily limit, spent today, Moscow day reset; never the key', async () => {

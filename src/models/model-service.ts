@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { ModelKind, ModelSpec } from '../catalog/index.ts';
-import { type Db, type ModelSettingsTable, prepared } from '../db/index.ts';
+import { bumpEpoch, type Db, type ModelSettingsTable, prepared } from '../db/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { markLibraryFields } from './library-marks.ts';
 
@@ -39,12 +39,17 @@ const modelState = prepared<{ key: string }, Pick<ModelSettingsTable, 'available
     db.selectFrom('model_settings').select(['available', 'max_active']).where('key', '=', value('key')),
 );
 
+/** The `epochs` counter that every change of a model's state moves (`ModelService.update`). */
+const MODELS_EPOCH = 'model_settings';
+
 /** The catalog joined with the operator's per-model state (availability, active-task limit). */
 export class ModelService {
   readonly #db: Db;
   readonly #clock: Clock;
   readonly #models: readonly ModelSpec[];
   readonly #modes = new Map<string, ModeView[]>();
+  /** On SQLite, each model's state as of the models' epoch `epoch` (see `state`). */
+  #states: { epoch: number; byModel: Map<string, ModelState> } = { epoch: -1, byModel: new Map() };
 
   constructor(deps: { db: Db; clock: Clock; models: readonly ModelSpec[] }) {
     this.#db = deps.db;
@@ -81,9 +86,29 @@ export class ModelService {
     return this.#models.find((m) => m.key === key);
   }
 
+  /**
+   * The model's state now. Every creation asks; on SQLite the answer is kept until the models' epoch
+   * moves, read straight on the handle (a microsecond), so the operator's change, in this process or
+   * another, counts from the next creation on. (A read in the middle of the change's own transaction may
+   * see its uncommitted epoch: the row read after it waits for that transaction's end, and a rollback
+   * moves the epoch back, which only forgets the kept answer early.) PostgreSQL reads the row every time.
+   */
   async state(key: string): Promise<ModelState> {
+    const epoch = this.#db.readEpoch(MODELS_EPOCH);
+    if (epoch !== null) {
+      if (this.#states.epoch !== epoch) this.#states = { epoch, byModel: new Map() };
+      const kept = this.#states.byModel.get(key);
+      if (kept !== undefined) return kept;
+    }
+    const states = this.#states;
     const row = (await modelState(this.#db.db, { key })).rows[0];
-    return { available: row ? row.available === 1 : true, maxActive: row?.max_active ?? DEFAULT_MAX_ACTIVE };
+    const state = {
+      available: row ? row.available === 1 : true,
+      maxActive: row?.max_active ?? DEFAULT_MAX_ACTIVE,
+    };
+    // Only the model keys of the catalog reach here (`find` first), so the map stays small.
+    if (epoch !== null) states.byModel.set(key, state);
+    return state;
   }
 
   /** Models visible to a key: all of them, or only the key's own when it is restricted. */
@@ -116,15 +141,22 @@ export class ModelService {
       max_active: next.maxActive,
       updated_at: this.#clock.now().toISOString(),
     };
-    await this.#db.db
-      .insertInto('model_settings')
-      .values(row)
-      .onConflict((oc) =>
-        oc
-          .column('key')
-          .doUpdateSet({ available: row.available, max_active: row.max_active, updated_at: row.updated_at }),
-      )
-      .execute();
+    await this.#db.dialect.transaction(this.#db.db, async (tx) => {
+      await tx
+        .insertInto('model_settings')
+        .values(row)
+        .onConflict((oc) =>
+          oc
+            .column('key')
+            .doUpdateSet({
+              available: row.available,
+              max_active: row.max_active,
+              updated_at: row.updated_at,
+            }),
+        )
+        .execute();
+      await bumpEpoch(tx, MODELS_EPOCH);
+    });
     return this.#view(model, next);
   }
 
