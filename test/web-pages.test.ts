@@ -195,6 +195,17 @@ describe('dashboard pages', () => {
       await browser.post('/signout', {});
       await browser.get('/signin');
     }
+    // A next in other letters than ASCII signs in and goes back there, percent-encoded (a header is ASCII).
+    const cyrillic = await browser.post('/signin', { email, password: 'correct horse 1', next: '/ключи?q=а б' });
+    assert.equal(cyrillic.statusCode, 303, cyrillic.body);
+    assert.equal(cyrillic.headers.location, '/%D0%BA%D0%BB%D1%8E%D1%87%D0%B8?q=%D0%B0%20%D0%B1');
+    assert.ok(browser.cookies.has('gta_session'));
+    const signedIn = await browser.get('/signin?next=%2F%E3%80%80%2Fx');
+    assert.equal(signedIn.statusCode, 303);
+    assert.equal(signedIn.headers.location, '/%E3%80%80/x');
+    await browser.get('/');
+    await browser.post('/signout', {});
+    await browser.get('/signin');
     // A NUL anywhere in a request is refused whole (422, a page), on both engines: no session, no redirect.
     const nul = await browser.post('/signin', { email, password: 'correct horse 1', next: '/ok\u0000' });
     assert.equal(nul.statusCode, 422);

@@ -4,7 +4,11 @@ import { field, fields, safeNext } from './context.ts';
 import { rublesToMinor } from './pages/keys.ts';
 
 test('safeNext keeps paths of this site and turns anything else into /', () => {
-  for (const ok of ['/', '/keys', '/keys?revoke=1', '/settings#x']) assert.equal(safeNext(ok), ok);
+  for (const ok of ['/', '/keys', '/keys?revoke=1', '/settings#x', '/%D0%BA']) assert.equal(safeNext(ok), ok);
+  // A Location header is ASCII: other text goes percent-encoded, as the browser sent it.
+  assert.equal(safeNext('/ключи?q=а б'), '/%D0%BA%D0%BB%D1%8E%D1%87%D0%B8?q=%D0%B0%20%D0%B1');
+  assert.equal(safeNext('/\u3000/x'), '/%E3%80%80/x');
+  assert.equal(safeNext('/a\ud800b'), '/', 'a lone surrogate is not text');
   for (const bad of [
     '//evil.example',
     '/\\evil.example',

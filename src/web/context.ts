@@ -116,15 +116,22 @@ export function setFlash(reply: FastifyReply, key: FlashKey, secure: boolean): v
 }
 
 /**
- * A `next` target that stays on this site: a path starting with one `/` (not `//` or `/\`, which
- * browsers read as another host), without control characters; anything else gives `/`.
+ * A `next` target that stays on this site, fit for a `Location` header: a path starting with one `/`
+ * (not `//` or `/\`, which browsers read as another host), without control characters; anything else
+ * gives `/`.
  */
 export function safeNext(value: unknown): string {
   if (typeof value !== 'string' || value.length > 2000) return '/';
   if (!value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
   if (/[\u0000-\u001f\u007f\\]/.test(value)) return '/';
-  return value;
+  // A header carries ASCII only: anything else (`/ключи`, a space) goes percent-encoded, as a browser
+  // sends it; text that is not Unicode (a lone surrogate) gives `/`.
+  try {
+    return value.replace(/[^\x21-\x7e]+/gu, (text) => encodeURIComponent(text));
+  } catch {
+    return '/';
+  }
 }
 
 /** A string field of a posted form ('' when absent or repeated). */
