@@ -1,7 +1,6 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
-import { validatorCompiler } from 'fastify-type-provider-zod';
 import {
   type AppDeps,
   adminChannelRoutes,
@@ -42,6 +41,7 @@ import {
   taskEventRoutes,
   taskRoutes,
   topupRoutes,
+  validatorCompiler,
   webhookRoutes,
 } from './http/index.ts';
 import { EntriesReader, WalletReader } from './ledger/index.ts';

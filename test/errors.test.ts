@@ -84,6 +84,16 @@ describe('errors, languages and framework edges', () => {
     expectError(wrongType, 422, 'invalid_request');
     assert.match(errorOf(wrongType).message, /body\.name/);
     assert.match(errorOf(wrongType).message, /[а-я]/i);
+    assert.match(errorOf(wrongType).message, /получено число/, 'the message says what was received');
+    const english = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      payload: { name: 42 },
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    assert.equal(errorOf(english).message, 'body.name: Invalid input: expected string, received number');
+    const array = await t.app.inject({ method: 'POST', url: '/admin/v1/accounts', payload: '[1,2]', headers });
+    assert.equal(errorOf(array).message, 'body: Invalid input: expected object, received array');
     const text = await t.app.inject({
       method: 'POST',
       url: '/admin/v1/accounts',

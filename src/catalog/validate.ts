@@ -26,7 +26,8 @@ function localise(issue: z.core.$ZodIssue, lang: 'en' | 'ru'): string {
 export function violationsOf(issues: readonly z.core.$ZodIssue[], prefix = ''): Violation[] {
   return issues.map((issue) => {
     const path = issue.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue.path;
-    const field = prefix + fieldOf(path);
+    // The whole value refused names the prefix alone (`body`, not `body.`).
+    const field = path.length === 0 ? prefix.replace(/\.$/, '') : prefix + fieldOf(path);
     return { field, en: localise(issue, 'en'), ru: localise(issue, 'ru') };
   });
 }

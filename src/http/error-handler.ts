@@ -1,12 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import type { z } from 'zod';
 import { violationsOf } from '../catalog/index.ts';
 import { isNulInText } from '../db/index.ts';
 import { type ApiError, errors, isApiError } from '../errors.ts';
 import { translate } from '../i18n/index.ts';
 import { hasNul } from '../lib/index.ts';
 import { type ApiLinks, notFoundAt } from './not-found.ts';
+import { zodIssuesOf } from './validator.ts';
 
 /** Sends an ApiError as `{ error: { code, message } }` in the request's language. */
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
@@ -24,17 +23,8 @@ const both = (en: string, ru: string): { en: string; ru: string } => ({ en, ru }
 
 /** Translates what the framework throws (body parsing, schema validation) into the reference's codes. */
 function fromFramework(error: FastifyError, request: FastifyRequest, links: ApiLinks): ApiError | null {
-  if (hasZodFastifySchemaValidationErrors(error)) {
-    // The provider flattens each zod issue into { keyword, instancePath, message, params }; rebuild it.
-    const issues = error.validation.map(
-      (v) =>
-        ({
-          ...(v.params as object),
-          code: v.keyword,
-          path: v.instancePath.split('/').filter(Boolean),
-          message: v.message ?? '',
-        }) as unknown as z.core.$ZodIssue,
-    );
+  const issues = zodIssuesOf(error);
+  if (issues !== null) {
     const where = error.validationContext ?? 'body';
     const violations = violationsOf(issues, `${where}.`);
     const first = violations[0];

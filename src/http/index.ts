@@ -32,3 +32,4 @@ export { taskRoutes } from './routes/tasks.ts';
 export { adminTopupRoutes, paymentNotificationRoutes, topupRoutes } from './routes/topups.ts';
 export { webhookRoutes } from './routes/webhooks.ts';
 export { type AppDeps, DEFAULT_LIMITS, type Services } from './types.ts';
+export { validatorCompiler } from './validator.ts';

@@ -1,0 +1,37 @@
+import type { FastifyError, FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import type { z } from 'zod';
+import { safeParse } from 'zod/v4/core';
+
+const ISSUE = Symbol('zod issue');
+
+type Entry = FastifySchemaValidationError & { [ISSUE]: z.core.$ZodIssue };
+
+/**
+ * Fastify's validator for the routes' zod schemas (what fastify-type-provider-zod's does), keeping each
+ * zod issue whole, with the input it refused (`reportInput`): the error table words its messages anew in
+ * the caller's language, and without the input they read "expected string, received undefined" for a
+ * number.
+ */
+export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
+  ({ schema }) =>
+  (data) => {
+    const result = safeParse(schema, data, { reportInput: true });
+    if (result.success) return { value: result.data };
+    const entries: Entry[] = result.error.issues.map((issue) => ({
+      keyword: issue.code,
+      instancePath: `/${issue.path.join('/')}`,
+      schemaPath: '',
+      params: {},
+      message: issue.message,
+      [ISSUE]: issue,
+    }));
+    return { error: entries };
+  };
+
+/** The zod issues of a validation failure of `validatorCompiler`, or null for any other error. */
+export function zodIssuesOf(error: FastifyError): z.core.$ZodIssue[] | null {
+  const entries = error.validation as readonly Partial<Entry>[] | undefined;
+  if (!Array.isArray(entries) || entries.length === 0) return null;
+  const issues = entries.map((entry) => entry[ISSUE]);
+  return issues.every((issue) => issue !== undefined) ? (issues as z.core.$ZodIssue[]) : null;
+}
