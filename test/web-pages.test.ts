@@ -226,6 +226,9 @@ describe('dashboard pages', () => {
       assert.equal(res.statusCode, 429);
       assert.equal(res.headers['retry-after'], '30');
       assert.match(res.body, /role="alert"/);
+      // A person is told the wait, not sent to a header.
+      assert.match(res.body, /Too many attempts\. Try again in 30 s\./);
+      assert.doesNotMatch(res.body, /Retry-After/);
     } finally {
       people.wrongLimit = 1_000;
     }

@@ -9,7 +9,7 @@ import type { Assets } from './assets.ts';
 import type { WebContext } from './context.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
-import { wordsOf } from './words.ts';
+import { fill, wordsOf } from './words.ts';
 
 /** Sends a page's markup. */
 export function sendHtml(reply: FastifyReply, status: number, markup: string): FastifyReply {
@@ -45,6 +45,21 @@ export function refusalOf(error: unknown, lang: Lang): Refusal {
           return error.code;
         }
       })();
+  const wait = Number(error.headers['Retry-After']);
+  // The API's text sends a program to its Retry-After header; a person is told the wait itself.
+  if (error.code === 'rate_limited' && Number.isInteger(wait) && wait > 0) {
+    const w = wordsOf(lang);
+    const readable =
+      wait < 60
+        ? fill(w.waitSeconds, { n: String(wait) })
+        : fill(w.waitMinutes, { n: String(Math.ceil(wait / 60)) });
+    return {
+      code: error.code,
+      status: error.status,
+      message: fill(w.tooManyWait, { wait: readable }),
+      headers: error.headers,
+    };
+  }
   return { code: error.code, status: error.status, message: message ?? error.code, headers: error.headers };
 }
 

@@ -1,0 +1,18 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { errors } from '../errors.ts';
+import { refusalOf } from './respond.ts';
+
+test('a rate limit tells a person the wait, in seconds under a minute and in whole minutes above', () => {
+  assert.equal(refusalOf(errors.rateLimited(30), 'en').message, 'Too many attempts. Try again in 30 s.');
+  assert.equal(refusalOf(errors.rateLimited(699), 'en').message, 'Too many attempts. Try again in 12 min.');
+  assert.equal(refusalOf(errors.rateLimited(60), 'ru').message, 'Слишком много попыток. Повторите через 1 мин.');
+  const refusal = refusalOf(errors.rateLimited(5), 'en');
+  assert.equal(refusal.status, 429);
+  assert.equal(refusal.headers['Retry-After'], '5');
+});
+
+test('other refusals keep the error table message; a fault that is not an ApiError is rethrown', () => {
+  assert.match(refusalOf(errors.keyNotFound('k1'), 'en').message, /k1|key/i);
+  assert.throws(() => refusalOf(new Error('boom'), 'en'), /boom/);
+});
