@@ -146,6 +146,16 @@ describe('dashboard pages', () => {
     assert.equal((await t.call(key, 'GET', '/v1/me')).statusCode, 401);
   });
 
+  test('the Russian key form names the models in Russian', async () => {
+    const browser = new Browser(t, { 'accept-language': 'ru' });
+    await browser.signUp();
+    await people.confirmEmail(lastToken(people.confirmTokens));
+    const text = textOf((await browser.get('/keys')).body);
+    assert.match(text, /Изображения в своих стилях \(image\)/);
+    assert.match(text, /Песни и звуки \(music\)/);
+    assert.doesNotMatch(text, /Images in own styles|Songs and sounds/);
+  });
+
   test('the key form refuses bad input and the eleventh key with a message, never a 500', async () => {
     const browser = new Browser(t);
     const email = await browser.signUp();

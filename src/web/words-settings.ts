@@ -131,10 +131,14 @@ export const RU_MODE_NAMES: Readonly<Record<string, string>> = {
   voice_change: 'Смена голоса',
 };
 
+/** A model's name in the page's language. */
+export function modelName(lang: Lang, model: { key: string; name: string }): string {
+  return lang === 'ru' ? (RU_MODEL_NAMES[model.key] ?? model.name) : model.name;
+}
+
 /** A model as the choosers show it: its name in the page's language, then its key. */
 export function modelLabel(lang: Lang, model: { key: string; name: string }): string {
-  const name = lang === 'ru' ? (RU_MODEL_NAMES[model.key] ?? model.name) : model.name;
-  return `${name} (${model.key})`;
+  return `${modelName(lang, model)} (${model.key})`;
 }
 
 /** A mode as the chooser shows it: its API name, after its Russian name on Russian pages. */

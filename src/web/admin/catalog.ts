@@ -9,6 +9,7 @@ import { field } from '../context.ts';
 import { html } from '../html.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
 import { wordsOf } from '../words.ts';
+import { modelName } from '../words-settings.ts';
 import { type ConsolePageDeps, consoleContextOf } from './index.ts';
 import { consoleCsrf, consolePage, doneOf } from './layout.ts';
 
@@ -30,7 +31,7 @@ export async function catalogPages(app: FastifyInstance, deps: ConsolePageDeps):
         <tbody>
           ${models.map(
             (m) => html`<tr data-model=${m.key}>
-              <td><code>${m.key}</code> ${m.name}</td>
+              <td><code>${m.key}</code> ${modelName(context.lang, m)}</td>
               <td>${m.kind}</td>
               <td>
                 <form class="inline" method="post" action=${`/admin/models/${encodeURIComponent(m.key)}`}>

@@ -12,6 +12,7 @@ import type { WebIssuedKey, WebKey } from '../people-port.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { fill, type Words, wordsOf } from '../words.ts';
+import { modelLabel } from '../words-settings.ts';
 import { money } from './overview.ts';
 
 const HIDE = { schema: { hide: true } } as const;
@@ -76,7 +77,7 @@ function createForm(context: WebContext, view: KeysView, w: Words): VNode {
       <legend>${w.keyModels}</legend>
       ${view.models.map(
         (m) => html`<label class="check">
-          <input type="checkbox" name="models" value=${m.key} checked=${chosen.has(m.key)} /> ${m.name} (${m.key})
+          <input type="checkbox" name="models" value=${m.key} checked=${chosen.has(m.key)} /> ${modelLabel(context.lang, m)}
         </label>`,
       )}
       <p class="hint">${w.keyModelsHint}</p>
