@@ -106,14 +106,30 @@ describe('dashboard pages', () => {
       models: ['model-3d', 'music'],
       daily_limit: '150,50',
     });
-    assert.equal(created.statusCode, 201, created.body);
+    // 303 to the page that shows it: a reload of that page makes no second key.
+    assert.equal(created.statusCode, 303, created.body);
+    assert.equal(created.headers.location, '/keys');
+    const newKeyCookie = browser.cookies.get('gta_new_key');
+    assert.ok(newKeyCookie, 'the key travels to the page in a cookie of its own');
+    assert.match(newKeyCookie.attributes, /Path=\/keys/i);
+    assert.match(newKeyCookie.attributes, /HttpOnly/i);
+    assert.match(newKeyCookie.attributes, /Max-Age=60/i);
+    const shown = await browser.get('/keys');
     const key =
-      /id="new-key"[^>]*value="([^"]+)"/.exec(created.body)?.[1] ??
-      /value="([^"]+)"[^>]*id="new-key"/.exec(created.body)?.[1];
+      /id="new-key"[^>]*value="([^"]+)"/.exec(shown.body)?.[1] ??
+      /value="([^"]+)"[^>]*id="new-key"/.exec(shown.body)?.[1];
     assert.ok(key, 'the key is in the page');
-    assert.match(created.body, /<button[^>]*data-copy="new-key"[^>]*>Copy<\/button>/);
-    assert.match(created.body, /id="new-key"[^>]*aria-label="New key"/);
-    assert.match(created.body, /src="\/assets\/copy\.js\?v=/);
+    assert.match(shown.body, /<button[^>]*data-copy="new-key"[^>]*>Copy<\/button>/);
+    assert.match(shown.body, /id="new-key"[^>]*aria-label="New key"/);
+    assert.match(shown.body, /src="\/assets\/copy\.js\?v=/);
+    assert.ok(!browser.cookies.has('gta_new_key'), 'the page that shows it clears it');
+    assert.equal(people.keyList.get(person.id)?.length, 1, 'one key');
+    // The cookie is good for its own person only: another person's session shows nothing.
+    const other = new Browser(t);
+    await other.signUp();
+    other.cookies.set('gta_new_key', newKeyCookie);
+    const theirs = await other.get('/keys');
+    assert.ok(!theirs.body.includes(key), "another person's page never shows it");
 
     const me = await t.call(key, 'GET', '/v1/me');
     assert.equal(me.statusCode, 200);
@@ -171,7 +187,7 @@ describe('dashboard pages', () => {
     assert.equal(noName.statusCode, 422);
     for (let i = 0; i < 10; i += 1) {
       const ok = await browser.post('/keys', { action: 'create', name: `k${i}` });
-      assert.equal(ok.statusCode, 201, ok.body);
+      assert.equal(ok.statusCode, 303, ok.body);
     }
     const eleventh = await browser.post('/keys', { action: 'create', name: 'k10' });
     assert.equal(eleventh.statusCode, 409);
@@ -206,7 +222,11 @@ describe('dashboard pages', () => {
       await browser.get('/signin');
     }
     // A next in other letters than ASCII signs in and goes back there, percent-encoded (a header is ASCII).
-    const cyrillic = await browser.post('/signin', { email, password: 'correct horse 1', next: '/ключи?q=а б' });
+    const cyrillic = await browser.post('/signin', {
+      email,
+      password: 'correct horse 1',
+      next: '/ключи?q=а б',
+    });
     assert.equal(cyrillic.statusCode, 303, cyrillic.body);
     assert.equal(cyrillic.headers.location, '/%D0%BA%D0%BB%D1%8E%D1%87%D0%B8?q=%D0%B0%20%D0%B1');
     assert.ok(browser.cookies.has('gta_session'));
@@ -250,10 +270,22 @@ describe('dashboard pages', () => {
     const other = new Browser(t);
     await other.get('/reset');
     const sent = await other.post('/reset', { email });
-    assert.equal(sent.statusCode, 200);
-    assert.match(sent.body, /If an account has this e-mail/);
+    // 303 to the page that says so: a reload sends no second mail.
+    assert.equal(sent.statusCode, 303);
+    assert.equal(sent.headers.location, '/reset');
+    const told = await other.get('/reset');
+    assert.match(told.body, /If an account has this e-mail/);
+    assert.doesNotMatch(told.body, /<form[^>]*action="\/reset"/, 'no form under the message');
+    const mails = people.resetTokens.size;
+    assert.doesNotMatch((await other.get('/reset')).body, /If an account has this e-mail/, 'said once');
+    assert.equal(people.resetTokens.size, mails, 'a reload sends nothing');
     const unknown = await other.post('/reset', { email: 'nobody@example.com' });
-    assert.equal(unknown.body.includes('If an account has this e-mail'), true, 'the same answer for anyone');
+    assert.deepEqual(
+      [unknown.statusCode, unknown.headers.location],
+      [303, '/reset'],
+      'the same answer for anyone',
+    );
+    assert.match((await other.get('/reset')).body, /If an account has this e-mail/);
 
     const token = lastToken(people.resetTokens);
     const landing = await other.get(`/reset/new?token=${token}`);

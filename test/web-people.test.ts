@@ -31,8 +31,8 @@ describe('dashboard on the people service', () => {
     assert.match(keys.body, /Your e-mail is confirmed/);
 
     const created = await browser.post('/keys', { action: 'create', name: 'laptop', models: 'model-3d' });
-    assert.equal(created.statusCode, 201, created.body);
-    const key = /gta_[A-Za-z0-9]{32}/.exec(created.body)?.[0];
+    assert.equal(created.statusCode, 303, created.body);
+    const key = /gta_[A-Za-z0-9]{32}/.exec((await browser.get('/keys')).body)?.[0];
     assert.ok(key);
     const me = await t.call(key, 'GET', '/v1/me');
     assert.equal(me.statusCode, 200);

@@ -158,8 +158,9 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
       path: '/reset',
       body: [
         errorBox(error),
+        // Sent: the layout shows the flash message, and the form is left out.
         sent
-          ? html`<p class="flash" role="status">${w.resetSent}</p>`
+          ? null
           : html`<form class="stack" method="post" action="/reset">
               ${csrfField(context)}
               <label>${w.email}<input type="email" name="email" autocomplete="email" required /></label>
@@ -169,9 +170,10 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     });
   };
 
-  app.get('/reset', HIDE, async (request, reply) =>
-    sendHtml(reply, 200, resetPage(contextOf(request), false, null)),
-  );
+  app.get('/reset', HIDE, async (request, reply) => {
+    const context = contextOf(request);
+    return sendHtml(reply, 200, resetPage(context, context.flash === 'flash_reset_sent', null));
+  });
 
   app.post('/reset', HIDE, async (request, reply) => {
     const context = contextOf(request);
@@ -182,7 +184,9 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
       reply.headers(refusal.headers);
       return sendHtml(reply, refusal.status, resetPage(context, false, refusal.message));
     }
-    return sendHtml(reply, 200, resetPage(context, true, null));
+    // 303 to the page that says so: a reload sends no second mail.
+    setFlash(reply, 'flash_reset_sent', secure);
+    return seeOther(reply, '/reset');
   });
 
   const newPasswordPage = (context: WebContext, hasToken: boolean, error: string | null) => {

@@ -4,7 +4,7 @@
  * once with a copy button, and revoking after a confirmation step. Until the e-mail is confirmed the
  * form explains why and offers to send the link again. Limits (10 active keys) are the people service's.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contextOf, field, fields, setFlash, type WebContext } from '../context.ts';
 import { html, type VNode } from '../html.ts';
 import { csrfField, errorBox, page } from '../layout.ts';
@@ -31,7 +31,8 @@ export function rublesToMinor(text: string): number | null | undefined {
 interface KeysView {
   keys: WebKey[];
   models: { key: string; name: string }[];
-  issued?: WebIssuedKey;
+  /** The key just made, shown this once. */
+  issued?: Pick<WebIssuedKey, 'key'>;
   error?: string | null;
   /** The key whose revocation waits for a confirmation. */
   revoking?: WebKey;
@@ -132,6 +133,30 @@ function keysPage(context: WebContext, deps: PageDeps, view: KeysView): string {
   return page(context, deps.assets, { title: w.keys, path: '/keys', body, islands: ['copy'] });
 }
 
+/**
+ * The key just made travels from the creating POST to the page it redirects to in a cookie of its own:
+ * HttpOnly, only sent to /keys, for a minute at most, and cleared by the page that shows it, so the key
+ * is shown once and a reload neither shows it again nor makes another.
+ */
+const NEW_KEY_COOKIE = 'gta_new_key';
+const NEW_KEY_COOKIE_OPTIONS = (secure: boolean) =>
+  ({ path: '/keys', httpOnly: true, sameSite: 'strict', secure, maxAge: 60 }) as const;
+
+/** The key of the cookie, if it is one of this person's live keys; the cookie is cleared either way. */
+function takeNewKey(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  keys: readonly WebKey[],
+): Pick<WebIssuedKey, 'key'> | null {
+  const value = request.cookies[NEW_KEY_COOKIE];
+  if (value === undefined) return null;
+  reply.clearCookie(NEW_KEY_COOKIE, { path: '/keys' });
+  const dot = value.indexOf('.');
+  const [id, key] = [value.slice(0, dot), value.slice(dot + 1)];
+  const own = keys.find((k) => k.id === id && !k.revoked_at);
+  return dot > 0 && own !== undefined && key.startsWith(own.prefix) ? { key } : null;
+}
+
 export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const catalog = async () => (await deps.models.list(null)).map((m) => ({ key: m.key, name: m.name }));
 
@@ -143,7 +168,12 @@ export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<v
     const revokeId = (request.query as Record<string, unknown>).revoke;
     const revoking =
       typeof revokeId === 'string' ? keys.find((k) => k.id === revokeId && !k.revoked_at) : undefined;
-    return sendHtml(reply, 200, keysPage(context, deps, { keys, models: await catalog(), revoking }));
+    const issued = takeNewKey(request, reply, keys);
+    return sendHtml(
+      reply,
+      200,
+      keysPage(context, deps, { keys, models: await catalog(), revoking, ...(issued ? { issued } : {}) }),
+    );
   });
 
   app.post('/keys', HIDE, async (request, reply) => {
@@ -194,7 +224,9 @@ export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<v
         models: form.models.length === 0 ? null : [...new Set(form.models)],
         dailyLimitMinor,
       });
-      return rerender(201, { issued });
+      // Shown by the page the browser is sent to, so that a reload never makes a second key.
+      reply.setCookie(NEW_KEY_COOKIE, `${issued.id}.${issued.key}`, NEW_KEY_COOKIE_OPTIONS(deps.secure));
+      return seeOther(reply, '/keys');
     } catch (error) {
       const refusal = refusalOf(error, context.lang);
       reply.headers(refusal.headers);
