@@ -342,3 +342,36 @@ describe('shutdown', () => {
     }
   });
 });
+
+describe('a resumed stream with nothing new', () => {
+  test('answers its headers at once, long before the first heartbeat, then the change when it comes', async () => {
+    const t = await startTestApp({ worker: false, env: { STREAM_HEARTBEAT: '60s' } });
+    try {
+      const base = await listen(t);
+      const acct = await t.account({ balanceMinor: 10_000_000 });
+      const id = (await t.call(acct.key, 'POST', '/v1/tasks', chair())).json().id as string;
+      const opening = openStream(`${base}/v1/tasks/${id}/events`, {
+        authorization: `Bearer ${acct.key}`,
+        'last-event-id': '0',
+      });
+      // Headers held back until the first write would come with the heartbeat, a minute later.
+      const s = await Promise.race([
+        opening,
+        sleep(10_000).then(() => {
+          throw new Error('no headers within 10 s of a resumed stream with nothing to send');
+        }),
+      ]);
+      assert.equal(s.status, 200);
+      assert.match(String(s.headers['content-type']), /^text\/event-stream/);
+      assert.deepEqual(s.events, []);
+      await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
+      const events = await s.ended;
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['task', 'done'],
+      );
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -77,6 +77,9 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
         'x-accel-buffering': 'no',
         connection: 'keep-alive',
       });
+      // At once, not with the first write: a resumed stream whose task has not changed writes nothing
+      // until a heartbeat, and a client must see it accepted before then.
+      res.flushHeaders();
       // A client gone between two writes: nothing more is written (the loop ends at its next wait).
       const send = (text: string): void => {
         if (!res.destroyed && !res.writableEnded) res.write(text);
