@@ -319,4 +319,56 @@ describe('logs (CONTRACT §15)', () => {
       ],
     );
   });
+  test('a long-poll and an event stream the client leaves get their line (499) and their series', async () => {
+    const captured = new Captured();
+    const t = await startTestApp({
+      env: { LOG_LEVEL: 'info', METRICS_TOKEN },
+      logDestination: captured,
+      worker: false,
+    });
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+      const a = await t.account({ balanceMinor: 1_000_000 });
+      const id = (await t.call(a.key, 'POST', '/v1/tasks', TASK)).json().id as string;
+      const leave = async (path: string, requestId: string): Promise<void> => {
+        const gone = new AbortController();
+        const answer = fetch(`${base}${path}`, {
+          headers: { authorization: `Bearer ${a.key}`, 'x-request-id': requestId },
+          signal: gone.signal,
+        });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        gone.abort();
+        await answer.then((res) => res.text()).catch(() => undefined);
+      };
+      await leave(`/v1/tasks/${id}?wait=30`, 'left-long-poll');
+      await leave(`/v1/tasks/${id}/events`, 'left-stream');
+      const lineOf = (requestId: string) => captured.lines().find((l) => l.requestId === requestId);
+      for (let i = 0; i < 100 && !(lineOf('left-long-poll') && lineOf('left-stream')); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      for (const [requestId, route] of [
+        ['left-long-poll', '/v1/tasks/:id'],
+        ['left-stream', '/v1/tasks/:id/events'],
+      ] as const) {
+        const line = lineOf(requestId);
+        assert.ok(line, `a line for ${requestId}`);
+        assert.equal(line.status, 499);
+        assert.equal(line.route, route);
+        assert.equal(line.msg, 'request closed by the client');
+        assert.ok(Number(line.durationMs) >= 250, String(line.durationMs));
+      }
+      const metrics = await t.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      assert.match(
+        metrics.body,
+        /http_requests_total\{[^}]*route="\/v1\/tasks\/:id\/events"[^}]*status="499"[^}]*\} 1/,
+      );
+    } finally {
+      await t.close();
+    }
+  });
 });

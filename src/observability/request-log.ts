@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeUrl } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import { UNMATCHED_ROUTE } from './metrics.ts';
-import { installRequestScope } from './request-scope.ts';
+import { installRequestScope, secondsSince } from './request-scope.ts';
 
 /** What an answer said about itself on the way out: its error code, the error thrown. */
 interface Outcome {
@@ -29,6 +29,8 @@ const LEVELS: Readonly<Record<string, number>> = {
   fatal: 60,
 };
 const INFO = 30;
+/** The status of a request its client closed before the answer ended (nginx's 499). */
+const CLIENT_CLOSED = 499;
 const ERROR = 50;
 
 /** Installs the request scope, the per-request line and the HTTP series on the app. */
@@ -45,26 +47,34 @@ export function installRequestTelemetry(app: FastifyInstance, metrics: Metrics):
     }
     done(null, payload);
   });
-  app.addHook('onResponse', (request, reply, done) => {
+  const line = (request: FastifyRequest, status: number, seconds: number, aborted: boolean): void => {
     const route = request.routeOptions.url;
-    const status = reply.statusCode;
-    metrics.observeRequest({ route, method: request.method, status }, reply.elapsedTime / 1_000);
+    metrics.observeRequest({ route, method: request.method, status }, seconds);
     const failed = status >= 500;
-    if ((LEVELS[request.log.level] ?? Number.POSITIVE_INFINITY) > (failed ? ERROR : INFO)) return done();
+    if ((LEVELS[request.log.level] ?? Number.POSITIVE_INFINITY) > (failed ? ERROR : INFO)) return;
     const outcome = outcomes.get(request);
     const fields = {
       method: request.method,
       route: route ?? UNMATCHED_ROUTE,
       url: safeUrl(request.url),
       status,
-      durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      durationMs: Math.round(seconds * 10_000) / 10,
       ...(request.principal ? { accountId: request.principal.accountId } : {}),
       ...(outcome?.errorCode ? { errorCode: outcome.errorCode } : {}),
       // The cause of a server error; a refusal's code says enough.
       ...(failed && outcome?.error !== undefined ? { err: outcome.error } : {}),
     };
     if (failed) request.log.error(fields, 'request failed');
-    else request.log.info(fields, 'request');
+    else request.log.info(fields, aborted ? 'request closed by the client' : 'request');
+  };
+  app.addHook('onResponse', (request, reply, done) => {
+    line(request, reply.statusCode, reply.elapsedTime / 1_000, false);
+    done();
+  });
+  // A client that leaves before its answer ends (an event stream closed, a long-poll given up, an upload
+  // cut off) gets no onResponse: its line and series carry 499, nginx's "client closed request".
+  app.addHook('onRequestAbort', (request, done) => {
+    line(request, CLIENT_CLOSED, secondsSince(request), true);
     done();
   });
 }
