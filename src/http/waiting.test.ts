@@ -13,7 +13,14 @@ test('Prefer: wait=N read as RFC 7240 says: among others, any case, quoted, firs
   assert.equal(preferWait('wait=5, wait=9'), 5);
   assert.equal(preferWait(['return=minimal', 'wait=3']), 3);
   assert.equal(preferWait('wait=61'), 60);
-  assert.equal(preferWait('wait=99999999999'), 0, 'past nine digits: not a wait we read');
+  assert.equal(preferWait('wait=1000000'), 60);
+  assert.equal(
+    preferWait('wait=99999999999999999999'),
+    60,
+    'a number past any integer type is still more than 60',
+  );
+  assert.equal(preferWait('wait=0009'), 9);
+  assert.equal(preferWait('wait=000'), 0);
   for (const ignored of ['wait', 'wait=', 'wait=abc', 'wait=-1', 'wait=1.5', 'waiting=5', 'return=minimal'])
     assert.equal(preferWait(ignored), 0, ignored);
 });

@@ -45,8 +45,9 @@ export function preferWait(header: string | string[] | undefined): number {
             .slice(equals + 1)
             .trim()
             .replace(/^"(.*)"$/, '$1');
-    if (!/^\d{1,9}$/.test(value)) return 0;
-    return Math.min(Number(value), MAX_WAIT_SECONDS);
+    // Any run of digits is a number of seconds, however long: one past 60 is taken as 60.
+    if (!/^\d+$/.test(value)) return 0;
+    return /^0*\d{1,2}$/.test(value) ? Math.min(Number(value), MAX_WAIT_SECONDS) : MAX_WAIT_SECONDS;
   }
   return 0;
 }
