@@ -106,6 +106,25 @@ describe('tasks: create, poll, download', () => {
     );
     expectError(await t.call(acct.key, 'GET', `/v1/tasks/${id}/artifacts/9`), 404, 'artifact_not_found');
     expectError(await t.call(acct.key, 'GET', `/v1/tasks/${id}/artifacts/x`), 404, 'artifact_not_found');
+    // Only the numbers the list uses name an artifact: no leading zero, no exponent, no overflow.
+    for (const index of ['01', '1e0', '99999999999999999999', '-1', '%20']) {
+      expectError(
+        await t.call(acct.key, 'GET', `/v1/tasks/${id}/artifacts/${index}`),
+        404,
+        'artifact_not_found',
+      );
+    }
+  });
+
+  test('an unknown task id of any length a client might send is 404 task_not_found', async () => {
+    const acct = await t.account();
+    for (const id of ['x', 'a'.repeat(101), 'я'.repeat(300), 'b'.repeat(1000)]) {
+      const path = `/v1/tasks/${encodeURIComponent(id)}`;
+      expectError(await t.call(acct.key, 'GET', path), 404, 'task_not_found');
+      expectError(await t.call(acct.key, 'POST', `${path}/cancel`), 404, 'task_not_found');
+      expectError(await t.call(acct.key, 'GET', `${path}/events`), 404, 'task_not_found');
+      expectError(await t.call(acct.key, 'GET', `${path}/artifacts/0`), 404, 'task_not_found');
+    }
   });
 
   test("another account's task is 404 task_not_found for read, cancel and download", async () => {

@@ -131,7 +131,13 @@ describe('tasks pages without a worker (tasks stay queued)', () => {
     const other = await person(t, people);
     const id = await create(t, owner.key, image());
     assert.equal((await owner.browser.get(`/tasks/${id}`)).statusCode, 200);
-    for (const url of [`/tasks/${id}`, '/tasks/00000000-0000-4000-8000-000000000000', '/tasks/nope']) {
+    for (const url of [
+      `/tasks/${id}`,
+      '/tasks/00000000-0000-4000-8000-000000000000',
+      '/tasks/nope',
+      `/tasks/${'x'.repeat(101)}`,
+      `/tasks/${'x'.repeat(1000)}`,
+    ]) {
       const res = await other.browser.get(url);
       assert.equal(res.statusCode, 404, url);
       assert.match(res.headers['content-type'] as string, /^text\/html/);

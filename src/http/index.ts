@@ -2,7 +2,7 @@ export { CONNECTIONS_CHECK_MS, HEADERS_TIMEOUT_MS, installBodyPace } from './bod
 export { installErrorHandler, installNulGuard } from './error-handler.ts';
 export { clientErrorHandler, frameworkErrorHandler } from './framework-errors.ts';
 export { installJsonParser } from './json-body.ts';
-export { DEFAULT_BODY_LIMIT } from './limits.ts';
+export { DEFAULT_BODY_LIMIT, PATH_PARAM_MAX } from './limits.ts';
 export { apiLinks, installNotFound } from './not-found.ts';
 export {
   finishDocument,

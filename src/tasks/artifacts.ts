@@ -55,7 +55,8 @@ export async function openArtifact(
   const task = await taskRowOf(deps.db, input.principal.accountId, input.taskId);
   // Another account's task, or one of a model the key is not allowed, reads as missing (issue 10.19).
   if (!task || !mayUseModel(input.principal, task.model)) throw errors.taskNotFound(input.taskId);
-  const index = /^\d{1,4}$/.test(input.index) ? Number(input.index) : -1;
+  // Written as the list numbers it (0, 1, … without leading zeros); `01` or `1e0` name no artifact.
+  const index = /^(0|[1-9]\d{0,3})$/.test(input.index) ? Number(input.index) : -1;
   const artifact =
     task.status === 'succeeded' && index >= 0 ? await artifactRowOf(deps.db, input.taskId, index) : undefined;
   if (!artifact) throw errors.artifactNotFound(input.taskId, input.index);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../types.ts';
-import { errorSchema } from './schemas.ts';
+import { errorSchema, pathParam } from './schemas.ts';
 
 const channelSchema = z.object({
   name: z.string(),
@@ -48,7 +48,7 @@ export async function adminChannelRoutes(app: FastifyInstance, deps: AppDeps): P
         summary: "A task's run: its channel, upstream id and upstream cost",
         description:
           'upstream_cost is what the provider reported the run cost, in its own unit, where it reports one (CONTRACT §11).',
-        params: z.object({ id: z.string().min(1).max(100) }),
+        params: z.object({ id: pathParam }),
         response: {
           200: z.object({
             task_id: z.string(),
@@ -73,7 +73,7 @@ export async function adminChannelRoutes(app: FastifyInstance, deps: AppDeps): P
         summary: 'Enable or disable a channel',
         description:
           'A channel out of credit stays disabled until it is enabled here; enabling closes its circuit.',
-        params: z.object({ name: z.string().min(1).max(100) }),
+        params: z.object({ name: pathParam }),
         body: z.strictObject({ enabled: z.boolean() }),
         response: { 200: channelSchema, ...errors },
       },

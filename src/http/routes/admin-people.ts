@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../types.ts';
-import { errorSchema } from './schemas.ts';
+import { errorSchema, pathParam } from './schemas.ts';
 
 const accountSchema = z.object({
   id: z.string(),
@@ -53,7 +53,7 @@ export async function adminPeopleRoutes(app: FastifyInstance, deps: AppDeps): Pr
         summary: 'Attach an e-mail to an account',
         description:
           'Gives an operator-made account a person: the e-mail, unconfirmed, without a password. A confirmation mail goes out; the person sets a password through a password reset. 409 account_has_email or email_taken.',
-        params: z.object({ id: z.string().min(1).max(100) }),
+        params: z.object({ id: pathParam }),
         body: z.strictObject({ email: z.string().max(254) }),
         response: { 200: accountSchema, ...errors },
       },

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../types.ts';
-import { errorSchema, modelSchema } from './schemas.ts';
+import { errorSchema, modelSchema, pathParam } from './schemas.ts';
 
 const amount = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const accountSchema = z.object({
@@ -22,7 +22,7 @@ const entrySchema = z.object({
   reference: z.string().nullable(),
   created_at: z.string(),
 });
-const idParams = z.object({ id: z.string().min(1).max(100) });
+const idParams = z.object({ id: pathParam });
 const tags = ['operator'];
 const errors = { 401: errorSchema, 404: errorSchema, 409: errorSchema, 422: errorSchema };
 
@@ -159,7 +159,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         tags,
         operationId: 'updateModel',
         summary: 'Switch a model on or off, set its active-task limit',
-        params: z.object({ key: z.string().min(1).max(100) }),
+        params: z.object({ key: pathParam }),
         body: z
           .strictObject({
             available: z.boolean().optional(),

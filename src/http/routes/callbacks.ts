@@ -4,8 +4,9 @@ import { z } from 'zod';
 import { CALLBACK_BODY_LIMIT } from '../limits.ts';
 import { type ApiLinks, notFoundAt } from '../not-found.ts';
 import type { AppDeps } from '../types.ts';
+import { pathParam } from './schemas.ts';
 
-const params = z.object({ channel: z.string().min(1).max(100), token: z.string().min(1).max(100) });
+const params = z.object({ channel: pathParam, token: pathParam });
 
 /**
  * Provider callbacks (CONTRACT §11): no API key, the secret token in the path is the credential. A body

@@ -9,7 +9,7 @@ import { parseRange } from '../../tasks/index.ts';
 import { paced } from '../body-pace.ts';
 import { sendBytes } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
-import { errorResponses, errorSchema } from './schemas.ts';
+import { errorResponses, errorSchema, pathParam } from './schemas.ts';
 
 const tags = ['files'];
 const uploadSchema = z
@@ -27,7 +27,7 @@ const uploadSchema = z
     expires_at: z.string(),
   })
   .meta({ id: 'Upload' });
-const idParams = z.object({ id: z.string().min(1).max(100) });
+const idParams = z.object({ id: pathParam });
 
 /** POST /v1/files and the upload's metadata (CONTRACT §6); registered inside the authenticated context. */
 export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {

@@ -12,10 +12,17 @@ import {
 } from '../../libraries/index.ts';
 import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
-import { errorResponses, errorSchema, locationHeader, replayedHeader, withHeaders } from './schemas.ts';
+import {
+  errorResponses,
+  errorSchema,
+  locationHeader,
+  pathParam,
+  replayedHeader,
+  withHeaders,
+} from './schemas.ts';
 
 const tags = ['libraries'];
-const recordId = z.object({ id: z.string().min(1).max(100) });
+const recordId = z.object({ id: pathParam });
 const forbidden = errorSchema.describe('model_not_allowed_for_key');
 const notFound = errorSchema.describe('record_not_found');
 

@@ -1,10 +1,14 @@
 import { z } from 'zod';
 import { TASK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH } from '../../events/index.ts';
+import { PATH_PARAM_MAX } from '../limits.ts';
 
 /**
  * The error object of every refusal (reference "Error object"): the `Error` component of the OpenAPI
  * document. Loose, because not_found and method_not_allowed add their `docs`, `openapi` and `llms` links.
  */
+/** A path parameter naming something (an id, a token, a key): any text the router hands over. */
+export const pathParam = z.string().min(1).max(PATH_PARAM_MAX);
+
 export const errorSchema = z
   .looseObject({
     error: z.object({

@@ -6,7 +6,7 @@ import { errors } from '../../errors.ts';
 import { sessionOf } from '../plugins/auth.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone } from '../waiting.ts';
-import { errorResponses, errorSchema, eventStreamResponse } from './schemas.ts';
+import { errorResponses, errorSchema, eventStreamResponse, pathParam } from './schemas.ts';
 
 /**
  * GET /v1/tasks/{id}/events: the task's changes as Server-Sent Events (CONTRACT §12, WHATWG HTML §9.2).
@@ -29,7 +29,7 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
         summary: "A task's changes as Server-Sent Events",
         description:
           '`event: task` on connect and on every change of status or progress (`id:` increases per task), then `event: done` with the final task, and the stream ends. Send `Last-Event-ID` to resume. A comment line every 15 s keeps proxies open.',
-        params: z.object({ id: z.string().min(1).max(100) }),
+        params: z.object({ id: pathParam }),
         headers: z.object({ 'last-event-id': z.string().max(100).optional() }),
         response: {
           200: eventStreamResponse(

@@ -15,6 +15,7 @@ import {
   errorSchema,
   locationHeader,
   mediaResponse,
+  pathParam,
   pollHeader,
   preferenceAppliedHeader,
   replayedHeader,
@@ -26,7 +27,7 @@ import {
 const tags = ['tasks'];
 /** Media types of result files: images, video, audio, 3D models and documents (JSON, text, archives). */
 const ARTIFACT_TYPES = ['image/*', 'video/*', 'audio/*', 'model/*', 'application/*', 'text/*'];
-const taskId = z.object({ id: z.string().min(1).max(100) });
+const taskId = z.object({ id: pathParam });
 const refusals = {
   ...errorResponses,
   402: errorSchema.describe('insufficient_funds'),
@@ -237,7 +238,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         tags,
         operationId: 'downloadArtifact',
         summary: 'Download a result file (Range requests supported)',
-        params: z.object({ id: z.string().min(1).max(100), index: z.string().max(10) }),
+        params: z.object({ id: pathParam, index: pathParam }),
         response: {
           200: mediaResponse("the file, with the artifact's content_type", ARTIFACT_TYPES),
           206: mediaResponse('the asked part of the file (Range: bytes=…)', ARTIFACT_TYPES, {

@@ -4,7 +4,14 @@ import { z } from 'zod';
 import { TOPUP_MAX_MINOR, TOPUP_MIN_MINOR, TOPUP_PAGE } from '../../payments/index.ts';
 import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
-import { errorResponses, errorSchema, locationHeader, replayedHeader, withHeaders } from './schemas.ts';
+import {
+  errorResponses,
+  errorSchema,
+  locationHeader,
+  pathParam,
+  replayedHeader,
+  withHeaders,
+} from './schemas.ts';
 
 const tags = ['topups'];
 const STATUSES = ['pending', 'succeeded', 'canceled'] as const;
@@ -113,7 +120,7 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         operationId: 'getTopup',
         summary: 'One top-up',
         description: 'A pending top-up is read back from the payment provider first.',
-        params: z.object({ id: z.string().min(1).max(100) }),
+        params: z.object({ id: pathParam }),
         response: { 200: topupSchema, ...errorResponses, 404: errorSchema.describe('topup_not_found') },
       },
     },

@@ -3,10 +3,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { EVENT_TYPES, MAX_WEBHOOKS, WEBHOOK_URL_MAX_LENGTH } from '../../events/index.ts';
 import type { AppDeps } from '../types.ts';
-import { errorResponses, errorSchema } from './schemas.ts';
+import { errorResponses, errorSchema, pathParam } from './schemas.ts';
 
 const tags = ['webhooks'];
-const byId = z.object({ id: z.string().min(1).max(100) });
+const byId = z.object({ id: pathParam });
 const invalid = errorSchema.describe('invalid_request');
 
 const webhookSchema = z.object({
