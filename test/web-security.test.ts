@@ -164,6 +164,18 @@ describe('dashboard security', () => {
     assert.ok(buttons(confirmed.body).includes('Создать ключ'));
   });
 
+  test('the Language control comes back to the very page, its query included', async () => {
+    const browser = new Browser(t);
+    await browser.signUp();
+    const page = await browser.get('/tasks?model=image');
+    assert.match(page.body, /<input type="hidden" name="next" value="\/tasks\?model=image"/);
+    const chosen = await browser.post('/language', { lang: 'ru', next: '/tasks?model=image' });
+    assert.equal(chosen.headers.location, '/tasks?model=image');
+    // The answer to a post (a refused form) comes back to its section's page.
+    const refused = await browser.post('/keys', { action: 'create', name: '' });
+    assert.match(refused.body, /<input type="hidden" name="next" value="\/keys"/);
+  });
+
   test('a language outside the list and a foreign next change nothing', async () => {
     const browser = new Browser(t);
     await browser.get('/signin');

@@ -27,6 +27,8 @@ export interface WebContext {
   /** The token every form of this page carries in `_csrf`. */
   csrf: string;
   flash: FlashKey | null;
+  /** The address of a GET page, where the `Language` control comes back to; null for a post's answer. */
+  here: string | null;
 }
 
 const contexts = new WeakMap<FastifyRequest, WebContext>();
@@ -98,7 +100,8 @@ export async function loadContext(
     session?.lang ??
     parseLang(request.cookies[LANG_COOKIE]) ??
     negotiateLang(undefined, request.headers['accept-language']);
-  const context: WebContext = { session, sessionToken: session ? token : null, lang, csrf, flash };
+  const here = request.method === 'GET' ? request.url : null;
+  const context: WebContext = { session, sessionToken: session ? token : null, lang, csrf, flash, here };
   contexts.set(request, context);
   request.lang = lang;
   return context;

@@ -12,7 +12,7 @@ import { type WordKey, wordsOf } from './words.ts';
 
 export interface PageOptions {
   title: string;
-  /** The path of the page, to mark the current link and come back after a language change. */
+  /** The path of the page's section, to mark the current link (and to come back to from a post's answer). */
   path: string;
   body: VNode | Array<VNode | null>;
   /** Islands (`client/<name>.ts`) this page loads. */
@@ -96,7 +96,7 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
       <header class="top">
         <div class="bar">
           <a class="brand" href="/">${w.title}</a>
-          <div class="account">${account} ${languageControl(context.lang, csrfField(context), '/language', options.path)}</div>
+          <div class="account">${account} ${languageControl(context.lang, csrfField(context), '/language', context.here ?? options.path)}</div>
         </div>
         ${sections}
       </header>

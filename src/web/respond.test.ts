@@ -6,7 +6,10 @@ import { refusalOf } from './respond.ts';
 test('a rate limit tells a person the wait, in seconds under a minute and in whole minutes above', () => {
   assert.equal(refusalOf(errors.rateLimited(30), 'en').message, 'Too many attempts. Try again in 30 s.');
   assert.equal(refusalOf(errors.rateLimited(699), 'en').message, 'Too many attempts. Try again in 12 min.');
-  assert.equal(refusalOf(errors.rateLimited(60), 'ru').message, 'Слишком много попыток. Повторите через 1 мин.');
+  assert.equal(
+    refusalOf(errors.rateLimited(60), 'ru').message,
+    'Слишком много попыток. Повторите через 1 мин.',
+  );
   const refusal = refusalOf(errors.rateLimited(5), 'en');
   assert.equal(refusal.status, 429);
   assert.equal(refusal.headers['Retry-After'], '5');

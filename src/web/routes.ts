@@ -177,7 +177,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
       if (status >= 500) request.log.error({ err: error }, 'dashboard page failed');
       const message = isApiError(error) ? refusalOf(error, lang).message : w.errorTitle;
       const body = html`<p class="error" role="alert">${message}</p><p><a href="/">${w.back}</a></p>`;
-      const shell = context ?? { session: null, sessionToken: null, lang, csrf: '', flash: null };
+      const shell = context ?? { session: null, sessionToken: null, lang, csrf: '', flash: null, here: null };
       return sendHtml(reply, status, page(shell, assets, { title: w.errorTitle, path: '/', body }));
     });
     await authPages(web, pageDeps);

@@ -96,7 +96,12 @@ export async function consoleRoutes(
       const lang =
         langFrom(request.cookies[LANG_COOKIE]) ??
         negotiateLang(undefined, request.headers['accept-language']);
-      const context: ConsoleContext = { signedIn, lang, csrf };
+      const context: ConsoleContext = {
+        signedIn,
+        lang,
+        csrf,
+        here: request.method === 'GET' ? request.url : null,
+      };
       contexts.set(request, context);
       request.lang = lang;
       const path = request.url.split('?')[0] ?? '/admin';
@@ -108,7 +113,12 @@ export async function consoleRoutes(
       if (!signedIn && !PUBLIC.has(path)) return seeOther(reply, '/admin/signin');
     });
     web.setErrorHandler(async (error, request, reply) => {
-      const context = contexts.get(request) ?? { signedIn: false, lang: request.lang ?? 'en', csrf: '' };
+      const context = contexts.get(request) ?? {
+        signedIn: false,
+        lang: request.lang ?? 'en',
+        csrf: '',
+        here: null,
+      };
       const w = wordsOf(context.lang);
       const status = isApiError(error)
         ? error.status

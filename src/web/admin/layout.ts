@@ -16,6 +16,8 @@ export interface ConsoleContext {
   lang: Lang;
   /** The token every form of the page carries in `_csrf`. */
   csrf: string;
+  /** The address of a GET page, where the `Language` control comes back to; null for a post's answer. */
+  here: string | null;
 }
 
 /** Messages a redirect may name in `?done=`. */
@@ -78,7 +80,7 @@ export function consolePage(context: ConsoleContext, assets: Assets, options: Co
         <div class="bar">
           <a class="brand" href="/admin">${w.adminTitle}</a>
           <div class="account">
-            ${signOut} ${languageControl(context.lang, consoleCsrf(context), '/admin/language', options.path)}
+            ${signOut} ${languageControl(context.lang, consoleCsrf(context), '/admin/language', context.here ?? options.path)}
           </div>
         </div>
         ${nav}
