@@ -21,6 +21,8 @@ export interface Asset {
 
 const CLIENT_DIR = fileURLToPath(new URL('./client/', import.meta.url));
 const STYLE_FILE = fileURLToPath(new URL('./site.css', import.meta.url));
+/** The tab's icon: linked by every page, so a browser never asks for /favicon.ico. */
+const ICON_FILE = fileURLToPath(new URL('./favicon.svg', import.meta.url));
 const MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
 
 /** Vendor files by the name served under `/assets/vendor/`, from their package's published build. */
@@ -58,6 +60,7 @@ export class Assets {
       this.#own.set(`${file.slice(0, -3)}.js`, asset(Buffer.from(code), JS));
     }
     this.#own.set('site.css', asset(fs.readFileSync(STYLE_FILE), 'text/css; charset=utf-8'));
+    this.#own.set('favicon.svg', asset(fs.readFileSync(ICON_FILE), 'image/svg+xml'));
   }
 
   /** An island or the stylesheet by its served name (`copy.js`, `site.css`). */

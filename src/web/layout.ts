@@ -88,6 +88,7 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <meta name=${CSRF_META} content=${context.csrf} />
       <title>${options.title} · ${w.title}</title>
+      <link rel="icon" type="image/svg+xml" href=${assets.href('favicon.svg')} />
       <link rel="stylesheet" href=${assets.href('site.css')} />
       ${(options.vendor ?? []).map((name) => html`<script type=${VENDOR_MODULES.has(name) ? 'module' : undefined} src=${assets.vendorHref(name)} defer></script>`)}
       ${islands.map((name) => html`<script type="module" src=${assets.href(`${name}.js`)}></script>`)}

@@ -196,6 +196,29 @@ describe('the new-task page in a browser', () => {
     assert.equal(shown.minor, api.body.amount_minor);
   });
 
+  test('a form opened without its prompt waits for it: no price asked, no failed request', async () => {
+    const page = person.page;
+    const failed: string[] = [];
+    const priced: string[] = [];
+    const onResponse = (r: { url(): string; status(): number }) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`);
+      if (new URL(r.url()).pathname === '/v1/price') priced.push(r.url());
+    };
+    page.on('response', onResponse);
+    try {
+      await page.goto(`${web.base}/new?model=model-3d&mode=text_to_model`);
+      await page.waitForLoadState('networkidle');
+      assert.equal(await page.locator('#new-price').getAttribute('data-state'), 'waiting');
+      assert.equal(await page.locator('#new-price').textContent(), 'Fill in the settings to see the price.');
+      assert.deepEqual(priced, [], 'no price asked for a form the API can only refuse');
+      assert.deepEqual(failed, [], 'no request of the page failed (the tab icon included)');
+      await page.locator('[data-path="prompt"]').fill('a chair');
+      assert.equal((await settledPrice(page)).state, 'ready');
+    } finally {
+      page.off('response', onResponse);
+    }
+  });
+
   test('the schema is checked before sending: a missing required field sends nothing', async () => {
     const page = person.page;
     await page.goto(`${web.base}/new?model=model-3d&mode=text_to_model`);

@@ -72,6 +72,7 @@ export function consolePage(context: ConsoleContext, assets: Assets, options: Co
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <meta name="robots" content="noindex" />
       <title>${options.title} · ${w.adminTitle}</title>
+      <link rel="icon" type="image/svg+xml" href=${assets.href('favicon.svg')} />
       <link rel="stylesheet" href=${assets.href('site.css')} />
       <script type="module" src=${assets.href('language.js')}></script>
     </head>

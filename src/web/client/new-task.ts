@@ -108,13 +108,21 @@ function start(form: HTMLFormElement): void {
     }
   }
 
-  /** A change: a new submission (new Idempotency-Key), the price asked again after a pause. */
-  function onChange(): void {
+  /**
+   * A change: a new submission (new Idempotency-Key), the price asked again after a pause. A form just
+   * drawn that is not complete yet (an empty prompt) waits for the person instead of asking for a price
+   * the API can only refuse.
+   */
+  function onChange(drawn = false): void {
     idempotencyKey = null;
     showError(null);
     pricing?.abort();
-    setPrice('pending', words.newPriceCounting ?? '…');
     clearTimeout(timer);
+    if (drawn && (control?.check() ?? []).length > 0) {
+      setPrice('waiting', words.newPriceWaiting ?? '');
+      return;
+    }
+    setPrice('pending', words.newPriceCounting ?? '…');
     timer = setTimeout(() => void askPrice(), DEBOUNCE_MS);
   }
 
@@ -127,7 +135,7 @@ function start(form: HTMLFormElement): void {
     url.searchParams.set('model', model()?.key ?? '');
     url.searchParams.set('mode', chosen.name);
     history.replaceState(null, '', url);
-    onChange();
+    onChange(true);
   }
 
   function drawModes(): void {
@@ -172,8 +180,8 @@ function start(form: HTMLFormElement): void {
     drawForm();
   });
   modeSelect.addEventListener('change', drawForm);
-  settingsBox.addEventListener('input', onChange);
-  settingsBox.addEventListener('change', onChange);
+  settingsBox.addEventListener('input', () => onChange());
+  settingsBox.addEventListener('change', () => onChange());
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     if (!sending) void create();
