@@ -95,6 +95,17 @@ describe('POST /v1/files and direct links', () => {
       .where('id', '=', up.id)
       .executeTakeFirst();
     assert.equal(await t.container.storage.stat(row!.storage_key), null, 'bytes removed');
+    // Its link in a task says what happened to it, rather than being fetched like a stranger's URL.
+    const payer = await t.account({ balanceMinor: 100_000 });
+    const task = await t.call(payer.key, 'POST', '/v1/tasks', {
+      model: 'model-3d',
+      settings: { task_type: 'image_to_model', image_url: [up.url] },
+    });
+    expectError(task, 422, 'invalid_settings');
+    assert.match(
+      task.json().error.message,
+      /^settings\.image_url\.0: the upload at \S+ was deleted or has expired/,
+    );
   });
 
   test('a long name is cut by whole characters, so its link stays valid', async () => {

@@ -201,14 +201,23 @@ export class UploadService {
    * own uploads are read from storage without a network request). Null for other URLs.
    */
   async byUrl(url: string): Promise<UploadsTable | null> {
-    let pathname: string;
-    try {
-      pathname = new URL(url).pathname;
-    } catch {
-      return null;
-    }
-    const match = /^\/files\/([A-Za-z0-9]{32})(?:\/[^/]*)?$/.exec(pathname);
-    return match?.[1] ? this.byToken(match[1]) : null;
+    const token = linkToken(url);
+    return token === null ? null : this.byToken(token);
+  }
+
+  /**
+   * Whether a URL is one of our direct links whose upload was deleted or has expired: such a link is
+   * refused for what it is, not fetched over the network like a stranger's URL.
+   */
+  async isGoneLink(url: string): Promise<boolean> {
+    const token = linkToken(url);
+    if (token === null) return false;
+    const row = await this.#deps.db.db
+      .selectFrom('uploads')
+      .select('id')
+      .where('token', '=', token)
+      .executeTakeFirst();
+    return row !== undefined && (await this.byToken(token)) === null;
   }
 
   /** Streams the bytes of a direct link (no API key); 404 file_not_found once gone. */
@@ -296,4 +305,15 @@ export class UploadService {
       expires_at: row.expires_at,
     };
   }
+}
+
+/** The token of a URL shaped like one of our direct links (any host), or null. */
+function linkToken(url: string): string | null {
+  let pathname: string;
+  try {
+    pathname = new URL(url).pathname;
+  } catch {
+    return null;
+  }
+  return /^\/files\/([A-Za-z0-9]{32})(?:\/[^/]*)?$/.exec(pathname)?.[1] ?? null;
 }

@@ -95,6 +95,13 @@ function unreadable(target: ProbeTarget, en: string, ru: string): ApiError {
 /** Probes one remote file: download (capped), recognise, measure. */
 async function probeRemote(url: string, target: ProbeTarget, deps: InputResolverDeps): Promise<ProbedFile> {
   const { label, maxBytes } = target;
+  if (await deps.uploads.isGoneLink(url)) {
+    throw unreadable(
+      target,
+      `the upload at ${url} was deleted or has expired; upload the file again`,
+      `загрузка по адресу ${url} удалена или её срок истёк; загрузите файл заново`,
+    );
+  }
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gta-input-'));
   try {
     let fetched: Awaited<ReturnType<typeof fetchToFile>>;
