@@ -347,6 +347,15 @@ describe('logs (CONTRACT §15)', () => {
       for (let i = 0; i < 100 && !(lineOf('left-long-poll') && lineOf('left-stream')); i++) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
+      // The handlers end after their client left; nothing of theirs makes a second line.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      for (const requestId of ['left-long-poll', 'left-stream']) {
+        assert.equal(
+          captured.lines().filter((l) => l.requestId === requestId && l.status).length,
+          1,
+          requestId,
+        );
+      }
       for (const [requestId, route] of [
         ['left-long-poll', '/v1/tasks/:id'],
         ['left-stream', '/v1/tasks/:id/events'],

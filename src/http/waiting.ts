@@ -52,9 +52,15 @@ export function preferWait(header: string | string[] | undefined): number {
   return 0;
 }
 
-/** An abort signal for the call: aborts when its client goes away before the answer. */
+/**
+ * An abort signal for the call: aborts when its client goes away before the answer, which then has its
+ * log line and series as closed by the client (499), since no answer will end.
+ */
 export function clientGone(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  reply.raw.once('close', () => controller.abort());
+  reply.raw.once('close', () => {
+    controller.abort();
+    if (!reply.raw.writableFinished) reply.closedByClient();
+  });
   return controller.signal;
 }

@@ -4,11 +4,11 @@
  * bodies; a refusal names its error code, and an error the handler threw comes with its cause chain.
  * Hooks take callbacks, not promises: they run on every request, polls included.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { safeUrl } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 import { UNMATCHED_ROUTE } from './metrics.ts';
-import { installRequestScope, secondsSince } from './request-scope.ts';
+import { installRequestScope } from './request-scope.ts';
 
 /** What an answer said about itself on the way out: its error code, the error thrown. */
 interface Outcome {
@@ -71,10 +71,17 @@ export function installRequestTelemetry(app: FastifyInstance, metrics: Metrics):
     line(request, reply.statusCode, reply.elapsedTime / 1_000, false);
     done();
   });
-  // A client that leaves before its answer ends (an event stream closed, a long-poll given up, an upload
-  // cut off) gets no onResponse: its line and series carry 499, nginx's "client closed request".
-  app.addHook('onRequestAbort', (request, done) => {
-    line(request, CLIENT_CLOSED, secondsSince(request), true);
-    done();
+  // A client that leaves before its answer ends (an event stream closed, a long-poll or a creation's
+  // wait given up) gets no onResponse: the waiting routes call this when they see it go (`clientGone`),
+  // so only they pay for noticing, and the line and series carry 499, nginx's "client closed request".
+  app.decorateReply('closedByClient', function (this: FastifyReply) {
+    line(this.request, CLIENT_CLOSED, this.elapsedTime / 1_000, true);
   });
+}
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** Writes the request's line and series for a client that left before the answer ended (499). */
+    closedByClient(): void;
+  }
 }

@@ -3,7 +3,7 @@
  * in a service logs its request id without every signature passing it along.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 
 interface Scope {
   requestId: string;
@@ -12,15 +12,6 @@ interface Scope {
 const storage = new AsyncLocalStorage<Scope>();
 
 /** The id of the request the caller runs for; undefined outside requests (the worker, the sweeper). */
-/** When each request reached the hooks (performance.now()), for a line written without a reply at hand. */
-const starts = new WeakMap<FastifyRequest, number>();
-
-/** Seconds since the request reached the hooks (0 for one that never did). */
-export function secondsSince(request: FastifyRequest): number {
-  const start = starts.get(request);
-  return start === undefined ? 0 : (performance.now() - start) / 1_000;
-}
-
 export function currentRequestId(): string | undefined {
   return storage.getStore()?.requestId;
 }
@@ -36,7 +27,6 @@ export function currentRequestId(): string | undefined {
 export function installRequestScope(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
     storage.enterWith({ requestId: request.id });
-    starts.set(request, performance.now());
     done();
   });
   app.addHook('preValidation', (request, _reply, done) => {
