@@ -58,7 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.log,
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: requestIdOf,
-    maxParamLength: PATH_PARAM_MAX,
+    routerOptions: { maxParamLength: PATH_PARAM_MAX },
     trustProxy: false,
     // Node's cap on receiving a whole request; slow bodies are cut much sooner by the body pace.
     requestTimeout: deps.config.requestTimeoutMs,
