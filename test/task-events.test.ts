@@ -139,6 +139,15 @@ describe('task event streams', () => {
     // Not one we sent: the stream starts from the beginning.
     const garbage = await (await stream(id, { 'last-event-id': 'abc' })).ended;
     assert.equal(garbage.length, 2);
+    const ahead = await (await stream(id, { 'last-event-id': '1000' })).ended;
+    assert.deepEqual(
+      ahead.map((e) => [e.event, e.id]),
+      [
+        ['task', '1'],
+        ['done', null],
+      ],
+      "an id past the task's revision was never sent: from the beginning",
+    );
   });
 
   test('resumed at the current revision of a running task: nothing until it changes', async () => {

@@ -55,6 +55,8 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
       try {
         // Errors (a foreign or missing task, too many streams) are JSON answers, before any stream starts.
         state = await tasks.watchState(principal, id, request.lang);
+        // An id past the task's revision is not one we sent either (another task's, a client's guess).
+        if (sent > state.revision) sent = -1;
         const admitted = watch.admit(principal.accountId);
         if (!admitted) throw errors.tooManyStreams(watch.perAccount);
         release = admitted;
