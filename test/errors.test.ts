@@ -92,7 +92,12 @@ describe('errors, languages and framework edges', () => {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     assert.equal(errorOf(english).message, 'body.name: Invalid input: expected string, received number');
-    const array = await t.app.inject({ method: 'POST', url: '/admin/v1/accounts', payload: '[1,2]', headers });
+    const array = await t.app.inject({
+      method: 'POST',
+      url: '/admin/v1/accounts',
+      payload: '[1,2]',
+      headers,
+    });
     assert.equal(errorOf(array).message, 'body: Invalid input: expected object, received array');
     const text = await t.app.inject({
       method: 'POST',

@@ -146,13 +146,11 @@ export class ModelService {
         .insertInto('model_settings')
         .values(row)
         .onConflict((oc) =>
-          oc
-            .column('key')
-            .doUpdateSet({
-              available: row.available,
-              max_active: row.max_active,
-              updated_at: row.updated_at,
-            }),
+          oc.column('key').doUpdateSet({
+            available: row.available,
+            max_active: row.max_active,
+            updated_at: row.updated_at,
+          }),
         )
         .execute();
       await bumpEpoch(tx, MODELS_EPOCH);
