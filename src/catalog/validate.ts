@@ -24,7 +24,11 @@ function localise(issue: z.core.$ZodIssue, lang: 'en' | 'ru'): string {
 
 /** Turns zod issues into violations naming the field, in both languages. */
 export function violationsOf(issues: readonly z.core.$ZodIssue[], prefix = ''): Violation[] {
-  return issues.map((issue) => {
+  // zod still runs a list's or a text's length checks on a value of the wrong type ("expected array,
+  // received string; Too big: expected string to have <=1 characters"): the wrong type says it all.
+  const wrongType = new Set(issues.filter((i) => i.code === 'invalid_type').map((i) => fieldOf(i.path)));
+  const told = issues.filter((i) => i.code === 'invalid_type' || !wrongType.has(fieldOf(i.path)));
+  return told.map((issue) => {
     const path = issue.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue.path;
     // The whole value refused names the prefix alone (`body`, not `body.`).
     const field = path.length === 0 ? prefix.replace(/\.$/, '') : prefix + fieldOf(path);

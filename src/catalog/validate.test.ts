@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { z } from 'zod';
+import { model3d } from './model-3d.ts';
+import { validateSettings, violationsOf } from './validate.ts';
+
+test('a value of the wrong type is told once: no length rule of the type it is not', () => {
+  const result = validateSettings(model3d, {
+    task_type: 'image_to_model',
+    image_url: 'https://93.184.216.34/a.png',
+  });
+  assert.equal(result.ok, false);
+  if (result.ok) return;
+  assert.deepEqual(
+    result.violations.map((v) => [v.field, v.en]),
+    [['settings.image_url', 'Invalid input: expected array, received string']],
+  );
+});
+
+test('other fields keep every rule they break; a root refusal names the prefix alone', () => {
+  const schema = z.object({ a: z.array(z.string()).max(1), b: z.string().max(2) });
+  const parsed = schema.safeParse({ a: 'x', b: 'long' }, { reportInput: true });
+  assert.ok(!parsed.success);
+  assert.deepEqual(
+    violationsOf(parsed.error.issues, 'body.').map((v) => v.field),
+    ['body.a', 'body.b'],
+  );
+  const root = z.object({}).safeParse([], { reportInput: true });
+  assert.ok(!root.success);
+  assert.deepEqual(
+    violationsOf(root.error.issues, 'body.').map((v) => [v.field, v.en]),
+    [['body', 'Invalid input: expected object, received array']],
+  );
+});
