@@ -31,6 +31,7 @@ import {
   libraryRoutes,
   metricsRoutes,
   modelRoutes,
+  type NotFoundPage,
   type OpenApiDocument,
   operatorDocsRoutes,
   PATH_PARAM_MAX,
@@ -83,7 +84,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installBodyPace(app, deps.config.bodyTimeoutMs);
   installErrorHandler(app, links);
   installNulGuard(app);
-  installNotFound(app, links);
+  // The dashboard's 404 page answers browsers' page loads once the dashboard is registered (below).
+  const pageNotFound: { page: NotFoundPage | null } = { page: null };
+  installNotFound(app, links, pageNotFound);
   // Open event streams and waiting calls end before the server waits for its connections to close.
   app.addHook('preClose', () => deps.services.watch.close());
 
@@ -138,7 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   const entries = new EntriesReader({ db: deps.db });
   // The dashboard: its own context with cookies, forms and security headers (src/web/).
-  await webRoutes(app, {
+  pageNotFound.page = await webRoutes(app, {
     people: deps.people ?? deps.services.people,
     wallet: new WalletReader({ db: deps.db, clock: deps.clock }),
     models: deps.services.models,

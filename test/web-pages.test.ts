@@ -34,6 +34,40 @@ describe('dashboard pages', () => {
     }
   });
 
+  test('a browser visiting an address nobody serves gets the 404 page; API clients keep the JSON', async () => {
+    const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    for (const url of ['/nope', '/keys/extra/parts', '/favicon.ico']) {
+      const res = await t.app.inject({ method: 'GET', url, headers: { accept: browserAccept } });
+      assert.equal(res.statusCode, 404, url);
+      assert.match(res.headers['content-type'] as string, /^text\/html/);
+      assert.match(res.body, /There is no such page\./);
+      assert.match(String(res.headers['content-security-policy']), /default-src 'self'/);
+      assert.equal(res.headers['x-frame-options'], 'DENY');
+    }
+    const ru = await t.app.inject({
+      method: 'GET',
+      url: '/nope',
+      headers: { accept: browserAccept, cookie: 'lang=ru' },
+    });
+    assert.match(ru.body, /Такой страницы нет\./);
+    for (const [url, accept] of [
+      ['/nope', '*/*'],
+      ['/nope', 'application/json'],
+      ['/v1/nope', browserAccept],
+      ['/admin/v1/nope', browserAccept],
+    ]) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: url as string,
+        headers: { accept: accept as string },
+      });
+      assert.equal(res.statusCode, 404);
+      assert.equal(res.json().error.code, 'not_found', `${url} ${accept}`);
+    }
+    const post = await t.app.inject({ method: 'POST', url: '/nope', headers: { accept: browserAccept } });
+    assert.equal(post.json().error.code, 'not_found', 'only page loads get the page');
+  });
+
   test('the sign-up and sign-in pages carry the accessible names and a CSRF field', async () => {
     const browser = new Browser(t);
     for (const [url, button] of [

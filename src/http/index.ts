@@ -3,7 +3,7 @@ export { installErrorHandler, installNulGuard } from './error-handler.ts';
 export { clientErrorHandler, frameworkErrorHandler } from './framework-errors.ts';
 export { installJsonParser } from './json-body.ts';
 export { DEFAULT_BODY_LIMIT, PATH_PARAM_MAX } from './limits.ts';
-export { apiLinks, installNotFound } from './not-found.ts';
+export { apiLinks, installNotFound, type NotFoundPage } from './not-found.ts';
 export {
   finishDocument,
   type OpenApiDocument,

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { type ApiError, errors } from '../errors.ts';
 
@@ -23,8 +23,26 @@ export function notFoundAt(links: ApiLinks, method: string, url: string): ApiErr
 /**
  * 404 not_found for addresses nobody serves and 405 method_not_allowed (with Allow) for addresses that
  * exist under other methods. A shadow router of every registered route answers which methods exist.
+ * `pages.page`, once set, answers a browser's page load instead (`isPageVisit`).
  */
-export function installNotFound(app: FastifyInstance, links: ApiLinks): void {
+/** A page answering a browser's visit to an address nobody serves (the dashboard's 404 page). */
+export type NotFoundPage = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+
+/**
+ * Whether a visit is a browser's page load outside the API: a GET or HEAD that asks for HTML (browsers'
+ * navigations do; API clients, curl and fetch do not) at a path outside `/v1/` and `/admin/v1/`.
+ */
+function isPageVisit(request: FastifyRequest, path: string): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  if (path.startsWith('/v1/') || path.startsWith('/admin/v1/')) return false;
+  return (request.headers.accept ?? '').includes('text/html');
+}
+
+export function installNotFound(
+  app: FastifyInstance,
+  links: ApiLinks,
+  pages: { page: NotFoundPage | null } = { page: null },
+): void {
   const shadow = FindMyWay({ ignoreTrailingSlash: false });
   const noop = (): void => {};
   app.addHook('onRoute', (route) => {
@@ -35,13 +53,15 @@ export function installNotFound(app: FastifyInstance, links: ApiLinks): void {
       }
     }
   });
-  app.setNotFoundHandler(async (request) => {
+  app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allow = METHODS.filter((m) => shadow.find(m, path) !== null);
     // A route of this very method that found nothing (a missing static file) is a plain 404.
     if (allow.length > 0 && !allow.includes(request.method as HTTPMethod)) {
       throw errors.methodNotAllowed(links, allow, request.method);
     }
+    // A person who mistyped an address of the dashboard gets its 404 page, not the API's JSON.
+    if (pages.page !== null && isPageVisit(request, path)) return pages.page(request, reply);
     throw notFoundAt(links, request.method, request.url);
   });
 }

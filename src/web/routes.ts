@@ -10,10 +10,12 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isApiError } from '../errors.ts';
+import type { NotFoundPage } from '../http/index.ts';
+import { negotiateLang } from '../i18n/index.ts';
 import type { WalletOverview } from '../ledger/index.ts';
 import { type ConsoleDeps, consoleRoutes } from './admin/index.ts';
 import { type Asset, Assets } from './assets.ts';
-import { contextOf, csrfValid, loadContext } from './context.ts';
+import { contextOf, csrfValid, langFrom, loadContext } from './context.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
 import type { LibrariesPort } from './libraries-port.ts';
@@ -105,8 +107,38 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, found: Asset | 
   return reply.type(found.type).send(found.body);
 }
 
-/** Registers the dashboard's pages and assets on `app` in a context of their own. */
-export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<void> {
+/** The policy above as a header's text, for the one answer given outside the dashboard's context. */
+const CSP_TEXT = Object.entries(CONTENT_SECURITY_POLICY)
+  .filter((entry): entry is [string, string[]] => entry[1] !== null)
+  .map(([name, sources]) => `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${sources.join(' ')}`)
+  .join('; ');
+
+/**
+ * The dashboard's 404 page for a browser's visit to an address nobody serves (http/not-found.ts): signed
+ * out in look, since the session cookie is read only in the dashboard's own context, in the language of the
+ * `lang` cookie or Accept-Language, with the dashboard's security headers.
+ */
+function notFoundPage(assets: Assets): NotFoundPage {
+  return async (request, reply) => {
+    const saved = /(?:^|;\s*)lang=([a-z]{2})(?:;|$)/.exec(request.headers.cookie ?? '')?.[1];
+    const lang = langFrom(saved) ?? negotiateLang(undefined, request.headers['accept-language']);
+    const w = wordsOf(lang);
+    const body = html`<p class="error" role="alert">${w.notFound}</p><p><a href="/">${w.back}</a></p>`;
+    const shell = { session: null, sessionToken: null, lang, csrf: '', flash: null, here: null };
+    reply
+      .header('content-security-policy', CSP_TEXT)
+      .header('x-frame-options', 'DENY')
+      .header('referrer-policy', 'no-referrer')
+      .header('x-content-type-options', 'nosniff');
+    return sendHtml(reply, 404, page(shell, assets, { title: w.errorTitle, path: '/', body }));
+  };
+}
+
+/**
+ * Registers the dashboard's pages and assets on `app` in a context of their own. Returns its 404 page for
+ * addresses nobody serves (`installNotFound`).
+ */
+export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<NotFoundPage> {
   const assets = new Assets();
   const secure = deps.publicBaseUrl.startsWith('https:');
   const pageDeps: PageDeps = {
@@ -192,4 +224,5 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<vo
     await uploadsPages(web, pageDeps);
     await ledgerPages(web, pageDeps);
   });
+  return notFoundPage(assets);
 }
