@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { BoundedMap } from '../lib/index.ts';
 import type { Tx } from './dialect.ts';
 import type { Database } from './schema.ts';
 
@@ -31,4 +32,33 @@ export async function bumpEpoch(tx: Tx, name: string): Promise<void> {
     .values({ name, value: 1 })
     .onConflict((oc) => oc.column('name').doUpdateSet((eb) => ({ value: eb('epochs.value', '+', 1) })))
     .execute();
+}
+
+/**
+ * Values kept while an epoch stays where it was: a value read at one epoch is never given out at another,
+ * and the first look at a new epoch forgets everything kept before. For caches of rows that change rarely
+ * on SQLite (`epochReaderOf`, `Db.readEpoch`): read the epoch first, then look, then read the row and keep
+ * it under the epoch read before it, so a row is never kept under an epoch newer than itself.
+ */
+export class KeptUntilEpoch<K, V> {
+  #epoch: number | null = null;
+  readonly #values: BoundedMap<K, V>;
+
+  constructor(capacity: number) {
+    this.#values = new BoundedMap(capacity);
+  }
+
+  /** The value kept for `key` at `epoch`, or undefined. */
+  get(epoch: number, key: K): V | undefined {
+    if (epoch !== this.#epoch) {
+      this.#values.clear();
+      this.#epoch = epoch;
+    }
+    return this.#values.get(key);
+  }
+
+  /** Keeps `value`, read after `epoch` was, unless the epoch has moved on since. */
+  set(epoch: number, key: K, value: V): void {
+    if (epoch === this.#epoch) this.#values.set(key, value);
+  }
 }

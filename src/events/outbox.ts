@@ -7,12 +7,13 @@
 import {
   type EpochReader,
   epochReaderOf,
+  KeptUntilEpoch,
   notifyOnCommit,
   prepared,
   type Tx,
   type WebhookEndpointsTable,
 } from '../db/index.ts';
-import { BoundedMap, uuidv7 } from '../lib/index.ts';
+import { uuidv7 } from '../lib/index.ts';
 
 export const TASK_EVENT_TYPES = [
   'task.started',
@@ -78,11 +79,8 @@ interface Endpoint {
 /** Accounts whose endpoints a SQLite handle keeps. */
 const ENDPOINT_CACHE_SIZE = 10_000;
 
-/** Per SQLite handle: the accounts' live endpoints as of the endpoints' epoch `epoch`. */
-const endpointCaches = new WeakMap<
-  EpochReader,
-  { epoch: number; byAccount: BoundedMap<string, Endpoint[]> }
->();
+/** Per SQLite handle: the accounts' live endpoints, kept while the endpoints' epoch stays. */
+const endpointCaches = new WeakMap<EpochReader, KeptUntilEpoch<string, Endpoint[]>>();
 
 /**
  * The account's live endpoints, as the transaction sees them. Every task event asks (two a task at the
@@ -95,17 +93,16 @@ const endpointCaches = new WeakMap<
 async function endpointsOfAccount(tx: Tx, accountId: string): Promise<readonly Endpoint[]> {
   const read = epochReaderOf(tx);
   if (read === null) return parsed((await endpointsOf(tx, { accountId })).rows);
-  // The epoch before the rows: rows read after it are never older than what it says.
-  const epoch = read(ENDPOINTS_EPOCH);
   let cache = endpointCaches.get(read);
-  if (cache?.epoch !== epoch) {
-    cache = { epoch, byAccount: new BoundedMap(ENDPOINT_CACHE_SIZE) };
+  if (cache === undefined) {
+    cache = new KeptUntilEpoch(ENDPOINT_CACHE_SIZE);
     endpointCaches.set(read, cache);
   }
-  const kept = cache.byAccount.get(accountId);
+  const epoch = read(ENDPOINTS_EPOCH);
+  const kept = cache.get(epoch, accountId);
   if (kept !== undefined) return kept;
   const endpoints = parsed((await endpointsOf(tx, { accountId })).rows);
-  cache.byAccount.set(accountId, endpoints);
+  cache.set(epoch, accountId, endpoints);
   return endpoints;
 }
 

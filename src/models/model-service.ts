@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { ModelKind, ModelSpec } from '../catalog/index.ts';
-import { bumpEpoch, type Db, type ModelSettingsTable, prepared } from '../db/index.ts';
+import { bumpEpoch, type Db, KeptUntilEpoch, type ModelSettingsTable, prepared } from '../db/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { markLibraryFields } from './library-marks.ts';
 
@@ -48,13 +48,14 @@ export class ModelService {
   readonly #clock: Clock;
   readonly #models: readonly ModelSpec[];
   readonly #modes = new Map<string, ModeView[]>();
-  /** On SQLite, each model's state as of the models' epoch `epoch` (see `state`). */
-  #states: { epoch: number; byModel: Map<string, ModelState> } = { epoch: -1, byModel: new Map() };
+  /** On SQLite, each model's state while the models' epoch stays (see `state`). */
+  readonly #states: KeptUntilEpoch<string, ModelState>;
 
   constructor(deps: { db: Db; clock: Clock; models: readonly ModelSpec[] }) {
     this.#db = deps.db;
     this.#clock = deps.clock;
     this.#models = deps.models;
+    this.#states = new KeptUntilEpoch(Math.max(1, deps.models.length));
     // Schemas are derived once: they are pure functions of the catalog.
     for (const model of this.#models) {
       this.#modes.set(
@@ -95,19 +96,14 @@ export class ModelService {
    */
   async state(key: string): Promise<ModelState> {
     const epoch = this.#db.readEpoch(MODELS_EPOCH);
-    if (epoch !== null) {
-      if (this.#states.epoch !== epoch) this.#states = { epoch, byModel: new Map() };
-      const kept = this.#states.byModel.get(key);
-      if (kept !== undefined) return kept;
-    }
-    const states = this.#states;
+    const kept = epoch === null ? undefined : this.#states.get(epoch, key);
+    if (kept !== undefined) return kept;
     const row = (await modelState(this.#db.db, { key })).rows[0];
     const state = {
       available: row ? row.available === 1 : true,
       maxActive: row?.max_active ?? DEFAULT_MAX_ACTIVE,
     };
-    // Only the model keys of the catalog reach here (`find` first), so the map stays small.
-    if (epoch !== null) states.byModel.set(key, state);
+    if (epoch !== null) this.#states.set(epoch, key, state);
     return state;
   }
 
