@@ -185,15 +185,23 @@ export class UploadService {
 
   /** The live upload behind a direct link's token, or null (unknown, deleted or expired). */
   async byToken(tokenValue: string): Promise<UploadsTable | null> {
+    const row = await this.#anyByToken(tokenValue);
+    return row !== null && this.#isLive(row) ? row : null;
+  }
+
+  /** The upload of a token, live or not (deleted, expired), or null. */
+  async #anyByToken(tokenValue: string): Promise<UploadsTable | null> {
     if (!/^[A-Za-z0-9]{32}$/.test(tokenValue)) return null;
     const row = await this.#deps.db.db
       .selectFrom('uploads')
       .selectAll()
       .where('token', '=', tokenValue)
-      .where('deleted_at', 'is', null)
       .executeTakeFirst();
-    if (!row || row.expires_at <= this.#deps.clock.now().toISOString()) return null;
-    return row;
+    return row ?? null;
+  }
+
+  #isLive(row: UploadsTable): boolean {
+    return row.deleted_at === null && row.expires_at > this.#deps.clock.now().toISOString();
   }
 
   /**
@@ -211,13 +219,8 @@ export class UploadService {
    */
   async isGoneLink(url: string): Promise<boolean> {
     const token = linkToken(url);
-    if (token === null) return false;
-    const row = await this.#deps.db.db
-      .selectFrom('uploads')
-      .select('id')
-      .where('token', '=', token)
-      .executeTakeFirst();
-    return row !== undefined && (await this.byToken(token)) === null;
+    const row = token === null ? null : await this.#anyByToken(token);
+    return row !== null && !this.#isLive(row);
   }
 
   /** Streams the bytes of a direct link (no API key); 404 file_not_found once gone. */
