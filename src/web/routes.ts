@@ -9,13 +9,14 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import helmetHeaders from 'helmet';
 import { isApiError } from '../errors.ts';
 import type { NotFoundPage } from '../http/index.ts';
-import { negotiateLang } from '../i18n/index.ts';
+import { type Lang, negotiateLang } from '../i18n/index.ts';
 import type { WalletOverview } from '../ledger/index.ts';
 import { type ConsoleDeps, consoleRoutes } from './admin/index.ts';
 import { type Asset, Assets } from './assets.ts';
-import { contextOf, csrfValid, langFrom, loadContext } from './context.ts';
+import { contextOf, csrfValid, langFrom, loadContext, type WebContext } from './context.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
 import type { LibrariesPort } from './libraries-port.ts';
@@ -107,30 +108,32 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, found: Asset | 
   return reply.type(found.type).send(found.body);
 }
 
-/** The policy above as a header's text, for the one answer given outside the dashboard's context. */
-const CSP_TEXT = Object.entries(CONTENT_SECURITY_POLICY)
-  .filter((entry): entry is [string, string[]] => entry[1] !== null)
-  .map(([name, sources]) => `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${sources.join(' ')}`)
-  .join('; ');
+/** A page saying what went wrong, with the way back to the dashboard. */
+function errorPage(context: WebContext, assets: Assets, message: string): string {
+  const w = wordsOf(context.lang);
+  const body = html`<p class="error" role="alert">${message}</p><p><a href="/">${w.back}</a></p>`;
+  return page(context, assets, { title: w.errorTitle, path: '/', body });
+}
+
+/** The context of a page answered without the dashboard's hooks: signed out, in `lang`. */
+function signedOut(lang: Lang): WebContext {
+  return { session: null, sessionToken: null, lang, csrf: '', flash: null, here: null };
+}
 
 /**
  * The dashboard's 404 page for a browser's visit to an address nobody serves (http/not-found.ts): signed
  * out in look, since the session cookie is read only in the dashboard's own context, in the language of the
- * `lang` cookie or Accept-Language, with the dashboard's security headers.
+ * `lang` cookie or Accept-Language, with the dashboard's security headers (helmet, as its pages have them).
  */
 function notFoundPage(assets: Assets): NotFoundPage {
+  const securityHeaders = helmetHeaders(HELMET);
   return async (request, reply) => {
+    await new Promise<void>((resolve, reject) =>
+      securityHeaders(request.raw, reply.raw, (error?: unknown) => (error ? reject(error) : resolve())),
+    );
     const saved = /(?:^|;\s*)lang=([a-z]{2})(?:;|$)/.exec(request.headers.cookie ?? '')?.[1];
     const lang = langFrom(saved) ?? negotiateLang(undefined, request.headers['accept-language']);
-    const w = wordsOf(lang);
-    const body = html`<p class="error" role="alert">${w.notFound}</p><p><a href="/">${w.back}</a></p>`;
-    const shell = { session: null, sessionToken: null, lang, csrf: '', flash: null, here: null };
-    reply
-      .header('content-security-policy', CSP_TEXT)
-      .header('x-frame-options', 'DENY')
-      .header('referrer-policy', 'no-referrer')
-      .header('x-content-type-options', 'nosniff');
-    return sendHtml(reply, 404, page(shell, assets, { title: w.errorTitle, path: '/', body }));
+    return sendHtml(reply, 404, errorPage(signedOut(lang), assets, wordsOf(lang).notFound));
   };
 }
 
@@ -208,9 +211,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<No
           : 500;
       if (status >= 500) request.log.error({ err: error }, 'dashboard page failed');
       const message = isApiError(error) ? refusalOf(error, lang).message : w.errorTitle;
-      const body = html`<p class="error" role="alert">${message}</p><p><a href="/">${w.back}</a></p>`;
-      const shell = context ?? { session: null, sessionToken: null, lang, csrf: '', flash: null, here: null };
-      return sendHtml(reply, status, page(shell, assets, { title: w.errorTitle, path: '/', body }));
+      return sendHtml(reply, status, errorPage(context ?? signedOut(lang), assets, message));
     });
     await authPages(web, pageDeps);
     await overviewPage(web, pageDeps);
