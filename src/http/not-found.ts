@@ -20,11 +20,6 @@ export function notFoundAt(links: ApiLinks, method: string, url: string): ApiErr
   return errors.notFound(links, method, shown);
 }
 
-/**
- * 404 not_found for addresses nobody serves and 405 method_not_allowed (with Allow) for addresses that
- * exist under other methods. A shadow router of every registered route answers which methods exist.
- * `pages.page`, once set, answers a browser's page load instead (`isPageVisit`).
- */
 /** A page answering a browser's visit to an address nobody serves (the dashboard's 404 page). */
 export type NotFoundPage = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
@@ -38,6 +33,11 @@ function isPageVisit(request: FastifyRequest, path: string): boolean {
   return (request.headers.accept ?? '').includes('text/html');
 }
 
+/**
+ * 404 not_found for addresses nobody serves and 405 method_not_allowed (with Allow) for addresses that
+ * exist under other methods. A shadow router of every registered route answers which methods exist.
+ * `pages.page`, once set, answers a browser's page load instead (`isPageVisit`).
+ */
 export function installNotFound(
   app: FastifyInstance,
   links: ApiLinks,

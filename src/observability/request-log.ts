@@ -47,7 +47,7 @@ export function installRequestTelemetry(app: FastifyInstance, metrics: Metrics):
     }
     done(null, payload);
   });
-  const line = (request: FastifyRequest, status: number, seconds: number, aborted: boolean): void => {
+  const line = (request: FastifyRequest, status: number, seconds: number): void => {
     const route = request.routeOptions.url;
     metrics.observeRequest({ route, method: request.method, status }, seconds);
     const failed = status >= 500;
@@ -65,17 +65,17 @@ export function installRequestTelemetry(app: FastifyInstance, metrics: Metrics):
       ...(failed && outcome?.error !== undefined ? { err: outcome.error } : {}),
     };
     if (failed) request.log.error(fields, 'request failed');
-    else request.log.info(fields, aborted ? 'request closed by the client' : 'request');
+    else request.log.info(fields, status === CLIENT_CLOSED ? 'request closed by the client' : 'request');
   };
   app.addHook('onResponse', (request, reply, done) => {
-    line(request, reply.statusCode, reply.elapsedTime / 1_000, false);
+    line(request, reply.statusCode, reply.elapsedTime / 1_000);
     done();
   });
   // A client that leaves before its answer ends (an event stream closed, a long-poll or a creation's
   // wait given up) gets no onResponse: the waiting routes call this when they see it go (`clientGone`),
   // so only they pay for noticing, and the line and series carry 499, nginx's "client closed request".
   app.decorateReply('closedByClient', function (this: FastifyReply) {
-    line(this.request, CLIENT_CLOSED, this.elapsedTime / 1_000, true);
+    line(this.request, CLIENT_CLOSED, this.elapsedTime / 1_000);
   });
 }
 

@@ -36,6 +36,7 @@ import type { RunOptions, WorkerDeps } from './worker.ts';
 
 /** Longest wait between polls that failed transiently (milliseconds). */
 const MAX_POLL_BACKOFF_MS = 30_000;
+
 /** Attempts of a run on a channel: the first and 3 retries (CONTRACT §11). */
 const CHANNEL_MAX_ATTEMPTS = 4;
 /** Wait before asking again for a free slot (milliseconds); not an attempt. */
