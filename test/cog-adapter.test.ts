@@ -7,6 +7,7 @@ import { CogAdapter } from '../src/generators/adapters/cog/index.ts';
 import { createAdapterDeps } from '../src/generators/adapters/deps.ts';
 import type { Channel } from '../src/generators/adapters/index.ts';
 import {
+  ChannelBusy,
   GenerationError,
   type GenerationRequest,
   GeneratorTransientError,
@@ -288,13 +289,13 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
     }
   });
 
-  test('refusals: 409 busy, 5xx and non-JSON are transient; 422 is generation_failed with the detail', async () => {
+  test('refusals: 409 is no free slot (ChannelBusy), 5xx and non-JSON are transient; 422 is generation_failed with the detail', async () => {
     const { adapter, fake } = await setup({ runMs: 5_000 });
     const busy = await adapter.create(request(), { key: await runKey(), startedAt: new Date() }, signal());
     assert.ok(busy);
     await assert.rejects(
       adapter.create(request(), { key: await runKey(), startedAt: new Date() }, signal()),
-      (error) => error instanceof GeneratorTransientError && /409/.test(error.message),
+      (error) => error instanceof ChannelBusy && /409/.test(error.message),
     );
     await adapter.cancel(busy, signal());
     fake.fail('429', '5xx', 'garbage', '422');

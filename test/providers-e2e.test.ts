@@ -235,6 +235,43 @@ test('outputs still download after the upstream links expired', async () => {
       assert.equal((await t.call(account.key, 'GET', `/v1/tasks/${task}/artifacts/${i}`)).statusCode, 200);
 });
 
+test('Cog with no free slot (409): the extra tasks wait queued and all succeed; the channel is not blamed', async () => {
+  // The channel allows 4 runs at once, the server 1 (PROVIDERS.md §3: "409 → no slot (run stays queued)").
+  cog.options.slots = 1;
+  cog.options.runMs = 600;
+  try {
+    const failures = () =>
+      t.container.db.db
+        .selectFrom('channel_states')
+        .select(['circuit', 'failed'])
+        .where('name', '=', 'cog-main')
+        .executeTakeFirstOrThrow();
+    const before = await failures();
+    const putsBefore = cog.submissions.length;
+    const ids = await Promise.all([1, 2, 3].map((n) => createTask('image', { prompt: `fox ${n}` })));
+    for (const id of ids) {
+      const task = await waitForFinal(t, account.key, id, 90_000);
+      assert.equal(task.status, 'succeeded', JSON.stringify(task));
+      await assertCapturedOnce(t.container, id);
+    }
+    assert.ok(cog.submissions.length - putsBefore > 3, 'some PUTs were refused with 409');
+    assert.deepEqual(await failures(), before, 'no failure was counted against the channel');
+    // The runs waited without using up attempts: each task's run key is its first.
+    const keys = await t.container.db.db
+      .selectFrom('tasks')
+      .select('run_key')
+      .where('id', 'in', ids)
+      .execute();
+    assert.deepEqual(
+      keys.map((k) => k.run_key?.split('/')[1]),
+      ['1', '1', '1'],
+    );
+  } finally {
+    cog.options.slots = 4;
+    cog.options.runMs = 300;
+  }
+});
+
 test('a canceled task reaches the Cog cancel endpoint and its hold is voided', async () => {
   cog.options.runMs = 60_000;
   try {

@@ -5,6 +5,7 @@ export {
   artifactOfLink,
   CallbackStore,
   type Channel,
+  ChannelBusy,
   ChannelOutOfCredit,
   calledBackRunOf,
   createAdapterDeps,

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { TasksTable } from '../db/index.ts';
 import type { ChannelOutcome } from '../generators/index.ts';
 import {
+  ChannelBusy,
   ChannelOutOfCredit,
   GenerationError,
   type GenerationRequest,
@@ -313,6 +314,16 @@ export class TaskRun {
     if (error instanceof GenerationError) {
       await fail(error.code, error.message);
       await this.#record({ kind: 'refused', error: error.message });
+      return;
+    }
+    if (error instanceof ChannelBusy && this.#channel !== null) {
+      // No free slot upstream (PROVIDERS.md §3): the task waits queued, as it would for a slot of ours,
+      // without using up an attempt or counting against the channel; another channel may take it first.
+      log.info({ taskId, channel: this.#channel }, 'the provider had no free slot; the task waits queued');
+      await this.#requeue(
+        this.#channel,
+        new Date(clock.now().getTime() + backoffMs(1, { baseMs: SLOT_WAIT_MS })),
+      );
       return;
     }
     if (error instanceof ChannelOutOfCredit && this.#channel !== null) {

@@ -28,6 +28,7 @@ export {
   type AdapterDeps,
   type AdapterFactory,
   type Channel,
+  ChannelBusy,
   ChannelOutOfCredit,
   type DownloadedOutput,
   type InputBytes,

@@ -64,6 +64,15 @@ export class ChannelOutOfCredit extends Error {
 }
 
 /**
+ * The provider has no free slot for the run (Cog's 409, PROVIDERS.md §3: "no slot (run stays queued)"):
+ * the task goes back to `queued` and waits, using up no attempt and not counting against the channel.
+ * Transient (it extends `GeneratorTransientError`): a router that does not know it retries the run.
+ */
+export class ChannelBusy extends GeneratorTransientError {
+  override name = 'ChannelBusy';
+}
+
+/**
  * The upstream task is gone for good (expired, unknown to the provider, or cancelled by someone else), so
  * polling it again cannot help: the run is retried as a new run, on another channel where there is one.
  * Transient (it extends `GeneratorTransientError`): a router that does not know it keeps polling in place.

@@ -21,7 +21,7 @@ import {
   type RunStart,
 } from '../../generator.ts';
 import { filesForPlan } from '../output-files.ts';
-import type { Adapter, AdapterDeps, UpstreamResponse } from '../types.ts';
+import { type Adapter, type AdapterDeps, ChannelBusy, type UpstreamResponse } from '../types.ts';
 import { transientFailure } from '../upstream-failure.ts';
 import {
   type CogPrediction,
@@ -149,8 +149,8 @@ export class CogAdapter implements Adapter {
   /** The error a non-success answer means (PROVIDERS.md §3 and "Normalised mapping"). */
   #refusal(response: UpstreamResponse, what: string): Error {
     const name = this.#deps.channel.name;
-    // Every slot (`concurrency.max`) busy: no slot, the run waits and tries again.
-    if (response.status === 409) return new GeneratorTransientError(`${name}: ${what}: no free slot (409)`);
+    // Every slot (`concurrency.max`) busy: no slot, the run waits queued and tries again.
+    if (response.status === 409) return new ChannelBusy(`${name}: ${what}: no free slot (409)`);
     // Cog has no keys; a 401/403 comes from a proxy in front of it and is the channel's problem, not the task's.
     if (response.status === 401 || response.status === 403)
       return new GeneratorTransientError(
