@@ -17,7 +17,6 @@ import {
   type GenerationRequest,
   type GenerationStatus,
   GeneratorTransientError,
-  GeneratorUnavailable,
   type RunStart,
 } from '../../generator.ts';
 import { filesForPlan } from '../output-files.ts';
@@ -37,45 +36,23 @@ import {
  * never the provider, so it can be frequent: outputs sent as links are fetched soon after they appear.
  */
 const POLL_MS = 1_000;
-/** How long one health-check answer is trusted at acceptance (milliseconds). */
-const HEALTH_TTL_MS = 10_000;
-/** Health states in which the server takes predictions now or soon (BUSY: a task waits queued). */
-const USABLE_HEALTH = new Set(['READY', 'BUSY', 'STARTING']);
-
 /** The Cog adapter of one channel. */
 export class CogAdapter implements Adapter {
   readonly #deps: AdapterDeps;
-  #health: { at: number; ok: boolean; reason: string } | null = null;
 
   constructor(deps: AdapterDeps) {
     this.#deps = deps;
   }
 
-  /** Asks `/health-check` (answers trusted for 10 s); a server that cannot take predictions is unavailable. */
+  /**
+   * Always available: PROVIDERS.md §3 consults no health check, and a model's tasks are refused only when
+   * every channel of it is disabled or open (CONTRACT §11). A server that cannot take predictions fails
+   * the runs, which opens the channel's circuit.
+   */
   async ensureAvailable(
     _request: { model: string; settings: Readonly<Record<string, unknown>> },
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const now = this.#deps.clock.now().getTime();
-    if (!this.#health || now - this.#health.at > HEALTH_TTL_MS) {
-      this.#health = { at: now, ...(await this.#checkHealth(signal ?? AbortSignal.timeout(30_000))) };
-    }
-    if (!this.#health.ok)
-      throw new GeneratorUnavailable(`${this.#deps.channel.name}: ${this.#health.reason}`);
-  }
-
-  async #checkHealth(signal: AbortSignal): Promise<{ ok: boolean; reason: string }> {
-    try {
-      const response = await this.#request('GET', '/health-check', undefined, signal);
-      const status = (response.body as { status?: unknown } | null)?.status;
-      if (response.status === 200 && typeof status === 'string' && USABLE_HEALTH.has(status))
-        return { ok: true, reason: status };
-      return { ok: false, reason: `health-check says ${String(status ?? response.status)}` };
-    } catch (error) {
-      if (signal.aborted) throw error;
-      return { ok: false, reason: (error as Error).message };
-    }
-  }
+    _signal?: AbortSignal,
+  ): Promise<void> {}
 
   async create(request: GenerationRequest, run: RunStart, signal: AbortSignal): Promise<string> {
     const id = predictionIdOf(run.key);
