@@ -6,6 +6,7 @@ import type { GenerationPlan } from '../src/catalog/index.ts';
 import { CogAdapter } from '../src/generators/adapters/cog/index.ts';
 import { createAdapterDeps } from '../src/generators/adapters/deps.ts';
 import type { Channel } from '../src/generators/adapters/index.ts';
+import { UpstreamRunLost } from '../src/generators/adapters/index.ts';
 import {
   ChannelBusy,
   GenerationError,
@@ -331,6 +332,22 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
       'the start webhook',
     );
     assert.equal(await adapter.find(request(), { key, startedAt: new Date() }, signal()), key);
+  });
+
+  test('a prediction canceled by someone else is a lost run: a new run takes its place', async () => {
+    const { adapter, fake } = await setup({ runMs: 10_000 });
+    const key = await runKey();
+    const handle = await adapter.create(request(), { key, startedAt: new Date() }, signal());
+    // Not our cancel: someone else's at the server, told by its completed webhook.
+    await fetch(`${fake.url}/predictions/${key.replace('/', '_')}/cancel`, { method: 'POST' });
+    await until(
+      async () =>
+        (await t.container.services.callbacks.received(key)).some(
+          (body) => (body as { status?: string }).status === 'canceled',
+        ),
+      'the canceled webhook',
+    );
+    await assert.rejects(adapter.status(handle, request(), signal()), UpstreamRunLost);
   });
 
   test('cancel reaches POST /predictions/{id}/cancel', async () => {

@@ -20,7 +20,13 @@ import {
   type RunStart,
 } from '../../generator.ts';
 import { filesForPlan } from '../output-files.ts';
-import { type Adapter, type AdapterDeps, ChannelBusy, type UpstreamResponse } from '../types.ts';
+import {
+  type Adapter,
+  type AdapterDeps,
+  ChannelBusy,
+  type UpstreamResponse,
+  UpstreamRunLost,
+} from '../types.ts';
 import { transientFailure } from '../upstream-failure.ts';
 import {
   type CogPrediction,
@@ -83,8 +89,10 @@ export class CogAdapter implements Adapter {
       case 'failed':
         return { state: 'failed', code: 'generation_failed', reason: last.error ?? 'prediction failed' };
       case 'canceled':
-        // We cancel only runs we no longer wait for: a cancel seen here came from elsewhere.
-        throw new GeneratorTransientError(`${this.#deps.channel.name}: prediction canceled upstream`);
+        // We cancel only runs we no longer wait for: a cancel seen here came from elsewhere, and the
+        // prediction will never complete. A new run takes its place (PROVIDERS.md: an unrequested cancel
+        // is transient, as for Tripo and Seedance), instead of waiting out the channel's timeout.
+        throw new UpstreamRunLost(`${this.#deps.channel.name}: prediction canceled upstream`);
       case 'processing':
         return { state: 'running', progress: 50, pollAfterMs: POLL_MS };
       default:
