@@ -151,6 +151,18 @@ test('quad yields an FBX named model.fbx; smart_low_poly and face_limit go as se
   });
 });
 
+test('face_limit is brought into Tripo’s range for quad (500–10000) and smart_low_poly (1000–20000)', async () => {
+  const sent = async (settings: Record<string, unknown>): Promise<unknown> => {
+    await generate(request3d({ task_type: 'text_to_model', prompt: 'a crate', ...settings }));
+    return (lastSubmission() as Record<string, unknown>)['face_limit'];
+  };
+  assert.equal(await sent({ quad: true, face_limit: 20_000 }), 10_000);
+  assert.equal(await sent({ quad: true, face_limit: 100 }), 500);
+  assert.equal(await sent({ smart_low_poly: true, face_limit: 600 }), 1_000);
+  assert.equal(await sent({ smart_low_poly: true, face_limit: 20_000 }), 20_000);
+  assert.equal(await sent({ face_limit: 150_000 }), 150_000);
+});
+
 test('generate_parts is sent with texture, pbr and quad false', async () => {
   const request = request3d({
     task_type: 'text_to_model',

@@ -92,6 +92,18 @@ async function pictureFields(
   return { type: 'multiview_to_model', files };
 }
 
+/**
+ * Tripo's own `face_limit` ranges (PROVIDERS.md §1): quad 500–10000, smart_low_poly 1000–20000. The
+ * reference accepts more (500–20000 for smart_low_poly, 48–2000000 for quad), and Tripo refuses a task
+ * outside its range, so the value sent is the nearest one Tripo takes.
+ */
+function withinTripoFaceRange(faceLimit: number, settings: Readonly<Record<string, unknown>>): number {
+  const clamp = (min: number, max: number): number => Math.min(max, Math.max(min, faceLimit));
+  if (settings['quad'] === true) return clamp(500, 10_000);
+  if (settings['smart_low_poly'] === true) return clamp(1_000, 20_000);
+  return faceLimit;
+}
+
 /** The `POST /task` body for one run; uploads the pictures through `upload` first. */
 export async function taskBody(
   request: Pick<GenerationRequest, 'mode' | 'settings'>,
@@ -112,7 +124,8 @@ export async function taskBody(
   }
   body['model_version'] = upstreamModelVersion(settings, channel);
   copyChanged(body, settings, UPSTREAM_DEFAULTS);
-  if (typeof settings['face_limit'] === 'number') body['face_limit'] = settings['face_limit'];
+  const faceLimit = settings['face_limit'];
+  if (typeof faceLimit === 'number') body['face_limit'] = withinTripoFaceRange(faceLimit, settings);
   if (settings['generate_parts'] === true) {
     // Parts need an untextured, triangle mesh, said explicitly: texture and pbr default to true upstream.
     Object.assign(body, { generate_parts: true, texture: false, pbr: false, quad: false });
