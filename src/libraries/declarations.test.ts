@@ -19,7 +19,7 @@ const SHOWN_LIMITS: Readonly<Record<string, unknown>> = {
     video_url: { min_items: 1, max_items: 1 },
     accepted_files: {
       image_urls: IMAGE,
-      video_url: { formats: ['mp4', 'mov'], max_size_mb: 100, max_duration_seconds: 10 },
+      video_url: { formats: ['mp4', 'mov'], max_size_mb: 100, max_duration_seconds: 8 },
     },
   },
   '/v1/models/music/personas': {

@@ -57,7 +57,7 @@ export const elements = defineLibrary({
     created_at: z.string(),
   }),
   limits: boundsOf(body, ['name', 'description', 'image_urls', 'video_url']),
-  files: { image_urls: IMAGE_FILES, video_url: { ...VIDEO_FILES, maxSeconds: 10 } },
+  files: { image_urls: IMAGE_FILES, video_url: { ...VIDEO_FILES, maxSeconds: 8 } },
   listExtras: { tags: ELEMENT_TAGS },
   failCode: 'element_create_failed',
   refusals: { missing: 'element_not_found' },
