@@ -109,6 +109,20 @@ describe('the HTTP edge', () => {
     }
   });
 
+  test('an empty body sent as application/json is no body: a cancel works, a creation asks for its fields', async () => {
+    const created = await post(
+      '/v1/tasks',
+      JSON.stringify({ model: 'model-3d', settings: { task_type: 'text_to_model', prompt: 'a chair' } }),
+    );
+    assert.equal(created.statusCode, 202, created.body);
+    const canceled = await post(`/v1/tasks/${created.json().id}/cancel`, '');
+    assert.equal(canceled.statusCode, 200, canceled.body);
+    assert.equal(canceled.json().status, 'canceled');
+    const empty = await post('/v1/tasks', '');
+    expectTableError(empty, 422, 'invalid_request');
+    assert.match(empty.json().error.message, /body/);
+  });
+
   test("[10.23] requests Node cannot parse are answered in the error table's shape", async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as net.AddressInfo).port;

@@ -25,14 +25,18 @@ export function isNestedDeeperThan(value: unknown, maxDepth: number): boolean {
 
 /**
  * JSON bodies on every route: Fastify's own parser (prototype-poisoning checks, the route's body limit)
- * plus a depth limit, 422 invalid_request past it. `text/plain` is no longer parsed: anything but JSON
+ * plus a depth limit, 422 invalid_request past it; an empty body is no body. `text/plain` is no longer parsed: anything but JSON
  * on a JSON route is refused as an unsupported type with one clear message.
  */
 export function installJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    parseJson(request, String(body), (error, value) => {
+    const text = String(body);
+    // No body at all, as many clients send on every call with this header (a cancel, a delete): none, as
+    // without the header. A route that needs a body refuses its absence with its own validation error.
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, (error, value) => {
       if (error) return done(error, undefined);
       if (isNestedDeeperThan(value, MAX_JSON_DEPTH)) {
         return done(
