@@ -343,6 +343,7 @@ describe('people: sign-up, confirmation, sessions and keys', () => {
     );
     assert.equal(byName.json().accounts[0].email, null);
     assert.equal((await t.admin('GET', '/admin/v1/accounts?q=ivy@')).json().accounts.length, 1);
+    assert.equal((await t.admin('GET', '/admin/v1/accounts?q=ivy@&lang=ru')).json().accounts.length, 1);
 
     const attached = await t.admin('POST', `/admin/v1/accounts/${plain.id}/email`, {
       email: 'Jon@Example.com',

@@ -148,6 +148,12 @@ describe('top-ups in the test mode', () => {
     } while (cursor);
     assert.deepEqual(seen, [...ids].reverse());
     expectError(await t.call(acct.key, 'GET', '/v1/topups?cursor=bogus'), 422, 'invalid_request');
+    // ?lang= chooses the language of messages here as on every route (CONTRACT §8).
+    assert.equal((await t.call(acct.key, 'GET', '/v1/topups?lang=ru')).statusCode, 200);
+    const ru = await t.call(acct.key, 'GET', '/v1/topups?cursor=bogus&lang=ru');
+    expectError(ru, 422, 'invalid_request');
+    assert.match(ru.json().error.message, /[а-я]/i);
+    assert.equal((await t.admin('GET', '/admin/v1/topups?lang=en')).statusCode, 200);
     await t.container.services.topups.decideTest(acct.id, ids[0] as string, 'succeeded');
     const mine = await t.admin('GET', `/admin/v1/topups?account_id=${acct.id}&status=succeeded`);
     assert.equal(mine.statusCode, 200, mine.body);

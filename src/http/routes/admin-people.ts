@@ -37,6 +37,7 @@ export async function adminPeopleRoutes(app: FastifyInstance, deps: AppDeps): Pr
         querystring: z.strictObject({
           email: z.string().max(254).optional(),
           q: z.string().max(254).optional(),
+          lang: z.string().optional(),
         }),
         response: { 200: z.object({ accounts: z.array(accountSchema) }), ...errors },
       },

@@ -45,6 +45,8 @@ const unavailable = errorSchema.describe(
 const listQuery = {
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(100).optional(),
+  // The language of messages (CONTRACT §8), read by the error handler.
+  lang: z.string().optional(),
 };
 
 /** Wallet top-ups (CONTRACT §14): for API keys and dashboard sessions. */
