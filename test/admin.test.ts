@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { runAdminCommand, UsageError } from '../src/cli/admin.ts';
 import { ADMIN_TOKEN, expectError, startTestApp, type TestApp } from './helpers.ts';
 
 describe('operator API (CONTRACT §9)', () => {
@@ -27,6 +28,45 @@ describe('operator API (CONTRACT §9)', () => {
     expectError(await t.admin('GET', '/admin/v1/accounts/nope'), 404, 'account_not_found');
     expectError(await t.admin('POST', '/admin/v1/accounts', { name: '' }), 422, 'invalid_request');
     expectError(await t.admin('POST', '/admin/v1/accounts', { name: 'x', extra: 1 }), 422, 'invalid_request');
+  });
+
+  test('the ledger pages: every entry once, 1,000 a page by default, next_cursor to go on', async () => {
+    const { id } = (await t.admin('POST', '/admin/v1/accounts', { name: 'Busy' })).json();
+    const admin = t.container.services.admin;
+    for (let i = 0; i < 1_003; i++) await admin.credit(id, 1, `r-${i}`);
+    const first = await t.admin('GET', `/admin/v1/accounts/${id}/ledger`);
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(first.json().entries.length, 1_000);
+    assert.equal(first.json().entries[0].reference, 'r-1002', 'newest first');
+    const rest = await t.admin(
+      'GET',
+      `/admin/v1/accounts/${id}/ledger?cursor=${encodeURIComponent(first.json().next_cursor)}`,
+    );
+    assert.deepEqual(
+      rest.json().entries.map((e: { reference: string }) => e.reference),
+      ['r-2', 'r-1', 'r-0'],
+    );
+    assert.equal(rest.json().next_cursor, null);
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    do {
+      const url: string = `/admin/v1/accounts/${id}/ledger?limit=400${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page = await t.admin('GET', url);
+      for (const e of page.json().entries as Array<{ id: string }>) seen.add(e.id);
+      cursor = page.json().next_cursor;
+    } while (cursor);
+    assert.equal(seen.size, 1_003);
+    for (const bad of ['limit=0', 'limit=1001', 'cursor=bogus'])
+      expectError(await t.admin('GET', `/admin/v1/accounts/${id}/ledger?${bad}`), 422, 'invalid_request');
+    // The command line prints every entry, page after page, and refuses a credit of nothing as the API does.
+    const printed = (await runAdminCommand(t.container.services, ['ledger', id], {})) as {
+      entries: unknown[];
+    };
+    assert.equal(printed.entries.length, 1_003);
+    await assert.rejects(
+      runAdminCommand(t.container.services, ['credit', id], { amount: '0', reference: 'zero' }),
+      UsageError,
+    );
   });
 
   test('credits are idempotent by reference and appear in the ledger', async () => {

@@ -1,6 +1,10 @@
 import type { Db, Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
-import { credit, type LedgerEntry, ledgerOf } from '../ledger/index.ts';
+import { credit, type LedgerEntry, ledgerOf, MAX_PAGE } from '../ledger/index.ts';
+
+/** Most ledger entries one page of the operator's ledger holds, and its default. */
+export const LEDGER_PAGE_MAX = MAX_PAGE;
+
 import type { Clock } from '../lib/index.ts';
 import type { ModelService, ModelView } from '../models/index.ts';
 import { type AccountView, createAccount, getAccount } from './accounts.ts';
@@ -52,9 +56,14 @@ export class AdminService {
     });
   }
 
-  async ledger(accountId: string): Promise<LedgerEntry[]> {
+  /** A page of the account's ledger, newest first (ledgerOf); 404 account_not_found for an unknown account. */
+  async ledger(
+    accountId: string,
+    page: { cursor?: string | undefined; limit?: number | undefined } = {},
+  ): Promise<{ entries: LedgerEntry[]; next_cursor: string | null }> {
     await getAccount(this.#db.db, accountId);
-    return ledgerOf(this.#db.db, accountId);
+    const { entries, next } = await ledgerOf(this.#db.db, accountId, page);
+    return { entries, next_cursor: next };
   }
 
   /** An account's keys, newest first (revoked ones too); 404 account_not_found for an unknown account. */

@@ -1,5 +1,5 @@
 export { type AccountView, createAccount, getAccount } from './accounts.ts';
-export { AdminService } from './admin-service.ts';
+export { AdminService, LEDGER_PAGE_MAX } from './admin-service.ts';
 export { KeyAuthenticator, type KeyCacheOptions } from './key-auth.ts';
 export {
   hashKey,

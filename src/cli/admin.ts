@@ -65,15 +65,27 @@ export async function runAdminCommand(
     case 'accounts email':
       return people.attachEmail(need(target, 'ACCOUNT_ID'), need(options.email, '--email'));
     case `credit ${action}`: {
+      // As the operator API: a credit moves at least one kopeck.
+      const amount = integer(options.amount, '--amount');
+      if (amount === 0) throw new UsageError('--amount must be at least 1 (kopecks)');
       const { entry, created } = await admin.credit(
         need(action, 'ACCOUNT_ID'),
-        integer(options.amount, '--amount'),
+        amount,
         need(options.reference, '--reference'),
       );
       return { ...entry, created };
     }
-    case `ledger ${action}`:
-      return { entries: await admin.ledger(need(action, 'ACCOUNT_ID')) };
+    case `ledger ${action}`: {
+      // Every entry, page after page.
+      const entries = [];
+      let cursor: string | undefined;
+      do {
+        const page = await admin.ledger(need(action, 'ACCOUNT_ID'), { cursor });
+        entries.push(...page.entries);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor !== undefined);
+      return { entries };
+    }
     case 'keys create':
       return admin.issueKey(need(target, 'ACCOUNT_ID'), {
         name: options.name ?? null,

@@ -44,7 +44,7 @@ export interface PageOptions {
 }
 
 /** Most entries one page holds. */
-export const MAX_PAGE = 500;
+export const MAX_PAGE = 1000;
 
 interface Position {
   created_at: string;
@@ -153,4 +153,25 @@ export class EntriesReader {
   page(accountId: string, options: PageOptions = {}): Promise<EntryPage> {
     return entriesOf(this.#db.db, accountId, options);
   }
+}
+
+/**
+ * A page of the account's entries as the operator API and the command line give them, newest first:
+ * `limit` of them (default and most: MAX_PAGE) after `cursor`, and the cursor of the next page (null at
+ * the end). Throws 422 invalid_request for a cursor it did not make.
+ */
+export async function ledgerOf(
+  tx: Tx,
+  accountId: string,
+  options: { cursor?: string | null | undefined; limit?: number | undefined } = {},
+): Promise<{ entries: LedgerEntry[]; next: string | null }> {
+  const page = await entriesOf(tx, accountId, {
+    cursor: options.cursor ?? null,
+    limit: options.limit ?? MAX_PAGE,
+    balances: false,
+  });
+  return {
+    entries: page.entries.map(({ available_after_minor: _available, ...entry }) => entry),
+    next: page.next,
+  };
 }

@@ -6,6 +6,7 @@ export {
   type EntryPage,
   type EntryView,
   entriesOf,
+  ledgerOf,
   MAX_PAGE,
   type PageOptions,
 } from './entries.ts';
@@ -17,7 +18,6 @@ export {
   type HoldInput,
   hold,
   type LedgerEntry,
-  ledgerOf,
   settle,
   spentToday,
 } from './ledger.ts';

@@ -250,18 +250,3 @@ export async function settle(
   });
   return true;
 }
-
-export async function ledgerOf(tx: Tx, accountId: string, limit = 1000): Promise<LedgerEntry[]> {
-  const rows = await tx
-    .selectFrom('ledger_entries')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.map(({ account_id: _account, ...entry }) => ({
-    ...entry,
-    amount_minor: Number(entry.amount_minor),
-  }));
-}

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { LEDGER_PAGE_MAX } from '../../accounts/index.ts';
 import type { AppDeps } from '../types.ts';
 import { errorSchema, modelSchema, pathParam } from './schemas.ts';
 
@@ -90,11 +91,21 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         tags,
         operationId: 'listLedgerEntries',
         summary: 'Money movements of an account, newest first',
+        description: `At most \`limit\` entries a page (1 to ${LEDGER_PAGE_MAX}, the default); \`next_cursor\` continues after the last one, null at the end.`,
         params: idParams,
-        response: { 200: z.object({ entries: z.array(entrySchema) }), ...errors },
+        querystring: z.object({
+          cursor: z.string().max(500).optional(),
+          limit: z.coerce.number().int().min(1).max(LEDGER_PAGE_MAX).optional(),
+          lang: z.string().optional(),
+        }),
+        response: {
+          200: z.object({ entries: z.array(entrySchema), next_cursor: z.string().nullable() }),
+          ...errors,
+        },
       },
     },
-    async (request) => ({ entries: await admin.ledger(request.params.id) }),
+    async (request) =>
+      admin.ledger(request.params.id, { cursor: request.query.cursor, limit: request.query.limit }),
   );
 
   r.post(
