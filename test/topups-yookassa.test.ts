@@ -76,6 +76,20 @@ describe('top-ups through YooKassa', () => {
     });
   });
 
+  test('a payment id YooKassa already gave another top-up is 503, never a second top-up of it', async () => {
+    const acct = await t.account();
+    const { paymentId } = await topUp(acct.key, 10_000);
+    fake.nextId = paymentId;
+    const res = await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 20_000 });
+    expectError(res, 503, 'payments_unavailable');
+    const rows = await t.container.db.db
+      .selectFrom('topups')
+      .select('id')
+      .where('payment_id', '=', paymentId)
+      .execute();
+    assert.equal(rows.length, 1);
+  });
+
   test('success: the notification is read back and credits once, however often it comes', async () => {
     const acct = await t.account();
     const { id, paymentId } = await topUp(acct.key, 150_000);

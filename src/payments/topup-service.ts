@@ -8,7 +8,7 @@
  * of notifications, readers, processes and restarts.
  */
 import type { Logger } from 'pino';
-import type { Db, TopupsTable } from '../db/index.ts';
+import { type Db, isUniqueViolation, type TopupsTable } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { credit } from '../ledger/index.ts';
 import type { Clock } from '../lib/index.ts';
@@ -133,10 +133,20 @@ export class TopupService {
             created_at: at,
             updated_at: at,
           };
-          await this.#deps.db.dialect.transaction(this.#deps.db.db, async (tx) => {
-            await tx.insertInto('topups').values(row).execute();
-            await complete?.(tx, 201, id);
-          });
+          try {
+            await this.#deps.db.dialect.transaction(this.#deps.db.db, async (tx) => {
+              await tx.insertInto('topups').values(row).execute();
+              await complete?.(tx, 201, id);
+            });
+          } catch (error) {
+            if (!isUniqueViolation(error)) throw error;
+            // The provider named a payment another top-up already has: never ours to credit twice.
+            this.#deps.log.error(
+              { topupId: id, paymentId: payment.id },
+              'the payment provider answered a payment id already recorded',
+            );
+            throw errors.paymentsUnavailable();
+          }
           return { status: 201, topup: view(row), replayed: false };
         },
       },

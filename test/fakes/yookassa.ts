@@ -51,6 +51,8 @@ export class YookassaFake {
   holdReads = false;
   /** How many GET /payments/{id} were received. */
   reads = 0;
+  /** The id the next created payment gets instead of a new one (a provider that repeats itself). */
+  nextId: string | null = null;
   readonly #keys = new Map<string, { hash: string; id: string }>();
   #server: FakeServer | null = null;
 
@@ -177,7 +179,8 @@ export class YookassaFake {
       return error(400, 'invalid_request', 'Invalid amount', 'amount.value');
     if (confirmation?.type !== 'redirect' || typeof confirmation.return_url !== 'string')
       return error(400, 'invalid_request', 'Invalid confirmation', 'confirmation');
-    const id = randomUUID();
+    const id = this.nextId ?? randomUUID();
+    this.nextId = null;
     const payment: FakePayment = {
       id,
       status: 'pending',
