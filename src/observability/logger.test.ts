@@ -14,7 +14,7 @@ function capture(): { stream: Writable; text: () => string } {
   return { stream, text: () => chunks.join('') };
 }
 
-test('safeUrl takes out callback tokens and secret query values, and bounds the length', () => {
+test('safeUrl takes out callback and upload tokens and secret query values, and bounds the length', () => {
   const cases: Array<[string, string]> = [
     ['/v1/tasks/abc', '/v1/tasks/abc'],
     ['/v1/callbacks/suno/s3cr3t-token', `/v1/callbacks/suno/${REDACTED}`],
@@ -28,6 +28,9 @@ test('safeUrl takes out callback tokens and secret query values, and bounds the 
     ['/x?%74oken=abc', `/x?%74oken=${REDACTED}`],
     ['/x?X-Amz-Signature=abc&cursor=c', `/x?X-Amz-Signature=${REDACTED}&cursor=c`],
     ['/x?flag', '/x?flag'],
+    ['/files/vRqeBG5TyUZeg9gvhMZ0wlvPxrofTkco/a.png', `/files/${REDACTED}/a.png`],
+    ['/files/vRqeBG5TyUZeg9gvhMZ0wlvPxrofTkco', `/files/${REDACTED}`],
+    ['/FILES/tok/a.png?lang=ru', `/FILES/${REDACTED}/a.png?lang=ru`],
   ];
   for (const [url, shown] of cases) assert.equal(safeUrl(url), shown, url);
   assert.equal(safeUrl(`/${'a'.repeat(1_000)}`).length, 301);

@@ -47,15 +47,16 @@ const SECRET_QUERY = /^(token|key|api_key|apikey|access_token|secret|password|si
 const LOGGED_URL_CHARS = 300;
 
 /**
- * A request URL fit for a log line: the callback token of `/v1/callbacks/{channel}/{token}` and the
- * values of secret-looking query parameters replaced, the whole cut to a bounded length.
+ * A request URL fit for a log line: the callback token of `/v1/callbacks/{channel}/{token}`, the upload
+ * token of `/files/{token}/{name}` and the values of secret-looking query parameters replaced, the whole
+ * cut to a bounded length.
  */
 export function safeUrl(url: string): string {
   const at = url.indexOf('?');
-  const path = (at < 0 ? url : url.slice(0, at)).replace(
-    /^(\/v1\/callbacks\/[^/]*\/)[^/]+/i,
-    `$1${REDACTED}`,
-  );
+  const path = (at < 0 ? url : url.slice(0, at))
+    .replace(/^(\/v1\/callbacks\/[^/]*\/)[^/]+/i, `$1${REDACTED}`)
+    // An upload's direct link: its token is the only key to the file (CONTRACT §6).
+    .replace(/^(\/files\/)[^/]+/i, `$1${REDACTED}`);
   let shown = path;
   if (at >= 0) {
     const query = url
