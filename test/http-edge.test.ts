@@ -286,6 +286,17 @@ describe('slow requests', () => {
     expectTimedOut(await trickle(port, head));
   });
 
+  test('an upload declared larger than 100 MB is 413 file_too_large before its body comes', async () => {
+    for (const type of ['image/png', 'multipart/form-data; boundary=b']) {
+      const head =
+        'POST /v1/files?filename=a.png HTTP/1.1\r\nHost: x\r\n' +
+        `Authorization: Bearer ${key}\r\nContent-Type: ${type}\r\nContent-Length: 999999999999\r\n\r\n`;
+      const { answer } = await trickle(port, head, { forMs: 2_000 });
+      assert.match(answer, /^HTTP\/1\.1 413 /, answer.slice(0, 200));
+      assert.match(answer, /file_too_large/);
+    }
+  });
+
   test('[10.20] a multipart upload that stalls after its part header is answered 408 and closed', async () => {
     const body =
       '--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n' +

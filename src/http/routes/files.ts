@@ -9,6 +9,10 @@ import { parseRange } from '../../tasks/index.ts';
 import { paced } from '../body-pace.ts';
 import { sendBytes } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
+
+/** Room for a multipart body's boundaries and part headers beside its file. */
+const MULTIPART_ROOM = 1024 * 1024;
+
 import { errorResponses, errorSchema, pathParam } from './schemas.ts';
 
 const tags = ['files'];
@@ -44,7 +48,7 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
   r.post(
     '/v1/files',
     {
-      bodyLimit: MAX_UPLOAD_BYTES + 1024 * 1024,
+      bodyLimit: MAX_UPLOAD_BYTES + MULTIPART_ROOM,
       schema: {
         tags,
         operationId: 'uploadFile',
@@ -62,6 +66,11 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       },
     },
     async (request, reply) => {
+      // A body declared larger than any upload may be is refused before a byte of it is read.
+      const declared = Number(request.headers['content-length']);
+      const ceiling = MAX_UPLOAD_BYTES + (request.isMultipart() ? MULTIPART_ROOM : 0);
+      if (Number.isFinite(declared) && declared > ceiling)
+        throw errors.fileTooLarge('file', MAX_UPLOAD_BYTES);
       let upload: Awaited<ReturnType<typeof uploads.upload>>;
       if (request.isMultipart()) {
         // The first part's headers must come within a body window; the file part is then watched itself.
