@@ -10,6 +10,7 @@ import { type DialectCapabilities, postgresCapabilities, sqliteBus, sqliteCapabi
 import { registerEpochReader } from './epochs.ts';
 import { listenPostgres } from './listen.ts';
 import { migrationProvider } from './migrations/index.ts';
+import { preparingPool } from './pg-statements.ts';
 import type { Database } from './schema.ts';
 
 export interface Db {
@@ -147,7 +148,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const fromUrl = Number(new URL(databaseUrl).searchParams.get('statement_timeout') ?? Number.NaN);
   const effectiveStatementTimeoutMs = Number.isFinite(fromUrl) && fromUrl >= 0 ? fromUrl : statementTimeoutMs;
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const pool = new pg.Pool({
+  const pool = preparingPool({
     connectionString: databaseUrl,
     max: 10,
     statement_timeout: statementTimeoutMs,
