@@ -230,7 +230,10 @@ export const postgresCapabilities: DialectCapabilities = {
     return db.transaction().execute(fn);
   },
   async lockAccount(tx, accountId) {
-    await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
+    // FOR NO KEY UPDATE, the lock an UPDATE of the balance takes anyway: money decisions of the account
+    // still run one at a time, but the foreign-key checks of rows other transactions insert for it (tasks,
+    // ledger entries) no longer wait for them, as they would behind FOR UPDATE.
+    await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().execute();
   },
   supportsSkipLocked: true,
   async notify(tx, channel, payload = '') {

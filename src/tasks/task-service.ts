@@ -280,6 +280,20 @@ export class TaskService {
     };
     // Concurrent creations share one commit on SQLite (dialect.groupCommit), each in its own savepoint.
     await dialect.groupCommit(db, async (tx) => {
+      // The writes that decide nothing come first and the account's lock last, so concurrent creations of
+      // one account wait for each other only over the money and limit decisions (PostgreSQL; SQLite's
+      // transactions run one at a time anyway).
+      await insertRow(tx, 'tasks', row);
+      await insertRow(tx, 'jobs', {
+        id: jobIdOf(taskId),
+        task_id: taskId,
+        run_at: now.toISOString(),
+        locked_by: null,
+        locked_until: null,
+        attempts: 0,
+      });
+      await completeClaim?.(tx, 202, taskId);
+      await dialect.notify(tx, TASKS_CHANNEL);
       await dialect.lockAccount(tx, principal.accountId);
       await takeActivePlace(tx, principal.accountId, prepared.model.key, prepared.maxActive);
       await hold(tx, {
@@ -292,17 +306,6 @@ export class TaskService {
           ? {}
           : { keyLimit: { limitMinor: principal.dailyLimitMinor, dayStart: moscowDay(now).start } }),
       });
-      await insertRow(tx, 'tasks', row);
-      await insertRow(tx, 'jobs', {
-        id: jobIdOf(taskId),
-        task_id: taskId,
-        run_at: now.toISOString(),
-        locked_by: null,
-        locked_until: null,
-        attempts: 0,
-      });
-      await completeClaim?.(tx, 202, taskId);
-      await dialect.notify(tx, TASKS_CHANNEL);
     });
     return row;
   }
