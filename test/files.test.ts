@@ -74,6 +74,19 @@ describe('POST /v1/files and direct links', () => {
     const part = await t.app.inject({ method: 'GET', url: pathOf(up.url), headers: { range: 'bytes=0-7' } });
     assert.equal(part.statusCode, 206);
     assert.equal(part.rawPayload.length, 8);
+    const etag = String(direct.headers.etag);
+    const stale = await t.app.inject({
+      method: 'GET',
+      url: pathOf(up.url),
+      headers: { range: 'bytes=0-7', 'if-range': '"older"' },
+    });
+    assert.equal(stale.statusCode, 200, 'If-Range naming another validator asks for the whole file');
+    const fresh = await t.app.inject({
+      method: 'GET',
+      url: pathOf(up.url),
+      headers: { range: 'bytes=0-7', 'if-range': etag },
+    });
+    assert.equal(fresh.statusCode, 206);
     // HEAD: the same headers, no body, and the file is not read for it.
     const head = await t.app.inject({ method: 'HEAD', url: pathOf(up.url) });
     assert.equal(head.statusCode, 200);

@@ -97,6 +97,23 @@ describe('tasks: create, poll, download', () => {
     assert.deepEqual(part.rawPayload, whole.rawPayload.subarray(10, 20));
     const suffix = await t.call(acct.key, 'GET', artifact.download_path, undefined, { range: 'bytes=-4' });
     assert.deepEqual(suffix.rawPayload, whole.rawPayload.subarray(artifact.size - 4));
+    // If-Range (RFC 9110 §13.1.5): the part only while the validator is this file's ETag; else the whole file.
+    const etag = String(whole.headers.etag);
+    assert.match(etag, /^"[\w-]+"$/);
+    assert.equal(part.headers.etag, etag);
+    const same = await t.call(acct.key, 'GET', artifact.download_path, undefined, {
+      range: 'bytes=10-19',
+      'if-range': etag,
+    });
+    assert.equal(same.statusCode, 206);
+    for (const validator of ['"older"', 'Wed, 21 Oct 2015 07:28:00 GMT']) {
+      const changed = await t.call(acct.key, 'GET', artifact.download_path, undefined, {
+        range: 'bytes=10-19',
+        'if-range': validator,
+      });
+      assert.equal(changed.statusCode, 200, validator);
+      assert.deepEqual(changed.rawPayload, whole.rawPayload);
+    }
     expectError(
       await t.call(acct.key, 'GET', artifact.download_path, undefined, {
         range: `bytes=${artifact.size + 5}-`,

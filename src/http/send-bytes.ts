@@ -1,9 +1,29 @@
+import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ByteRange } from '../storage/index.ts';
 
 /** The policy of every stored file answered: nothing loads, nothing runs, a unique origin. */
 export const STORED_FILE_POLICY = "default-src 'none'; sandbox";
+
+/**
+ * The strong validator of a stored file, made from what names it: a result file (task and index) and an
+ * upload's link never name other bytes, so the name is enough.
+ */
+export function storedEtag(identity: string): string {
+  return `"${createHash('sha256').update(identity).digest('base64url').slice(0, 22)}"`;
+}
+
+/**
+ * The request's Range header, if it is to be honoured: an `If-Range` that is not this file's validator (an
+ * older ETag, or a date: stored files carry no Last-Modified) asks for the whole file (RFC 9110 §13.1.5).
+ */
+export function rangeHeaderOf(request: FastifyRequest, etag: string): string | undefined {
+  const range = request.headers.range;
+  const ifRange = request.headers['if-range'];
+  if (range === undefined || (ifRange !== undefined && String(ifRange).trim() !== etag)) return undefined;
+  return range;
+}
 
 /**
  * Streams stored bytes as the whole file (200) or the asked range (206 with Content-Range), with
@@ -17,11 +37,14 @@ export function sendBytes(
     sizeBytes: number;
     range: ByteRange | null;
     cacheSeconds: number;
+    /** storedEtag of the file. */
+    etag: string;
   },
 ): FastifyReply {
   reply
     .type(file.contentType)
     .header('Accept-Ranges', 'bytes')
+    .header('ETag', file.etag)
     .header('Cache-Control', `private, max-age=${file.cacheSeconds}`)
     .header('X-Content-Type-Options', 'nosniff')
     // Opened on its own, a stored file is an inert document: no script of an SVG or HTML-looking file runs

@@ -7,7 +7,7 @@ import { errors, isApiError } from '../../errors.ts';
 import { MAX_UPLOAD_BYTES } from '../../files/index.ts';
 import { parseRange } from '../../tasks/index.ts';
 import { paced } from '../body-pace.ts';
-import { sendBytes } from '../send-bytes.ts';
+import { rangeHeaderOf, sendBytes, storedEtag } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 
 /** Room for a multipart body's boundaries and part headers beside its file. */
@@ -156,8 +156,10 @@ export async function directLinkRoutes(app: FastifyInstance, deps: AppDeps): Pro
     request: FastifyRequest<{ Params: { token: string } }>,
     reply: FastifyReply,
   ): Promise<unknown> => {
+    const etag = storedEtag(`upload:${request.params.token}`);
+    const rangeHeader = rangeHeaderOf(request, etag);
     const file = await deps.services.uploads.open(request.params.token, (size) =>
-      parseRange(request.headers.range, size),
+      parseRange(rangeHeader, size),
     );
     return sendBytes(reply, {
       body: file.body,
@@ -165,6 +167,7 @@ export async function directLinkRoutes(app: FastifyInstance, deps: AppDeps): Pro
       sizeBytes: Number(file.row.size_bytes),
       range: file.range,
       cacheSeconds: 300,
+      etag,
     });
   };
   const schema = { hide: true } as const;

@@ -7,9 +7,15 @@ import type { Lang } from '../../i18n/index.ts';
 import type { TaskView } from '../../tasks/index.ts';
 import { openArtifact, parseIdempotencyKey } from '../../tasks/index.ts';
 import { TASK_BODY_LIMIT } from '../limits.ts';
-import { sendBytes } from '../send-bytes.ts';
+import { rangeHeaderOf, sendBytes, storedEtag } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone, preferWait, waitParam } from '../waiting.ts';
+
+const ETAG_HEADER = {
+  description: "the file's strong validator, for If-Range",
+  schema: { type: 'string' },
+} as const;
+
 import {
   errorResponses,
   errorSchema,
@@ -238,12 +244,17 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         tags,
         operationId: 'downloadArtifact',
         summary: 'Download a result file (Range requests supported)',
+        description:
+          'Range: bytes=… answers 206 with that part. With If-Range, the part is answered only when it names the ETag this file answers; otherwise the whole file (200).',
         params: z.object({ id: pathParam, index: pathParam }),
         response: {
-          200: mediaResponse("the file, with the artifact's content_type", ARTIFACT_TYPES),
+          200: mediaResponse("the file, with the artifact's content_type", ARTIFACT_TYPES, {
+            headers: { ETag: ETAG_HEADER },
+          }),
           206: mediaResponse('the asked part of the file (Range: bytes=…)', ARTIFACT_TYPES, {
             headers: {
               'Content-Range': { description: 'bytes <start>-<end>/<size>', schema: { type: 'string' } },
+              ETag: ETAG_HEADER,
             },
           }),
           ...errorResponses,
@@ -253,18 +264,20 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       },
     },
     async (request, reply) => {
+      const etag = storedEtag(`artifact:${request.params.id}:${request.params.index}`);
+      const rangeHeader = rangeHeaderOf(request, etag);
       const file = await openArtifact(deps, {
         principal: request.principal!,
         taskId: request.params.id,
         index: request.params.index,
-        ...(request.headers.range ? { rangeHeader: request.headers.range } : {}),
+        ...(rangeHeader ? { rangeHeader } : {}),
       });
       const ascii = file.filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
       reply.header(
         'Content-Disposition',
         `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
       );
-      return sendBytes(reply, { ...file, cacheSeconds: 3600 });
+      return sendBytes(reply, { ...file, cacheSeconds: 3600, etag });
     },
   );
 }
