@@ -156,6 +156,15 @@ describe('top-ups through YooKassa', () => {
       });
       assert.equal(res.statusCode, 400, `${payload}: ${res.body}`);
     }
+    // No notification of YooKassa's is near 64 KB; a larger body is refused, its message naming the limit.
+    const huge = await t.app.inject({
+      method: 'POST',
+      url: NOTIFY,
+      payload: JSON.stringify({ pad: 'x'.repeat(70_000) }),
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(huge, 413, 'request_too_large');
+    assert.match(huge.json().error.message, /64 KB/);
   });
 
   test('provider down (500, 429, wrong credentials): 503 with Retry-After, nothing recorded', async () => {

@@ -172,7 +172,8 @@ export async function paymentNotificationRoutes(app: FastifyInstance, deps: AppD
     hook.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: NOTIFICATION_LIMIT }, (_r, body, done) =>
       done(null, body),
     );
-    hook.post('/v1/payments/yookassa/notifications', { schema: { hide: true } }, async (request, reply) => {
+    const options = { schema: { hide: true }, bodyLimit: NOTIFICATION_LIMIT } as const;
+    hook.post('/v1/payments/yookassa/notifications', options, async (request, reply) => {
       let parsed: unknown;
       try {
         parsed = JSON.parse(Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '');
