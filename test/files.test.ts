@@ -252,6 +252,30 @@ describe('POST /v1/files and direct links', () => {
   });
 });
 
+describe('preset voice samples', () => {
+  test('each preset has an MP3 sample served without a key, the same bytes every time; others are 404', async () => {
+    const t = await startTestApp({ worker: false });
+    try {
+      const first = await t.app.inject({ method: 'GET', url: '/samples/preset-soft-alto.mp3' });
+      assert.equal(first.statusCode, 200, first.body);
+      assert.equal(first.headers['content-type'], 'audio/mpeg');
+      const head = first.rawPayload;
+      assert.ok(head.length > 10_000, `${head.length} bytes`);
+      assert.ok(
+        head.subarray(0, 3).toString('latin1') === 'ID3' || (head[0] === 0xff && (head[1]! & 0xe0) === 0xe0),
+      );
+      const again = await t.app.inject({ method: 'GET', url: '/samples/preset-soft-alto.mp3' });
+      assert.deepEqual(again.rawPayload, head);
+      const other = await t.app.inject({ method: 'GET', url: '/samples/preset-deep-baritone.mp3' });
+      assert.notDeepEqual(other.rawPayload, head);
+      for (const url of ['/samples/nope.mp3', '/samples/preset-soft-alto.wav', '/samples/..%2fx.mp3'])
+        expectError(await t.app.inject({ method: 'GET', url }), 404, 'file_not_found');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('upload retention', () => {
   test('an expired upload answers 404 and the sweeper removes its bytes', async () => {
     const clock = new ManualClock(new Date());

@@ -157,7 +157,11 @@ describe('request bodies (PROVIDERS.md §4 "Our mapping")', () => {
           audio: ['https://api.example.test/v1/files/a/s1.mp3', 'https://api.example.test/v1/files/a/s2.mp3'],
         }),
       },
-      'preset-warm-narrator': { id: 'preset-warm-narrator', preset: true },
+      'preset-warm-narrator': {
+        id: 'preset-warm-narrator',
+        preset: true,
+        sample_url: '/samples/preset-warm-narrator.mp3',
+      },
     };
     const { body } = await bodyOf(
       'video-omni',
@@ -177,6 +181,12 @@ describe('request bodies (PROVIDERS.md §4 "Our mapping")', () => {
         { type: 'image_url', image_url: { url: `${PUB}/v1/files/a/p.png` }, role: 'reference_image' },
         { type: 'image_url', image_url: { url: `${PUB}/v1/files/a/b.png` }, role: 'reference_image' },
         { type: 'audio_url', audio_url: { url: `${PUB}/v1/files/a/s1.mp3` }, role: 'reference_audio' },
+        // A preset voice: its stored sample (PROVIDERS.md §4).
+        {
+          type: 'audio_url',
+          audio_url: { url: `${PUB}/samples/preset-warm-narrator.mp3` },
+          role: 'reference_audio',
+        },
       ],
       resolution: '720p',
       ratio: '9:16',

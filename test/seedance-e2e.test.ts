@@ -156,6 +156,31 @@ test('video-omni: a saved character and voice go as reference pictures and audio
   assert.equal(body?.['ratio'], '16:9');
 });
 
+test('video-omni: a preset voice goes as its stored sample, which the link serves', async () => {
+  const character = await t.call(account.key, 'POST', '/v1/models/video-omni/characters', {
+    name: 'Bo',
+    portrait_url: files.png,
+    full_body_url: files.png,
+  });
+  assert.equal(character.statusCode, 201, character.body);
+  const { id, task, body } = await run('video-omni', {
+    prompt: 'a narrator over a city at night',
+    character_ids: [character.json().id],
+    audio_ids: ['preset-warm-narrator'],
+  });
+  await assertVideo(id, task);
+  const sample = `${base}/samples/preset-warm-narrator.mp3`;
+  assert.deepEqual(body?.['content'], [
+    { type: 'text', text: 'a narrator over a city at night' },
+    { type: 'image_url', image_url: { url: absolute(files.png) }, role: 'reference_image' },
+    { type: 'image_url', image_url: { url: absolute(files.png) }, role: 'reference_image' },
+    { type: 'audio_url', audio_url: { url: sample }, role: 'reference_audio' },
+  ]);
+  const served = await t.app.inject({ method: 'GET', url: new URL(sample).pathname });
+  assert.equal(served.statusCode, 200);
+  assert.equal(served.headers['content-type'], 'audio/mpeg');
+});
+
 test('a content refusal fails the task with content_refused and voids the hold', async () => {
   const { id, task } = await run('video', {
     mode: 'frames',

@@ -48,5 +48,6 @@ export {
   type SettleAnswer,
 } from './library.ts';
 export { LibrarySimulator } from './simulator/library-sim.ts';
+export { writeOutput } from './simulator/media/index.ts';
 export { RenderPool } from './simulator/media/render-pool.ts';
 export { hasMarker, SIM_MARKERS, Simulator } from './simulator/simulator.ts';

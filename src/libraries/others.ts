@@ -195,7 +195,8 @@ export const omniVoices = defineLibrary({
   notes: {
     decisions:
       `\`presets\` is a fixed list of ready base voices (${OMNI_PRESETS.map((p) => `\`${p.id}\``).join(', ')}); ` +
-      "their ids are also accepted directly in a task's `audio_ids`.",
+      "their ids are also accepted directly in a task's `audio_ids`, and each has a stored sample at " +
+      '`/samples/<id>.mp3` that providers taking a voice as a recording are sent.',
   },
   async prepare(b) {
     return { name: b.name, data: { base_voice_id: b.base_voice_id } };

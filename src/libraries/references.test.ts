@@ -108,6 +108,7 @@ describe('resolveReferences (CONTRACT §7)', () => {
     assert.equal(resolved['persona-1']?.['song_title'], 'Sea');
     assert.equal(resolved['el-1']?.['label'], 'Element_el-1');
     assert.equal(resolved['preset-warm-narrator']?.['status'], 'ready');
+    assert.equal(resolved['preset-warm-narrator']?.['sample_url'], '/samples/preset-warm-narrator.mp3');
     assert.equal(Object.keys(resolved).length, 8);
     // A Kysely handle (for example inside the task's transaction) works as well as the Db.
     assert.ok((await resolveReferences(db, 'acct-a', [ref('voices', 'voice', 'clone-1')], now))['clone-1']);

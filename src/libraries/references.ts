@@ -7,6 +7,7 @@
 import type { LibraryRef } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
+import { presetSamplePath } from './preset-samples.ts';
 import { liveRecords, type StepAsker, transition } from './records.ts';
 import { findLibrary } from './registry.ts';
 import type { LibraryDecl } from './types.ts';
@@ -14,7 +15,16 @@ import type { LibraryDecl } from './types.ts';
 /** A ready preset of the library that anyone may name beside their own items (omni voices). */
 function preset(decl: LibraryDecl, ref: LibraryRef): Record<string, unknown> | undefined {
   const found = decl.presets?.find((p) => p.id === ref.id);
-  return found ? { ...found, model: ref.model, library: ref.library, preset: true } : undefined;
+  // Its stored sample goes to providers that take a voice as a recording (preset-samples.ts).
+  return found
+    ? {
+        ...found,
+        model: ref.model,
+        library: ref.library,
+        preset: true,
+        sample_url: presetSamplePath(found.id),
+      }
+    : undefined;
 }
 
 /**

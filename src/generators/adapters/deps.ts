@@ -48,6 +48,8 @@ export interface AdapterRuntime extends TransportOptions {
 
 /** Our own upload links: `/files/<token>` or `/files/<token>/<name>`, whatever host they name (CONTRACT §6). */
 const OWN_UPLOAD_PATH = /^\/files\/[A-Za-z0-9]{32}(?:\/[^/]*)?$/;
+/** A preset voice's sample, as its record names it (a path). */
+const OWN_SAMPLE_PATH = /^\/samples\/[^/?#]+\.mp3$/;
 
 /** The download link of an artifact of ours: `/v1/tasks/<task id>/artifacts/<index>`, whatever host it names. */
 const ARTIFACT_PATH = /^\/v1\/tasks\/([0-9a-f-]{36})\/artifacts\/(\d{1,4})$/;
@@ -182,8 +184,12 @@ async function callUpstream(
   }
 }
 
-/** An input link as a provider sees it: our own uploads under `PUBLIC_BASE_URL`, others unchanged. */
+/**
+ * An input link as a provider sees it: our own uploads, and the presets' samples (`/samples/…`), under
+ * `PUBLIC_BASE_URL`; others unchanged.
+ */
 export function publicUrlOf(url: string, publicBaseUrl: string): string {
+  if (OWN_SAMPLE_PATH.test(url)) return `${publicBaseUrl}${url}`;
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -5,9 +5,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors, isApiError } from '../../errors.ts';
 import { MAX_UPLOAD_BYTES } from '../../files/index.ts';
+import { presetSample } from '../../libraries/index.ts';
 import { parseRange } from '../../tasks/index.ts';
 import { paced } from '../body-pace.ts';
-import { rangeHeaderOf, sendBytes, storedEtag } from '../send-bytes.ts';
+import { rangeHeaderOf, STORED_FILE_POLICY, sendBytes, storedEtag } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 
 /** Room for a multipart body's boundaries and part headers beside its file. */
@@ -171,6 +172,24 @@ export async function directLinkRoutes(app: FastifyInstance, deps: AppDeps): Pro
     });
   };
   const schema = { hide: true } as const;
+  // The samples of preset voices, sent to providers in place of a person's recording (no API key: a
+  // provider fetches them; they are the same for everyone).
+  app.get(
+    '/samples/:file',
+    { schema },
+    async (request: FastifyRequest<{ Params: { file: string } }>, reply) => {
+      const id = /^(.+)\.mp3$/.exec(request.params.file)?.[1];
+      const sample = id === undefined ? null : presetSample(id);
+      if (sample === null) throw errors.fileNotFound(request.params.file);
+      const bytes = await sample;
+      return reply
+        .type('audio/mpeg')
+        .header('Cache-Control', 'public, max-age=86400')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Content-Security-Policy', STORED_FILE_POLICY)
+        .send(bytes);
+    },
+  );
   app.get('/files/:token', { schema }, handler);
   // The name is a wildcard, not a parameter: the router refuses a parameter over 100 characters, and a
   // stored name may be 200, more once percent-encoded (a link to such an upload answered 404).

@@ -90,8 +90,10 @@ export function taskBody(
       for (const picture of kept.images) content.push(image(url(picture), 'reference_image'));
     }
     for (const id of list(s['audio_ids'])) {
-      const first = keptFiles(request.records?.[id])?.audio[0];
-      // A ready preset has no sample of ours to send: the voice is left to the prompt.
+      const record = request.records?.[id];
+      // A person's voice: its first recording; a preset: its stored sample.
+      const sample = record?.['sample_url'];
+      const first = keptFiles(record)?.audio[0] ?? (typeof sample === 'string' ? sample : undefined);
       if (first !== undefined) content.push(audio(url(first), 'reference_audio'));
     }
   } else if (request.mode === 'frames') {
