@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { LIBRARY_WAIT_MS } from '../src/generators/index.ts';
 import { SIM_LIBRARY_TIMES } from '../src/generators/simulator/library-sim.ts';
 import {
   acceptedFilesView,
@@ -19,7 +20,6 @@ import {
   type LibraryDecl,
   libraryPath,
   limitsOf,
-  RECORDING_SECONDS,
 } from '../src/libraries/index.ts';
 
 type JsonSchema = z.core.JSONSchema.JSONSchema;
@@ -114,12 +114,13 @@ const HELPERS = `## Free helpers
 - \`lyrics\` and \`style-boost\` belong to model \`music\`, \`enhance\` to \`image\`: a key restricted to other models gets
   \`403 model_not_allowed_for_key\`.`;
 
-const KNOWN_LIMITS = `## Known limits
+const LIBRARY_WAIT_MINUTES = LIBRARY_WAIT_MS / 60_000;
 
-- The Idempotency-Key processing lock lasts 60 seconds (\`src/tasks/idempotency.ts\`); a creation that waits
-  longer for the generator can be repeated under the same key by a concurrent retry.
-- Until the media probe is wired into \`src/container.ts\`, the singing voice's file lengths are unknown, so the
-  piece-within-file and ${RECORDING_SECONDS.min}-second checks only run where a probe is given (tests pass a fake one).`;
+const KNOWN_LIMITS = `## Idempotency of creations
+
+- A creation's Idempotency-Key stays locked while the generator may still be answering (the longest wait for
+  the generator, ${LIBRARY_WAIT_MINUTES} minutes, and one more), so a concurrent retry under the same key answers
+  \`409 request_in_progress\` and never makes a second record.`;
 
 // ---------------------------------------------------------------------------------------------
 // Generated parts
