@@ -54,3 +54,43 @@ test('claimed jobs carry their task rows, as the database holds them; a lost tas
     [...ids].sort(),
   );
 });
+
+test('a claim takes due free jobs oldest first, then jobs whose lease ran out; never live leases or its own', async () => {
+  const { db } = t.container.db;
+  await db.deleteFrom('jobs').execute();
+  const now = new Date();
+  const at = (ms: number): string => new Date(now.getTime() + ms).toISOString();
+  const job = (id: string, runAt: string, lockedUntil: string | null) => ({
+    id,
+    task_id: `task-${id}`,
+    run_at: runAt,
+    locked_by: lockedUntil === null ? null : 'another',
+    locked_until: lockedUntil,
+    attempts: 0,
+  });
+  await db
+    .insertInto('jobs')
+    .values([
+      job('free-old', at(-60_000), null),
+      job('free-new', at(-1_000), null),
+      job('later', at(60_000), null),
+      job('held', at(-120_000), at(30_000)),
+      job('lapsed', at(-120_000), at(-5_000)),
+      job('mine', at(-90_000), null),
+    ])
+    .execute();
+  const claim = (limit: number) =>
+    claimJobs(t.container.db, { workerId: 'w', limit, now, leaseMs: 30_000, exclude: ['mine'] });
+  assert.deepEqual(
+    (await claim(2)).map((j) => j.id),
+    ['free-old', 'free-new'],
+  );
+  assert.deepEqual(
+    (await claim(5)).map((j) => j.id),
+    ['lapsed'],
+  );
+  assert.deepEqual(await claim(5), [], 'a live lease, a job not yet due and its own job stay');
+  const lapsed = await db.selectFrom('jobs').selectAll().where('id', '=', 'lapsed').executeTakeFirstOrThrow();
+  assert.equal(lapsed.locked_by, 'w');
+  assert.equal(lapsed.locked_until, at(30_000));
+});

@@ -30,17 +30,20 @@ export async function claimJobs(
   const now = input.now.toISOString();
   const lockedUntil = new Date(input.now.getTime() + input.leaseMs).toISOString();
   return db.dialect.transaction(db.db, async (tx) => {
-    let due = tx
-      .selectFrom('jobs')
-      .select('id')
-      .where('run_at', '<=', now)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
-      .orderBy('run_at')
-      .limit(input.limit);
-    // A job this worker is still running is never claimed twice by it, even if its lease ran out.
-    if (input.exclude && input.exclude.length > 0) due = due.where('id', 'not in', [...input.exclude]);
-    if (db.dialect.supportsSkipLocked) due = due.forUpdate().skipLocked();
-    const ids = (await due.execute()).map((r) => r.id);
+    // Free jobs that are due, oldest first, then jobs whose lease ran out: each read from its own partial
+    // index (migration 0021), so a claim never walks past the jobs other runs hold.
+    const due = (leased: boolean, limit: number) => {
+      let query = tx.selectFrom('jobs').select('id').where('run_at', '<=', now);
+      query = leased
+        ? query.where('locked_until', 'is not', null).where('locked_until', '<', now).orderBy('locked_until')
+        : query.where('locked_until', 'is', null).orderBy('run_at');
+      query = query.limit(limit);
+      // A job this worker is still running is never claimed twice by it, even if its lease ran out.
+      if (input.exclude && input.exclude.length > 0) query = query.where('id', 'not in', [...input.exclude]);
+      return (db.dialect.supportsSkipLocked ? query.forUpdate().skipLocked() : query).execute();
+    };
+    const ids = (await due(false, input.limit)).map((r) => r.id);
+    if (ids.length < input.limit) ids.push(...(await due(true, input.limit - ids.length)).map((r) => r.id));
     if (ids.length === 0) return [];
     const rows = await tx
       .updateTable('jobs')

@@ -19,6 +19,7 @@ import * as m0017 from './0017-drop-tasks-account-created.ts';
 import * as m0018 from './0018-active-task-counts.ts';
 import * as m0019 from './0019-partial-indexes.ts';
 import * as m0020 from './0020-upstream-deletes.ts';
+import * as m0021 from './0021-jobs-due.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -42,6 +43,7 @@ export const migrations: Record<string, Migration> = {
   '0018-active-task-counts': m0018,
   '0019-partial-indexes': m0019,
   '0020-upstream-deletes': m0020,
+  '0021-jobs-due': m0021,
 };
 
 export const migrationProvider: MigrationProvider = {
