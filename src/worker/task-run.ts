@@ -42,6 +42,10 @@ const MAX_POLL_BACKOFF_MS = 30_000;
 const CHANNEL_MAX_ATTEMPTS = 4;
 /** Wait before asking again for a free slot (milliseconds); not an attempt. */
 const SLOT_WAIT_MS = 1_000;
+/** Longest wait for a provider's free slot before asking again (milliseconds). */
+const MAX_BUSY_WAIT_MS = 30_000;
+/** Tasks whose waits for a free slot a worker counts at most. */
+const MAX_BUSY_TASKS = 10_000;
 
 /**
  * One claim of one task: start or resume its run, poll it, store its files and settle the task. Ends with
@@ -58,6 +62,9 @@ export class TaskRun {
   readonly #deadline: RunDeadline;
   readonly #wakes: RunWakes | null;
   readonly #folders: RunFolders;
+  readonly #busyWaits: Map<string, number>;
+  /** This claim ended waiting for a provider's free slot (ChannelBusy). */
+  #waitsForSlot = false;
   /** The run's key once known: its callbacks wake it between status reads. */
   #runKey: string | null = null;
   /** The generator's handle once known, for a best-effort cancel when the run ends early. */
@@ -80,6 +87,11 @@ export class TaskRun {
     wakes?: RunWakes;
     /** Where the run's temporary folder comes from. (Default: a folder of its own) */
     folders?: RunFolders;
+    /**
+     * Waits in a row for a provider's free slot, per task, so each wait is longer than the last. (Default:
+     * the run's own)
+     */
+    busyWaits?: Map<string, number>;
   }) {
     this.#deps = input.deps;
     this.#options = input.options;
@@ -89,6 +101,7 @@ export class TaskRun {
     this.#deadline = new RunDeadline(input.deps.clock, input.abort);
     this.#wakes = input.wakes ?? null;
     this.#folders = input.folders ?? new RunFolders(0);
+    this.#busyWaits = input.busyWaits ?? new Map();
   }
 
   get #signal(): AbortSignal {
@@ -110,6 +123,7 @@ export class TaskRun {
       await this.#handleFailure(task.id, error);
     } finally {
       this.#deadline.disarm();
+      if (!this.#waitsForSlot) this.#busyWaits.delete(task.id);
       await folder.release();
     }
   }
@@ -319,11 +333,19 @@ export class TaskRun {
     if (error instanceof ChannelBusy && this.#channel !== null) {
       // No free slot upstream (PROVIDERS.md §3): the task waits queued, as it would for a slot of ours,
       // without using up an attempt or counting against the channel; another channel may take it first.
-      log.info({ taskId, channel: this.#channel }, 'the provider had no free slot; the task waits queued');
-      await this.#requeue(
-        this.#channel,
-        new Date(clock.now().getTime() + backoffMs(1, { baseMs: SLOT_WAIT_MS })),
+      // Each wait in a row is longer (1 s, 2 s, 4 s … 30 s), so a server busy for long is not asked every
+      // second, nor its task moved back and forth as often.
+      const waits = (this.#busyWaits.get(taskId) ?? 0) + 1;
+      // Tasks canceled while they waited leave their counts behind: bounded, never large.
+      if (this.#busyWaits.size >= MAX_BUSY_TASKS) this.#busyWaits.clear();
+      this.#busyWaits.set(taskId, waits);
+      log.info(
+        { taskId, channel: this.#channel, waits },
+        'the provider had no free slot; the task waits queued',
       );
+      const delayMs = backoffMs(waits, { baseMs: SLOT_WAIT_MS, maxMs: MAX_BUSY_WAIT_MS });
+      await this.#requeue(this.#channel, new Date(clock.now().getTime() + delayMs));
+      this.#waitsForSlot = true;
       return;
     }
     if (error instanceof ChannelOutOfCredit && this.#channel !== null) {

@@ -87,6 +87,8 @@ export class Worker {
   readonly #runWakes = new RunWakes();
   /** The runs' temporary folders, kept empty between runs (one per slot at most). */
   readonly #folders: RunFolders;
+  /** Waits in a row for a provider's free slot, per task (TaskRun); an entry goes when its run moves on. */
+  readonly #busyWaits = new Map<string, number>();
   #stopping = false;
   #loop: Promise<void> | null = null;
   readonly #alarm = new Alarm();
@@ -211,6 +213,7 @@ export class Worker {
       abort,
       wakes: this.#runWakes,
       folders: this.#folders,
+      busyWaits: this.#busyWaits,
     });
     const done = run
       .run()
