@@ -107,7 +107,7 @@ const HELPERS = `## Free helpers
 | POST | \`/v1/models/music/style-boost\` | \`style\` (1–1000) | \`{ style }\`: genre, tempo (BPM), key, instruments, vocals, production and structure derived from the input |
 | POST | \`/v1/models/image/enhance\` | \`prompt\` (1–10000) | \`{ prompt }\`: the caller's description first, then scene cues, light, palette, framing and finish |
 
-- Free. At most **${HELPER_CALLS_PER_HOUR} calls per sliding hour per account** across all three, shared by the account's keys and by
+- Free. At most **${HELPER_CALLS_PER_HOUR} calls per sliding hour per account** (\`RATE_LIMIT_HELPERS\`, default \`${HELPER_CALLS_PER_HOUR}/1h\`) across all three, shared by the account's keys and by
   every process (counted in the \`helper_calls\` table); the ${HELPER_CALLS_PER_HOUR + 1}st is \`429 rate_limited\` with \`Retry-After\`: the
   seconds until the oldest call in the window leaves it.
 - A call the generator could not take (\`503 sg_unavailable\`, \`[sim:unavailable]\` in the input) does not count.

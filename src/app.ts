@@ -12,7 +12,6 @@ import {
   callbackRoutes,
   clientErrorHandler,
   DEFAULT_BODY_LIMIT,
-  DEFAULT_LIMITS,
   directLinkRoutes,
   docsRoutes,
   fileRoutes,
@@ -39,6 +38,7 @@ import {
   publicDocument,
   RequestLimiter,
   requestIdOf,
+  requestLimitsOf,
   swaggerOptions,
   taskEventRoutes,
   taskRoutes,
@@ -112,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await paymentNotificationRoutes(open, deps);
   });
 
-  const limiter = new RequestLimiter(deps.limits ?? DEFAULT_LIMITS, deps.db.pgPool);
+  const limiter = new RequestLimiter(deps.limits ?? requestLimitsOf(deps.config.rateLimits), deps.db.pgPool);
   const metricsToken = deps.config.metricsToken;
   if (metricsToken !== null) await metricsRoutes(app, { metrics: deps.metrics, metricsToken, limiter });
   await app.register(async (authenticated) => {

@@ -51,12 +51,34 @@ test('bad values stop the start with an error naming the variable', () => {
     [{ UPLOAD_QUOTA: '0' }, /UPLOAD_QUOTA/],
     [{ REQUEST_TIMEOUT: '0s' }, /REQUEST_TIMEOUT/],
     [{ BODY_TIMEOUT: 'soon' }, /BODY_TIMEOUT/],
+    [{ RATE_LIMIT_ACCOUNT: '120' }, /RATE_LIMIT_ACCOUNT/],
+    [{ RATE_LIMIT_ACCOUNT: '0/1m' }, /RATE_LIMIT_ACCOUNT/],
+    [{ RATE_LIMIT_WRONG_KEY: '30/soon' }, /RATE_LIMIT_WRONG_KEY/],
+    [{ RATE_LIMIT_HELPERS: '20/2d' }, /RATE_LIMIT_HELPERS/],
   ];
   for (const [env, name] of bad)
     assert.throws(
       () => loadConfig(env),
       (e: unknown) => e instanceof ConfigError && name.test(e.message),
     );
+});
+
+test('RATE_LIMIT_* are COUNT/DURATION, with the reference’s limits by default', () => {
+  assert.deepEqual(loadConfig({}).rateLimits, {
+    account: { count: 120, windowMs: 60_000 },
+    wrongKey: { count: 30, windowMs: 60_000 },
+    helpers: { count: 20, windowMs: 3_600_000 },
+  });
+  const set = loadConfig({
+    RATE_LIMIT_ACCOUNT: '1000/10s',
+    RATE_LIMIT_WRONG_KEY: ' 5/1h ',
+    RATE_LIMIT_HELPERS: '100/1d',
+  });
+  assert.deepEqual(set.rateLimits, {
+    account: { count: 1_000, windowMs: 10_000 },
+    wrongKey: { count: 5, windowMs: 3_600_000 },
+    helpers: { count: 100, windowMs: 86_400_000 },
+  });
 });
 
 test('parseDuration reads 30s, 10m, 2h, 7d', () => {

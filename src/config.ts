@@ -84,6 +84,12 @@ export interface Config {
    * per API process; one more is 429 rate_limited (CONTRACT §12). (Default: 20)
    */
   streamsPerAccount: number;
+  /**
+   * Request limits (CONTRACT §8), each `COUNT/DURATION`: requests per account (`RATE_LIMIT_ACCOUNT`,
+   * 120/1m), failed key attempts per address (`RATE_LIMIT_WRONG_KEY`, 30/1m), helper calls per account
+   * (`RATE_LIMIT_HELPERS`, 20/1h).
+   */
+  rateLimits: { account: RateLimit; wrongKey: RateLimit; helpers: RateLimit };
   /** Period of the comment line that keeps an event stream open through proxies (milliseconds). (Default: 15 s) */
   streamHeartbeatMs: number;
   /** The channel file (`GENERATORS_FILE`); null runs every model on the simulator. */
@@ -231,6 +237,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     requestTimeoutMs: durationVar(env, 'REQUEST_TIMEOUT', '10m'),
     bodyTimeoutMs: durationVar(env, 'BODY_TIMEOUT', '10s'),
     streamsPerAccount: intVar(env, 'STREAMS_PER_ACCOUNT', 20, 1, 10_000),
+    rateLimits: {
+      account: rateLimitVar(env, 'RATE_LIMIT_ACCOUNT', '120/1m'),
+      wrongKey: rateLimitVar(env, 'RATE_LIMIT_WRONG_KEY', '30/1m'),
+      helpers: rateLimitVar(env, 'RATE_LIMIT_HELPERS', '20/1h'),
+    },
     streamHeartbeatMs: streamHeartbeat(env),
     renderThreads: intVar(
       env,
@@ -317,6 +328,32 @@ function urlVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string 
   } catch {
     throw new ConfigError(`${name} must be an absolute http(s) URL, got "${text}"`);
   }
+}
+
+/** A limit of `count` events per sliding or fixed window of `windowMs`. */
+export interface RateLimit {
+  count: number;
+  windowMs: number;
+}
+
+/** Parses `COUNT/DURATION` (`120/1m`, `20/1h`): 1 to 1,000,000 per 1 second to 1 day; null when malformed. */
+export function parseRateLimit(text: string): RateLimit | null {
+  const match = /^(\d{1,7})\/(\S+)$/.exec(text.trim());
+  if (!match) return null;
+  const count = Number(match[1]);
+  const windowMs = parseDuration(match[2] as string);
+  if (count < 1 || count > 1_000_000 || windowMs === null || windowMs > DAY_MS) return null;
+  return { count, windowMs };
+}
+
+function rateLimitVar(env: NodeJS.ProcessEnv, name: string, fallback: string): RateLimit {
+  const text = env[name]?.trim() || fallback;
+  const limit = parseRateLimit(text);
+  if (limit === null)
+    throw new ConfigError(
+      `${name} must be COUNT/DURATION, 1 to 1000000 per 1s to 1d (e.g. ${fallback}), got "${text}"`,
+    );
+  return limit;
 }
 
 function durationVar(env: NodeJS.ProcessEnv, name: string, fallback: string): number {

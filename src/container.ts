@@ -301,6 +301,7 @@ export async function createContainer(
   const helpers = new HelperService({
     db,
     clock,
+    limit: config.rateLimits.helpers,
     generatorFor: async (model) => (await router.libraryOf(model)) ?? libraryGenerator,
     models,
   });

@@ -104,3 +104,32 @@ describe('free helpers (reference "Free helpers", "Limits")', () => {
     expectError(await t.call(a.key, 'POST', ...CALLS[0]!), 429, 'rate_limited');
   });
 });
+
+describe('RATE_LIMIT_ACCOUNT, RATE_LIMIT_WRONG_KEY and RATE_LIMIT_HELPERS (CONTRACT §8)', () => {
+  test('the operator sets each limit as COUNT/DURATION', async () => {
+    const t = await startTestApp({
+      limits: null,
+      env: { RATE_LIMIT_ACCOUNT: '4/2m', RATE_LIMIT_WRONG_KEY: '2/1m', RATE_LIMIT_HELPERS: '1/1h' },
+    });
+    try {
+      const a = await t.account();
+      const helper = await t.call(a.key, 'POST', '/v1/models/music/lyrics', { prompt: 'rain' });
+      assert.equal(helper.statusCode, 200, helper.body);
+      expectError(
+        await t.call(a.key, 'POST', '/v1/models/music/lyrics', { prompt: 'snow' }),
+        429,
+        'rate_limited',
+      );
+      const me = await t.call(a.key, 'GET', '/v1/me');
+      assert.equal(me.headers['ratelimit-policy'], '"account";q=4;w=120');
+      await t.call(a.key, 'GET', '/v1/me');
+      expectError(await t.call(a.key, 'GET', '/v1/me'), 429, 'rate_limited');
+      const wrong = () => t.call('gta_wrongwrongwrongwrongwrongwrongwrongw', 'GET', '/v1/me');
+      expectError(await wrong(), 401, 'invalid_api_key');
+      expectError(await wrong(), 401, 'invalid_api_key');
+      expectError(await wrong(), 429, 'rate_limited');
+    } finally {
+      await t.close();
+    }
+  });
+});

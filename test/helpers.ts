@@ -58,7 +58,8 @@ export interface TestAccount {
 
 export interface TestAppOptions {
   env?: Record<string, string>;
-  limits?: RequestLimits;
+  /** The request limits; null: the configuration's (RATE_LIMIT_*). (Default: too high to reach) */
+  limits?: RequestLimits | null;
   clock?: Clock;
   generator?: Generator;
   /** Channels instead of GENERATORS_FILE's, served by `adapters` (in-memory test adapters). */
@@ -127,7 +128,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   if (options.worker !== false) container.worker.start();
   const app = await buildApp({
     ...container,
-    limits: options.limits ?? { accountRequests: 10_000, wrongKeyAttempts: 10_000, windowSeconds: 60 },
+    ...(options.limits === null
+      ? {}
+      : {
+          limits: options.limits ?? { accountRequests: 10_000, wrongKeyAttempts: 10_000, windowSeconds: 60 },
+        }),
     ...(options.people ? { people: options.people(container) } : {}),
   });
   validateResponses(app);

@@ -31,5 +31,5 @@ export { taskEventRoutes } from './routes/task-events.ts';
 export { taskRoutes } from './routes/tasks.ts';
 export { adminTopupRoutes, paymentNotificationRoutes, topupRoutes } from './routes/topups.ts';
 export { webhookRoutes } from './routes/webhooks.ts';
-export { type AppDeps, DEFAULT_LIMITS, type Services } from './types.ts';
+export { type AppDeps, requestLimitsOf, type Services } from './types.ts';
 export { validatorCompiler } from './validator.ts';

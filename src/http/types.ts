@@ -16,21 +16,27 @@ import type { BlobStore } from '../storage/index.ts';
 import type { TaskService, TaskWatch } from '../tasks/index.ts';
 import type { PeoplePort } from '../web/index.ts';
 
-/** Request limits of the reference ("Limits"); tests shrink the window. */
+/** Request limits of the reference ("Limits", CONTRACT §8: RATE_LIMIT_ACCOUNT, RATE_LIMIT_WRONG_KEY). */
 export interface RequestLimits {
   /** Requests per window per account, shared by its keys. (Default: 120) */
   accountRequests: number;
   /** Failed key attempts per window per client address. (Default: 30) */
   wrongKeyAttempts: number;
-  /** Window length (seconds). (Default: 60) */
+  /** Window length of the account's requests (seconds). (Default: 60) */
   windowSeconds: number;
+  /** Window length of the failed key attempts (seconds). (Default: `windowSeconds`) */
+  wrongKeyWindowSeconds?: number;
 }
 
-export const DEFAULT_LIMITS: RequestLimits = {
-  accountRequests: 120,
-  wrongKeyAttempts: 30,
-  windowSeconds: 60,
-};
+/** The request limits a configuration sets. */
+export function requestLimitsOf(limits: Config['rateLimits']): RequestLimits {
+  return {
+    accountRequests: limits.account.count,
+    windowSeconds: Math.round(limits.account.windowMs / 1000),
+    wrongKeyAttempts: limits.wrongKey.count,
+    wrongKeyWindowSeconds: Math.round(limits.wrongKey.windowMs / 1000),
+  };
+}
 
 export interface Services {
   admin: AdminService;

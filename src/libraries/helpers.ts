@@ -40,8 +40,8 @@ export interface HelperServiceDeps {
   generatorFor(model: string): Promise<LibraryGenerator>;
   /** Availability of the models the helpers belong to (a switched-off model answers 503). */
   models: Pick<ModelService, 'state'>;
-  /** Calls per sliding hour. (Default: 20) */
-  perHour?: number;
+  /** Calls per sliding window (RATE_LIMIT_HELPERS). (Default: 20 an hour) */
+  limit?: { count: number; windowMs: number };
 }
 
 export class HelperService {
@@ -75,9 +75,12 @@ export class HelperService {
   /** Counts the call against the sliding hour, or refuses it with 429 and the wait until a slot frees. */
   async #take(accountId: string): Promise<string> {
     const { db, clock } = this.#deps;
-    const limit = this.#deps.perHour ?? HELPER_CALLS_PER_HOUR;
+    const { count: limit, windowMs } = this.#deps.limit ?? {
+      count: HELPER_CALLS_PER_HOUR,
+      windowMs: HOUR_MS,
+    };
     const now = clock.now();
-    const windowStart = new Date(now.getTime() - HOUR_MS).toISOString();
+    const windowStart = new Date(now.getTime() - windowMs).toISOString();
     return db.dialect.transaction(db.db, async (tx) => {
       await db.dialect.lockAccount(tx, accountId);
       await tx
@@ -93,7 +96,7 @@ export class HelperService {
         .execute();
       if (calls.length >= limit) {
         const oldest = new Date(calls[calls.length - limit]?.at ?? now.toISOString()).getTime();
-        throw errors.rateLimited((oldest + HOUR_MS - now.getTime()) / 1000);
+        throw errors.rateLimited((oldest + windowMs - now.getTime()) / 1000);
       }
       const id = uuidv7(now.getTime());
       await tx

@@ -22,7 +22,7 @@ export class RequestLimiter {
   /** With a PostgreSQL pool the counters are shared by every API process; otherwise kept in memory. */
   constructor(limits: RequestLimits, pgPool: pg.Pool | null = null) {
     this.#limits = limits;
-    const make = (keyPrefix: string, points: number): RateLimiterAbstract =>
+    const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract =>
       pgPool
         ? new RateLimiterPostgres({
             storeClient: pgPool,
@@ -31,13 +31,14 @@ export class RequestLimiter {
             tableCreated: true,
             keyPrefix,
             points,
-            duration: limits.windowSeconds,
+            duration,
           })
-        : new RateLimiterMemory({ keyPrefix, points, duration: limits.windowSeconds });
-    this.#account = make('account', limits.accountRequests);
-    this.#wrongKey = make('wrong-key', limits.wrongKeyAttempts);
+        : new RateLimiterMemory({ keyPrefix, points, duration });
+    const wrongKeyWindow = limits.wrongKeyWindowSeconds ?? limits.windowSeconds;
+    this.#account = make('account', limits.accountRequests, limits.windowSeconds);
+    this.#wrongKey = make('wrong-key', limits.wrongKeyAttempts, wrongKeyWindow);
     // Its own budget, so API-key traffic from an address never locks its operator out, or the reverse.
-    this.#wrongAdminToken = make('wrong-admin-token', limits.wrongKeyAttempts);
+    this.#wrongAdminToken = make('wrong-admin-token', limits.wrongKeyAttempts, wrongKeyWindow);
   }
 
   /**
