@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { parseFile } from 'music-metadata';
 import { PNG } from 'pngjs';
 import type { VideoOutput } from '../../../catalog/model-spec.ts';
+import { probeFile } from '../../../media/probe.ts';
 import { renderOutput } from './index.ts';
 import { FFMPEG_PATH } from './mp4.ts';
 
@@ -57,6 +58,12 @@ describe('MP4 renderer', () => {
       assert.ok(track?.duration);
       assert.ok(Math.abs(track.duration - plan.durationSeconds) <= 0.2, `${track.duration}`);
       assert.ok(Math.abs(meta.format.duration! - plan.durationSeconds) <= 0.2);
+      // Whole seconds (the catalog's durations) exactly, as our own probe reads them: a 5 s clip must pass
+      // as a 5 s reference video.
+      if (Number.isInteger(plan.durationSeconds)) {
+        const probed = (await probeFile(file.path, 'mp4')).durationSeconds ?? Number.NaN;
+        assert.ok(Math.abs(probed - plan.durationSeconds) < 1e-6, `${probed}`);
+      }
       const info = await probe(file.path);
       assert.match(info, new RegExp(`Video: h264 .*yuv420p.*${plan.width}x${plan.height}`));
       // faststart: the moov box comes before mdat.

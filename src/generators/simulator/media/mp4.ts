@@ -63,6 +63,13 @@ function windowSource(rng: Rng, width: number, height: number, fps: number): str
   }
 }
 
+/**
+ * One AAC frame (1,024 samples at 44.1 kHz). The encoder pads the sound to whole frames and adds its own
+ * priming, so a sound as long as the clip made the file a frame longer than asked (5 s → 5.023 s: too long
+ * to be used again as a 5 s reference video). The sound is two frames shorter; the file is the clip's length.
+ */
+const AAC_FRAME_SECONDS = 1024 / 44_100;
+
 /** A quiet seeded drone (root and fifth with a slow swell), so players and probes see a sound track. */
 function ambientAudio(rng: Rng, seconds: number): string {
   const root = num(rng.range(110, 220));
@@ -91,7 +98,7 @@ export function ffmpegArgs(plan: VideoOutput, path: string): string[] {
     `color=c=${hex(hsl(rng.range(0, 360), 0.9, 0.6))}:s=${block}x${block}:r=${fps}[blk]`,
     `[bg][win]overlay=x='(W-w)*(0.5+0.45*sin(t*${speed()}))':y='(H-h)*(0.5+0.45*cos(t*${speed()}))':shortest=1[mid]`,
     `[mid][blk]overlay=x='(W-w)*abs(sin(t*${speed()}))':y='(H-h)*abs(cos(t*${speed()}))':shortest=1,format=yuv420p[out]`,
-    ambientAudio(rng, seconds),
+    ambientAudio(rng, Math.max(AAC_FRAME_SECONDS, seconds - 2 * AAC_FRAME_SECONDS)),
   ].join(';');
   return [
     '-nostdin',
