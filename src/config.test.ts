@@ -51,6 +51,22 @@ test('bad values stop the start with an error naming the variable', () => {
     [{ UPLOAD_QUOTA: '0' }, /UPLOAD_QUOTA/],
     [{ REQUEST_TIMEOUT: '0s' }, /REQUEST_TIMEOUT/],
     [{ BODY_TIMEOUT: 'soon' }, /BODY_TIMEOUT/],
+    // Past what a timer holds (about 24.8 days), or past ten years for retentions and sessions.
+    [{ JOB_LEASE: '100d' }, /JOB_LEASE/],
+    [{ BODY_TIMEOUT: '30d' }, /BODY_TIMEOUT/],
+    [{ PAYMENTS: 'test', TOPUP_SWEEP: '30d' }, /TOPUP_SWEEP/],
+    [{ RESULT_RETENTION: '99999999999999d' }, /RESULT_RETENTION/],
+    [{ SESSION_TTL: '99999999999d' }, /SESSION_TTL/],
+    [{ DATABASE_URL: 'sqlite:' }, /DATABASE_URL/],
+    [{ DATABASE_URL: 'postgres://garbage::host' }, /DATABASE_URL/],
+    [{ STORAGE_URL: 'file://' }, /STORAGE_URL/],
+    [{ STORAGE_URL: 'file://relative/dir' }, /STORAGE_URL/],
+    [{ HOST: 'garbage host' }, /HOST/],
+    [{ METRICS_PORT: '9100' }, /METRICS_PORT needs METRICS_TOKEN/],
+    [{ PUBLIC_BASE_URL: 'https://user:pass@example.com' }, /PUBLIC_BASE_URL/],
+    [{ PUBLIC_BASE_URL: 'https://example.com/base?x=1' }, /PUBLIC_BASE_URL/],
+    [{ SMTP_URL: 'smtp://' }, /SMTP_URL/],
+    [{ WEBHOOK_RETRY_SCHEDULE: '50ms' }, /WEBHOOK_RETRY_SCHEDULE/],
     [{ RATE_LIMIT_ACCOUNT: '120' }, /RATE_LIMIT_ACCOUNT/],
     [{ RATE_LIMIT_ACCOUNT: '0/1m' }, /RATE_LIMIT_ACCOUNT/],
     [{ RATE_LIMIT_WRONG_KEY: '30/soon' }, /RATE_LIMIT_WRONG_KEY/],
@@ -114,7 +130,7 @@ test('WEBHOOK_RETRY_SCHEDULE: CONTRACT §12 default, waits in ms to days, bad va
     [100, 2_000, 60_000],
   );
   assert.deepEqual(parseRetrySchedule('7d'), [7 * 24 * hour]);
-  for (const bad of ['', ',', '5s,', '0ms', '8d', '1.5s', 'soon', Array(21).fill('1s').join(',')])
+  for (const bad of ['', ',', '5s,', '0ms', '50ms', '8d', '1.5s', 'soon', Array(21).fill('1s').join(',')])
     assert.equal(parseRetrySchedule(bad), null, bad);
   for (const env of [{ WEBHOOK_RETRY_SCHEDULE: '5s,x' }, { WEBHOOK_CONCURRENCY: '0' }])
     assert.throws(
@@ -149,7 +165,10 @@ test('METRICS_TOKEN turns GET /metrics on (CONTRACT §15)', () => {
   );
   assert.equal(loadConfig({ METRICS_TOKEN: '' }).metricsToken, null);
   assert.equal(loadConfig({}).metricsPort, null);
-  assert.equal(loadConfig({ METRICS_PORT: '9464' }).metricsPort, 9464);
+  assert.equal(
+    loadConfig({ METRICS_PORT: '9464', METRICS_TOKEN: 'metrics-token-0123456789' }).metricsPort,
+    9464,
+  );
 });
 
 test('mail, sign-up credit and sessions: SMTP_URL, MAIL_FROM, SIGNUP_CREDIT_MINOR, SESSION_TTL (CONTRACT §13)', () => {

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { MODELS } from './catalog/index.ts';
@@ -147,7 +148,7 @@ const MAX_RETRY_STEP_MS = 7 * DAY_MS;
 
 /**
  * Parses WEBHOOK_RETRY_SCHEDULE: comma-separated waits such as `5s,5m,30m,2h` (milliseconds as `100ms` too,
- * for tests), 1 to 20 steps of at most 7 days each. Null when malformed.
+ * for tests), 1 to 20 steps of 100 ms to 7 days each. Null when malformed.
  */
 export function parseRetrySchedule(text: string): number[] | null {
   const steps = text.split(',').map((step) => step.trim());
@@ -155,7 +156,7 @@ export function parseRetrySchedule(text: string): number[] | null {
   const waits: number[] = [];
   for (const step of steps) {
     const ms = /^\d+ms$/.test(step) ? Number(step.slice(0, -2)) : parseDuration(step);
-    if (ms === null || !(ms > 0) || ms > MAX_RETRY_STEP_MS) return null;
+    if (ms === null || ms < 100 || ms > MAX_RETRY_STEP_MS) return null;
     waits.push(ms);
   }
   return waits;
@@ -180,6 +181,8 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const port = intVar(env, 'PORT', 8080, 0, 65_535);
   const host = env.HOST?.trim() || '127.0.0.1';
+  if (!isIP(host) && !/^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(host))
+    throw new ConfigError(`HOST must be an IP address or a host name, got "${host}"`);
   const dataDir = path.resolve(env.DATA_DIR?.trim() || './data');
   const publicBaseUrl = urlVar(
     env,
@@ -190,9 +193,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or sqlite:');
   }
+  // `sqlite:` alone would be a temporary database, lost at every restart.
+  if (/^sqlite:\s*$/.test(databaseUrl))
+    throw new ConfigError('DATABASE_URL sqlite: needs a file, e.g. sqlite:./data/service.db');
+  if (databaseUrl.startsWith('postgres')) {
+    try {
+      new URL(databaseUrl);
+    } catch {
+      throw new ConfigError('DATABASE_URL is not a valid postgres:// URL');
+    }
+  }
   const storageUrl = env.STORAGE_URL?.trim() || `file://${path.join(dataDir, 'files')}`;
   if (!/^(file|s3):\/\//.test(storageUrl))
     throw new ConfigError('STORAGE_URL must start with file:// or s3://');
+  // file:// alone would be the file system's root; file://dir is a host name, not a folder.
+  if (storageUrl.startsWith('file:') && !/^file:\/\/\/[^/]/.test(storageUrl))
+    throw new ConfigError('STORAGE_URL file:// needs an absolute folder, e.g. file:///srv/gta/files');
   const adminToken = env.ADMIN_TOKEN?.trim() || null;
   if (adminToken !== null && adminToken.length < 16) {
     throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
@@ -222,10 +238,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     storageUrl,
     adminToken,
     metricsToken,
-    metricsPort: env.METRICS_PORT?.trim() ? intVar(env, 'METRICS_PORT', 0, 1, 65_535) : null,
+    metricsPort: metricsPortVar(env, metricsToken),
     simSpeed,
-    resultRetentionMs: durationVar(env, 'RESULT_RETENTION', '14d'),
-    uploadRetentionMs: durationVar(env, 'UPLOAD_RETENTION', '7d'),
+    resultRetentionMs: durationVar(env, 'RESULT_RETENTION', '14d', KEEP_MAX_MS),
+    uploadRetentionMs: durationVar(env, 'UPLOAD_RETENTION', '7d', KEEP_MAX_MS),
     uploadQuotaBytes: sizeVar(env, 'UPLOAD_QUOTA', '1GB'),
     logLevel,
     embeddedWorker: worker === 'on',
@@ -254,7 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     webhookConcurrency: intVar(env, 'WEBHOOK_CONCURRENCY', 16, 1, 256),
     ...mailVars(env, publicBaseUrl),
     signupCreditMinor: intVar(env, 'SIGNUP_CREDIT_MINOR', 0, 0, 1_000_000_000),
-    sessionTtlMs: durationVar(env, 'SESSION_TTL', '30d'),
+    sessionTtlMs: durationVar(env, 'SESSION_TTL', '30d', KEEP_MAX_MS),
     payments: paymentsVars(env),
     fetchAllowAddresses: Object.freeze(
       (env.FETCH_ALLOW_ADDRESSES ?? '')
@@ -324,9 +340,14 @@ function urlVar(env: NodeJS.ProcessEnv, name: string, fallback: string): string 
   try {
     const url = new URL(text);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    // Links are built by appending paths: a query, a fragment or credentials would end up in each.
+    if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
+      throw new Error('parts');
     return text;
   } catch {
-    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${text}"`);
+    throw new ConfigError(
+      `${name} must be an absolute http(s) URL without credentials, query or fragment, got "${text}"`,
+    );
   }
 }
 
@@ -356,10 +377,32 @@ function rateLimitVar(env: NodeJS.ProcessEnv, name: string, fallback: string): R
   return limit;
 }
 
-function durationVar(env: NodeJS.ProcessEnv, name: string, fallback: string): number {
+/**
+ * Longest duration a variable may give by default: Node's timers hold at most 2^31 - 1 ms (about 24.8
+ * days), and a longer one fires after 1 ms instead.
+ */
+const TIMER_MAX_MS = 2 ** 31 - 1;
+/** Longest retention or session lifetime: ten years. */
+const KEEP_MAX_MS = 3650 * DAY_MS;
+
+function metricsPortVar(env: NodeJS.ProcessEnv, metricsToken: string | null): number | null {
+  if (!env.METRICS_PORT?.trim()) return null;
+  const port = intVar(env, 'METRICS_PORT', 0, 1, 65_535);
+  if (metricsToken === null) throw new ConfigError('METRICS_PORT needs METRICS_TOKEN');
+  return port;
+}
+
+function durationVar(
+  env: NodeJS.ProcessEnv,
+  name: string,
+  fallback: string,
+  maxMs: number = TIMER_MAX_MS,
+): number {
   const text = env[name]?.trim() || fallback;
   const ms = parseDuration(text);
   if (ms === null) throw new ConfigError(`${name} must look like 30s, 10m, 2h or 7d, got "${text}"`);
+  if (ms > maxMs)
+    throw new ConfigError(`${name} must be at most ${Math.floor(maxMs / DAY_MS)}d, got "${text}"`);
   return ms;
 }
 
@@ -378,10 +421,11 @@ function mailVars(env: NodeJS.ProcessEnv, publicBaseUrl: string): Pick<Config, '
   const smtpUrl = env.SMTP_URL?.trim() || null;
   if (smtpUrl !== null) {
     let protocol = '';
+    let hostname = '';
     try {
-      protocol = new URL(smtpUrl).protocol;
+      ({ protocol, hostname } = new URL(smtpUrl));
     } catch {}
-    if (protocol !== 'smtp:' && protocol !== 'smtps:')
+    if ((protocol !== 'smtp:' && protocol !== 'smtps:') || hostname === '')
       throw new ConfigError('SMTP_URL must look like smtp://user:pass@host:port or smtps://…');
   }
   const mailFrom = env.MAIL_FROM?.trim() || `no-reply@${new URL(publicBaseUrl).hostname}`;

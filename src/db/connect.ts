@@ -229,7 +229,10 @@ export async function migrateToLatest(db: Db): Promise<void> {
     const failed = results?.find((r) => r.status === 'Error');
     if (error || failed) {
       // Thrown inside the session, so SQLite rolls back what the failed run did.
-      throw new Error(`migration ${failed?.migrationName ?? ''} failed`, { cause: error });
+      // The cause in the message: a database that cannot be reached is told apart from a broken schema.
+      const reason = error instanceof Error ? `: ${error.message}` : '';
+      const what = failed ? `migration ${failed.migrationName}` : 'migrating the database';
+      throw new Error(`${what} failed${reason}`, { cause: error });
     }
   });
 }
