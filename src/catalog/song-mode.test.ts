@@ -5,7 +5,7 @@ import { AUDIO_INPUT, text } from './fields.ts';
 import type { InputFile, ModelSpec } from './model-spec.ts';
 import { vocalGender } from './music-common.ts';
 import { bad, type Case, inputFile, ok, settingsCases } from './settings-cases.ts';
-import { songMode, withoutDefaults } from './song-mode.ts';
+import { isRefusedInBranch, songMode, withoutDefaults } from './song-mode.ts';
 
 /** A song mode declared only here: what a new simple/advanced mode of `music` takes to write. */
 const remix = songMode({
@@ -27,11 +27,14 @@ const SIMPLE = { mode: 'remix', audio: AUDIO, songDescription: 'a remix' };
 const ADVANCED = { mode: 'remix', audio: AUDIO, customMode: true, title: 'T', style: 's', prompt: 'la' };
 
 describe('withoutDefaults', () => {
-  it('makes fields with a default optional and leaves the others as they are', () => {
+  it('makes fields with a default optional, keeps the others, and marks every one refused', () => {
     const optional = text(1, 5).optional();
     const shape = withoutDefaults({ n: z.int().default(3), o: optional });
     assert.equal(shape['n']?.safeParse(undefined).data, undefined);
-    assert.equal(shape['o'], optional);
+    assert.equal(shape['o']?.safeParse('abc').data, 'abc');
+    assert.ok(isRefusedInBranch(shape['n']) && isRefusedInBranch(shape['o']));
+    // The field the other branch shares is not marked there.
+    assert.ok(!isRefusedInBranch(optional));
   });
 });
 

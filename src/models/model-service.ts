@@ -3,7 +3,7 @@
  * database, joined with the catalog. The catalog itself stays pure declarations.
  */
 import { z } from 'zod';
-import type { ModelKind, ModelSpec } from '../catalog/index.ts';
+import { isRefusedInBranch, type ModelKind, type ModelSpec } from '../catalog/index.ts';
 import { bumpEpoch, type Db, KeptUntilEpoch, type ModelSettingsTable, prepared } from '../db/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { markLibraryFields } from './library-marks.ts';
@@ -63,7 +63,17 @@ export class ModelService {
         model.modes.map((mode) => ({
           name: mode.name,
           settings_schema: markLibraryFields(
-            z.toJSONSchema(mode.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+            z.toJSONSchema(mode.schema, {
+              io: 'input',
+              unrepresentable: 'any',
+              override: ({ zodSchema, jsonSchema }) => {
+                if (!isRefusedInBranch(zodSchema)) return;
+                // Known to the branch only to be refused: never valid there.
+                for (const key of Object.keys(jsonSchema))
+                  delete (jsonSchema as Record<string, unknown>)[key];
+                (jsonSchema as Record<string, unknown>)['not'] = {};
+              },
+            }) as Record<string, unknown>,
             mode,
           ),
         })),
