@@ -209,9 +209,32 @@ describe('storage faults', () => {
     }
   });
 
-  test('a storage that keeps failing ends the task with generation_failed and leaves no files', async () => {
-    // The real clock: the backoff between attempts passes in real time, the deadline stays far away.
-    const t = await startTestApp({ worker: false });
+  test('a storage outage longer than the attempts: the run waits without using them up, then succeeds', async () => {
+    const clock = new ManualClock();
+    const t = await startTestApp({ clock, worker: false });
+    const store = new FaultyStore(t.container.storage);
+    // Down for four puts (each run's first), more than the three attempts allow, then back.
+    store.onPut = (call) => (call <= 4 ? Promise.reject(new StorageError('S3 put failed: 503')) : null);
+    const worker = workerOf(t, { storage: store }, { maxAttempts: 3 });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const id = (await t.call(acct.key, 'POST', '/v1/tasks', body3d())).json().id;
+      worker.start();
+      // Small steps while a run is in progress, so its deadline (about a minute) stays far.
+      const done = await finalWithClock(t, clock, acct.key, id, 200);
+      assert.equal(done.status, 'succeeded', JSON.stringify(done.error));
+      assert.equal(store.puts, 6, 'four failed runs of one put, then one of two');
+      await worker.stop();
+      await assertNoOrphans(t, store);
+    } finally {
+      await worker.stop();
+      await t.close();
+    }
+  });
+
+  test('a storage that never comes back: the task ends with timeout at its deadline, no files, no charge', async () => {
+    const clock = new ManualClock();
+    const t = await startTestApp({ clock, worker: false });
     const store = new FaultyStore(t.container.storage);
     store.onPut = (call) => (call % 2 === 0 ? Promise.reject(new StorageError('S3 put failed: 503')) : null);
     const worker = workerOf(t, { storage: store }, { maxAttempts: 3 });
@@ -219,9 +242,9 @@ describe('storage faults', () => {
       const acct = await t.account({ balanceMinor: 10_000 });
       const id = (await t.call(acct.key, 'POST', '/v1/tasks', body3d())).json().id;
       worker.start();
-      const done = await waitForFinal(t, acct.key, id, 30_000);
-      assert.equal(codeOf(done), 'generation_failed');
-      assert.equal(store.puts, 6, 'three attempts of two files each');
+      const done = await finalWithClock(t, clock, acct.key, id, 1_000);
+      assert.equal(codeOf(done), 'timeout');
+      assert.ok(store.puts > 6, `${store.puts} puts: more than three attempts of two files`);
       await worker.stop();
       await assertNoOrphans(t, store);
       assert.equal((await balances(t, acct.id)).available_minor, 10_000);

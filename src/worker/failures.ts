@@ -84,6 +84,20 @@ export function isUpstreamTransient(error: unknown): boolean {
   return false;
 }
 
+/**
+ * True when a transient failure was on our side (our storage, our database), not the generator's: the
+ * run is not to blame, and waiting for our side to come back uses up no attempt.
+ */
+export function isOwnTransient(error: unknown): boolean {
+  if (isUpstreamTransient(error)) return false;
+  for (const e of chain(error)) {
+    if (e instanceof TransientFailure) return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && isDatabaseHiccup(code)) return true;
+  }
+  return false;
+}
+
 /** True when the upstream task is gone for good (UpstreamRunLost): only a new run can help. */
 export function isRunLost(error: unknown): boolean {
   for (const e of chain(error)) if (e instanceof UpstreamRunLost) return true;

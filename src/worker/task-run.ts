@@ -22,6 +22,7 @@ import {
 import { RunDeadline, runTimeoutMs } from './deadline.ts';
 import {
   DeadlineExceeded,
+  isOwnTransient,
   isRunLost,
   isTransient,
   isUpstreamTransient,
@@ -42,10 +43,10 @@ const MAX_POLL_BACKOFF_MS = 30_000;
 const CHANNEL_MAX_ATTEMPTS = 4;
 /** Wait before asking again for a free slot (milliseconds); not an attempt. */
 const SLOT_WAIT_MS = 1_000;
-/** Longest wait for a provider's free slot before asking again (milliseconds). */
-const MAX_BUSY_WAIT_MS = 30_000;
-/** Tasks whose waits for a free slot a worker counts at most. */
-const MAX_BUSY_TASKS = 10_000;
+/** Longest of the waits that use up no attempt (a provider's free slot, our own storage) (milliseconds). */
+const MAX_FREE_WAIT_MS = 30_000;
+/** Tasks whose waits a worker counts at most. */
+const MAX_WAITING_TASKS = 10_000;
 
 /**
  * One claim of one task: start or resume its run, poll it, store its files and settle the task. Ends with
@@ -62,9 +63,9 @@ export class TaskRun {
   readonly #deadline: RunDeadline;
   readonly #wakes: RunWakes | null;
   readonly #folders: RunFolders;
-  readonly #busyWaits: Map<string, number>;
-  /** This claim ended waiting for a provider's free slot (ChannelBusy). */
-  #waitsForSlot = false;
+  readonly #waits: Map<string, number>;
+  /** This claim ended in a wait that uses up no attempt (#waitFree). */
+  #waiting = false;
   /** The run's key once known: its callbacks wake it between status reads. */
   #runKey: string | null = null;
   /** The generator's handle once known, for a best-effort cancel when the run ends early. */
@@ -88,10 +89,10 @@ export class TaskRun {
     /** Where the run's temporary folder comes from. (Default: a folder of its own) */
     folders?: RunFolders;
     /**
-     * Waits in a row for a provider's free slot, per task, so each wait is longer than the last. (Default:
-     * the run's own)
+     * Waits in a row that use up no attempt (a provider's free slot, our storage or database down), per
+     * task, so each is longer than the last. (Default: the run's own)
      */
-    busyWaits?: Map<string, number>;
+    waits?: Map<string, number>;
   }) {
     this.#deps = input.deps;
     this.#options = input.options;
@@ -101,7 +102,7 @@ export class TaskRun {
     this.#deadline = new RunDeadline(input.deps.clock, input.abort);
     this.#wakes = input.wakes ?? null;
     this.#folders = input.folders ?? new RunFolders(0);
-    this.#busyWaits = input.busyWaits ?? new Map();
+    this.#waits = input.waits ?? new Map();
   }
 
   get #signal(): AbortSignal {
@@ -123,7 +124,7 @@ export class TaskRun {
       await this.#handleFailure(task.id, error);
     } finally {
       this.#deadline.disarm();
-      if (!this.#waitsForSlot) this.#busyWaits.delete(task.id);
+      if (!this.#waiting) this.#waits.delete(task.id);
       await folder.release();
     }
   }
@@ -333,19 +334,21 @@ export class TaskRun {
     if (error instanceof ChannelBusy && this.#channel !== null) {
       // No free slot upstream (PROVIDERS.md §3): the task waits queued, as it would for a slot of ours,
       // without using up an attempt or counting against the channel; another channel may take it first.
-      // Each wait in a row is longer (1 s, 2 s, 4 s … 30 s), so a server busy for long is not asked every
-      // second, nor its task moved back and forth as often.
-      const waits = (this.#busyWaits.get(taskId) ?? 0) + 1;
-      // Tasks canceled while they waited leave their counts behind: bounded, never large.
-      if (this.#busyWaits.size >= MAX_BUSY_TASKS) this.#busyWaits.clear();
-      this.#busyWaits.set(taskId, waits);
+      const delayMs = this.#waitFree(taskId);
       log.info(
-        { taskId, channel: this.#channel, waits },
+        { taskId, channel: this.#channel, delayMs },
         'the provider had no free slot; the task waits queued',
       );
-      const delayMs = backoffMs(waits, { baseMs: SLOT_WAIT_MS, maxMs: MAX_BUSY_WAIT_MS });
       await this.#requeue(this.#channel, new Date(clock.now().getTime() + delayMs));
-      this.#waitsForSlot = true;
+      return;
+    }
+    if (isOwnTransient(error)) {
+      // Our storage or database failed, not the run: it resumes later from its saved state (its upstream
+      // run goes on) without using up an attempt, until it succeeds or its deadline ends it.
+      const delayMs = this.#waitFree(taskId);
+      log.warn({ err: error, taskId, delayMs }, 'our storage or database failed; the run resumes later');
+      const runAt = new Date(clock.now().getTime() + delayMs);
+      await releaseJob(db, { jobId: this.#job.id, workerId: this.#workerId, runAt });
       return;
     }
     if (error instanceof ChannelOutOfCredit && this.#channel !== null) {
@@ -390,6 +393,20 @@ export class TaskRun {
       runAt,
       attempts,
     });
+  }
+
+  /**
+   * The wait before the next claim of a task whose run waits without using up an attempt: each in a row
+   * longer than the last (1 s, 2 s, 4 s … 30 s), so a busy provider or a storage outage is not asked every
+   * second, nor the task moved back and forth as often.
+   */
+  #waitFree(taskId: string): number {
+    const waits = (this.#waits.get(taskId) ?? 0) + 1;
+    // Tasks canceled while they waited leave their counts behind: bounded, never large.
+    if (this.#waits.size >= MAX_WAITING_TASKS) this.#waits.clear();
+    this.#waits.set(taskId, waits);
+    this.#waiting = true;
+    return backoffMs(waits, { baseMs: SLOT_WAIT_MS, maxMs: MAX_FREE_WAIT_MS });
   }
 
   /** Back to the queue for a fresh run that prefers another channel than `avoid`. */

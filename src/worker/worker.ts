@@ -59,8 +59,9 @@ export interface WorkerOptions {
   /** Poll for jobs written by other processes (milliseconds). (Default: 1 s) */
   pollIntervalMs?: number;
   /**
-   * Attempts of a task whose run keeps failing with transient errors (a provider's 429 or 5xx, storage,
-   * network) before it fails; restarts and lease take-overs do not count. (Default: 5)
+   * Attempts of a task whose run keeps failing with transient errors (a provider's 429 or 5xx, network)
+   * before it fails; restarts, lease take-overs and our own storage or database failing do not count.
+   * (Default: 5)
    */
   maxAttempts?: number;
   /** Timeout of one generator call (milliseconds). (Default: 60 s) */
@@ -87,8 +88,8 @@ export class Worker {
   readonly #runWakes = new RunWakes();
   /** The runs' temporary folders, kept empty between runs (one per slot at most). */
   readonly #folders: RunFolders;
-  /** Waits in a row for a provider's free slot, per task (TaskRun); an entry goes when its run moves on. */
-  readonly #busyWaits = new Map<string, number>();
+  /** Waits in a row that use up no attempt, per task (TaskRun); an entry goes when its run moves on. */
+  readonly #waits = new Map<string, number>();
   #stopping = false;
   #loop: Promise<void> | null = null;
   readonly #alarm = new Alarm();
@@ -213,7 +214,7 @@ export class Worker {
       abort,
       wakes: this.#runWakes,
       folders: this.#folders,
-      busyWaits: this.#busyWaits,
+      waits: this.#waits,
     });
     const done = run
       .run()
