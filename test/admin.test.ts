@@ -67,6 +67,8 @@ describe('operator API (CONTRACT §9)', () => {
       runAdminCommand(t.container.services, ['credit', id], { amount: '0', reference: 'zero' }),
       UsageError,
     );
+    for (const command of ['credit', 'ledger'])
+      await assert.rejects(runAdminCommand(t.container.services, [command], {}), /missing ACCOUNT_ID/);
   });
 
   test('credits are idempotent by reference and appear in the ledger', async () => {

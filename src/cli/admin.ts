@@ -50,6 +50,8 @@ export async function runAdminCommand(
 ): Promise<unknown> {
   const { admin, channels, people } = services;
   const [group, action, target] = positionals;
+  // `credit` and `ledger` take the account right after them: without it, say what is missing.
+  if ((group === 'credit' || group === 'ledger') && action === undefined) need(action, 'ACCOUNT_ID');
   switch (`${group} ${action ?? ''}`.trim()) {
     case 'accounts create':
       return admin.createAccount(need(options.name, '--name'));
