@@ -59,7 +59,8 @@ export const en: Catalog = {
   voice_not_found: 'Voice "{id}" is unknown, deleted or not yours. No money was reserved.',
   voice_not_ready: 'Voice "{id}" is not ready yet. No money was reserved.',
   style_not_found: 'Style "{id}" is unknown, deleted or not yours. No money was reserved.',
-  style_not_ready: 'Style "{id}" is still training. No money was reserved.',
+  style_not_ready:
+    'Style "{id}" is not ready: it is still training, or its training failed. No money was reserved.',
   character_not_found: 'Character "{id}" is unknown, deleted or not yours. No money was reserved.',
   rate_limited: 'Too many requests; retry after the time in Retry-After.',
   too_many_active: 'You already have {limit} unfinished tasks of model "{model}"; wait for one to finish.',
