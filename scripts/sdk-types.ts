@@ -107,10 +107,18 @@ function helperPaths(doc: OpenApiDoc): Array<{ model: string; helper: string; pa
     .map((m) => ({ model: m[1]!, helper: m[2]!, path: m[0] }));
 }
 
+function isNeverSchema(value: object): boolean {
+  const keys = Object.keys(value);
+  const not = (value as { not?: unknown }).not;
+  return keys.length === 1 && typeof not === 'object' && not !== null && Object.keys(not).length === 0;
+}
+
 /** Rewrites `#/components/schemas/X` references to the definitions json-schema-to-typescript resolves. */
 function relink(value: unknown, names: Map<string, string>): unknown {
   if (Array.isArray(value)) return value.map((item) => relink(item, names));
   if (value === null || typeof value !== 'object') return value;
+  // `{"not": {}}`, a field the settings' branch refuses whenever it is set: `never` in TypeScript.
+  if (isNeverSchema(value)) return { tsType: 'never' };
   const out: Schema = {};
   for (const [key, item] of Object.entries(value)) {
     if (key === '$ref' && typeof item === 'string' && item.startsWith('#/components/schemas/')) {

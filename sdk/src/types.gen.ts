@@ -6,14 +6,14 @@ export type SettingsMusicGenerate =
       model?: 'V6' | 'V6_MINI' | 'V6_WILD';
       customMode?: false;
       songDescription: string;
-      title?: string;
-      style?: string;
-      prompt?: string;
+      title?: never;
+      style?: never;
+      prompt?: never;
       instrumental?: boolean;
-      vocalGender?: 'm' | 'f';
-      duration?: number;
-      styleWeight?: number;
-      weirdnessConstraint?: number;
+      vocalGender?: never;
+      duration?: never;
+      styleWeight?: never;
+      weirdnessConstraint?: never;
       audioWeight?: number;
       persona?: string;
       voice?: string;
@@ -22,7 +22,7 @@ export type SettingsMusicGenerate =
       mode: 'generate';
       model?: 'V6' | 'V6_MINI' | 'V6_WILD';
       customMode: true;
-      songDescription?: string;
+      songDescription?: never;
       title: string;
       style: string;
       prompt?: string;
@@ -46,14 +46,14 @@ export type SettingsMusicCoverUpload =
       audio: [string];
       customMode?: false;
       songDescription: string;
-      title?: string;
-      style?: string;
-      prompt?: string;
+      title?: never;
+      style?: never;
+      prompt?: never;
       instrumental?: boolean;
-      negativeTags?: string;
-      duration?: number;
-      styleWeight?: number;
-      weirdnessConstraint?: number;
+      negativeTags?: never;
+      duration?: never;
+      styleWeight?: never;
+      weirdnessConstraint?: never;
       audioWeight?: number;
       persona?: string;
       voice?: string;
@@ -67,7 +67,7 @@ export type SettingsMusicCoverUpload =
        */
       audio: [string];
       customMode: true;
-      songDescription?: string;
+      songDescription?: never;
       title: string;
       style: string;
       prompt?: string;
@@ -96,13 +96,13 @@ export type SettingsMusicMashup =
       audio2: [string];
       customMode?: false;
       songDescription: string;
-      title?: string;
-      style?: string;
-      prompt?: string;
+      title?: never;
+      style?: never;
+      prompt?: never;
       instrumental?: boolean;
-      duration?: number;
-      styleWeight?: number;
-      weirdnessConstraint?: number;
+      duration?: never;
+      styleWeight?: never;
+      weirdnessConstraint?: never;
       audioWeight?: number;
     }
   | {
@@ -119,7 +119,7 @@ export type SettingsMusicMashup =
        */
       audio2: [string];
       customMode: true;
-      songDescription?: string;
+      songDescription?: never;
       title: string;
       style: string;
       prompt?: string;
