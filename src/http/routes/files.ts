@@ -10,11 +10,10 @@ import { parseRange } from '../../tasks/index.ts';
 import { paced } from '../body-pace.ts';
 import { rangeHeaderOf, STORED_FILE_POLICY, sendBytes, storedEtag } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
+import { errorResponses, errorSchema, pathParam } from './schemas.ts';
 
 /** Room for a multipart body's boundaries and part headers beside its file. */
 const MULTIPART_ROOM = 1024 * 1024;
-
-import { errorResponses, errorSchema, pathParam } from './schemas.ts';
 
 const tags = ['files'];
 const uploadSchema = z

@@ -10,12 +10,6 @@ import { TASK_BODY_LIMIT } from '../limits.ts';
 import { rangeHeaderOf, sendBytes, storedEtag } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone, preferWait, waitParam } from '../waiting.ts';
-
-const ETAG_HEADER = {
-  description: "the file's strong validator, for If-Range",
-  schema: { type: 'string' },
-} as const;
-
 import {
   errorResponses,
   errorSchema,
@@ -31,6 +25,12 @@ import {
 } from './schemas.ts';
 
 const tags = ['tasks'];
+/** The ETag of a result file's download (send-bytes.ts), for If-Range. */
+const ETAG_HEADER = {
+  description: "the file's strong validator, for If-Range",
+  schema: { type: 'string' },
+} as const;
+
 /** Media types of result files: images, video, audio, 3D models and documents (JSON, text, archives). */
 const ARTIFACT_TYPES = ['image/*', 'video/*', 'audio/*', 'model/*', 'application/*', 'text/*'];
 const taskId = z.object({ id: pathParam });
