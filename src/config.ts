@@ -181,7 +181,7 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
   const port = intVar(env, 'PORT', 8080, 0, 65_535);
   const host = env.HOST?.trim() || '127.0.0.1';
-  if (!isIP(host) && !/^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/.test(host))
+  if (!isIP(host) && !/^[A-Za-z0-9]([\w.-]{0,251}[A-Za-z0-9])?$/.test(host))
     throw new ConfigError(`HOST must be an IP address or a host name, got "${host}"`);
   const dataDir = path.resolve(env.DATA_DIR?.trim() || './data');
   const publicBaseUrl = urlVar(
