@@ -60,7 +60,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: requestIdOf,
     routerOptions: { maxParamLength: PATH_PARAM_MAX },
-    trustProxy: false,
+    // Only the proxies TRUST_PROXY names may say who the client is (X-Forwarded-For).
+    trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
     // Node's cap on receiving a whole request; slow bodies are cut much sooner by the body pace.
     requestTimeout: deps.config.requestTimeoutMs,
     // Node checks those two timeouts on this period (30 s by default, which would triple the headers' 10 s).

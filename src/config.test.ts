@@ -67,6 +67,9 @@ test('bad values stop the start with an error naming the variable', () => {
     [{ PUBLIC_BASE_URL: 'https://example.com/base?x=1' }, /PUBLIC_BASE_URL/],
     [{ SMTP_URL: 'smtp://' }, /SMTP_URL/],
     [{ WEBHOOK_RETRY_SCHEDULE: '50ms' }, /WEBHOOK_RETRY_SCHEDULE/],
+    [{ TRUST_PROXY: 'true' }, /TRUST_PROXY/],
+    [{ TRUST_PROXY: 'proxy.local' }, /TRUST_PROXY/],
+    [{ TRUST_PROXY: '10.0.0.0/99' }, /TRUST_PROXY/],
     [{ RATE_LIMIT_ACCOUNT: '120' }, /RATE_LIMIT_ACCOUNT/],
     [{ RATE_LIMIT_ACCOUNT: '0/1m' }, /RATE_LIMIT_ACCOUNT/],
     [{ RATE_LIMIT_WRONG_KEY: '30/soon' }, /RATE_LIMIT_WRONG_KEY/],
@@ -95,6 +98,17 @@ test('RATE_LIMIT_* are COUNT/DURATION, with the reference’s limits by default'
     wrongKey: { count: 5, windowMs: 3_600_000 },
     helpers: { count: 100, windowMs: 86_400_000 },
   });
+});
+
+test('TRUST_PROXY names the proxies whose X-Forwarded-For is believed; none by default', () => {
+  assert.deepEqual(loadConfig({}).trustProxy, []);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: ' 127.0.0.1, 10.0.0.0/8,::1,fd00::/8, loopback ' }).trustProxy, [
+    '127.0.0.1',
+    '10.0.0.0/8',
+    '::1',
+    'fd00::/8',
+    'loopback',
+  ]);
 });
 
 test('parseDuration reads 30s, 10m, 2h, 7d', () => {

@@ -54,6 +54,12 @@ export interface Config {
    */
   fetchAllowAddresses: readonly string[];
   /**
+   * The proxies in front of the API (`TRUST_PROXY`): addresses, CIDR ranges or `loopback`, `linklocal`,
+   * `uniquelocal`. A request from one of them is taken to come from the address its X-Forwarded-For names,
+   * for the limits per client address. Empty: the peer is the client.
+   */
+  trustProxy: readonly string[];
+  /**
    * Worker threads that draw the simulator's files, so long encodes never stall the event loop; 0 draws
    * them on the worker's own thread. (Default: one per spare core, 1 to 4)
    */
@@ -278,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
         .map((a) => a.trim())
         .filter(Boolean),
     ),
+    trustProxy: trustProxyVar(env),
   } satisfies Config);
 }
 
@@ -384,6 +391,26 @@ function rateLimitVar(env: NodeJS.ProcessEnv, name: string, fallback: string): R
 const TIMER_MAX_MS = 2 ** 31 - 1;
 /** Longest retention or session lifetime: ten years. */
 const KEEP_MAX_MS = 3650 * DAY_MS;
+
+const PROXY_PRESETS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function trustProxyVar(env: NodeJS.ProcessEnv): readonly string[] {
+  const entries = (env.TRUST_PROXY ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address);
+    const prefixOk =
+      prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 6 ? 128 : 32));
+    if (!PROXY_PRESETS.has(entry) && (family === 0 || !prefixOk))
+      throw new ConfigError(
+        `TRUST_PROXY must list addresses, CIDR ranges, loopback, linklocal or uniquelocal, got "${entry}"`,
+      );
+  }
+  return Object.freeze(entries);
+}
 
 function metricsPortVar(env: NodeJS.ProcessEnv, metricsToken: string | null): number | null {
   if (!env.METRICS_PORT?.trim()) return null;

@@ -179,6 +179,39 @@ describe('the HTTP edge', () => {
   });
 });
 
+describe('TRUST_PROXY', () => {
+  test('a trusted proxy’s X-Forwarded-For is the client for the wrong-key limit; anyone else’s is not', async () => {
+    const t = await startTestApp({
+      worker: false,
+      env: { TRUST_PROXY: '10.9.8.7' },
+      limits: { accountRequests: 10_000, wrongKeyAttempts: 2, windowSeconds: 60 },
+    });
+    try {
+      const guess = (remoteAddress: string, client: string) =>
+        t.app.inject({
+          method: 'GET',
+          url: '/v1/models',
+          headers: {
+            authorization: 'Bearer gta_wrongwrongwrongwrongwrongwrongwrong',
+            'x-forwarded-for': client,
+          },
+          remoteAddress,
+        });
+      // Through the proxy: each client has its own budget.
+      expectError(await guess('10.9.8.7', '203.0.113.5'), 401, 'invalid_api_key');
+      expectError(await guess('10.9.8.7', '203.0.113.5'), 401, 'invalid_api_key');
+      expectError(await guess('10.9.8.7', '203.0.113.5'), 429, 'rate_limited');
+      expectError(await guess('10.9.8.7', '203.0.113.6'), 401, 'invalid_api_key');
+      // Not a trusted proxy: its X-Forwarded-For changes nothing, every guess is its own address's.
+      expectError(await guess('10.9.8.6', '203.0.113.7'), 401, 'invalid_api_key');
+      expectError(await guess('10.9.8.6', '203.0.113.8'), 401, 'invalid_api_key');
+      expectError(await guess('10.9.8.6', '203.0.113.9'), 429, 'rate_limited');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('operator token guesses', () => {
   test('[10.21] wrong operator tokens are limited per address; past the budget nothing is checked', async () => {
     const t = await startTestApp({
