@@ -41,6 +41,7 @@ describe('dashboard pages', () => {
       assert.equal(res.statusCode, 404, url);
       assert.match(res.headers['content-type'] as string, /^text\/html/);
       assert.match(res.body, /There is no such page\./);
+      assert.match(res.body, /<title>Not found/);
       assert.match(String(res.headers['content-security-policy']), /default-src 'self'/);
       assert.equal(res.headers['x-frame-options'], 'DENY');
     }
@@ -50,6 +51,7 @@ describe('dashboard pages', () => {
       headers: { accept: browserAccept, cookie: 'lang=ru' },
     });
     assert.match(ru.body, /Такой страницы нет\./);
+    assert.match(ru.body, /<title>Не найдено/);
     for (const [url, accept] of [
       ['/nope', '*/*'],
       ['/nope', 'application/json'],

@@ -108,11 +108,11 @@ function sendAsset(request: FastifyRequest, reply: FastifyReply, found: Asset | 
   return reply.type(found.type).send(found.body);
 }
 
-/** A page saying what went wrong, with the way back to the dashboard. */
-function errorPage(context: WebContext, assets: Assets, message: string): string {
+/** A page saying what went wrong, with the way back to the dashboard; a 404 is titled "Not found". */
+function errorPage(context: WebContext, assets: Assets, message: string, status: number): string {
   const w = wordsOf(context.lang);
   const body = html`<p class="error" role="alert">${message}</p><p><a href="/">${w.back}</a></p>`;
-  return page(context, assets, { title: w.errorTitle, path: '/', body });
+  return page(context, assets, { title: status === 404 ? w.notFoundTitle : w.errorTitle, path: '/', body });
 }
 
 /** The context of a page answered without the dashboard's hooks: signed out, in `lang`. */
@@ -133,7 +133,7 @@ function notFoundPage(assets: Assets): NotFoundPage {
     );
     const saved = /(?:^|;\s*)lang=([a-z]{2})(?:;|$)/.exec(request.headers.cookie ?? '')?.[1];
     const lang = langFrom(saved) ?? negotiateLang(undefined, request.headers['accept-language']);
-    return sendHtml(reply, 404, errorPage(signedOut(lang), assets, wordsOf(lang).notFound));
+    return sendHtml(reply, 404, errorPage(signedOut(lang), assets, wordsOf(lang).notFound, 404));
   };
 }
 
@@ -211,7 +211,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<No
           : 500;
       if (status >= 500) request.log.error({ err: error }, 'dashboard page failed');
       const message = isApiError(error) ? refusalOf(error, lang).message : w.errorTitle;
-      return sendHtml(reply, status, errorPage(context ?? signedOut(lang), assets, message));
+      return sendHtml(reply, status, errorPage(context ?? signedOut(lang), assets, message, status));
     });
     await authPages(web, pageDeps);
     await overviewPage(web, pageDeps);

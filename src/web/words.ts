@@ -87,6 +87,7 @@ const en = {
   csrfTitle: 'This form has expired',
   csrfBody: 'The page was open too long or came from another site. Go back, reload it and try again.',
   errorTitle: 'Something went wrong',
+  notFoundTitle: 'Not found',
   notFound: 'There is no such page.',
   back: 'Back to the dashboard',
   flash_confirmed: 'Your e-mail is confirmed. You can create keys now.',
@@ -187,6 +188,7 @@ const ru: Words = {
   csrfBody:
     'Страница была открыта слишком долго или пришла с другого сайта. Вернитесь, обновите её и повторите.',
   errorTitle: 'Что-то пошло не так',
+  notFoundTitle: 'Не найдено',
   notFound: 'Такой страницы нет.',
   back: 'Вернуться в личный кабинет',
   flash_confirmed: 'Эл. почта подтверждена. Теперь можно создавать ключи.',

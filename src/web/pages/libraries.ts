@@ -153,7 +153,11 @@ function createPage(context: WebContext, deps: PageDeps, decl: LibraryDecl): str
 function noSuchKind(context: WebContext, deps: PageDeps, reply: FastifyReply): FastifyReply {
   const w = wordsOf(context.lang);
   const body = html`<p class="error" role="alert">${w.notFound}</p><p><a href="/libraries">${w.libBack}</a></p>`;
-  return sendHtml(reply, 404, page(context, deps.assets, { title: w.errorTitle, path: '/libraries', body }));
+  return sendHtml(
+    reply,
+    404,
+    page(context, deps.assets, { title: w.notFoundTitle, path: '/libraries', body }),
+  );
 }
 
 export async function librariesPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
