@@ -37,7 +37,8 @@ async function main(): Promise<void> {
   container.sweeper.start();
   container.topupSweep.start(config.payments.sweepIntervalMs);
   const address = await app.listen({ port: config.port, host: config.host });
-  process.stdout.write(`Listening on ${address} (docs: ${config.publicBaseUrl}/docs)\n`);
+  const base = config.publicBaseUrl;
+  process.stdout.write(`Listening on ${address} (dashboard: ${base}/, docs: ${base}/docs)\n`);
 }
 
 main().catch((error: unknown) => {
