@@ -124,15 +124,21 @@ test('every mode of video succeeds, its files sent as absolute links under PUBLI
   }
 });
 
-test('video-omni: a saved character and voice go as reference pictures and audio', async () => {
-  const character = await t.call(account.key, 'POST', '/v1/models/video-omni/characters', {
-    name: 'Ann',
+/** A video-omni character of the test upload's picture, as the API answers it (201). */
+async function saveCharacter(name: string): Promise<{ id: string; status: string }> {
+  const saved = await t.call(account.key, 'POST', '/v1/models/video-omni/characters', {
+    name,
     portrait_url: files.png,
     full_body_url: files.png,
   });
-  assert.equal(character.statusCode, 201, character.body);
-  assert.equal(character.json().status, 'ready');
-  assertNoUpstreamUrl(character.json(), [files.png]);
+  assert.equal(saved.statusCode, 201, saved.body);
+  return saved.json();
+}
+
+test('video-omni: a saved character and voice go as reference pictures and audio', async () => {
+  const character = await saveCharacter('Ann');
+  assert.equal(character.status, 'ready');
+  assertNoUpstreamUrl(character, [files.png]);
   const voice = await t.call(account.key, 'POST', '/v1/models/video-omni/voices', {
     name: 'Ann voice',
     base_voice_id: 'preset-soft-alto',
@@ -141,7 +147,7 @@ test('video-omni: a saved character and voice go as reference pictures and audio
   assert.equal(voice.statusCode, 201, voice.body);
   const { id, task, body } = await run('video-omni', {
     prompt: 'Ann dances on a rooftop',
-    character_ids: [character.json().id],
+    character_ids: [character.id],
     audio_ids: [voice.json().id],
     duration: 6,
   });
@@ -157,15 +163,10 @@ test('video-omni: a saved character and voice go as reference pictures and audio
 });
 
 test('video-omni: a preset voice goes as its stored sample, which the link serves', async () => {
-  const character = await t.call(account.key, 'POST', '/v1/models/video-omni/characters', {
-    name: 'Bo',
-    portrait_url: files.png,
-    full_body_url: files.png,
-  });
-  assert.equal(character.statusCode, 201, character.body);
+  const character = await saveCharacter('Bo');
   const { id, task, body } = await run('video-omni', {
     prompt: 'a narrator over a city at night',
-    character_ids: [character.json().id],
+    character_ids: [character.id],
     audio_ids: ['preset-warm-narrator'],
   });
   await assertVideo(id, task);
