@@ -40,10 +40,13 @@ test('a known key is answered from memory; a revoked one is refused at once in t
     await dropRowQuietly(db, kept.id);
     assert.equal((await auth.authenticate(kept.key))?.keyId, kept.id, 'answered from the cache');
     const key = await newKey(db);
+    assert.equal(auth.cached(key.key), undefined, 'never looked up: not answered without a lookup');
     assert.equal((await auth.authenticate(key.key))?.keyId, key.id);
+    assert.equal(auth.cached(key.key)?.keyId, key.id, 'looked up: answered without waiting');
     await db.dialect.transaction(db.db, (tx) => revokeKey(tx, key.id, new Date()));
     // PostgreSQL delivers this process's own NOTIFY over the LISTEN connection: give it that trip.
     if (db.dialect.name === 'postgres') await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(auth.cached(key.key), undefined, 'revoked: not answered from memory');
     assert.equal(await auth.authenticate(key.key), null, 'revoked: refused');
   } finally {
     await auth.close();
@@ -67,6 +70,7 @@ test('SQLite: a key revoked by another process on the same file is refused on th
     await other.dialect.transaction(other.db, (tx) => revokeKey(tx, key.id, new Date()));
     // The next request arrives after the revocation: in a later turn of the event loop.
     await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(auth.cached(key.key), undefined, 'the synchronous path reads the epoch too');
     assert.equal(await auth.authenticate(key.key), null, 'no wait, no notification needed');
   } finally {
     await auth.close();

@@ -89,15 +89,30 @@ export class KeyAuthenticator {
     }
   }
 
+  /**
+   * The rights of a presented key when they are cached and fresh, without waiting for anything; undefined
+   * when `authenticate` has to look the key up (or refuse it). The hot path of every poll.
+   */
+  cached(plain: string): KeyPrincipal | undefined {
+    if (!looksLikeKey(plain)) return undefined;
+    return this.#fresh(hashKey(plain), this.#now());
+  }
+
+  #fresh(keyHash: string, now: number): KeyPrincipal | undefined {
+    this.#checkEpoch();
+    const entry = this.#entries.get(keyHash);
+    if (entry && now - entry.at < this.#ttlMs) return entry.principal;
+    if (entry) this.#entries.delete(keyHash);
+    return undefined;
+  }
+
   /** The rights of a presented key, or null when it is unknown or revoked. */
   async authenticate(plain: string): Promise<KeyPrincipal | null> {
     if (!looksLikeKey(plain)) return null;
     const keyHash = hashKey(plain);
-    this.#checkEpoch();
     const now = this.#now();
-    const entry = this.#entries.get(keyHash);
-    if (entry && now - entry.at < this.#ttlMs) return entry.principal;
-    if (entry) this.#entries.delete(keyHash);
+    const fresh = this.#fresh(keyHash, now);
+    if (fresh) return fresh;
     const generation = this.#generation;
     const principal = await principalOfHash(this.#db.db, keyHash);
     // Cached only when no revocation was heard meanwhile and the cache is listening at all.

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../errors.ts';
 import { CSRF_HEADER, SESSION_COOKIE, type Session, sessionPrincipal } from '../../people/index.ts';
 import type { AppDeps } from '../types.ts';
@@ -18,27 +18,51 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * `X-CSRF-Token`, else 403 csrf_failed. A Bearer header always wins over a cookie.
  */
 export function installApiKeyAuth(app: FastifyInstance, deps: AppDeps, limiter: RequestLimiter): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback, not an async function: a key whose rights are cached, counted by the limiter in memory (a
+  // poll's usual case), passes without a promise or a wait; the rest takes `authenticateRequest`.
+  app.addHook('onRequest', (request, reply, done) => {
     const header = request.headers.authorization;
-    const session = header === undefined ? await sessionOf(request, deps) : null;
-    if (session) {
-      // A page of another site can make the browser send the cookie, never this header (CONTRACT §13).
-      if (!SAFE_METHODS.has(request.method) && !csrfMatches(request.headers[CSRF_HEADER], session.csrf)) {
-        throw errors.csrfFailed();
+    const plain = header === undefined ? undefined : BEARER.exec(header)?.[1];
+    const principal = plain === undefined ? undefined : deps.services.keys.cached(plain);
+    if (principal !== undefined) {
+      request.principal = principal;
+      try {
+        if (limiter.takeAccountRequestHere(principal.accountId, reply)) return done();
+      } catch (error) {
+        return done(error as Error);
       }
-      request.principal = sessionPrincipal(session);
-      await limiter.takeAccountRequest(session.accountId, reply);
+      limiter.takeAccountRequest(principal.accountId, reply).then(() => done(), done);
       return;
     }
-    const match = header ? BEARER.exec(header) : null;
-    const principal = match?.[1] ? await deps.services.keys.authenticate(match[1]) : null;
-    if (!principal) {
-      const wait = await limiter.takeWrongKeyAttempt(request.ip);
-      throw wait === null ? errors.invalidApiKey(header !== undefined) : errors.rateLimited(wait);
-    }
-    request.principal = principal;
-    await limiter.takeAccountRequest(principal.accountId, reply);
+    authenticateRequest(request, reply, deps, limiter).then(() => done(), done);
   });
+}
+
+async function authenticateRequest(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: AppDeps,
+  limiter: RequestLimiter,
+): Promise<void> {
+  const header = request.headers.authorization;
+  const session = header === undefined ? await sessionOf(request, deps) : null;
+  if (session) {
+    // A page of another site can make the browser send the cookie, never this header (CONTRACT §13).
+    if (!SAFE_METHODS.has(request.method) && !csrfMatches(request.headers[CSRF_HEADER], session.csrf)) {
+      throw errors.csrfFailed();
+    }
+    request.principal = sessionPrincipal(session);
+    await limiter.takeAccountRequest(session.accountId, reply);
+    return;
+  }
+  const match = header ? BEARER.exec(header) : null;
+  const principal = match?.[1] ? await deps.services.keys.authenticate(match[1]) : null;
+  if (!principal) {
+    const wait = await limiter.takeWrongKeyAttempt(request.ip);
+    throw wait === null ? errors.invalidApiKey(header !== undefined) : errors.rateLimited(wait);
+  }
+  request.principal = principal;
+  await limiter.takeAccountRequest(principal.accountId, reply);
 }
 
 /** The session the request's cookie names, if it is still open. */

@@ -14,7 +14,8 @@ import type { RequestLimits } from '../types.ts';
  * so the same limiters can later be shared by several processes (issue: scale-out).
  */
 export class RequestLimiter {
-  readonly #account: RateLimiterAbstract;
+  /** Counted in this process without a promise per request, or shared by every process in PostgreSQL. */
+  readonly #account: FixedWindows | RateLimiterAbstract;
   readonly #wrongKey: RateLimiterAbstract;
   readonly #wrongAdminToken: RateLimiterAbstract;
   readonly #limits: RequestLimits;
@@ -35,7 +36,9 @@ export class RequestLimiter {
           })
         : new RateLimiterMemory({ keyPrefix, points, duration });
     const wrongKeyWindow = limits.wrongKeyWindowSeconds ?? limits.windowSeconds;
-    this.#account = make('account', limits.accountRequests, limits.windowSeconds);
+    this.#account = pgPool
+      ? make('account', limits.accountRequests, limits.windowSeconds)
+      : new FixedWindows(limits.accountRequests, limits.windowSeconds * 1000);
     this.#wrongKey = make('wrong-key', limits.wrongKeyAttempts, wrongKeyWindow);
     // Its own budget, so API-key traffic from an address never locks its operator out, or the reverse.
     this.#wrongAdminToken = make('wrong-admin-token', limits.wrongKeyAttempts, wrongKeyWindow);
@@ -46,17 +49,47 @@ export class RequestLimiter {
    * and throws 429 rate_limited past the limit.
    */
   async takeAccountRequest(accountId: string, reply: FastifyReply): Promise<void> {
-    const policy = `"account";q=${this.#limits.accountRequests};w=${this.#limits.windowSeconds}`;
-    try {
-      const res = await this.#account.consume(accountId);
-      reply.header('ratelimit-policy', policy);
-      const remaining = integerText(res.remainingPoints);
-      reply.header('ratelimit', `"account";r=${remaining};t=${Math.ceil(res.msBeforeNext / 1000)}`);
-    } catch (rejection) {
-      const res = asLimiterRes(rejection);
-      const reset = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-      throw errors.rateLimited(reset, { 'RateLimit-Policy': policy, RateLimit: `"account";r=0;t=${reset}` });
+    const account = this.#account;
+    if (account instanceof FixedWindows) {
+      this.takeAccountRequestHere(accountId, reply);
+      return;
     }
+    try {
+      const res = await account.consume(accountId);
+      this.#allowed(reply, res.remainingPoints, res.msBeforeNext);
+    } catch (rejection) {
+      this.#refused(asLimiterRes(rejection).msBeforeNext);
+    }
+  }
+
+  /**
+   * `takeAccountRequest` without waiting, when the budget is counted in this process: true when the request
+   * was counted (its headers set, or 429 thrown), false when the count lives in PostgreSQL and only
+   * `takeAccountRequest` can take it.
+   */
+  takeAccountRequestHere(accountId: string, reply: FastifyReply): boolean {
+    if (!(this.#account instanceof FixedWindows)) return false;
+    const { remaining, msBeforeNext } = this.#account.take(accountId);
+    if (remaining < 0) this.#refused(msBeforeNext);
+    this.#allowed(reply, remaining, msBeforeNext);
+    return true;
+  }
+
+  get #policy(): string {
+    return `"account";q=${this.#limits.accountRequests};w=${this.#limits.windowSeconds}`;
+  }
+
+  #allowed(reply: FastifyReply, remaining: number, msBeforeNext: number): void {
+    reply.header('ratelimit-policy', this.#policy);
+    reply.header('ratelimit', `"account";r=${integerText(remaining)};t=${Math.ceil(msBeforeNext / 1000)}`);
+  }
+
+  #refused(msBeforeNext: number): never {
+    const reset = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    throw errors.rateLimited(reset, {
+      'RateLimit-Policy': this.#policy,
+      RateLimit: `"account";r=0;t=${reset}`,
+    });
   }
 
   /**
@@ -90,6 +123,50 @@ export class RequestLimiter {
     } catch (rejection) {
       return Math.max(1, Math.ceil(asLimiterRes(rejection).msBeforeNext / 1000));
     }
+  }
+}
+
+/**
+ * Fixed windows counted in memory, as rate-limiter-flexible's RateLimiterMemory counts them (a key's window
+ * opens at its first request and lasts `windowMs`; past `points` requests in it the rest are refused), but
+ * answered synchronously: the memory store wraps every count in a promise and a timer per key, which a poll
+ * pays on every request. Ended windows are swept once a window, so memory follows the active keys.
+ */
+export class FixedWindows {
+  readonly #points: number;
+  readonly #windowMs: number;
+  readonly #now: () => number;
+  readonly #windows = new Map<string, { count: number; endsAt: number }>();
+  #sweepAt: number;
+
+  constructor(points: number, windowMs: number, now: () => number = Date.now) {
+    this.#points = points;
+    this.#windowMs = windowMs;
+    this.#now = now;
+    this.#sweepAt = now() + windowMs;
+  }
+
+  /** Counts one request of `key`: the requests left in its window (negative once past it) and the ms until it ends. */
+  take(key: string): { remaining: number; msBeforeNext: number } {
+    const now = this.#now();
+    if (now >= this.#sweepAt) this.#sweep(now);
+    let window = this.#windows.get(key);
+    if (window === undefined || window.endsAt <= now) {
+      window = { count: 0, endsAt: now + this.#windowMs };
+      this.#windows.set(key, window);
+    }
+    window.count += 1;
+    return { remaining: this.#points - window.count, msBeforeNext: window.endsAt - now };
+  }
+
+  /** Keys with a window open (tests). */
+  get size(): number {
+    return this.#windows.size;
+  }
+
+  #sweep(now: number): void {
+    for (const [key, window] of this.#windows) if (window.endsAt <= now) this.#windows.delete(key);
+    this.#sweepAt = now + this.#windowMs;
   }
 }
 
