@@ -4,7 +4,8 @@
  * this process's; the gauges read from the database at scrape time (state-gauges.ts) are the same from
  * every process.
  */
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Histogram, type Metric, Registry } from 'prom-client';
+import { HttpSeries, type RegistrySeries } from './http-series.ts';
 
 /** Route label of requests no route matched (404, 405, refusals before routing). */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -16,8 +17,6 @@ const RUN_BUCKETS_SECONDS = [1, 5, 15, 30, 60, 120, 300, 600, 1_200, 1_800, 3_60
 /** Request durations: a poll takes milliseconds, an upload or a long-poll up to a minute. */
 const HTTP_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-type HttpLabels = 'route' | 'method' | 'status';
-
 export interface MetricsOptions {
   /** Also collect Node's process metrics (CPU, memory, event loop, GC). (Default: true) */
   processMetrics?: boolean;
@@ -26,27 +25,25 @@ export interface MetricsOptions {
 /** Every series this process exposes at `GET /metrics`, in one registry. */
 export class Metrics {
   readonly registry = new Registry();
-  readonly httpRequests: Counter<HttpLabels>;
-  readonly httpDuration: Histogram<HttpLabels>;
+  readonly #http: HttpSeries;
   readonly tasksCreated: Counter<'model'>;
   readonly tasksFinished: Counter<'model' | 'status' | 'error_code'>;
   readonly runDuration: Histogram<'model' | 'channel' | 'status'>;
 
   constructor(options: MetricsOptions = {}) {
     const registers = [this.registry];
-    this.httpRequests = new Counter({
-      name: 'http_requests_total',
-      help: 'HTTP requests answered, by route pattern, method and status.',
-      labelNames: ['route', 'method', 'status'],
-      registers,
-    });
-    this.httpDuration = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time from receiving a request to the end of its answer (seconds).',
-      labelNames: ['route', 'method', 'status'],
-      buckets: HTTP_BUCKETS_SECONDS,
-      registers,
-    });
+    this.#http = new HttpSeries(
+      {
+        requests: 'http_requests_total',
+        requestsHelp: 'HTTP requests answered, by route pattern, method and status.',
+        duration: 'http_request_duration_seconds',
+        durationHelp: 'Time from receiving a request to the end of its answer (seconds).',
+      },
+      HTTP_BUCKETS_SECONDS,
+    );
+    // The registry reads a metric's name, help, type and get(), which the HTTP series provide.
+    for (const series of [this.#http.requests, this.#http.duration])
+      this.registry.registerMetric(series as unknown as Metric);
     this.tasksCreated = new Counter({
       name: 'gta_tasks_created_total',
       help: 'Tasks accepted (queued with a hold) by this process, by model.',
@@ -74,13 +71,12 @@ export class Metrics {
     labels: { route: string | undefined; method: string; status: number },
     seconds: number,
   ): void {
-    const values = {
-      route: labels.route ?? UNMATCHED_ROUTE,
-      method: labels.method,
-      status: String(labels.status),
-    };
-    this.httpRequests.inc(values);
-    this.httpDuration.observe(values, seconds);
+    this.#http.observe(labels.route ?? UNMATCHED_ROUTE, labels.method, labels.status, seconds);
+  }
+
+  /** `http_requests_total` as the registry reads it (tests). */
+  get httpRequests(): RegistrySeries {
+    return this.#http.requests;
   }
 
   /** The text a scrape answers (Prometheus exposition format 0.0.4). */
