@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { SERVICE_NODE_FLAGS } from './child.ts';
 import { generatorBound, summarizeRounds } from './http-rounds.ts';
-import { planCpus } from './tools.ts';
+import { holdIdlePolling, planCpus } from './tools.ts';
 import { parseWrkOutput } from './wrk.ts';
 
 // The benches' own arithmetic (the figures of docs/performance.md come from it): wrk's summary line,
@@ -71,5 +72,24 @@ test('bench servers run with the V8 flags of npm start and npm run worker', () =
   for (const script of ['start', 'worker']) {
     const flags = (pkg.scripts[script] ?? '').split(' ').filter((word) => word.startsWith('--'));
     assert.deepEqual(flags, [...SERVICE_NODE_FLAGS], script);
+  }
+});
+
+test('holdIdlePolling writes a 0 µs request and keeps it open until released; says why when it cannot', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-idle-'));
+  try {
+    const file = path.join(dir, 'latency');
+    const hold = holdIdlePolling({}, file);
+    assert.deepEqual([...fs.readFileSync(file)], [0, 0, 0, 0]);
+    assert.match(hold.description, /idle CPUs poll/);
+    hold.release();
+    hold.release();
+    const missing = holdIdlePolling({}, path.join(dir, 'absent', 'latency'));
+    assert.match(missing.description, /own idle states .*ENOENT/);
+    missing.release();
+    const off = holdIdlePolling({ BENCH_IDLE_POLL: '0' }, file);
+    assert.match(off.description, /BENCH_IDLE_POLL=0/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

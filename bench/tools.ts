@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -70,4 +70,52 @@ export async function freePort(): Promise<number> {
   await once(server, 'close');
   if (address === null || typeof address === 'string') throw new Error('no TCP port');
   return address.port;
+}
+
+/** Linux's PM QoS request for the CPUs' wake-up latency: held at 0 µs while the file stays open. */
+export const CPU_LATENCY_FILE = '/dev/cpu_dma_latency';
+
+/** An idle-state request in force (or not), and how to end it. */
+export interface IdleHold {
+  /** One line for the bench's header: whether idle CPUs poll, and why not when they do not. */
+  description: string;
+  release(): void;
+}
+
+/**
+ * Keeps idle CPUs polling instead of halting while a bench runs, as tuned's latency-performance profile
+ * does: a PM QoS request of 0 µs on `CPU_LATENCY_FILE`, in force while the file stays open (root only).
+ *
+ * Why: a server answering over loopback pays for waking the load generator when its CPU sleeps. On a
+ * virtual machine that halts an idle vCPU, that wake-up goes through the hypervisor and costs several µs
+ * per response, charged to the server; the slower the server, the more often it finds the generator
+ * asleep, so the tax grows with the very cost being measured (docs/performance.md, "The machine").
+ * Every server of a run, landmarks included, runs under the same setting. BENCH_IDLE_POLL=0 leaves the
+ * machine's idle states alone.
+ */
+export function holdIdlePolling(env: NodeJS.ProcessEnv, file: string = CPU_LATENCY_FILE): IdleHold {
+  if (env.BENCH_IDLE_POLL === '0') {
+    return { description: 'idle CPUs: the machine’s own idle states (BENCH_IDLE_POLL=0)', release: () => {} };
+  }
+  let fd: number;
+  try {
+    fd = openSync(file, 'w');
+    const zero = Buffer.alloc(4);
+    writeSync(fd, zero);
+  } catch (error) {
+    const reason = error instanceof Error && 'code' in error ? String(error.code) : String(error);
+    return {
+      description: `idle CPUs: the machine’s own idle states (${file}: ${reason})`,
+      release: () => {},
+    };
+  }
+  let open = true;
+  return {
+    description: `idle CPUs poll instead of halting (${file} held at 0 µs; BENCH_IDLE_POLL=0 to measure without)`,
+    release: () => {
+      if (!open) return;
+      open = false;
+      closeSync(fd);
+    },
+  };
 }
