@@ -54,6 +54,27 @@ test('a known key is answered from memory; a revoked one is refused at once in t
   }
 });
 
+test('one connection presenting different keys in turn gets each key’s own rights', async () => {
+  const { db, drop } = await openTestDatabase('gta_keyconn');
+  const auth = new KeyAuthenticator(db);
+  await auth.start();
+  try {
+    const first = await newKey(db);
+    const second = await newKey(db);
+    await auth.authenticate(first.key);
+    await auth.authenticate(second.key);
+    const connection = {};
+    for (const key of [first, second, first, first, second]) {
+      assert.equal(auth.cached(key.key, connection)?.keyId, key.id);
+    }
+    assert.equal(auth.cached(`${first.key.slice(0, -1)}x`, connection), undefined, 'a wrong key on it');
+    assert.equal(auth.cached(first.key, {})?.keyId, first.id, 'another connection');
+  } finally {
+    await auth.close();
+    await drop();
+  }
+});
+
 test('SQLite: a key revoked by another process on the same file is refused on the very next request', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-keycache-'));
   const file = path.join(dir, 'keys.db');

@@ -23,7 +23,7 @@ export function installApiKeyAuth(app: FastifyInstance, deps: AppDeps, limiter: 
   app.addHook('onRequest', (request, reply, done) => {
     const header = request.headers.authorization;
     const plain = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    const principal = plain === undefined ? undefined : deps.services.keys.cached(plain);
+    const principal = plain === undefined ? undefined : deps.services.keys.cached(plain, request.raw.socket);
     if (principal !== undefined) {
       request.principal = principal;
       try {
