@@ -238,7 +238,6 @@ export async function settle(
   const transfer = settled.rows[0];
   if (!transfer) return false;
   const amount = Number(transfer.amount_minor);
-  await (outcome === 'capture' ? captured : released)(tx, { amount, accountId: transfer.account_id });
   await appendEntry(tx, {
     account_id: transfer.account_id,
     type: outcome,
@@ -248,5 +247,8 @@ export async function settle(
     reference: null,
     created_at: at.toISOString(),
   });
+  // The account's row last: its update locks the row every money change of the account waits for (on
+  // PostgreSQL) until this transaction ends, so it comes after the entry, not before.
+  await (outcome === 'capture' ? captured : released)(tx, { amount, accountId: transfer.account_id });
   return true;
 }

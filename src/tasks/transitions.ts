@@ -170,8 +170,8 @@ export async function markSucceeded(tx: Tx, taskId: string, success: Success, at
       )
       .execute();
   }
-  await leaveActive(tx, row, 'capture', at);
   await taskChanged(tx, taskId, { type: 'task.succeeded', at }, row);
+  await leaveActive(tx, row, 'capture', at);
   return true;
 }
 
@@ -182,6 +182,11 @@ const jobRemoved = prepared<{ jobId: string }, never>((db, value) =>
 /**
  * What every move out of queued/running does beside its row's change, in the same transaction: the hold
  * captured or voided, the task's place under the active-task limit given back, its job removed.
+ *
+ * Last in its transaction, and in this order: the account's row (locked by the settlement) and then its
+ * active-task count are the rows every creation and settlement of the account waits for on PostgreSQL, so
+ * they are locked as late as possible (the lock is held until the commit), and in the order a creation
+ * locks them (`TaskService`: account, then count), so two transactions never wait for each other.
  */
 async function leaveActive(
   tx: Tx,
@@ -189,9 +194,9 @@ async function leaveActive(
   outcome: 'capture' | 'void',
   at: Date,
 ): Promise<void> {
+  await jobRemoved(tx, { jobId: jobIdOf(row.id) });
   await settle(tx, row.id, outcome, at);
   await giveBackActivePlace(tx, row.account_id, row.model);
-  await jobRemoved(tx, { jobId: jobIdOf(row.id) });
 }
 
 /** queued | running → a final state without a result, voiding the hold. False when it was already final. */
@@ -209,9 +214,9 @@ async function endWithoutResult(
     .returningAll()
     .executeTakeFirst();
   if (row === undefined) return false;
-  await leaveActive(tx, row, 'void', at);
   const type = changes.status === 'failed' ? 'task.failed' : 'task.canceled';
   await taskChanged(tx, taskId, { type, at }, row);
+  await leaveActive(tx, row, 'void', at);
   return true;
 }
 
