@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { CompiledQuery, type Kysely, sql } from 'kysely';
+import pg from 'pg';
 import type { Database } from './schema.ts';
 
 /** A database handle inside a transaction (Kysely's Transaction extends Kysely). */
@@ -221,14 +222,60 @@ export const sqliteCapabilities: DialectCapabilities = {
   async lockStep() {},
 };
 
+/** Notifications of each open PostgreSQL transaction, sent with its COMMIT (`pgTransaction`). */
+const pgPending = new WeakMap<object, Array<[string, string]>>();
+
+const PG = {
+  begin: CompiledQuery.raw('begin'),
+  commit: CompiledQuery.raw('commit'),
+  rollback: CompiledQuery.raw('rollback'),
+};
+
+/**
+ * A PostgreSQL transaction whose notifications travel with its COMMIT, in one round trip: `select
+ * pg_notify(…), …; commit` as one simple query. NOTIFY is transactional either way (delivered on commit,
+ * dropped on rollback); sending it with the COMMIT saves the round trip each notifying transaction paid
+ * for it, three a task (created, running, finished). A failing notification aborts the transaction and
+ * the COMMIT after it in the same query does not run: the caller's error, and a rollback.
+ */
+async function pgTransaction<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    const notes: Array<[string, string]> = [];
+    pgPending.set(conn, notes);
+    await conn.executeQuery(PG.begin);
+    let result: T;
+    try {
+      result = await fn(conn);
+    } catch (error) {
+      pgPending.delete(conn);
+      await conn.executeQuery(PG.rollback).catch(() => {});
+      throw error;
+    }
+    pgPending.delete(conn);
+    try {
+      await conn.executeQuery(notes.length === 0 ? PG.commit : CompiledQuery.raw(notifyAndCommit(notes)));
+    } catch (error) {
+      // A refused notification leaves the transaction aborted: end it. (After a failed COMMIT the
+      // transaction is already over and this ROLLBACK only warns.)
+      await conn.executeQuery(PG.rollback).catch(() => {});
+      throw error;
+    }
+    return result;
+  });
+}
+
+/** `select pg_notify(…), …; commit`, each channel and payload once, as literals (a simple query has no parameters). */
+export function notifyAndCommit(notes: ReadonlyArray<readonly [string, string]>): string {
+  const calls = new Set<string>();
+  for (const [channel, payload] of notes)
+    calls.add(`pg_notify(${pg.escapeLiteral(channel)}, ${pg.escapeLiteral(payload)})`);
+  return `select ${[...calls].join(', ')}; commit`;
+}
+
 export const postgresCapabilities: DialectCapabilities = {
   name: 'postgres',
-  transaction(db, fn) {
-    return db.transaction().execute(fn);
-  },
-  groupCommit(db, fn) {
-    return db.transaction().execute(fn);
-  },
+  transaction: pgTransaction,
+  groupCommit: pgTransaction,
   async lockAccount(tx, accountId) {
     // FOR NO KEY UPDATE, the lock an UPDATE of the balance takes anyway: money decisions of the account
     // still run one at a time, but the foreign-key checks of rows other transactions insert for it (tasks,
@@ -237,8 +284,11 @@ export const postgresCapabilities: DialectCapabilities = {
   },
   supportsSkipLocked: true,
   async notify(tx, channel, payload = '') {
-    // Delivered on commit, once per transaction, channel and payload.
-    await sql`select pg_notify(${channel}, ${payload})`.execute(tx);
+    // Delivered on commit, once per transaction, channel and payload: sent with the COMMIT when the
+    // transaction is `pgTransaction`'s, else at once.
+    const notes = pgPending.get(tx);
+    if (notes !== undefined) notes.push([channel, payload]);
+    else await sql`select pg_notify(${channel}, ${payload})`.execute(tx);
   },
   async currentTime(db) {
     // Epoch milliseconds as text: no time-zone or driver date parsing in between.
