@@ -5,7 +5,7 @@ import { type ServerChild, startServer } from './child.ts';
 import type { Timing } from './dispatch/messages.ts';
 import { type DispatchResult, dispatchTable } from './dispatch/report.ts';
 import { ask } from './dispatch/rpc.ts';
-import { postgresServerUrl, type RedisServer, startRedis } from './dispatch/services.ts';
+import { pinPostgresServer, postgresServerUrl, type RedisServer, startRedis } from './dispatch/services.ts';
 import { drainOf, latencyOf } from './dispatch/stats.ts';
 import { runBench } from './report.ts';
 import { createScaleDatabase } from './scale/database.ts';
@@ -197,7 +197,8 @@ async function main(): Promise<number> {
   const options = readDispatchOptions(process.argv.slice(2), process.env);
   const cores = os.availableParallelism();
   const plan = planCpus(cores);
-  // Before this process is pinned: a PostgreSQL started here must not inherit the pinning.
+  // Before this process is pinned: a PostgreSQL started here must not keep this process's CPUs once the
+  // bench ends (it is pinned for the measurement only, pinPostgresServer).
   const postgres = options.databases.includes('postgres') ? postgresServerUrl(process.env) : null;
   // The creating client and Redis share the other CPU, away from the worker under test.
   pinProcess(process.pid, plan.generator);
@@ -205,7 +206,7 @@ async function main(): Promise<number> {
     `Node ${process.version}, ${cores} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}); ` +
       `${options.tasks} tasks per drain; steady mode ${options.rate}/s for ${options.seconds} s; ` +
       `worker concurrency ${CONCURRENCY} (ours and BullMQ's); worker process on CPU ${plan.server ?? 'any'}, ` +
-      `Redis and this process on CPU ${plan.generator ?? 'any'}\n\n`,
+      `Redis, PostgreSQL and this process on CPU ${plan.generator ?? 'any'}\n\n`,
   );
   const results: DispatchResult[] = [];
   const redis = await startRedis(plan.generator);
@@ -220,6 +221,8 @@ async function main(): Promise<number> {
     log(`BullMQ done`);
     if (postgres !== null) {
       const database = await createScaleDatabase('pg', 'dispatch', os.tmpdir(), postgres);
+      const pinned = await pinPostgresServer(database.url, plan.generator);
+      log(pinned.description);
       try {
         results.push(
           await measureOurs(
@@ -231,6 +234,7 @@ async function main(): Promise<number> {
         );
         log(`PostgreSQL done`);
       } finally {
+        pinned.restore();
         await database.drop();
       }
     }
