@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { isRefusedInBranch, type ModelKind, type ModelSpec } from '../catalog/index.ts';
 import { bumpEpoch, type Db, KeptUntilEpoch, type ModelSettingsTable, prepared } from '../db/index.ts';
-import type { Clock } from '../lib/index.ts';
+import { type Clock, oncePerTurn } from '../lib/index.ts';
 import { markLibraryFields } from './library-marks.ts';
 
 /** Default simultaneous unfinished tasks of one model per account (CONTRACT §3). */
@@ -50,12 +50,16 @@ export class ModelService {
   readonly #modes = new Map<string, ModeView[]>();
   /** On SQLite, each model's state while the models' epoch stays (see `state`). */
   readonly #states: KeptUntilEpoch<string, ModelState>;
+  /** The models' epoch, read at most once per turn of the event loop (null on PostgreSQL). */
+  readonly #modelsEpoch: () => number | null;
 
   constructor(deps: { db: Db; clock: Clock; models: readonly ModelSpec[] }) {
     this.#db = deps.db;
     this.#clock = deps.clock;
     this.#models = deps.models;
     this.#states = new KeptUntilEpoch(Math.max(1, deps.models.length));
+    const db = deps.db;
+    this.#modelsEpoch = oncePerTurn(() => db.readEpoch(MODELS_EPOCH));
     // Schemas are derived once: they are pure functions of the catalog.
     for (const model of this.#models) {
       this.#modes.set(
@@ -99,13 +103,15 @@ export class ModelService {
 
   /**
    * The model's state now. Every creation asks; on SQLite the answer is kept until the models' epoch
-   * moves, read straight on the handle (a microsecond), so the operator's change, in this process or
-   * another, counts from the next creation on. (A read in the middle of the change's own transaction may
+   * moves, read straight on the handle once per turn of the event loop (`oncePerTurn`, as the key cache
+   * reads its epoch: every creation of a turn arrived before the turn began, so a change committed before
+   * a creation arrived is always seen), so the operator's change, in this process or another, counts from
+   * the next creation on. (A read in the middle of the change's own transaction may
    * see its uncommitted epoch: the row read after it waits for that transaction's end, and a rollback
    * moves the epoch back, which only forgets the kept answer early.) PostgreSQL reads the row every time.
    */
   async state(key: string): Promise<ModelState> {
-    const epoch = this.#db.readEpoch(MODELS_EPOCH);
+    const epoch = this.#modelsEpoch();
     const kept = epoch === null ? undefined : this.#states.get(epoch, key);
     if (kept !== undefined) return kept;
     const row = (await modelState(this.#db.db, { key })).rows[0];
