@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/index.ts';
 import { BoundedMap, oncePerTurn } from '../lib/index.ts';
 import { hashKey, KEYS_CHANNEL, type KeyPrincipal, looksLikeKey, principalOfHash } from './keys.ts';
@@ -45,7 +46,7 @@ export class KeyAuthenticator {
   #epoch: number | null = null;
   #unlisten: (() => Promise<void>) | null = null;
   /** The last key each connection presented, with its hash (`#hashOn`). */
-  readonly #lastKeyOf = new WeakMap<object, { plain: string; hash: string }>();
+  readonly #lastKeyOf = new WeakMap<object, { plain: Buffer; hash: string }>();
   /** The `keys` epoch, read once per turn of the event loop (`oncePerTurn`); null on PostgreSQL. */
   readonly #keysEpoch: () => number | null;
 
@@ -107,10 +108,18 @@ export class KeyAuthenticator {
    */
   #hashOn(plain: string, connection: object | undefined): string {
     if (connection === undefined) return hashKey(plain);
+    const presented = Buffer.from(plain);
     const last = this.#lastKeyOf.get(connection);
-    if (last !== undefined && last.plain === plain) return last.hash;
+    // In constant time: behind a proxy that reuses its connections to us, the key kept for a connection
+    // may be another caller's, and `===` would stop at the first character that differs.
+    if (
+      last !== undefined &&
+      last.plain.length === presented.length &&
+      timingSafeEqual(last.plain, presented)
+    )
+      return last.hash;
     const keyHash = hashKey(plain);
-    this.#lastKeyOf.set(connection, { plain, hash: keyHash });
+    this.#lastKeyOf.set(connection, { plain: presented, hash: keyHash });
     return keyHash;
   }
 
