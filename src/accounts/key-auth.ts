@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/index.ts';
-import { BoundedMap, oncePerTurn } from '../lib/index.ts';
+import { prepared } from '../db/index.ts';
+import { BoundedMap, oncePerTurn, oncePerTurnAsync } from '../lib/index.ts';
 import { hashKey, KEYS_CHANNEL, type KeyPrincipal, looksLikeKey, principalOfHash } from './keys.ts';
 
 /** How long a cached key is trusted without any news (milliseconds). */
@@ -26,13 +27,15 @@ interface Entry {
 /**
  * Authenticates API keys, keeping the rights of keys seen lately so a poll costs no key query (the
  * lookup was the largest single cost of polling: docs/performance.md). A revoked key is still refused at
- * once by every process:
- * - in this process, the revoking transaction's notification drops the cache on commit;
- * - on PostgreSQL, the same NOTIFY reaches every other process (`Db.listen`); a lost or remade LISTEN
- *   connection drops the cache too, and entries live at most `notifiedTtlMs` in any case;
- * - on SQLite, which cannot notify other processes, requests first read the `keys` epoch that each
- *   revocation moves (a synchronous read of the shared file, once per turn of the event loop) and drop
- *   the cache when it moved.
+ * once by every process: requests first read the `keys` epoch that each revocation moves, once per turn of
+ * the event loop, and drop the cache when it moved. Every request handled in a turn arrived before the
+ * turn began, so a key revoked before a request arrived is always refused.
+ * - On SQLite the read is synchronous, on the shared file (`cached` answers at once).
+ * - On PostgreSQL it is one query per turn, shared by the turn's requests (`authenticate` waits for it).
+ *   The revoking transaction's NOTIFY (`Db.listen`) drops the cache too, sooner, and a lost LISTEN
+ *   connection as well; entries live at most `notifiedTtlMs` in any case. (NOTIFY alone left a window: the
+ *   client's next request could reach another process before the notification did.)
+ * - In this process, the revoking transaction's notification drops the cache on commit.
  * Unknown and revoked keys are never cached: each such attempt is looked up and counted by the limiter.
  */
 export class KeyAuthenticator {
@@ -42,13 +45,15 @@ export class KeyAuthenticator {
   readonly #now: () => number;
   /** Moves on every invalidation; a lookup that started before one is not cached. */
   #generation = 0;
-  /** The `keys` epoch the cached entries were read under (SQLite). */
+  /** The `keys` epoch the cached entries were read under. */
   #epoch: number | null = null;
   #unlisten: (() => Promise<void>) | null = null;
   /** The last key each connection presented, with its hash (`#hashOn`). */
   readonly #lastKeyOf = new WeakMap<object, { plain: Buffer; hash: string }>();
   /** The `keys` epoch, read once per turn of the event loop (`oncePerTurn`); null on PostgreSQL. */
   readonly #keysEpoch: () => number | null;
+  /** On PostgreSQL, the `keys` epoch read by one query per turn (`oncePerTurnAsync`); null on SQLite. */
+  readonly #keysEpochQuery: (() => Promise<number>) | null;
 
   constructor(db: Db, options: KeyCacheOptions = {}) {
     this.#db = db;
@@ -57,6 +62,11 @@ export class KeyAuthenticator {
     this.#entries = new BoundedMap(options.maxEntries ?? 10_000);
     this.#now = options.now ?? (() => performance.now());
     this.#keysEpoch = sqlite ? oncePerTurn(() => db.readEpoch('keys'), { now: this.#now }) : () => null;
+    this.#keysEpochQuery = sqlite
+      ? null
+      : oncePerTurnAsync(async () => Number((await keysEpoch(db.db, {})).rows[0]?.value ?? 0), {
+          now: this.#now,
+        });
   }
 
   /** Starts listening for revocations; until then nothing is cached. */
@@ -86,7 +96,11 @@ export class KeyAuthenticator {
    */
   #checkEpoch(): void {
     const epoch = this.#keysEpoch();
-    if (epoch !== null && epoch !== this.#epoch) {
+    if (epoch !== null) this.#observeEpoch(epoch);
+  }
+
+  #observeEpoch(epoch: number): void {
+    if (epoch !== this.#epoch) {
       this.forget();
       this.#epoch = epoch;
     }
@@ -94,10 +108,11 @@ export class KeyAuthenticator {
 
   /**
    * The rights of a presented key when they are cached and fresh, without waiting for anything; undefined
-   * when `authenticate` has to look the key up (or refuse it). The hot path of every poll.
+   * when `authenticate` has to look the key up (or refuse it), and always on PostgreSQL, where the epoch
+   * takes a query. The hot path of every poll.
    */
   cached(plain: string, connection?: object): KeyPrincipal | undefined {
-    if (!looksLikeKey(plain)) return undefined;
+    if (this.#keysEpochQuery !== null || !looksLikeKey(plain)) return undefined;
     return this.#fresh(this.#hashOn(plain, connection), this.#now());
   }
 
@@ -135,6 +150,7 @@ export class KeyAuthenticator {
   async authenticate(plain: string): Promise<KeyPrincipal | null> {
     if (!looksLikeKey(plain)) return null;
     const keyHash = hashKey(plain);
+    if (this.#keysEpochQuery !== null) this.#observeEpoch(await this.#keysEpochQuery());
     const now = this.#now();
     const fresh = this.#fresh(keyHash, now);
     if (fresh) return fresh;
@@ -147,3 +163,8 @@ export class KeyAuthenticator {
     return principal;
   }
 }
+
+/** The `keys` epoch, which every revocation moves (`revokeKey`). */
+const keysEpoch = prepared<Record<string, never>, { value: number }>((db) =>
+  db.selectFrom('epochs').select('value').where('name', '=', 'keys'),
+);

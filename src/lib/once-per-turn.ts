@@ -28,3 +28,32 @@ export function oncePerTurn<T>(
     return value;
   };
 }
+
+/**
+ * `oncePerTurn` for a value read asynchronously (a query on PostgreSQL): the first call of a turn starts the
+ * read, later calls of the same turn share its promise, and a read started more than `maxAgeMs` ago is
+ * started again. Every request handled in a turn arrived before the turn began, so the read, started during
+ * the turn, sees every change committed before each of them arrived. A failed read is not shared further.
+ */
+export function oncePerTurnAsync<T>(
+  read: () => Promise<T>,
+  options: { now?: () => number; maxAgeMs?: number } = {},
+): () => Promise<T> {
+  const now = options.now ?? (() => performance.now());
+  const maxAgeMs = options.maxAgeMs ?? 1;
+  let current: Promise<T> | null = null;
+  let startedAt = 0;
+  return () => {
+    const at = now();
+    if (current !== null && at - startedAt < maxAgeMs) return current;
+    const started = read();
+    current = started;
+    startedAt = at;
+    const forget = (): void => {
+      if (current === started) current = null;
+    };
+    setImmediate(forget);
+    started.catch(forget);
+    return started;
+  };
+}
