@@ -243,24 +243,18 @@ async function pgTransaction<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>
     const notes: Array<[string, string]> = [];
     pgPending.set(conn, notes);
     await conn.executeQuery(PG.begin);
-    let result: T;
     try {
-      result = await fn(conn);
-    } catch (error) {
-      pgPending.delete(conn);
-      await conn.executeQuery(PG.rollback).catch(() => {});
-      throw error;
-    }
-    pgPending.delete(conn);
-    try {
+      const result = await fn(conn);
       await conn.executeQuery(notes.length === 0 ? PG.commit : CompiledQuery.raw(notifyAndCommit(notes)));
+      return result;
     } catch (error) {
-      // A refused notification leaves the transaction aborted: end it. (After a failed COMMIT the
-      // transaction is already over and this ROLLBACK only warns.)
+      // Also after a refused notification, which leaves the transaction aborted. (After a failed COMMIT
+      // the transaction is already over and this ROLLBACK only warns.)
       await conn.executeQuery(PG.rollback).catch(() => {});
       throw error;
+    } finally {
+      pgPending.delete(conn);
     }
-    return result;
   });
 }
 

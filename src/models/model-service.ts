@@ -58,8 +58,7 @@ export class ModelService {
     this.#clock = deps.clock;
     this.#models = deps.models;
     this.#states = new KeptUntilEpoch(Math.max(1, deps.models.length));
-    const db = deps.db;
-    this.#modelsEpoch = oncePerTurn(() => db.readEpoch(MODELS_EPOCH));
+    this.#modelsEpoch = oncePerTurn(() => this.#db.readEpoch(MODELS_EPOCH));
     // Schemas are derived once: they are pure functions of the catalog.
     for (const model of this.#models) {
       this.#modes.set(

@@ -45,8 +45,6 @@ const CHANNEL_MAX_ATTEMPTS = 4;
 const SLOT_WAIT_MS = 1_000;
 /** Longest of the waits that use up no attempt (a provider's free slot, our own storage) (milliseconds). */
 const MAX_FREE_WAIT_MS = 30_000;
-/** Tasks whose waits a worker counts at most. */
-const MAX_WAITING_TASKS = 10_000;
 
 /**
  * One claim of one task: start or resume its run, poll it, store its files and settle the task. Ends with
@@ -402,8 +400,6 @@ export class TaskRun {
    */
   #waitFree(taskId: string): number {
     const waits = (this.#waits.get(taskId) ?? 0) + 1;
-    // Tasks canceled while they waited leave their counts behind: bounded, never large.
-    if (this.#waits.size >= MAX_WAITING_TASKS) this.#waits.clear();
     this.#waits.set(taskId, waits);
     this.#waiting = true;
     return backoffMs(waits, { baseMs: SLOT_WAIT_MS, maxMs: MAX_FREE_WAIT_MS });

@@ -4,7 +4,7 @@ import type { ModelSpec } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
 import { calledBackRunOf, type Generator, type RunPlacement } from '../generators/index.ts';
 import type { Clock } from '../lib/index.ts';
-import { Alarm, uuidv7 } from '../lib/index.ts';
+import { Alarm, BoundedMap, uuidv7 } from '../lib/index.ts';
 import type { TaskTelemetry } from '../observability/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import { TASKS_CHANNEL } from '../tasks/index.ts';
@@ -40,6 +40,8 @@ export interface WorkerDeps {
  * (milliseconds): the gathered slots are filled by one claim transaction instead of one each.
  */
 const CLAIM_GATHER_MS = 5;
+/** Tasks whose waits in a row a worker counts at most. */
+const MAX_WAITING_TASKS = 10_000;
 
 /** Limits of one run. */
 export interface RunOptions {
@@ -88,8 +90,11 @@ export class Worker {
   readonly #runWakes = new RunWakes();
   /** The runs' temporary folders, kept empty between runs (one per slot at most). */
   readonly #folders: RunFolders;
-  /** Waits in a row that use up no attempt, per task (TaskRun); an entry goes when its run moves on. */
-  readonly #waits = new Map<string, number>();
+  /**
+   * Waits in a row that use up no attempt, per task (TaskRun); an entry goes when its run moves on, and
+   * the oldest when tasks canceled while they waited have left too many behind.
+   */
+  readonly #waits = new BoundedMap<string, number>(MAX_WAITING_TASKS);
   #stopping = false;
   #loop: Promise<void> | null = null;
   readonly #alarm = new Alarm();

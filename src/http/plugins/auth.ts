@@ -19,7 +19,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export function installApiKeyAuth(app: FastifyInstance, deps: AppDeps, limiter: RequestLimiter): void {
   // A callback, not an async function: a key whose rights are cached, counted by the limiter in memory (a
-  // poll's usual case), passes without a promise or a wait; the rest takes `authenticateRequest`.
+  // poll's usual case on SQLite), passes without a promise or a wait; the rest takes `authenticateRequest`.
   app.addHook('onRequest', (request, reply, done) => {
     const header = request.headers.authorization;
     const plain = header === undefined ? undefined : BEARER.exec(header)?.[1];
@@ -31,8 +31,6 @@ export function installApiKeyAuth(app: FastifyInstance, deps: AppDeps, limiter: 
       } catch (error) {
         return done(error as Error);
       }
-      limiter.takeAccountRequest(principal.accountId, reply).then(() => done(), done);
-      return;
     }
     authenticateRequest(request, reply, deps, limiter).then(() => done(), done);
   });

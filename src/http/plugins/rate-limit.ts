@@ -19,10 +19,13 @@ export class RequestLimiter {
   readonly #wrongKey: RateLimiterAbstract;
   readonly #wrongAdminToken: RateLimiterAbstract;
   readonly #limits: RequestLimits;
+  /** The `RateLimit-Policy` header of the account budget. */
+  readonly #policy: string;
 
   /** With a PostgreSQL pool the counters are shared by every API process; otherwise kept in memory. */
   constructor(limits: RequestLimits, pgPool: pg.Pool | null = null) {
     this.#limits = limits;
+    this.#policy = `"account";q=${limits.accountRequests};w=${limits.windowSeconds}`;
     const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract =>
       pgPool
         ? new RateLimiterPostgres({
@@ -73,10 +76,6 @@ export class RequestLimiter {
     if (remaining < 0) this.#refused(msBeforeNext);
     this.#allowed(reply, remaining, msBeforeNext);
     return true;
-  }
-
-  get #policy(): string {
-    return `"account";q=${this.#limits.accountRequests};w=${this.#limits.windowSeconds}`;
   }
 
   #allowed(reply: FastifyReply, remaining: number, msBeforeNext: number): void {
