@@ -55,6 +55,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   'src/db/migrations/0020-upstream-deletes.ts':
     '6a9aa36f91b7c8079acc5c75e1a58d7d3f043b024f47bbf88588bd5bbe748451',
   'src/db/migrations/0021-jobs-due.ts': '7bddf0660dae7bb9f559ff7ecec6e491a75f89c96bd692a867c5ea51559fa0ab',
+  'src/db/migrations/0022-drop-tasks-account-model-status.ts':
+    '076a0b2786f6b3301462d431a1d32520902e332f5e0353f9704a7ad416e7961f',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',
