@@ -164,6 +164,35 @@ describe('POST /v1/tasks with Prefer: wait=N', () => {
     assert.equal(again.json().id, first.json().id);
   });
 
+  test('a replay answers with the original’s status code, whatever its own wait (CONTRACT §4)', async () => {
+    // Answered 200 after its wait: a replay without the preference is 200 too.
+    const waited = { 'idempotency-key': `waited-${Date.now()}`, prefer: 'wait=30' };
+    const first = await t.call(acct.key, 'POST', '/v1/tasks', chair('a waited chair'), waited);
+    assert.equal(first.statusCode, 200, first.body);
+    const plain = await t.call(acct.key, 'POST', '/v1/tasks', chair('a waited chair'), {
+      'idempotency-key': waited['idempotency-key'],
+    });
+    assert.equal(plain.statusCode, 200, plain.body);
+    assert.equal(plain.headers['idempotent-replayed'], 'true');
+    assert.equal(plain.json().id, first.json().id);
+
+    // Answered 202 at once: a replay that waits for the task to end is still 202, with the final task.
+    const key = `unwaited-${Date.now()}`;
+    const created = await t.call(acct.key, 'POST', '/v1/tasks', chair('an unwaited chair'), {
+      'idempotency-key': key,
+    });
+    assert.equal(created.statusCode, 202, created.body);
+    const replay = await t.call(acct.key, 'POST', '/v1/tasks', chair('an unwaited chair'), {
+      'idempotency-key': key,
+      prefer: 'wait=30',
+    });
+    assert.equal(replay.statusCode, 202, replay.body);
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.equal(replay.headers['preference-applied'], 'wait=30');
+    assert.equal(replay.json().id, created.json().id);
+    assert.ok(FINAL.includes(replay.json().status), replay.body);
+  });
+
   test('refusals are unchanged by the preference', async () => {
     const poor = await t.account({ balanceMinor: 1 });
     expectError(

@@ -207,6 +207,22 @@ export class IdempotencyStore {
     throw errors.requestInProgress();
   }
 
+  /**
+   * Records the status the original request was finally answered with, when it is not the one the
+   * creation recorded: a creation waited on (`Prefer: wait=N`) that ends final is answered 200, not 202,
+   * and its replays must answer 200 too (CONTRACT §4: the original status code).
+   */
+  async answered(accountId: string, key: string, resourceId: string, status: number): Promise<void> {
+    await this.#db.db
+      .updateTable('idempotency_keys')
+      .set({ response_status: status })
+      .where('account_id', '=', accountId)
+      .where('key', '=', key)
+      .where('state', '=', 'done')
+      .where('resource_id', '=', resourceId)
+      .execute();
+  }
+
   /** Removes keys older than the retention period; returns how many. */
   async sweep(): Promise<number> {
     const cutoff = new Date(this.#clock.now().getTime() - IDEMPOTENCY_RETENTION_MS).toISOString();

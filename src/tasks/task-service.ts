@@ -223,6 +223,19 @@ export class TaskService {
     );
   }
 
+  /**
+   * A creation under `idempotencyKey` was answered with `status` after its wait (`Prefer: wait=N`): its
+   * replays answer with the same code (CONTRACT §4).
+   */
+  answeredAfterWait(
+    principal: KeyPrincipal,
+    idempotencyKey: string,
+    taskId: string,
+    status: number,
+  ): Promise<void> {
+    return this.#deps.idempotency.answered(principal.accountId, idempotencyKey, taskId, status);
+  }
+
   /** The task's own webhook, checked before anything else is (CONTRACT §12); null without one. */
   async #webhookOf(request: TaskRequest): Promise<{ url: string; events: readonly string[] } | null> {
     if (request.webhook_url === undefined) {

@@ -61,16 +61,20 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         operationId: 'createTask',
         summary: 'Create a task',
         description:
-          'Prices the run, holds the amount on the wallet and queues the task. Send Idempotency-Key to make retries safe. With `Prefer: wait=N` (N ≤ 60 s, RFC 7240) the answer waits up to N s: 200 with the final task if it finished, otherwise 202; both carry `Preference-Applied`.',
+          'Prices the run, holds the amount on the wallet and queues the task. Send Idempotency-Key to make retries safe. With `Prefer: wait=N` (N ≤ 60 s, RFC 7240) the answer waits up to N s: 200 with the final task if it finished, otherwise 202; both carry `Preference-Applied`. A replay (`Idempotent-Replayed: true`) answers with the original request’s status code and the task as it is then.',
         headers: z.object({ 'idempotency-key': z.string().optional(), prefer: z.string().optional() }),
         body: taskRequestSchema,
         response: {
-          200: withHeaders(taskSchema, 'the task, final within the wait of `Prefer: wait=N`', {
-            Location: locationHeader,
-            'Preference-Applied': preferenceAppliedHeader,
-            'Idempotent-Replayed': replayedHeader,
-          }),
-          // A replay of a finished creation answers with the task as it is now, still 202.
+          200: withHeaders(
+            taskSchema,
+            'the task, final within the wait of `Prefer: wait=N` (or a replay of such a creation)',
+            {
+              Location: locationHeader,
+              'Preference-Applied': preferenceAppliedHeader,
+              'Idempotent-Replayed': replayedHeader,
+            },
+          ),
+          // A replay answers with its original's code: 202 with the task as it is now, even a final one.
           202: withHeaders(taskSchema, 'the task, queued (or as it is after the wait of `Prefer: wait=N`)', {
             Location: locationHeader,
             'Retry-After': pollHeader,
@@ -102,10 +106,12 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         );
         reply.header('Preference-Applied', `wait=${seconds}`);
         if (!state.final) reply.header('Retry-After', '5');
-        return (reply as FastifyReply)
-          .code(state.final ? 200 : created.status)
-          .type('application/json; charset=utf-8')
-          .send(state.json);
+        // A replay answers with the original's code whatever its own wait saw (CONTRACT §4); an original
+        // answered 200 after its wait leaves that code for its replays.
+        const status = created.replayed || !state.final ? created.status : 200;
+        if (key !== null && !created.replayed && status !== created.status)
+          await tasks.answeredAfterWait(principal, key, created.task.id, status);
+        return (reply as FastifyReply).code(status).type('application/json; charset=utf-8').send(state.json);
       } finally {
         release();
       }
