@@ -87,6 +87,22 @@ describe('POST /v1/files and direct links', () => {
       headers: { range: 'bytes=0-7', 'if-range': etag },
     });
     assert.equal(fresh.statusCode, 206);
+    // If-None-Match naming the link's ETag: 304 without the bytes; another tag: the file.
+    const cached = await t.app.inject({
+      method: 'GET',
+      url: pathOf(up.url),
+      headers: { 'if-none-match': etag },
+    });
+    assert.equal(cached.statusCode, 304);
+    assert.equal(cached.rawPayload.length, 0);
+    assert.equal(cached.headers.etag, etag);
+    const changed = await t.app.inject({
+      method: 'GET',
+      url: pathOf(up.url),
+      headers: { 'if-none-match': '"older"' },
+    });
+    assert.equal(changed.statusCode, 200);
+    assert.deepEqual(changed.rawPayload, fs.readFileSync(png));
     // HEAD: the same headers, no body, and the file is not read for it.
     const head = await t.app.inject({ method: 'HEAD', url: pathOf(up.url) });
     assert.equal(head.statusCode, 200);

@@ -121,6 +121,32 @@ describe('tasks: create, poll, download', () => {
       416,
       'range_not_satisfiable',
     );
+    // If-None-Match (RFC 9110 §13.1.2): 304 without the file when it names this ETag (in a list, weakly, or
+    // `*`), before any Range is looked at; another tag gets the file.
+    for (const tag of [etag, `"older", W/${etag}`, '*']) {
+      for (const range of [undefined, 'bytes=10-19', `bytes=${artifact.size + 5}-`]) {
+        const cached = await t.call(acct.key, 'GET', artifact.download_path, undefined, {
+          'if-none-match': tag,
+          ...(range ? { range } : {}),
+        });
+        assert.equal(cached.statusCode, 304, `${tag} ${range}`);
+        assert.equal(cached.rawPayload.length, 0);
+        assert.equal(cached.headers.etag, etag);
+        assert.equal(cached.headers['cache-control'], whole.headers['cache-control']);
+      }
+    }
+    const other = await t.call(acct.key, 'GET', artifact.download_path, undefined, {
+      'if-none-match': '"older"',
+    });
+    assert.equal(other.statusCode, 200);
+    assert.deepEqual(other.rawPayload, whole.rawPayload);
+    // The validator never answers for another account: its task stays 404.
+    const stranger = await t.account();
+    expectError(
+      await t.call(stranger.key, 'GET', artifact.download_path, undefined, { 'if-none-match': etag }),
+      404,
+      'task_not_found',
+    );
     expectError(await t.call(acct.key, 'GET', `/v1/tasks/${id}/artifacts/9`), 404, 'artifact_not_found');
     expectError(await t.call(acct.key, 'GET', `/v1/tasks/${id}/artifacts/x`), 404, 'artifact_not_found');
     // Only the numbers the list uses name an artifact: no leading zero, no exponent, no overflow.

@@ -15,19 +15,34 @@ export function storedEtag(identity: string): string {
 }
 
 /**
+ * True when the request's `If-None-Match` names this file's validator, or is `*` (RFC 9110 §13.1.2: a
+ * comma-separated list, compared weakly): the client's copy is current and the answer is 304.
+ */
+export function notModified(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (header === undefined) return false;
+  const opaque = (tag: string): string => tag.trim().replace(/^W\//, '');
+  const wanted = opaque(etag);
+  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === wanted);
+}
+
+/**
  * The request's Range header, if it is to be honoured: an `If-Range` that is not this file's validator (an
- * older ETag, or a date: stored files carry no Last-Modified) asks for the whole file (RFC 9110 §13.1.5).
+ * older ETag, or a date: stored files carry no Last-Modified) asks for the whole file (RFC 9110 §13.1.5),
+ * and a matching `If-None-Match` comes first (§13.2.2): 304, whatever the range.
  */
 export function rangeHeaderOf(request: FastifyRequest, etag: string): string | undefined {
   const range = request.headers.range;
   const ifRange = request.headers['if-range'];
   if (range === undefined || (ifRange !== undefined && String(ifRange).trim() !== etag)) return undefined;
+  if (notModified(request, etag)) return undefined;
   return range;
 }
 
 /**
  * Streams stored bytes as the whole file (200) or the asked range (206 with Content-Range), with
- * `Accept-Ranges` and the right Content-Length. Shared by result downloads and upload direct links.
+ * `Accept-Ranges` and the right Content-Length; 304 without the bytes when the client's copy is current
+ * (`If-None-Match`). Shared by result downloads and upload direct links.
  */
 export function sendBytes(
   reply: FastifyReply,
@@ -50,6 +65,11 @@ export function sendBytes(
     // Opened on its own, a stored file is an inert document: no script of an SVG or HTML-looking file runs
     // in the service's origin, where the dashboard's session lives. Embedding (img, audio, video) is unaffected.
     .header('Content-Security-Policy', STORED_FILE_POLICY);
+  if (notModified(reply.request, file.etag)) {
+    // The validator and the caching headers above, no body (RFC 9110 §15.4.5).
+    file.body.destroy();
+    return reply.code(304).removeHeader('Content-Type').send();
+  }
   if (file.range) {
     reply
       .code(206)

@@ -251,7 +251,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         operationId: 'downloadArtifact',
         summary: 'Download a result file (Range requests supported)',
         description:
-          'Range: bytes=… answers 206 with that part. With If-Range, the part is answered only when it names the ETag this file answers; otherwise the whole file (200).',
+          'Range: bytes=… answers 206 with that part. With If-Range, the part is answered only when it names the ETag this file answers; otherwise the whole file (200). If-None-Match naming that ETag (or `*`) answers 304 without the file.',
         params: z.object({ id: pathParam, index: pathParam }),
         response: {
           200: mediaResponse("the file, with the artifact's content_type", ARTIFACT_TYPES, {
@@ -263,6 +263,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
               ETag: ETAG_HEADER,
             },
           }),
+          304: z.null().describe('not modified: If-None-Match names the ETag of this file'),
           ...errorResponses,
           404: errorSchema.describe('task_not_found, artifact_not_found, artifact_expired'),
           416: errorSchema.describe('range_not_satisfiable'),
