@@ -285,16 +285,74 @@ describe('people: sign-up, confirmation, sessions and keys', () => {
       password: 'a brand new secret',
       address: '192.0.2.50',
     });
+    const from = { sessionToken: again.token, address: '192.0.2.50' };
     assert.equal(
-      await codeOf(people.changePassword(again.personId, PASSWORD, 'third secret!')),
+      await codeOf(people.changePassword(again.personId, PASSWORD, 'third secret!', from)),
       'invalid_credentials',
     );
-    await people.changePassword(again.personId, 'a brand new secret', 'third secret!');
+    await people.changePassword(again.personId, 'a brand new secret', 'third secret!', from);
     assert.ok(
       await people.signIn({ email: 'gus@example.com', password: 'third secret!', address: '192.0.2.50' }),
     );
     await people.setLanguage(again.personId, 'ru');
     assert.equal((await people.session(again.token))?.lang, 'ru');
+  });
+
+  test('a new password ends the person’s other sessions and every reset link still open', async () => {
+    const here = await signedIn('ned@example.com');
+    const elsewhere = await people.signIn({
+      email: 'ned@example.com',
+      password: PASSWORD,
+      address: '198.51.100.60',
+    });
+    await people.requestPasswordReset('ned@example.com');
+    const link = outboxLink(t.dir, 'ned@example.com', 'reset/new');
+    await people.changePassword(here.personId, PASSWORD, 'changed secret 1', {
+      sessionToken: here.token,
+      address: '198.51.100.60',
+    });
+    assert.ok(await people.session(here.token), 'the session that changed it stays signed in');
+    assert.equal(await people.session(elsewhere.token), null, 'any other session ended');
+    assert.equal(await codeOf(people.resetPassword(link, 'taken over secret')), 'invalid_token');
+
+    // A reset closes the links asked for before it too, not only its own.
+    await people.requestPasswordReset('ned@example.com');
+    const older = outboxLink(t.dir, 'ned@example.com', 'reset/new');
+    await people.requestPasswordReset('ned@example.com');
+    const newer = outboxLink(t.dir, 'ned@example.com', 'reset/new');
+    assert.notEqual(older, newer);
+    await people.resetPassword(newer, 'reset secret 2');
+    assert.equal(await codeOf(people.resetPassword(older, 'taken over secret')), 'invalid_token');
+    assert.ok(
+      await people.signIn({ email: 'ned@example.com', password: 'reset secret 2', address: '198.51.100.60' }),
+    );
+  });
+
+  test('the current password asked by a change is limited like sign-in; reset mails per e-mail too', async () => {
+    const s = await signedIn('oli@example.com');
+    const from = { sessionToken: s.token, address: '198.51.100.70' };
+    for (let i = 0; i < 10; i++) {
+      assert.equal(
+        await codeOf(people.changePassword(s.personId, `guess ${i} wrong`, 'stolen secret', from)),
+        'invalid_credentials',
+      );
+    }
+    // Past the e-mail's budget even the right password is not compared, from any address, and sign-in
+    // (which counts the same failures) waits too.
+    assert.equal(
+      await codeOf(
+        people.changePassword(s.personId, PASSWORD, 'stolen secret', { ...from, address: '198.51.100.71' }),
+      ),
+      'rate_limited',
+    );
+    assert.equal(
+      await codeOf(people.signIn({ email: 'oli@example.com', password: PASSWORD, address: '198.51.100.72' })),
+      'rate_limited',
+    );
+
+    const mails = mailCount(t.dir);
+    for (let i = 0; i < 8; i++) await people.requestPasswordReset('oli@example.com');
+    assert.equal(mailCount(t.dir), mails + 5, 'five reset mails an hour, then silence');
   });
 
   test('keys: ten active at most, revoked ones stop working, another account’s key is 404', async () => {

@@ -129,11 +129,19 @@ export class FakePeople implements PeoplePort {
     for (const [t, s] of this.sessions) if (s.personId === personId) this.sessions.delete(t);
   }
 
-  async changePassword(personId: string, current: string, next: string) {
+  async changePassword(
+    personId: string,
+    current: string,
+    next: string,
+    from: { sessionToken: string; address: string },
+  ) {
     const person = this.#byId(personId);
     if (person.password !== current) throw refused('invalid');
     if (next.length < 8) throw refused('short');
     person.password = next;
+    // As the service does: every other session of the person ends.
+    for (const [t, s] of this.sessions)
+      if (s.personId === personId && t !== from.sessionToken) this.sessions.delete(t);
   }
 
   async setLanguage(personId: string, lang: Lang) {

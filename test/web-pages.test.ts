@@ -356,7 +356,10 @@ describe('dashboard pages', () => {
 
   test('settings: the password changes with the current one, a wrong one is shown', async () => {
     const browser = new Browser(t);
-    await browser.signUp();
+    const email = await browser.signUp();
+    const elsewhere = new Browser(t);
+    await elsewhere.get('/signin');
+    assert.equal((await elsewhere.post('/signin', { email, password: 'correct horse 1' })).statusCode, 303);
     const page = await browser.get('/settings');
     assert.ok(labels(page.body).includes('Current password'));
     assert.ok(labels(page.body).includes('New password'));
@@ -366,6 +369,8 @@ describe('dashboard pages', () => {
     const ok = await browser.post('/settings', { current: 'correct horse 1', password: 'another pass 2' });
     assert.equal(ok.statusCode, 303);
     assert.match((await browser.get('/settings')).body, /The password is changed/);
+    // The page names its own session to the service: this browser stays signed in, the other one does not.
+    assert.equal((await elsewhere.get('/settings')).statusCode, 303);
   });
 
   test('overview: available and held money, and the 30-day spend chart once something was spent', async () => {

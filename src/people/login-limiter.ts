@@ -15,6 +15,9 @@ export interface LoginLimits {
 
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = { failures: 10, windowSeconds: 15 * 60 };
 
+/** Reset mails one e-mail address may get per window: enough to ask again, too few to flood a mailbox. */
+export const RESET_MAIL_LIMITS: LoginLimits = { failures: 5, windowSeconds: 60 * 60 };
+
 /**
  * The counter's key as stored: a digest, whatever the key's length. An e-mail typed into the sign-in form
  * can be thousands of characters long, and the PostgreSQL table's key column holds 255 (a longer one was a
@@ -69,15 +72,30 @@ export class AttemptLimiter {
 /**
  * Counts failed sign-ins per client address and per e-mail (CONTRACT §13). Past either budget sign-in is
  * refused before the password is even compared, so guessing goes no faster, whichever it spreads over.
- * On PostgreSQL the counters are shared by every API process, in the table the request limits use.
+ * The current password asked when changing it counts alike, and so do reset mails per e-mail, on a budget
+ * of their own. On PostgreSQL the counters are shared by every API process, in the table the request
+ * limits use.
  */
 export class LoginLimiter {
   readonly #address: AttemptLimiter;
   readonly #email: AttemptLimiter;
+  readonly #resetMails: AttemptLimiter;
 
-  constructor(limits: LoginLimits = DEFAULT_LOGIN_LIMITS, pgPool: pg.Pool | null = null) {
+  constructor(
+    limits: LoginLimits = DEFAULT_LOGIN_LIMITS,
+    pgPool: pg.Pool | null = null,
+    resetMailLimits: LoginLimits = RESET_MAIL_LIMITS,
+  ) {
     this.#address = new AttemptLimiter('login-address', limits, pgPool);
     this.#email = new AttemptLimiter('login-email', limits, pgPool);
+    this.#resetMails = new AttemptLimiter('reset-mail', resetMailLimits, pgPool);
+  }
+
+  /** Counts a reset mail to `email`; false when the address had its mails for this window already. */
+  async takeResetMail(email: string): Promise<boolean> {
+    if ((await this.#resetMails.wait(email)) !== null) return false;
+    await this.#resetMails.fail(email);
+    return true;
   }
 
   /** Seconds to wait before the next attempt of this address or e-mail is compared, or null. */

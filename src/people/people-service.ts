@@ -22,7 +22,7 @@ import type { LoginLimiter } from './login-limiter.ts';
 import { DUMMY_HASH, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.ts';
 import { type AccountWithPerson, attachEmail, findAccounts } from './people-admin.ts';
 import { asLang, createSession, findSession, type Session } from './sessions.ts';
-import { hashToken, issueToken, isTokenShaped, useToken } from './tokens.ts';
+import { endResetLinks, hashToken, issueToken, isTokenShaped, useToken } from './tokens.ts';
 
 export interface PeopleServiceDeps {
   db: Db;
@@ -182,14 +182,15 @@ export class PeopleService {
       .select(['id', 'lang'])
       .where('email', '=', email)
       .executeTakeFirst();
-    if (!person) return;
+    // Past the address's reset mails for the hour, the answer is the same and no mail goes out.
+    if (!person || !(await this.#d.limiter.takeResetMail(email))) return;
     const token = await this.#tx((tx) => issueToken(tx, person.id, 'reset', this.#d.clock.now()));
     await this.#mail('reset', asLang(person.lang) ?? 'en', email, token);
   }
 
   /**
-   * Sets a new password from a reset link (once, within 1 hour) and ends every session of the person.
-   * Opening the link proves the mailbox, so it confirms the e-mail too.
+   * Sets a new password from a reset link (once, within 1 hour) and ends every session of the person and
+   * every other reset link still open. Opening the link proves the mailbox, so it confirms the e-mail too.
    */
   async resetPassword(token: string, password: string): Promise<void> {
     mustBeGoodPassword(password);
@@ -210,26 +211,48 @@ export class PeopleService {
         .where('id', '=', personId)
         .execute();
       await tx.deleteFrom('sessions').where('person_id', '=', personId).execute();
+      await endResetLinks(tx, personId, this.#d.clock.now());
     });
   }
 
-  /** Changes the password after checking the current one (401 invalid_credentials when wrong). */
-  async changePassword(personId: string, current: string, next: string): Promise<void> {
+  /**
+   * Changes the password after checking the current one: 401 invalid_credentials when wrong, counted like
+   * a failed sign-in of the person's e-mail and of `from.address` (429 rate_limited past either budget, the
+   * password then not compared). The new password ends every other session of the person
+   * (`from.sessionToken` stays signed in) and every reset link still open.
+   */
+  async changePassword(
+    personId: string,
+    current: string,
+    next: string,
+    from: { sessionToken: string; address: string },
+  ): Promise<void> {
     mustBeGoodPassword(next);
     const person = await this.#person(personId);
+    const wait = await this.#d.limiter.wait(from.address, person.email);
+    if (wait !== null) throw errors.rateLimited(wait);
     if (
       person.password_hash === null ||
       current.length > PASSWORD_MAX ||
       !(await verifyPassword(current, person.password_hash))
     ) {
+      await this.#d.limiter.fail(from.address, person.email);
       throw errors.invalidCredentials();
     }
     const passwordHash = await hashPassword(next);
-    await this.#d.db.db
-      .updateTable('people')
-      .set({ password_hash: passwordHash })
-      .where('id', '=', personId)
-      .execute();
+    await this.#tx(async (tx) => {
+      await tx
+        .updateTable('people')
+        .set({ password_hash: passwordHash })
+        .where('id', '=', personId)
+        .execute();
+      await tx
+        .deleteFrom('sessions')
+        .where('person_id', '=', personId)
+        .where('token_hash', '!=', hashToken(from.sessionToken))
+        .execute();
+      await endResetLinks(tx, personId, this.#d.clock.now());
+    });
   }
 
   /** Saves the interface language; null follows the browser again. */

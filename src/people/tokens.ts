@@ -60,3 +60,14 @@ export async function useToken(tx: Tx, token: string, purpose: TokenPurpose, at:
   if (!row) throw errors.invalidToken();
   return row.person_id;
 }
+
+/** Marks every reset link of the person still open as used: a new password closes the older links. */
+export async function endResetLinks(tx: Tx, personId: string, at: Date): Promise<void> {
+  await tx
+    .updateTable('person_tokens')
+    .set({ used_at: at.toISOString() })
+    .where('person_id', '=', personId)
+    .where('purpose', '=', 'reset')
+    .where('used_at', 'is', null)
+    .execute();
+}

@@ -36,7 +36,12 @@ export interface PeoplePort {
   signOut(token: string): Promise<void>;
   requestPasswordReset(email: string): Promise<void>;
   resetPassword(token: string, password: string): Promise<void>;
-  changePassword(personId: string, current: string, next: string): Promise<void>;
+  changePassword(
+    personId: string,
+    current: string,
+    next: string,
+    from: { sessionToken: string; address: string },
+  ): Promise<void>;
   setLanguage(personId: string, lang: Lang): Promise<void>;
   keys(personId: string): Promise<WebKey[]>;
   createKey(

@@ -16,6 +16,7 @@ import {
 } from '../context.ts';
 import { html } from '../html.ts';
 import { csrfField, errorBox, page } from '../layout.ts';
+import { SESSION_COOKIE } from '../people-port.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { wordsOf } from '../words.ts';
@@ -61,6 +62,8 @@ export async function settingsPages(app: FastifyInstance, deps: PageDeps): Promi
         session.personId,
         field(request.body, 'current'),
         field(request.body, 'password'),
+        // This browser stays signed in; every other session of the person ends.
+        { sessionToken: request.cookies[SESSION_COOKIE] ?? '', address: request.ip },
       );
     } catch (error) {
       const refusal = refusalOf(error, context.lang);
