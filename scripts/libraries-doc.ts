@@ -96,7 +96,13 @@ settings name, in order, before any hold (CONTRACT §7), with the codes each lib
 
 It returns the records' fields keyed by id (an image style's \`type\` decides SVG or PNG), and the
 library's presets (omni voices) to anyone. It reads the state as of \`now\`, so a style whose training time
-has passed counts as ready even before anyone has read it.`;
+has passed counts as ready even before anyone has read it.
+
+A record deleted after its task was accepted ("a vanished voice gets a refusal without charge"):
+- while the task is still queued, the worker checks its records again before the run starts, and the task
+  fails with \`input_unavailable\` and its hold voided: nothing is charged;
+- once the run has started, the provider already has what it needs and the run goes on; it is charged
+  when it succeeds, like any run. Deleting the record stops only its later uses.`;
 }
 
 const HELPERS = `## Free helpers
