@@ -107,7 +107,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('foreign_keys = ON');
     // Savepoints (every member of a group commit has one) journal the pages they change; beyond 64 KiB
-    // that journal spilled to a temporary file on disk, about 70 KiB of writes per task creation.
+    // that journal spilled to a temporary file on disk, about 60 KiB of writes per task creation.
     sqlite.pragma('temp_store = MEMORY');
     const statements = countedStatements(sqlite);
     const database = {

@@ -109,7 +109,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         // A replay answers with the original's code whatever its own wait saw (CONTRACT §4); an original
         // answered 200 after its wait leaves that code for its replays.
         const status = created.replayed || !state.final ? created.status : 200;
-        if (key !== null && !created.replayed && status !== created.status)
+        if (key !== null && status !== created.status)
           await tasks.answeredAfterWait(principal, key, created.task.id, status);
         return (reply as FastifyReply).code(status).type('application/json; charset=utf-8').send(state.json);
       } finally {
