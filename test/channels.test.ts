@@ -10,6 +10,7 @@ import { runAdminCommand, UsageError } from '../src/cli/admin.ts';
 import { Worker } from '../src/worker/worker.ts';
 import { ScriptedUpstream, scriptedAdapters, testChannels } from './channel-adapters.ts';
 import { expectError, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
+import { eventually } from './webhooks-kit.ts';
 
 const TASK = { model: 'model-3d', settings: { task_type: 'text_to_model', prompt: 'a chair' } };
 
@@ -42,6 +43,19 @@ async function create(t: TestApp, key: string): Promise<string> {
   return res.json().id as string;
 }
 
+/**
+ * The channel's view once `done` holds: a run's success is told to its channel after the task's own commit
+ * (`recordOutcome`: that write never changes the task's outcome), so a client that saw the task final may
+ * read the channel a moment before its count moves.
+ */
+function settledChannelView(
+  t: TestApp,
+  name: string,
+  done: (view: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
+  return eventually(() => channelView(t, name), done);
+}
+
 async function channelView(t: TestApp, name: string): Promise<Record<string, unknown>> {
   const res = await t.admin('GET', '/admin/v1/channels');
   assert.equal(res.statusCode, 200, res.body);
@@ -63,7 +77,7 @@ describe('channels (CONTRACT §11)', () => {
         assert.equal(run.statusCode, 200, run.body);
         assert.equal(run.json().channel, 'main');
         assert.deepEqual(run.json().upstream_cost, { amount: 0.25, currency: 'USD' });
-        const view = await channelView(t, 'main');
+        const view = await settledChannelView(t, 'main', (v) => v.succeeded === 3);
         assert.deepEqual(
           {
             enabled: view.enabled,
@@ -152,7 +166,7 @@ describe('channels (CONTRACT §11)', () => {
       const trial = await create(t, key);
       assert.equal((await waitForFinal(t, key, trial)).status, 'succeeded');
       assert.equal((await t.admin('GET', `/admin/v1/tasks/${trial}/run`)).json().channel, 'flaky');
-      assert.equal((await channelView(t, 'flaky')).state, 'closed');
+      assert.equal((await settledChannelView(t, 'flaky', (v) => v.state === 'closed')).state, 'closed');
     });
   });
 
@@ -186,7 +200,7 @@ describe('channels (CONTRACT §11)', () => {
       const trial = await create(t, key);
       assert.equal((await waitForFinal(t, key, trial)).status, 'succeeded');
       assert.equal(up.createsOn('lost'), 1);
-      assert.equal((await channelView(t, 'lost')).state, 'closed');
+      assert.equal((await settledChannelView(t, 'lost', (v) => v.state === 'closed')).state, 'closed');
       await db.updateTable('channel_states').set({ enabled: 0 }).where('name', '=', 'lost').execute();
       assert.equal((await waitForFinal(t, key, await create(t, key))).status, 'succeeded');
       assert.equal(up.createsOn('lost'), 1);
