@@ -6,7 +6,13 @@ import { Migrator } from 'kysely/migration';
 import pg from 'pg';
 import { startCheckpointer } from './checkpointer.ts';
 import { committedReads, countedStatements } from './committed-reads.ts';
-import { type DialectCapabilities, postgresCapabilities, sqliteBus, sqliteCapabilities } from './dialect.ts';
+import {
+  type DialectCapabilities,
+  postgresCapabilities,
+  registerSqliteStatements,
+  sqliteBus,
+  sqliteCapabilities,
+} from './dialect.ts';
 import { registerEpochReader } from './epochs.ts';
 import { listenPostgres } from './listen.ts';
 import { migrationProvider } from './migrations/index.ts';
@@ -119,6 +125,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     sqliteBus(db);
     const readEpoch = epochReader(sqlite);
     registerEpochReader(db, readEpoch);
+    registerSqliteStatements(db, statements.prepare);
     const stopCheckpointer = file === ':memory:' ? null : startCheckpointer(sqlite, path.resolve(file));
     return {
       db,

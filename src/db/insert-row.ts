@@ -1,4 +1,5 @@
 import { CompiledQuery, type Insertable, type Kysely } from 'kysely';
+import { execute } from './dialect.ts';
 import type { Database } from './schema.ts';
 
 /** A value Kysely binds as it is (no expression, no `undefined`, which Kysely leaves out). */
@@ -39,5 +40,5 @@ export async function insertRow<T extends keyof Database & string>(
     text = compiled.sql;
     texts.set(key, text);
   }
-  await tx.executeQuery(CompiledQuery.raw(text, values));
+  await execute(tx, CompiledQuery.raw(text, values));
 }

@@ -1,4 +1,5 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import { execute } from './dialect.ts';
 import type { Database } from './schema.ts';
 
 /** The values a prepared query takes, by name: scalars only (a list would change the SQL text). */
@@ -56,6 +57,6 @@ export function prepared<V extends PreparedValues, R>(
       if (value === undefined) throw new Error(`prepared query: no value for "${slot.name}"`);
       return value;
     });
-    return db.executeQuery<R>({ ...query, parameters });
+    return execute<R>(db, { ...query, parameters });
   };
 }
