@@ -139,6 +139,8 @@ describe('task event streams', () => {
     // Not one we sent: the stream starts from the beginning.
     const garbage = await (await stream(id, { 'last-event-id': 'abc' })).ended;
     assert.equal(garbage.length, 2);
+    const long = await (await stream(id, { 'last-event-id': '7'.repeat(150) })).ended;
+    assert.equal(long.length, 2, 'a long value is not ours either: from the beginning, not a refusal');
     const ahead = await (await stream(id, { 'last-event-id': '1000' })).ended;
     assert.deepEqual(
       ahead.map((e) => [e.event, e.id]),

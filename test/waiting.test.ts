@@ -66,6 +66,22 @@ describe('GET /v1/tasks/{id}?wait=N', () => {
     assert.ok(Date.now() - started < 40_000, 'woken by the cancel, not by the end of the wait');
   });
 
+  test('a key revoked while it waits gets 401 invalid_api_key, not the task', async () => {
+    const other = await t.account({ balanceMinor: 10_000_000 });
+    const created = await t.call(other.key, 'POST', '/v1/tasks', chair('revoked while waiting'));
+    assert.equal(created.statusCode, 202, created.body);
+    const id = created.json().id as string;
+    const waiting = t.call(other.key, 'GET', `/v1/tasks/${id}?wait=50`);
+    await sleep(300);
+    const revoked = await t.admin('DELETE', `/admin/v1/keys/${other.keyId}`);
+    assert.equal(revoked.statusCode, 204, revoked.body);
+    // The task ends (the operator's cancel of the account's task is not the key's): the wait wakes.
+    t.container.worker.start();
+    const res = await waiting;
+    await t.container.worker.stop();
+    expectError(res, 401, 'invalid_api_key');
+  });
+
   test('after N seconds a task that is not final is answered as it is, with Retry-After', async () => {
     const id = await create();
     const started = Date.now();

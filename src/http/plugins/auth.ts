@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isKeyActive } from '../../accounts/index.ts';
 import { errors } from '../../errors.ts';
 import { CSRF_HEADER, SESSION_COOKIE, type Session, sessionPrincipal } from '../../people/index.ts';
 import type { AppDeps } from '../types.ts';
@@ -67,6 +68,19 @@ async function authenticateRequest(
 export async function sessionOf(request: FastifyRequest, deps: AppDeps): Promise<Session | null> {
   const token = cookieValue(request.headers.cookie, SESSION_COOKIE);
   return token === null ? null : deps.services.people.session(token);
+}
+
+/**
+ * Whether what authenticated the request still would: its key not revoked, its session not ended. Asked
+ * by calls that answer long after they were authenticated (an event stream, a `?wait=` long-poll), so that
+ * a key revoked meanwhile gets nothing more from them.
+ */
+export async function stillAuthenticated(request: FastifyRequest, deps: AppDeps): Promise<boolean> {
+  const principal = request.principal;
+  if (!principal) return false;
+  return principal.keyId === null
+    ? (await sessionOf(request, deps)) !== null
+    : isKeyActive(deps.db.db, principal.keyId);
 }
 
 /** One cookie's value from a Cookie header, or null. */

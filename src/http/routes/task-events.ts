@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { isKeyActive } from '../../accounts/index.ts';
 import { errors } from '../../errors.ts';
-import { sessionOf } from '../plugins/auth.ts';
+import { stillAuthenticated } from '../plugins/auth.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone } from '../waiting.ts';
 import { errorResponses, errorSchema, eventStreamResponse, pathParam } from './schemas.ts';
@@ -30,7 +29,8 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
         description:
           '`event: task` on connect and on every change of status or progress (`id:` increases per task), then `event: done` with the final task, and the stream ends. Send `Last-Event-ID` to resume. A comment line every 15 s keeps proxies open.',
         params: z.object({ id: pathParam }),
-        headers: z.object({ 'last-event-id': z.string().max(100).optional() }),
+        // Any value: one that is not ours restarts the stream (WHATWG leaves the id to the server).
+        headers: z.object({ 'last-event-id': z.string().optional() }),
         response: {
           200: eventStreamResponse(
             'the stream, until the task is final',
@@ -65,10 +65,7 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
         throw error;
       }
       // A revoked key, or a session signed out, stops opening the stream, as it stops opening everything.
-      const stillOpen = async (): Promise<boolean> =>
-        principal.keyId === null
-          ? (await sessionOf(request, deps)) !== null
-          : isKeyActive(deps.db.db, principal.keyId);
+      const stillOpen = (): Promise<boolean> => stillAuthenticated(request, deps);
       const stop = AbortSignal.any([clientGone(reply), watch.closing]);
       reply.hijack();
       const res = reply.raw;

@@ -1,12 +1,11 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { KeyPrincipal } from '../../accounts/index.ts';
 import { errors } from '../../errors.ts';
-import type { Lang } from '../../i18n/index.ts';
 import type { TaskView } from '../../tasks/index.ts';
 import { openArtifact, parseIdempotencyKey } from '../../tasks/index.ts';
 import { TASK_BODY_LIMIT } from '../limits.ts';
+import { stillAuthenticated } from '../plugins/auth.ts';
 import { rangeHeaderOf, sendBytes, storedEtag } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone, preferWait, waitParam } from '../waiting.ts';
@@ -120,12 +119,13 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
 
   /** GET /v1/tasks/{id}?wait=N: final at once, or when it becomes final, or after N s as it is then. */
   const waitFor = async (
-    principal: KeyPrincipal,
+    request: FastifyRequest,
     id: string,
-    lang: Lang,
     seconds: number,
     reply: FastifyReply,
   ): Promise<FastifyReply> => {
+    const principal = request.principal!;
+    const lang = request.lang;
     const read = () => tasks.watchState(principal, id, lang);
     // A final task is answered without taking a waiting place (and a foreign one is 404 before).
     const first = await tasks.poll(principal, id, lang);
@@ -135,6 +135,9 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       const state = first.final
         ? { json: first.json, final: true }
         : await deps.services.watch.untilFinal(id, read, seconds * 1000, clientGone(reply));
+      // A key revoked (a session ended) during the wait gets no answer from it (CONTRACT §9).
+      if (!first.final && !(await stillAuthenticated(request, deps)))
+        throw errors.invalidApiKey(request.headers.authorization !== undefined);
       if (!state.final) reply.header('Retry-After', '5');
       return reply.type('application/json; charset=utf-8').send(state.json);
     } finally {
@@ -215,7 +218,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     },
     async (request, reply) => {
       const seconds = waitParam(request.query.wait);
-      if (seconds > 0) return waitFor(request.principal!, request.params.id, request.lang, seconds, reply);
+      if (seconds > 0) return waitFor(request, request.params.id, seconds, reply);
       // The hot path of every client: the service hands over ready JSON text for finished tasks.
       const { json, final } = await tasks.poll(request.principal!, request.params.id, request.lang);
       if (!final) reply.header('Retry-After', '5');
