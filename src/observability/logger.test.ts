@@ -44,6 +44,9 @@ test('scrubSecrets blanks key, webhook-secret and bearer shapes and the exact se
     assert.ok(!out.includes(secret), secret);
   assert.match(out, /Bearer \[redacted\]/);
   assert.equal(scrubSecrets('gta_tasks_created_total'), 'gta_tasks_created_total', 'metric names stay');
+  // Glued to what precedes them: a URL-encoded header in a query, a key pasted into a path.
+  for (const glued of [`/v1/me?authorization=Bearer%20${key}`, `/v1/tasks/zzz${key}`, `?q=%22${key}%22`])
+    assert.ok(!scrubSecrets(glued).includes(key), glued);
 });
 
 test('the logger redacts credential fields, serialises causes and never writes configured secrets', () => {

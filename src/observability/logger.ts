@@ -33,11 +33,12 @@ const REDACT_PATHS = [
 
 /**
  * Shapes of secrets, scrubbed from every line whatever field or message carries them: our API keys
- * (`gta_` and 32 base62 characters), webhook signing secrets (`whsec_…`), bearer credentials.
+ * (`gta_` and 32 base62 characters), webhook signing secrets (`whsec_…`), bearer credentials. The first
+ * two wherever they stand, even glued to other characters (`%20gta_…` in a query, `/x/zzgta_…` in a path).
  */
 const SECRET_SHAPES: readonly [RegExp, string][] = [
-  [/\bgta_[A-Za-z0-9]{20,}/g, REDACTED],
-  [/\bwhsec_[A-Za-z0-9+/=_-]+/g, REDACTED],
+  [/gta_[A-Za-z0-9]{20,}/g, REDACTED],
+  [/whsec_[A-Za-z0-9+/=_-]+/g, REDACTED],
   [/\b(Bearer|Basic)\s+[^\s",\\]+/gi, `$1 ${REDACTED}`],
 ];
 
