@@ -30,7 +30,8 @@ describe('tasks: create, poll, download', () => {
     assert.equal(res.headers['retry-after'], '5');
     assert.deepEqual(task.price, { amount_minor: price.amount_minor, currency: 'RUB' });
     assert.equal(task.settings.model_version, 'v3.1-20260211', 'defaults filled in');
-    assert.equal(task.finished_at, null);
+    assert.equal('finished_at' in task, false, 'finished_at: final states only (CONTRACT §3)');
+    assert.equal(task.started_at, null);
     assert.equal((await balances(t, acct.id)).held_minor, price.amount_minor);
 
     const done = await waitForFinal(t, acct.key, task.id);

@@ -779,7 +779,10 @@ export interface TaskInput {
   progress: number;
   created_at: string;
   started_at: string | null;
-  finished_at: string | null;
+  /**
+   * present when the task is final
+   */
+  finished_at?: string;
   /**
    * present when status is succeeded
    */
@@ -985,7 +988,10 @@ export interface Task {
   progress: number;
   created_at: string;
   started_at: string | null;
-  finished_at: string | null;
+  /**
+   * present when the task is final
+   */
+  finished_at?: string;
   /**
    * present when status is succeeded
    */

@@ -16,7 +16,6 @@ const base = {
   price: { amount_minor: 100, currency: 'RUB' },
   created_at: '2026-01-01T00:00:00Z',
   started_at: null,
-  finished_at: null,
 };
 const state = (id: string, status: Task['status'], progress: number, extra: object = {}): Task =>
   ({ ...base, id, status, progress, ...extra }) as Task;

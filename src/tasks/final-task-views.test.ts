@@ -23,7 +23,6 @@ function view(id: string, status: TaskView['status'] = 'succeeded'): TaskView {
     progress: status === 'succeeded' ? 100 : 0,
     created_at: '2030-01-01T00:00:00.000Z',
     started_at: null,
-    finished_at: null,
     ...(status === 'succeeded'
       ? {
           result: {

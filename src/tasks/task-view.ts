@@ -3,6 +3,7 @@ import type { ArtifactsTable, TasksTable } from '../db/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
 import { type Lang, translate } from '../i18n/index.ts';
 import { CURRENCY } from '../ledger/index.ts';
+import { isFinal } from './transitions.ts';
 
 export interface ArtifactView {
   index: number;
@@ -24,7 +25,8 @@ export interface TaskView {
   progress: number;
   created_at: string;
   started_at: string | null;
-  finished_at: string | null;
+  /** Final states only (CONTRACT §3), as `result` is succeeded only. */
+  finished_at?: string;
   result?: {
     caption: string;
     texts: string[];
@@ -52,8 +54,8 @@ export function toTaskView(
     progress: row.progress,
     created_at: row.created_at,
     started_at: row.started_at,
-    finished_at: row.finished_at,
   };
+  if (isFinal(row.status) && row.finished_at !== null) view.finished_at = row.finished_at;
   if (row.status === 'succeeded') {
     const expireAt = row.files_expire_at ?? row.finished_at ?? row.created_at;
     view.result = {

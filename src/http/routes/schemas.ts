@@ -62,7 +62,7 @@ export const taskSchema = z
     progress: z.number().int().min(0).max(100),
     created_at: z.string(),
     started_at: z.string().nullable(),
-    finished_at: z.string().nullable(),
+    finished_at: z.string().optional().describe('present when the task is final'),
     result: z
       .object({
         caption: z.string(),

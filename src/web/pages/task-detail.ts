@@ -51,7 +51,7 @@ function charge(task: WebTask, w: Words, lang: Lang): VNode {
   return html`<dt>${w.taskCharged}</dt><dd data-testid="charged">${money(task.status === 'succeeded' ? amount : 0, locale)}</dd>`;
 }
 
-function when(label: string, iso: string | null, lang: Lang): VNode | null {
+function when(label: string, iso: string | null | undefined, lang: Lang): VNode | null {
   return iso ? html`<dt>${label}</dt><dd><time datetime=${iso}>${moscowTime(iso, lang)}</time></dd>` : null;
 }
 
