@@ -92,6 +92,16 @@ const cases: Case[] = [
     bad('ref_video_urls'),
   ],
   ['reference: first_frame_url', { ...reference, first_frame_url: [IMG] }, ok],
+  [
+    'reference: first_frame_url makes aspect_ratio of no effect, so no ratio is refused at 1080p',
+    { ...reference, first_frame_url: [IMG], quality: '1080p', aspect_ratio: '4:3' },
+    ok,
+  ],
+  [
+    'reference: without it 4:3 at 1080p is refused',
+    { ...reference, quality: '1080p', aspect_ratio: '4:3' },
+    bad('aspect_ratio'),
+  ],
   ['reference: first_frame_url max 1', { ...reference, first_frame_url: [IMG, IMG] }, bad('first_frame_url')],
   ['reference: multi_shots true', { ...reference, multi_shots: true }, bad('multi_shots')],
   ['reference: @Image2 missing', { ...reference, ref_image_urls: [IMG, IMG] }, bad('prompt')],

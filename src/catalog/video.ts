@@ -121,7 +121,8 @@ const reference = defineMode({
       multi_shots: z.boolean().default(false),
     })
     .superRefine((s, ctx) => {
-      checkCommon(s, ctx);
+      // Reference: with first_frame_url "aspect_ratio has no effect", so no ratio is refused for it.
+      if (s.first_frame_url === undefined) checkCommon(s, ctx);
       if (s.multi_shots) olderVersionsOnly(ctx, 'multi_shots', 'multi_shots true');
       const pictures = s.ref_image_urls?.length ?? 0;
       const videos = s.ref_video_urls?.length ?? 0;
