@@ -47,7 +47,8 @@ const COMMON_RULES = `## Common rules
 
 - **Addresses**: \`GET|POST /v1/models/{key}/{library}\`, \`GET|DELETE /v1/models/{key}/{library}/{id}\`. Each
   library has its own address, so a library path on a model that has no such library is
-  \`404 not_found\`. OpenAPI (\`/openapi.json\`, tag \`libraries\`) lists every address with its creation body.
+  \`404 not_found\`; under a key that no model has it is \`404 model_not_found\` (the reference's "Unknown model
+  key"). OpenAPI (\`/openapi.json\`, tag \`libraries\`) lists every address with its creation body.
 - **Lists**: \`{ <library>: [...], limits: {...} }\`, the field named after the path's last segment. Elements also
   carry \`tags\`, omni voices \`presets\`. Newest first, only the caller's account (shared by all its keys),
   deleted records left out. There is no paging: libraries are small.

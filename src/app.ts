@@ -87,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installNulGuard(app);
   // The dashboard's 404 page answers browsers' page loads once the dashboard is registered (below).
   const pageNotFound: { page: NotFoundPage | null } = { page: null };
-  installNotFound(app, links, pageNotFound);
+  installNotFound(app, links, pageNotFound, (key) => deps.services.models.find(key) !== undefined);
   // Open event streams and waiting calls end before the server waits for its connections to close.
   app.addHook('preClose', () => deps.services.watch.close());
 

@@ -168,12 +168,23 @@ describe('libraries (CONTRACT §7)', () => {
 
   test('a library path on a model without that library: 404 not_found', async () => {
     const a = await t.account();
-    for (const path of [
-      '/v1/models/video-elements/personas',
-      '/v1/models/image/voices',
-      '/v1/models/nope/styles',
-    ]) {
+    for (const path of ['/v1/models/video-elements/personas', '/v1/models/image/voices']) {
       expectError(await t.call(a.key, 'GET', path), 404, 'not_found');
+    }
+  });
+
+  test('a library path under an unknown model key: 404 model_not_found (reference)', async () => {
+    const a = await t.account();
+    for (const [method, path] of [
+      ['GET', '/v1/models/nope/styles'],
+      ['POST', '/v1/models/nope/elements'],
+      ['DELETE', '/v1/models/nope/elements/0190d5f0-0000-7000-8000-000000000000'],
+    ] as const) {
+      expectError(
+        await t.call(a.key, method, path, method === 'POST' ? {} : undefined),
+        404,
+        'model_not_found',
+      );
     }
   });
 

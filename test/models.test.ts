@@ -80,6 +80,20 @@ describe('GET /v1/models and GET /v1/me', () => {
     assert.deepEqual(modes('voice'), ['text_to_dialogue', 'voice_change']);
   });
 
+  test('GET /v1/models/{key}: the listed model; unknown 404 model_not_found, not the key’s 403', async () => {
+    const acct = await t.account({ models: ['image'] });
+    const one = await t.call(acct.key, 'GET', '/v1/models/image');
+    assert.equal(one.statusCode, 200, one.body);
+    const listed = (await t.call(acct.key, 'GET', '/v1/models')).json().models[0];
+    assert.deepEqual(one.json(), listed);
+    expectError(await t.call(acct.key, 'GET', '/v1/models/nope'), 404, 'model_not_found');
+    expectError(await t.call(acct.key, 'GET', '/v1/models/video'), 403, 'model_not_allowed_for_key');
+    // The list's filter takes a model key too: an unknown one is the same 404, not an empty page.
+    expectError(await t.call(acct.key, 'GET', '/v1/tasks?model=nope'), 404, 'model_not_found');
+    const empty = await t.call(acct.key, 'GET', '/v1/tasks?model=video');
+    assert.deepEqual(empty.json(), { tasks: [], next_cursor: null });
+  });
+
   test('a model switched off by the operator shows available: false; switched on again, true', async () => {
     const acct = await t.account();
     const off = await t.admin('PATCH', '/admin/v1/models/video', { available: false });

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { isRefusedInBranch, type ModelKind, type ModelSpec } from '../catalog/index.ts';
 import { bumpEpoch, type Db, KeptUntilEpoch, type ModelSettingsTable, prepared } from '../db/index.ts';
+import { errors } from '../errors.ts';
 import { type Clock, oncePerTurn } from '../lib/index.ts';
 import { markLibraryFields } from './library-marks.ts';
 
@@ -135,6 +136,17 @@ export class ModelService {
           maxActive: row?.max_active ?? DEFAULT_MAX_ACTIVE,
         });
       });
+  }
+
+  /**
+   * GET /v1/models/{key}: the model as the list shows it. An unknown key is 404 model_not_found; a model a
+   * restricted key may not use is 403 model_not_allowed_for_key, as everywhere a path names a model.
+   */
+  async view(key: string, allowed: readonly string[] | null): Promise<ModelView> {
+    const model = this.find(key);
+    if (!model) throw errors.modelNotFound(key);
+    if (allowed !== null && !allowed.includes(model.key)) throw errors.modelNotAllowedForKey(model.key);
+    return this.#view(model, await this.state(model.key));
   }
 
   /** Operator: switches a model on or off and/or sets its active-task limit. */

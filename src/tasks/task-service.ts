@@ -339,7 +339,11 @@ export class TaskService {
   }
 
   /** GET /v1/tasks (TaskReader.list). */
-  list(principal: KeyPrincipal, query: TaskListQuery, lang: Lang): Promise<TaskPage> {
+  async list(principal: KeyPrincipal, query: TaskListQuery, lang: Lang): Promise<TaskPage> {
+    // An unknown model key is 404 model_not_found (reference), not an empty page that hides a typo. A
+    // model the key may not use lists nothing, as its tasks are not the key's to see.
+    if (query.model !== undefined && !this.#deps.models.find(query.model))
+      throw errors.modelNotFound(query.model);
     return this.#reader.list(principal, query, lang);
   }
 

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { balancesOf, CURRENCY, spentToday } from '../../ledger/index.ts';
 import { moscowDay } from '../../lib/index.ts';
 import type { AppDeps } from '../types.ts';
-import { errorResponses, modelSchema } from './schemas.ts';
+import { errorResponses, errorSchema, modelSchema } from './schemas.ts';
 
 const meSchema = z.object({
   account_id: z.string(),
@@ -41,6 +41,27 @@ export async function modelRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       },
     },
     async (request) => ({ models: await deps.services.models.list(request.principal?.models ?? null) }),
+  );
+
+  r.get(
+    '/v1/models/:key',
+    {
+      schema: {
+        operationId: 'getModel',
+        summary: 'One model, as the list shows it',
+        description:
+          'An unknown key is 404 model_not_found; a model the key may not use is 403 model_not_allowed_for_key.',
+        tags: ['models'],
+        params: z.object({ key: z.string().max(100) }),
+        response: {
+          200: modelSchema,
+          ...errorResponses,
+          403: errorSchema.describe('model_not_allowed_for_key'),
+          404: errorSchema.describe('model_not_found'),
+        },
+      },
+    },
+    async (request) => deps.services.models.view(request.params.key, request.principal?.models ?? null),
   );
 
   r.get(
