@@ -20,3 +20,4 @@ export {
   type TopupView,
 } from './topup-service.ts';
 export { parsePayment, type YookassaOptions, YookassaProvider } from './yookassa.ts';
+export { isYookassaSender, YOOKASSA_SENDER_RANGES } from './yookassa-senders.ts';
