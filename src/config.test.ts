@@ -224,7 +224,17 @@ test('wallet top-ups: PAYMENTS, YOOKASSA_*, TOPUP_SWEEP (CONTRACT §14)', () => 
     shopId: '123',
     secretKey: 'live_x',
     baseUrl: 'https://api.yookassa.ru/v3',
+    checkSenderIp: false,
   });
+  for (const [value, checkSenderIp] of [
+    ['on', true],
+    [' off ', false],
+    ['', false],
+  ] as const) {
+    const env = { PAYMENTS: 'yookassa', YOOKASSA_SHOP_ID: '1', YOOKASSA_SECRET_KEY: 's' };
+    const set = loadConfig({ ...env, YOOKASSA_CHECK_IP: value });
+    assert.equal(set.payments.yookassa?.checkSenderIp, checkSenderIp, value);
+  }
   const local = loadConfig({
     PAYMENTS: 'yookassa',
     YOOKASSA_SHOP_ID: '1',
@@ -240,6 +250,12 @@ test('wallet top-ups: PAYMENTS, YOOKASSA_*, TOPUP_SWEEP (CONTRACT §14)', () => 
       /YOOKASSA_BASE_URL/,
     ],
     [{ TOPUP_SWEEP: 'often' }, /TOPUP_SWEEP/],
+    [
+      { PAYMENTS: 'yookassa', YOOKASSA_SHOP_ID: '1', YOOKASSA_SECRET_KEY: 's', YOOKASSA_CHECK_IP: 'true' },
+      /YOOKASSA_CHECK_IP must be on or off, got "true"/,
+    ],
+    // A typo fails at start even while YooKassa is not switched on.
+    [{ YOOKASSA_CHECK_IP: 'yes' }, /YOOKASSA_CHECK_IP/],
   ] as const) {
     assert.throws(
       () => loadConfig(env),

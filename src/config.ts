@@ -129,9 +129,22 @@ export type PaymentsMode = 'off' | 'test' | 'yookassa';
 export interface PaymentsConfig {
   mode: PaymentsMode;
   /** `YOOKASSA_SHOP_ID`, `YOOKASSA_SECRET_KEY` (both required with `PAYMENTS=yookassa`), `YOOKASSA_BASE_URL`. */
-  yookassa: { shopId: string; secretKey: string; baseUrl: string } | null;
+  yookassa: YookassaConfig | null;
   /** How often pending top-ups are read back from the provider (`TOPUP_SWEEP`, milliseconds). (Default: 30 s) */
   sweepIntervalMs: number;
+}
+
+export interface YookassaConfig {
+  shopId: string;
+  secretKey: string;
+  /** YooKassa's API. (Default: `https://api.yookassa.ru/v3`) */
+  baseUrl: string;
+  /**
+   * Act only on notifications whose sender (the client address, as TRUST_PROXY decides it) is in YooKassa's
+   * published ranges (`YOOKASSA_CHECK_IP=on`, PROVIDERS.md §8); others are answered 200 and ignored.
+   * Default is `false`.
+   */
+  checkSenderIp: boolean;
 }
 
 export class ConfigError extends Error {
@@ -471,11 +484,16 @@ function paymentsVars(env: NodeJS.ProcessEnv): PaymentsConfig {
     throw new ConfigError(`PAYMENTS must be off, test or yookassa, got "${mode}"`);
   const sweepIntervalMs = durationVar(env, 'TOPUP_SWEEP', '30s');
   if (sweepIntervalMs < SECOND_MS) throw new ConfigError('TOPUP_SWEEP must be at least 1s');
+  // Checked whatever PAYMENTS is, so a typo fails now rather than when YooKassa is switched on.
+  const checkIp = env.YOOKASSA_CHECK_IP?.trim() || 'off';
+  if (checkIp !== 'on' && checkIp !== 'off')
+    throw new ConfigError(`YOOKASSA_CHECK_IP must be on or off, got "${checkIp}"`);
   if (mode !== 'yookassa') return Object.freeze({ mode, yookassa: null, sweepIntervalMs });
   const shopId = env.YOOKASSA_SHOP_ID?.trim() ?? '';
   const secretKey = env.YOOKASSA_SECRET_KEY?.trim() ?? '';
   if (shopId === '' || secretKey === '')
     throw new ConfigError('PAYMENTS=yookassa needs YOOKASSA_SHOP_ID and YOOKASSA_SECRET_KEY');
   const baseUrl = urlVar(env, 'YOOKASSA_BASE_URL', YOOKASSA_DEFAULT_URL).replace(/\/+$/, '');
-  return Object.freeze({ mode, yookassa: Object.freeze({ shopId, secretKey, baseUrl }), sweepIntervalMs });
+  const yookassa = { shopId, secretKey, baseUrl, checkSenderIp: checkIp === 'on' };
+  return Object.freeze({ mode, yookassa: Object.freeze(yookassa), sweepIntervalMs });
 }

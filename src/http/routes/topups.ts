@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { TOPUP_MAX_MINOR, TOPUP_MIN_MINOR, TOPUP_PAGE } from '../../payments/index.ts';
+import { isYookassaSender, TOPUP_MAX_MINOR, TOPUP_MIN_MINOR, TOPUP_PAGE } from '../../payments/index.ts';
 import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
 import {
@@ -164,9 +164,11 @@ const NOTIFICATION_LIMIT = 64 * 1024;
  * YooKassa's notifications (PROVIDERS.md §8): no credentials, so nothing in the body is trusted but
  * `object.id`, which is read back from YooKassa before anything moves. 200 whatever the effect (unknown,
  * forged or repeated notifications change nothing), 400 only for a body that is not JSON, 500 only when
- * the read-back failed for now, so YooKassa sends it again.
+ * the read-back failed for now, so YooKassa sends it again. With `YOOKASSA_CHECK_IP=on`, one from outside
+ * YooKassa's addresses is answered 200 too and ignored (CONTRACT §14: 200 whatever the effect).
  */
 export async function paymentNotificationRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const checkSender = deps.config.payments.yookassa?.checkSenderIp === true;
   await app.register(async (hook) => {
     hook.removeAllContentTypeParsers();
     hook.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: NOTIFICATION_LIMIT }, (_r, body, done) =>
@@ -184,6 +186,16 @@ export async function paymentNotificationRoutes(app: FastifyInstance, deps: AppD
       }
       const object = (parsed as { object?: { id?: unknown } } | null)?.object;
       const paymentId = typeof object?.id === 'string' && object.id.length <= 100 ? object.id : null;
+      // Only YooKassa's published addresses may make us read a payment back. `request.ip` is the client as
+      // TRUST_PROXY decides it, the same address the limits per client count. The answer stays 200 (after
+      // the body's 400), so it never tells a sender whether the check is on.
+      if (checkSender && !isYookassaSender(request.ip)) {
+        request.log.warn(
+          { sender: request.ip, paymentId },
+          "a payment notification from outside YooKassa's addresses; ignored",
+        );
+        return { received: true };
+      }
       if (paymentId === null || deps.services.topups.mode !== 'yookassa') return { received: true };
       try {
         await deps.services.topups.settle(paymentId);
