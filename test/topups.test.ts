@@ -62,6 +62,19 @@ describe('top-ups in the test mode', () => {
     assert.equal(me.json().available_minor, 0, 'nothing is credited before the payment succeeds');
   });
 
+  test('return_url is kept percent-encoded, so it goes into a Location header as it is', async () => {
+    const acct = await t.account();
+    for (const [given, kept] of [
+      ['https://shop.example/ключ', 'https://shop.example/%D0%BA%D0%BB%D1%8E%D1%87'],
+      ['https://shop.example/a\u2028b?q=é', 'https://shop.example/a%E2%80%A8b?q=%C3%A9'],
+      ['https://Shop.Example/a b', 'https://shop.example/a%20b'],
+    ]) {
+      const res = await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 1500, return_url: given });
+      assert.equal(res.statusCode, 201, res.body);
+      assert.equal(res.json().return_url, kept);
+    }
+  });
+
   test('Idempotency-Key: the same body replays the top-up, another body is 409, no second payment', async () => {
     const acct = await t.account();
     const headers = { 'idempotency-key': 'topup-1' };

@@ -88,7 +88,9 @@ export class TopupService {
       .where('account_id', '=', accountId)
       .executeTakeFirst();
     if (person && person.email_confirmed_at === null) throw errors.emailNotConfirmed();
-    const request = { amount_minor: body.amount_minor, return_url: body.return_url };
+    // Kept as the URL parser writes it: percent-encoded, so it can go into a Location header as it is.
+    const returnUrl = body.return_url === undefined ? undefined : new URL(body.return_url).href;
+    const request = { amount_minor: body.amount_minor, return_url: returnUrl };
     return this.#deps.idempotency.run<{ status: number; topup: TopupView; replayed: boolean }>(
       { accountId, key: idempotencyKey, scope: 'POST /v1/topups', body: request },
       {
@@ -99,13 +101,13 @@ export class TopupService {
         }),
         create: async (complete) => {
           const id = `tp_${uuidv7(this.#deps.clock.now().getTime())}`;
-          const returnUrl = body.return_url ?? `${this.#deps.publicBaseUrl}/topups/${id}`;
+          const comeBackTo = returnUrl ?? `${this.#deps.publicBaseUrl}/topups/${id}`;
           let payment: ProviderPayment;
           try {
             payment = await provider.create({
               topupId: id,
               amountMinor: body.amount_minor,
-              returnUrl,
+              returnUrl: comeBackTo,
               description: `Top-up ${id}`,
             });
           } catch (error) {
@@ -126,8 +128,8 @@ export class TopupService {
             status: 'pending',
             provider: provider.name,
             payment_id: payment.id,
-            confirmation_url: payment.confirmationUrl ?? returnUrl,
-            return_url: returnUrl,
+            confirmation_url: payment.confirmationUrl ?? comeBackTo,
+            return_url: comeBackTo,
             idempotency_key: idempotencyKey,
             cancellation_reason: null,
             created_at: at,

@@ -174,6 +174,7 @@ export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<
     const outcome = field(request.body, 'action') === 'pay' ? 'succeeded' : 'canceled';
     const topup = await port.decideTest(session(context).accountId, request.params.id, outcome);
     // Like a provider's page: back to where the top-up asked the payer to return.
-    return seeOther(reply, topup.return_url);
+    // Written as the URL parser writes it (percent-encoded): top-ups made before it was stored that way.
+    return seeOther(reply, new URL(topup.return_url).href);
   });
 }
