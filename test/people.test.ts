@@ -355,6 +355,17 @@ describe('people: sign-up, confirmation, sessions and keys', () => {
     assert.equal(mailCount(t.dir), mails + 5, 'five reset mails an hour, then silence');
   });
 
+  test('confirmation mails share the five mails an hour; past them a resend is 429', async () => {
+    const { personId } = await people.signUp({ email: 'pia@example.com', password: PASSWORD, lang: null });
+    const mails = mailCount(t.dir);
+    await people.requestPasswordReset('pia@example.com');
+    for (let i = 0; i < 4; i++) await people.resendConfirmation(personId);
+    assert.equal(mailCount(t.dir), mails + 5);
+    assert.equal(await codeOf(people.resendConfirmation(personId)), 'rate_limited');
+    await people.requestPasswordReset('pia@example.com');
+    assert.equal(mailCount(t.dir), mails + 5, 'nor a reset mail, for the same address');
+  });
+
   test('keys: ten active at most, revoked ones stop working, another account’s key is 404', async () => {
     const s = await signedIn('hal@example.com');
     const other = await t.account();

@@ -15,8 +15,11 @@ export interface LoginLimits {
 
 export const DEFAULT_LOGIN_LIMITS: LoginLimits = { failures: 10, windowSeconds: 15 * 60 };
 
-/** Reset mails one e-mail address may get per window: enough to ask again, too few to flood a mailbox. */
-export const RESET_MAIL_LIMITS: LoginLimits = { failures: 5, windowSeconds: 60 * 60 };
+/**
+ * Mails one e-mail address may get per window, reset links and confirmation links together: enough to ask
+ * again, too few to flood a mailbox through the service.
+ */
+export const MAIL_LIMITS: LoginLimits = { failures: 5, windowSeconds: 60 * 60 };
 
 /**
  * The counter's key as stored: a digest, whatever the key's length. An e-mail typed into the sign-in form
@@ -63,6 +66,13 @@ export class AttemptLimiter {
     await this.#limiter.consume(stored(key)).catch(ignoreRejection);
   }
 
+  /** Counts one attempt of the key unless its budget is spent: null when counted, else seconds to wait. */
+  async take(key: string): Promise<number | null> {
+    const wait = await this.wait(key);
+    if (wait === null) await this.fail(key);
+    return wait;
+  }
+
   /** Forgets the key's failures (after a success). */
   async forget(key: string): Promise<void> {
     await this.#limiter.delete(stored(key));
@@ -72,30 +82,27 @@ export class AttemptLimiter {
 /**
  * Counts failed sign-ins per client address and per e-mail (CONTRACT §13). Past either budget sign-in is
  * refused before the password is even compared, so guessing goes no faster, whichever it spreads over.
- * The current password asked when changing it counts alike, and so do reset mails per e-mail, on a budget
- * of their own. On PostgreSQL the counters are shared by every API process, in the table the request
+ * The current password asked when changing it counts alike; mails per e-mail have a budget of their own. On PostgreSQL the counters are shared by every API process, in the table the request
  * limits use.
  */
 export class LoginLimiter {
   readonly #address: AttemptLimiter;
   readonly #email: AttemptLimiter;
-  readonly #resetMails: AttemptLimiter;
+  readonly #mails: AttemptLimiter;
 
   constructor(
     limits: LoginLimits = DEFAULT_LOGIN_LIMITS,
     pgPool: pg.Pool | null = null,
-    resetMailLimits: LoginLimits = RESET_MAIL_LIMITS,
+    mailLimits: LoginLimits = MAIL_LIMITS,
   ) {
     this.#address = new AttemptLimiter('login-address', limits, pgPool);
     this.#email = new AttemptLimiter('login-email', limits, pgPool);
-    this.#resetMails = new AttemptLimiter('reset-mail', resetMailLimits, pgPool);
+    this.#mails = new AttemptLimiter('mail', mailLimits, pgPool);
   }
 
-  /** Counts a reset mail to `email`; false when the address had its mails for this window already. */
-  async takeResetMail(email: string): Promise<boolean> {
-    if ((await this.#resetMails.wait(email)) !== null) return false;
-    await this.#resetMails.fail(email);
-    return true;
+  /** Counts a mail to `email` (a reset or a confirmation link): null, or seconds until one may go again. */
+  takeMail(email: string): Promise<number | null> {
+    return this.#mails.take(email);
   }
 
   /** Seconds to wait before the next attempt of this address or e-mail is compared, or null. */

@@ -127,10 +127,15 @@ export class PeopleService {
     });
   }
 
-  /** Mails a new confirmation link; nothing when the e-mail is confirmed already. */
+  /**
+   * Mails a new confirmation link; nothing when the e-mail is confirmed already. Past the address's mails
+   * for the hour (reset links count too), 429 rate_limited with Retry-After.
+   */
   async resendConfirmation(personId: string): Promise<void> {
     const person = await this.#person(personId);
     if (person.email_confirmed_at !== null) return;
+    const wait = await this.#d.limiter.takeMail(person.email);
+    if (wait !== null) throw errors.rateLimited(wait);
     const token = await this.#tx((tx) => issueToken(tx, personId, 'confirm', this.#d.clock.now()));
     await this.#mail('confirm', asLang(person.lang) ?? 'en', person.email, token);
   }
@@ -182,8 +187,8 @@ export class PeopleService {
       .select(['id', 'lang'])
       .where('email', '=', email)
       .executeTakeFirst();
-    // Past the address's reset mails for the hour, the answer is the same and no mail goes out.
-    if (!person || !(await this.#d.limiter.takeResetMail(email))) return;
+    // Past the address's mails for the hour, the answer is the same and no mail goes out.
+    if (!person || (await this.#d.limiter.takeMail(email)) !== null) return;
     const token = await this.#tx((tx) => issueToken(tx, person.id, 'reset', this.#d.clock.now()));
     await this.#mail('reset', asLang(person.lang) ?? 'en', email, token);
   }
