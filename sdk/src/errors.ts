@@ -70,6 +70,8 @@ export class ApiError extends Error {
   readonly status: number;
   readonly requestId: string | null;
   readonly retryAfterSeconds: number | null;
+  /** Set by `tasks.run` when the task was created before this error: follow it rather than create again. */
+  task?: { id: string; status: string };
 
   constructor(init: ApiErrorInit) {
     super(init.message);
@@ -114,6 +116,9 @@ export function apiErrorFor(init: ApiErrorInit): ApiError {
 
 /** The request never got an answer (DNS, refused connection, reset, aborted). */
 export class ConnectionError extends Error {
+  /** Set by `tasks.run` when the task was created before this error: follow it rather than create again. */
+  task?: { id: string; status: string };
+
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ConnectionError';

@@ -1,4 +1,4 @@
-import { ApiError, ConnectionError, TaskFailedError, WaitTimeoutError } from './errors.ts';
+import { ApiError, ConnectionError, RateLimitError, TaskFailedError, WaitTimeoutError } from './errors.ts';
 import { parseEventStream } from './sse.ts';
 import { randomKey, type Transport } from './transport.ts';
 import type { SettingsByModel, Task, TaskList } from './types.gen.ts';
@@ -60,6 +60,8 @@ export const isFinal = (task: Pick<Task, 'status'>): boolean => FINAL.has(task.s
 const DEFAULT_WAIT_MS = 600_000;
 /** Without long-polling the service answers at once; polls are then spaced by at least this (ms). */
 const MIN_POLL_MS = 1_000;
+/** Spacing of plain polls, the service's `Retry-After` for a task that is not final. */
+const PLAIN_POLL_MS = 5_000;
 
 /** `c.tasks`: create, read, list, cancel, wait for, stream, run and download tasks. */
 export class Tasks {
@@ -115,25 +117,37 @@ export class Tasks {
     return this.#t.json<Task>({ method: 'POST', path: `/v1/tasks/${encodeURIComponent(id)}/cancel` });
   }
 
-  /** The final task, by `?wait=` long-polls repeated until it is final; WaitTimeoutError after `timeoutMs`. */
+  /**
+   * The final task, by `?wait=` long-polls repeated until it is final; WaitTimeoutError after `timeoutMs`.
+   * An account holding all its waiting places (429 on the long-poll) is answered by plain polls instead,
+   * every 5 seconds, which take no place.
+   */
   async wait(id: string, options: WaitOptions = {}): Promise<Task> {
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_WAIT_MS);
     let task: Task | undefined;
+    let longPoll = true;
     for (;;) {
       const left = deadline - Date.now();
       if (task && left <= 0) throw new WaitTimeoutError(task);
       const started = Date.now();
       const waitSeconds = Math.min(60, Math.max(1, Math.ceil(left / 1000)));
-      task = await this.get(id, { wait: waitSeconds, signal: options.signal });
+      try {
+        task = await this.get(
+          id,
+          longPoll ? { wait: waitSeconds, signal: options.signal } : { signal: options.signal },
+        );
+      } catch (error) {
+        if (!longPoll || !(error instanceof RateLimitError)) throw error;
+        longPoll = false;
+        continue;
+      }
       options.onUpdate?.(task);
       if (isFinal(task)) return task;
       // A service without long-polling answers at once: space the polls instead of spinning.
+      const spacing = longPoll ? MIN_POLL_MS : PLAIN_POLL_MS;
       const elapsed = Date.now() - started;
-      if (elapsed < MIN_POLL_MS) {
-        await this.#t.sleep(
-          Math.min(MIN_POLL_MS - elapsed, Math.max(0, deadline - Date.now())),
-          options.signal,
-        );
+      if (elapsed < spacing) {
+        await this.#t.sleep(Math.min(spacing - elapsed, Math.max(0, deadline - Date.now())), options.signal);
       }
     }
   }
@@ -185,8 +199,10 @@ export class Tasks {
 
   /**
    * Creates a task and waits for its end: through the event stream where the service has one, by `?wait=`
-   * polls otherwise. Resolves with the succeeded task; a failed or canceled one rejects with TaskFailedError
-   * (its hold released), and a task still running after `timeoutMs` with WaitTimeoutError.
+   * polls otherwise, by plain polls when the account holds all its waiting places. Resolves with the
+   * succeeded task; a failed or canceled one rejects with TaskFailedError (its hold released), and a task
+   * still running after `timeoutMs` with WaitTimeoutError. Any other error after the creation carries the
+   * created task as `task`, so that a caller retries by following it, not by paying for another.
    */
   async run<M extends ModelKey>(
     params: TaskParams<M>,
@@ -194,7 +210,14 @@ export class Tasks {
   ): Promise<Task> {
     const created = await this.create(params, options);
     options.onUpdate?.(created);
-    const final = isFinal(created) ? created : await this.#follow(created, options);
+    let final: Task;
+    try {
+      final = isFinal(created) ? created : await this.#follow(created, options);
+    } catch (error) {
+      if ((error instanceof ApiError || error instanceof ConnectionError) && error.task === undefined)
+        error.task = created;
+      throw error;
+    }
     if (final.status !== 'succeeded') throw new TaskFailedError(final);
     return final;
   }
@@ -215,9 +238,10 @@ export class Tasks {
     } catch (error) {
       if (stop.signal.aborted && !options.signal?.aborted) throw new WaitTimeoutError(last);
       // No event stream at this service (an older version): 404 not_found for the address, or 405. A stream
-      // that keeps breaking (a proxy buffering it) is given up for polls too.
+      // that keeps breaking (a proxy buffering it), or refused because the account holds all its waiting
+      // places (429), is given up for polls too.
       const missing = error instanceof ApiError && (error.code === 'not_found' || error.status === 405);
-      if (!missing && !(error instanceof ConnectionError)) throw error;
+      if (!missing && !(error instanceof ConnectionError) && !(error instanceof RateLimitError)) throw error;
       const { onUpdate, signal: outer } = options;
       return this.wait(created.id, {
         timeoutMs: Math.max(0, deadline - Date.now()),

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { Client, verify } from '../src/index.ts';
+import { AuthenticationError, Client, verify } from '../src/index.ts';
 import { type LiveApp, startLiveApp } from './live-app.ts';
 
 describe('Client waiting and webhooks against the service', () => {
@@ -129,3 +129,69 @@ describe('Client waiting and webhooks against the service', () => {
 function flatten(headers: http.IncomingHttpHeaders): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)]));
 }
+
+describe('Client.run when the account holds all its waiting places, or loses its key', () => {
+  let live: LiveApp;
+  before(async () => {
+    live = await startLiveApp(10_000_000, { STREAMS_PER_ACCOUNT: '1' });
+  });
+  after(() => live.close());
+
+  test('a refused stream and long-poll fall back to plain polls: the run ends, no second task', async () => {
+    const urls: string[] = [];
+    const recording: typeof fetch = (input, init) => {
+      urls.push(String(input instanceof Request ? input.url : input));
+      return fetch(input, init);
+    };
+    const c = new Client({
+      apiKey: live.account.key,
+      baseUrl: live.baseUrl,
+      fetch: recording,
+      maxRetries: 0,
+    });
+    // The account's only place, held by a stream of a task that never ends.
+    const hung = await c.tasks.create({ model: 'image', settings: { prompt: 'hold [sim:hang]' } });
+    const holder = new AbortController();
+    const held = await fetch(`${live.baseUrl}/v1/tasks/${hung.id}/events`, {
+      headers: { authorization: `Bearer ${live.account.key}` },
+      signal: holder.signal,
+    });
+    assert.equal(held.status, 200);
+    try {
+      const task = await c.tasks.run(
+        { model: 'image', settings: { prompt: 'a fox by polls' } },
+        { timeoutMs: 60_000 },
+      );
+      assert.equal(task.status, 'succeeded');
+      assert.ok(
+        urls.some((u) => u.endsWith(`/v1/tasks/${task.id}`)),
+        'plain polls, which take no place',
+      );
+      assert.equal(
+        urls.filter((u) => u.endsWith('/v1/tasks')).length,
+        2,
+        'two creations: the hung one and this',
+      );
+    } finally {
+      holder.abort();
+      await c.tasks.cancel(hung.id);
+    }
+  });
+
+  test('an error after the creation carries the created task', async () => {
+    const c = new Client({ apiKey: live.account.key, baseUrl: live.baseUrl, maxRetries: 0 });
+    const running = c.tasks.run(
+      { model: 'image', settings: { prompt: 'lost key [sim:hang]' } },
+      { timeoutMs: 60_000 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const revoked = await live.t.admin('DELETE', `/admin/v1/keys/${live.account.keyId}`);
+    assert.equal(revoked.statusCode, 204);
+    const error = await running.then(
+      () => assert.fail('the run cannot end with its key revoked'),
+      (reason: unknown) => reason as AuthenticationError,
+    );
+    assert.ok(error instanceof AuthenticationError, String(error));
+    assert.match(String(error.task?.id), /^[0-9a-f-]{36}$/);
+  });
+});
