@@ -261,6 +261,11 @@ describe('libraries (CONTRACT §7)', () => {
         409,
         'element_name_taken',
       );
+      // Names that look the same are the same: composed and decomposed é, full-width letters.
+      const cafe = (await t.call(a.key, 'POST', path, { ...body, name: 'Caf\u00e9' })).json();
+      for (const name of ['Cafe\u0301', 'ＣＡＦÉ'])
+        expectError(await t.call(a.key, 'POST', path, { ...body, name }), 409, 'element_name_taken');
+      await t.call(a.key, 'DELETE', `${path}/${cafe.id}`);
       assert.equal((await t.call(b.key, 'POST', path, body)).statusCode, 201, 'names are per person');
       await t.call(a.key, 'DELETE', `${path}/${first.id}`);
       assert.equal((await t.call(a.key, 'POST', path, body)).statusCode, 201);

@@ -67,15 +67,18 @@ export const elements = defineLibrary({
     decisions:
       'Tags are ' +
       `${ELEMENT_TAGS.map((t) => `\`${t.key}\``).join(', ')}, each with the \`views\` to shoot it from. ` +
-      'Names are unique per person among live elements, compared trimmed and case-insensitively ' +
-      "(`Red Car` and `red car` collide). The record's `label` is `Element_<id>`; `type` is `image` or " +
+      'Names are unique per person among live elements, compared trimmed, case-insensitively and in ' +
+      "Unicode's compatibility form NFKC (`Red Car` and `red car` collide, and so do `Café` typed " +
+      "composed or decomposed). The record's `label` is `Element_<id>`; `type` is `image` or " +
       "`video`; a video element's `cover_url` is what the generator returns (the simulator returns the " +
       'video link).',
   },
   async prepare(b, ctx) {
     return {
       name: b.name,
-      uniqueKey: b.name.toLowerCase(),
+      // Names that look alike are one name: Unicode compatibility forms (NFKC: `Café` typed composed or
+      // decomposed, full-width letters) and case.
+      uniqueKey: b.name.normalize('NFKC').toLowerCase(),
       data: {
         label: `Element_${ctx.recordId}`,
         description: b.description,
