@@ -8,7 +8,15 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { HOUR_MS } from '../src/config.ts';
 import { ManualClock } from '../src/lib/clock.ts';
-import { makeJpeg, makeMp3, makeMp4, makePng, makeWav } from '../src/media/fixtures.ts';
+import {
+  box,
+  makeJpeg,
+  makeMp3,
+  makeMp4,
+  makeMp4WithSampleTables,
+  makePng,
+  makeWav,
+} from '../src/media/fixtures.ts';
 import { balances, expectError, startTestApp, type TestApp } from './helpers.ts';
 
 function multipart(
@@ -320,11 +328,15 @@ describe('URL settings use uploads and safe downloads', () => {
   let t: TestApp;
   let server: http.Server;
   let base = '';
+  /** Further files the server answers, by path. */
+  const served = new Map<string, Buffer>();
   before(async () => {
     t = await startTestApp({ env: { FETCH_ALLOW_ADDRESSES: '127.0.0.1' } });
     const png = fs.readFileSync(await makePng(t.dir, 64, 48));
     server = http.createServer((req, res) => {
       if (req.url === '/photo.png') return void res.end(png);
+      const file = served.get(req.url ?? '');
+      if (file) return void res.end(file);
       if (req.url === '/to-private') {
         res.writeHead(302, { location: 'http://10.0.0.1/photo.png' });
         return void res.end();
@@ -403,5 +415,37 @@ describe('URL settings use uploads and safe downloads', () => {
     const refused = await t.call(acct.key, 'POST', '/v1/tasks', reference(tooLong.url));
     expectError(refused, 422, 'invalid_settings');
     assert.match(refused.json().error.message, /ref_video_urls/);
+  });
+
+  test('a hostile MP4 still gets its length and size; a video no probe can read is 422 invalid_settings', async () => {
+    const acct = await t.account({ balanceMinor: 1_000_000 });
+    // A million entries in each sample table: seconds of one synchronous parse for music-metadata.
+    const hostile = await makeMp4WithSampleTables(t.dir, 1_000_000);
+    const uploaded = await upload(t, acct.key, hostile);
+    assert.deepEqual(
+      [uploaded.duration_seconds, uploaded.width, uploaded.height, uploaded.content_type],
+      [10, 320, 240, 'video/mp4'],
+    );
+    const ftyp = box('ftyp', Buffer.from('isom'), Buffer.from([0, 0, 2, 0]), Buffer.from('isommp41'));
+    served.set('/hostile.mp4', fs.readFileSync(hostile));
+    served.set(
+      '/no-length.mp4',
+      Buffer.concat([ftyp, box('moov', box('free')), box('mdat', Buffer.alloc(64))]),
+    );
+    const reference = (url: string) => ({
+      model: 'video',
+      settings: {
+        mode: 'reference',
+        prompt: 'the scene from @Video1',
+        ref_video_urls: [url],
+        quality: '480p',
+      },
+    });
+    // 10 s is past the reference's 5 s; a file without a readable length is refused the same way.
+    for (const path of ['/hostile.mp4', '/no-length.mp4']) {
+      const res = await t.call(acct.key, 'POST', '/v1/price', reference(`${base}${path}`));
+      expectError(res, 422, 'invalid_settings');
+      assert.match(res.json().error.message, /settings\.ref_video_urls\.0/, path);
+    }
   });
 });

@@ -202,3 +202,64 @@ export function makeWebp(
         : ['-c:v', 'libwebp'];
   return runFfmpeg([...testPicture(width, height), ...codec], fixturePath(dir, 'webp'));
 }
+
+function u32(value: number): Buffer {
+  const bytes = Buffer.alloc(4);
+  bytes.writeUInt32BE(value >>> 0);
+  return bytes;
+}
+
+/** An ISO base media box: 32-bit size, type, content. */
+export function box(type: string, ...content: Uint8Array[]): Buffer {
+  const body = Buffer.concat(content);
+  return Buffer.concat([u32(8 + body.length), Buffer.from(type, 'latin1'), body]);
+}
+
+/** A full box (version, zero flags). */
+function fullBox(type: string, version: number, ...content: Uint8Array[]): Buffer {
+  return box(type, Buffer.from([version, 0, 0, 0]), ...content);
+}
+
+/**
+ * A hostile MP4, written without ffmpeg: one 320×240 video track of 10 s whose sample tables (`stts`
+ * and `stsz`) hold `entries` entries each, 12 bytes an entry, over a 16-byte `mdat`. music-metadata
+ * decodes such tables in one synchronous pass (8 million entries, 96 MB: seconds of CPU).
+ */
+export async function makeMp4WithSampleTables(dir: string, entries: number): Promise<string> {
+  const matrix = Buffer.concat([0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000].map(u32));
+  const [timescale, duration, width, height] = [1000, 10_000, 320, 240] as const;
+  const rateAndVolume = [...[0, 0, timescale, duration, 0x10000].map(u32), Buffer.from([1, 0, 0, 0])];
+  const mvhd = fullBox('mvhd', 0, ...rateAndVolume, Buffer.alloc(8), matrix, Buffer.alloc(24), u32(2));
+  const tkhdFields = [...[0, 0, 1, 0, duration].map(u32), Buffer.alloc(16), matrix];
+  const tkhd = fullBox('tkhd', 0, ...tkhdFields, u32(width << 16), u32(height << 16));
+  const mdhd = fullBox('mdhd', 0, ...[0, 0, timescale, duration].map(u32), Buffer.from([0x55, 0xc4, 0, 0]));
+  const hdlr = fullBox('hdlr', 0, u32(0), Buffer.from('vide'), Buffer.alloc(12), Buffer.from('video\0'));
+  const avc1 = box(
+    'avc1',
+    Buffer.from([0, 0, 0, 0, 0, 0, 0, 1]),
+    Buffer.alloc(16),
+    Buffer.from([width >> 8, width & 255, height >> 8, height & 255]),
+    ...[0x480000, 0x480000, 0].map(u32),
+    Buffer.from([0, 1]),
+    Buffer.alloc(32),
+    Buffer.from([0, 24, 0xff, 0xff]),
+  );
+  const one = u32(1);
+  const moov = (mdatStart: number): Buffer => {
+    const stbl = box(
+      'stbl',
+      fullBox('stsd', 0, one, avc1),
+      fullBox('stts', 0, u32(entries), Buffer.alloc(entries * 8).fill(Buffer.concat([one, one]))),
+      fullBox('stsc', 0, one, one, u32(entries), one),
+      fullBox('stsz', 0, u32(0), u32(entries), Buffer.alloc(entries * 4).fill(one)),
+      fullBox('stco', 0, one, u32(mdatStart)),
+    );
+    const minf = box('minf', fullBox('vmhd', 0, Buffer.alloc(8)), stbl);
+    return box('moov', mvhd, box('trak', tkhd, box('mdia', mdhd, hdlr, minf)));
+  };
+  const ftyp = box('ftyp', Buffer.from('isom'), u32(512), Buffer.from('isomiso2avc1mp41'));
+  const path = fixturePath(dir, 'mp4');
+  const mdatStart = ftyp.length + moov(0).length + 8;
+  await writeFile(path, Buffer.concat([ftyp, moov(mdatStart), box('mdat', Buffer.alloc(16))]));
+  return path;
+}

@@ -5,7 +5,8 @@
  * Order of sources, each filling only what the previous left out:
  * 1. pictures: our own header parsers (`image-size.ts`); nothing else.
  * 2. audio and video: music-metadata (`duration: true`, so MP3/ADTS without headers are counted
- *    frame by frame). For video the length is the longest of the container and track durations.
+ *    frame by frame), in a worker thread with a time limit (`probe-pool.ts`). For video the length is
+ *    the longest of the container and track durations.
  * 3. MP4/MOV/M4A: the `moov` box (`mvhd` duration, video `tkhd` size) read by `isobmff.ts`.
  * 4. The bundled ffprobe's JSON report (the container's duration and the first video stream's size),
  *    last, because it runs a large demuxer on untrusted input.
@@ -14,10 +15,10 @@
 import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import ffprobe from '@ffprobe-installer/ffprobe';
-import { parseFile } from 'music-metadata';
 import type { MediaFormat } from '../catalog/index.ts';
 import { type ByteReader, IMAGE_HEAD_BYTES, jpegSize, pngSize, webpSize } from './image-size.ts';
 import { readMovieInfo } from './isobmff.ts';
+import { ProbePool } from './probe-pool.ts';
 import { kindOf, SNIFF_BYTES, type SniffResult, sniffFormat } from './sniff.ts';
 
 export interface ProbeResult {
@@ -57,28 +58,16 @@ async function probePicture(path: string, format: 'jpeg' | 'png' | 'webp'): Prom
   return size ?? {};
 }
 
-function positive(value: number | undefined): number | undefined {
-  return value !== undefined && Number.isFinite(value) && value > 0 ? value : undefined;
+let shared: ProbePool | undefined;
+
+/** The process's one probe pool, made on first use (it starts no thread before a probe). */
+function sharedPool(): ProbePool {
+  shared ??= new ProbePool();
+  return shared;
 }
 
-async function fromMusicMetadata(path: string, isVideo: boolean): Promise<ProbeResult> {
-  try {
-    const { format } = await parseFile(path, { duration: true, skipCovers: true });
-    const result: ProbeResult = {};
-    const trackDurations = format.trackInfo.map((track) => positive(track.duration) ?? 0);
-    const duration = isVideo
-      ? positive(Math.max(format.duration ?? 0, ...trackDurations))
-      : (positive(format.duration) ?? positive(Math.max(0, ...trackDurations)));
-    if (duration !== undefined) result.durationSeconds = duration;
-    const video = format.trackInfo.find((track) => track.video?.pixelWidth && track.video.pixelHeight)?.video;
-    if (isVideo && video?.pixelWidth && video.pixelHeight) {
-      result.width = video.pixelWidth;
-      result.height = video.pixelHeight;
-    }
-    return result;
-  } catch {
-    return {};
-  }
+function positive(value: number | undefined): number | undefined {
+  return value !== undefined && Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
 /** The part of ffprobe's JSON report that is read (`-show_entries`, below). */
@@ -166,11 +155,16 @@ function fill(result: ProbeResult, more: ProbeResult, isVideo: boolean): void {
 /**
  * Length (seconds) of audio and video and size (pixels) of pictures and video frames of the file at
  * `path`, whose content `sniffFormat` recognised as `format`. Facts that cannot be read are absent.
+ * `pool` runs music-metadata (default: the process's shared pool).
  */
-export async function probeFile(path: string, format: MediaFormat): Promise<ProbeResult> {
+export async function probeFile(
+  path: string,
+  format: MediaFormat,
+  pool: ProbePool = sharedPool(),
+): Promise<ProbeResult> {
   if (format === 'jpeg' || format === 'png' || format === 'webp') return probePicture(path, format);
   const isVideo = kindOf(format) === 'video';
-  const result = await fromMusicMetadata(path, isVideo);
+  const result = await pool.probe(path, isVideo);
   if (missing(result, isVideo) && (format === 'mp4' || format === 'mov' || format === 'm4a')) {
     fill(result, await withReader(path, readMovieInfo).catch(() => ({})), isVideo);
   }
