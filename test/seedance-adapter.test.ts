@@ -196,6 +196,23 @@ describe('request bodies (PROVIDERS.md §4 "Our mapping")', () => {
     });
   });
 
+  test('video-omni: a voice with no sample kept fails before any call (PROVIDERS.md §4)', async () => {
+    const request = videoRequest(
+      'video-omni',
+      { prompt: 'a dancer', character_ids: ['c1'], audio_ids: ['v1'] },
+      {
+        c1: { id: 'c1', upstream_id: JSON.stringify({ images: ['/p.png', '/b.png'], audio: [] }) },
+        v1: { id: 'v1', upstream_id: JSON.stringify({ images: [], audio: [] }) },
+      },
+    );
+    const calls = fake.calls.length;
+    await assert.rejects(
+      adapter.create(request, RUN, signal()),
+      (error) => error instanceof GenerationError && error.code === 'generation_failed',
+    );
+    assert.equal(fake.calls.length, calls, 'nothing reached Seedance');
+  });
+
   test('upstream_models overrides the built-in model id', async () => {
     const channel = {
       ...testChannel('seedance', fake.url, KEY, ['video']),

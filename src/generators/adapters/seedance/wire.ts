@@ -83,18 +83,22 @@ export function taskBody(
   let ratio = String(s['aspect_ratio'] ?? '16:9');
   const url = publicUrl;
   if (request.model === 'video-omni') {
+    // A record with nothing to send fails the task before any call, as PROVIDERS.md §4 sends every named
+    // character and voice: dropping it would run (and charge for) a video without it.
     for (const id of list(s['character_ids'])) {
-      const kept = keptFiles(request.records?.[id]);
-      if (kept === null)
+      const pictures = keptFiles(request.records?.[id])?.images ?? [];
+      if (pictures.length === 0)
         throw new GenerationError('generation_failed', `character ${id} has no pictures here`);
-      for (const picture of kept.images) content.push(image(url(picture), 'reference_image'));
+      for (const picture of pictures) content.push(image(url(picture), 'reference_image'));
     }
     for (const id of list(s['audio_ids'])) {
       const record = request.records?.[id];
       // A person's voice: its first recording; a preset: its stored sample.
       const sample = record?.['sample_url'];
       const first = keptFiles(record)?.audio[0] ?? (typeof sample === 'string' ? sample : undefined);
-      if (first !== undefined) content.push(audio(url(first), 'reference_audio'));
+      if (first === undefined)
+        throw new GenerationError('generation_failed', `voice ${id} has no samples here`);
+      content.push(audio(url(first), 'reference_audio'));
     }
   } else if (request.mode === 'frames') {
     const [first, last] = list(s['image_urls']);
