@@ -250,16 +250,26 @@ describe('AdapterDeps of a channel', () => {
     const remote = await deps().readInput(fake.serveFile(png, 'image/png', 10_000), signal());
     assert.ok(remote.bytes.equals(png));
     assert.equal(remote.format, 'png');
+    // A caller's link that cannot be read now is the caller's problem, not the provider's (no transient).
+    const unreadable = (error: unknown) =>
+      error instanceof GenerationError && error.code === 'input_unavailable';
     await assert.rejects(
       deps({ fetchAllowAddresses: [] }).readInput(fake.serveFile(png, 'image/png', 10_000), signal()),
-      GeneratorTransientError,
+      unreadable,
+    );
+    const gone = fake.serveFile(png, 'image/png', 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await assert.rejects(deps().readInput(gone, signal()), unreadable);
+    // A cancel of the run stays the run's own reason.
+    const abort = new AbortController();
+    abort.abort(new Error('canceled by the caller'));
+    await assert.rejects(
+      deps().readInput(fake.serveFile(png, 'image/png', 10_000), abort.signal),
+      /canceled by the caller/,
     );
     const deleted = await t.call(acct.key, 'DELETE', `/v1/files/${uploaded.json().id}`);
     assert.equal(deleted.statusCode, 204);
     // A deleted upload is no longer ours: it is fetched like any link, and its address is refused.
-    await assert.rejects(
-      deps().readInput(uploaded.json().url as string, signal()),
-      (error) => error instanceof GeneratorTransientError || error instanceof GenerationError,
-    );
+    await assert.rejects(deps().readInput(uploaded.json().url as string, signal()), unreadable);
   });
 });

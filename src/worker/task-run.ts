@@ -326,7 +326,9 @@ export class TaskRun {
     }
     if (error instanceof GenerationError) {
       await fail(error.code, error.message);
-      await this.#record({ kind: 'refused', error: error.message });
+      // An input of the caller's that cannot be read says nothing of the channel: neither a failure nor
+      // a working answer (which would close a half-open circuit) is counted for it.
+      if (error.code !== 'input_unavailable') await this.#record({ kind: 'refused', error: error.message });
       return;
     }
     if (error instanceof ChannelBusy && this.#channel !== null) {

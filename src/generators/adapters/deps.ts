@@ -211,7 +211,28 @@ async function sniffFile(path: string): Promise<ReturnType<typeof sniffOutput>> 
   }
 }
 
+/**
+ * A provider's output file fetched into `dir`. Output links are short-lived and the provider's: a link
+ * that cannot be fetched is transient (PROVIDERS.md "Rules"), the run retried.
+ */
 async function downloadOutput(
+  url: string,
+  dir: string,
+  signal: AbortSignal,
+  runtime: TransportOptions & { maxOutputBytes: number },
+): Promise<DownloadedOutput> {
+  try {
+    return await fetchFile(url, dir, signal, runtime);
+  } catch (error) {
+    if (!(error instanceof FetchError)) throw error;
+    throw new GeneratorTransientError(`output download failed (${error.reason}): ${error.message}`, {
+      cause: error,
+    });
+  }
+}
+
+/** A link or data URL fetched into `dir` under the address rules and caps, its type sniffed; throws FetchError. */
+async function fetchFile(
   url: string,
   dir: string,
   signal: AbortSignal,
@@ -221,28 +242,21 @@ async function downloadOutput(
   let sizeBytes: number;
   if (url.startsWith('data:')) {
     const decoded = decodeDataUrl(url, runtime.maxOutputBytes);
-    if (!decoded.ok) throw new GeneratorTransientError(`output data URL: ${decoded.reason}`);
+    if (!decoded.ok) throw new FetchError('bad_url', `data URL: ${decoded.reason}`);
     path = join(dir, randomUUID());
     await writeFile(path, decoded.bytes, { flag: 'wx' });
     sizeBytes = decoded.bytes.length;
   } else {
-    try {
-      const fetched = await fetchToFile(url, {
-        dir,
-        maxBytes: runtime.maxOutputBytes,
-        totalTimeoutMs: runtime.downloadTimeoutMs ?? 5 * 60_000,
-        signal,
-        allowAddresses: runtime.fetchAllowAddresses,
-        ...(runtime.lookup ? { lookup: runtime.lookup } : {}),
-      });
-      path = fetched.path;
-      sizeBytes = fetched.sizeBytes;
-    } catch (error) {
-      if (!(error instanceof FetchError)) throw error;
-      throw new GeneratorTransientError(`output download failed (${error.reason}): ${error.message}`, {
-        cause: error,
-      });
-    }
+    const fetched = await fetchToFile(url, {
+      dir,
+      maxBytes: runtime.maxOutputBytes,
+      totalTimeoutMs: runtime.downloadTimeoutMs ?? 5 * 60_000,
+      signal,
+      allowAddresses: runtime.fetchAllowAddresses,
+      ...(runtime.lookup ? { lookup: runtime.lookup } : {}),
+    });
+    path = fetched.path;
+    sizeBytes = fetched.sizeBytes;
   }
   const type = await sniffFile(path);
   return { path, sizeBytes, format: type.format, contentType: type.contentType };
@@ -288,10 +302,22 @@ async function readInput(url: string, signal: AbortSignal, runtime: AdapterRunti
   }
   const dir = await mkdtemp(join(tmpdir(), 'gta-input-'));
   try {
-    const downloaded = await downloadOutput(url, dir, signal, {
-      ...runtime,
-      maxOutputBytes: MAX_UPLOAD_BYTES,
-    });
+    let downloaded: DownloadedOutput;
+    try {
+      downloaded = await fetchFile(url, dir, signal, { ...runtime, maxOutputBytes: MAX_UPLOAD_BYTES });
+    } catch (error) {
+      // A cancel or shutdown of the run is not the input's fault.
+      if (signal.aborted) throw signal.reason;
+      if (!(error instanceof FetchError)) throw error;
+      // The caller's link answered the probe at acceptance and fails now: the caller's problem, not the
+      // channel's. The task fails before any upstream call (PROVIDERS.md "Normalised mapping") and
+      // nothing counts against the channel or its circuit; a transient error here would let one caller's
+      // flaky link open a channel for everyone.
+      throw new GenerationError(
+        'input_unavailable',
+        `the input file at ${url} cannot be read (${error.reason}): ${error.message}`,
+      );
+    }
     const handle = await open(downloaded.path, 'r');
     try {
       const bytes = await handle.readFile();

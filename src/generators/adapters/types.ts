@@ -12,6 +12,8 @@
  *   operator enables it; the run moves on to another channel.
  * - `GenerationError('content_refused' | 'generation_failed', reason)`: a final refusal, or
  *   `GenerationStatus { state: 'failed' }` from `status()` for a failed upstream task.
+ * - `GenerationError('input_unavailable', reason)`: one of the task's inputs cannot be read before any
+ *   upstream call (`readInput`). Final; it says nothing of the channel, so it never counts against it.
  */
 import type { Clock } from '../../lib/index.ts';
 import { type Generator, GeneratorTransientError } from '../generator.ts';
@@ -145,7 +147,11 @@ export interface AdapterDeps {
   download(url: string, dir: string, signal: AbortSignal): Promise<DownloadedOutput>;
   /** An input link as the provider should see it: our own uploads as absolute URLs under PUBLIC_BASE_URL. */
   publicUrl(url: string): string;
-  /** Reads an input link's bytes (our own upload from storage, or a guarded download). */
+  /**
+   * Reads an input link's bytes (our own upload from storage, or a guarded download). An input that cannot
+   * be read (an upload gone, a caller's link failing now) throws `GenerationError('input_unavailable')`:
+   * the caller's problem, never the channel's.
+   */
   readInput(url: string, signal: AbortSignal): Promise<InputBytes>;
   /**
    * Callback addresses (CONTRACT §11): `urlFor` gives `PUBLIC_BASE_URL/v1/callbacks/{channel}/{token}` with
