@@ -46,6 +46,7 @@ import {
 import { LoginLimiter, PeopleService } from './people/index.ts';
 import { type BlobStore, createBlobStore } from './storage/index.ts';
 import {
+  artifactOfTaskInput,
   artifactUpstream,
   DownloadAllowance,
   FinalTaskViews,
@@ -190,6 +191,9 @@ export async function createContainer(
             ? { provider: found.provider, ids: found.ids }
             : null;
         },
+        // A caller's result file as a run's input: read from storage, or lent to a provider that fetches
+        // URLs by a direct link of its own; only for a task of the same account.
+        artifactInput: (forTaskId, url) => artifactOfTaskInput(db, forTaskId, url, clock.now()),
       }));
   // Models with channels run on them (CONTRACT §11); every other model on the simulator as before.
   const router = new ChannelRouter({

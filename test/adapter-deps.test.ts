@@ -5,10 +5,11 @@ import { after, before, describe, test } from 'node:test';
 import { CallbackStore, hashToken } from '../src/generators/adapters/callback-store.ts';
 import { type AdapterRuntime, createAdapterDeps } from '../src/generators/adapters/deps.ts';
 import type { AdapterDeps, Channel } from '../src/generators/adapters/index.ts';
-import { GenerationError, GeneratorTransientError } from '../src/generators/index.ts';
+import { GenerationError, type GenerationRequest, GeneratorTransientError } from '../src/generators/index.ts';
 import { makePng } from '../src/media/fixtures.ts';
+import { artifactOfTaskInput } from '../src/tasks/index.ts';
 import { type FakeServer, startFakeServer } from './fakes/server.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
+import { startTestApp, type TestApp, waitForFinal } from './helpers.ts';
 
 function channel(baseUrl: string): Channel {
   return {
@@ -271,5 +272,61 @@ describe('AdapterDeps of a channel', () => {
     assert.equal(deleted.statusCode, 204);
     // A deleted upload is no longer ours: it is fetched like any link, and its address is refused.
     await assert.rejects(deps().readInput(uploaded.json().url as string, signal()), unreadable);
+  });
+
+  test('artifact links: read from storage and lent only for a task of the same account', async () => {
+    const owner = await t.account({ balanceMinor: 100_000 });
+    const stranger = await t.account({ balanceMinor: 100_000 });
+    t.container.worker.start();
+    const made = async (key: string, prompt: string): Promise<string> => {
+      const created = await t.call(key, 'POST', '/v1/tasks', { model: 'image', settings: { prompt } });
+      assert.equal(created.statusCode, 202, created.body);
+      const id = created.json().id as string;
+      assert.equal((await waitForFinal(t, key, id)).status, 'succeeded');
+      return id;
+    };
+    const source = await made(owner.key, 'a lantern');
+    const ownTask = await made(owner.key, 'another lantern');
+    const strangerTask = await made(stranger.key, 'not theirs');
+    const bytes = (await t.call(owner.key, 'GET', `/v1/tasks/${source}/artifacts/0`)).rawPayload;
+    // The link's host (api.test) resolves nowhere: only a read from storage can succeed.
+    const link = `http://api.test/v1/tasks/${source}/artifacts/0`;
+    const db = t.container.db;
+    const d = deps({
+      artifactInput: (forTaskId, url) => artifactOfTaskInput(db, forTaskId, url, new Date()),
+    });
+    const read = await d.readInput(link, signal(), ownTask);
+    assert.ok(read.bytes.equals(bytes));
+    assert.deepEqual([read.format, read.contentType], ['png', 'image/png']);
+    const unreadable = (error: unknown) =>
+      error instanceof GenerationError && error.code === 'input_unavailable';
+    // Another account's task, or no task at all (a library creation), never reads it.
+    await assert.rejects(d.readInput(link, signal(), strangerTask), unreadable);
+    await assert.rejects(d.readInput(link, signal()), unreadable);
+    const request = (taskId: string): GenerationRequest => ({
+      taskId,
+      model: 'video',
+      mode: 'reference',
+      settings: {},
+      inputs: {
+        files: [{ field: 'ref_image_urls', position: 0, url: link, format: 'png', sizeBytes: bytes.length }],
+      },
+      plan: { outputs: [], caption: '', texts: [], workSeconds: 1 },
+    });
+    const links = await d.inputLinks(request(ownTask), signal());
+    const lent = links(link);
+    assert.match(lent, /^https:\/\/api\.example\.com\/files\/[A-Za-z0-9]{32}\//);
+    const served = await t.app.inject({ method: 'GET', url: new URL(lent).pathname });
+    assert.equal(served.statusCode, 200);
+    assert.ok(served.rawPayload.equals(bytes), 'served without a key, from our storage');
+    // Other links are as publicUrl gives them; an artifact link no input file names is not lent.
+    const upload = `http://10.0.0.5:8080/files/${'a'.repeat(32)}/x.png`;
+    assert.equal(links(upload), d.publicUrl(upload));
+    const unnamed = `http://api.test/v1/tasks/${ownTask}/artifacts/0`;
+    assert.equal(links(unnamed), unnamed);
+    const rows = async () => (await db.db.selectFrom('uploads').select('id').execute()).length;
+    const count = await rows();
+    await assert.rejects(d.inputLinks(request(strangerTask), signal()), unreadable);
+    assert.equal(await rows(), count, 'nothing lent to another account');
   });
 });

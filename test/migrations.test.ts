@@ -57,6 +57,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
   'src/db/migrations/0021-jobs-due.ts': '7bddf0660dae7bb9f559ff7ecec6e491a75f89c96bd692a867c5ea51559fa0ab',
   'src/db/migrations/0022-drop-tasks-account-model-status.ts':
     '076a0b2786f6b3301462d431a1d32520902e332f5e0353f9704a7ad416e7961f',
+  'src/db/migrations/0023-lent-artifact-links.ts':
+    'f542697360754e4cde8a86dda887fffadedb47c0a34ea706f834ecdba41e9708',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',

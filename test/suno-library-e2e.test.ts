@@ -1,8 +1,8 @@
 /**
  * Music on a Suno channel end to end (GENERATORS_FILE pointing at the Suno fake): output files keep their
- * upstream ids, an artifact link of our own run names its track upstream (replace-section), personas and
- * singing voices are created at Suno and used in tasks, and a library of a model served only by Cog
- * answers 503 (CONTRACT §11, PROVIDERS.md §2).
+ * upstream ids, an artifact link of our own run names its track upstream (replace-section) or reaches Suno
+ * as a direct link lent for the run (other modes), personas and singing voices are created at Suno and
+ * used in tasks, and a library of a model served only by Cog answers 503 (CONTRACT §11, PROVIDERS.md §2).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -124,8 +124,9 @@ test('replace_upload of an artifact of our own Suno run sends its taskId and aud
   assert.match(String(call.body['callBackUrl']), CALLBACK_URL);
 });
 
-test('an artifact link of another account is refused at acceptance; Suno cannot fetch one in extend', async () => {
-  const link = `${t.container.config.publicBaseUrl}/v1/tasks/${song.id}/artifacts/0`;
+test('an artifact link of another account is refused at acceptance; our own reaches Suno as a lent link', async () => {
+  const base = t.container.config.publicBaseUrl;
+  const link = `${base}/v1/tasks/${song.id}/artifacts/0`;
   const other = await t.account({ balanceMinor: 10_000_000 });
   const refused = await t.call(other.key, 'POST', '/v1/tasks', {
     model: 'music',
@@ -141,9 +142,15 @@ test('an artifact link of another account is refused at acceptance; Suno cannot 
     style: 'folk',
     prompt: LYRICS,
   });
-  const task = await waitForFinal(t, account.key, id, 60_000);
-  assert.equal((task['error'] as { code: string }).code, 'generation_failed');
-  assert.equal(suno.calls.length, before, 'no upstream call');
+  await succeeded(id);
+  // The artifact link needs an API key; Suno gets a direct link lent for the run, fetched without one.
+  const [call] = callsTo('/api/v1/generate/upload-extend', before);
+  const uploadUrl = String(call?.body['uploadUrl']);
+  assert.match(uploadUrl, new RegExp(`^${base}/files/[A-Za-z0-9]{32}/`));
+  const lent = await fetch(uploadUrl);
+  assert.equal(lent.status, 200);
+  const own = await t.call(account.key, 'GET', `/v1/tasks/${song.id}/artifacts/0`);
+  assert.ok(Buffer.from(await lent.arrayBuffer()).equals(own.rawPayload), 'the track itself');
 });
 
 test('replace_upload of a file Suno did not make fails before any call', async () => {

@@ -86,6 +86,45 @@ describe('inputs of queued tasks', () => {
     }
   });
 
+  test('a result file whose files expire while its task waits fails the task with input_unavailable', async () => {
+    const t = await startTestApp();
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const made = await t.call(acct.key, 'POST', '/v1/tasks', {
+        model: 'image',
+        settings: { prompt: 'a vase' },
+      });
+      assert.equal(made.statusCode, 202, made.body);
+      const source = made.json().id as string;
+      assert.equal((await waitForFinal(t, acct.key, source)).status, 'succeeded');
+      const spent = 10_000 - (await balances(t, acct.id)).available_minor;
+      await t.container.worker.stop();
+      const created = await t.call(acct.key, 'POST', '/v1/tasks', {
+        model: 'model-3d',
+        settings: {
+          task_type: 'image_to_model',
+          image_url: [`${t.container.config.publicBaseUrl}/v1/tasks/${source}/artifacts/0`],
+          texture: false,
+          pbr: false,
+        },
+      });
+      assert.equal(created.statusCode, 202, created.body);
+      // The source task's files expire (the sweeper's flag) before the worker takes the task.
+      await t.container.db.db
+        .updateTable('tasks')
+        .set({ files_expired: 1 })
+        .where('id', '=', source)
+        .execute();
+      t.container.worker.start();
+      const done = await waitForFinal(t, acct.key, created.json().id);
+      assert.equal(done.status, 'failed');
+      assert.equal((done.error as { code: string }).code, 'input_unavailable');
+      assert.equal((await balances(t, acct.id)).available_minor, 10_000 - spent, 'its hold voided');
+    } finally {
+      await t.close();
+    }
+  });
+
   test('a task whose inputs are all still there runs as usual', async () => {
     const t = await startTestApp({ worker: false });
     try {

@@ -172,6 +172,12 @@ export interface UploadsTable {
   created_at: string;
   expires_at: string;
   deleted_at: string | null;
+  /**
+   * `<task id>/<index>` when the row only lends an artifact's bytes to a provider for one run (a direct
+   * link the provider can fetch without a key); null for the caller's own uploads. A lent row is no
+   * upload of the caller's: not listed, not counted against the quota, its bytes never deleted with it.
+   */
+  source_artifact: string | null;
 }
 
 /** A record of any personal library (reference "Library records", CONTRACT §7). */

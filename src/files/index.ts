@@ -1,4 +1,5 @@
 export {
+  type LentFile,
   MAX_UPLOAD_BYTES,
   UploadService,
   type UploadServiceDeps,

@@ -42,6 +42,25 @@ export interface UploadServiceDeps {
   quotaBytes: number;
 }
 
+/** A stored file lent to a provider for one run by a direct link of its own (`UploadService.lend`). */
+export interface LentFile {
+  /** The account whose file it is. */
+  accountId: string;
+  storageKey: string;
+  filename: string;
+  contentType: string;
+  format: string;
+  kind: ArtifactKind;
+  sizeBytes: number;
+  durationSeconds?: number;
+  width?: number;
+  height?: number;
+  /** What owns the bytes: `<task id>/<index>` of an artifact. */
+  source: string;
+  /** When the link stops working; at least the end of the run it is made for. */
+  expiresAt: Date;
+}
+
 function token(): string {
   return randomBase62(32);
 }
@@ -54,6 +73,8 @@ async function usedBytes(db: Tx, accountId: string, now: Date): Promise<number> 
     .where('account_id', '=', accountId)
     .where('deleted_at', 'is', null)
     .where('expires_at', '>', now.toISOString())
+    // A lent link's bytes are an artifact's, kept and counted with its task.
+    .where('source_artifact', 'is', null)
     .executeTakeFirst();
   return Number(row?.used ?? 0);
 }
@@ -112,6 +133,7 @@ export class UploadService {
         created_at: now.toISOString(),
         expires_at: new Date(now.getTime() + this.#deps.retentionMs).toISOString(),
         deleted_at: null,
+        source_artifact: null,
       };
       await this.#deps.storage.put(row.storage_key, fs.createReadStream(temp), {
         contentType: row.content_type,
@@ -146,6 +168,36 @@ export class UploadService {
     });
   }
 
+  /**
+   * A direct link to a stored file that is not an upload (a result file of the caller's), for a provider
+   * that fetches its inputs by URL and has no API key (PROVIDERS.md "Rules"): the same `/files/{token}`
+   * link and route as an upload, on a row of its own that lends the file's bytes until `expiresAt`. The
+   * row is invisible to the caller (never listed, no quota) and its bytes are never deleted with it.
+   */
+  async lend(file: LentFile): Promise<string> {
+    const now = this.#deps.clock.now();
+    const row: UploadsTable = {
+      id: uuidv7(now.getTime()),
+      account_id: file.accountId,
+      token: token(),
+      filename: file.filename,
+      content_type: file.contentType,
+      format: file.format,
+      kind: file.kind,
+      size_bytes: file.sizeBytes,
+      duration_seconds: file.durationSeconds ?? null,
+      width: file.width ?? null,
+      height: file.height ?? null,
+      storage_key: file.storageKey,
+      created_at: now.toISOString(),
+      expires_at: file.expiresAt.toISOString(),
+      deleted_at: null,
+      source_artifact: file.source,
+    };
+    await this.#deps.db.db.insertInto('uploads').values(row).execute();
+    return this.#view(row).url;
+  }
+
   async get(principal: KeyPrincipal, id: string): Promise<UploadView> {
     return this.#view(await this.#own(principal, id));
   }
@@ -166,6 +218,7 @@ export class UploadService {
       .where('account_id', '=', principal.accountId)
       .where('deleted_at', 'is', null)
       .where('expires_at', '>', now.toISOString())
+      .where('source_artifact', 'is', null)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
       .limit(limit)
@@ -257,7 +310,8 @@ export class UploadService {
       .execute();
     let removed = 0;
     for (const row of due) {
-      await storage.delete(row.storage_key);
+      // A lent link's bytes are its artifact's: they go when the task's files expire, not with the link.
+      if (row.source_artifact === null) await storage.delete(row.storage_key);
       const flagged = await db.db
         .updateTable('uploads')
         .set({ deleted_at: clock.now().toISOString() })
@@ -288,6 +342,8 @@ export class UploadService {
       .where('id', '=', id)
       .where('account_id', '=', principal.accountId)
       .where('deleted_at', 'is', null)
+      // A lent link is not the caller's upload: it cannot be read or deleted (its bytes) as one.
+      .where('source_artifact', 'is', null)
       .executeTakeFirst();
     if (!row || row.expires_at <= this.#deps.clock.now().toISOString()) throw errors.fileNotFound(id);
     return row;

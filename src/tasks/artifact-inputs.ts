@@ -2,13 +2,16 @@
  * An artifact link of the caller's own task as an input file (`/v1/tasks/<id>/artifacts/<index>`, any
  * host, as for own uploads): read from our storage and probed like a download, never fetched over HTTP
  * (the link needs an API key). This is how a track of our own Suno run reaches `replace_upload`, whose
- * adapter names it upstream by the ids kept with the artifact (PROVIDERS.md §2).
+ * adapter names it upstream by the ids kept with the artifact (PROVIDERS.md §2). A run finds the same
+ * file again (`artifactOfTaskInput`) to read it for a provider that takes uploads, or to lend it by a
+ * direct link to a provider that fetches URLs.
  */
 import { createWriteStream } from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import type { ArtifactKind } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { artifactOfLink } from '../generators/index.ts';
@@ -23,6 +26,79 @@ export interface ArtifactInputDeps {
   clock: Clock;
 }
 
+/** A result file of an account's own succeeded task whose files have not expired. */
+export interface OwnArtifact {
+  /** The account the task (and the file) belongs to. */
+  accountId: string;
+  storageKey: string;
+  filename: string;
+  contentType: string;
+  kind: ArtifactKind;
+  sizeBytes: number;
+}
+
+/**
+ * The file an artifact link names when it is one of `accountId`'s own: its task succeeded and its files
+ * have not expired. Null for any other link, another account's task (it reads as missing, CONTRACT §3),
+ * an unknown index or expired files.
+ */
+export async function findOwnArtifact(
+  db: Db,
+  accountId: string,
+  url: string,
+  now: Date,
+): Promise<OwnArtifact | null> {
+  const link = artifactOfLink(url);
+  if (link === null) return null;
+  const row = await db.db
+    .selectFrom('artifacts')
+    .innerJoin('tasks', 'tasks.id', 'artifacts.task_id')
+    .select([
+      'artifacts.storage_key',
+      'artifacts.filename',
+      'artifacts.content_type',
+      'artifacts.kind',
+      'artifacts.size_bytes',
+      'tasks.files_expired',
+      'tasks.files_expire_at',
+    ])
+    .where('artifacts.task_id', '=', link.taskId)
+    .where('artifacts.idx', '=', link.index)
+    .where('tasks.account_id', '=', accountId)
+    .where('tasks.status', '=', 'succeeded')
+    .executeTakeFirst();
+  if (!row) return null;
+  if (row.files_expired === 1 || (row.files_expire_at ?? '') <= now.toISOString()) return null;
+  return {
+    accountId,
+    storageKey: row.storage_key,
+    filename: row.filename,
+    contentType: row.content_type,
+    kind: row.kind as ArtifactKind,
+    sizeBytes: Number(row.size_bytes),
+  };
+}
+
+/**
+ * The file behind an artifact link among the inputs of task `forTaskId`, when it is an artifact of the
+ * same account (findOwnArtifact); null otherwise. A run reads or lends its inputs through this, so a link
+ * to another account's file is never usable, whatever the settings say.
+ */
+export async function artifactOfTaskInput(
+  db: Db,
+  forTaskId: string,
+  url: string,
+  now: Date,
+): Promise<OwnArtifact | null> {
+  if (artifactOfLink(url) === null) return null;
+  const task = await db.db
+    .selectFrom('tasks')
+    .select('account_id')
+    .where('id', '=', forTaskId)
+    .executeTakeFirst();
+  return task ? findOwnArtifact(db, task.account_id, url, now) : null;
+}
+
 /**
  * The probed file behind an artifact link of `accountId`'s own succeeded task; null for any other link.
  * Another account's task, an unknown index or expired files are refused as an unreadable input.
@@ -33,37 +109,24 @@ export async function probeArtifactLink(
   label: string,
   deps: ArtifactInputDeps,
 ): Promise<ProbedFile | null> {
-  const link = artifactOfLink(url);
-  if (link === null) return null;
+  if (artifactOfLink(url) === null) return null;
   const refused = () =>
     errors.invalidSettings({
       en: `${label}: no file of your tasks at ${url}`,
       ru: `${label}: по адресу ${url} нет файла ваших задач`,
     });
-  const row = await deps.db.db
-    .selectFrom('artifacts')
-    .innerJoin('tasks', 'tasks.id', 'artifacts.task_id')
-    .select(['artifacts.storage_key', 'artifacts.size_bytes', 'tasks.files_expired', 'tasks.files_expire_at'])
-    .where('artifacts.task_id', '=', link.taskId)
-    .where('artifacts.idx', '=', link.index)
-    .where('tasks.account_id', '=', accountId)
-    .where('tasks.status', '=', 'succeeded')
-    .executeTakeFirst();
-  // Another account's file reads as missing, like its task (CONTRACT §3: never 403).
-  if (!row) throw refused();
-  const expired = row.files_expired === 1 || (row.files_expire_at ?? '') <= deps.clock.now().toISOString();
-  if (expired) throw refused();
-  const object = await deps.storage.get(row.storage_key);
+  const artifact = await findOwnArtifact(deps.db, accountId, url, deps.clock.now());
+  if (artifact === null) throw refused();
+  const object = await deps.storage.get(artifact.storageKey);
   if (!object) throw refused();
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gta-artifact-'));
   try {
     const file = path.join(dir, 'file');
     await pipeline(object.body, createWriteStream(file));
-    const sizeBytes = Number(row.size_bytes);
-    const inspected = await inspectFile(file, sizeBytes);
+    const inspected = await inspectFile(file, artifact.sizeBytes);
     if (!inspected) throw refused();
     const { contentType: _type, ...facts } = inspected;
-    return { ...facts, sizeBytes };
+    return { ...facts, sizeBytes: artifact.sizeBytes };
   } finally {
     await fsp.rm(dir, { recursive: true, force: true });
   }

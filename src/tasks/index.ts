@@ -1,3 +1,8 @@
+export {
+  artifactOfTaskInput,
+  findOwnArtifact,
+  type OwnArtifact,
+} from './artifact-inputs.ts';
 export { type ArtifactUpstream, artifactUpstream, parseArtifactUpstream } from './artifact-upstream.ts';
 export { openArtifact, parseRange } from './artifacts.ts';
 export { DownloadAllowance } from './download-budget.ts';

@@ -1,15 +1,17 @@
 /**
  * Inputs a queued task still needs (issue decision, docs/decisions.md "Tasks"): a task's stored `inputs`
  * name the probed URL files and the library records its settings use. Before the worker starts a run it
- * checks that our own uploads among them are neither deleted nor expired and that the records are still
- * there; otherwise the task fails with `input_unavailable` and its hold is voided. Outside links are the
- * caller's: we never fetch them again here, the provider does.
+ * checks that our own uploads among them are neither deleted nor expired, that the caller's result files
+ * among them are still stored, and that the records are still there; otherwise the task fails with
+ * `input_unavailable` and its hold is voided. Outside links are the caller's: we never fetch them again
+ * here, the provider does.
  */
 import type { LibraryRef, ModeInputs, ModelSpec } from '../catalog/index.ts';
 import type { Db, TasksTable } from '../db/index.ts';
 import { ApiError } from '../errors.ts';
-import { GenerationError, type GenerationRequest } from '../generators/index.ts';
+import { artifactOfLink, GenerationError, type GenerationRequest } from '../generators/index.ts';
 import { type LibrarySegment, resolveReferences } from '../libraries/index.ts';
+import { findOwnArtifact } from '../tasks/index.ts';
 
 /** The path of our direct links (UploadService.byUrl recognises the same form, whatever the host). */
 const OWN_LINK = /^\/files\/([A-Za-z0-9]{32})(?:\/[^/]*)?$/;
@@ -26,6 +28,12 @@ function tokenOf(url: string): string | null {
 export async function missingInput(db: Db, task: TasksTable, now: Date): Promise<string | null> {
   const inputs = JSON.parse(task.inputs) as Partial<ModeInputs>;
   for (const file of inputs.files ?? []) {
+    if (artifactOfLink(file.url) !== null) {
+      // A result file of the caller's (checked at acceptance) whose task's files expired meanwhile.
+      if ((await findOwnArtifact(db, task.account_id, file.url, now)) === null)
+        return `settings.${file.field}.${file.position}: the result file is no longer stored`;
+      continue;
+    }
     const token = tokenOf(file.url);
     if (token === null) continue;
     const upload = await db.db

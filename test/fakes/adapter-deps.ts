@@ -27,6 +27,8 @@ export interface TestDepsOptions {
   inputs?: ReadonlyMap<string, Uint8Array>;
   /** Upstream ids of files our runs produced, by link. */
   artifacts?: Record<string, UpstreamArtifact>;
+  /** The direct link a run lends for an input link (`AdapterDeps.inputLinks`), by link. */
+  lent?: Record<string, string>;
   /** Largest output accepted (bytes). (Default: TEST_OUTPUT_CAP) */
   maxDownloadBytes?: number;
   /** Limit of one API call (milliseconds). (Default: 30 s, as PROVIDERS.md says) */
@@ -73,6 +75,8 @@ function buildDeps(
   state: { received: Map<string, unknown[]>; tokens: Map<string, string>; downloads: string[] },
   callbackBase: string,
 ): AdapterDeps {
+  const publicUrl = (url: string): string =>
+    new URL(new URL(url, PUBLIC_BASE).pathname, PUBLIC_BASE).toString();
   const transport = createTransport(channel, {
     // The fakes serve their files on loopback, which the address rules refuse in production.
     fetchAllowAddresses: ['127.0.0.1'],
@@ -87,7 +91,9 @@ function buildDeps(
       state.downloads.push(url);
       return transport.download(url, dir, signal);
     },
-    publicUrl: (url) => new URL(new URL(url, PUBLIC_BASE).pathname, PUBLIC_BASE).toString(),
+    publicUrl,
+    // Links lent for a run (the real deps lend artifact links by a direct link of their own).
+    inputLinks: async () => (url) => options.lent?.[url] ?? publicUrl(url),
     async readInput(url): Promise<InputBytes> {
       const bytes = options.inputs?.get(url);
       if (bytes === undefined) throw new Error(`no test input at ${url}`);

@@ -8,7 +8,6 @@ export {
 export { createCogAdapter } from './cog/index.ts';
 export {
   type AdapterRuntime,
-  artifactOfLink,
   createAdapterDeps,
   createTransport,
   MAX_OUTPUT_BYTES,
@@ -16,6 +15,7 @@ export {
   UPSTREAM_CALL_MS,
 } from './deps.ts';
 export { createElevenLabsAdapter } from './elevenlabs/index.ts';
+export { artifactOfLink, type StoredArtifact } from './input-files.ts';
 export { createKlingAdapter } from './kling/index.ts';
 export { filesForPlan } from './output-files.ts';
 export { kindOfOutput, type OutputType, sniffOutput } from './output-type.ts';

@@ -16,7 +16,7 @@
  *   upstream call (`readInput`). Final; it says nothing of the channel, so it never counts against it.
  */
 import type { Clock } from '../../lib/index.ts';
-import { type Generator, GeneratorTransientError } from '../generator.ts';
+import { type GenerationRequest, type Generator, GeneratorTransientError } from '../generator.ts';
 import type { LibraryGenerator } from '../library.ts';
 
 /** Providers a channel may name (CONTRACT §11). */
@@ -145,14 +145,28 @@ export interface AdapterDeps {
    * size cap and a time limit; throws `GeneratorTransientError` when it cannot (expired URL, 5xx, too big).
    */
   download(url: string, dir: string, signal: AbortSignal): Promise<DownloadedOutput>;
-  /** An input link as the provider should see it: our own uploads as absolute URLs under PUBLIC_BASE_URL. */
+  /**
+   * An input link as the provider should see it: our own uploads as absolute URLs under PUBLIC_BASE_URL
+   * (library steps; a task's run takes `inputLinks`, which also lends the caller's result files).
+   */
   publicUrl(url: string): string;
   /**
-   * Reads an input link's bytes (our own upload from storage, or a guarded download). An input that cannot
-   * be read (an upload gone, a caller's link failing now) throws `GenerationError('input_unavailable')`:
+   * The input links of a task's run as its provider should see them, for providers that fetch inputs by
+   * URL (PROVIDERS.md "Rules": absolute URLs under PUBLIC_BASE_URL): `publicUrl` of each link, except
+   * that an artifact link among the run's input files (`request.inputs.files`, the caller's own result
+   * file, checked at acceptance) becomes a direct link of its own made for the run, which works without an
+   * API key until the channel's timeout has passed. Throws `GenerationError('input_unavailable')` when such
+   * a file is no longer there (its files expired) or is not the task's account's.
+   */
+  inputLinks(request: GenerationRequest, signal: AbortSignal): Promise<(url: string) => string>;
+  /**
+   * Reads an input link's bytes: our own upload, or an artifact link of the account of task `forTaskId`,
+   * from storage (never over HTTP); any other link through a guarded download. An artifact link without
+   * `forTaskId` (a library creation) or of another account is not read. An input that cannot be read (an
+   * upload or result file gone, a caller's link failing now) throws `GenerationError('input_unavailable')`:
    * the caller's problem, never the channel's.
    */
-  readInput(url: string, signal: AbortSignal): Promise<InputBytes>;
+  readInput(url: string, signal: AbortSignal, forTaskId?: string): Promise<InputBytes>;
   /**
    * Callback addresses (CONTRACT §11): `urlFor` gives `PUBLIC_BASE_URL/v1/callbacks/{channel}/{token}` with
    * a secret token per run; `received` lists the JSON bodies posted there for the run, oldest first.

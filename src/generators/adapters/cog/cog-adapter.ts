@@ -64,7 +64,7 @@ export class CogAdapter implements Adapter {
     const id = predictionIdOf(run.key);
     const body = {
       id,
-      input: inputOf(request.settings, (url) => this.#deps.publicUrl(url)),
+      input: inputOf(request.settings, await this.#deps.inputLinks(request, signal)),
       webhook: this.#deps.callbacks.urlFor(run.key),
       webhook_events_filter: ['start', 'completed'],
     };

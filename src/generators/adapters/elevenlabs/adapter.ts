@@ -126,7 +126,7 @@ export class ElevenLabsAdapter implements Adapter {
       const audio = Array.isArray(s['audio']) ? String(s['audio'][0]) : String(s['audio']);
       const model = this.#model('voice_change');
       return async (signal) => {
-        const input = await deps.readInput(audio, signal);
+        const input = await deps.readInput(audio, signal, request.taskId);
         const form = new FormData();
         form.append(
           'audio',

@@ -46,7 +46,7 @@ export class SeedanceAdapter implements Adapter {
     const json = taskBody(
       { model: request.model, mode: request.mode, settings: request.settings, ...recordsOf(request) },
       this.#deps.channel,
-      (url) => this.#deps.publicUrl(url),
+      await this.#deps.inputLinks(request, signal),
     );
     const body = await this.#call({ method: 'POST', path: TASKS, json, signal }, 'create');
     const id = body['id'];

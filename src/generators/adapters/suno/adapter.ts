@@ -234,12 +234,16 @@ export class SunoAdapter implements Adapter {
   }
 
   async #bodyContext(request: GenerationRequest, run: RunStart, signal: AbortSignal): Promise<BodyContext> {
-    const { channel, publicUrl, callbacks } = this.#deps;
+    const { channel, callbacks } = this.#deps;
     const version = String(request.settings['model'] ?? 'V6');
     const context: BodyContext = {
       model: channel.upstreamModels[version] ?? version,
       callBackUrl: callbacks.urlFor(run.key),
-      publicUrl,
+      // replace_upload names its track by the upstream ids, never by a link: nothing to lend.
+      publicUrl:
+        request.mode === 'replace_upload'
+          ? this.#deps.publicUrl
+          : await this.#deps.inputLinks(request, signal),
     };
     const singer = this.#singer(request);
     if (singer !== undefined) context.singer = singer;

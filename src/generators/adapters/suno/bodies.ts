@@ -3,7 +3,7 @@
  * lines). Pure: the adapter resolves what needs I/O (public URLs, upstream ids) and passes it in.
  */
 import { GenerationError } from '../../generator.ts';
-import { artifactOfLink } from '../deps.ts';
+import { artifactOfLink } from '../input-files.ts';
 
 /** Settings as the catalog accepted them. */
 type Settings = Readonly<Record<string, unknown>>;
@@ -19,7 +19,10 @@ export interface BodyContext {
   /** Upstream model id (`settings.model`, or the channel's `upstream_models` entry). */
   model: string;
   callBackUrl: string;
-  /** Input links as the provider sees them (absolute URLs of our uploads). */
+  /**
+   * Input links as the provider sees them: absolute URLs of our uploads, and the direct links a run lends
+   * for the caller's own result files (`AdapterDeps.inputLinks`).
+   */
   publicUrl(url: string): string;
   /** Upstream persona id of `settings.persona` / `settings.voice`, when the settings name one. */
   singer?: { personaId: string; personaModel: 'style_persona' | 'voice_persona' };
@@ -37,14 +40,15 @@ function trackUrl(s: Settings, field: string, ctx: BodyContext): string {
   const value = s[field];
   const url = Array.isArray(value) ? value[0] : value;
   if (typeof url !== 'string') throw new GenerationError('generation_failed', `${field} is missing`);
-  // An artifact link needs an API key: Suno could not fetch it (only replace_upload names it by its ids).
-  if (artifactOfLink(url) !== null) {
+  const shared = ctx.publicUrl(url);
+  // An artifact link needs an API key: Suno could fetch only the direct link a run lends for it.
+  if (artifactOfLink(shared) !== null) {
     throw new GenerationError(
       'generation_failed',
       `suno cannot fetch the artifact link in ${field}; upload the file`,
     );
   }
-  return ctx.publicUrl(url);
+  return shared;
 }
 
 /** Copies the named settings that are set (and not empty strings, which mean "unset" in our schemas). */

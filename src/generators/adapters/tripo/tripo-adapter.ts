@@ -50,7 +50,7 @@ class TripoAdapter implements Adapter {
   async ensureAvailable(): Promise<void> {}
 
   async create(request: GenerationRequest, _run: RunStart, signal: AbortSignal): Promise<string> {
-    const body = await taskBody(request, this.#deps.channel, (url) => this.#upload(url, signal));
+    const body = await taskBody(request, this.#deps.channel, (url) => this.#upload(url, request, signal));
     const data = await this.#call({ method: 'POST', path: '/task', json: body, signal }, 'create');
     const id = data['task_id'];
     if (typeof id !== 'string' || id === '')
@@ -117,8 +117,9 @@ class TripoAdapter implements Adapter {
     return task;
   }
 
-  async #upload(url: string, signal: AbortSignal): Promise<TripoFile> {
-    const input = await this.#deps.readInput(url, signal);
+  /** Uploads one picture of the task's (our upload, its own result file, or a caller's link). */
+  async #upload(url: string, request: GenerationRequest, signal: AbortSignal): Promise<TripoFile> {
+    const input = await this.#deps.readInput(url, signal, request.taskId);
     const type = PICTURE_TYPES[input.format];
     if (type === undefined)
       throw new GenerationError('generation_failed', `Tripo takes JPEG or PNG pictures, not ${input.format}`);
