@@ -8,7 +8,7 @@ import type { AdapterDeps, Channel } from '../src/generators/adapters/index.ts';
 import { GenerationError, type GenerationRequest, GeneratorTransientError } from '../src/generators/index.ts';
 import { makePng } from '../src/media/fixtures.ts';
 import { artifactOfTaskInput } from '../src/tasks/index.ts';
-import { type FakeServer, startFakeServer } from './fakes/server.ts';
+import { type FakeServer, gatewayPage, startFakeServer } from './fakes/server.ts';
 import { startTestApp, type TestApp, waitForFinal } from './helpers.ts';
 
 function channel(baseUrl: string): Channel {
@@ -53,6 +53,8 @@ describe('AdapterDeps of a channel', () => {
       if (request.path === '/json') return { status: 201, body: { ok: true, echo: request.body } };
       if (request.path === '/empty') return { status: 204 };
       if (request.path === '/html') return { status: 502, body: '<html>Bad gateway</html>' };
+      if (request.path === '/html-429') return gatewayPage(429, 7);
+      if (request.path === '/html-503') return gatewayPage(503, 3);
       if (request.path === '/slow') await new Promise((resolve) => setTimeout(resolve, hang ? 2_000 : 0));
       if (request.path === '/tokens') {
         const rows = await t.container.db.db.selectFrom('callback_tokens').select('token_hash').execute();
@@ -95,6 +97,21 @@ describe('AdapterDeps of a channel', () => {
       );
     } finally {
       hang = false;
+    }
+  });
+
+  test("http: a gateway's HTML page on 429 or 5xx is transient with its status and Retry-After", async () => {
+    for (const [path, status, waitMs] of [
+      ['/html-429', 429, 7_000],
+      ['/html-503', 503, 3_000],
+    ] as const) {
+      await assert.rejects(
+        deps().http.request({ method: 'POST', path, json: {}, signal: signal() }),
+        (error) =>
+          error instanceof GeneratorTransientError &&
+          error.retryAfterMs === waitMs &&
+          new RegExp(`HTTP ${status}`).test(error.message),
+      );
     }
   });
 

@@ -318,6 +318,20 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
         error.code === 'generation_failed' &&
         /input\.prompt: field required/.test(error.message),
     );
+    // A gateway's HTML page in front of the server: its status and Retry-After decide, not the body.
+    fake.fail('gateway-429', 'gateway-503');
+    for (const [status, waitMs] of [
+      [429, 7_000],
+      [503, 3_000],
+    ] as const) {
+      await assert.rejects(
+        adapter.create(request(), { key: await runKey(), startedAt: new Date() }, signal()),
+        (error) =>
+          error instanceof GeneratorTransientError &&
+          error.retryAfterMs === waitMs &&
+          new RegExp(`HTTP ${status}`).test(error.message),
+      );
+    }
   });
 
   test('a resumed run: find sees it once a webhook came, a repeated PUT returns the same prediction', async () => {

@@ -301,6 +301,17 @@ describe('failures (PROVIDERS.md "Normalised mapping")', () => {
     assert.ok(await adapter.create(request('calm'), RUN, signal()));
   });
 
+  test("a gateway's HTML page with 429 or 503 is transient and keeps its Retry-After", async () => {
+    fake.fail('gateway-429', 'gateway-503');
+    for (const waitMs of [7_000, 3_000]) {
+      await assert.rejects(adapter.create(request('x'), RUN, signal()), (e: unknown) => {
+        assert.ok(e instanceof GeneratorTransientError);
+        assert.equal(e.retryAfterMs, waitMs);
+        return true;
+      });
+    }
+  });
+
   test('a bad parameter Kling refuses (1201) is final generation_failed', async () => {
     const r = videoRequest('video-elements', { prompt: 'x'.repeat(2500) });
     const long = { ...r, settings: { ...r.settings, prompt: 'x'.repeat(2501) } };

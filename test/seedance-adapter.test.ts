@@ -332,6 +332,17 @@ describe('failures (PROVIDERS.md "Normalised mapping")', () => {
     assert.ok(await adapter.create(request('calm again'), RUN, signal()));
   });
 
+  test("a gateway's HTML page with 429 or 503 is transient and keeps its Retry-After", async () => {
+    fake.fail('gateway-429', 'gateway-503');
+    for (const waitMs of [7_000, 3_000]) {
+      await assert.rejects(adapter.create(request('x'), RUN, signal()), (e: unknown) => {
+        assert.ok(e instanceof GeneratorTransientError);
+        assert.equal(e.retryAfterMs, waitMs);
+        return true;
+      });
+    }
+  });
+
   test('5xx is transient; an overdue account is out of credit; a bad key is transient', async () => {
     fake.fail('5xx');
     await assert.rejects(adapter.create(request('x'), RUN, signal()), GeneratorTransientError);

@@ -68,10 +68,17 @@ test('HTTP 5xx without an envelope, garbage JSON and a missing taskId are transi
   await assert.rejects(create(), isTransient);
 });
 
-test('an empty HTTP 429 is transient and keeps the Retry-After', async () => {
-  rig.fake.fail({ kind: 'http', status: 429, retryAfterSeconds: 3, body: '' }, { target: 'create' });
-  await assert.rejects(create(), (error: unknown) => isTransient(error) && error.retryAfterMs === 3_000);
-});
+const gatewayPage = '<html><body><h1>Bad gateway</h1></body></html>';
+for (const [status, body, name] of [
+  [429, '', 'an empty HTTP 429'],
+  [429, gatewayPage, "a gateway's HTML page with HTTP 429"],
+  [503, gatewayPage, "a gateway's HTML page with HTTP 503"],
+] as const) {
+  test(`${name} is transient and keeps the Retry-After`, async () => {
+    rig.fake.fail({ kind: 'http', status, retryAfterSeconds: 3, body }, { target: 'create' });
+    await assert.rejects(create(), (error: unknown) => isTransient(error) && error.retryAfterMs === 3_000);
+  });
+}
 
 test('a hanging upstream call ends with its signal', async () => {
   rig.fake.fail({ kind: 'hang' }, { target: 'create' });

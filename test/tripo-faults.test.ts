@@ -72,6 +72,27 @@ test('429/2000 and 5xx codes are transient, with Tripo’s Retry-After', async (
   assert.equal((await adapter().status(handle, text, signal())).state, 'succeeded', 'the next poll works');
 });
 
+test("a gateway's HTML page with 429 or 503 is transient and keeps its Retry-After", async () => {
+  for (const [status, seconds] of [
+    [429, 7],
+    [503, 3],
+  ] as const) {
+    fake.inject('create', { kind: 'gateway', status, retryAfterSeconds: seconds });
+    await assert.rejects(adapter().create(text, RUN, signal()), (error: unknown) => {
+      assert.ok(error instanceof GeneratorTransientError);
+      assert.equal(error.retryAfterMs, seconds * 1000);
+      assert.match(error.message, new RegExp(`HTTP ${status}`));
+      return true;
+    });
+  }
+  const { handle } = await runToEnd(adapter(), text);
+  fake.inject('status', { kind: 'gateway', status: 503, retryAfterSeconds: 3 });
+  await assert.rejects(
+    adapter().status(handle, text, signal()),
+    (error: unknown) => error instanceof GeneratorTransientError && error.retryAfterMs === 3_000,
+  );
+});
+
 test('a wrong key is Tripo’s auth error 1002: transient, and counts against the channel', async () => {
   await assert.rejects(adapter({ apiKey: 'tsk_wrong' }).create(text, RUN, signal()), GeneratorTransientError);
   assert.equal(fake.calls.at(-1)?.key, 'tsk_wrong');

@@ -4,7 +4,14 @@
  * expire, 409 when every slot is busy, cancel, and failures on demand (5xx, 422, failed predictions,
  * hangs, non-JSON answers). Tests read `calls`, `predictions` and `maxInFlight`.
  */
-import { type FakeReply, type FakeRequest, type FakeServer, postJson, startFakeServer } from './server.ts';
+import {
+  type FakeReply,
+  type FakeRequest,
+  type FakeServer,
+  gatewayPage,
+  postJson,
+  startFakeServer,
+} from './server.ts';
 
 export type CogFault =
   /** The next PUT answers 500. */
@@ -15,6 +22,10 @@ export type CogFault =
   | '422'
   /** The next PUT answers 200 with a body that is not JSON. */
   | 'garbage'
+  /** The next PUT answers a gateway's HTML page: 429 with `Retry-After: 7`. */
+  | 'gateway-429'
+  /** The next PUT answers a gateway's HTML page: 503 with `Retry-After: 3`. */
+  | 'gateway-503'
   /** The next prediction ends `failed` with an error text. */
   | 'failed'
   /** The next prediction ends `failed` by the model's safety checker. */
@@ -163,6 +174,8 @@ export async function startCogFake(options: CogFakeOptions = {}): Promise<CogFak
       return { status: 429, body: { detail: 'Too Many Requests' }, headers: { 'retry-after': '7' } };
     if (fault === '5xx') return { status: 500, body: { detail: 'Internal Server Error' } };
     if (fault === 'garbage') return { status: 200, body: '<html>Bad gateway</html>' };
+    if (fault === 'gateway-429') return gatewayPage(429, 7);
+    if (fault === 'gateway-503') return gatewayPage(503, 3);
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (fault === '422' || typeof body.input !== 'object' || body.input === null) {
       return {

@@ -13,7 +13,14 @@ import path from 'node:path';
 import { makeMp4 } from '../../src/media/fixtures.ts';
 import { checkToken } from './kling-auth.ts';
 import { checkElement, checkOmni, checkText2Video, type Refusal } from './kling-rules.ts';
-import { type FakeReply, type FakeRequest, type FakeServer, postJson, startFakeServer } from './server.ts';
+import {
+  type FakeReply,
+  type FakeRequest,
+  type FakeServer,
+  gatewayPage,
+  postJson,
+  startFakeServer,
+} from './server.ts';
 
 export type KlingFault =
   /** The next POST answers 429 code 1302 (rate) with `Retry-After: 1`. */
@@ -21,7 +28,11 @@ export type KlingFault =
   /** The next POST answers 500 code 5000. */
   | '5xx'
   /** The next POST answers 429 code 1102 (resource pack depleted). */
-  | 'no-credit';
+  | 'no-credit'
+  /** The next POST answers a gateway's HTML page: 429 with `Retry-After: 7`. */
+  | 'gateway-429'
+  /** The next POST answers a gateway's HTML page: 503 with `Retry-After: 3`. */
+  | 'gateway-503';
 
 export interface KlingFakeOptions {
   /** Access key → secret key of the accounts. (Default: `{ 'kling-ak': 'kling-sk' }`) */
@@ -179,6 +190,8 @@ export async function startKlingFake(options: KlingFakeOptions = {}): Promise<Kl
       return refuse({ status: 429, code: 1302, message: 'rate limit exceeded' }, { 'retry-after': '1' });
     if (fault === '5xx') return refuse({ status: 500, code: 5000, message: 'server internal error' });
     if (fault === 'no-credit') return refuse({ status: 429, code: 1102, message: 'resource pack exhausted' });
+    if (fault === 'gateway-429') return gatewayPage(429, 7);
+    if (fault === 'gateway-503') return gatewayPage(503, 3);
     const body = (request.body ?? {}) as Record<string, unknown>;
     const models = [...PUBLISHED, ...(options.extraModels ?? [])];
     const owned = elements.get(iss) ?? new Set<string>();

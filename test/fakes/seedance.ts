@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { makeMp4 } from '../../src/media/fixtures.ts';
-import { type FakeReply, type FakeRequest, type FakeServer, startFakeServer } from './server.ts';
+import { type FakeReply, type FakeRequest, type FakeServer, gatewayPage, startFakeServer } from './server.ts';
 
 export type SeedanceFault =
   /** The next POST answers 429 `RateLimitExceeded.EndpointRPM` with `Retry-After: 1`. */
@@ -19,7 +19,11 @@ export type SeedanceFault =
   /** The next POST answers 500 `InternalServiceError`. */
   | '5xx'
   /** The next POST answers 403 `AccountOverdueError`. */
-  | 'overdue';
+  | 'overdue'
+  /** The next POST answers a gateway's HTML page: 429 with `Retry-After: 7`. */
+  | 'gateway-429'
+  /** The next POST answers a gateway's HTML page: 503 with `Retry-After: 3`. */
+  | 'gateway-503';
 
 export interface SeedanceFakeOptions {
   /** Keys that authenticate. (Default: `['ark-test-key']`) */
@@ -186,6 +190,8 @@ export async function startSeedanceFake(options: SeedanceFakeOptions = {}): Prom
       };
     if (fault === '5xx') return refuse(500, 'InternalServiceError', 'internal error');
     if (fault === 'overdue') return refuse(403, 'AccountOverdueError', 'The account is overdue');
+    if (fault === 'gateway-429') return gatewayPage(429, 7);
+    if (fault === 'gateway-503') return gatewayPage(503, 3);
     const body = (request.body ?? {}) as Record<string, unknown>;
     const broken = checkSeedanceBody(body);
     if (broken) return broken;

@@ -44,6 +44,18 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
+/**
+ * A gateway's HTML error page (a load balancer or proxy in front of the provider, not its API): `status`
+ * with `Retry-After: retryAfterSeconds` and a body that is not JSON.
+ */
+export function gatewayPage(status: number, retryAfterSeconds: number): FakeReply {
+  return {
+    status,
+    body: `<html><body><h1>${status}</h1>upstream gateway</body></html>`,
+    headers: { 'content-type': 'text/html', 'retry-after': String(retryAfterSeconds) },
+  };
+}
+
 function parseBody(raw: Buffer, contentType: string | undefined): unknown {
   if (raw.length === 0) return null;
   if (contentType?.includes('json')) {

@@ -13,6 +13,8 @@ export type TripoRoute = 'upload' | 'create' | 'status' | 'file';
 export type TripoFault =
   | { kind: 'error'; status: number; code: number; message?: string; retryAfterSeconds?: number }
   | { kind: 'garbage' }
+  /** A gateway's HTML page (not JSON) with `status` and `Retry-After`. */
+  | { kind: 'gateway'; status: number; retryAfterSeconds: number }
   | { kind: 'no_data' }
   | { kind: 'hang' };
 
@@ -72,6 +74,13 @@ export async function answerFault(res: http.ServerResponse, fault: TripoFault): 
     case 'garbage':
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('<html>502 Bad Gateway</html>');
+      return;
+    case 'gateway':
+      res.writeHead(fault.status, {
+        'content-type': 'text/html',
+        'retry-after': String(fault.retryAfterSeconds),
+      });
+      res.end(`<html><body><h1>${fault.status}</h1>upstream gateway</body></html>`);
       return;
     case 'no_data':
       return send(res, 200, { code: 0 });

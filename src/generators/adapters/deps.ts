@@ -16,6 +16,7 @@ import type {
   UpstreamHttp,
   UpstreamResponse,
 } from './types.ts';
+import { retryAfterMs } from './upstream-failure.ts';
 
 export { MAX_OUTPUT_BYTES } from './fetch-file.ts';
 
@@ -145,8 +146,13 @@ async function callUpstream(
   try {
     return { status: response.status, headers: response.headers, body: JSON.parse(text) as unknown };
   } catch (error) {
+    // A gateway's HTML page on a 429 or 5xx still says "wait and try again": the status and its
+    // Retry-After decide, whatever the body (PROVIDERS.md "transient"). A JSON body is left to the adapter,
+    // whose body codes may say more (Kling's no credit comes as HTTP 429).
+    const wait = retryAfterMs(response.headers);
     throw new GeneratorTransientError(`${what}: HTTP ${response.status} with a body that is not JSON`, {
       cause: error,
+      ...(wait === null ? {} : { retryAfterMs: wait }),
     });
   }
 }

@@ -112,8 +112,10 @@ export interface UpstreamRequest {
 
 /**
  * Calls to the provider's API: each bounded to 30 s (PROVIDERS.md). Connection errors, timeouts and bodies
- * that are not JSON throw `GeneratorTransientError`; every HTTP status is returned for the adapter to
- * classify (`upstreamFailure` helps). Authentication headers are the adapter's.
+ * that are not JSON throw `GeneratorTransientError` (a body that is not JSON with the answer's
+ * Retry-After, so a gateway's HTML 429 or 503 still asks for its wait); every HTTP status with a JSON or
+ * empty body is returned for the adapter to classify (`transientFailure` helps). Authentication headers
+ * are the adapter's.
  */
 export interface UpstreamHttp {
   request(request: UpstreamRequest): Promise<UpstreamResponse>;
