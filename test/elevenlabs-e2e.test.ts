@@ -11,7 +11,9 @@ import { type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
 import {
   assertCapturedOnce,
   assertNoUpstreamUrl,
+  channelCounts,
   deleteRecordAndSweep,
+  failResultPuts,
   startChannelApp,
   sweepAgain,
   until,
@@ -311,6 +313,29 @@ describe('faults (CONTRACT §11)', () => {
     assert.equal(task.status, 'failed');
     assert.equal((task.error as { code: string }).code, 'generation_failed');
     while (fake.failures.size > 0) fake.failures.take('/v1/text-to-dialogue');
+  });
+
+  test('our storage refusing the result once: the run resumes with the same answer, no second call', async () => {
+    const before = fake.callsTo('/v1/text-to-dialogue').length;
+    const counts = await channelCounts(t, 'eleven-main');
+    const restore = failResultPuts(t.container);
+    try {
+      const id = await createTask('voice', {
+        mode: 'text_to_dialogue',
+        text: 'Kept for you.',
+        voice: voiceA,
+      });
+      const task = await final(id);
+      assert.equal(task.status, 'succeeded', JSON.stringify(task));
+      assert.equal(fake.callsTo('/v1/text-to-dialogue').length - before, 1, 'one billed call for the run');
+      await assertCapturedOnce(t.container, id);
+    } finally {
+      restore();
+    }
+    // Our storage's failure never counts against the channel (docs/providers.md).
+    const after = await channelCounts(t, 'eleven-main');
+    assert.equal(after.failed, counts.failed);
+    assert.equal(after.succeeded, counts.succeeded + 1);
   });
 
   test('a worker stopped while the call is open: the next one takes the same call, no second call', async () => {

@@ -128,3 +128,40 @@ export async function uploadMp3(t: TestApp, key: string, seed: string): Promise<
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * The next `times` puts of result files into our storage fail, as a storage outage would (our side, not
+ * the provider's); answers the function that puts the storage back.
+ */
+export function failResultPuts(container: Container, times = 1): () => void {
+  const storage = container.storage;
+  const put = storage.put;
+  let left = times;
+  storage.put = (key, body, options) => {
+    if (key.startsWith('results/') && left > 0) {
+      left -= 1;
+      return Promise.reject(new Error('storage unreachable (test)'));
+    }
+    return put.call(storage, key, body, options);
+  };
+  return () => {
+    storage.put = put;
+  };
+}
+
+/** A channel's counters as the operator sees them (`GET /admin/v1/channels`). */
+export async function channelCounts(
+  t: TestApp,
+  name: string,
+): Promise<{ enabled: boolean; succeeded: number; failed: number; last_error: string | null }> {
+  const channels = (await t.admin('GET', '/admin/v1/channels')).json().channels as Array<{
+    name: string;
+    enabled: boolean;
+    succeeded: number;
+    failed: number;
+    last_error: string | null;
+  }>;
+  const channel = channels.find((c) => c.name === name);
+  assert.ok(channel, `channel ${name}`);
+  return channel;
+}

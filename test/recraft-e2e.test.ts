@@ -11,7 +11,9 @@ import { type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
 import {
   assertCapturedOnce,
   assertNoUpstreamUrl,
+  channelCounts,
   deleteRecordAndSweep,
+  failResultPuts,
   startChannelApp,
 } from './providers-kit.ts';
 
@@ -201,6 +203,25 @@ describe('faults (CONTRACT §11)', () => {
     assert.equal(task.status, 'succeeded', JSON.stringify(task));
     assert.equal(fake.callsTo('/images/generations').length - before, 2, 'one call per run');
     await assertCapturedOnce(t.container, id);
+  });
+
+  test('our storage refusing the result once: the run resumes with the same answer, no second call', async () => {
+    const before = fake.callsTo('/images/generations').length;
+    const counts = await channelCounts(t, 'recraft-main');
+    const restore = failResultPuts(t.container);
+    try {
+      const id = await createTask({ prompt: 'a picture kept for the retry' });
+      const task = await final(id);
+      assert.equal(task.status, 'succeeded', JSON.stringify(task));
+      assert.equal(fake.callsTo('/images/generations').length - before, 1, 'one billed call for the run');
+      await assertCapturedOnce(t.container, id);
+    } finally {
+      restore();
+    }
+    // Our storage's failure never counts against the channel (docs/providers.md).
+    const after = await channelCounts(t, 'recraft-main');
+    assert.equal(after.failed, counts.failed);
+    assert.equal(after.succeeded, counts.succeeded + 1);
   });
 
   test('402 (no credit) disables the channel; the run moves on to the other channel and succeeds', async () => {

@@ -131,4 +131,11 @@ export interface Generator {
   ): Promise<GenerationOutputs>;
   /** Asks the provider to stop a run; best effort. */
   cancel(handle: string, signal: AbortSignal): Promise<void>;
+  /**
+   * The run's outputs are in our storage (or the task was canceled while they were stored): what the
+   * generator kept for `outputs` may go. Until then `status` and `outputs` answer again for a run resumed
+   * after our storage or database failed. Best effort; only generators that keep results locally (the
+   * synchronous providers' local task records) implement it.
+   */
+  release?(handle: string, signal: AbortSignal): Promise<void>;
 }

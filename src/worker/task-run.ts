@@ -298,6 +298,9 @@ export class TaskRun {
       beforeCommit: () => this.#deadline.mustBeBeforeDeadline(),
     });
     if (succeeded) this.#logTransition('succeeded');
+    // Only now may the generator forget the outputs: had a put failed, the run would resume from its saved
+    // handle and read them again (a synchronous provider's local record), not start a new billed call.
+    await this.#release(handle);
     await this.#record({ kind: 'succeeded' });
   }
 
@@ -445,6 +448,15 @@ export class TaskRun {
     timeoutMs = this.#options.callTimeoutMs,
   ): Promise<T> {
     return bounded(what, call, { signal: this.#signal, timeoutMs });
+  }
+
+  /** Best effort: what the generator still keeps of a stored run only costs memory until it expires. */
+  async #release(handle: string): Promise<void> {
+    const { generator } = this.#deps;
+    if (!generator.release) return;
+    await bounded('release', (s) => generator.release?.(handle, s) ?? Promise.resolve(), {
+      timeoutMs: this.#options.callTimeoutMs,
+    }).catch(() => {});
   }
 
   /** Best effort: the run may be canceled already, or the provider unable to stop it. */

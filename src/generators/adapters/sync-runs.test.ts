@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GenerationError, GeneratorTransientError } from '../generator.ts';
-import { SyncRuns } from './sync-runs.ts';
+import { SYNC_KEEP_MS, SyncRuns } from './sync-runs.ts';
 import { ChannelOutOfCredit, UpstreamRunLost } from './types.ts';
 
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -69,4 +69,29 @@ test('no credit is thrown as it is; an unknown run (a restart) is lost; cancel a
   runs.cancel('c');
   assert.equal(aborted, true);
   assert.equal(runs.has('c'), false);
+});
+
+test('a taken result stays readable until dropped, so a resumed run finds it (our storage failed)', async () => {
+  const runs = new SyncRuns<string>('p');
+  runs.start('k', async () => 'bytes');
+  await settle();
+  assert.equal(runs.result('k'), 'bytes');
+  assert.deepEqual(runs.status('k'), { state: 'succeeded' }, 'the resumed poll');
+  assert.equal(runs.result('k'), 'bytes', 'the resumed outputs');
+  runs.drop('k');
+  assert.throws(() => runs.status('k'), UpstreamRunLost);
+});
+
+test('a finished record nobody releases is forgotten SYNC_KEEP_MS after it was last read', async () => {
+  let now = 0;
+  const runs = new SyncRuns<string>('p', { now: () => now });
+  runs.start('k', async () => 'bytes');
+  await settle();
+  now += SYNC_KEEP_MS - 1;
+  assert.equal(runs.result('k'), 'bytes', 'each read starts the expiry again');
+  now += SYNC_KEEP_MS - 1;
+  assert.equal(runs.has('k'), true);
+  now += 2;
+  assert.equal(runs.has('k'), false);
+  assert.throws(() => runs.status('k'), UpstreamRunLost);
 });

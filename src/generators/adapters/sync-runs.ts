@@ -2,7 +2,11 @@
  * The local task record of a synchronous provider (PROVIDERS.md "Normalised mapping": ElevenLabs and
  * Recraft have no upstream task). `create` starts the provider's one call in the background under the
  * run's key and answers at once, so the worker still goes create → poll → outputs; `status` reads the
- * record; the result waits in memory until `outputs` takes it.
+ * record; the result waits in memory until the worker has stored the outputs and releases the run
+ * (`Generator.release`), or until SYNC_KEEP_MS after it was last read. `outputs` does not forget it: when our
+ * storage refuses the files, the worker resumes the run from its saved handle, and the resumed poll must
+ * find the same answer rather than a lost run, which would count against the channel, use up an attempt
+ * and pay for a second call (docs/providers.md: our own storage never counts against a channel).
  *
  * Restarts: the record lives in this process only. A worker that resumes a run whose record is gone (a
  * restart in the middle of the call, or another process took the task over) gets `UpstreamRunLost` from
@@ -14,8 +18,13 @@ import { ChannelOutOfCredit, UpstreamRunLost } from './types.ts';
 
 /** How soon the worker looks at a running call again (milliseconds). */
 export const SYNC_POLL_MS = 500;
-/** Finished records nobody took are forgotten after this long (milliseconds). */
-const KEEP_MS = 15 * 60_000;
+/**
+ * Finished records are forgotten this long after they were last read, when the worker never released them
+ * (the task failed or was canceled between outputs and storage, the process that stores them is another)
+ * (milliseconds). A run resuming after a storage failure reads its record at least every 30 s, so it keeps
+ * it.
+ */
+export const SYNC_KEEP_MS = 15 * 60_000;
 
 type LocalState<T> =
   | { state: 'running' }
@@ -32,9 +41,12 @@ interface LocalRun<T> {
 export class SyncRuns<T> {
   readonly #runs = new Map<string, LocalRun<T>>();
   readonly #provider: string;
+  readonly #now: () => number;
 
-  constructor(provider: string) {
+  /** `now`: the clock of the records' expiry (tests). (Default: `Date.now`) */
+  constructor(provider: string, options: { now?: () => number } = {}) {
     this.#provider = provider;
+    this.#now = options.now ?? Date.now;
   }
 
   /** Starts `call` under `key` unless a record of it exists (a repeated `create` joins the first call). */
@@ -43,24 +55,25 @@ export class SyncRuns<T> {
     if (this.#runs.has(key)) return;
     const run: LocalRun<T> = {
       controller: new AbortController(),
-      at: Date.now(),
+      at: this.#now(),
       outcome: { state: 'running' },
     };
     this.#runs.set(key, run);
     call(run.controller.signal).then(
       (result) => {
         run.outcome = { state: 'done', result };
-        run.at = Date.now();
+        run.at = this.#now();
       },
       (error: unknown) => {
         run.outcome = { state: 'failed', error };
-        run.at = Date.now();
+        run.at = this.#now();
       },
     );
   }
 
   /** True while this process keeps a record of the run. */
   has(key: string): boolean {
+    this.#forgetOld();
     return this.#runs.has(key);
   }
 
@@ -69,6 +82,7 @@ export class SyncRuns<T> {
    * record and is thrown (a transient one as `UpstreamRunLost`: only a new call can help).
    */
   status(key: string): GenerationStatus {
+    this.#forgetOld();
     const run = this.#get(key);
     const outcome = run.outcome;
     if (outcome.state === 'running') return { state: 'running', progress: 50, pollAfterMs: SYNC_POLL_MS };
@@ -85,15 +99,17 @@ export class SyncRuns<T> {
     throw error;
   }
 
-  /** The finished call's answer. */
+  /** The finished call's answer; it stays kept (and its expiry starts again) until `drop`. */
   result(key: string): T {
-    const outcome = this.#get(key).outcome;
+    const run = this.#get(key);
+    const outcome = run.outcome;
     if (outcome.state !== 'done')
       throw new GeneratorTransientError(`${this.#provider}: the call of run ${key} has not finished`);
+    run.at = this.#now();
     return outcome.result;
   }
 
-  /** Forgets the run (its outputs are stored, or they can never be: a new call is needed). */
+  /** Forgets the run: its outputs are stored (the worker released it), or they can never be (a new call). */
   drop(key: string): void {
     this.#runs.delete(key);
   }
@@ -112,7 +128,7 @@ export class SyncRuns<T> {
   }
 
   #forgetOld(): void {
-    const before = Date.now() - KEEP_MS;
+    const before = this.#now() - SYNC_KEEP_MS;
     for (const [key, run] of this.#runs)
       if (run.outcome.state !== 'running' && run.at < before) this.#runs.delete(key);
   }

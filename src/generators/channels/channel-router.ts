@@ -219,6 +219,12 @@ export class ChannelRouter implements Generator, RunPlacement {
     await this.#adapters.get(parts.channel)?.cancel(parts.inner, signal);
   }
 
+  async release(handle: string, signal: AbortSignal): Promise<void> {
+    const parts = decode(handle);
+    if (!parts) return this.#fallback.release?.(handle, signal);
+    await this.#adapters.get(parts.channel)?.release?.(parts.inner, signal);
+  }
+
   async place(
     tx: Tx,
     task: { model: string; avoid: string | null; channel?: string | null },

@@ -74,12 +74,17 @@ export class ElevenLabsAdapter implements Adapter {
       [{ path, sizeBytes: bytes.length, format: type.format, contentType: type.contentType }],
       request.plan,
     );
-    this.#runs.drop(handle);
+    // Kept until the worker stored the files (`release`): a resume after our storage failed reads it again.
     return { files, caption: request.plan.caption, texts: request.plan.texts };
   }
 
   async cancel(handle: string, _signal?: AbortSignal): Promise<void> {
     this.#runs.cancel(handle);
+  }
+
+  /** The files are stored: the audio kept for `outputs` goes. */
+  async release(handle: string, _signal?: AbortSignal): Promise<void> {
+    this.#runs.drop(handle);
   }
 
   #model(key: string): string {

@@ -77,11 +77,17 @@ export class RecraftAdapter implements Adapter {
       throw new UpstreamRunLost(`${this.#deps.channel.name}: ${error.message}`, { cause: error });
     }
     const files = filesForPlan(downloads, request.plan);
-    this.#runs.drop(handle);
+    // Kept until the worker stored the files (`release`): a resume after our storage failed fetches the same
+    // links again (they live about 24 h) instead of paying for a new call.
     return { files, caption: request.plan.caption, texts: request.plan.texts };
   }
 
   async cancel(handle: string, _signal?: AbortSignal): Promise<void> {
     this.#runs.cancel(handle);
+  }
+
+  /** The files are stored: the answer kept for `outputs` goes. */
+  async release(handle: string, _signal?: AbortSignal): Promise<void> {
+    this.#runs.drop(handle);
   }
 }
