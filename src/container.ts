@@ -203,6 +203,7 @@ export async function createContainer(
     factories: { ...adapterFactories(simulator), ...overrides.adapters },
     adapterDeps,
     fallback: overrides.generator ?? simulator,
+    log,
   });
   await router.start();
   const generator: Generator = router;

@@ -98,6 +98,28 @@ describe('cloned voices', () => {
     });
     assert.equal(created.statusCode, 502, created.body);
   });
+
+  test('quota_exceeded while cloning: 503, and the channel is disabled until the operator enables it', async () => {
+    fake.failures.add(
+      { status: 401, body: { detail: { status: 'quota_exceeded', message: 'quota used up' } } },
+      1,
+      /voices/,
+    );
+    const body = { name: 'Unpaid', sample_urls: [sample] };
+    const refused = await t.call(account.key, 'POST', '/v1/models/voice/voices', body);
+    assert.equal(refused.statusCode, 503, refused.body);
+    assert.equal(refused.json().error.code, 'sg_unavailable');
+    // CONTRACT §11: no credit disables the channel, from a library call as from a task run.
+    const channel = await channelCounts(t, 'eleven-main');
+    assert.equal(channel.enabled, false);
+    assert.match(String(channel.last_error), /quota/);
+    const calls = fake.callsTo('/v1/voices/add').length;
+    const again = await t.call(account.key, 'POST', '/v1/models/voice/voices', body);
+    assert.equal(again.statusCode, 503, again.body);
+    assert.equal(fake.callsTo('/v1/voices/add').length, calls, 'a disabled channel is not asked');
+    const enabled = await t.admin('PATCH', '/admin/v1/channels/eleven-main', { enabled: true });
+    assert.equal(enabled.statusCode, 200, enabled.body);
+  });
 });
 
 describe('voice tasks', () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type KlingWorld, startKlingWorld } from './fakes/kling-kit.ts';
 import { expectError, waitForFinal } from './helpers.ts';
-import { assertNoUpstreamUrl, deleteRecordAndSweep, sweepAgain } from './providers-kit.ts';
+import { assertNoUpstreamUrl, channelCounts, deleteRecordAndSweep, sweepAgain } from './providers-kit.ts';
 
 let w: KlingWorld;
 
@@ -124,6 +124,21 @@ test('a busy Kling (429) answers 503 sg_unavailable; nothing is saved', async ()
   expectError(res, 503, 'sg_unavailable');
   const list = await w.t.call(w.account.key, 'GET', ELEMENTS);
   assert.ok(!JSON.stringify(list.json().elements).includes('"Busy"'));
+});
+
+test('Kling out of credit (1102) while creating an element: 503, and the channel is disabled', async () => {
+  w.fake.fail('no-credit');
+  const body = { name: 'Unpaid', tag: 'object', image_urls: [w.files.front] };
+  expectError(await w.t.call(w.account.key, 'POST', ELEMENTS, body), 503, 'sg_unavailable');
+  // CONTRACT §11: no credit disables the channel, from a library call as from a task run.
+  const channel = await channelCounts(w.t, 'kling-main');
+  assert.equal(channel.enabled, false);
+  assert.match(String(channel.last_error), /code 1102/);
+  const calls = w.fake.calls.length;
+  expectError(await w.t.call(w.account.key, 'POST', ELEMENTS, body), 503, 'sg_unavailable');
+  assert.equal(w.fake.calls.length, calls, 'a disabled channel is not asked');
+  const enabled = await w.t.admin('PATCH', '/admin/v1/channels/kling-main', { enabled: true });
+  assert.equal(enabled.statusCode, 200, enabled.body);
 });
 
 test('deleting an element deletes it at Kling (delete-elements); a 5xx there is asked again later', async () => {

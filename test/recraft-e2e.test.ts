@@ -177,6 +177,20 @@ test('enhance: the helper answers Recraft\u2019s richer prompt', async () => {
   assert.deepEqual(fake.callsTo('/prompts/enhance')[0]?.json, { prompt: 'a cat on a roof' });
 });
 
+test('402 on enhance: 503, the channel is disabled, and the next call goes to the other channel', async () => {
+  fake.failures.add({ status: 402, body: 'Payment Required' }, 1, /^\/prompts\/enhance$/);
+  const refused = await t.call(account.key, 'POST', '/v1/models/image/enhance', { prompt: 'a dog' });
+  assert.equal(refused.statusCode, 503, refused.body);
+  assert.equal(refused.json().error.code, 'sg_unavailable');
+  // CONTRACT §11: no credit disables the channel, from a helper call as from a task run.
+  assert.equal((await channelCounts(t, 'recraft-main')).enabled, false);
+  assert.equal((await channelCounts(t, 'recraft-backup')).enabled, true);
+  const answer = await t.call(account.key, 'POST', '/v1/models/image/enhance', { prompt: 'a dog' });
+  assert.equal(answer.statusCode, 200, answer.body);
+  const enabled = await t.admin('PATCH', '/admin/v1/channels/recraft-main', { enabled: true });
+  assert.equal(enabled.statusCode, 200, enabled.body);
+});
+
 describe('faults (CONTRACT §11)', () => {
   test('a moderation refusal ends the task content_refused', async () => {
     const task = await final(await createTask({ prompt: 'forbidden [recraft:moderation]' }));

@@ -289,7 +289,7 @@ test('style boost: {content} → data.result', async () => {
   assert.deepEqual(post?.body, { content: 'synthwave' });
 });
 
-test('helpers: a refusal is LibraryRejected (502), a busy or empty channel GeneratorUnavailable (503)', async () => {
+test('helpers: a refusal is LibraryRejected (502), busy GeneratorUnavailable (503), no credit goes on', async () => {
   const library = rig.adapter.library;
   assert.ok(library);
   const signal = () => AbortSignal.timeout(20_000);
@@ -297,10 +297,12 @@ test('helpers: a refusal is LibraryRejected (502), a busy or empty channel Gener
     library.runHelper('lyrics', { prompt: 'words [suno:sensitive]' }, signal()),
     (e: unknown) => e instanceof LibraryRejected,
   );
+  // No credit reaches the channel router as it is, which disables the channel and answers 503
+  // (channel-library.ts).
   rig.fake.fail({ kind: 'code', code: 429 }, { target: 'create' });
   await assert.rejects(
     library.runHelper('style-boost', { style: 'pop' }, signal()),
-    (e: unknown) => e instanceof GeneratorUnavailable,
+    (e: unknown) => e instanceof ChannelOutOfCredit,
   );
   rig.fake.fail({ kind: 'code', code: 430 }, { target: 'create' });
   await assert.rejects(

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { type CogFake, startCogFake } from './fakes/cog.ts';
 import { SunoFake } from './fakes/suno.ts';
 import { type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
-import { FAKE_KEYS, startChannelApp, until, uploadMp3 } from './providers-kit.ts';
+import { channelCounts, FAKE_KEYS, startChannelApp, until, uploadMp3 } from './providers-kit.ts';
 
 const LYRICS = '[Verse]\nMorning light on the river';
 
@@ -442,16 +442,22 @@ test('a voice in a language Suno does not validate is 502 library_create_failed,
 });
 
 test('Suno busy or out of credit while creating a voice is 503 sg_unavailable, nothing stored', async () => {
+  const body = { source_url: upload, start_seconds: 0, end_seconds: 15 };
   for (const code of [455, 429]) {
     suno.fail({ kind: 'code', code }, { target: 'create' });
-    const refused = await t.call(account.key, 'POST', '/v1/models/music/voices', {
-      source_url: upload,
-      start_seconds: 0,
-      end_seconds: 15,
-    });
+    const refused = await t.call(account.key, 'POST', '/v1/models/music/voices', body);
     assert.equal(refused.statusCode, 503, refused.body);
     assert.equal(refused.json().error.code, 'sg_unavailable');
+    // Busy leaves the channel on; no credit (code 429) disables it, as a task run's would (CONTRACT §11).
+    assert.equal((await channelCounts(t, 'suno-main')).enabled, code !== 429);
   }
+  assert.match(String((await channelCounts(t, 'suno-main')).last_error), /code 429/);
+  const calls = suno.calls.length;
+  const helper = await t.call(account.key, 'POST', '/v1/models/music/lyrics', { prompt: 'rain' });
+  assert.equal(helper.statusCode, 503, helper.body);
+  assert.equal(suno.calls.length, calls, 'a disabled channel is not asked, by a helper either');
+  const enabled = await t.admin('PATCH', '/admin/v1/channels/suno-main', { enabled: true });
+  assert.equal(enabled.statusCode, 200, enabled.body);
 });
 
 test('a library of a model served only by Cog answers 503 sg_unavailable', async () => {

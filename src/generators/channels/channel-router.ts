@@ -5,10 +5,18 @@
  * (the simulator) with its handles unchanged. The worker asks the router where a run goes (`place`) in
  * the transaction that moves the task to running, and tells it how runs ended (`record`).
  */
+import type { FastifyBaseLogger } from 'fastify';
 import type { Db, Tx } from '../../db/index.ts';
 import { errors } from '../../errors.ts';
 import type { Clock } from '../../lib/index.ts';
-import type { Adapter, AdapterDeps, AdapterFactory, Channel, ProviderName } from '../adapters/types.ts';
+import type {
+  Adapter,
+  AdapterDeps,
+  AdapterFactory,
+  Channel,
+  ChannelOutOfCredit,
+  ProviderName,
+} from '../adapters/types.ts';
 import {
   GenerationError,
   type GenerationOutputs,
@@ -20,6 +28,7 @@ import {
   type UpstreamCost,
 } from '../generator.ts';
 import type { LibraryGenerator } from '../library.ts';
+import { channelLibrary } from './channel-library.ts';
 import { type ChannelOutcome, ChannelStates, type ChannelView } from './channel-states.ts';
 
 const HANDLE_PREFIX = 'ch:';
@@ -63,6 +72,8 @@ export interface ChannelRouterDeps {
   fallback: Generator;
   /** Source of randomness for the weighted choice. (Default: Math.random) */
   random?: () => number;
+  /** Where a channel state that could not be written is told. (Default: nowhere) */
+  log?: Pick<FastifyBaseLogger, 'warn'>;
 }
 
 export class ChannelRouter implements Generator, RunPlacement {
@@ -71,11 +82,15 @@ export class ChannelRouter implements Generator, RunPlacement {
   readonly #fallback: Generator;
   readonly #states: ChannelStates;
   readonly #adapters = new Map<string, Adapter>();
+  /** Each channel's library side, guarded so a "no credit" answer disables the channel (channel-library.ts). */
+  readonly #libraries = new Map<string, LibraryGenerator>();
+  readonly #log: Pick<FastifyBaseLogger, 'warn'> | null;
 
   constructor(deps: ChannelRouterDeps) {
     this.#db = deps.db;
     this.#channels = deps.channels;
     this.#fallback = deps.fallback;
+    this.#log = deps.log ?? null;
     this.#states = new ChannelStates({
       db: deps.db,
       clock: deps.clock,
@@ -85,7 +100,13 @@ export class ChannelRouter implements Generator, RunPlacement {
       const factory = deps.factories[channel.provider];
       // The channel file was checked against the registry; a gap here is a wiring bug.
       if (!factory) throw new Error(`no adapter for provider ${channel.provider} (channel ${channel.name})`);
-      this.#adapters.set(channel.name, factory(deps.adapterDeps(channel)));
+      const adapter = factory(deps.adapterDeps(channel));
+      this.#adapters.set(channel.name, adapter);
+      if (adapter.library)
+        this.#libraries.set(
+          channel.name,
+          channelLibrary(adapter.library, (error) => this.#outOfCredit(channel.name, error)),
+        );
     }
   }
 
@@ -99,7 +120,11 @@ export class ChannelRouter implements Generator, RunPlacement {
     return this.#channels.filter((c) => c.models.includes(model));
   }
 
-  /** The adapter of a channel (the library side lives there too), or undefined for an unknown name. */
+  /**
+   * The adapter of a channel, or undefined for an unknown name. Its `library` is the adapter's own: the
+   * services reach library sides through `libraryOf`, `recordsAt` and `libraryAt`, which disable a channel
+   * out of credit.
+   */
   adapterOf(channel: string): Adapter | undefined {
     return this.#adapters.get(channel);
   }
@@ -140,7 +165,7 @@ export class ChannelRouter implements Generator, RunPlacement {
    */
   async libraryAt(name: string): Promise<LibraryGenerator> {
     const channel = this.#channels.find((c) => c.name === name);
-    const library = this.#adapters.get(name)?.library;
+    const library = this.#libraries.get(name);
     if (!channel || !library) throw new GeneratorUnavailable(`channel ${name} is no longer configured`);
     if ((await this.#states.usable([channel])).length === 0) {
       throw new GeneratorUnavailable(`channel ${name} is disabled or open`);
@@ -149,15 +174,25 @@ export class ChannelRouter implements Generator, RunPlacement {
   }
 
   async #firstLibrary(model: string): Promise<{ channel: string; library: LibraryGenerator } | null> {
-    const withLibrary = this.channelsOf(model).filter((c) => this.#adapters.get(c.name)?.library);
+    const withLibrary = this.channelsOf(model).filter((c) => this.#libraries.has(c.name));
     if (withLibrary.length === 0) return null;
     const usable = (await this.#states.usable(withLibrary)).sort((a, b) => a.priority - b.priority);
     const first = usable[0];
     if (!first) throw new GeneratorUnavailable(`every channel of ${model} is disabled or open`);
-    return {
-      channel: first.name,
-      library: (this.#adapters.get(first.name) as Adapter).library as LibraryGenerator,
-    };
+    return { channel: first.name, library: this.#libraries.get(first.name) as LibraryGenerator };
+  }
+
+  /**
+   * A library or helper call heard "no credit" for the channel's own account: the channel is disabled as a
+   * task run's out_of_credit disables it (CONTRACT §11). A failure to write that does not change the
+   * caller's answer (503); the next call that hears it tries again.
+   */
+  async #outOfCredit(channel: string, error: ChannelOutOfCredit): Promise<void> {
+    await this.#states
+      .record(channel, { kind: 'out_of_credit', error: error.message })
+      .catch((cause: unknown) => {
+        this.#log?.warn({ err: cause, channel }, 'disabling a channel out of credit failed');
+      });
   }
 
   async ensureAvailable(

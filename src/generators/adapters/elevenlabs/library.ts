@@ -2,7 +2,9 @@
  * The library side of the ElevenLabs adapter (PROVIDERS.md §6, "Our mapping"): cloned voices of `voice`
  * (the samples downloaded and re-uploaded to `POST /v1/voices/add`; the record keeps `voice_id`) and music
  * styles of `music-styles` (finetunes that train: `training` until ElevenLabs says `completed`, asked with
- * `settle`). Busy, broken or out of credit is 503 sg_unavailable; a refusal is the library's 502.
+ * `settle`). Busy or broken is 503 sg_unavailable; a refusal is the library's 502. No credit
+ * (`quota_exceeded`) is thrown as `ChannelOutOfCredit`: the channel router disables the channel and
+ * answers 503 (channel-library.ts).
  */
 import { GenerationError, GeneratorTransientError, GeneratorUnavailable } from '../../generator.ts';
 import {
@@ -28,12 +30,13 @@ export const FINETUNE_POLL_MS = 2_000;
 const TRAINING = new Set(['pending', 'in_progress']);
 const FAILED = new Set(['failed', 'blocked']);
 
-/** The library's view of the adapter errors: busy or broken → 503, refused → 502. */
+/** The library's view of the adapter errors: busy or broken → 503, refused → 502, no credit goes on. */
 async function asLibraryCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof GeneratorTransientError || error instanceof ChannelOutOfCredit)
+    if (error instanceof ChannelOutOfCredit) throw error;
+    if (error instanceof GeneratorTransientError)
       throw new GeneratorUnavailable(error.message, { cause: error });
     if (error instanceof GenerationError) throw new LibraryRejected(error.message, { cause: error });
     throw error;

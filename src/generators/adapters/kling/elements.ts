@@ -2,7 +2,8 @@
  * The element library at Kling (PROVIDERS.md §5 "Elements"): `POST /v1/general/advanced-custom-elements`
  * starts an asynchronous creation, which is read every 2 s until Kling says it succeeded or failed (at most
  * 5 minutes, the reference's wait); the record keeps Kling's `element_id` as its upstream id. A refusal
- * is 502 element_create_failed; a busy, broken or out-of-credit Kling is 503 sg_unavailable.
+ * is 502 element_create_failed; a busy or broken Kling is 503 sg_unavailable. No credit is thrown as
+ * `ChannelOutOfCredit`: the channel router disables the channel and answers 503 (channel-library.ts).
  */
 import { GenerationError, GeneratorTransientError, GeneratorUnavailable } from '../../generator.ts';
 import {
@@ -158,12 +159,13 @@ export class KlingElements implements LibraryGenerator {
   }
 }
 
-/** Busy, broken or out of credit → 503; refused → 502 (libraries/ask-generator). */
+/** Busy or broken → 503; refused → 502 (libraries/ask-generator); no credit goes on for the router. */
 async function asLibraryCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof GeneratorTransientError || error instanceof ChannelOutOfCredit)
+    if (error instanceof ChannelOutOfCredit) throw error;
+    if (error instanceof GeneratorTransientError)
       throw new GeneratorUnavailable(error.message, { cause: error });
     if (error instanceof GenerationError) throw new LibraryRejected(error.message, { cause: error });
     throw error;

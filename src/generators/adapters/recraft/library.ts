@@ -1,8 +1,9 @@
 /**
  * The library side of the Recraft adapter (PROVIDERS.md §7): image styles (the pictures downloaded and
  * sent as `file1`…`fileN` to `POST /styles`; the record keeps Recraft's style id) and the `enhance`
- * helper (`POST /prompts/enhance`). Busy, broken or out of credit is 503 sg_unavailable; a refusal is the
- * library's 502.
+ * helper (`POST /prompts/enhance`). Busy or broken is 503 sg_unavailable; a refusal is the library's 502.
+ * No credit (402, a body naming credits) is thrown as `ChannelOutOfCredit`: the channel router disables
+ * the channel and answers 503 (channel-library.ts).
  */
 import { GenerationError, GeneratorTransientError, GeneratorUnavailable } from '../../generator.ts';
 import {
@@ -21,11 +22,13 @@ import { callRecraft, RECRAFT_MODELS, refusalOf } from './wire.ts';
 /** Recraft's limit of an enhanced prompt (characters). */
 export const ENHANCE_PROMPT_MAX = 2000;
 
+/** Busy or broken → 503, refused → 502 (libraries/ask-generator), no credit goes on for the router. */
 async function asLibraryCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof GeneratorTransientError || error instanceof ChannelOutOfCredit)
+    if (error instanceof ChannelOutOfCredit) throw error;
+    if (error instanceof GeneratorTransientError)
       throw new GeneratorUnavailable(error.message, { cause: error });
     if (error instanceof GenerationError) throw new LibraryRejected(error.message, { cause: error });
     throw error;

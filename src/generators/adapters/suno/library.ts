@@ -1,7 +1,8 @@
 /**
  * The library side of the Suno adapter (PROVIDERS.md §2, "Helper / library"): the free helpers `lyrics`
  * (async task, polled) and `style-boost` (synchronous), personas and singing voices (singers.ts).
- * Busy, broken or out of credit is 503 sg_unavailable; a refusal is the library's 502.
+ * Busy or broken is 503 sg_unavailable; a refusal is the library's 502. No credit is thrown as
+ * `ChannelOutOfCredit`: the channel router disables the channel and answers 503 (channel-library.ts).
  */
 import { GenerationError, GeneratorTransientError, GeneratorUnavailable } from '../../generator.ts';
 import {
@@ -48,12 +49,16 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** The helpers' view of the adapter errors: busy or broken → 503, refused → 502 (libraries/ask-generator). */
+/**
+ * The helpers' view of the adapter errors: busy or broken → 503, refused → 502 (libraries/ask-generator).
+ * No credit goes on as it is, for the channel router to disable the channel.
+ */
 async function asHelperCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof GeneratorTransientError || error instanceof ChannelOutOfCredit) {
+    if (error instanceof ChannelOutOfCredit) throw error;
+    if (error instanceof GeneratorTransientError) {
       throw new GeneratorUnavailable(error.message, { cause: error });
     }
     if (error instanceof GenerationError) throw new LibraryRejected(error.message, { cause: error });
