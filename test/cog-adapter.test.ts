@@ -6,7 +6,7 @@ import type { GenerationPlan } from '../src/catalog/index.ts';
 import { CogAdapter } from '../src/generators/adapters/cog/index.ts';
 import { createAdapterDeps } from '../src/generators/adapters/deps.ts';
 import type { Channel } from '../src/generators/adapters/index.ts';
-import { UpstreamRunLost } from '../src/generators/adapters/index.ts';
+import { UpstreamCallTimeout, UpstreamRunLost } from '../src/generators/adapters/index.ts';
 import {
   ChannelBusy,
   GenerationError,
@@ -388,6 +388,20 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
       adapter.create(request(), { key: await runKey(), startedAt: new Date() }, signal()),
       (error) => error instanceof GeneratorTransientError && /no answer within 300 ms/.test(error.message),
     );
+  });
+
+  test('a PUT whose answer was lost: the create is idempotent, and repeating it joins the prediction', async () => {
+    const { adapter, fake } = await setup({ runMs: 5_000 }, { callTimeoutMs: 300 });
+    assert.equal(adapter.isCreateIdempotent(), true);
+    fake.fail('accept-hang');
+    const run = { key: await runKey(), startedAt: new Date() };
+    await assert.rejects(adapter.create(request(), run, signal()), UpstreamCallTimeout);
+    const id = run.key.replace('/', '_');
+    assert.equal(fake.predictions.get(id)?.status, 'processing', 'Cog took the first PUT');
+    // The same id while the prediction runs: Cog answers it (202), no second prediction, no 409.
+    assert.equal(await adapter.create(request(), run, signal()), run.key);
+    assert.deepEqual([...fake.predictions.keys()], [id]);
+    await adapter.cancel(run.key, signal());
   });
 
   test("a proxy's key: sent as a bearer token; a wrong one is the channel's problem (transient)", async () => {

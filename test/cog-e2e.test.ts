@@ -5,6 +5,7 @@ import { createAdapterDeps } from '../src/generators/adapters/deps.ts';
 import type { Generator } from '../src/generators/index.ts';
 import { type CogFake, startCogFake, TINY_PNG } from './fakes/cog.ts';
 import { startTestApp, type TestApp, waitForFinal } from './helpers.ts';
+import { assertCapturedOnce, channelCounts, startChannelApp } from './providers-kit.ts';
 
 /** The port, bound to the adapter once the container it is built from exists. */
 class LateGenerator implements Generator {
@@ -136,5 +137,49 @@ describe('a task served by Cog end to end over HTTP (worker, webhooks, storage)'
     );
     const file = await t.call(acct.key, 'GET', `/v1/tasks/${taskId}/artifacts/0`);
     assert.ok(file.rawPayload.equals(TINY_PNG));
+  });
+});
+
+describe('a Cog channel whose PUT times out after Cog started the prediction (PROVIDERS.md §3)', () => {
+  let t: TestApp;
+  let fake: CogFake;
+
+  before(async () => {
+    // One slot, as most Cog servers have: a second prediction would wait behind the first.
+    fake = await startCogFake({ runMs: 2_000, slots: 1 });
+    t = await startChannelApp(
+      [{ name: 'cog-one', provider: 'cog', models: ['image'], base_url: fake.url, max_concurrency: 1 }],
+      { adapterLimits: { callTimeoutMs: 500 } },
+    );
+  });
+  after(async () => {
+    await fake.close();
+    await t.close();
+  });
+
+  test('the create is retried under the same run key: one prediction, no second PUT id, no 409', async () => {
+    fake.fail('accept-hang');
+    const acct = await t.account({ balanceMinor: 100_000 });
+    const created = await t.call(acct.key, 'POST', '/v1/tasks', {
+      model: 'image',
+      settings: { prompt: 'a fox whose answer got lost' },
+    });
+    assert.equal(created.statusCode, 202, created.body);
+    const taskId = created.json().id as string;
+    const task = await waitForFinal(t, acct.key, taskId, 60_000);
+    assert.equal(task.status, 'succeeded', JSON.stringify(task));
+    // The first PUT's answer never came, yet Cog ran its prediction: the retry joined it (the same id, so
+    // Cog answers the running prediction, or its webhook already named it) instead of starting another.
+    assert.deepEqual([...fake.predictions.keys()], [`${taskId}_1`]);
+    const puts = fake.calls.filter((call) => call.method === 'PUT').map((call) => call.path);
+    assert.ok(puts.length >= 1);
+    assert.ok(
+      puts.every((path) => path === `/predictions/${taskId}_1`),
+      `every PUT names the first run's prediction: ${puts.join(', ')}`,
+    );
+    await assertCapturedOnce(t.container, taskId);
+    // The timeout was the provider's: it counts against the channel once; the run then succeeded there.
+    const channel = await channelCounts(t, 'cog-one');
+    assert.deepEqual([channel.enabled, channel.failed, channel.succeeded], [true, 1, 1]);
   });
 });

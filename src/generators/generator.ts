@@ -116,6 +116,13 @@ export interface Generator {
    */
   create(request: GenerationRequest, run: RunStart, signal: AbortSignal): Promise<string>;
   /**
+   * True when the provider's create is idempotent by our run key, so that repeating it under the same
+   * `run.key` joins the run it may have started instead of starting a second one (Cog's PUT by prediction
+   * id, PROVIDERS.md §3). A create that timed out is then retried under the same key on the same channel;
+   * otherwise the retry is a new run with a new key. (Default: false)
+   */
+  isCreateIdempotent?(request: GenerationRequest): boolean;
+  /**
    * The handle of the run started earlier under `run.key`, or null when the provider never received it.
    * The worker calls it instead of `create` when a run was recorded but its handle was never saved.
    */

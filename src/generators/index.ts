@@ -11,6 +11,7 @@ export {
   createAdapterDeps,
   isProviderName,
   type ProviderName,
+  UpstreamCallTimeout,
   UpstreamRunLost,
 } from './adapters/index.ts';
 export {

@@ -4,7 +4,7 @@
  * call that timed out, a storage failure, a lost database connection. Anything else is a refusal or our
  * bug, and retrying it would only repeat it.
  */
-import { GeneratorTransientError, UpstreamRunLost } from '../generators/index.ts';
+import { GeneratorTransientError, UpstreamCallTimeout, UpstreamRunLost } from '../generators/index.ts';
 
 /** The worker stops or lost its lease: the job goes back to the queue, no attempt is used up. */
 export class ShutdownSignal extends Error {
@@ -19,6 +19,15 @@ export class DeadlineExceeded extends Error {
 /** One external call outlived its own timeout; the next attempt may be luckier. */
 export class CallTimeout extends Error {
   override name = 'CallTimeout';
+}
+
+/**
+ * A create that got no answer in time on a generator whose create is idempotent by run key
+ * (`Generator.isCreateIdempotent`): the provider may have started the run, so the retry repeats the create
+ * under the same key on the same channel. The timeout is its `cause`.
+ */
+export class CreateUnconfirmed extends Error {
+  override name = 'CreateUnconfirmed';
 }
 
 /** A failure on our side worth retrying (storage), with the original as `cause`. */
@@ -95,6 +104,12 @@ export function isOwnTransient(error: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && isDatabaseHiccup(code)) return true;
   }
+  return false;
+}
+
+/** True when a call got no answer in time (ours or the transport's limit): whether it took effect is unknown. */
+export function isCallTimeout(error: unknown): boolean {
+  for (const e of chain(error)) if (e instanceof CallTimeout || e instanceof UpstreamCallTimeout) return true;
   return false;
 }
 

@@ -21,7 +21,9 @@ import {
 } from './channel-runs.ts';
 import { RunDeadline, runTimeoutMs } from './deadline.ts';
 import {
+  CreateUnconfirmed,
   DeadlineExceeded,
+  isCallTimeout,
   isOwnTransient,
   isRunLost,
   isTransient,
@@ -204,12 +206,28 @@ export class TaskRun {
     }
     const run: RunStart = { key, startedAt: started.at };
     const found = recordedEarlier ? await this.#call('find', (s) => generator.find(request, run, s)) : null;
-    const handle = found ?? (await this.#call('create', (s) => generator.create(request, run, s)));
+    const handle = found ?? (await this.#create(request, run));
     this.#handle = handle;
     // Handles saved together share a commit on SQLite (dialect.groupCommit).
     if (await db.dialect.groupCommit(db.db, (tx) => saveHandle(tx, task.id, handle))) return handle;
     await this.#cancelUpstream();
     return null;
+  }
+
+  /**
+   * The generator's create. One that timed out on a generator whose create is idempotent by run key may
+   * have started the run upstream: it is reported as `CreateUnconfirmed`, so the retry repeats it under
+   * the same key (#handleFailure).
+   */
+  async #create(request: GenerationRequest, run: RunStart): Promise<string> {
+    const { generator } = this.#deps;
+    try {
+      return await this.#call('create', (s) => generator.create(request, run, s));
+    } catch (error) {
+      if (this.#signal.aborted || !isCallTimeout(error) || !generator.isCreateIdempotent?.(request))
+        throw error;
+      throw new CreateUnconfirmed(`create of run ${run.key} got no answer in time`, { cause: error });
+    }
   }
 
   /**
@@ -385,8 +403,11 @@ export class TaskRun {
     );
     // No upstream task yet, or the upstream task is lost (expired, unknown, cancelled upstream): the retry
     // is a fresh run, on another channel where there is one. With a live handle the upstream task goes
-    // on, and the retry resumes it on its channel.
-    if (this.#channel !== null && (this.#handle === null || isRunLost(error))) {
+    // on, and the retry resumes it on its channel. So does a create that timed out where repeating it
+    // under the same key joins the run it may have started (Cog, PROVIDERS.md §3): a new key would start a
+    // second run upstream, which the first would hold the provider's slot against.
+    const unconfirmed = error instanceof CreateUnconfirmed;
+    if (this.#channel !== null && !unconfirmed && (this.#handle === null || isRunLost(error))) {
       await this.#requeue(this.#channel, runAt, attempts);
       return;
     }

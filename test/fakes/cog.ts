@@ -33,7 +33,9 @@ export type CogFault =
   /** The next prediction never completes (no `completed` webhook). */
   | 'hang'
   /** The next PUT is never answered. */
-  | 'hang-http';
+  | 'hang-http'
+  /** The next PUT starts its prediction, but its answer never comes (lost on the way back). */
+  | 'accept-hang';
 
 export interface CogFile {
   bytes: Buffer;
@@ -203,6 +205,7 @@ export async function startCogFake(options: CogFakeOptions = {}): Promise<CogFak
     predictions.set(id, prediction);
     maxInFlight = Math.max(maxInFlight, inFlight());
     run(prediction, fault);
+    if (fault === 'accept-hang') return new Promise<FakeReply>(() => {});
     return { status: 202, body: { ...prediction } };
   };
 

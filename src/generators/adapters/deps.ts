@@ -16,6 +16,7 @@ import type {
   UpstreamHttp,
   UpstreamResponse,
 } from './types.ts';
+import { UpstreamCallTimeout } from './types.ts';
 import { retryAfterMs } from './upstream-failure.ts';
 
 export { MAX_OUTPUT_BYTES } from './fetch-file.ts';
@@ -128,7 +129,7 @@ async function callUpstream(
     // A cancel or shutdown of the run is not the provider's failure.
     if (request.signal.aborted) throw request.signal.reason;
     if (timeout.aborted)
-      throw new GeneratorTransientError(`${what}: no answer within ${timeoutMs} ms`, { cause: error });
+      throw new UpstreamCallTimeout(`${what}: no answer within ${timeoutMs} ms`, { cause: error });
     throw new GeneratorTransientError(`${what}: ${(error as Error).message}`, { cause: error });
   }
   const text = bytes.toString('utf8');

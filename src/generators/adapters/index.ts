@@ -36,6 +36,7 @@ export {
   PROVIDERS,
   type ProviderName,
   type UpstreamArtifact,
+  UpstreamCallTimeout,
   type UpstreamHttp,
   type UpstreamRequest,
   type UpstreamResponse,

@@ -83,6 +83,14 @@ export class UpstreamRunLost extends GeneratorTransientError {
   override name = 'UpstreamRunLost';
 }
 
+/**
+ * A call to the provider got no answer within its limit (PROVIDERS.md "Rules": 30 s, transient). Unlike an
+ * answer, it leaves open whether the provider acted on the call: a create may have started a run.
+ */
+export class UpstreamCallTimeout extends GeneratorTransientError {
+  override name = 'UpstreamCallTimeout';
+}
+
 /** An answer of the provider's HTTP API, parsed. */
 export interface UpstreamResponse {
   status: number;

@@ -223,6 +223,12 @@ export class ChannelRouter implements Generator, RunPlacement {
     return encode(channel, await this.#adapter(channel).create(request, run, signal));
   }
 
+  isCreateIdempotent(request: GenerationRequest): boolean {
+    const channel = request.channel;
+    if (!channel) return this.#fallback.isCreateIdempotent?.(request) ?? false;
+    return this.#adapters.get(channel)?.isCreateIdempotent?.(request) ?? false;
+  }
+
   async find(request: GenerationRequest, run: RunStart, signal: AbortSignal): Promise<string | null> {
     const channel = request.channel;
     if (!channel) return this.#fallback.find(request, run, signal);

@@ -6,7 +6,8 @@
  *
  * Crash safety: the prediction id is derived from the run key, and a PUT with the id of a running
  * prediction answers that prediction (Cog's own idempotency), so a worker that resumes a run whose handle
- * was never saved repeats the PUT harmlessly. The PUT is never repeated once the run has a handle. The
+ * was never saved repeats the PUT harmlessly, and so does a retry after a PUT that timed out
+ * (`isCreateIdempotent`). The PUT is never repeated once the run has a handle. The
  * remaining window: a prediction that finished while its `completed` webhook could not be stored (the
  * service unreachable through Cog's retries) and whose handle was never saved is run a second time.
  */
@@ -73,6 +74,15 @@ export class CogAdapter implements Adapter {
     });
     if (response.status === 200 || response.status === 201 || response.status === 202) return run.key;
     throw this.#refusal(response, 'create prediction');
+  }
+
+  /**
+   * The PUT names the prediction by the run key, and a PUT with the id of a running prediction answers that
+   * prediction (PROVIDERS.md §3): a create that timed out is repeated under the same key, never a new one,
+   * whose PUT would start a second prediction (or meet 409 while the first holds the only slot).
+   */
+  isCreateIdempotent(): boolean {
+    return true;
   }
 
   /** A run is known upstream once a webhook of it arrived; otherwise the PUT (idempotent by id) is repeated. */
