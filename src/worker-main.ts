@@ -16,11 +16,6 @@ async function main(): Promise<void> {
           port: config.metricsPort,
         })
       : null;
-  container.worker.start();
-  container.webhookSender.start();
-  container.sweeper.start();
-  container.topupSweep.start(config.payments.sweepIntervalMs);
-  container.log.info({ worker: container.worker.id }, 'worker started');
   let closing = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (closing) return;
@@ -30,8 +25,15 @@ async function main(): Promise<void> {
     await container.close();
     process.exit(0);
   };
+  // Before anything says the worker started: a supervisor that stops it as soon as it reads that line
+  // must find the handlers in place, not Node's default, which ends the process without closing it.
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  container.worker.start();
+  container.webhookSender.start();
+  container.sweeper.start();
+  container.topupSweep.start(config.payments.sweepIntervalMs);
+  container.log.info({ worker: container.worker.id }, 'worker started');
 }
 
 main().catch((error: unknown) => {

@@ -11,6 +11,7 @@ export {
   createAdapterDeps,
   isProviderName,
   type ProviderName,
+  type StoredArtifact,
   UpstreamCallTimeout,
   UpstreamRunLost,
 } from './adapters/index.ts';

@@ -14,7 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ArtifactKind } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
-import { artifactOfLink } from '../generators/index.ts';
+import { artifactOfLink, type StoredArtifact } from '../generators/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { inspectFile } from '../media/index.ts';
 import type { BlobStore } from '../storage/index.ts';
@@ -26,16 +26,8 @@ export interface ArtifactInputDeps {
   clock: Clock;
 }
 
-/** A result file of an account's own succeeded task whose files have not expired. */
-export interface OwnArtifact {
-  /** The account the task (and the file) belongs to. */
-  accountId: string;
-  storageKey: string;
-  filename: string;
-  contentType: string;
-  kind: ArtifactKind;
-  sizeBytes: number;
-}
+/** A result file of an account's own succeeded task whose files have not expired: what a run reads or lends. */
+export type OwnArtifact = StoredArtifact;
 
 /**
  * The file an artifact link names when it is one of `accountId`'s own: its task succeeded and its files
