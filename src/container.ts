@@ -166,6 +166,7 @@ export async function createContainer(
     clock,
     publicBaseUrl: config.publicBaseUrl,
     notifyChannel: TASKS_CHANNEL,
+    channels,
     onReceived: (runKey) => {
       worker.wake();
       worker.wakeRun(runKey);

@@ -179,6 +179,7 @@ describe('a callback wakes the run sleeping between status reads', () => {
             clock: systemClock,
             publicBaseUrl: app().container.config.publicBaseUrl,
             notifyChannel: TASKS_CHANNEL,
+            channels: app().container.config.channels,
           });
         }
         const [, , , channel, token] = new URL(url).pathname.split('/');

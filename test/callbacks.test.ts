@@ -1,14 +1,37 @@
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { hashToken } from '../src/generators/adapters/callback-store.ts';
 import { CALLBACK_BODY_LIMIT } from '../src/http/limits.ts';
 import { expectError, startTestApp, type TestApp } from './helpers.ts';
+import { writeChannelFile } from './providers-kit.ts';
+
+/** Nobody listens there: the channels below only need to exist for their callbacks. */
+const NOWHERE = 'http://127.0.0.1:9';
+
+/** Two Cog channels, a Suno one and a Seedance one (Seedance posts no callbacks: PROVIDERS.md §4). */
+const CHANNELS = [
+  { name: 'cog-a', provider: 'cog', models: ['image'], base_url: NOWHERE },
+  { name: 'cog-b', provider: 'cog', models: ['image'], base_url: NOWHERE },
+  { name: 'suno-a', provider: 'suno', models: ['music'], base_url: NOWHERE, api_key_env: 'SUNO_API_KEY' },
+  {
+    name: 'seedance-a',
+    provider: 'seedance',
+    models: ['video'],
+    base_url: NOWHERE,
+    api_key_env: 'ARK_API_KEY',
+  },
+];
 
 describe('provider callbacks (CONTRACT §11)', () => {
   let t: TestApp;
   before(async () => {
     // No worker: the tasks stay queued until a test finishes them.
-    t = await startTestApp({ worker: false });
+    t = await startTestApp({
+      worker: false,
+      env: { GENERATORS_FILE: writeChannelFile(CHANNELS), SUNO_API_KEY: 'k', ARK_API_KEY: 'k' },
+    });
   });
   after(() => t.close());
 
@@ -83,6 +106,42 @@ describe('provider callbacks (CONTRACT §11)', () => {
     assert.deepEqual(await t.container.services.callbacks.received(runKey), []);
   });
 
+  test('a token of a channel not in the file, or of a provider that posts none, answers 404', async () => {
+    const taskId = await queuedTask();
+    for (const channel of ['gone-from-the-file', 'seedance-a']) {
+      const runKey = `${taskId}/${channel}`;
+      const res = await t.app.inject({
+        method: 'POST',
+        url: await addressFor(channel, runKey),
+        payload: { status: 'succeeded' },
+      });
+      expectError(res, 404, 'not_found');
+      assert.deepEqual(await t.container.services.callbacks.received(runKey), []);
+    }
+  });
+
+  test('an unknown channel or token answers 404 before its body is read or parsed', async () => {
+    const path = await addressFor('suno-a', `${await queuedTask()}/1`);
+    const wrong = [
+      `/v1/callbacks/cog-a/${'A'.repeat(32)}`,
+      `/v1/callbacks/suno-a/${'A'.repeat(32)}`,
+      `/v1/callbacks/nowhere/${path.split('/').pop()}`,
+    ];
+    const bodies: Array<{ payload: string | Readable; type: string }> = [
+      // Parsed, these would be 422 invalid_request and 422 (an unsupported type).
+      { payload: 'this is not JSON at all', type: 'application/json' },
+      { payload: '<xml/>', type: 'application/xml' },
+      // Read, a body that never ends would never be answered.
+      { payload: new Readable({ read() {} }), type: 'application/json' },
+    ];
+    for (const url of wrong) {
+      for (const { payload, type } of bodies) {
+        const res = await t.app.inject({ method: 'POST', url, payload, headers: { 'content-type': type } });
+        expectError(res, 404, 'not_found');
+      }
+    }
+  });
+
   test('a callback for a finished run answers 200 and has no effect', async () => {
     const taskId = await queuedTask();
     const runKey = `${taskId}/1`;
@@ -121,6 +180,30 @@ describe('provider callbacks (CONTRACT §11)', () => {
     });
     expectError(res, 413, 'request_too_large');
     assert.deepEqual(await t.container.services.callbacks.received(runKey), []);
+  });
+
+  test('over a connection: an unknown address closes it after the 404; the next call works', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const refused = await fetch(`${base}/v1/callbacks/cog-a/${'A'.repeat(32)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(8 * 1024 * 1024),
+    });
+    assert.equal(refused.status, 404);
+    assert.equal(((await refused.json()) as { error: { code: string } }).error.code, 'not_found');
+    assert.equal(refused.headers.get('connection'), 'close');
+    const health = await fetch(`${base}/healthz`);
+    assert.equal(health.status, 200);
+    // A callback read whole keeps its connection.
+    const path = await addressFor('cog-a', `${await queuedTask()}/1`);
+    const taken = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'starting' }),
+    });
+    assert.deepEqual(await taken.json(), { received: true });
+    assert.equal(taken.headers.get('connection'), 'keep-alive');
   });
 
   test('a stored callback wakes the worker of this process', async () => {

@@ -80,7 +80,25 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
   const signal = (): AbortSignal => AbortSignal.timeout(30_000);
 
   before(async () => {
-    t = await startTestApp({ worker: false, env: { PUBLIC_BASE_URL: 'https://api.example.com' } });
+    t = await startTestApp({
+      worker: false,
+      env: { PUBLIC_BASE_URL: 'https://api.example.com' },
+      // Only channels of the file take callbacks; this one's runs are driven by the tests' own adapter.
+      channels: [
+        {
+          name: 'cog-test',
+          provider: 'cog',
+          models: ['image'],
+          baseUrl: 'http://127.0.0.1:9',
+          secrets: {},
+          priority: 0,
+          weight: 1,
+          maxConcurrency: 2,
+          timeoutMs: 60_000,
+          upstreamModels: {},
+        },
+      ],
+    });
   });
   afterEach(async () => {
     await fake?.close();

@@ -1,15 +1,16 @@
 /**
  * Callback addresses of real providers (CONTRACT §11): `PUBLIC_BASE_URL/v1/callbacks/{channel}/{token}`,
- * `token` a secret per run. Only the token's SHA-256 is stored; a callback whose hash is unknown, or that
- * names another channel, is refused. A callback only records its body for the run and wakes workers up:
- * adapters read the run (or, for Cog, take the stored `completed` body as the result).
+ * `token` a secret per run. Only the token's SHA-256 is stored; a callback that names a channel not in the
+ * channel file, a channel of a provider that posts no callbacks, an unknown hash or another channel's
+ * token is refused. A callback only records its body for the run and wakes workers up: adapters read the
+ * run (or, for Cog, take the stored `completed` body as the result).
  */
 import { createHash } from 'node:crypto';
 import type { Db, TaskStatus } from '../../db/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import { BoundedMap, randomBase62, uuidv7 } from '../../lib/index.ts';
 import { GeneratorTransientError } from '../generator.ts';
-import type { AdapterDeps } from './types.ts';
+import type { AdapterDeps, Channel, ProviderName } from './types.ts';
 
 type AdapterCallbacks = AdapterDeps['callbacks'];
 
@@ -19,6 +20,14 @@ const CALLBACK_PAYLOAD = 'callback:';
 /** The run key a notification of `notifyChannel` names as called back, or null for other notifications. */
 export function calledBackRunOf(payload: string): string | null {
   return payload.startsWith(CALLBACK_PAYLOAD) ? payload.slice(CALLBACK_PAYLOAD.length) || null : null;
+}
+
+/** Providers that post to their runs' callback addresses (PROVIDERS.md "Waking"); the others poll. */
+export const CALLBACK_PROVIDERS = ['suno', 'kling', 'cog'] as const satisfies readonly ProviderName[];
+export type CallbackProvider = (typeof CALLBACK_PROVIDERS)[number];
+
+function isCallbackProvider(provider: ProviderName): provider is CallbackProvider {
+  return (CALLBACK_PROVIDERS as readonly string[]).includes(provider);
 }
 
 /** Characters of a callback token (base62, about 190 bits). */
@@ -39,6 +48,17 @@ export interface CallbackStoreDeps {
   notifyChannel: string;
   /** Wakes the workers of this process. (Default: nothing) */
   onReceived?: (runKey: string) => void;
+  /** The channels of the channel file; only theirs take callbacks. (Default: none) */
+  channels?: readonly Pick<Channel, 'name' | 'provider'>[];
+}
+
+/** A callback address the service handed out, as a posted callback names it. */
+export interface CallbackAddress {
+  channel: string;
+  /** The channel's provider, which decides how large a body it may post. */
+  provider: CallbackProvider;
+  runKey: string;
+  taskId: string;
 }
 
 /** What a posted callback did: stored and woke the run, arrived for a finished run, or named no run. */
@@ -69,9 +89,14 @@ export class CallbackStore {
   readonly #deps: CallbackStoreDeps;
   /** Runs waiting in this process for their next callback. */
   readonly #waiters = new Map<string, Set<() => void>>();
+  /** The channels that take callbacks, by name, with their provider. */
+  readonly #providers = new Map<string, CallbackProvider>();
 
   constructor(deps: CallbackStoreDeps) {
     this.#deps = deps;
+    for (const { name, provider } of deps.channels ?? []) {
+      if (isCallbackProvider(provider)) this.#providers.set(name, provider);
+    }
   }
 
   urlOf(channel: string, token: string): string {
@@ -79,41 +104,58 @@ export class CallbackStore {
   }
 
   /**
-   * Records a posted body for its run and wakes workers. A run whose task is final (or gone) takes no
-   * more callbacks: the body is dropped and the caller answered as if it were taken.
+   * The address a posted callback names, or null when the service handed out no such address: a channel
+   * not in the file or of a provider that posts no callbacks (decided without the database), a token of
+   * the wrong shape, an unknown token or another channel's. Reads nothing but the channel and the token,
+   * so the caller can refuse a callback before reading its body.
    */
-  async receive(channel: string, token: string, body: unknown): Promise<CallbackOutcome> {
-    if (!/^[A-Za-z0-9]{1,64}$/.test(token)) return 'unknown';
-    const { db, dialect } = this.#deps.db;
-    const row = await db
+  async addressOf(channel: string, token: string): Promise<CallbackAddress | null> {
+    const provider = this.#providers.get(channel);
+    if (provider === undefined || !/^[A-Za-z0-9]{1,64}$/.test(token)) return null;
+    const row = await this.#deps.db.db
       .selectFrom('callback_tokens')
       .select(['run_key', 'task_id', 'channel'])
       .where('token_hash', '=', hashToken(token))
       .executeTakeFirst();
-    if (!row || row.channel !== channel) return 'unknown';
+    if (!row || row.channel !== channel) return null;
+    return { channel, provider, runKey: row.run_key, taskId: row.task_id };
+  }
+
+  /** `record` at the address `channel` and `token` name; 'unknown' when `addressOf` finds none. */
+  async receive(channel: string, token: string, body: unknown): Promise<CallbackOutcome> {
+    const address = await this.addressOf(channel, token);
+    return address === null ? 'unknown' : this.record(address, body);
+  }
+
+  /**
+   * Records a posted body for its run and wakes workers. A run whose task is final (or gone) takes no
+   * more callbacks: the body is dropped and the caller answered as if it were taken.
+   */
+  async record(address: CallbackAddress, body: unknown): Promise<Exclude<CallbackOutcome, 'unknown'>> {
+    const { db, dialect } = this.#deps.db;
     const outcome = await dialect.transaction(db, async (tx) => {
       const task = await tx
         .selectFrom('tasks')
         .select('status')
-        .where('id', '=', row.task_id)
+        .where('id', '=', address.taskId)
         .executeTakeFirst();
       if (!task || FINAL_STATES.has(task.status)) return 'finished' as const;
       await tx
         .insertInto('callback_bodies')
         .values({
           id: uuidv7(this.#deps.clock.now().getTime()),
-          run_key: row.run_key,
-          channel,
+          run_key: address.runKey,
+          channel: address.channel,
           body: JSON.stringify(body ?? null),
           received_at: this.#deps.clock.now().toISOString(),
         })
         .execute();
-      await dialect.notify(tx, this.#deps.notifyChannel, `${CALLBACK_PAYLOAD}${row.run_key}`);
+      await dialect.notify(tx, this.#deps.notifyChannel, `${CALLBACK_PAYLOAD}${address.runKey}`);
       return 'stored' as const;
     });
     if (outcome === 'stored') {
-      this.#deps.onReceived?.(row.run_key);
-      for (const wake of this.#waiters.get(row.run_key) ?? []) wake();
+      this.#deps.onReceived?.(address.runKey);
+      for (const wake of this.#waiters.get(address.runKey) ?? []) wake();
     }
     return outcome;
   }

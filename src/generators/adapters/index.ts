@@ -1,5 +1,8 @@
 export {
+  CALLBACK_PROVIDERS,
+  type CallbackAddress,
   type CallbackOutcome,
+  type CallbackProvider,
   CallbackStore,
   type CallbackStoreDeps,
   type ChannelCallbacks,

@@ -1,6 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { CallbackAddress } from '../../generators/index.ts';
 import { CALLBACK_BODY_LIMIT } from '../limits.ts';
 import { type ApiLinks, notFoundAt } from '../not-found.ts';
 import type { AppDeps } from '../types.ts';
@@ -14,17 +15,31 @@ const params = z.object({ channel: pathParam, token: pathParam });
  * finished run is taken (200) without effect, so providers stop resending it.
  */
 export async function callbackRoutes(app: FastifyInstance, deps: AppDeps, links: ApiLinks): Promise<void> {
-  app
-    .withTypeProvider<ZodTypeProvider>()
-    .post(
-      '/v1/callbacks/:channel/:token',
-      { bodyLimit: CALLBACK_BODY_LIMIT, schema: { hide: true, params } },
-      async (request) => {
+  const callbacks = deps.services.callbacks;
+  /** The address each request names, found before its body is read. */
+  const addresses = new WeakMap<FastifyRequest, CallbackAddress>();
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/v1/callbacks/:channel/:token',
+    {
+      bodyLimit: CALLBACK_BODY_LIMIT,
+      schema: { hide: true, params },
+      // Security: channel and token are checked before a byte of the body is read or parsed, so a sender
+      // without a token costs one indexed lookup at most, whatever it sends. The unread body closes the
+      // connection (installBodyPace).
+      onRequest: async (request) => {
         const { channel, token } = request.params;
-        const outcome = await deps.services.callbacks.receive(channel, token, request.body ?? null);
+        const address = await callbacks.addressOf(channel, token);
         // Security: the token is never echoed back, not even to whoever sent it.
-        if (outcome === 'unknown') throw notFoundAt(links, 'POST', `/v1/callbacks/${channel}/…`);
-        return { received: outcome === 'stored' };
+        if (address === null) throw notFoundAt(links, 'POST', `/v1/callbacks/${channel}/…`);
+        addresses.set(request, address);
       },
-    );
+    },
+    async (request) => {
+      const { channel } = request.params;
+      const address = addresses.get(request);
+      if (address === undefined) throw notFoundAt(links, 'POST', `/v1/callbacks/${channel}/…`);
+      const outcome = await callbacks.record(address, request.body ?? null);
+      return { received: outcome === 'stored' };
+    },
+  );
 }
