@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { hashToken } from '../src/generators/adapters/callback-store.ts';
-import { CALLBACK_BODY_LIMIT } from '../src/http/limits.ts';
+import { CALLBACK_BODY_LIMIT, CALLBACK_BODY_LIMITS } from '../src/http/limits.ts';
 import { expectError, startTestApp, type TestApp } from './helpers.ts';
 import { writeChannelFile } from './providers-kit.ts';
 
@@ -127,10 +127,12 @@ describe('provider callbacks (CONTRACT §11)', () => {
       `/v1/callbacks/suno-a/${'A'.repeat(32)}`,
       `/v1/callbacks/nowhere/${path.split('/').pop()}`,
     ];
+    const overSuno = JSON.stringify({ data: 'x'.repeat(CALLBACK_BODY_LIMITS.suno) });
     const bodies: Array<{ payload: string | Readable; type: string }> = [
-      // Parsed, these would be 422 invalid_request and 422 (an unsupported type).
+      // Parsed, these would be 422 invalid_request, 422 (an unsupported type) and 413.
       { payload: 'this is not JSON at all', type: 'application/json' },
       { payload: '<xml/>', type: 'application/xml' },
+      { payload: overSuno, type: 'application/json' },
       // Read, a body that never ends would never be answered.
       { payload: new Readable({ read() {} }), type: 'application/json' },
     ];
@@ -140,6 +142,41 @@ describe('provider callbacks (CONTRACT §11)', () => {
         expectError(res, 404, 'not_found');
       }
     }
+  });
+
+  test("a body over its provider's cap answers 413 request_too_large and stores nothing", async () => {
+    const runKey = `${await queuedTask()}/1`;
+    const path = await addressFor('suno-a', runKey);
+    const cap = CALLBACK_BODY_LIMITS.suno;
+    const over = JSON.stringify({ code: 200, data: { callbackType: 'complete', note: 'x'.repeat(cap) } });
+    const declared = await t.app.inject({
+      method: 'POST',
+      url: path,
+      payload: over,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(declared, 413, 'request_too_large');
+    assert.match(declared.json().error.message, /256 KB/);
+    // Sent chunked, with no length to check first: counted as it comes.
+    const chunked = await t.app.inject({
+      method: 'POST',
+      url: path,
+      payload: Readable.from([over.slice(0, cap / 2), over.slice(cap / 2)]),
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(chunked, 413, 'request_too_large');
+    assert.deepEqual(await t.container.services.callbacks.received(runKey), []);
+    const small = { code: 200, data: { callbackType: 'complete', task_id: 'x' } };
+    const taken = await t.app.inject({ method: 'POST', url: path, payload: small });
+    assert.deepEqual(taken.json(), { received: true });
+    const streamed = await t.app.inject({
+      method: 'POST',
+      url: path,
+      payload: Readable.from([JSON.stringify(small)]),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.deepEqual(streamed.json(), { received: true });
+    assert.deepEqual(await t.container.services.callbacks.received(runKey), [small, small]);
   });
 
   test('a callback for a finished run answers 200 and has no effect', async () => {
@@ -167,11 +204,11 @@ describe('provider callbacks (CONTRACT §11)', () => {
     assert.deepEqual(live.json(), { received: true });
   });
 
-  test('a body over the cap answers 413 request_too_large and stores nothing', async () => {
+  test("a Cog body over Cog's cap answers 413 request_too_large and stores nothing", async () => {
     const taskId = await queuedTask();
     const runKey = `${taskId}/1`;
     const path = await addressFor('cog-a', runKey);
-    const payload = JSON.stringify({ output: 'x'.repeat(CALLBACK_BODY_LIMIT) });
+    const payload = JSON.stringify({ output: 'x'.repeat(CALLBACK_BODY_LIMITS.cog) });
     const res = await t.app.inject({
       method: 'POST',
       url: path,
@@ -180,6 +217,17 @@ describe('provider callbacks (CONTRACT §11)', () => {
     });
     expectError(res, 413, 'request_too_large');
     assert.deepEqual(await t.container.services.callbacks.received(runKey), []);
+  });
+
+  test("Cog's completed webhook with its files inside is taken whole", async () => {
+    const runKey = `${await queuedTask()}/1`;
+    const path = await addressFor('cog-a', runKey);
+    assert.equal(CALLBACK_BODY_LIMIT, CALLBACK_BODY_LIMITS.cog, "the route's own cap is Cog's");
+    const png = `data:image/png;base64,${Buffer.alloc(6 * 1024 * 1024, 7).toString('base64')}`;
+    const completed = { id: 'p1', status: 'succeeded', output: [png], logs: 'step 1, step 2', error: null };
+    const res = await t.app.inject({ method: 'POST', url: path, payload: completed });
+    assert.equal(res.statusCode, 200, res.body.slice(0, 200));
+    assert.deepEqual(await t.container.services.callbacks.received(runKey), [completed]);
   });
 
   test('over a connection: an unknown address closes it after the 404; the next call works', async () => {

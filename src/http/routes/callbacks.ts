@@ -1,13 +1,34 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { errors } from '../../errors.ts';
 import type { CallbackAddress } from '../../generators/index.ts';
-import { CALLBACK_BODY_LIMIT } from '../limits.ts';
+import { ByteCounter } from '../../lib/index.ts';
+import { CALLBACK_BODY_LIMIT, CALLBACK_BODY_LIMITS } from '../limits.ts';
 import { type ApiLinks, notFoundAt } from '../not-found.ts';
 import type { AppDeps } from '../types.ts';
 import { pathParam } from './schemas.ts';
 
 const params = z.object({ channel: pathParam, token: pathParam });
+
+/**
+ * `source` through a ByteCounter that fails with 413 request_too_large past `limitBytes`. The source is
+ * never destroyed: destroying a request destroys its socket, and the 413 still has to go out on it.
+ */
+function capped(source: Readable, limitBytes: number): Readable {
+  const counter = new ByteCounter(limitBytes, () => errors.requestTooLarge(limitBytes));
+  const forward = (error: Error): void => void counter.destroy(error);
+  source.on('error', forward);
+  // A counter nobody reads (a refused content type) must not become an uncaught error.
+  counter.on('error', () => {});
+  counter.on('close', () => {
+    source.off('error', forward);
+    source.unpipe(counter);
+  });
+  source.pipe(counter);
+  return counter;
+}
 
 /**
  * Provider callbacks (CONTRACT §11): no API key, the secret token in the path is the credential. A body
@@ -32,6 +53,16 @@ export async function callbackRoutes(app: FastifyInstance, deps: AppDeps, links:
         // Security: the token is never echoed back, not even to whoever sent it.
         if (address === null) throw notFoundAt(links, 'POST', `/v1/callbacks/${channel}/…`);
         addresses.set(request, address);
+      },
+      // Each provider's own cap (CALLBACK_BODY_LIMITS): a declared length is checked at once (Node reads
+      // no byte past it); a chunked body is counted as it comes.
+      preParsing: (request, _reply, payload, done) => {
+        const address = addresses.get(request);
+        const limit = address ? CALLBACK_BODY_LIMITS[address.provider] : 0;
+        const declared = request.headers['content-length'];
+        if (declared === undefined) return done(null, capped(payload, limit));
+        if (Number(declared) > limit) return done(errors.requestTooLarge(limit));
+        done(null, payload);
       },
     },
     async (request) => {
