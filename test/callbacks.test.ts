@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { hashToken } from '../src/generators/adapters/callback-store.ts';
+import { MAX_JSON_VALUES } from '../src/http/json-body.ts';
 import { CALLBACK_BODY_LIMIT, CALLBACK_BODY_LIMITS } from '../src/http/limits.ts';
 import { expectError, startTestApp, type TestApp } from './helpers.ts';
 import { writeChannelFile } from './providers-kit.ts';
@@ -177,6 +178,19 @@ describe('provider callbacks (CONTRACT §11)', () => {
     });
     assert.deepEqual(streamed.json(), { received: true });
     assert.deepEqual(await t.container.services.callbacks.received(runKey), [small, small]);
+  });
+
+  test('a body of more values than a parse may take answers 422 and stores nothing', async () => {
+    const runKey = `${await queuedTask()}/1`;
+    const path = await addressFor('cog-a', runKey);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: path,
+      payload: `[${'0,'.repeat(MAX_JSON_VALUES)}0]`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(res, 422, 'invalid_request');
+    assert.deepEqual(await t.container.services.callbacks.received(runKey), []);
   });
 
   test('a callback for a finished run answers 200 and has no effect', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isNestedDeeperThan } from './json-body.ts';
+import { isNestedDeeperThan, mayHoldMoreValuesThan } from './json-body.ts';
 
 const nested = (depth: number): unknown => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`);
 
@@ -18,4 +18,21 @@ test('isNestedDeeperThan counts the top level as 1 and never recurses', () => {
     [nested(200_000), 32, true],
   ];
   for (const [value, max, deeper] of cases) assert.equal(isNestedDeeperThan(value, max), deeper);
+});
+
+test('mayHoldMoreValuesThan bounds the values by commas and opening brackets', () => {
+  const cases: Array<[string, number, boolean]> = [
+    // The array and its three numbers.
+    ['[1,2,3]', 4, false],
+    ['[1,2,3]', 3, true],
+    ['{"a":[1,{"b":2}]}', 4, true],
+    ['{"a":[1,{"b":2}]}', 5, false],
+    // Marks inside strings count too: a refusal errs on the safe side.
+    ['"a,b,c,d"', 3, true],
+    // One long string is one value, however long.
+    [JSON.stringify({ output: `data:image/png;base64,${'A'.repeat(1_000_000)}` }), 10, false],
+    [`[${'{},'.repeat(50_000)}{}]`, 100_000, true],
+  ];
+  for (const [text, max, more] of cases)
+    assert.equal(mayHoldMoreValuesThan(text, max), more, text.slice(0, 40));
 });
