@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { makePng } from '../src/media/fixtures.ts';
+import { StorageError } from '../src/storage/index.ts';
 import { type FakeServer, startFakeServer } from './fakes/server.ts';
 import { TripoFake } from './fakes/tripo.ts';
 import { balances, type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
@@ -98,4 +99,47 @@ test('the channel still runs the next task, whose picture can be read', async ()
   asked.set('/fresh.png', 0);
   const task = await waitForFinal(t, account.key, created.json().id as string, 30_000);
   assert.equal(task.status, 'succeeded', JSON.stringify(task));
+});
+
+test('our own storage failing while a run reads an upload is ours: the run resumes, the channel counts nothing', async () => {
+  const png = await readFile(await makePng(t.dir, 48, 48));
+  const uploaded = await t.call(account.key, 'POST', '/v1/files?filename=own.png', png, {
+    'content-type': 'image/png',
+  });
+  assert.equal(uploaded.statusCode, 201, uploaded.body);
+  const storageKey = (
+    await t.container.db.db
+      .selectFrom('uploads')
+      .select('storage_key')
+      .where('id', '=', uploaded.json().id as string)
+      .executeTakeFirstOrThrow()
+  ).storage_key;
+  // The upload's first two reads fail as an unreachable object store would.
+  const storage = t.container.storage;
+  const get = storage.get.bind(storage);
+  let refusals = 2;
+  storage.get = async (key, ...rest) => {
+    if (key === storageKey && refusals > 0) {
+      refusals -= 1;
+      throw new StorageError('the object store did not answer');
+    }
+    return get(key, ...rest);
+  };
+  try {
+    const created = await t.call(account.key, 'POST', '/v1/tasks', {
+      model: 'model-3d',
+      settings: { task_type: 'image_to_model', image_url: [uploaded.json().url as string], texture: false },
+    });
+    assert.equal(created.statusCode, 202, created.body);
+    const task = await waitForFinal(t, account.key, created.json().id as string, 60_000);
+    assert.equal(task.status, 'succeeded', JSON.stringify(task));
+    assert.equal(refusals, 0, 'the store refused twice before the run read the upload');
+  } finally {
+    storage.get = get;
+  }
+  const channels = (await t.admin('GET', '/admin/v1/channels')).json().channels as Record<string, unknown>[];
+  assert.deepEqual(
+    channels.map((c) => [c['name'], c['state'], c['failed']]),
+    [['tripo-main', 'closed', 0]],
+  );
 });

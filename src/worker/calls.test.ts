@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { GenerationError, GeneratorTransientError } from '../generators/index.ts';
+import { StorageError } from '../storage/index.ts';
 import { bounded } from './calls.ts';
-import { CallTimeout, DeadlineExceeded, isTransient, retryAfterOf, TransientFailure } from './failures.ts';
+import {
+  CallTimeout,
+  DeadlineExceeded,
+  isOwnTransient,
+  isTransient,
+  isUpstreamTransient,
+  retryAfterOf,
+  TransientFailure,
+} from './failures.ts';
 
 const never = (): Promise<never> => new Promise<never>(() => {});
 
@@ -68,6 +77,12 @@ test('only the allow-list is transient, also as a cause', () => {
     [null, false],
   ];
   for (const [error, expected] of cases) assert.equal(isTransient(error), expected, String(error));
+  // Our storage failing is ours: retried, never counted against a channel.
+  const storage = new Error('reading an input failed', { cause: new StorageError('S3 unreachable') });
+  assert.deepEqual(
+    [isTransient(storage), isOwnTransient(storage), isUpstreamTransient(storage)],
+    [true, true, false],
+  );
   assert.equal(retryAfterOf(new GeneratorTransientError('429', { retryAfterMs: 3_000 })), 3_000);
   assert.equal(retryAfterOf(new Error('x')), null);
 });

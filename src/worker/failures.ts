@@ -5,6 +5,7 @@
  * bug, and retrying it would only repeat it.
  */
 import { GeneratorTransientError, UpstreamCallTimeout, UpstreamRunLost } from '../generators/index.ts';
+import { StorageError } from '../storage/index.ts';
 
 /** The worker stops or lost its lease: the job goes back to the queue, no attempt is used up. */
 export class ShutdownSignal extends Error {
@@ -75,7 +76,12 @@ function* chain(error: unknown): Generator<unknown> {
 /** True when the failure (or one of its causes) is on the allow-list of transient failures. */
 export function isTransient(error: unknown): boolean {
   for (const e of chain(error)) {
-    if (e instanceof GeneratorTransientError || e instanceof CallTimeout || e instanceof TransientFailure)
+    if (
+      e instanceof GeneratorTransientError ||
+      e instanceof CallTimeout ||
+      e instanceof TransientFailure ||
+      e instanceof StorageError
+    )
       return true;
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || isDatabaseHiccup(code))) return true;
@@ -100,7 +106,7 @@ export function isUpstreamTransient(error: unknown): boolean {
 export function isOwnTransient(error: unknown): boolean {
   if (isUpstreamTransient(error)) return false;
   for (const e of chain(error)) {
-    if (e instanceof TransientFailure) return true;
+    if (e instanceof TransientFailure || e instanceof StorageError) return true;
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && isDatabaseHiccup(code)) return true;
   }

@@ -14,8 +14,8 @@ import type { ArtifactKind, InputFile } from '../../catalog/index.ts';
 import { MAX_UPLOAD_BYTES, type UploadService } from '../../files/index.ts';
 import type { Clock } from '../../lib/index.ts';
 import { FetchError } from '../../media/index.ts';
-import type { BlobStore } from '../../storage/index.ts';
-import { GenerationError, type GenerationRequest, GeneratorTransientError } from '../generator.ts';
+import { type BlobStore, StorageError } from '../../storage/index.ts';
+import { GenerationError, type GenerationRequest } from '../generator.ts';
 import { type FetchFileOptions, fetchFile, MAX_OUTPUT_BYTES } from './fetch-file.ts';
 import { OUTPUT_SNIFF_BYTES, sniffOutput } from './output-type.ts';
 import type { Channel, DownloadedOutput, InputBytes } from './types.ts';
@@ -173,13 +173,22 @@ async function readArtifact(url: string, runtime: InputRuntime, forTaskId?: stri
   try {
     object = await runtime.storage.get(artifact.storageKey);
   } catch (error) {
-    throw new GeneratorTransientError(`reading the result file at ${url} failed`, { cause: error });
+    throw ownStorageFailed(`reading the result file at ${url} failed`, error);
   }
   if (!object)
     throw new GenerationError('input_unavailable', `the result file at ${url} is no longer stored`);
   const bytes = await readAll(object.body, MAX_OUTPUT_BYTES);
   const type = await sniffOutput(bytes.subarray(0, OUTPUT_SNIFF_BYTES));
   return { bytes, format: type.format, contentType: type.contentType, filename: artifact.filename };
+}
+
+/**
+ * Our storage briefly unreachable while a run reads an input of ours: the input is still there, so the run
+ * is tried again, and the failure is ours, a StorageError, never the channel's (a GeneratorTransientError
+ * would count against it: docs/providers.md, "failures of our own storage never count against a channel").
+ */
+function ownStorageFailed(what: string, error: unknown): StorageError {
+  return error instanceof StorageError ? error : new StorageError(what, { cause: error });
 }
 
 /** An input link's bytes (`AdapterDeps.readInput`). */
@@ -196,8 +205,7 @@ export async function readInput(
     try {
       object = await runtime.storage.get(own.storage_key);
     } catch (error) {
-      // Storage briefly unreachable: the input is still there, so the run is tried again.
-      throw new GeneratorTransientError(`reading upload ${own.id} failed`, { cause: error });
+      throw ownStorageFailed(`reading upload ${own.id} failed`, error);
     }
     // Our own input gone before any upstream call: the task cannot run (PROVIDERS.md, input_unavailable).
     if (!object) throw new GenerationError('input_unavailable', `upload ${own.id} is no longer stored`);
