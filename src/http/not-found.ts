@@ -1,18 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { type ApiError, errors } from '../errors.ts';
+import { decodeOrKeep } from '../lib/index.ts';
 
 const METHODS: readonly HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 /** The model key of an address under `/v1/models/{key}/…`. */
 const MODEL_PATH = /^\/v1\/models\/([^/]{1,100})\/./;
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
 
 /** Longest path echoed in a not_found message: a 5,000-character path is not worth sending back. */
 const ECHOED_PATH_CHARS = 100;
@@ -75,8 +68,8 @@ export function installNotFound(
     // An address under a model key that no model has (`/v1/models/nope/elements`): the reference's
     // "Unknown model key: 404 model_not_found", rather than a bare not_found.
     const modelKey = MODEL_PATH.exec(path)?.[1];
-    if (modelKey !== undefined && !isModel(safeDecode(modelKey)))
-      throw errors.modelNotFound(safeDecode(modelKey));
+    const key = modelKey === undefined ? undefined : decodeOrKeep(modelKey);
+    if (key !== undefined && !isModel(key)) throw errors.modelNotFound(key);
     // A person who mistyped an address of the dashboard gets its 404 page, not the API's JSON.
     if (pages.page !== null && isPageVisit(request, path)) return pages.page(request, reply);
     throw notFoundAt(links, request.method, request.url);

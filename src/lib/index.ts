@@ -1,6 +1,7 @@
 export { Alarm } from './alarm.ts';
 export { BoundedMap } from './bounded-map.ts';
 export { type Clock, DbClock, moscowDay } from './clock.ts';
+export { decodeOrKeep } from './decode.ts';
 export { uuidv7 } from './ids.ts';
 export { hasNul } from './nul.ts';
 export { oncePerTurn, oncePerTurnAsync } from './once-per-turn.ts';

@@ -7,6 +7,7 @@
 import type { Writable } from 'node:stream';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from '../config.ts';
+import { decodeOrKeep } from '../lib/index.ts';
 
 /** What replaces a secret in a log line. */
 export const REDACTED = '[redacted]';
@@ -66,20 +67,12 @@ export function safeUrl(url: string): string {
       .map((pair) => {
         const eq = pair.indexOf('=');
         const name = eq < 0 ? pair : pair.slice(0, eq);
-        return eq >= 0 && SECRET_QUERY.test(safeDecode(name)) ? `${name}=${REDACTED}` : pair;
+        return eq >= 0 && SECRET_QUERY.test(decodeOrKeep(name)) ? `${name}=${REDACTED}` : pair;
       })
       .join('&');
     shown = `${path}?${query}`;
   }
   return shown.length > LOGGED_URL_CHARS ? `${shown.slice(0, LOGGED_URL_CHARS)}…` : shown;
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 /** Query parameters of DATABASE_URL and STORAGE_URL that hold credentials. */
