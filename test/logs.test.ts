@@ -6,13 +6,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import type { AdapterFactory } from '../src/generators/adapters/index.ts';
 import { GeneratorTransientError } from '../src/generators/index.ts';
 import { makePng } from '../src/media/fixtures.ts';
 import { ScriptedUpstream, scriptedAdapters, testChannels } from './channel-adapters.ts';
 import { ADMIN_TOKEN, startTestApp, type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
+import { Captured } from './log-capture.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-the-log-test-42';
 const PROVIDER_KEY = 'provider-key-Zq81xKv0pL3mN7';
@@ -20,24 +20,6 @@ const TASK = { model: 'model-3d', settings: { task_type: 'text_to_model', prompt
 const SECRET_QUERY = ['token', 'api_key', 'access_token', 'password', 'signature'];
 
 const random = (prefix: string): string => `${prefix}${randomBytes(16).toString('hex')}`;
-
-/** Collects every line the logger writes. */
-class Captured extends Writable {
-  readonly chunks: string[] = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
-    this.chunks.push(chunk.toString('utf8'));
-    done();
-  }
-  get text(): string {
-    return this.chunks.join('');
-  }
-  lines(): Array<Record<string, unknown>> {
-    return this.text
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-}
 
 /** The first status read of each run fails transiently with the provider key in its message. */
 function leakyAdapters(upstream: ScriptedUpstream): Record<string, AdapterFactory> {

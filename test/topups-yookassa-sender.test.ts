@@ -5,30 +5,13 @@
  * sender is, as for the limits per address; with the check off (the default) the sender does not matter.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { YookassaFake } from './fakes/yookassa.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
+import { Captured } from './log-capture.ts';
 
 const NOTIFY = '/v1/payments/yookassa/notifications';
 const PROXY = '10.9.8.7';
-
-class Captured extends Writable {
-  readonly chunks: string[] = [];
-  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
-    this.chunks.push(chunk.toString('utf8'));
-    done();
-  }
-  get text(): string {
-    return this.chunks.join('');
-  }
-  lines(): Array<Record<string, unknown>> {
-    return this.text
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  }
-}
 
 /** The notification endpoint, a top-up whose payment has succeeded at the fake, and what the app recorded. */
 function kit(fakeOf: () => YookassaFake, app: () => TestApp) {
@@ -80,10 +63,7 @@ describe('YOOKASSA_CHECK_IP=on', () => {
       logDestination: log,
       env: {
         LOG_LEVEL: 'info',
-        PAYMENTS: 'yookassa',
-        YOOKASSA_SHOP_ID: fake.shopId,
-        YOOKASSA_SECRET_KEY: fake.secretKey,
-        YOOKASSA_BASE_URL: fake.baseUrl,
+        ...fake.env,
         YOOKASSA_CHECK_IP: 'on',
         TRUST_PROXY: PROXY,
       },
@@ -187,10 +167,7 @@ describe('YOOKASSA_CHECK_IP unset (off)', () => {
     t = await startTestApp({
       worker: false,
       env: {
-        PAYMENTS: 'yookassa',
-        YOOKASSA_SHOP_ID: fake.shopId,
-        YOOKASSA_SECRET_KEY: fake.secretKey,
-        YOOKASSA_BASE_URL: fake.baseUrl,
+        ...fake.env,
       },
     });
   });

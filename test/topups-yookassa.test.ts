@@ -18,10 +18,7 @@ describe('top-ups through YooKassa', () => {
     t = await startTestApp({
       worker: false,
       env: {
-        PAYMENTS: 'yookassa',
-        YOOKASSA_SHOP_ID: fake.shopId,
-        YOOKASSA_SECRET_KEY: fake.secretKey,
-        YOOKASSA_BASE_URL: fake.baseUrl,
+        ...fake.env,
       },
     });
   });

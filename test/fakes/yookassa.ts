@@ -68,6 +68,16 @@ export class YookassaFake {
     return fake;
   }
 
+  /** The service's settings that point PAYMENTS=yookassa at this fake. */
+  get env(): Record<string, string> {
+    return {
+      PAYMENTS: 'yookassa',
+      YOOKASSA_SHOP_ID: this.shopId,
+      YOOKASSA_SECRET_KEY: this.secretKey,
+      YOOKASSA_BASE_URL: this.baseUrl,
+    };
+  }
+
   /** The API's base, what YOOKASSA_BASE_URL takes. */
   get baseUrl(): string {
     return `${this.#server?.url}/v3`;
