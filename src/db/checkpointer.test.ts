@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createDb, migrateToLatest } from './connect.ts';
 
 // The checkpoint thread (checkpointer.ts) copies committed pages from the WAL into the database file on
-// its own: SQLite's own checkpoint waits for 4,000 pages, so without the thread these few writes would stay
+// its own: SQLite's own checkpoint waits for 20,000 pages, so without the thread these few writes would stay
 // in the WAL and the database file would not grow.
 
 test('the checkpoint thread copies committed writes from the WAL into the database file', async () => {

@@ -6,9 +6,12 @@ import type SqliteDatabase from 'better-sqlite3';
 const CHECKPOINT_INTERVAL_MS = 250;
 /**
  * SQLite's own checkpoint on commit, kept as a fallback for a WAL the thread does not keep up with
- * (pages of 4 KiB: 16 MiB).
+ * (pages of 4 KiB: 80 MiB). Under continuous writes the thread's PASSIVE checkpoints never copy the frames
+ * committed while they run, so only this one lets the WAL start over: it syncs both files on the event
+ * loop. At 4,000 pages it ran every few hundred milliseconds of creations and cost about a quarter of
+ * their commit time (docs/performance.md).
  */
-const FALLBACK_AUTOCHECKPOINT_PAGES = 4_000;
+const FALLBACK_AUTOCHECKPOINT_PAGES = 20_000;
 
 /**
  * The thread's body, plain JavaScript run with `eval`: its own connection to the SQLite file, copying
