@@ -14,7 +14,7 @@ import type { AdapterFactory, Channel, ProviderName } from '../src/generators/ad
 import type { Generator } from '../src/generators/index.ts';
 import { type OpenApiDocument, operatorDocument, publicDocument } from '../src/http/index.ts';
 import type { RequestLimits } from '../src/http/types.ts';
-import { type Clock, systemClock } from '../src/lib/clock.ts';
+import { type Clock, moscowDay, systemClock } from '../src/lib/clock.ts';
 import type { InputResolver } from '../src/libraries/index.ts';
 import type { PeoplePort } from '../src/web/index.ts';
 import { freshPostgres } from './databases.ts';
@@ -239,7 +239,29 @@ export async function assertLedgerInvariant(container: Container): Promise<void>
     .execute(async (db) => {
       await checkLedger(db);
       await checkActiveCounts(db);
+      await checkKeySpend(db);
     });
+}
+
+/** The kept spend of each key and Moscow day equals its pending and posted transfers of that day (0024). */
+async function checkKeySpend(db: Kysely<Database>): Promise<void> {
+  const transfers = await db
+    .selectFrom('transfers')
+    .select(['key_id', 'amount_minor', 'created_at'])
+    .where('key_id', 'is not', null)
+    .where('status', 'in', ['pending', 'posted'])
+    .execute();
+  const summed: Record<string, number> = {};
+  for (const t of transfers) {
+    const day = `${t.key_id} ${moscowDay(new Date(t.created_at)).start.toISOString()}`;
+    summed[day] = (summed[day] ?? 0) + Number(t.amount_minor);
+  }
+  const kept = await db.selectFrom('key_day_spend').selectAll().where('spent_minor', '<>', 0).execute();
+  assert.deepEqual(
+    Object.fromEntries(kept.map((r) => [`${r.key_id} ${r.day_start}`, Number(r.spent_minor)])),
+    summed,
+    'key_day_spend equals the pending and posted transfers of each key and day',
+  );
 }
 
 async function checkActiveCounts(db: Kysely<Database>): Promise<void> {

@@ -13,6 +13,9 @@ import { type Kysely, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { hashKey } from '../src/accounts/keys.ts';
 import { createDb, migrateToLatest } from '../src/db/index.ts';
+import { migrations } from '../src/db/migrations/index.ts';
+import { spentToday } from '../src/ledger/index.ts';
+import { moscowDay } from '../src/lib/index.ts';
 import { freshPostgres } from './databases.ts';
 import * as shipped0001 from './fixtures/migrations/0001-initial.shipped.ts';
 import { startTestApp, waitForFinal } from './helpers.ts';
@@ -59,6 +62,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     '076a0b2786f6b3301462d431a1d32520902e332f5e0353f9704a7ad416e7961f',
   'src/db/migrations/0023-lent-artifact-links.ts':
     'f542697360754e4cde8a86dda887fffadedb47c0a34ea706f834ecdba41e9708',
+  'src/db/migrations/0024-key-day-spend.ts':
+    '9e1aa70a2685ef064ccae15e1445e195de07a70a39648d2836a464aa3c6322c4',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',
@@ -142,6 +147,56 @@ test('[10.6] a database made by the first release upgrades and creates tasks', a
     } finally {
       await fresh.close();
       await upgraded.close();
+    }
+  } finally {
+    await old.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('0024: each key’s spend of the Moscow day is filled from that day’s pending and posted transfers', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-0024-'));
+  const old = await emptyDatabase(dir);
+  try {
+    const before = createDb(old.url);
+    const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0024'));
+    const { error } = await new Migrator({
+      db: before.db,
+      provider: { getMigrations: async () => earlier },
+    }).migrateToLatest();
+    assert.equal(error, undefined);
+    const accountId = randomUUID();
+    const [keyA, keyB] = [randomUUID(), randomUUID()];
+    const today = moscowDay(new Date());
+    const inToday = new Date(today.start.getTime() + 1_000).toISOString();
+    const yesterday = new Date(today.start.getTime() - 1_000).toISOString();
+    await sql`insert into accounts (id, name, credited_minor, captured_minor, held_minor, created_at)
+      values (${accountId}, 'Old', 100000, 0, 0, ${yesterday})`.execute(before.db);
+    const transfers: Array<[string | null, number, string, string]> = [
+      [keyA, 100, 'pending', inToday],
+      [keyA, 200, 'posted', inToday],
+      [keyA, 400, 'voided', inToday],
+      [keyA, 800, 'posted', yesterday],
+      [keyB, 1600, 'pending', inToday],
+      [null, 3200, 'posted', inToday],
+    ];
+    for (const [keyId, amount, status, at] of transfers) {
+      await sql`insert into transfers (id, account_id, key_id, amount_minor, status, created_at, settled_at)
+        values (${randomUUID()}, ${accountId}, ${keyId}, ${amount}, ${status}, ${at}, null)`.execute(
+        before.db,
+      );
+    }
+    await before.close();
+
+    const after = createDb(old.url);
+    try {
+      await migrateToLatest(after);
+      assert.equal(await spentToday(after.db, keyA, today.start), 300);
+      assert.equal(await spentToday(after.db, keyB, today.start), 1600);
+      const rows = await sql<{ n: number }>`select count(*) as n from key_day_spend`.execute(after.db);
+      assert.equal(Number(rows.rows[0]?.n), 2, 'one row per key, today only');
+    } finally {
+      await after.close();
     }
   } finally {
     await old.drop();

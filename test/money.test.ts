@@ -190,6 +190,42 @@ describe('daily limit of a key (Moscow day)', () => {
   });
 });
 
+describe('daily limit of a key: voids give the amount back', () => {
+  test('a canceled task no longer counts for the day it was created on, and never for a later day', async () => {
+    const clock = new ManualClock('2026-11-22T10:00:00.000Z');
+    const t = await startTestApp({ clock });
+    try {
+      const acct = await t.account({ balanceMinor: 100_000, dailyLimitMinor: PRICE * 2 });
+      const spent = async (): Promise<number> =>
+        (await t.call(acct.key, 'GET', '/v1/me')).json().spent_today_minor;
+      const create = (prompt: string) => t.call(acct.key, 'POST', '/v1/tasks', body(`${prompt} [sim:slow]`));
+      const first = await create('a');
+      const second = await create('b');
+      assert.deepEqual([first.statusCode, second.statusCode], [202, 202]);
+      expectError(await create('c'), 403, 'key_daily_limit_exceeded');
+      assert.equal(await spent(), PRICE * 2);
+      // Canceling twice gives the amount back once.
+      await Promise.all([
+        t.call(acct.key, 'POST', `/v1/tasks/${first.json().id}/cancel`),
+        t.call(acct.key, 'POST', `/v1/tasks/${first.json().id}/cancel`),
+      ]);
+      assert.equal(await spent(), PRICE);
+      assert.equal((await create('d')).statusCode, 202);
+      expectError(await create('e'), 403, 'key_daily_limit_exceeded');
+      // Next Moscow day: yesterday's task canceled today leaves today's spend alone.
+      clock.set('2026-11-22T21:00:00.000Z');
+      assert.equal((await create('f')).statusCode, 202);
+      await t.call(acct.key, 'POST', `/v1/tasks/${second.json().id}/cancel`);
+      assert.equal(await spent(), PRICE);
+      assert.equal((await create('g')).statusCode, 202);
+      expectError(await create('h'), 403, 'key_daily_limit_exceeded');
+      assert.equal(await spent(), PRICE * 2);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 describe('limits at creation, before any hold', () => {
   let t: TestApp;
   before(async () => {

@@ -1,5 +1,5 @@
 import { hashKey } from '../../src/accounts/keys.ts';
-import { randomBase62, uuidv7 } from '../../src/lib/index.ts';
+import { moscowDay, randomBase62, uuidv7 } from '../../src/lib/index.ts';
 import { jobIdOf } from '../../src/tasks/transitions.ts';
 
 /**
@@ -207,6 +207,8 @@ export async function fillRows(plan: FillPlan, sink: RowSink, nowMs = Date.now()
   const running: FilledDatabase['running'] = [];
   /** Unfinished tasks per account, for `active_task_counts`. */
   const activeOf = new Map<number, number>();
+  /** Pending and posted amounts per key and Moscow day, for `key_day_spend`. */
+  const spendOf = new Map<string, { key_id: string; day_start: string; spent_minor: number }>();
   for (let i = 0; i < plan.size; i++) {
     const a = owner[i] ?? 0;
     const accountId = accountIds[a] as string;
@@ -264,6 +266,13 @@ export async function fillRows(plan: FillPlan, sink: RowSink, nowMs = Date.now()
       created_at: createdAt,
       settled_at: finishedAt,
     });
+    if (settled !== 'voided') {
+      const dayStart = moscowDay(new Date(createdMs)).start.toISOString();
+      const spend = spendOf.get(`${keyId} ${dayStart}`);
+      if (spend) spend.spent_minor += PRICE_MINOR;
+      else
+        spendOf.set(`${keyId} ${dayStart}`, { key_id: keyId, day_start: dayStart, spent_minor: PRICE_MINOR });
+    }
     await put('ledger_entries', {
       id: uuidv7(createdMs),
       account_id: accountId,
@@ -330,6 +339,7 @@ export async function fillRows(plan: FillPlan, sink: RowSink, nowMs = Date.now()
   for (const [a, active] of activeOf) {
     await put('active_task_counts', { account_id: accountIds[a] as string, model: MODEL, active });
   }
+  for (const spend of spendOf.values()) await put('key_day_spend', spend);
   await flush();
   return {
     size: plan.size,

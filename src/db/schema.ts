@@ -380,6 +380,7 @@ export interface Database {
   model_settings: ModelSettingsTable;
   tasks: TasksTable;
   active_task_counts: ActiveTaskCountsTable;
+  key_day_spend: KeyDaySpendTable;
   jobs: JobsTable;
   artifacts: ArtifactsTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -408,6 +409,17 @@ export interface ActiveTaskCountsTable {
   account_id: string;
   model: string;
   active: number;
+}
+
+/**
+ * What each key spent per Moscow day (migration 0024): the amounts of its transfers created that day that
+ * are pending or posted, kept by the hold and the void that change them.
+ */
+export interface KeyDaySpendTable {
+  key_id: string;
+  /** The UTC instant the Moscow day starts (ISO text). */
+  day_start: string;
+  spent_minor: number;
 }
 
 /** Change counters (migration 0016): `keys` goes up with every key revocation. */

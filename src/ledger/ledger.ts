@@ -12,13 +12,14 @@ import { sql } from 'kysely';
 import {
   type AccountsTable,
   insertRow,
+  type KeyDaySpendTable,
   type LedgerEntriesTable,
   prepared,
   type TransfersTable,
   type Tx,
 } from '../db/index.ts';
 import { errors } from '../errors.ts';
-import { uuidv7 } from '../lib/index.ts';
+import { moscowDay, uuidv7 } from '../lib/index.ts';
 
 export const CURRENCY = 'RUB';
 
@@ -133,23 +134,70 @@ export interface HoldInput {
   taskId: string;
   amountMinor: number;
   at: Date;
-  /** Daily spending limit of the key and the start of its current Moscow day, when the key has one. */
-  keyLimit?: { limitMinor: number; dayStart: Date };
+  /** Daily spending limit of the key (kopecks), when the key has one. */
+  keyLimitMinor?: number | null;
 }
+
+/**
+ * What a key spent on the Moscow day starting at `dayStart`, once this hold's `amount` is added (CONTRACT
+ * §5: captured plus held amounts of its tasks created that day). One row per key and day, kept by the
+ * hold and the void that change it (migration 0024), so the limit is one row however many tasks the key
+ * made that day.
+ */
+const keySpent = prepared<
+  { keyId: string; dayStart: string; amount: number },
+  Pick<KeyDaySpendTable, 'spent_minor'>
+>((db, value) =>
+  db
+    .insertInto('key_day_spend')
+    .values({ key_id: value('keyId'), day_start: value('dayStart'), spent_minor: value('amount') })
+    .onConflict((oc) =>
+      oc
+        .columns(['key_id', 'day_start'])
+        .doUpdateSet((eb) => ({ spent_minor: eb('key_day_spend.spent_minor', '+', value('amount')) })),
+    )
+    .returning('spent_minor'),
+);
+
+/** A voided transfer's amount no longer counts for the day it was created on. */
+const keySpendVoided = prepared<{ keyId: string; dayStart: string; amount: number }, never>((db, value) =>
+  db
+    .updateTable('key_day_spend')
+    .set((eb) => ({ spent_minor: eb('spent_minor', '-', value('amount')) }))
+    .where('key_id', '=', value('keyId'))
+    .where('day_start', '=', value('dayStart')),
+);
+
+const daySpend = prepared<{ keyId: string; dayStart: string }, Pick<KeyDaySpendTable, 'spent_minor'>>(
+  (db, value) =>
+    db
+      .selectFrom('key_day_spend')
+      .select('spent_minor')
+      .where('key_id', '=', value('keyId'))
+      .where('day_start', '=', value('dayStart')),
+);
 
 /**
  * Holds a task's price. The caller's transaction must already hold the account lock
  * (`dialect.lockAccount`), so concurrent creations are serialised per account and can never overspend the
  * wallet or the key's daily limit.
- * Throws 402 insufficient_funds or 403 key_daily_limit_exceeded, leaving nothing written.
+ * Throws 403 key_daily_limit_exceeded or 402 insufficient_funds, in this order, after writing the key's
+ * spend of the day: the caller's transaction must roll back on a throw, as it does for every refusal of
+ * a creation.
  */
 export async function hold(tx: Tx, input: HoldInput): Promise<void> {
   const balances = await balancesOf(tx, input.accountId);
   if (!balances) throw new Error(`account ${input.accountId} vanished`);
-  if (input.keyLimit && input.keyId) {
-    const spent = await spentToday(tx, input.keyId, input.keyLimit.dayStart);
-    if (spent + input.amountMinor > input.keyLimit.limitMinor) {
-      throw errors.keyDailyLimitExceeded(input.keyLimit.limitMinor, spent);
+  if (input.keyId !== null) {
+    const { rows } = await keySpent(tx, {
+      keyId: input.keyId,
+      dayStart: moscowDay(input.at).start.toISOString(),
+      amount: input.amountMinor,
+    });
+    const spent = Number(rows[0]?.spent_minor ?? 0);
+    const limit = input.keyLimitMinor ?? null;
+    if (limit !== null && spent > limit) {
+      throw errors.keyDailyLimitExceeded(limit, spent - input.amountMinor);
     }
   }
   if (input.amountMinor > balances.availableMinor) {
@@ -177,28 +225,22 @@ export async function hold(tx: Tx, input: HoldInput): Promise<void> {
   });
 }
 
-/** Captured plus held amounts of the key's transfers created since `dayStart` (CONTRACT §5). */
+/** Captured plus held amounts of the key's transfers created since `dayStart`, a Moscow day's start (CONTRACT §5). */
 export async function spentToday(tx: Tx, keyId: string, dayStart: Date): Promise<number> {
-  const row = await tx
-    .selectFrom('transfers')
-    .select((eb) => eb.fn.sum<number | string | null>('amount_minor').as('spent'))
-    .where('key_id', '=', keyId)
-    .where('status', 'in', ['pending', 'posted'])
-    .where('created_at', '>=', dayStart.toISOString())
-    .executeTakeFirst();
-  return Number(row?.spent ?? 0);
+  const { rows } = await daySpend(tx, { keyId, dayStart: dayStart.toISOString() });
+  return Number(rows[0]?.spent_minor ?? 0);
 }
 
 const transferSettled = prepared<
   { status: 'posted' | 'voided'; settledAt: string; taskId: string },
-  Pick<TransfersTable, 'account_id' | 'key_id' | 'amount_minor'>
+  Pick<TransfersTable, 'account_id' | 'key_id' | 'amount_minor' | 'created_at'>
 >((db, value) =>
   db
     .updateTable('transfers')
     .set({ status: value('status'), settled_at: value('settledAt') })
     .where('id', '=', value('taskId'))
     .where('status', '=', 'pending')
-    .returning(['account_id', 'key_id', 'amount_minor']),
+    .returning(['account_id', 'key_id', 'amount_minor', 'created_at']),
 );
 
 /** The held amount moves to captured (success). */
@@ -250,5 +292,13 @@ export async function settle(
   // The account's row last: its update locks the row every money change of the account waits for (on
   // PostgreSQL) until this transaction ends, so it comes after the entry, not before.
   await (outcome === 'capture' ? captured : released)(tx, { amount, accountId: transfer.account_id });
+  // After the account's row, in the order a creation locks them (account, then the key's day).
+  if (outcome === 'void' && transfer.key_id !== null) {
+    await keySpendVoided(tx, {
+      keyId: transfer.key_id,
+      dayStart: moscowDay(new Date(transfer.created_at)).start.toISOString(),
+      amount,
+    });
+  }
   return true;
 }

@@ -16,6 +16,28 @@ test('moscowDay: the Moscow calendar day as UTC instants (UTC+3)', () => {
   }
 });
 
+test('moscowDay: each instant gets its own day, whatever day the call before asked for', () => {
+  const cases = [
+    ['2026-11-29T20:59:59.999Z', '2026-11-28T21:00:00.000Z'],
+    ['2026-11-29T21:00:00.000Z', '2026-11-29T21:00:00.000Z'],
+    ['2026-11-29T20:59:59.999Z', '2026-11-28T21:00:00.000Z'],
+    ['2026-11-28T21:00:00.000Z', '2026-11-28T21:00:00.000Z'],
+    ['2026-11-28T20:59:59.999Z', '2026-11-27T21:00:00.000Z'],
+    ['2026-11-30T20:59:59.999Z', '2026-11-29T21:00:00.000Z'],
+  ];
+  for (const [at, start] of cases) {
+    const day = moscowDay(new Date(at as string));
+    assert.equal(day.start.toISOString(), start, at);
+    assert.equal(day.end.getTime() - day.start.getTime(), 86_400_000);
+  }
+  // The days given out are the caller's own: changing one changes no later answer.
+  moscowDay(new Date('2026-11-29T12:00:00.000Z')).start.setTime(0);
+  assert.equal(
+    moscowDay(new Date('2026-11-29T13:00:00.000Z')).start.toISOString(),
+    '2026-11-28T21:00:00.000Z',
+  );
+});
+
 test('DbClock: local time plus the offset measured against the database, kept when a measurement fails', async () => {
   const local = new ManualClock('2026-03-01T12:00:00.000Z');
   let databaseAheadMs = -30_000;

@@ -96,6 +96,19 @@ const moscowParts = new Intl.DateTimeFormat('en-CA', {
  * instants. The offset is read from the time-zone database, not assumed.
  */
 export function moscowDay(at: Date): { start: Date; end: Date } {
+  const time = at.getTime();
+  // The day of the previous call serves every instant inside it: every task creation asks for it.
+  if (lastDay !== null && time >= lastDay.start && time < lastDay.end) {
+    return { start: new Date(lastDay.start), end: new Date(lastDay.end) };
+  }
+  const day = moscowDayOf(at);
+  lastDay = { start: day.start.getTime(), end: day.end.getTime() };
+  return day;
+}
+
+let lastDay: { start: number; end: number } | null = null;
+
+function moscowDayOf(at: Date): { start: Date; end: Date } {
   const parts = Object.fromEntries(moscowParts.formatToParts(at).map((p) => [p.type, p.value]));
   const wallAsUtc = Date.UTC(
     Number(parts.year),

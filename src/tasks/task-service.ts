@@ -21,7 +21,7 @@ import {
 import { type Generator, GeneratorUnavailable } from '../generators/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import { balancesOf, CURRENCY, hold } from '../ledger/index.ts';
-import { type Clock, moscowDay, uuidv7 } from '../lib/index.ts';
+import { type Clock, uuidv7 } from '../lib/index.ts';
 import type { ModelService } from '../models/index.ts';
 import type { TaskTelemetry } from '../observability/index.ts';
 import { takeActivePlace } from './active-tasks.ts';
@@ -315,9 +315,7 @@ export class TaskService {
         taskId,
         amountMinor: prepared.amountMinor,
         at: now,
-        ...(principal.dailyLimitMinor === null
-          ? {}
-          : { keyLimit: { limitMinor: principal.dailyLimitMinor, dayStart: moscowDay(now).start } }),
+        keyLimitMinor: principal.dailyLimitMinor,
       });
     });
     return row;
