@@ -90,4 +90,35 @@ describe('operator console in the browser', () => {
     await context.close();
     await person.context.close();
   });
+
+  test('Back after a credit does not bring the amount back, so Credit again needs a new amount', async () => {
+    const person = await confirmedPerson(web, browser, { email: 'credit-back@example.com' });
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${web.base}/admin`);
+    await page.getByLabel('Token', { exact: true }).fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+    await page.getByLabel('E-mail or name').fill(person.email);
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page
+      .getByRole('row', { name: /credit-back@example\.com/ })
+      .getByRole('link')
+      .click();
+    const accountUrl = page.url();
+
+    await page.getByLabel('Amount', { exact: true }).fill('100');
+    await page.getByRole('button', { name: 'Credit', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Credited.' }).waitFor();
+
+    // The page comes back from the server (no-store) with a fresh reference; the browser must not
+    // restore the typed amount into it, or one more click credits the same money a second time.
+    await page.goBack();
+    await page.waitForURL(accountUrl);
+    await page.getByLabel('Amount', { exact: true }).waitFor();
+    assert.equal(await page.getByLabel('Amount', { exact: true }).inputValue(), '');
+    assert.match((await page.getByTestId('available').textContent()) ?? '', /RUB\s?100\.00/);
+    await context.close();
+    await person.context.close();
+  });
 });

@@ -94,7 +94,7 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
         <div class="card"><div>${w.available}</div><div class="amount" data-testid="available">${money(account.available_minor, locale)}</div></div>
       </section>
       <h2>${w.adminCredit}</h2>
-      <form method="post" action=${`${base}/credit`} class="stack">
+      <form method="post" action=${`${base}/credit`} class="stack" autocomplete="off">
         ${consoleCsrf(context)}
         ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : null}
         <label for="credit-amount">${w.adminAmount}</label>
