@@ -63,7 +63,10 @@ test('every setting of every model has Russian words; English pages show the sch
       propertyNames(z.toJSONSchema(mode.schema, { io: 'input', unrepresentable: 'any' }), names, described);
   assert.ok(names.size > 50, `${names.size} setting names`);
   assert.ok(described.size > 0);
-  assert.deepEqual(settingWords('en'), {});
+  assert.deepEqual(settingWords('en'), {
+    'setting:model': 'Provider model version',
+    'setting:mode': 'Generation mode',
+  });
   for (const name of described)
     assert.ok(`hint:${name}` in ru, `setting ${name} has no Russian hint (src/web/words-settings.ts)`);
   for (const name of names) {
@@ -72,16 +75,22 @@ test('every setting of every model has Russian words; English pages show the sch
       `setting:${name}` in ru || (base !== undefined && `setting:${base}` in ru),
       `setting ${name} has no Russian label (src/web/words-settings.ts)`,
     );
-    assert.equal(fieldLabel(name, {}, en), readable(name));
+    if (!(`setting:${name}` in en)) assert.equal(fieldLabel(name, {}, en), readable(name));
   }
-  // A control is found by its label: no setting may be labelled as one of the page's own controls.
-  const page = new Set(
-    Object.entries(ru)
-      .filter(([k]) => k.startsWith('new'))
-      .map(([, v]) => v),
-  );
-  for (const [key, label] of Object.entries(ru))
-    if (key.startsWith('setting:')) assert.ok(!page.has(label), `${key} equals a label of the page`);
+  // A control is found by its label: no setting may be labelled as one of the page's own controls, in
+  // either language (music's `model` made readable would be a second `Model` beside the model chooser).
+  for (const words of [ru, en]) {
+    const page = new Set(
+      Object.entries(words)
+        .filter(([k]) => k.startsWith('new'))
+        .map(([, v]) => v),
+    );
+    for (const name of names)
+      assert.ok(
+        !page.has(fieldLabel(name, {}, words)),
+        `setting ${name} is labelled as a control of the page`,
+      );
+  }
 });
 
 test('each schema bound is checked, in the page language', () => {

@@ -1,7 +1,7 @@
 /**
  * Russian words of the new-task form and the task choosers, by the names the catalog uses (the same setting
  * name means the same thing in every model). English pages show the catalog's own words: a setting's name
- * made readable (or its schema `title`), its schema `description` as the hint, the models' `name` and the
+ * made readable (or its schema `title`; a name that would read as a control of the page has its own word), its schema `description` as the hint, the models' `name` and the
  * modes' API names. Tests check that every setting, model and mode of the catalog has Russian words here,
  * and that no setting's label equals a label of the page itself (`Модель`, `Режим`): a control is found by
  * its label.
@@ -83,7 +83,15 @@ export const RU_SETTING_HINTS: Readonly<Record<string, string>> = {
   audio_ids: 'Id ваших или готовых голосов (Библиотеки → голоса video-omni), до 3.',
 };
 
-const NO_WORDS: Readonly<Record<string, string>> = Object.freeze({});
+/**
+ * English pages show a setting's name made readable, except where that would read as one of the page's
+ * own controls: music's and video's `model` setting would be a second control labelled `Model` beside the
+ * model chooser (and a `mode` setting one labelled `Mode`).
+ */
+const EN_SETTING_WORDS: Readonly<Record<string, string>> = Object.freeze({
+  'setting:model': 'Provider model version',
+  'setting:mode': 'Generation mode',
+});
 /** Built once: a task's page asks for it once per setting. */
 const RU_SETTING_WORDS: Readonly<Record<string, string>> = Object.freeze({
   ...Object.fromEntries(Object.entries(RU_SETTING_LABELS).map(([name, label]) => [`setting:${name}`, label])),
@@ -92,10 +100,11 @@ const RU_SETTING_WORDS: Readonly<Record<string, string>> = Object.freeze({
 
 /**
  * The settings' words the new-task island looks up in the page's language (`setting:<name>`,
- * `hint:<name>`); none on English pages, which fall back to the schemas.
+ * `hint:<name>`); English pages have only the few that keep labels apart and otherwise fall back to the
+ * schemas.
  */
 export function settingWords(lang: Lang): Readonly<Record<string, string>> {
-  return lang === 'ru' ? RU_SETTING_WORDS : NO_WORDS;
+  return lang === 'ru' ? RU_SETTING_WORDS : EN_SETTING_WORDS;
 }
 
 /** Names of the catalog's models, shown before their keys in the choosers and filters. */

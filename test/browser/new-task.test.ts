@@ -236,6 +236,17 @@ describe('the new-task page in a browser', () => {
     assert.deepEqual(creations, []);
   });
 
+  test('no setting is a second `Model` or `Mode` control beside the choosers', async () => {
+    const page = person.page;
+    for (const model of ['music', 'video']) {
+      await page.goto(`${web.base}/new?model=${model}`);
+      await page.locator('[data-path="model"]').waitFor();
+      assert.equal(await page.getByRole('combobox', { name: 'Model', exact: true }).count(), 1, model);
+      assert.equal(await page.getByLabel('Provider model version', { exact: true }).count(), 1, model);
+      assert.equal(await page.getByRole('combobox', { name: 'Mode', exact: true }).count(), 1, model);
+    }
+  });
+
   test('Create task for music lands on /tasks/{id}, the task succeeds and its song plays', async () => {
     const page = person.page;
     await page.goto(`${web.base}/new`);
