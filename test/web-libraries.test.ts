@@ -129,7 +129,7 @@ describe('dashboard: libraries pages', () => {
     assert.ok(res.body.includes('&lt;b>Ink &amp; &quot;co&quot;&lt;/b>'), 'escaped');
     assert.ok(!res.body.includes(mine));
     assert.ok(!res.body.includes('Foreign style'), "another account's record");
-    assert.match(textOf(res.body), /Image styles 1 records/);
+    assert.match(textOf(res.body), /Image styles 1 record\b(?!s)/);
     const styleId = (styled.json() as { id: string }).id;
     const learningId = (learning.json() as { id: string }).id;
     const row = (id: string) => new RegExp(`<tr id="record-${id}"[^>]*>`).exec(res.body)?.[0] ?? '';
