@@ -23,7 +23,7 @@ interface Person {
 
 const refused = (status: 'invalid' | 'taken' | 'short') =>
   status === 'invalid'
-    ? new ApiError('invalid_api_key', {
+    ? new ApiError('invalid_credentials', {
         detail: { en: 'Wrong e-mail or password.', ru: 'Неверная эл. почта или пароль.' },
       })
     : status === 'taken'

@@ -365,7 +365,8 @@ describe('dashboard pages', () => {
     assert.ok(labels(page.body).includes('New password'));
     const wrong = await browser.post('/settings', { current: 'nope nope', password: 'another pass 2' });
     assert.equal(wrong.statusCode, 401);
-    assert.match(wrong.body, /Wrong e-mail or password/);
+    assert.match(wrong.body, /The current password is wrong\./);
+    assert.doesNotMatch(wrong.body, /The e-mail or the password is wrong/);
     const ok = await browser.post('/settings', { current: 'correct horse 1', password: 'another pass 2' });
     assert.equal(ok.statusCode, 303);
     assert.match((await browser.get('/settings')).body, /The password is changed/);

@@ -42,6 +42,24 @@ describe('sign-in: wrong passwords, limits, password reset', () => {
     await context.close();
   });
 
+  test('a wrong current password in the settings is called that, not a wrong e-mail', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await signUp(page, web.base, 'settings-wrong@example.com', PASSWORD);
+    await page.goto(`${web.base}/settings`);
+    await page.getByLabel('Current password', { exact: true }).fill('not the password');
+    await page.getByLabel('New password', { exact: true }).fill('another password');
+    const answer = page.waitForResponse(
+      (r) => new URL(r.url()).pathname === '/settings' && r.request().method() === 'POST',
+    );
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    assert.equal((await answer).status(), 401);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.equal((await alert.textContent())?.trim(), 'The current password is wrong.');
+    await context.close();
+  });
+
   test('password reset by e-mail: the link opens a form, the new password signs in', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();

@@ -68,7 +68,10 @@ export async function settingsPages(app: FastifyInstance, deps: PageDeps): Promi
     } catch (error) {
       const refusal = refusalOf(error, context.lang);
       reply.headers(refusal.headers);
-      return sendHtml(reply, refusal.status, settingsPage(context, refusal.message));
+      // The service's words for a wrong password speak of an e-mail, which this form does not ask for.
+      const message =
+        refusal.code === 'invalid_credentials' ? wordsOf(context.lang).currentPasswordWrong : refusal.message;
+      return sendHtml(reply, refusal.status, settingsPage(context, message));
     }
     setFlash(reply, 'flash_password_changed', deps.secure);
     return seeOther(reply, '/settings');
