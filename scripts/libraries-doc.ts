@@ -20,6 +20,7 @@ import {
   type LibraryDecl,
   libraryPath,
   limitsOf,
+  MAX_RECORDS_PER_LIBRARY,
 } from '../src/libraries/index.ts';
 
 type JsonSchema = z.core.JSONSchema.JSONSchema;
@@ -51,7 +52,9 @@ const COMMON_RULES = `## Common rules
   key"). OpenAPI (\`/openapi.json\`, tag \`libraries\`) lists every address with its creation body.
 - **Lists**: \`{ <library>: [...], limits: {...} }\`, the field named after the path's last segment. Elements also
   carry \`tags\`, omni voices \`presets\`. Newest first, only the caller's account (shared by all its keys),
-  deleted records left out. There is no paging: libraries are small.
+  deleted records left out. There is no paging: one account keeps at most ${MAX_RECORDS_PER_LIBRARY} live records in each library
+  (\`limits.records\`), and one more is \`409 too_many_records\` before the generator is asked; deleting a
+  record frees its place.
 - **Records** carry \`id\`, \`name\`, \`created_at\`; voices, styles and characters also carry \`status\`. A failed
   record carries \`error\`.
 - **Creation bodies** are strict: any other field is \`422 invalid_request\` naming the field, as is any broken

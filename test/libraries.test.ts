@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../src/lib/clock.ts';
-import type { InputResolver } from '../src/libraries/index.ts';
+import { type InputResolver, MAX_RECORDS_PER_LIBRARY } from '../src/libraries/index.ts';
 import { errorOf, expectError, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
 
 const file = (name: string): string => `https://files.test/${name}`;
@@ -186,6 +186,50 @@ describe('libraries (CONTRACT §7)', () => {
         'model_not_found',
       );
     }
+  });
+
+  test(`at most ${MAX_RECORDS_PER_LIBRARY} live records per library: one more is 409 too_many_records, also when racing`, async () => {
+    const a = await t.account();
+    const path = '/v1/models/image/styles';
+    const body = { name: 'Ink', image_urls: [file('i.png')] };
+    const first = (await t.call(a.key, 'POST', path, body)).json();
+    // Fill the library up to two places short of the bound without asking the generator 500 times.
+    const db = t.container.db.db;
+    const row = await db
+      .selectFrom('library_records')
+      .selectAll()
+      .where('id', '=', first.id)
+      .executeTakeFirstOrThrow();
+    const copies = Array.from({ length: MAX_RECORDS_PER_LIBRARY - 3 }, (_, i) => ({
+      ...row,
+      id: `${first.id}-${i}`,
+    }));
+    for (let i = 0; i < copies.length; i += 100) {
+      await db
+        .insertInto('library_records')
+        .values(copies.slice(i, i + 100))
+        .execute();
+    }
+    // Three creations at once for the last two places: exactly two are made.
+    const raced = await Promise.all([1, 2, 3].map(() => t.call(a.key, 'POST', path, body)));
+    assert.deepEqual(raced.map((r) => r.statusCode).sort(), [201, 201, 409]);
+    expectError(raced.find((r) => r.statusCode === 409)!, 409, 'too_many_records');
+    const list = (await t.call(a.key, 'GET', path)).json();
+    assert.equal(list.styles.length, MAX_RECORDS_PER_LIBRARY);
+    assert.deepEqual(list.limits.records, { min: 0, max: MAX_RECORDS_PER_LIBRARY });
+    // Refused before the generator is asked: a marker that would make it answer 503 does not.
+    const full = await t.call(a.key, 'POST', path, { ...body, name: 'Ink [sim:unavailable]' });
+    expectError(full, 409, 'too_many_records');
+    assert.match(errorOf(full).message, new RegExp(String(MAX_RECORDS_PER_LIBRARY)));
+    // Another library of the account and another account's library are not affected.
+    const voice = { name: 'v', sample_urls: [file('s.mp3')] };
+    assert.equal((await t.call(a.key, 'POST', '/v1/models/voice/voices', voice)).statusCode, 201);
+    const b = await t.account();
+    assert.equal((await t.call(b.key, 'POST', path, body)).statusCode, 201);
+    // A deletion frees a place.
+    assert.equal((await t.call(a.key, 'DELETE', `${path}/${first.id}`)).statusCode, 204);
+    assert.equal((await t.call(a.key, 'POST', path, body)).statusCode, 201);
+    expectError(await t.call(a.key, 'POST', path, body), 409, 'too_many_records');
   });
 
   describe('elements', () => {
@@ -524,7 +568,7 @@ describe('singing personas (reference "Singing personas")', () => {
     assert.equal(second.statusCode, 201, second.body);
     const list = (await t.call(a.key, 'GET', path)).json();
     assert.equal(list.personas.length, 2);
-    assert.deepEqual(Object.keys(list.limits).sort(), ['description', 'name', 'style']);
+    assert.deepEqual(Object.keys(list.limits).sort(), ['description', 'name', 'records', 'style']);
     assert.equal((await t.call(a.key, 'DELETE', `${path}/${persona.id}`)).statusCode, 204);
     assert.equal((await t.call(a.key, 'POST', path, body)).statusCode, 201);
     const bad = await t.call(a.key, 'POST', path, { ...body, index: 7 });

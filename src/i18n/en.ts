@@ -37,6 +37,7 @@ export const en: Catalog = {
   invalid_token: 'The link is unknown, used already or expired; ask for a new one.',
   too_many_keys: 'The account already has {limit} active keys; revoke one first.',
   too_many_webhooks: 'The account already has {limit} webhook endpoints; delete one first.',
+  too_many_records: 'This library already holds {limit} of your records; delete one first.',
   credit_reference_conflict:
     'Reference "{reference}" already credited {amount} kopecks; a credit under it with another amount is refused. Use a new reference.',
   task_not_cancelable: 'The task is already {status} and cannot be canceled.',

@@ -2,13 +2,16 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
 import { errors } from '../errors.ts';
-import { boundsOf, limitsOf } from './limits.ts';
+import { boundsOf, limitsOf, MAX_RECORDS_PER_LIBRARY } from './limits.ts';
 import { LIBRARIES, libraryPath } from './registry.ts';
 
 const AUDIO = { formats: ['mp3', 'wav', 'ogg', 'm4a', 'flac', 'aac'], max_size_mb: 20 };
 const IMAGE = { formats: ['jpeg', 'png', 'webp'], max_size_mb: 10 };
 const NAME = { min_length: 1, max_length: 100 };
 const DESCRIPTION = { min_length: 0, max_length: 500 };
+
+/** Every list shows how many live records the library holds at most. */
+const RECORDS = { min: 0, max: MAX_RECORDS_PER_LIBRARY };
 
 /** The list responses' `limits` as the API has always shown them, keys in their order. */
 const SHOWN_LIMITS: Readonly<Record<string, unknown>> = {
@@ -17,6 +20,7 @@ const SHOWN_LIMITS: Readonly<Record<string, unknown>> = {
     description: DESCRIPTION,
     image_urls: { min_items: 1, max_items: 4 },
     video_url: { min_items: 1, max_items: 1 },
+    records: RECORDS,
     accepted_files: {
       image_urls: IMAGE,
       video_url: { formats: ['mp4', 'mov'], max_size_mb: 100, max_duration_seconds: 8 },
@@ -26,23 +30,27 @@ const SHOWN_LIMITS: Readonly<Record<string, unknown>> = {
     name: NAME,
     description: { min_length: 1, max_length: 500 },
     style: { min_length: 0, max_length: 1000 },
+    records: RECORDS,
   },
   '/v1/models/music/voices': {
     piece_seconds: { min: 10, max: 240 },
     recording_seconds: { min: 3 },
     name: NAME,
     language: 'ISO 639-1 code, default en',
+    records: RECORDS,
     accepted_files: { source_url: AUDIO, recording_url: AUDIO },
   },
   '/v1/models/voice/voices': {
     name: NAME,
     sample_urls: { min_items: 1, max_items: 10 },
+    records: RECORDS,
     accepted_files: { sample_urls: AUDIO },
   },
   '/v1/models/image/styles': {
     name: NAME,
     image_urls: { min_items: 1, max_items: 10 },
     types: ['raster', 'vector'],
+    records: RECORDS,
     accepted_files: { image_urls: IMAGE },
   },
   '/v1/models/music-styles/styles': {
@@ -50,16 +58,19 @@ const SHOWN_LIMITS: Readonly<Record<string, unknown>> = {
     description: DESCRIPTION,
     track_urls: { min_items: 1, max_items: 10 },
     training_minutes: { min: 5, max: 10 },
+    records: RECORDS,
     accepted_files: { track_urls: AUDIO },
   },
   '/v1/models/video-omni/characters': {
     name: NAME,
     description: DESCRIPTION,
+    records: RECORDS,
     accepted_files: { portrait_url: IMAGE, full_body_url: IMAGE },
   },
   '/v1/models/video-omni/voices': {
     name: NAME,
     sample_urls: { min_items: 1, max_items: 3 },
+    records: RECORDS,
     accepted_files: { sample_urls: AUDIO },
   },
 };

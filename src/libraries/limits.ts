@@ -7,6 +7,12 @@ import { z } from 'zod';
 import { MB } from './fields.ts';
 import type { LibraryDecl, LinkedFiles } from './types.ts';
 
+/**
+ * Live (not deleted) records one account may keep in one library; the next creation is 409
+ * too_many_records. Lists have no paging, so this is what keeps them small: every creation is free.
+ */
+export const MAX_RECORDS_PER_LIBRARY = 500;
+
 /** Bounds of a text field as `limits` show them. */
 export interface TextBounds {
   min_length: number;
@@ -74,11 +80,15 @@ export function acceptedFilesView(
   );
 }
 
-/** A list response's `limits`: the declared bounds, then `accepted_files` when the library links files. */
+/**
+ * A list response's `limits`: the declared bounds, how many live records the library holds at most, then
+ * `accepted_files` when the library links files.
+ */
 export function limitsOf(decl: LibraryDecl): Record<string, unknown> {
   const files = { ...decl.files, ...decl.laterFiles };
   return {
     ...decl.limits,
+    records: { min: 0, max: MAX_RECORDS_PER_LIBRARY },
     ...(Object.keys(files).length > 0 ? { accepted_files: acceptedFilesView(files) } : {}),
   };
 }

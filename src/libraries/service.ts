@@ -5,7 +5,7 @@
  */
 import type { KeyPrincipal } from '../accounts/index.ts';
 import { mayUseModel } from '../accounts/index.ts';
-import type { Db } from '../db/index.ts';
+import type { Db, Tx } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import { type ApiError, errors } from '../errors.ts';
 import { LIBRARY_WAIT_MS, type LibraryGenerator } from '../generators/index.ts';
@@ -14,7 +14,7 @@ import { uuidv7 } from '../lib/index.ts';
 import type { ModelService } from '../models/index.ts';
 import type { CompleteClaim, DownloadAllowance, IdempotencyStore } from '../tasks/index.ts';
 import { askGenerator, learned } from './ask-generator.ts';
-import { limitsOf } from './limits.ts';
+import { limitsOf, MAX_RECORDS_PER_LIBRARY } from './limits.ts';
 import { stepAsker } from './polled-steps.ts';
 import { recordChanged } from './record-events.ts';
 import {
@@ -245,6 +245,10 @@ export class LibraryService {
     if (this.#deps.models && !(await this.#deps.models.state(decl.model)).available) {
       throw errors.modelUnavailable(decl.model);
     }
+    // A full library is refused before the generator is asked or any link downloaded.
+    if ((await this.#liveCount(db.db, query)) >= MAX_RECORDS_PER_LIBRARY) {
+      throw errors.tooManyRecords(MAX_RECORDS_PER_LIBRARY);
+    }
     const { generator, channel } = await this.generatorOf(decl);
     await askGenerator(decl.failCode, () => generator.ensureAvailable(body));
     const ctx: CreateContext = {
@@ -319,6 +323,12 @@ export class LibraryService {
     };
     try {
       await db.dialect.transaction(db.db, async (tx) => {
+        // Again under the account lock: concurrent creations that each passed the first look cannot
+        // together pass the bound (PostgreSQL row lock; SQLite has one writer).
+        await db.dialect.lockAccount(tx, query.accountId);
+        if ((await this.#liveCount(tx, query)) >= MAX_RECORDS_PER_LIBRARY) {
+          throw errors.tooManyRecords(MAX_RECORDS_PER_LIBRARY);
+        }
         await tx.insertInto('library_records').values(toRow(record)).execute();
         await recordChanged(tx, null, record, now);
         await complete?.(tx, 201, record.id);
@@ -377,6 +387,19 @@ export class LibraryService {
     } finally {
       await budget.close();
     }
+  }
+
+  /** How many live records the caller keeps in the library of `query`. */
+  async #liveCount(db: Db['db'] | Tx, query: RecordQuery): Promise<number> {
+    const row = await db
+      .selectFrom('library_records')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('account_id', '=', query.accountId)
+      .where('model', '=', query.model)
+      .where('library', '=', query.library)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   async #uniqueTaken(query: RecordQuery, uniqueKey: string): Promise<boolean> {

@@ -94,7 +94,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
             403: forbidden,
             404: errorSchema.describe('task_not_found (personas)'),
             409: errorSchema.describe(
-              'idempotency_conflict, request_in_progress, element_name_taken, persona_exists',
+              'idempotency_conflict, request_in_progress, element_name_taken, persona_exists, too_many_records',
             ),
             413: errorSchema.describe('request_too_large (linked files together), file_too_large'),
             422: errorSchema.describe('invalid_request, file_type, file_empty'),
