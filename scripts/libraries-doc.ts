@@ -85,7 +85,10 @@ const COMMON_RULES = `## Common rules
   \`private\`), with a partial unique index over the live records for element names and persona song versions.
 - **Learning records** (music styles, singing voices): the generator says when the step ends; the record stores
   that moment (\`ready_at\`) and its next state, and the first read after it applies and stores the transition.
-  No timers run, every process sees the same state, and tests move time with the injected clock.`;
+  No timers run, every process sees the same state, and tests move time with the injected clock. Where a
+  provider ends the step, a read asks it; a list asks its due records four at a time within one budget of
+  \`SETTLE_ASK_MS\` (30 s) for the whole list, so a provider that hangs delays a list once, not once per
+  record, and the records not asked in time show their last state until the next read.`;
 
 function useInTasks(): string {
   const missing = unique(LIBRARIES.map((d) => d.refusals.missing));

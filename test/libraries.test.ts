@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { LibraryGenerator, SettleAnswer } from '../src/generators/index.ts';
 import { ManualClock } from '../src/lib/clock.ts';
+import { uuidv7 } from '../src/lib/index.ts';
 import { type InputResolver, MAX_RECORDS_PER_LIBRARY } from '../src/libraries/index.ts';
+import { stepAsker } from '../src/libraries/polled-steps.ts';
+import { listRecords, toRow } from '../src/libraries/records.ts';
 import { errorOf, expectError, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
 
 const file = (name: string): string => `https://files.test/${name}`;
@@ -230,6 +234,77 @@ describe('libraries (CONTRACT §7)', () => {
     assert.equal((await t.call(a.key, 'DELETE', `${path}/${first.id}`)).statusCode, 204);
     assert.equal((await t.call(a.key, 'POST', path, body)).statusCode, 201);
     expectError(await t.call(a.key, 'POST', path, body), 409, 'too_many_records');
+  });
+
+  test('a list asks due provider steps a few at a time within one budget, not one wait per record', async () => {
+    const a = await t.account();
+    const query = { accountId: a.id, model: 'music-styles', library: 'styles' };
+    const due = new Date(clock.now().getTime() - 1000).toISOString();
+    for (let i = 0; i < 8; i++) {
+      const at = new Date(clock.now().getTime() - 10_000 + i).toISOString();
+      await t.container.db.db
+        .insertInto('library_records')
+        .values(
+          toRow({
+            id: uuidv7(),
+            accountId: a.id,
+            model: 'music-styles',
+            library: 'styles',
+            name: `Tune ${i}`,
+            status: 'training',
+            data: { description: null },
+            private: {
+              next: { status: 'ready' },
+              poll: { step: 'create', upstreamId: `ft-${i}`, pollMs: 5_000 },
+              upstream_id: `ft-${i}`,
+            },
+            uniqueKey: null,
+            error: null,
+            createdAt: at,
+            updatedAt: at,
+            readyAt: due,
+            deletedAt: null,
+          }),
+        )
+        .execute();
+    }
+    // A provider that never answers: the list waits for its budget once, then shows the records as they are.
+    let asked = 0;
+    const hanging = stepAsker(
+      async () =>
+        ({
+          settle: (_request: unknown, signal: AbortSignal) => {
+            asked += 1;
+            return new Promise<SettleAnswer>((_resolve, reject) =>
+              signal.addEventListener('abort', () => reject(signal.reason)),
+            );
+          },
+        }) as unknown as LibraryGenerator,
+    );
+    const started = Date.now();
+    const waited = await listRecords(t.container.db, query, clock.now(), hanging, 300);
+    const took = Date.now() - started;
+    assert.ok(took < 2_000, `the list took ${took} ms`);
+    assert.equal(asked, 4, 'the first few were asked, the rest not once the budget was spent');
+    assert.deepEqual(
+      waited.map((r) => [r.name, r.status]),
+      [7, 6, 5, 4, 3, 2, 1, 0].map((i) => [`Tune ${i}`, 'training']),
+    );
+    // A provider that answers: every due step is settled and the order stays newest first.
+    const answering = stepAsker(
+      async () =>
+        ({ settle: async () => ({ state: 'done' }) as SettleAnswer }) as unknown as LibraryGenerator,
+    );
+    const settledList = await listRecords(t.container.db, query, clock.now(), answering);
+    assert.deepEqual(
+      settledList.map((r) => [r.name, r.status]),
+      [7, 6, 5, 4, 3, 2, 1, 0].map((i) => [`Tune ${i}`, 'ready']),
+    );
+    const stored = (await t.call(a.key, 'GET', '/v1/models/music-styles/styles')).json().styles;
+    assert.deepEqual(
+      stored.map((r: { status: string }) => r.status),
+      Array(8).fill('ready'),
+    );
   });
 
   describe('elements', () => {

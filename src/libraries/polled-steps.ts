@@ -42,7 +42,7 @@ export function applyAnswer(r: StoredRecord, answer: SettleAnswer, now: Date): S
 
 /** Asks `generatorFor(record)` (the record's own channel where it has one) about due polled steps. */
 export function stepAsker(generatorFor: (r: StoredRecord) => Promise<LibraryGenerator>): StepAsker {
-  return async (r, now) => {
+  return async (r, now, signal) => {
     const poll = r.private.poll;
     if (!poll || r.readyAt === null || r.readyAt > now.toISOString()) return r;
     let answer: SettleAnswer;
@@ -51,7 +51,9 @@ export function stepAsker(generatorFor: (r: StoredRecord) => Promise<LibraryGene
       if (!generator.settle) return r;
       answer = await generator.settle(
         { model: r.model, library: r.library, recordId: r.id, step: poll.step, upstreamId: poll.upstreamId },
-        AbortSignal.timeout(SETTLE_ASK_MS),
+        signal
+          ? AbortSignal.any([signal, AbortSignal.timeout(SETTLE_ASK_MS)])
+          : AbortSignal.timeout(SETTLE_ASK_MS),
       );
     } catch (error) {
       // Busy or unreachable: the step is still pending; the next read asks again.

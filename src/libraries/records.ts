@@ -5,6 +5,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { Db, LibraryRecordsTable, Tx } from '../db/index.ts';
+import { SETTLE_ASK_MS } from './polled-steps.ts';
 import { recordChanged } from './record-events.ts';
 import type { LibraryDecl, PrivateData, StoredRecord } from './types.ts';
 
@@ -121,8 +122,14 @@ async function writeTransition(tx: Tx, before: StoredRecord, after: StoredRecord
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Settles a due step the generator ends (polled-steps.ts); answers the record unchanged otherwise. */
-export type StepAsker = (r: StoredRecord, now: Date) => Promise<StoredRecord>;
+/**
+ * Settles a due step the generator ends (polled-steps.ts); answers the record unchanged otherwise, also
+ * when `signal` ends the question first.
+ */
+export type StepAsker = (r: StoredRecord, now: Date, signal?: AbortSignal) => Promise<StoredRecord>;
+
+/** Due steps of one list asked at once. */
+const LIST_ASKS_AT_ONCE = 4;
 
 export interface RecordQuery {
   accountId: string;
@@ -155,12 +162,18 @@ export async function findRecord(
   return after;
 }
 
-/** The caller's live records of a library, newest first, settled and persisted. */
+/**
+ * The caller's live records of a library, newest first, settled and persisted. Due steps the generator
+ * ends are asked a few at a time within one time budget for the whole list (`budgetMs`, one question's
+ * limit): a provider that hangs delays a list once, not once per record. Records not asked in time stay
+ * as they are until the next read.
+ */
 export async function listRecords(
   db: Db,
   q: RecordQuery,
   now: Date,
   ask?: StepAsker,
+  budgetMs: number = SETTLE_ASK_MS,
 ): Promise<StoredRecord[]> {
   const rows = await db.db
     .selectFrom('library_records')
@@ -172,14 +185,20 @@ export async function listRecords(
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
-  const records: StoredRecord[] = [];
-  for (const row of rows) {
-    const before = fromRow(row);
-    const due = settled(before, now);
-    const after = ask ? await ask(due, now) : due;
-    await transition(db, before, after);
-    records.push(after);
-  }
+  const deadline = AbortSignal.timeout(budgetMs);
+  const records: StoredRecord[] = new Array(rows.length);
+  let next = 0;
+  const settleNext = async (): Promise<void> => {
+    while (next < rows.length) {
+      const at = next++;
+      const before = fromRow(rows[at]!);
+      const due = settled(before, now);
+      const after = ask && !deadline.aborted ? await ask(due, now, deadline) : due;
+      await transition(db, before, after);
+      records[at] = after;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(LIST_ASKS_AT_ONCE, rows.length) }, settleNext));
   return records;
 }
 

@@ -104,7 +104,8 @@ export class LibraryService {
   }
 
   /** Settles due steps the generator ends, on read (polled-steps.ts); tasks naming records use it too. */
-  readonly askSteps: StepAsker = (r, now) => stepAsker((record) => this.#stepGenerator(record))(r, now);
+  readonly askSteps: StepAsker = (r, now, signal) =>
+    stepAsker((record) => this.#stepGenerator(record))(r, now, signal);
 
   async #stepGenerator(r: StoredRecord): Promise<LibraryGenerator> {
     const channel = r.private.channel;
