@@ -75,6 +75,26 @@ describe('operator console', () => {
     assert.equal((await browser.get('/admin/accounts')).statusCode, 303);
   });
 
+  test("an /admin address nobody serves shows the console's header of the operator's state", async () => {
+    const accept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const operator = await signedIn(t);
+    for (const url of ['/admin/nope', '/admin/accounts/x/y']) {
+      const res = await operator.get(url, { accept });
+      assert.equal(res.statusCode, 404, url);
+      assert.match(res.body, /There is no such page\./, url);
+      assert.match(res.body, /<nav class="sections"[^>]*>.*href="\/admin\/accounts"/s, url);
+      assert.ok(buttons(res.body).includes('Sign out'), url);
+      assert.doesNotMatch(res.body, /href="\/signin"|href="\/signup"/, url);
+    }
+    // Its Sign out form carries the console's token.
+    assert.equal((await operator.post('/admin/signout', {})).statusCode, 303);
+    const out = await operator.get('/admin/nope', { accept });
+    assert.equal(out.statusCode, 404);
+    assert.doesNotMatch(out.body, /<nav class="sections"/);
+    assert.equal(buttons(out.body).includes('Sign out'), false);
+    assert.doesNotMatch(out.body, /href="\/signup"/, 'the console, not the dashboard');
+  });
+
   test('failed sign-ins are limited per address: 429 with Retry-After, other addresses unaffected', async () => {
     const attempt = async (remoteAddress: string, token: string) => {
       const page = await t.app.inject({ method: 'GET', url: '/admin/signin', remoteAddress });

@@ -70,6 +70,31 @@ describe('dashboard pages', () => {
     assert.equal(post.json().error.code, 'not_found', 'only page loads get the page');
   });
 
+  test("a signed-in person's 404 page keeps their header: navigation and sign-out, not sign-in", async () => {
+    const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const browser = new Browser(t, { accept: browserAccept });
+    const email = await browser.signUp();
+    for (const url of ['/nope', '/keys/x', '/libraries/zzz']) {
+      const res = await browser.get(url);
+      assert.equal(res.statusCode, 404, url);
+      assert.match(res.body, /There is no such page\./, url);
+      assert.ok(textOf(res.body).includes(email), url);
+      assert.ok(buttons(res.body).includes('Sign out'), url);
+      assert.match(res.body, /<nav class="sections"[^>]*>.*href="\/tasks"/s, url);
+      assert.doesNotMatch(res.body, /href="\/signin"/, url);
+    }
+    // The person's saved language applies, and the page's forms carry the session's token: its
+    // Language control and Sign out work from it.
+    assert.equal((await browser.post('/language', { lang: 'ru', next: '/nope' })).statusCode, 303);
+    const ru = await browser.get('/nope');
+    assert.match(ru.body, /Такой страницы нет\./);
+    assert.ok(buttons(ru.body).includes('Выйти'));
+    assert.match(ru.body, /<nav class="sections"[^>]*>.*Задачи/s);
+    const out = await browser.post('/signout', {});
+    assert.equal(out.statusCode, 303);
+    assert.equal(browser.cookies.has('gta_session'), false);
+  });
+
   test('the sign-up and sign-in pages carry the accessible names and a CSRF field', async () => {
     const browser = new Browser(t);
     for (const [url, button] of [

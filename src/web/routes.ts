@@ -5,7 +5,7 @@
  * scripts, `frame-ancestors 'none'`, `Referrer-Policy: no-referrer`). `/v1` keeps its own headers and
  * never reads a cookie.
  */
-import cookie from '@fastify/cookie';
+import cookie, { fastifyCookie } from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -14,9 +14,17 @@ import { isApiError } from '../errors.ts';
 import type { NotFoundPage } from '../http/index.ts';
 import { type Lang, negotiateLang } from '../i18n/index.ts';
 import type { WalletOverview } from '../ledger/index.ts';
-import { type ConsoleDeps, consoleRoutes } from './admin/index.ts';
+import { type ConsoleDeps, type ConsoleNotFound, consoleRoutes } from './admin/index.ts';
 import { type Asset, Assets } from './assets.ts';
-import { contextOf, csrfValid, langFrom, loadContext, type WebContext } from './context.ts';
+import {
+  ANON_CSRF_COOKIE,
+  contextOf,
+  csrfValid,
+  LANG_COOKIE,
+  langFrom,
+  loadContext,
+  type WebContext,
+} from './context.ts';
 import { html } from './html.ts';
 import { page } from './layout.ts';
 import type { LibrariesPort } from './libraries-port.ts';
@@ -31,7 +39,7 @@ import { taskDetailPages } from './pages/task-detail.ts';
 import { tasksPages } from './pages/tasks.ts';
 import { type TopupPort, topupPages } from './pages/topup.ts';
 import { uploadsPages } from './pages/uploads.ts';
-import type { PeoplePort } from './people-port.ts';
+import { type PeoplePort, SESSION_COOKIE, type WebSession } from './people-port.ts';
 import { csrfRefused, refusalOf, sendHtml } from './respond.ts';
 import type { TasksPort } from './tasks-port.ts';
 import type { UploadsPort } from './uploads-port.ts';
@@ -120,20 +128,65 @@ function signedOut(lang: Lang): WebContext {
   return { session: null, sessionToken: null, lang, csrf: '', flash: null, here: null };
 }
 
+/** Whether a path is the operator console's (`/admin`, `/admin/…`). */
+function isConsolePath(path: string): boolean {
+  return path === '/admin' || path.startsWith('/admin/');
+}
+
 /**
- * The dashboard's 404 page for a browser's visit to an address nobody serves (http/not-found.ts): signed
- * out in look, since the session cookie is read only in the dashboard's own context, in the language of the
- * `lang` cookie or Accept-Language, with the dashboard's security headers (helmet, as its pages have them).
+ * The context of the 404 page, which runs outside the dashboard's context (no cookie plugin, no hooks):
+ * the session and the language read as `loadContext` reads them, but nothing is set or cleared. A failing
+ * session read shows the signed-out header rather than turning a 404 into a 500.
  */
-function notFoundPage(assets: Assets): NotFoundPage {
+async function notFoundContext(
+  request: FastifyRequest,
+  cookies: Readonly<Record<string, string | undefined>>,
+  people: PeoplePort,
+): Promise<WebContext> {
+  const token = cookies[SESSION_COOKIE];
+  let session: WebSession | null = null;
+  if (token) {
+    try {
+      session = await people.session(token);
+    } catch (error) {
+      request.log.warn({ err: error }, 'session of a 404 page could not be read');
+    }
+  }
+  const lang =
+    session?.lang ??
+    langFrom(cookies[LANG_COOKIE]) ??
+    negotiateLang(undefined, request.headers['accept-language']);
+  if (session)
+    return { session, sessionToken: token ?? null, lang, csrf: session.csrf, flash: null, here: null };
+  const anon = cookies[ANON_CSRF_COOKIE] ?? '';
+  return { ...signedOut(lang), csrf: /^[A-Za-z0-9_-]{43}$/.test(anon) ? anon : '' };
+}
+
+/**
+ * The dashboard's 404 page for a browser's visit to an address nobody serves (http/not-found.ts), with the
+ * header of the person's actual state: signed in, their navigation; under `/admin` with the console served,
+ * the console's page. In the language a page of theirs would have, with the dashboard's security headers
+ * (helmet, as its pages have them).
+ */
+function notFoundPage(
+  assets: Assets,
+  people: PeoplePort,
+  consoleNotFound: ConsoleNotFound | null,
+): NotFoundPage {
   const securityHeaders = helmetHeaders(HELMET);
   return async (request, reply) => {
     await new Promise<void>((resolve, reject) =>
       securityHeaders(request.raw, reply.raw, (error?: unknown) => (error ? reject(error) : resolve())),
     );
-    const saved = /(?:^|;\s*)lang=([a-z]{2})(?:;|$)/.exec(request.headers.cookie ?? '')?.[1];
-    const lang = langFrom(saved) ?? negotiateLang(undefined, request.headers['accept-language']);
-    return sendHtml(reply, 404, errorPage(signedOut(lang), assets, wordsOf(lang).notFound, 404));
+    const cookies = fastifyCookie.parse(request.headers.cookie ?? '');
+    const path = request.url.split('?')[0] ?? '/';
+    if (consoleNotFound && isConsolePath(path)) {
+      const lang =
+        langFrom(cookies[LANG_COOKIE]) ?? negotiateLang(undefined, request.headers['accept-language']);
+      return sendHtml(reply, 404, consoleNotFound(cookies, lang));
+    }
+    const context = await notFoundContext(request, cookies, people);
+    return sendHtml(reply, 404, errorPage(context, assets, wordsOf(context.lang).notFound, 404));
   };
 }
 
@@ -173,7 +226,9 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<No
     );
   });
 
-  if (deps.console) await consoleRoutes(app, { ...deps.console, assets, secure, helmet: HELMET });
+  const consoleNotFound = deps.console
+    ? await consoleRoutes(app, { ...deps.console, assets, secure, helmet: HELMET })
+    : null;
 
   await app.register(async (web) => {
     await web.register(cookie);
@@ -225,5 +280,5 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<No
     await uploadsPages(web, pageDeps);
     await ledgerPages(web, pageDeps);
   });
-  return notFoundPage(assets);
+  return notFoundPage(assets, deps.people, consoleNotFound);
 }

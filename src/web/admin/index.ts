@@ -9,7 +9,7 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isApiError } from '../../errors.ts';
-import { negotiateLang } from '../../i18n/index.ts';
+import { type Lang, negotiateLang } from '../../i18n/index.ts';
 import { AttemptLimiter } from '../../people/index.ts';
 import type { Assets } from '../assets.ts';
 import { cookieOptions, field, LANG_COOKIE, langFrom } from '../context.ts';
@@ -70,11 +70,20 @@ function sentCsrf(request: FastifyRequest): string {
   return field(request.body, '_csrf');
 }
 
-/** Registers the console's pages on `app` in a context of their own. */
+/**
+ * The console's 404 page for an `/admin` address nobody serves, answered from outside the console's context
+ * (http/not-found.ts): the header of the operator's state, read from the request's cookies (nothing is set).
+ */
+export type ConsoleNotFound = (cookies: Readonly<Record<string, string | undefined>>, lang: Lang) => string;
+
+/** A random signed-out CSRF value as the console issues it. */
+const ANON_CSRF = /^[A-Za-z0-9_-]{43}$/;
+
+/** Registers the console's pages on `app` in a context of their own; returns its 404 page. */
 export async function consoleRoutes(
   app: FastifyInstance,
   deps: ConsoleDeps & { assets: Assets; secure: boolean; helmet: object },
-): Promise<void> {
+): Promise<ConsoleNotFound> {
   const keys = new ConsoleKeys(deps.token);
   const attempts = deps.attempts ?? new AttemptLimiter('console-address');
   const now = deps.now ?? Date.now;
@@ -89,7 +98,7 @@ export async function consoleRoutes(
       const signedIn = keys.valid(session, now());
       if (session !== undefined && !signedIn) reply.clearCookie(CONSOLE_COOKIE, { path: '/admin' });
       let csrf = signedIn && session ? keys.csrf(session) : (request.cookies[CONSOLE_CSRF_COOKIE] ?? '');
-      if (!signedIn && !/^[A-Za-z0-9_-]{43}$/.test(csrf)) {
+      if (!signedIn && !ANON_CSRF.test(csrf)) {
         csrf = freshCsrf();
         reply.setCookie(CONSOLE_CSRF_COOKIE, csrf, consoleCookie(deps.secure, 12 * 60 * 60));
       }
@@ -200,4 +209,15 @@ export async function consoleRoutes(
     await catalogPages(web, pageDeps);
     await topupPages(web, pageDeps);
   });
+
+  return (cookies, lang) => {
+    const session = cookies[CONSOLE_COOKIE];
+    const signedIn = keys.valid(session, now());
+    const anon = cookies[CONSOLE_CSRF_COOKIE] ?? '';
+    const csrf = signedIn && session ? keys.csrf(session) : ANON_CSRF.test(anon) ? anon : '';
+    const w = wordsOf(lang);
+    const body = html`<p class="error" role="alert">${w.notFound}</p><p><a href="/admin">${w.adminTitle}</a></p>`;
+    const context: ConsoleContext = { signedIn, lang, csrf, here: null };
+    return consolePage(context, deps.assets, { title: w.notFoundTitle, path: '/admin', body });
+  };
 }
