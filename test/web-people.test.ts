@@ -73,6 +73,38 @@ describe('dashboard on the people service', () => {
     assert.equal((await browser.post('/signin', { email, password: 'second password 2' })).statusCode, 303);
   });
 
+  test("refusals name the field with the form's label, in the page's language; the API keeps its words", async () => {
+    const alert = (body: string) =>
+      textOf(/<p class="error" role="alert">[^<]*<\/p>/.exec(body)?.[0] ?? '').trim();
+    const en = new Browser(t, { 'accept-language': 'en' });
+    await en.get('/signup');
+    const badEmail = await en.post('/signup', { email: 'not an address', password: 'correct horse battery' });
+    assert.equal(badEmail.statusCode, 422);
+    assert.equal(alert(badEmail.body), 'E-mail: not a valid e-mail address (at most 254 characters).');
+    const short = await en.post('/signup', { email: 'web-labels@example.com', password: 'short' });
+    assert.equal(alert(short.body), 'Password: from 8 to 200 characters.');
+    await en.signUp('web-labels@example.com', 'correct horse battery');
+    await en.get('/settings');
+    const settings = await en.post('/settings', { current: 'correct horse battery', password: 'short' });
+    assert.equal(settings.statusCode, 422);
+    assert.equal(alert(settings.body), 'New password: from 8 to 200 characters.');
+
+    const ru = new Browser(t, { 'accept-language': 'ru' });
+    await ru.get('/signup');
+    const ruEmail = await ru.post('/signup', { email: 'не адрес', password: 'correct horse battery' });
+    assert.equal(alert(ruEmail.body), 'Эл. почта: это не адрес эл. почты (не длиннее 254 символов).');
+    await ru.signUp('web-labels-ru@example.com', 'correct horse battery');
+    await ru.get('/settings');
+    const ruSettings = await ru.post('/settings', { current: 'correct horse battery', password: 'short' });
+    assert.equal(alert(ruSettings.body), 'Новый пароль: от 8 до 200 символов.');
+
+    // The JSON API answers as before: the field is its own name there.
+    const account = (await t.admin('POST', '/admin/v1/accounts', { name: 'labels' })).json().id as string;
+    const api = await t.admin('POST', `/admin/v1/accounts/${account}/email`, { email: 'not an address' });
+    assert.equal(api.statusCode, 422);
+    assert.match(api.json().error.message, /^email: not a valid e-mail address/);
+  });
+
   test('an e-mail thousands of characters long signs nobody in and is refused as a wrong one', async () => {
     // On PostgreSQL the failure counter's key column holds 255 characters: this was a 500 page there.
     const browser = new Browser(t);

@@ -109,4 +109,29 @@ describe('dashboard: uploads page', () => {
     assert.match(textOf(none.body), /No files yet\./);
     assert.match(none.body, /<input type="file" name="file" multiple/);
   });
+
+  test("the form's refusals about the file name it as the form labels it, in the page's language", async () => {
+    const me = await person();
+    const refusals = (body: string) => {
+      const raw = /data-refusals="([^"]*)"/.exec(body)?.[1] ?? '{}';
+      return JSON.parse(raw.replace(/&quot;/g, '"').replace(/&amp;/g, '&')) as Record<string, string>;
+    };
+    const en = refusals((await me.browser.get('/uploads')).body);
+    assert.equal(en.file_type, 'The file in “Files” is of a type that is not accepted here.');
+    assert.equal(en.file_empty, 'The file in “Files” is empty.');
+    assert.equal(en.file_too_large, 'The file in “Files” is larger than 100 MB.');
+    await me.browser.post('/language', { lang: 'ru', next: '/uploads' });
+    const ru = refusals((await me.browser.get('/uploads')).body);
+    assert.equal(ru.file_type, 'Файл в поле «Файлы» имеет недопустимый здесь формат.');
+    assert.equal(ru.file_empty, 'Файл в поле «Файлы» пуст.');
+    // The API itself keeps naming its field `file`.
+    const api = await t.app.inject({
+      method: 'POST',
+      url: '/v1/files?filename=notes.txt',
+      headers: { authorization: `Bearer ${me.key}`, 'content-type': 'text/plain' },
+      payload: 'not a picture',
+    });
+    assert.equal(api.statusCode, 422);
+    assert.equal(api.json().error.message, 'The file in file is of a type that is not accepted here.');
+  });
 });

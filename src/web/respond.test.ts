@@ -19,3 +19,19 @@ test('other refusals keep the error table message; a fault that is not an ApiErr
   assert.match(refusalOf(errors.keyNotFound('k1'), 'en').message, /k1|key/i);
   assert.throws(() => refusalOf(new Error('boom'), 'en'), /boom/);
 });
+
+test("a field's refusal names it with the form's label; other fields and texts are left as they are", () => {
+  const detail = errors.invalidRequest({ en: 'password: too short.', ru: 'password: короткий.' });
+  assert.equal(refusalOf(detail, 'en', { password: 'New password' }).message, 'New password: too short.');
+  assert.equal(refusalOf(detail, 'ru', { password: 'Новый пароль' }).message, 'Новый пароль: короткий.');
+  assert.equal(refusalOf(detail, 'en', { email: 'E-mail' }).message, 'password: too short.');
+  assert.equal(refusalOf(detail, 'en').message, 'password: too short.');
+  // `toString` is no label of a plain object's.
+  const odd = errors.invalidRequest({ en: 'toString: odd.', ru: 'toString: странно.' });
+  assert.equal(refusalOf(odd, 'en', {}).message, 'toString: odd.');
+  assert.equal(
+    refusalOf(errors.fileEmpty('file'), 'en', { file: '“Files”' }).message,
+    'The file in “Files” is empty.',
+  );
+  assert.equal(detail.detail?.en, 'password: too short.', 'the error itself is not changed');
+});

@@ -31,16 +31,38 @@ export interface Refusal {
 }
 
 /**
- * The refusal of a service error in the person's language; anything that is not an `ApiError` is
- * rethrown (a real fault, answered by the error page as 500).
+ * The words of a form's labels for the API's field names it sends (`{ password: 'New password' }`), so
+ * a refusal names the field as the page does.
  */
-export function refusalOf(error: unknown, lang: Lang): Refusal {
+export type FieldLabels = Readonly<Record<string, string>>;
+
+/**
+ * A message naming the API's field as the form labels it: the API starts a field's refusal with its name
+ * (`password: from 8 to 200 characters.`), which means nothing on a page whose field is "New password".
+ */
+function named(message: string, labels: FieldLabels): string {
+  const colon = message.indexOf(': ');
+  const name = colon > 0 ? message.slice(0, colon) : '';
+  return Object.hasOwn(labels, name) ? `${labels[name]}${message.slice(colon)}` : message;
+}
+
+/**
+ * The refusal of a service error in the person's language, the fields named by `labels` (a message's
+ * leading `field: `, or the `{field}` of a translated one); anything that is not an `ApiError` is
+ * rethrown (a real fault, answered by the error page as 500). The JSON API's words are not changed.
+ */
+export function refusalOf(error: unknown, lang: Lang, labels: FieldLabels = {}): Refusal {
   if (!isApiError(error)) throw error;
+  const field = error.params.field;
+  const params =
+    typeof field === 'string' && Object.hasOwn(labels, field)
+      ? { ...error.params, field: labels[field] as string }
+      : error.params;
   const message = error.detail
-    ? error.detail[lang]
+    ? named(error.detail[lang], labels)
     : (() => {
         try {
-          return translate(error.code as MessageKey, lang, error.params);
+          return translate(error.code as MessageKey, lang, params);
         } catch {
           return error.code;
         }

@@ -103,6 +103,8 @@ export const en = {
     'Each file gets a direct link that works without a key until it expires: paste it into tasks and libraries.',
   upUsage: '{used} of {quota} used',
   upFiles: 'Files',
+  /** The `Files` field as a refusal of `POST /v1/files` names it ("The file in “Files” is empty."). */
+  upFilesNamed: '“Files”',
   upSend: 'Upload',
   upName: 'Name',
   upType: 'Type',
@@ -215,6 +217,7 @@ export const ru: Record<keyof typeof en, string> = {
     'У каждого файла есть прямая ссылка, которая работает без ключа до истечения срока: вставляйте её в задачи и библиотеки.',
   upUsage: 'Занято {used} из {quota}',
   upFiles: 'Файлы',
+  upFilesNamed: '«Файлы»',
   upSend: 'Загрузить',
   upName: 'Название',
   upType: 'Тип',

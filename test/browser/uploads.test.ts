@@ -1,7 +1,8 @@
 /**
  * The uploads page in a real browser (issue 15): two files uploaded with the form are listed with
  * working direct links, a link is copied with its button, one file is deleted after the confirmation
- * (its link answers 404 then), and a file the API refuses shows the API's message.
+ * (its link answers 404 then), and a file the API refuses shows the API's message (the field named as
+ * the form labels it).
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -92,7 +93,7 @@ describe('uploads page in the browser', () => {
     assert.equal(await rows.count(), 1);
   });
 
-  test("a file the API refuses shows the API's message", async () => {
+  test("a file the API refuses shows the API's message, naming the form's field by its label", async () => {
     const page = person.page;
     await page.goto(`${web.base}/uploads`);
     await page.getByLabel('Files').setInputFiles([text]);
@@ -101,7 +102,7 @@ describe('uploads page in the browser', () => {
     await alert.waitFor();
     assert.match(
       (await alert.textContent()) ?? '',
-      /^notes\.txt: The file in file is of a type that is not accepted here\.$/,
+      /^notes\.txt: The file in “Files” is of a type that is not accepted here\.$/,
     );
   });
 });

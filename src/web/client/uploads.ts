@@ -1,15 +1,25 @@
 /**
  * The uploads page's form: each chosen file goes to `POST /v1/files` (multipart, the session cookie and
  * the CSRF token) one after another, with its progress; the API's refusal (too large, wrong type, quota)
- * is shown as the API words it. When every file is in, the page shows the new list.
+ * is shown as the API words it, except that a refusal about the `file` field names it as the form's label
+ * (the page's `data-refusals`, by the error's code). When every file is in, the page shows the new list.
  */
 import { csrfToken } from './api.js';
 
 interface ErrorBody {
-  error?: { message?: string };
+  error?: { code?: string; message?: string };
 }
 
-function send(file: File, progress: (percent: number) => void): Promise<void> {
+/** The page's words for refusals about the `file` field, by the error's code. */
+function refusals(form: HTMLFormElement): Record<string, string> {
+  try {
+    return JSON.parse(form.dataset.refusals ?? '{}') as Record<string, string>;
+  } catch {
+    return {};
+  }
+}
+
+function send(file: File, progress: (percent: number) => void, words: Record<string, string>): Promise<void> {
   return new Promise((resolve, reject) => {
     const request = new XMLHttpRequest();
     request.open('POST', '/v1/files');
@@ -23,7 +33,10 @@ function send(file: File, progress: (percent: number) => void): Promise<void> {
       if (request.status >= 200 && request.status < 300) return resolve();
       let message = `${request.status} ${request.statusText}`;
       try {
-        message = (JSON.parse(request.responseText) as ErrorBody).error?.message ?? message;
+        const error = (JSON.parse(request.responseText) as ErrorBody).error;
+        const code = error?.code ?? '';
+        const own = Object.hasOwn(words, code) ? words[code] : undefined;
+        message = own ?? error?.message ?? message;
       } catch {
         // Not JSON: the status line says enough.
       }
@@ -57,7 +70,7 @@ if (form) {
       };
       say(form.dataset.progress ?? '{name}', 0);
       try {
-        await send(file, (percent) => say(form.dataset.progress ?? '{name}', percent));
+        await send(file, (percent) => say(form.dataset.progress ?? '{name}', percent), refusals(form));
         say(form.dataset.done ?? '{name}', 100);
       } catch (error) {
         failures.push(`${file.name}: ${error instanceof Error ? error.message : String(error)}`);

@@ -9,7 +9,7 @@ import { contextOf, cookieOptions, field, safeNext, setFlash, type WebContext } 
 import { html } from '../html.ts';
 import { csrfField, errorBox, page } from '../layout.ts';
 import { SESSION_COOKIE } from '../people-port.ts';
-import { refusalOf, seeOther, sendHtml } from '../respond.ts';
+import { type FieldLabels, refusalOf, seeOther, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { wordsOf } from '../words.ts';
 
@@ -37,6 +37,12 @@ function credentialsForm(
     </label>
     <button type="submit">${submit}</button>
   </form>`;
+}
+
+/** The sign-in and sign-up forms' labels of the fields the people service names in its refusals. */
+function credentialLabels(context: WebContext): FieldLabels {
+  const w = wordsOf(context.lang);
+  return { email: w.email, password: w.password };
 }
 
 export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
@@ -91,7 +97,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
       startSession(reply, signed.token, signed.expiresAt);
       return seeOther(reply, next);
     } catch (error) {
-      const refusal = refusalOf(error, context.lang);
+      const refusal = refusalOf(error, context.lang, credentialLabels(context));
       reply.headers(refusal.headers);
       return sendHtml(reply, refusal.status, signInPage(context, { email, next }, refusal.message));
     }
@@ -110,7 +116,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     try {
       await people.signUp({ email, password, lang: context.lang });
     } catch (error) {
-      const refusal = refusalOf(error, context.lang);
+      const refusal = refusalOf(error, context.lang, credentialLabels(context));
       reply.headers(refusal.headers);
       return sendHtml(reply, refusal.status, signUpPage(context, email, refusal.message));
     }
@@ -180,7 +186,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     try {
       await people.requestPasswordReset(field(request.body, 'email').trim());
     } catch (error) {
-      const refusal = refusalOf(error, context.lang);
+      const refusal = refusalOf(error, context.lang, { email: wordsOf(context.lang).email });
       reply.headers(refusal.headers);
       return sendHtml(reply, refusal.status, resetPage(context, false, refusal.message));
     }
@@ -231,7 +237,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     try {
       await people.resetPassword(token, field(request.body, 'password'));
     } catch (error) {
-      const refusal = refusalOf(error, context.lang);
+      const refusal = refusalOf(error, context.lang, { password: wordsOf(context.lang).newPassword });
       reply.headers(refusal.headers);
       // A refused password (invalid_request) may be tried again; a used or expired token may not.
       const retry = refusal.code === 'invalid_request';

@@ -66,11 +66,11 @@ export async function settingsPages(app: FastifyInstance, deps: PageDeps): Promi
         { sessionToken: request.cookies[SESSION_COOKIE] ?? '', address: request.ip },
       );
     } catch (error) {
-      const refusal = refusalOf(error, context.lang);
+      const w = wordsOf(context.lang);
+      const refusal = refusalOf(error, context.lang, { current: w.currentPassword, password: w.newPassword });
       reply.headers(refusal.headers);
       // The service's words for a wrong password speak of an e-mail, which this form does not ask for.
-      const message =
-        refusal.code === 'invalid_credentials' ? wordsOf(context.lang).currentPasswordWrong : refusal.message;
+      const message = refusal.code === 'invalid_credentials' ? w.currentPasswordWrong : refusal.message;
       return sendHtml(reply, refusal.status, settingsPage(context, message));
     }
     setFlash(reply, 'flash_password_changed', deps.secure);

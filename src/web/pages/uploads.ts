@@ -6,11 +6,14 @@
  * (client/uploads.ts), so the API's size limit, types and quota are the page's.
  */
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../../errors.ts';
+import { MAX_UPLOAD_BYTES } from '../../files/index.ts';
+import type { Lang } from '../../i18n/index.ts';
 import { sessionPrincipal } from '../../people/index.ts';
 import { contextOf, type WebContext } from '../context.ts';
 import { html, type VNode } from '../html.ts';
 import { page } from '../layout.ts';
-import { sendHtml } from '../respond.ts';
+import { refusalOf, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import type { WebUpload } from '../uploads-port.ts';
 import { fill, type Words, wordsOf } from '../words.ts';
@@ -62,6 +65,20 @@ function fileRow(file: WebUpload, w: Words, lang: string): VNode {
   </tr>`;
 }
 
+/**
+ * The refusals of `POST /v1/files` about its `file` field in the page's words, by code: the API names the
+ * field `file`, the form labels it `Files`. The island shows these in place of the API's message.
+ */
+function fileRefusals(lang: Lang, w: Words): Record<string, string> {
+  const labels = { file: w.upFilesNamed };
+  const shown = [
+    errors.fileType('file'),
+    errors.fileEmpty('file'),
+    errors.fileTooLarge('file', MAX_UPLOAD_BYTES),
+  ];
+  return Object.fromEntries(shown.map((error) => [error.code, refusalOf(error, lang, labels).message]));
+}
+
 function uploadsPage(
   context: WebContext,
   deps: PageDeps,
@@ -74,7 +91,8 @@ function uploadsPage(
       used: bytesText(listed.usedBytes, lang),
       quota: bytesText(listed.quotaBytes, lang),
     })}</p>
-    <form class="stack" data-upload-form="" data-progress=${w.upProgress} data-done=${w.upDone}>
+    <form class="stack" data-upload-form="" data-progress=${w.upProgress} data-done=${w.upDone}
+      data-refusals=${JSON.stringify(fileRefusals(lang, w))}>
       <label>${w.upFiles}<input type="file" name="file" multiple required /></label>
       <button type="submit">${w.upSend}</button>
       <p class="error" role="alert" data-form-error="" hidden></p>
