@@ -120,9 +120,14 @@ export class FakePeople implements PeoplePort {
     if (person) this.resetTokens.set(randomBytes(32).toString('base64url'), person.id);
   }
 
+  async isResetLinkOpen(token: string) {
+    return this.resetTokens.has(token);
+  }
+
   async resetPassword(token: string, password: string) {
     const personId = this.resetTokens.get(token);
-    if (!personId) throw new ApiError('not_found');
+    // As the service does: an unknown or used link is 422 invalid_token.
+    if (!personId) throw errors.invalidToken();
     if (password.length < 8) throw refused('short');
     this.resetTokens.delete(token);
     this.#byId(personId).password = password;

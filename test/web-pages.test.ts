@@ -374,9 +374,48 @@ describe('dashboard pages', () => {
     const reused = await other.post('/reset/new', { password: 'third pass 333' });
     assert.ok(reused.statusCode >= 400 && reused.statusCode < 500, String(reused.statusCode));
     assert.match(reused.body, /This link was used or has expired/);
+    assert.equal(reused.body.match(/role="alert"/g)?.length, 1, 'said once');
     assert.ok(!other.cookies.has('gta_reset'));
     await other.get('/signin');
     assert.equal((await other.post('/signin', { email, password: 'brand new pass' })).statusCode, 303);
+  });
+
+  test('a used or made-up reset link is said dead when its page opens, once, with a way to a new link', async () => {
+    const email = await new Browser(t).signUp();
+    const alerts = (body: string) => body.match(/role="alert"/g)?.length ?? 0;
+    for (const [lang, dead, again] of [
+      ['en', /This link was used or has expired\. Ask for a new one\./, 'Ask for a new link'],
+      ['ru', /Эта ссылка уже использована или устарела\. Запросите новую\./, 'Запросить новую ссылку'],
+    ] as const) {
+      const browser = new Browser(t, { 'accept-language': lang });
+      const landing = await browser.get(`/reset/new?token=${'x'.repeat(43)}`);
+      assert.equal(landing.statusCode, 303);
+      const made = await browser.get('/reset/new');
+      assert.equal(made.statusCode, 200);
+      assert.match(made.body, dead);
+      assert.equal(alerts(made.body), 1);
+      assert.doesNotMatch(made.body, /name="password"/, 'no form that can only be refused');
+      assert.match(made.body, new RegExp(`<a href="/reset">${again}</a>`));
+      assert.ok(!browser.cookies.has('gta_reset'), 'the dead link is forgotten');
+    }
+    // An open link is checked, not used up: opening its page twice still lets it set the password.
+    const browser = new Browser(t);
+    await browser.get('/reset');
+    await browser.post('/reset', { email });
+    const token = lastToken(people.resetTokens);
+    await browser.get(`/reset/new?token=${token}`);
+    assert.ok(labels((await browser.get('/reset/new')).body).includes('New password'));
+    assert.ok(labels((await browser.get('/reset/new')).body).includes('New password'));
+    const short = await browser.post('/reset/new', { password: 'short' });
+    assert.equal(short.statusCode, 422);
+    assert.equal(alerts(short.body), 1, 'a refused password: one message above the form');
+    assert.ok(labels(short.body).includes('New password'));
+    assert.equal((await browser.post('/reset/new', { password: 'fresh password 9' })).statusCode, 303);
+    // The same link used meanwhile (another tab): its page says so before any password is typed.
+    browser.cookies.set('gta_reset', { value: token, attributes: 'Path=/reset/new' });
+    const used = await browser.get('/reset/new');
+    assert.match(used.body, /This link was used or has expired/);
+    assert.doesNotMatch(used.body, /name="password"/);
   });
 
   test('settings: the password changes with the current one, a wrong one is shown', async () => {

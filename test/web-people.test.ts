@@ -67,8 +67,14 @@ describe('dashboard on the people service', () => {
     await browser.post('/reset', { email });
     const landing = await browser.get(`/reset/new?token=${outboxLink(t.dir, email, 'reset/new')}`);
     assert.equal(landing.headers.location, '/reset/new');
-    await browser.get('/reset/new');
+    // Opening the page checks the link without using it up.
+    assert.match((await browser.get('/reset/new')).body, /name="password"/);
+    assert.match((await browser.get('/reset/new')).body, /name="password"/);
     assert.equal((await browser.post('/reset/new', { password: 'second password 2' })).statusCode, 303);
+    await browser.get(`/reset/new?token=${outboxLink(t.dir, email, 'reset/new')}`);
+    const used = await browser.get('/reset/new');
+    assert.match(used.body, /This link was used or has expired\./);
+    assert.doesNotMatch(used.body, /name="password"/);
     await browser.get('/signin');
     assert.equal((await browser.post('/signin', { email, password: 'second password 2' })).statusCode, 303);
   });

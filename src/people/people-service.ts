@@ -22,7 +22,7 @@ import type { LoginLimiter } from './login-limiter.ts';
 import { DUMMY_HASH, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.ts';
 import { type AccountWithPerson, attachEmail, findAccounts } from './people-admin.ts';
 import { asLang, createSession, findSession, type Session } from './sessions.ts';
-import { endResetLinks, hashToken, issueToken, isTokenShaped, useToken } from './tokens.ts';
+import { endResetLinks, hashToken, issueToken, isTokenOpen, isTokenShaped, useToken } from './tokens.ts';
 
 export interface PeopleServiceDeps {
   db: Db;
@@ -191,6 +191,14 @@ export class PeopleService {
     if (!person || (await this.#d.limiter.takeMail(email)) !== null) return;
     const token = await this.#tx((tx) => issueToken(tx, person.id, 'reset', this.#d.clock.now()));
     await this.#mail('reset', asLang(person.lang) ?? 'en', email, token);
+  }
+
+  /**
+   * Whether a reset link would still set a password (known, unused, within its hour), without using it:
+   * the dashboard asks before it shows the `New password` form.
+   */
+  async isResetLinkOpen(token: string): Promise<boolean> {
+    return isTokenOpen(this.#d.db.db, token, 'reset', this.#d.clock.now());
   }
 
   /**

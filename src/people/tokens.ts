@@ -61,6 +61,23 @@ export async function useToken(tx: Tx, token: string, purpose: TokenPurpose, at:
   return row.person_id;
 }
 
+/**
+ * Whether a token would be accepted now (known, of this purpose, unused, unexpired), without using it: a
+ * page asks before it offers a form that needs the token.
+ */
+export async function isTokenOpen(db: Tx, token: string, purpose: TokenPurpose, at: Date): Promise<boolean> {
+  if (!isTokenShaped(token)) return false;
+  const row = await db
+    .selectFrom('person_tokens')
+    .select('person_id')
+    .where('token_hash', '=', hashToken(token))
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', at.toISOString())
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Marks every reset link of the person still open as used: a new password closes the older links. */
 export async function endResetLinks(tx: Tx, personId: string, at: Date): Promise<void> {
   await tx

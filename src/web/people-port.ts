@@ -35,6 +35,8 @@ export interface PeoplePort {
   session(token: string): Promise<WebSession | null>;
   signOut(token: string): Promise<void>;
   requestPasswordReset(email: string): Promise<void>;
+  /** Whether a reset link would still set a password; the link is not used up. */
+  isResetLinkOpen(token: string): Promise<boolean>;
   resetPassword(token: string, password: string): Promise<void>;
   changePassword(
     personId: string,

@@ -45,6 +45,7 @@ const en = {
   resetNewTitle: 'Set a new password',
   resetSet: 'Set the password',
   resetExpired: 'This link was used or has expired. Ask for a new one.',
+  resetAskAgain: 'Ask for a new link',
   passwordHint: 'At least 8 characters.',
   languageHint: 'Choose it with the Language control at the top of every page; it is saved for your account.',
   spendDay: 'Day',
@@ -145,6 +146,7 @@ const ru: Words = {
   resetNewTitle: 'Новый пароль',
   resetSet: 'Сохранить пароль',
   resetExpired: 'Эта ссылка уже использована или устарела. Запросите новую.',
+  resetAskAgain: 'Запросить новую ссылку',
   passwordHint: 'Не короче 8 символов.',
   languageHint:
     'Выберите его переключателем «Язык» вверху любой страницы; выбор сохраняется в учётной записи.',

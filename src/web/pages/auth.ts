@@ -195,27 +195,33 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     return seeOther(reply, '/reset');
   });
 
-  const newPasswordPage = (context: WebContext, hasToken: boolean, error: string | null) => {
+  /**
+   * The `New password` form while the link is open; otherwise one message (`error`, or that the link is
+   * dead) and the way to ask for a new link, with no form that could only be refused.
+   */
+  const newPasswordPage = (context: WebContext, open: boolean, error: string | null) => {
     const w = wordsOf(context.lang);
     return page(context, assets, {
       title: w.resetNewTitle,
       path: RESET_PATH,
-      body: [
-        errorBox(error),
-        hasToken
-          ? html`<form class="stack" method="post" action=${RESET_PATH}>
+      body: open
+        ? [
+            errorBox(error),
+            html`<form class="stack" method="post" action=${RESET_PATH}>
               ${csrfField(context)}
               <label>${w.newPassword}
                 <input type="password" name="password" required minlength="8" autocomplete="new-password" />
               </label>
               <p class="hint">${w.passwordHint}</p>
               <button type="submit">${w.resetSet}</button>
-            </form>`
-          : html`<p class="error" role="alert">${w.resetExpired}</p>
-              <p><a href="/reset">${w.resetTitle}</a></p>`,
-      ],
+            </form>`,
+          ]
+        : html`<p class="error" role="alert">${error ?? w.resetExpired}</p>
+            <p><a href="/reset">${w.resetAskAgain}</a></p>`,
     });
   };
+  const closeLink = (reply: Parameters<typeof seeOther>[0]) =>
+    reply.clearCookie(RESET_COOKIE, { path: RESET_PATH });
 
   app.get(RESET_PATH, HIDE, async (request, reply) => {
     const context = contextOf(request);
@@ -227,7 +233,11 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
       });
       return seeOther(reply, RESET_PATH);
     }
-    return sendHtml(reply, 200, newPasswordPage(context, Boolean(request.cookies[RESET_COOKIE]), null));
+    // The link is checked (not used up) before the form is offered: a dead one is said at once.
+    const held = request.cookies[RESET_COOKIE];
+    const open = held ? await people.isResetLinkOpen(held) : false;
+    if (held && !open) closeLink(reply);
+    return sendHtml(reply, 200, newPasswordPage(context, open, null));
   });
 
   app.post(RESET_PATH, HIDE, async (request, reply) => {
@@ -239,10 +249,14 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     } catch (error) {
       const refusal = refusalOf(error, context.lang, { password: wordsOf(context.lang).newPassword });
       reply.headers(refusal.headers);
-      // A refused password (invalid_request) may be tried again; a used or expired token may not.
-      const retry = refusal.code === 'invalid_request';
-      if (!retry) reply.clearCookie(RESET_COOKIE, { path: RESET_PATH });
-      return sendHtml(reply, refusal.status, newPasswordPage(context, retry, refusal.message));
+      // A refused password may be tried again while the link is open (the password is checked first, so
+      // a dead link's refusal may be about the password); a used or expired link is said once, in the
+      // page's own words, without the API's message repeating it.
+      const open = refusal.code === 'invalid_request' && (await people.isResetLinkOpen(token));
+      if (open) return sendHtml(reply, refusal.status, newPasswordPage(context, true, refusal.message));
+      closeLink(reply);
+      const dead = refusal.code === 'invalid_token' || refusal.code === 'invalid_request';
+      return sendHtml(reply, refusal.status, newPasswordPage(context, false, dead ? null : refusal.message));
     }
     reply.clearCookie(RESET_COOKIE, { path: RESET_PATH });
     // Every session of the person ended with the reset, this browser's too.
