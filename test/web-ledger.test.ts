@@ -120,6 +120,51 @@ describe('ledger page and CSV export', () => {
     assert.equal(ru.statusCode, 200);
   });
 
+  test('a date out of range, a day the calendar lacks, and From after To are each said as what they are', async () => {
+    const alert = (body: string) =>
+      textOf(/<p class="error" role="alert">[^<]*<\/p>/.exec(body)?.[0] ?? '').trim();
+    const ruBrowser = new Browser(t, { 'accept-language': 'ru' });
+    await ruBrowser.signUp();
+    for (const [url, en, ru] of [
+      [
+        '/ledger?from=0001-01-01',
+        '“From”: 0001-01-01 is outside the supported dates, 1970-01-01 to 9999-12-31.',
+        '«С»: дата 0001-01-01 вне поддерживаемых, с 1970-01-01 по 9999-12-31.',
+      ],
+      [
+        '/ledger?to=1969-12-31',
+        '“To”: 1969-12-31 is outside the supported dates, 1970-01-01 to 9999-12-31.',
+        '«По»: дата 1969-12-31 вне поддерживаемых, с 1970-01-01 по 9999-12-31.',
+      ],
+      [
+        '/ledger?to=2025-02-30',
+        '“To”: the calendar has no day 2025-02-30.',
+        '«По»: дня 2025-02-30 в календаре нет.',
+      ],
+      [
+        '/ledger?from=2025-03-02&to=2025-03-01',
+        '“From” (2025-03-02) is after “To” (2025-03-01), so nothing can match: choose a From on or before To.',
+        'Дата «С» (2025-03-02) позже даты «По» (2025-03-01), подходящих записей быть не может: выберите «С» не позже «По».',
+      ],
+    ] as const) {
+      const res = await browser.get(url, { 'accept-language': 'en' });
+      assert.equal(res.statusCode, 422, url);
+      assert.equal(alert(res.body), en, url);
+      const csv = await browser.get(url.replace('/ledger', '/ledger.csv'), { 'accept-language': 'en' });
+      assert.equal(csv.statusCode, 422, url);
+      assert.equal(alert(csv.body), en, url);
+      assert.equal(alert((await ruBrowser.get(url)).body), ru, url);
+    }
+    // One day, From equal to To, is a period; the supported edges are dates like any other.
+    for (const url of ['/ledger?from=2025-03-01&to=2025-03-01', '/ledger?from=1970-01-01&to=9999-12-31']) {
+      assert.equal((await browser.get(url)).statusCode, 200, url);
+    }
+    assert.match(
+      (await browser.get('/ledger')).body,
+      /name="from" value(="")? min="1970-01-01" max="9999-12-31"/,
+    );
+  });
+
   test('filters by kind and period, and pages by cursor', async () => {
     const holds = await browser.get('/ledger?kind=hold');
     assert.equal((holds.body.match(/<tr data-entry=/g) ?? []).length, 1);
@@ -129,7 +174,7 @@ describe('ledger page and CSV export', () => {
     assert.match(textOf(past.body), /No entries match/);
     const bad = await browser.get('/ledger?from=yesterday');
     assert.equal(bad.statusCode, 422);
-    assert.match(textOf(bad.body), /YYYY-MM-DD/);
+    assert.match(textOf(bad.body), /“From”: dates are written as YYYY-MM-DD, not “yesterday”\./);
     assert.equal((await browser.get('/ledger?kind=gift')).statusCode, 422);
     assert.equal((await browser.get('/ledger?cursor=nope')).statusCode, 422);
 

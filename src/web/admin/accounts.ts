@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { field } from '../context.ts';
 import { html, type VNode } from '../html.ts';
 import { rublesToMinor } from '../pages/keys.ts';
-import { ledgerFilters, ledgerPager, ledgerQuery, ledgerTable } from '../pages/ledger.ts';
+import { ledgerFilters, ledgerPager, ledgerProblemBox, ledgerQuery, ledgerTable } from '../pages/ledger.ts';
 import { money } from '../pages/overview.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
 import { type Words, wordsOf } from '../words.ts';
@@ -144,7 +144,7 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
       ${await accountTopups(deps.port, id, context.lang)}
       <h2>${w.ledger}</h2>
       ${ledgerFilters(q, w, base, null)}
-      ${q.problem ? html`<p class="error" role="alert">${w[q.problem]}</p>` : null}
+      ${ledgerProblemBox(q, w)}
       ${ledgerTable(ledger.entries, context.lang, null)}
       ${ledgerPager(q, ledger.next, w, base)}`;
     const status = view.status ?? (q.problem ? 422 : 200);

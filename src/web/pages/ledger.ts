@@ -30,6 +30,18 @@ export interface LedgerPort {
   page(accountId: string, options?: PageOptions): Promise<EntryPage>;
 }
 
+/** The first supported date of the filters: nothing in a ledger is older than the Unix epoch. */
+export const LEDGER_MIN_DATE = '1970-01-01';
+/** The last supported date: later ones have no four-digit year, and `created_at` is compared as text. */
+export const LEDGER_MAX_DATE = '9999-12-31';
+
+/** What is wrong with a ledger query, to be said in the person's words (`ledgerProblemBox`). */
+export type LedgerProblem =
+  | { word: 'ledgerBadKind' }
+  /** Not written as `YYYY-MM-DD`, not a day of the calendar, or outside the supported dates. */
+  | { word: 'ledgerBadDate' | 'ledgerNoSuchDay' | 'ledgerDateRange'; field: 'from' | 'to'; date: string }
+  | { word: 'ledgerFromAfterTo'; from: string; to: string };
+
 /** The filters of a ledger request as typed in its query, with what they mean. */
 export interface LedgerQuery {
   kind: EntryKind | '';
@@ -37,16 +49,24 @@ export interface LedgerQuery {
   to: string;
   cursor: string | null;
   filter: EntryFilter;
-  /** A word key of the problem with the query, when it has one. */
-  problem: 'ledgerBadDate' | 'ledgerBadKind' | null;
+  /** The problem with the query, when it has one (the page answers 422 and lists nothing). */
+  problem: LedgerProblem | null;
 }
 
-/** The UTC instant a Moscow calendar date (`YYYY-MM-DD`) starts, or null when it is not a date. */
-function moscowStart(date: string): Date | null {
+/**
+ * The UTC instant a Moscow calendar date (`YYYY-MM-DD`) starts, or what is wrong with it. Dates are
+ * compared as text with `LEDGER_MIN_DATE` and `LEDGER_MAX_DATE` before `Date.UTC`, which would read the
+ * years 0-99 as 1900-1999.
+ */
+function moscowStart(date: string, field: 'from' | 'to'): Date | LedgerProblem {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  if (!match) return null;
+  if (!match) return { word: 'ledgerBadDate', field, date };
   const noon = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]), 12));
-  if (Number.isNaN(noon.getTime()) || noon.toISOString().slice(0, 10) !== date) return null;
+  if (Number.isNaN(noon.getTime()) || noon.toISOString().slice(0, 10) !== date) {
+    const inRange = date >= LEDGER_MIN_DATE && date <= LEDGER_MAX_DATE;
+    return { word: inRange ? 'ledgerNoSuchDay' : 'ledgerDateRange', field, date };
+  }
+  if (date < LEDGER_MIN_DATE || date > LEDGER_MAX_DATE) return { word: 'ledgerDateRange', field, date };
   return moscowDay(noon).start;
 }
 
@@ -60,23 +80,47 @@ export function ledgerQuery(query: unknown): LedgerQuery {
   const to = text(q.to);
   const cursor = text(q.cursor) || null;
   const filter: EntryFilter = {};
-  let problem: LedgerQuery['problem'] = null;
+  let problem: LedgerProblem | null = null;
   if (kind !== '') {
     if ((ENTRY_KINDS as readonly string[]).includes(kind)) filter.kinds = [kind as EntryKind];
-    else problem = 'ledgerBadKind';
+    else problem = { word: 'ledgerBadKind' };
   }
   if (from !== '') {
-    const start = moscowStart(from);
-    if (start) filter.from = start.toISOString();
-    else problem = 'ledgerBadDate';
+    const start = moscowStart(from, 'from');
+    if (start instanceof Date) filter.from = start.toISOString();
+    else problem = start;
   }
   if (to !== '') {
-    const start = moscowStart(to);
-    if (start) filter.to = moscowDay(start).end.toISOString();
-    else problem = 'ledgerBadDate';
+    const start = moscowStart(to, 'to');
+    if (start instanceof Date) filter.to = moscowDay(start).end.toISOString();
+    else problem = start;
   }
-  const known = problem === 'ledgerBadKind' ? '' : (kind as EntryKind | '');
+  // Both days are included, so From after To can match nothing: say so rather than list nothing.
+  if (!problem && filter.from && filter.to && filter.from >= filter.to) {
+    problem = { word: 'ledgerFromAfterTo', from, to };
+  }
+  const known = problem?.word === 'ledgerBadKind' ? '' : (kind as EntryKind | '');
   return { kind: known, from, to, cursor, filter, problem };
+}
+
+/** The alert saying what is wrong with the query, in the person's words; null without a problem. */
+export function ledgerProblemBox(q: LedgerQuery, w: Words): VNode | null {
+  const problem = q.problem;
+  if (!problem) return null;
+  const label = (field: 'from' | 'to') =>
+    fill(w.ledgerFieldNamed, { label: field === 'from' ? w.ledgerFrom : w.ledgerTo });
+  const message =
+    problem.word === 'ledgerBadKind'
+      ? w.ledgerBadKind
+      : problem.word === 'ledgerFromAfterTo'
+        ? fill(w.ledgerFromAfterTo, { from: problem.from, to: problem.to })
+        : fill(w[problem.word], {
+            field: label(problem.field),
+            date: problem.date,
+            min: LEDGER_MIN_DATE,
+            max: LEDGER_MAX_DATE,
+          });
+  return html`<p class="error" role="alert">${message}</p>`;
 }
 
 /** The query string of the filters (without the cursor), `?…` or ''. */
@@ -147,9 +191,9 @@ export function ledgerFilters(q: LedgerQuery, w: Words, action: string, csv: str
       ${ENTRY_KINDS.map((kind) => html`<option value=${kind} selected=${q.kind === kind}>${w[`kind_${kind}`]}</option>`)}
     </select>
     <label for="ledger-from">${w.ledgerFrom}</label>
-    <input id="ledger-from" type="date" name="from" value=${q.from} />
+    <input id="ledger-from" type="date" name="from" value=${q.from} min=${LEDGER_MIN_DATE} max=${LEDGER_MAX_DATE} />
     <label for="ledger-to">${w.ledgerTo}</label>
-    <input id="ledger-to" type="date" name="to" value=${q.to} />
+    <input id="ledger-to" type="date" name="to" value=${q.to} min=${LEDGER_MIN_DATE} max=${LEDGER_MAX_DATE} />
     <button type="submit" class="secondary">${w.ledgerFilter}</button>
     ${csv === null ? null : html`<a class="button" href=${`${csv}${filterQuery(q)}`} download="">${w.ledgerCsv}</a>`}
   </form>`;
@@ -239,7 +283,7 @@ export async function ledgerPages(app: FastifyInstance, deps: PageDeps): Promise
       : await deps.ledger.page(session.accountId, { filter: q.filter, cursor: q.cursor, limit: LEDGER_PAGE });
     const body = html`<p class="hint">${w.ledgerIntro}</p>
       ${ledgerFilters(q, w, '/ledger', '/ledger.csv')}
-      ${q.problem ? html`<p class="error" role="alert">${w[q.problem]}</p>` : null}
+      ${ledgerProblemBox(q, w)}
       ${ledgerTable(found.entries, context.lang, (id) => `/tasks/${encodeURIComponent(id)}`)}
       ${ledgerPager(q, found.next, w, '/ledger')}`;
     return sendHtml(
@@ -256,7 +300,7 @@ export async function ledgerPages(app: FastifyInstance, deps: PageDeps): Promise
     const q = ledgerQuery(request.query);
     if (q.problem) {
       const w = wordsOf(context.lang);
-      const body = html`<p class="error" role="alert">${w[q.problem]}</p><p><a href="/ledger">${w.ledger}</a></p>`;
+      const body = html`${ledgerProblemBox(q, w)}<p><a href="/ledger">${w.ledger}</a></p>`;
       return sendHtml(reply, 422, page(context, deps.assets, { title: w.ledger, path: '/ledger', body }));
     }
     // The first batch is read before answering, so a failing read is an error page, not a cut file.
