@@ -95,6 +95,20 @@ describe('operator console', () => {
     assert.doesNotMatch(out.body, /href="\/signup"/, 'the console, not the dashboard');
   });
 
+  test('console pages start with a Skip to content link to their <main>', async () => {
+    const skip = /<body[^>]*>\s*<a class="skip" href="#content">Skip to content<\/a>\s*<header/;
+    const out = await new Browser(t).get('/admin/signin');
+    assert.match(out.body, skip);
+    const operator = await signedIn(t);
+    for (const url of ['/admin/accounts', '/admin/models', '/admin/channels', '/admin/topups']) {
+      const res = await operator.get(url);
+      assert.match(res.body, skip, url);
+      assert.match(res.body, /<main id="content" tabindex="-1">/, url);
+    }
+    const ru = await new Browser(t, { 'accept-language': 'ru' }).get('/admin/signin');
+    assert.match(ru.body, /<a class="skip" href="#content">К содержимому<\/a>/);
+  });
+
   test('failed sign-ins are limited per address: 429 with Retry-After, other addresses unaffected', async () => {
     const attempt = async (remoteAddress: string, token: string) => {
       const page = await t.app.inject({ method: 'GET', url: '/admin/signin', remoteAddress });

@@ -95,6 +95,31 @@ describe('dashboard pages', () => {
     assert.equal(browser.cookies.has('gta_session'), false);
   });
 
+  test('every page starts with a Skip to content link to its <main>, in its language', async () => {
+    /** The first focusable element after <body>: a link, button, input, select or textarea. */
+    const firstFocusable = (body: string) =>
+      /<body[^>]*>[\s\S]*?(<(?:a|button|input(?![^>]*type="hidden")|select|textarea)\b[^>]*>[^<]*)/.exec(
+        body,
+      )?.[1];
+    const accept = 'text/html';
+    const browser = new Browser(t, { accept });
+    const pages = async (b: Browser, urls: string[], word: string) => {
+      for (const url of urls) {
+        const res = await b.get(url);
+        assert.equal(firstFocusable(res.body), `<a class="skip" href="#content">${word}`, url);
+        assert.match(res.body, /<main id="content" tabindex="-1">/, url);
+      }
+    };
+    await pages(browser, ['/signin', '/signup', '/reset', '/nope'], 'Skip to content');
+    await browser.signUp();
+    await pages(
+      browser,
+      ['/', '/keys', '/settings', '/ledger', '/tasks', '/new', '/libraries', '/uploads', '/nope'],
+      'Skip to content',
+    );
+    await pages(new Browser(t, { accept, 'accept-language': 'ru' }), ['/signin', '/nope'], 'К содержимому');
+  });
+
   test('the sign-up and sign-in pages carry the accessible names and a CSRF field', async () => {
     const browser = new Browser(t);
     for (const [url, button] of [

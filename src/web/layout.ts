@@ -64,6 +64,18 @@ export function languageControl(lang: Lang, csrf: VNode, action: string, path: s
   </form>`;
 }
 
+/** The id of every page's `<main>`, the target of the skip link. */
+export const MAIN_ID = 'content';
+
+/**
+ * The first focusable element of every page (dashboard and console): a link past the header's dozen
+ * links to the page's content, shown when focused (site.css `a.skip`). The target `<main>` carries
+ * `tabindex="-1"` so browsers move the focus, not only the scroll, there.
+ */
+export function skipLink(lang: Lang): VNode {
+  return html`<a class="skip" href=${`#${MAIN_ID}`}>${wordsOf(lang).skipToContent}</a>`;
+}
+
 /** A whole page of the dashboard. */
 export function page(context: WebContext, assets: Assets, options: PageOptions): string {
   const w = wordsOf(context.lang);
@@ -94,6 +106,7 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
       ${islands.map((name) => html`<script type="module" src=${assets.href(`${name}.js`)}></script>`)}
     </head>
     <body>
+      ${skipLink(context.lang)}
       <header class="top">
         <div class="bar">
           <a class="brand" href="/">${w.title}</a>
@@ -101,7 +114,7 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
         </div>
         ${sections}
       </header>
-      <main>
+      <main id=${MAIN_ID} tabindex="-1">
         <h1>${options.title}</h1>
         ${context.flash ? html`<p class="flash" role="status">${w[context.flash]}</p>` : null}
         ${options.body}

@@ -89,6 +89,7 @@ const en = {
   csrfTitle: 'This form has expired',
   csrfBody: 'The page was open too long or came from another site. Go back, reload it and try again.',
   errorTitle: 'Something went wrong',
+  skipToContent: 'Skip to content',
   notFoundTitle: 'Not found',
   notFound: 'There is no such page.',
   back: 'Back to the dashboard',
@@ -192,6 +193,7 @@ const ru: Words = {
   csrfBody:
     'Страница была открыта слишком долго или пришла с другого сайта. Вернитесь, обновите её и повторите.',
   errorTitle: 'Что-то пошло не так',
+  skipToContent: 'К содержимому',
   notFoundTitle: 'Не найдено',
   notFound: 'Такой страницы нет.',
   back: 'Вернуться в личный кабинет',

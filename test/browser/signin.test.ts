@@ -42,6 +42,42 @@ describe('sign-in: wrong passwords, limits, password reset', () => {
     await context.close();
   });
 
+  test('keyboard: the first Tab shows Skip to content, and Enter puts the focus on the page content', async () => {
+    /** Tabs once from a fresh page load and follows the skip link; what was focused, and where. */
+    const skip = async (page: import('playwright-core').Page, url: string, name: string) => {
+      await page.goto(url);
+      await page.keyboard.press('Tab');
+      const link = page.getByRole('link', { name, exact: true });
+      assert.equal(await link.evaluate((el) => el === document.activeElement), true, `${url}: first Tab`);
+      const box = await link.boundingBox();
+      assert.ok(box && box.y >= 0 && box.width > 0 && box.height > 0, `${url}: visible when focused`);
+      await page.keyboard.press('Enter');
+      const focused = await page.evaluate(() => document.activeElement?.id ?? '');
+      assert.equal(focused, 'content', `${url}: the focus is on <main>`);
+      // The next Tab goes on from the content (into it, or past it when it has nothing to focus), never
+      // back through the header's links.
+      await page.keyboard.press('Tab');
+      const inHeader = await page.evaluate(() => document.activeElement?.closest('header') !== null);
+      assert.equal(inHeader, false, `${url}: the next Tab skips the header`);
+      return link;
+    };
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const hidden = await (async () => {
+      await page.goto(`${web.base}/signin`);
+      return page.getByRole('link', { name: 'Skip to content', exact: true }).boundingBox();
+    })();
+    assert.ok(!hidden || hidden.y + hidden.height <= 0, 'off screen until focused');
+    await skip(page, `${web.base}/signin`, 'Skip to content');
+    await signIn(page, web.base, EMAIL, PASSWORD);
+    for (const path of ['/', '/ledger', '/settings', '/nope'])
+      await skip(page, `${web.base}${path}`, 'Skip to content');
+    await context.close();
+    const russian = await newContext(browser, { acceptLanguage: 'ru' });
+    await skip(await russian.newPage(), `${web.base}/signin`, 'К содержимому');
+    await russian.close();
+  });
+
   test('a wrong current password in the settings is called that, not a wrong e-mail', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();

@@ -6,7 +6,7 @@
 import type { Lang } from '../../i18n/index.ts';
 import type { Assets } from '../assets.ts';
 import { html, renderPage, type VNode } from '../html.ts';
-import { languageControl } from '../layout.ts';
+import { languageControl, MAIN_ID, skipLink } from '../layout.ts';
 import { CSRF_FIELD } from '../people-port.ts';
 import { type WordKey, wordsOf } from '../words.ts';
 
@@ -77,6 +77,7 @@ export function consolePage(context: ConsoleContext, assets: Assets, options: Co
       <script type="module" src=${assets.href('language.js')}></script>
     </head>
     <body class="console">
+      ${skipLink(context.lang)}
       <header class="top">
         <div class="bar">
           <a class="brand" href="/admin">${w.adminTitle}</a>
@@ -86,7 +87,7 @@ export function consolePage(context: ConsoleContext, assets: Assets, options: Co
         </div>
         ${nav}
       </header>
-      <main>
+      <main id=${MAIN_ID} tabindex="-1">
         <h1>${options.title}</h1>
         ${options.done ? html`<p class="flash" role="status">${w[DONE[options.done]]}</p>` : null}
         ${options.body}
