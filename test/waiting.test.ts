@@ -209,6 +209,46 @@ describe('POST /v1/tasks with Prefer: wait=N', () => {
     assert.ok(FINAL.includes(replay.json().status), replay.body);
   });
 
+  test('a replay while the original still waits is 409 request_in_progress, then gets the original’s code', async () => {
+    const key = `in-wait-${Date.now()}`;
+    const prompt = `a chair ${key} [sim:hang]`;
+    const headers = { 'idempotency-key': key, prefer: 'wait=3' };
+    // A run that never answers: the original waits its 3 s and answers 202.
+    const original = t.call(acct.key, 'POST', '/v1/tasks', chair(prompt), headers);
+    // Once its task exists, the original is waiting, no longer creating.
+    for (let i = 0; i < 100; i += 1) {
+      const list = (await t.call(acct.key, 'GET', '/v1/tasks?limit=5')).json() as {
+        tasks: Array<{ settings?: { prompt?: string } }>;
+      };
+      if (list.tasks.some((task) => task.settings?.prompt === prompt)) break;
+      await sleep(20);
+    }
+    const during = await t.call(acct.key, 'POST', '/v1/tasks', chair(prompt), headers);
+    expectError(during, 409, 'request_in_progress');
+    assert.equal(during.headers['retry-after'], '1');
+    const first = await original;
+    assert.equal(first.statusCode, 202, first.body);
+    const after = await t.call(acct.key, 'POST', '/v1/tasks', chair(prompt), headers);
+    assert.equal(after.statusCode, 202, after.body);
+    assert.equal(after.headers['idempotent-replayed'], 'true');
+    assert.equal(after.json().id, first.json().id);
+    await t.call(acct.key, 'POST', `/v1/tasks/${first.json().id}/cancel`);
+
+    // Ended within the wait: the original is 200, and so is a replay after it.
+    const quick = { 'idempotency-key': `${key}-quick`, prefer: 'wait=30' };
+    const [answered, raced] = await Promise.all([
+      t.call(acct.key, 'POST', '/v1/tasks', chair('a quick chair'), quick),
+      sleep(100).then(() => t.call(acct.key, 'POST', '/v1/tasks', chair('a quick chair'), quick)),
+    ]);
+    assert.equal(answered.statusCode, 200, answered.body);
+    // Raced against the wait: refused as in progress, or (the wait already over) the original's 200.
+    if (raced.statusCode !== 409) assert.equal(raced.statusCode, 200, raced.body);
+    const replay = await t.call(acct.key, 'POST', '/v1/tasks', chair('a quick chair'), {
+      'idempotency-key': quick['idempotency-key'],
+    });
+    assert.equal(replay.statusCode, 200, replay.body);
+  });
+
   test('refusals are unchanged by the preference', async () => {
     const poor = await t.account({ balanceMinor: 1 });
     expectError(

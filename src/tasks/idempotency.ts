@@ -59,8 +59,21 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
 /**
  * Marks the key done with the created resource, inside the creation's transaction. Throws ClaimLost
  * when another request has taken the key over, so the whole creation rolls back.
+ *
+ * `status` null: the request answers only later (a creation that waits, `Prefer: wait=N`), and records its
+ * code with `answered`; until then, and at most until `answerBy`, a replay is 409 request_in_progress, as
+ * for any request still being processed (CONTRACT §4). A request that never records its code (its process
+ * ended) is replayed as 202, the creation's own answer.
  */
-export type CompleteClaim = (tx: Tx, status: number, resourceId: string) => Promise<void>;
+export type CompleteClaim = (
+  tx: Tx,
+  status: number | null,
+  resourceId: string,
+  answerBy?: Date,
+) => Promise<void>;
+
+/** The code a creation answered that recorded none in time (`CompleteClaim`): the accepted task's. */
+const UNRECORDED_STATUS = 202;
 
 /** The claim's lock ran out and another request took the key over; this request must not create. */
 export class ClaimLost extends Error {
@@ -122,7 +135,14 @@ export class IdempotencyStore {
       if (!existing) return this.claim(accountId, key, hash, lockMs);
       if (existing.request_hash !== hash) throw errors.idempotencyConflict();
       if (existing.state === 'done' && existing.resource_id !== null) {
-        return { kind: 'replay', status: existing.response_status ?? 200, resourceId: existing.resource_id };
+        if (existing.response_status === null && existing.locked_until > now.toISOString()) {
+          throw errors.requestInProgress();
+        }
+        return {
+          kind: 'replay',
+          status: existing.response_status ?? UNRECORDED_STATUS,
+          resourceId: existing.resource_id,
+        };
       }
       if (existing.locked_until > now.toISOString()) throw errors.requestInProgress();
       // Abandoned by a crashed process: take it over, unless another request just did.
@@ -138,10 +158,15 @@ export class IdempotencyStore {
     }
     return {
       kind: 'new',
-      complete: async (tx, status, resourceId) => {
+      complete: async (tx, status, resourceId, answerBy) => {
         const done = await tx
           .updateTable('idempotency_keys')
-          .set({ state: 'done', response_status: status, resource_id: resourceId })
+          .set({
+            state: 'done',
+            response_status: status,
+            resource_id: resourceId,
+            ...(status === null && answerBy !== undefined ? { locked_until: answerBy.toISOString() } : {}),
+          })
           .where('account_id', '=', accountId)
           .where('key', '=', key)
           .where('state', '=', 'processing')
@@ -197,20 +222,22 @@ export class IdempotencyStore {
   ): Promise<T> {
     const row = await this.#db.db
       .selectFrom('idempotency_keys')
-      .select(['state', 'request_hash', 'response_status', 'resource_id'])
+      .select(['state', 'request_hash', 'response_status', 'resource_id', 'locked_until'])
       .where('account_id', '=', claim.accountId)
       .where('key', '=', key)
       .executeTakeFirst();
-    if (row?.state === 'done' && row.request_hash === claim.hash && row.resource_id !== null) {
-      return handlers.replay(row.resource_id, row.response_status ?? 200);
+    const answered =
+      row?.response_status !== null || (row?.locked_until ?? '') <= this.#clock.now().toISOString();
+    if (row?.state === 'done' && row.request_hash === claim.hash && row.resource_id !== null && answered) {
+      return handlers.replay(row.resource_id, row.response_status ?? UNRECORDED_STATUS);
     }
     throw errors.requestInProgress();
   }
 
   /**
-   * Records the status the original request was finally answered with, when it is not the one the
-   * creation recorded: a creation waited on (`Prefer: wait=N`) that ends final is answered 200, not 202,
-   * and its replays must answer 200 too (CONTRACT §4: the original status code).
+   * Records the status the original request was finally answered with, when the creation recorded none
+   * (`CompleteClaim`): a creation waited on (`Prefer: wait=N`) is answered 200 when the task ended within
+   * the wait and 202 otherwise, and its replays answer the same (CONTRACT §4: the original status code).
    */
   async answered(accountId: string, key: string, resourceId: string, status: number): Promise<void> {
     await this.#db.db

@@ -173,6 +173,12 @@ export class TaskService {
     request: TaskRequest,
     idempotencyKey: string | null,
     lang: Lang,
+    /**
+     * Seconds the answer will wait for the task (`Prefer: wait=N`), 0 for none. Under an Idempotency-Key
+     * the code of such an answer is known only after the wait: the caller records it with
+     * `answeredAfterWait`, and a replay meanwhile is 409 request_in_progress.
+     */
+    waitSeconds = 0,
   ): Promise<{ status: number; task: TaskView; replayed: boolean }> {
     // Before the key is looked at: a replay must never show a restricted key a task of another model.
     mustBeUsableModel(this.#deps.models, principal, request.model);
@@ -207,7 +213,7 @@ export class TaskService {
             if (error instanceof GeneratorUnavailable) throw errors.sgUnavailable();
             throw error;
           }
-          const row = await this.#insert(principal, prepared, webhook, complete);
+          const row = await this.#insert(principal, prepared, webhook, complete, waitSeconds);
           this.#deps.telemetry?.transition({
             taskId: row.id,
             accountId: row.account_id,
@@ -224,8 +230,8 @@ export class TaskService {
   }
 
   /**
-   * A creation under `idempotencyKey` was answered with `status` after its wait (`Prefer: wait=N`): its
-   * replays answer with the same code (CONTRACT §4).
+   * A creation under `idempotencyKey` that waited (`create`'s `waitSeconds`) was answered with `status`: its
+   * replays answer with the same code from now on (CONTRACT §4).
    */
   answeredAfterWait(
     principal: KeyPrincipal,
@@ -257,6 +263,7 @@ export class TaskService {
     prepared: Prepared,
     webhook: { url: string; events: readonly string[] } | null,
     completeClaim: CompleteClaim | null,
+    waitSeconds: number,
   ): Promise<TasksTable> {
     const { db, dialect } = this.#deps.db;
     const now = this.#deps.clock.now();
@@ -305,7 +312,12 @@ export class TaskService {
         locked_until: null,
         attempts: 0,
       });
-      await completeClaim?.(tx, 202, taskId);
+      if (waitSeconds > 0) {
+        // Answered after the wait, and recorded then; a little past it, a replay takes the creation's 202.
+        await completeClaim?.(tx, null, taskId, new Date(now.getTime() + (waitSeconds + 10) * 1000));
+      } else {
+        await completeClaim?.(tx, 202, taskId);
+      }
       await dialect.notify(tx, TASKS_CHANNEL);
       await dialect.lockAccount(tx, principal.accountId);
       await takeActivePlace(tx, principal.accountId, prepared.model.key, prepared.maxActive);

@@ -60,7 +60,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         operationId: 'createTask',
         summary: 'Create a task',
         description:
-          'Prices the run, holds the amount on the wallet and queues the task. Send Idempotency-Key to make retries safe. With `Prefer: wait=N` (N ≤ 60 s, RFC 7240) the answer waits up to N s: 200 with the final task if it finished, otherwise 202; both carry `Preference-Applied`. A replay (`Idempotent-Replayed: true`) answers with the original request’s status code and the task as it is then.',
+          'Prices the run, holds the amount on the wallet and queues the task. Send Idempotency-Key to make retries safe. With `Prefer: wait=N` (N ≤ 60 s, RFC 7240) the answer waits up to N s: 200 with the final task if it finished, otherwise 202; both carry `Preference-Applied`. A replay (`Idempotent-Replayed: true`) answers with the original request’s status code and the task as it is then; while an original with `Prefer: wait` still waits, its code is not known yet and a replay is 409 request_in_progress (`Retry-After: 1`).',
         headers: z.object({ 'idempotency-key': z.string().optional(), prefer: z.string().optional() }),
         body: taskRequestSchema,
         response: {
@@ -88,14 +88,24 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     async (request, reply) => {
       const key = parseIdempotencyKey(request.headers['idempotency-key']);
       const principal = request.principal!;
-      const created = await tasks.create(principal, request.body, key, request.lang);
+      const seconds = preferWait(request.headers.prefer);
+      const created = await tasks.create(principal, request.body, key, request.lang, seconds);
       if (created.replayed) reply.header('Idempotent-Replayed', 'true');
       reply.header('Location', `/v1/tasks/${created.task.id}`);
-      const seconds = preferWait(request.headers.prefer);
+      // The code of an original that waits under a key is recorded once it is known (a replay meantime
+      // is 409 request_in_progress): 200 when the task ended within the wait, 202 otherwise.
+      let answered = created.status;
+      const record =
+        key !== null && seconds > 0 && !created.replayed
+          ? () => tasks.answeredAfterWait(principal, key, created.task.id, answered)
+          : null;
       // The task exists by now: an account holding all its waiting places gets the usual answer at once
       // (the preference is not applied) rather than a refusal that would hide the task it made.
       const release = seconds > 0 ? deps.services.watch.admit(principal.accountId) : null;
-      if (!release) return reply.code(created.status).headers(pollHint(created.task)).send(created.task);
+      if (!release) {
+        await record?.();
+        return reply.code(created.status).headers(pollHint(created.task)).send(created.task);
+      }
       try {
         const state = await deps.services.watch.untilFinal(
           created.task.id,
@@ -105,12 +115,17 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         );
         reply.header('Preference-Applied', `wait=${seconds}`);
         if (!state.final) reply.header('Retry-After', '5');
-        // A replay answers with the original's code whatever its own wait saw (CONTRACT §4); an original
-        // answered 200 after its wait leaves that code for its replays.
-        const status = created.replayed || !state.final ? created.status : 200;
-        if (key !== null && status !== created.status)
-          await tasks.answeredAfterWait(principal, key, created.task.id, status);
-        return (reply as FastifyReply).code(status).type('application/json; charset=utf-8').send(state.json);
+        // A replay answers with the original's code whatever its own wait saw (CONTRACT §4).
+        answered = created.replayed || !state.final ? created.status : 200;
+        await record?.();
+        return (reply as FastifyReply)
+          .code(answered)
+          .type('application/json; charset=utf-8')
+          .send(state.json);
+      } catch (error) {
+        // The wait failed (its read, a revoked key): the task stands as accepted.
+        await record?.().catch(() => {});
+        throw error;
       } finally {
         release();
       }
