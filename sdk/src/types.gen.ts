@@ -304,11 +304,11 @@ export interface SettingsVideoFrames {
    * @maxItems 2
    */
   image_urls: [string] | [string, string];
-  multi_shots?: boolean;
   /**
-   * @maxItems 1
+   * true only on older model versions, not on 3_0
    */
-  audio?: [] | [string];
+  multi_shots?: false;
+  audio?: never;
 }
 export interface SettingsVideoReference {
   mode: 'reference';
@@ -370,7 +370,10 @@ export interface SettingsVideoReference {
    * @maxItems 1
    */
   first_frame_url?: [] | [string];
-  multi_shots?: boolean;
+  /**
+   * true only on older model versions, not on 3_0
+   */
+  multi_shots?: false;
 }
 export interface SettingsVideoOmni {
   mode: 'omni';

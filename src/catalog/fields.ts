@@ -36,6 +36,42 @@ export const AUDIO_INPUT: InputRule = {
 /** Id of a library item (persona, voice, style); existence is checked by the core (CONTRACT §7). */
 export const libraryId = z.string().min(1);
 
+/** Settings a mode knows only to refuse them clearly whenever they are set (refusedSetting). */
+const refusedSettings = new WeakSet<z.ZodType>();
+
+/**
+ * Marks a setting its mode knows only to refuse whenever it is set (title in simple song mode, audio of
+ * the older video versions…): it stays a known setting (a clear `invalid_settings`, not
+ * `unknown_setting`), and the published settings schema says it is never valid (`not: {}`), so a body
+ * built from the schema is never refused for it.
+ */
+export function refusedSetting<T extends z.ZodType>(field: T): T {
+  refusedSettings.add(field);
+  return field;
+}
+
+/** True for a setting marked with refusedSetting. */
+export function isRefusedSetting(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && refusedSettings.has(schema as z.ZodType);
+}
+
+/**
+ * The JSON Schema (draft 2020-12) of a mode's settings as callers send them, the one GET /v1/models
+ * and the OpenAPI document publish: a refused setting is `not: {}`.
+ */
+export function settingsJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  return z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema }) => {
+      if (!isRefusedSetting(zodSchema)) return;
+      // Known to the mode only to be refused: never valid there.
+      for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
+      (jsonSchema as Record<string, unknown>)['not'] = {};
+    },
+  }) as Record<string, unknown>;
+}
+
 /** Length of the first file named by `field`, when it was probed (seconds). */
 export function fileSeconds(inputs: ModeInputs, field: string): number | undefined {
   return inputs.files.find((f) => f.field === field)?.durationSeconds;

@@ -9,10 +9,10 @@ import { videoOmni } from './video-omni.ts';
 import { voice } from './voice.ts';
 
 export type { ExampleFile, ModeExample } from './example.ts';
+export { settingsJsonSchema } from './fields.ts';
 export * from './model-spec.ts';
 export type { PriceRule } from './price-rule.ts';
 export { loadPriceTable, type PriceTable, priceOf } from './prices.ts';
-export { isRefusedInBranch } from './song-mode.ts';
 export { type SettingsResult, validateSettings, violationsOf } from './validate.ts';
 export { elementIds } from './video-elements.ts';
 

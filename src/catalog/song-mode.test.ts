@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { AUDIO_INPUT, text } from './fields.ts';
+import { AUDIO_INPUT, isRefusedSetting, text } from './fields.ts';
 import type { InputFile, ModelSpec } from './model-spec.ts';
 import { vocalGender } from './music-common.ts';
 import { bad, type Case, inputFile, ok, settingsCases } from './settings-cases.ts';
-import { isRefusedInBranch, songMode, withoutDefaults } from './song-mode.ts';
+import { songMode, withoutDefaults } from './song-mode.ts';
 
 /** A song mode declared only here: what a new simple/advanced mode of `music` takes to write. */
 const remix = songMode({
@@ -32,9 +32,9 @@ describe('withoutDefaults', () => {
     const shape = withoutDefaults({ n: z.int().default(3), o: optional });
     assert.equal(shape['n']?.safeParse(undefined).data, undefined);
     assert.equal(shape['o']?.safeParse('abc').data, 'abc');
-    assert.ok(isRefusedInBranch(shape['n']) && isRefusedInBranch(shape['o']));
+    assert.ok(isRefusedSetting(shape['n']) && isRefusedSetting(shape['o']));
     // The field the other branch shares is not marked there.
-    assert.ok(!isRefusedInBranch(optional));
+    assert.ok(!isRefusedSetting(optional));
   });
 });
 

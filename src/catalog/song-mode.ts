@@ -5,7 +5,7 @@
  * price and the plan are built here the same way for every such mode.
  */
 import { z } from 'zod';
-import { fileSeconds, text } from './fields.ts';
+import { fileSeconds, refusedSetting, text } from './fields.ts';
 import { addRule, defineMode, type GenerationPlan, type InputRule, type ModeSpec } from './model-spec.ts';
 import {
   instrumental,
@@ -28,23 +28,6 @@ import { type MusicExample, musicBase, musicExample } from './music-mode.ts';
 /** Settings as a refinement sees them (all music schemas are objects). */
 type Settings = Readonly<Record<string, unknown>>;
 
-/** The fields a branch of a song knows only to refuse them clearly (songModeRules). */
-const refusedFields = new WeakSet<z.ZodType>();
-
-function refusedInBranch<T extends z.ZodType>(field: T): T {
-  refusedFields.add(field);
-  return field;
-}
-
-/**
- * True for a field its branch refuses whenever it is set (title in simple mode, songDescription in
- * advanced mode…): the published settings schema says so (`not: {}`), so a body built from the schema is
- * never refused for it.
- */
-export function isRefusedInBranch(schema: unknown): boolean {
-  return typeof schema === 'object' && schema !== null && refusedFields.has(schema as z.ZodType);
-}
-
 /**
  * The two branches of a song. The schema is a discriminated union on `customMode`, so defaults are
  * filled in only where they apply (advanced-only settings stay unset in simple mode). Every field of
@@ -54,13 +37,13 @@ export function isRefusedInBranch(schema: unknown): boolean {
 export const simpleSong = {
   customMode: z.literal(false).default(false),
   songDescription: text(1, 3000),
-  title: refusedInBranch(text(1, 80).optional()),
-  style: refusedInBranch(text(1, 1000).optional()),
-  prompt: refusedInBranch(text(1, 5000).optional()),
+  title: refusedSetting(text(1, 80).optional()),
+  style: refusedSetting(text(1, 1000).optional()),
+  prompt: refusedSetting(text(1, 5000).optional()),
 };
 export const advancedSong = {
   customMode: z.literal(true),
-  songDescription: refusedInBranch(text(1, 3000).optional()),
+  songDescription: refusedSetting(text(1, 3000).optional()),
   title: text(1, 80),
   style: text(1, 1000),
   prompt: text(1, 5000).optional(),
@@ -75,13 +58,13 @@ export const advancedKnobs = {
 
 /**
  * Advanced-only settings as the simple branch knows them: the same fields without their defaults, so
- * they stay unset there and can be refused clearly (each a copy of its own, marked refusedInBranch).
+ * they stay unset there and can be refused clearly (each a copy of its own, marked refusedSetting).
  */
 export function withoutDefaults(shape: Readonly<Record<string, z.ZodType>>): Record<string, z.ZodType> {
   return Object.fromEntries(
     Object.entries(shape).map(([name, field]) => [
       name,
-      refusedInBranch(
+      refusedSetting(
         field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType).optional() : field.optional(),
       ),
     ]),

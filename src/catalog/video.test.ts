@@ -1,8 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { settingsJsonSchema } from './fields.ts';
 import type { GenerationPlan, InputFile, VideoOutput } from './model-spec.ts';
 import rates from './prices/video.json' with { type: 'json' };
-import { bad, type Case, inputFile, ok, type Settings, settingsCases, unknown } from './settings-cases.ts';
+import {
+  bad,
+  type Case,
+  checkCase,
+  inputFile,
+  ok,
+  type Settings,
+  settingsCases,
+  unknown,
+} from './settings-cases.ts';
 import { validateSettings } from './validate.ts';
 import { video } from './video.ts';
 
@@ -158,6 +168,24 @@ suite.describe('video settings', cases, () => {
     multi_shots: false,
   });
   suite.itPublishesJsonSchemas();
+
+  it('publishes what 3_0 refuses as not valid: frames audio, multi_shots true', () => {
+    const properties = (mode: string): Record<string, Record<string, unknown>> => {
+      const found = video.modes.find((m) => m.name === mode);
+      assert.ok(found);
+      return (settingsJsonSchema(found.schema) as { properties: Record<string, Record<string, unknown>> })
+        .properties;
+    };
+    // A body built from GET /v1/models must not be refused: audio is never valid, multi_shots only false.
+    assert.deepEqual(properties('frames')['audio'], { not: {} });
+    for (const mode of ['frames', 'reference']) {
+      assert.equal(properties(mode)['multi_shots']?.['const'], false, mode);
+      assert.equal(properties(mode)['multi_shots']?.['default'], false, mode);
+    }
+    // Validation still knows both, so they are refused with a clear invalid_settings, not unknown_setting.
+    checkCase(video, ['frames audio', { ...frames, audio: [] }, bad('audio')]);
+    checkCase(video, ['reference multi_shots', { ...reference, multi_shots: true }, bad('multi_shots')]);
+  });
 
   it('declares the file rules of the reference', () => {
     const rules = Object.fromEntries(video.modes.map((m) => [m.name, m.inputRules ?? {}]));

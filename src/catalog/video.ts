@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { exampleRun } from './example.ts';
-import { MB, urlList } from './fields.ts';
+import { MB, refusedSetting, urlList } from './fields.ts';
 import { addRule, defineMode, type GenerationPlan, type InputRule, type ModelSpec } from './model-spec.ts';
 import { perUnit, rateBySetting } from './price-rule.ts';
 import {
@@ -73,6 +73,15 @@ function olderVersionsOnly(ctx: z.RefinementCtx, field: string, what: string): v
   );
 }
 
+/**
+ * CONTRACT §2: `multi_shots` is accepted only as false on 3_0. The published schema says so (`const:
+ * false`), while validation still takes any boolean so that true gets the clear message above.
+ */
+const multiShots = z
+  .boolean()
+  .default(false)
+  .meta({ const: false, description: 'true only on older model versions, not on 3_0' });
+
 /** Price per second of the chosen quality (`second_480p` ...), CONTRACT §5. */
 const PER_SECOND = rateBySetting('second_', 'quality', QUALITIES);
 
@@ -94,8 +103,11 @@ const frames = defineMode({
       ...common,
       /** Reference: one URL is the first frame, two are first and last; 3_0 needs at least one. */
       image_urls: urlList(2).min(1),
-      multi_shots: z.boolean().default(false),
-      audio: urlList(1).optional(),
+      multi_shots: multiShots,
+      /** Older versions only: refused on 3_0, published as never valid (`not: {}`). */
+      audio: refusedSetting(
+        urlList(1).optional().describe('only on older model versions (2.6, 2.7), not on 3_0'),
+      ),
     })
     .superRefine((s, ctx) => {
       checkCommon(s, ctx);
@@ -118,7 +130,7 @@ const reference = defineMode({
       ref_image_urls: urlList(5).optional(),
       ref_video_urls: urlList(5).optional(),
       first_frame_url: urlList(1).optional(),
-      multi_shots: z.boolean().default(false),
+      multi_shots: multiShots,
     })
     .superRefine((s, ctx) => {
       // Reference: with first_frame_url "aspect_ratio has no effect", so no ratio is refused for it.

@@ -2,8 +2,7 @@
  * Model state: the operator's per-model switches (availability, active-task limit) kept in the
  * database, joined with the catalog. The catalog itself stays pure declarations.
  */
-import { z } from 'zod';
-import { isRefusedInBranch, type ModelKind, type ModelSpec } from '../catalog/index.ts';
+import { type ModelKind, type ModelSpec, settingsJsonSchema } from '../catalog/index.ts';
 import { bumpEpoch, type Db, KeptUntilEpoch, type ModelSettingsTable, prepared } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { type Clock, oncePerTurn } from '../lib/index.ts';
@@ -66,20 +65,7 @@ export class ModelService {
         model.key,
         model.modes.map((mode) => ({
           name: mode.name,
-          settings_schema: markLibraryFields(
-            z.toJSONSchema(mode.schema, {
-              io: 'input',
-              unrepresentable: 'any',
-              override: ({ zodSchema, jsonSchema }) => {
-                if (!isRefusedInBranch(zodSchema)) return;
-                // Known to the branch only to be refused: never valid there.
-                for (const key of Object.keys(jsonSchema))
-                  delete (jsonSchema as Record<string, unknown>)[key];
-                (jsonSchema as Record<string, unknown>)['not'] = {};
-              },
-            }) as Record<string, unknown>,
-            mode,
-          ),
+          settings_schema: markLibraryFields(settingsJsonSchema(mode.schema), mode),
         })),
       );
     }
