@@ -51,9 +51,17 @@ interface Prepared {
   maxActive: number;
 }
 
+/** A violation's text led by its field, once: some texts name the field themselves already. */
+function named(field: string, text: string): string {
+  if (text.startsWith(`${field} `) || text.startsWith(`${field}:`)) return text;
+  const bare = field.replace(/^settings\./, '');
+  if (text.startsWith(`${bare}:`)) return `${field}${text.slice(bare.length)}`;
+  return `${field}: ${text}`;
+}
+
 const both = (violations: readonly Violation[]): { en: string; ru: string } => ({
-  en: violations.map((v) => `${v.field}: ${v.en}`).join('; '),
-  ru: violations.map((v) => `${v.field}: ${v.ru}`).join('; '),
+  en: violations.map((v) => named(v.field, v.en)).join('; '),
+  ru: violations.map((v) => named(v.field, v.ru)).join('; '),
 });
 
 export interface TaskServiceDeps {
