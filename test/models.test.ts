@@ -80,6 +80,16 @@ describe('GET /v1/models and GET /v1/me', () => {
     assert.deepEqual(modes('voice'), ['text_to_dialogue', 'voice_change']);
   });
 
+  test('extend publishes defaultParamFlag as never valid, as creation refuses any value of it', async () => {
+    const acct = await t.account();
+    const res = await t.call(acct.key, 'GET', '/v1/models/music');
+    const modes = res.json().modes as Array<{ name: string; settings_schema: Record<string, unknown> }>;
+    const extend = modes.find((m) => m.name === 'extend')!.settings_schema;
+    const props = extend['properties'] as Record<string, Record<string, unknown>>;
+    assert.deepEqual(props['defaultParamFlag'], { not: {} });
+    assert.ok(!(extend['required'] as string[]).includes('defaultParamFlag'));
+  });
+
   test('GET /v1/models/{key}: the listed model; unknown 404 model_not_found, not the key’s 403', async () => {
     const acct = await t.account({ models: ['image'] });
     const one = await t.call(acct.key, 'GET', '/v1/models/image');

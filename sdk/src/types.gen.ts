@@ -533,12 +533,7 @@ export interface SettingsMusicExtend {
   audioWeight?: number;
   persona?: string;
   voice?: string;
-  /**
-   * Set by the service; must not be sent.
-   */
-  defaultParamFlag?: {
-    [k: string]: unknown | undefined;
-  };
+  defaultParamFlag?: never;
 }
 export interface SettingsMusicReplaceUpload {
   mode: 'replace_upload';

@@ -5,7 +5,8 @@
  *
  * Decisions where the documents are silent:
  * - `defaultParamFlag` (extend) is known to the schema and refused with `invalid_settings` and a message
- *   saying the service sets it, rather than `unknown_setting`: the reference names the field.
+ *   saying the service sets it, rather than `unknown_setting`: the reference names the field. Its
+ *   published schema is `not: {}` (`refusedSetting`), so a body built from the schema never sends it.
  * - Output lengths: the settings' `duration` in advanced mode; otherwise a typical 120 s song, or the
  *   length of the source track where the result follows it (simple cover and mashup, add_vocals,
  *   add_instrumental, replace_upload); extend = the kept part (continueAt) plus a 120 s continuation;
@@ -20,7 +21,7 @@
  *   `settings.` prefix, as `Violation.field` documents.
  */
 import { z } from 'zod';
-import { AUDIO_INPUT, fileSeconds, text } from './fields.ts';
+import { AUDIO_INPUT, fileSeconds, refusedSetting, text } from './fields.ts';
 import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
 import { addRule } from './model-spec.ts';
 import {
@@ -156,7 +157,9 @@ const extend = musicMode({
     ...weights,
     ...personaOrVoice,
     /** Known only to be refused (reference: "The service sets defaultParamFlag itself"). */
-    defaultParamFlag: z.unknown().optional().meta({ description: 'Set by the service; must not be sent.' }),
+    defaultParamFlag: refusedSetting(
+      z.unknown().optional().meta({ description: 'Set by the service; must not be sent.' }),
+    ),
   },
   refine: (s, ctx) => {
     if (s.defaultParamFlag !== undefined) {
