@@ -17,6 +17,8 @@ const cases: Case[] = [
   ['text 5000 chars', { ...T, text: 'x'.repeat(5000) }, ok],
   ['text empty', { ...T, text: '' }, bad('text')],
   ['text 5001 chars', { ...T, text: 'x'.repeat(5001) }, bad('text')],
+  ['text 5000 emoji', { ...T, text: '😀'.repeat(5000) }, ok],
+  ['text 5001 emoji', { ...T, text: '😀'.repeat(5001) }, bad('text')],
   ['text required', { mode: 'text_to_dialogue', voice: 'v1' }, bad('text')],
   ['voice required (dialogue)', { mode: 'text_to_dialogue', text: 'x' }, bad('voice')],
   ['voice empty', { ...T, voice: '' }, bad('voice')],
@@ -55,6 +57,9 @@ describe('voice price, plan, references', () => {
     ['short text: one block', T, NO_INPUTS, 300],
     ['1000 chars: one block', { ...T, text: 'x'.repeat(1000) }, NO_INPUTS, 300],
     ['1001 chars: two blocks', { ...T, text: 'x'.repeat(1001) }, NO_INPUTS, 600],
+    // The length rule counts an emoji as one character; the price counts the same way.
+    ['1000 emoji: one block', { ...T, text: '😀'.repeat(1000) }, NO_INPUTS, 300],
+    ['5000 emoji: five blocks', { ...T, text: '😀'.repeat(5000) }, NO_INPUTS, 1500],
     ['voice change 60 s', V, { files: [audioFile(60)] }, 300],
     ['voice change 61 s', V, { files: [audioFile(61)] }, 600],
     ['voice change length unknown', V, { files: [audioFile()] }, 300],
@@ -74,6 +79,7 @@ describe('voice price, plan, references', () => {
     ['30 chars: 2 s', { ...T, text: 'x'.repeat(30) }, NO_INPUTS, 2],
     ['31 chars: 3 s', { ...T, text: 'x'.repeat(31) }, NO_INPUTS, 3],
     ['tags are not spoken', { ...T, text: '[voice] ' + 'x'.repeat(15) }, NO_INPUTS, 1],
+    ['30 emoji: 2 s', { ...T, text: '😀'.repeat(30) }, NO_INPUTS, 2],
     ['1 char: at least 1 s', { ...T, text: 'x' }, NO_INPUTS, 1],
     ['voice change keeps the input length', V, { files: [audioFile(42.4)] }, 42],
   ];

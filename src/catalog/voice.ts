@@ -33,9 +33,19 @@ function speakerField(tag: string): string {
   return tag === 'voice_1' ? 'voice' : tag;
 }
 
+/**
+ * Characters of a text as the settings' length rules count them (code points: an emoji is one), not
+ * UTF-16 units, so a text the 5000-character rule accepts is priced by the same count.
+ */
+export function characters(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
 /** Characters that are spoken: the text without speaker tags. */
 export function spokenLength(text: string): number {
-  return text.replace(SPEAKER_TAG, '').trim().length;
+  return characters(text.replace(SPEAKER_TAG, '').trim());
 }
 
 /** CONTRACT §2 decision above: ~15 characters per second, at least 1 s. */
@@ -89,7 +99,7 @@ const textToDialogue = defineMode({
     rate: fixedRate('dialogue_per_1000_chars'),
     units: {
       text: 'started 1000 characters of text (at least one)',
-      count: (s: { text: string }) => Math.max(1, Math.ceil(s.text.length / 1000)),
+      count: (s: { text: string }) => Math.max(1, Math.ceil(characters(s.text) / 1000)),
     },
   }),
   plan: (s): GenerationPlan => {
