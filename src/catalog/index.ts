@@ -43,4 +43,4 @@ export {
   type OutputPlan,
   type VideoOutput,
 } from './model-spec.ts';
-export { slug } from './music-common.ts';
+export { firstChars, slug } from './music-common.ts';

@@ -21,6 +21,16 @@ describe('music-common', () => {
     assert.equal(madeUpTitle('rain.'), 'Rain');
     assert.equal(madeUpTitle('   '), 'Untitled');
   });
+  it('madeUpTitle and slug never split a character in two', () => {
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    const title = madeUpTitle(`a${'😀'.repeat(100)}`);
+    assert.equal(title, `A${'😀'.repeat(79)}`);
+    assert.ok(!lone.test(title));
+    // Letters outside the BMP (mathematical bold) are letters: the slug keeps 60 of them whole.
+    const stem = slug(`a${'𝐀'.repeat(100)}`);
+    assert.equal(Array.from(stem).length, 60);
+    assert.ok(!lone.test(stem));
+  });
   it('audioInputTotal sums audio and audio2, each to the nearest second', () => {
     const files = [file('audio', 60.4), file('audio2', 29.6), file('other', 500), file('audio')];
     assert.equal(audioInputTotal({ files }), 90);

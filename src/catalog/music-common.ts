@@ -147,10 +147,18 @@ export const TYPICAL_SOUND_SECONDS = 10;
 export const SONG_WORK_SECONDS = 450;
 export const SOUND_WORK_SECONDS = 60;
 
+/**
+ * The first `max` characters (code points) of a text: a cut by UTF-16 units could split an emoji's
+ * surrogate pair and leave a lone surrogate in texts, captions and file names.
+ */
+export function firstChars(text: string, max: number): string {
+  return Array.from(text).slice(0, max).join('');
+}
+
 /** A title made up from a description (simple mode, sounds): its first words, at most 80 characters. */
 export function madeUpTitle(description: string): string {
   const words = description.trim().split(/\s+/).slice(0, 6).join(' ');
-  const title = words.replace(/[.,;:!?]+$/, '').slice(0, 80);
+  const title = firstChars(words.replace(/[.,;:!?]+$/, ''), 80);
   return title === '' ? 'Untitled' : title.charAt(0).toUpperCase() + title.slice(1);
 }
 
@@ -161,12 +169,11 @@ export function madeUpLyrics(description: string, title: string): string {
 
 /** File name stem: letters and digits of any script, dashes between words. */
 export function slug(title: string): string {
-  const stem = title
+  const words = title
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 60)
-    .replace(/-+$/, '');
+    .replace(/^-+|-+$/g, '');
+  const stem = firstChars(words, 60).replace(/-+$/, '');
   return stem === '' ? 'track' : stem;
 }
 

@@ -2,6 +2,7 @@
  * Our music modes as sunoapi.org create calls (PROVIDERS.md §2, the mode table and its "decided here"
  * lines). Pure: the adapter resolves what needs I/O (public URLs, upstream ids) and passes it in.
  */
+import { firstChars } from '../../../catalog/index.ts';
 import { GenerationError } from '../../generator.ts';
 import { artifactOfLink } from '../input-files.ts';
 
@@ -72,7 +73,7 @@ function singer(ctx: BodyContext): Record<string, unknown> {
 function song(s: Settings, advancedExtras: readonly string[]): Record<string, unknown> {
   const base = { customMode: s['customMode'] === true, instrumental: s['instrumental'] === true };
   if (s['customMode'] !== true) {
-    const description = String(s['songDescription'] ?? '').slice(0, SIMPLE_PROMPT_MAX);
+    const description = firstChars(String(s['songDescription'] ?? ''), SIMPLE_PROMPT_MAX);
     return { ...base, prompt: description, ...pick(s, ['audioWeight']) };
   }
   return { ...base, ...pick(s, ['prompt', 'style', 'title', ...advancedExtras, ...WEIGHTS, 'duration']) };
@@ -87,7 +88,7 @@ export function fileStem(url: string): string {
     name = '';
   }
   const stem = name.replace(/\.[^.]*$/, '').trim();
-  return (stem === '' ? 'Track' : stem).slice(0, 80);
+  return firstChars(stem === '' ? 'Track' : stem, 80);
 }
 
 /**

@@ -92,6 +92,11 @@ test('extend’s default title is the link’s file name without extension', () 
   assert.equal(fileStem('https://h/files/tok/my%20demo.mp3'), 'my demo');
   assert.equal(fileStem('https://h/files/tok/archive.tar.gz'), 'archive.tar');
   assert.equal(fileStem('https://h/'), 'Track');
+  // Cut by characters: 80 whole emoji, never half of one.
+  assert.equal(
+    fileStem(`https://h/files/tok/a${encodeURIComponent('😀'.repeat(100))}.mp3`),
+    `a${'😀'.repeat(79)}`,
+  );
 });
 
 test('a mode suno does not serve is a final failure before any call', () => {
