@@ -99,6 +99,21 @@ describe('LibrarySimulator (CONTRACT §10)', () => {
     assert.notDeepEqual(writeLyrics('desert roads and thunder').variants, variants);
   });
 
+  test('helper answers fit the fields they feed and never split a character', () => {
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    const chars = (text: string) => Array.from(text).length;
+    // One 3000-letter word: the title and lyrics still fit a song's title (80) and prompt (5000).
+    for (const v of writeLyrics(`harbour ${'a'.repeat(3000)}`).variants) {
+      assert.ok(chars(v.title) <= 80 && chars(v.text) <= 5000, `${chars(v.title)} ${chars(v.text)}`);
+    }
+    const style = boostStyle(`a${'😀'.repeat(999)}`).style;
+    assert.equal(chars(style), 1000);
+    assert.ok(!lone.test(style));
+    const prompt = enhancePrompt(`a${'😀'.repeat(9999)}`).prompt;
+    assert.equal(chars(prompt), 10_000);
+    assert.ok(!lone.test(prompt));
+  });
+
   test('style boost and enhance expand the input', async () => {
     const jazz = boostStyle('slow sad jazz').style;
     assert.match(jazz, /^slow sad jazz: /);

@@ -7,6 +7,8 @@
  * `[sim:fail]` → LibraryRejected (502) for records saved while the request waits, a `failed` record for
  * those that learn afterwards; in a verify `name` it fails the singing-voice check (CONTRACT §7).
  */
+
+import { firstChars } from '../../catalog/index.ts';
 import { GeneratorUnavailable } from '../generator.ts';
 import {
   type HelperIO,
@@ -114,6 +116,10 @@ function lines(rng: Rng, templates: readonly string[], count: number, words: rea
   return out;
 }
 
+/** Reference (music, advanced mode): title max 80, prompt (lyrics) max 5000. */
+const LYRICS_TITLE_MAX = 80;
+const LYRICS_TEXT_MAX = 5000;
+
 /** Lyrics variants (verses and a repeated chorus) made from the words of the song idea. */
 export function writeLyrics(prompt: string): HelperIO['lyrics']['output'] {
   const words = keywords(prompt);
@@ -131,7 +137,11 @@ export function writeLyrics(prompt: string): HelperIO['lyrics']['output'] {
       `[Chorus]\n${chorus.join('\n')}`,
     ];
     if (v === 2) parts.push(`[Bridge]\n${lines(rng, VERSE, 2, [b, a]).join('\n')}`, parts[1] as string);
-    return { title, text: parts.join('\n\n') };
+    // Usable as they are in a song's settings: title 1-80, lyrics (prompt) 1-5000 characters.
+    return {
+      title: firstChars(title, LYRICS_TITLE_MAX),
+      text: firstChars(parts.join('\n\n'), LYRICS_TEXT_MAX),
+    };
   });
   return { variants };
 }
@@ -213,7 +223,7 @@ export function boostStyle(style: string): HelperIO['style-boost']['output'] {
     genre.production,
     rng.pick(['verse-chorus structure with a big final chorus', 'slow build into an anthemic hook']),
   ].join(', ');
-  return { style: detailed.slice(0, 1000) };
+  return { style: firstChars(detailed, 1000) };
 }
 
 const LIGHT = [
@@ -252,7 +262,7 @@ export function enhancePrompt(prompt: string): HelperIO['enhance']['output'] {
     rng.pick(FINISH),
     rng.pick(['cinematic atmosphere', 'editorial photography style', 'painterly illustration style']),
   ].join(', ');
-  return { prompt: richer.slice(0, 10_000) };
+  return { prompt: firstChars(richer, 10_000) };
 }
 
 /** The built-in generator of library records and helper texts. */
