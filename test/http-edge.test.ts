@@ -96,6 +96,11 @@ describe('the HTTP edge', () => {
       404,
       'not_found',
     );
+    // An empty id (a trailing slash) names nothing either.
+    for (const url of ['/v1/tasks/', '/v1/models/image/styles/', '/v1/files/', '/v1/tasks//cancel']) {
+      const method = url.endsWith('/cancel') ? 'POST' : 'GET';
+      expectTableError(await t.app.inject({ method, url, headers: auth }), 404, 'not_found');
+    }
     const ru = await t.app.inject({ method: 'GET', url: '/files/%zz?lang=ru' });
     expectTableError(ru, 404, 'not_found');
     assert.match(ru.json().error.message, /[а-я]/i);

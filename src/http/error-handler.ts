@@ -26,6 +26,11 @@ function fromFramework(error: FastifyError, request: FastifyRequest, links: ApiL
   const issues = zodIssuesOf(error);
   if (issues !== null) {
     const where = error.validationContext ?? 'body';
+    // An empty path segment (`GET /v1/tasks/`) names nothing: no such address, as for any other.
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    if (where === 'params' && Object.values(params).some((value) => value === '')) {
+      return notFoundAt(links, request.method, request.url);
+    }
     const violations = violationsOf(issues, `${where}.`);
     const first = violations[0];
     return errors.invalidRequest(
