@@ -289,6 +289,14 @@ test('style boost: {content} → data.result', async () => {
   assert.deepEqual(post?.body, { content: 'synthwave' });
 });
 
+test('style boost: a long answer is cut at 1,000 characters, never inside an emoji', async () => {
+  const style = `a${'😀'.repeat(999)}`;
+  const out = await rig.adapter.library?.runHelper('style-boost', { style }, AbortSignal.timeout(5_000));
+  assert.equal(out?.style, style);
+  assert.equal(Array.from(out?.style ?? '').length, 1_000);
+  assert.ok(out?.style.isWellFormed(), 'no lone surrogate');
+});
+
 test('helpers: a refusal is LibraryRejected (502), busy GeneratorUnavailable (503), no credit goes on', async () => {
   const library = rig.adapter.library;
   assert.ok(library);

@@ -4,6 +4,7 @@
  * Busy or broken is 503 sg_unavailable; a refusal is the library's 502. No credit is thrown as
  * `ChannelOutOfCredit`: the channel router disables the channel and answers 503 (channel-library.ts).
  */
+import { firstChars } from '../../../catalog/index.ts';
 import { GenerationError, GeneratorTransientError, GeneratorUnavailable } from '../../generator.ts';
 import {
   type HelperIO,
@@ -124,14 +125,14 @@ export class SunoLibrary implements LibraryGenerator {
     const data = await this.#api.post('/api/v1/style/generate', { content: style }, signal);
     const result = stringField(data, 'result');
     if (result === undefined) throw new GeneratorTransientError('suno style boost: no data.result');
-    return { style: result.slice(0, 1000) };
+    return { style: firstChars(result, 1000) };
   }
 
   async #lyrics(prompt: string, signal: AbortSignal): Promise<HelperIO['lyrics']['output']> {
     // The endpoint requires a callback URL, but a helper has no run and is polled: one fixed key per
     // channel, so the service keeps one token for all lyrics calls, and what Suno posts there wakes nothing.
     const callBackUrl = this.#deps.callbacks.urlFor(LYRICS_CALLBACK_KEY);
-    const body = { prompt: prompt.slice(0, LYRICS_PROMPT_MAX), callBackUrl };
+    const body = { prompt: firstChars(prompt, LYRICS_PROMPT_MAX), callBackUrl };
     const taskId = await this.#api.create('/api/v1/lyrics', body, signal);
     const deadline = this.#deps.clock.now().getTime() + LYRICS_WAIT_MS;
     for (;;) {
