@@ -81,6 +81,7 @@ export const RU_SETTING_LABELS: Readonly<Record<string, string>> = {
 export const RU_SETTING_HINTS: Readonly<Record<string, string>> = {
   character_ids: 'Id ваших персонажей (Библиотеки → персонажи video-omni), до 3.',
   audio_ids: 'Id ваших или готовых голосов (Библиотеки → голоса video-omni), до 3.',
+  multi_shots: 'Только «нет»: несколько сцен бывают лишь в старых версиях модели, не в 3_0.',
 };
 
 /**
