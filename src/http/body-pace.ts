@@ -51,14 +51,14 @@ export class BodyPace extends Transform {
 }
 
 /**
- * `source` seen through a BodyPace. The source is never destroyed here: destroying a request destroys
- * its socket, and the 408 still has to go out on it (with `Connection: close`).
+ * `source` seen through `guard`, a stream that may fail the body (too slow, too large). The source is
+ * never destroyed here: destroying a request destroys its socket, and the refusal (408, 413) still has to
+ * go out on it (with `Connection: close`).
  */
-export function paced(source: Readable, windowMs: number): BodyPace {
-  const guard = new BodyPace(windowMs);
+export function guarded<T extends Transform>(source: Readable, guard: T): T {
   const forward = (error: Error): void => void guard.destroy(error);
   source.on('error', forward);
-  // An unread guard that times out must not become an uncaught error; readers attach their own listener.
+  // An unread guard that fails must not become an uncaught error; readers attach their own listener.
   guard.on('error', () => {});
   guard.on('close', () => {
     source.off('error', forward);
@@ -66,6 +66,11 @@ export function paced(source: Readable, windowMs: number): BodyPace {
   });
   source.pipe(guard);
   return guard;
+}
+
+/** `source` seen through a BodyPace (`guarded`). */
+export function paced(source: Readable, windowMs: number): BodyPace {
+  return guarded(source, new BodyPace(windowMs));
 }
 
 /**

@@ -61,8 +61,8 @@ export interface CallbackAddress {
   taskId: string;
 }
 
-/** What a posted callback did: stored and woke the run, arrived for a finished run, or named no run. */
-export type CallbackOutcome = 'stored' | 'finished' | 'unknown';
+/** What a posted callback did: stored and woke the run, or arrived for a finished run. */
+export type CallbackOutcome = 'stored' | 'finished';
 
 /** The `callbacks` of one channel's AdapterDeps, plus the wait for its tokens to be stored. */
 export interface ChannelCallbacks extends AdapterCallbacks {
@@ -121,17 +121,11 @@ export class CallbackStore {
     return { channel, provider, runKey: row.run_key, taskId: row.task_id };
   }
 
-  /** `record` at the address `channel` and `token` name; 'unknown' when `addressOf` finds none. */
-  async receive(channel: string, token: string, body: unknown): Promise<CallbackOutcome> {
-    const address = await this.addressOf(channel, token);
-    return address === null ? 'unknown' : this.record(address, body);
-  }
-
   /**
    * Records a posted body for its run and wakes workers. A run whose task is final (or gone) takes no
    * more callbacks: the body is dropped and the caller answered as if it were taken.
    */
-  async record(address: CallbackAddress, body: unknown): Promise<Exclude<CallbackOutcome, 'unknown'>> {
+  async record(address: CallbackAddress, body: unknown): Promise<CallbackOutcome> {
     const { db, dialect } = this.#deps.db;
     const outcome = await dialect.transaction(db, async (tx) => {
       const task = await tx

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { errors } from '../../errors.ts';
 import type { CallbackAddress } from '../../generators/index.ts';
 import { ByteCounter } from '../../lib/index.ts';
+import { guarded } from '../body-pace.ts';
 import { CALLBACK_BODY_LIMIT, CALLBACK_BODY_LIMITS } from '../limits.ts';
 import { type ApiLinks, notFoundAt } from '../not-found.ts';
 import type { AppDeps } from '../types.ts';
@@ -12,22 +13,9 @@ import { pathParam } from './schemas.ts';
 
 const params = z.object({ channel: pathParam, token: pathParam });
 
-/**
- * `source` through a ByteCounter that fails with 413 request_too_large past `limitBytes`. The source is
- * never destroyed: destroying a request destroys its socket, and the 413 still has to go out on it.
- */
+/** `source` through a ByteCounter that fails with 413 request_too_large past `limitBytes` (`guarded`). */
 function capped(source: Readable, limitBytes: number): Readable {
-  const counter = new ByteCounter(limitBytes, () => errors.requestTooLarge(limitBytes));
-  const forward = (error: Error): void => void counter.destroy(error);
-  source.on('error', forward);
-  // A counter nobody reads (a refused content type) must not become an uncaught error.
-  counter.on('error', () => {});
-  counter.on('close', () => {
-    source.off('error', forward);
-    source.unpipe(counter);
-  });
-  source.pipe(counter);
-  return counter;
+  return guarded(source, new ByteCounter(limitBytes, () => errors.requestTooLarge(limitBytes)));
 }
 
 /**
