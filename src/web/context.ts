@@ -59,6 +59,22 @@ export function langFrom(value: unknown): Lang | null {
   return parseLang(value);
 }
 
+/** Whether a signed-out CSRF cookie holds a value of the kind this site issues (32 random bytes, base64url). */
+export function isIssuedCsrf(value: string): boolean {
+  return /^[A-Za-z0-9_-]{43}$/.test(value);
+}
+
+/** The language of a page: the person's own, else the `lang` cookie's, else the browser's Accept-Language. */
+export function pageLang(
+  request: FastifyRequest,
+  cookies: Readonly<Record<string, string | undefined>>,
+  own?: Lang | null,
+): Lang {
+  return (
+    own ?? parseLang(cookies[LANG_COOKIE]) ?? negotiateLang(undefined, request.headers['accept-language'])
+  );
+}
+
 function sameToken(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
@@ -89,17 +105,14 @@ export async function loadContext(
   const session = token ? await deps.people.session(token) : null;
   if (token && !session) reply.clearCookie(SESSION_COOKIE, { path: '/' });
   let csrf = session?.csrf ?? request.cookies[ANON_CSRF_COOKIE] ?? '';
-  if (!session && !/^[A-Za-z0-9_-]{43}$/.test(csrf)) {
+  if (!session && !isIssuedCsrf(csrf)) {
     csrf = randomBytes(32).toString('base64url');
     reply.setCookie(ANON_CSRF_COOKIE, csrf, cookieOptions(deps.secure));
   }
   const flashValue = request.cookies[FLASH_COOKIE];
   const flash = isFlashKey(flashValue) ? flashValue : null;
   if (flashValue !== undefined) reply.clearCookie(FLASH_COOKIE, { path: '/' });
-  const lang =
-    session?.lang ??
-    parseLang(request.cookies[LANG_COOKIE]) ??
-    negotiateLang(undefined, request.headers['accept-language']);
+  const lang = pageLang(request, request.cookies, session?.lang);
   const here = request.method === 'GET' ? request.url : null;
   const context: WebContext = { session, sessionToken: session ? token : null, lang, csrf, flash, here };
   contexts.set(request, context);

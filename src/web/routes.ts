@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmetHeaders from 'helmet';
 import { isApiError } from '../errors.ts';
 import type { NotFoundPage } from '../http/index.ts';
-import { type Lang, negotiateLang } from '../i18n/index.ts';
+import type { Lang } from '../i18n/index.ts';
 import type { WalletOverview } from '../ledger/index.ts';
 import { type ConsoleDeps, type ConsoleNotFound, consoleRoutes } from './admin/index.ts';
 import { type Asset, Assets } from './assets.ts';
@@ -20,9 +20,9 @@ import {
   ANON_CSRF_COOKIE,
   contextOf,
   csrfValid,
-  LANG_COOKIE,
-  langFrom,
+  isIssuedCsrf,
   loadContext,
+  pageLang,
   type WebContext,
 } from './context.ts';
 import { html } from './html.ts';
@@ -152,14 +152,11 @@ async function notFoundContext(
       request.log.warn({ err: error }, 'session of a 404 page could not be read');
     }
   }
-  const lang =
-    session?.lang ??
-    langFrom(cookies[LANG_COOKIE]) ??
-    negotiateLang(undefined, request.headers['accept-language']);
+  const lang = pageLang(request, cookies, session?.lang);
   if (session)
     return { session, sessionToken: token ?? null, lang, csrf: session.csrf, flash: null, here: null };
   const anon = cookies[ANON_CSRF_COOKIE] ?? '';
-  return { ...signedOut(lang), csrf: /^[A-Za-z0-9_-]{43}$/.test(anon) ? anon : '' };
+  return { ...signedOut(lang), csrf: isIssuedCsrf(anon) ? anon : '' };
 }
 
 /**
@@ -181,9 +178,7 @@ function notFoundPage(
     const cookies = fastifyCookie.parse(request.headers.cookie ?? '');
     const path = request.url.split('?')[0] ?? '/';
     if (consoleNotFound && isConsolePath(path)) {
-      const lang =
-        langFrom(cookies[LANG_COOKIE]) ?? negotiateLang(undefined, request.headers['accept-language']);
-      return sendHtml(reply, 404, consoleNotFound(cookies, lang));
+      return sendHtml(reply, 404, consoleNotFound(cookies, pageLang(request, cookies)));
     }
     const context = await notFoundContext(request, cookies, people);
     return sendHtml(reply, 404, errorPage(context, assets, wordsOf(context.lang).notFound, 404));

@@ -9,10 +9,10 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isApiError } from '../../errors.ts';
-import { type Lang, negotiateLang } from '../../i18n/index.ts';
+import type { Lang } from '../../i18n/index.ts';
 import { AttemptLimiter } from '../../people/index.ts';
 import type { Assets } from '../assets.ts';
-import { cookieOptions, field, LANG_COOKIE, langFrom } from '../context.ts';
+import { cookieOptions, field, isIssuedCsrf, LANG_COOKIE, langFrom, pageLang } from '../context.ts';
 import { html } from '../html.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
 import { wordsOf } from '../words.ts';
@@ -76,9 +76,6 @@ function sentCsrf(request: FastifyRequest): string {
  */
 export type ConsoleNotFound = (cookies: Readonly<Record<string, string | undefined>>, lang: Lang) => string;
 
-/** A random signed-out CSRF value as the console issues it. */
-const ANON_CSRF = /^[A-Za-z0-9_-]{43}$/;
-
 /** Registers the console's pages on `app` in a context of their own; returns its 404 page. */
 export async function consoleRoutes(
   app: FastifyInstance,
@@ -98,13 +95,11 @@ export async function consoleRoutes(
       const signedIn = keys.valid(session, now());
       if (session !== undefined && !signedIn) reply.clearCookie(CONSOLE_COOKIE, { path: '/admin' });
       let csrf = signedIn && session ? keys.csrf(session) : (request.cookies[CONSOLE_CSRF_COOKIE] ?? '');
-      if (!signedIn && !ANON_CSRF.test(csrf)) {
+      if (!signedIn && !isIssuedCsrf(csrf)) {
         csrf = freshCsrf();
         reply.setCookie(CONSOLE_CSRF_COOKIE, csrf, consoleCookie(deps.secure, 12 * 60 * 60));
       }
-      const lang =
-        langFrom(request.cookies[LANG_COOKIE]) ??
-        negotiateLang(undefined, request.headers['accept-language']);
+      const lang = pageLang(request, request.cookies);
       const context: ConsoleContext = {
         signedIn,
         lang,
@@ -214,7 +209,7 @@ export async function consoleRoutes(
     const session = cookies[CONSOLE_COOKIE];
     const signedIn = keys.valid(session, now());
     const anon = cookies[CONSOLE_CSRF_COOKIE] ?? '';
-    const csrf = signedIn && session ? keys.csrf(session) : ANON_CSRF.test(anon) ? anon : '';
+    const csrf = signedIn && session ? keys.csrf(session) : isIssuedCsrf(anon) ? anon : '';
     const w = wordsOf(lang);
     const body = html`<p class="error" role="alert">${w.notFound}</p><p><a href="/admin">${w.adminTitle}</a></p>`;
     const context: ConsoleContext = { signedIn, lang, csrf, here: null };
