@@ -360,6 +360,9 @@ describe('libraries (CONTRACT §7)', () => {
         ],
         [{ name: 'Box', tag: 'object', image_urls: ['ftp://files.test/a.png'] }, /image_urls/],
         [{ name: 'x'.repeat(101), tag: 'object', image_urls: [file('a.png')] }, /name/],
+        // Only invisible characters: zero-width space, word joiner, BOM around spaces.
+        [{ name: '\u200b', tag: 'object', image_urls: [file('a.png')] }, /name: Must contain a visible/],
+        [{ name: ' \u2060\ufeff\u200d ', tag: 'object', image_urls: [file('a.png')] }, /name/],
         [{ name: 'Box', tag: 'spaceship', image_urls: [file('a.png')] }, /tag/],
         [{ tag: 'object', image_urls: [file('a.png')] }, /name/],
       ];

@@ -20,9 +20,24 @@ export function urlList(min: number, max: number): z.ZodArray<typeof httpUrl> {
   return z.array(httpUrl).min(min).max(max).describe(`${min} to ${max} direct http(s) links`);
 }
 
-/** A record name: trimmed, then `min`–`max` characters. */
+/** Nothing a reader would see: whitespace and invisible format characters (zero-width spaces, joiners,
+ * bidi marks, the BOM), which `trim()` keeps. */
+const NOTHING_VISIBLE = /^[\p{White_Space}\p{Cf}]*$/u;
+
+/**
+ * A record name: trimmed, then `min`–`max` characters, at least one of them visible: a name made only of
+ * zero-width spaces would show as a blank row in every list and picker.
+ */
 export function nameField(min: number, max: number): z.ZodString {
-  return z.string().trim().min(min).max(max);
+  return z
+    .string()
+    .trim()
+    .min(min)
+    .max(max)
+    .refine((name) => name.length === 0 || !NOTHING_VISIBLE.test(name), {
+      message: 'Must contain a visible character.',
+      params: { ru: 'Нужен хотя бы один видимый символ.' },
+    });
 }
 
 /** One megabyte as the reference counts file sizes (MiB). */
