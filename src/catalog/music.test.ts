@@ -402,6 +402,22 @@ describe('music inputs', () => {
       for (const v of found) assert.ok(v.en.includes(violated ?? '') && v.ru !== '');
     });
   }
+  it('messages show seconds with at most two decimals', () => {
+    const probed = inputs(file('audio', 40.04081632653062));
+    const cases: [Settings, string[]][] = [
+      [{ ...E, continueAt: 45 }, ['(40.04 ']],
+      [{ ...R, infillStartS: 10.2, infillEndS: 41 }, ['(40.04 ']],
+      [{ ...R, infillStartS: 5.2, infillEndS: 30.1 }, ['= 24.9 ', '(20.02 ']],
+    ];
+    for (const [settings, shown] of cases) {
+      const { mode, settings: s } = accept(settings);
+      const [found] = mode.checkInputs?.(s, probed) ?? [];
+      for (const text of [found?.en ?? '', found?.ru ?? '']) {
+        for (const seconds of shown) assert.ok(text.includes(seconds), text);
+        assert.doesNotMatch(text, /\d\.\d{3}/);
+      }
+    }
+  });
 });
 
 function planOf(settings: Settings, given: ModeInputs = NO_INPUTS) {

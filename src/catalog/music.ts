@@ -179,8 +179,8 @@ const extend = musicMode({
     return [
       {
         field: 'continueAt',
-        en: `continueAt (${s.continueAt} s) must be before the end of the audio file (${length} s)`,
-        ru: `continueAt (${s.continueAt} с) должен быть раньше конца аудиофайла (${length} с)`,
+        en: `continueAt (${s.continueAt} s) must be before the end of the audio file (${secondsText(length)} s)`,
+        ru: `continueAt (${s.continueAt} с) должен быть раньше конца аудиофайла (${secondsText(length)} с)`,
       },
     ];
   },
@@ -249,6 +249,14 @@ const replaceUpload = musicMode({
   },
 });
 
+/**
+ * Seconds as a message shows them: at most two decimals, as the settings take them, so a probed length
+ * (90.04081632653062) or a difference of two settings (19.900000000000002) reads 90.04 and 19.9.
+ */
+function secondsText(seconds: number): string {
+  return String(Math.round(seconds * 100) / 100);
+}
+
 /** Reference (replace_upload): the section is at most half the track and lies within it. */
 function replaceSectionViolations(start: number, end: number, inputs: ModeInputs): Violation[] {
   const length = fileSeconds(inputs, 'audio');
@@ -257,8 +265,8 @@ function replaceSectionViolations(start: number, end: number, inputs: ModeInputs
     return [
       {
         field: 'infillEndS',
-        en: `infillEndS (${end} s) must be within the audio file (${length} s)`,
-        ru: `infillEndS (${end} с) должен быть в пределах аудиофайла (${length} с)`,
+        en: `infillEndS (${end} s) must be within the audio file (${secondsText(length)} s)`,
+        ru: `infillEndS (${end} с) должен быть в пределах аудиофайла (${secondsText(length)} с)`,
       },
     ];
   }
@@ -266,8 +274,8 @@ function replaceSectionViolations(start: number, end: number, inputs: ModeInputs
     return [
       {
         field: 'infillEndS',
-        en: `the replaced section (infillEndS - infillStartS = ${end - start} s) must be at most half the track (${length / 2} s)`,
-        ru: `заменяемый участок (infillEndS - infillStartS = ${end - start} с) должен быть не длиннее половины трека (${length / 2} с)`,
+        en: `the replaced section (infillEndS - infillStartS = ${secondsText(end - start)} s) must be at most half the track (${secondsText(length / 2)} s)`,
+        ru: `заменяемый участок (infillEndS - infillStartS = ${secondsText(end - start)} с) должен быть не длиннее половины трека (${secondsText(length / 2)} с)`,
       },
     ];
   }
