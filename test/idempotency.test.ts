@@ -104,4 +104,21 @@ describe('Idempotency-Key (CONTRACT §4)', () => {
       'invalid_request',
     );
   });
+
+  test('a space is a printable character: a key with one is taken and replayed', async () => {
+    const acct = await t.account({ balanceMinor: 10_000 });
+    const headers = { 'idempotency-key': 'order 42' };
+    const first = await t.call(acct.key, 'POST', '/v1/tasks', body('spaced'), headers);
+    assert.equal(first.statusCode, 202, first.body);
+    const again = await t.call(acct.key, 'POST', '/v1/tasks', body('spaced'), headers);
+    assert.equal(again.statusCode, 202);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.json().id, first.json().id);
+    // Other bytes are still refused.
+    expectError(
+      await t.call(acct.key, 'POST', '/v1/tasks', body(), { 'idempotency-key': 'tab\there' }),
+      422,
+      'invalid_request',
+    );
+  });
 });

@@ -25,7 +25,8 @@ import type { Clock } from '../lib/index.ts';
 export const PROCESSING_LOCK_MS = 60_000;
 /** How long keys are kept (CONTRACT §4: at least 24 hours). */
 export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/** Printable ASCII, the space included (as for X-Request-Id); HTTP trims spaces at either end. */
+const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 /** Canonical JSON: object keys sorted at every depth, so key order never changes the hash. */
 export function canonicalJson(value: unknown): string {
