@@ -122,6 +122,36 @@ describe('operator API (CONTRACT §9)', () => {
     assert.equal((await t.admin('GET', `/admin/v1/accounts/${id}`)).json().balance_minor, 100);
   });
 
+  test('the command line refuses what the API refuses: blank names, long references, active limits', async () => {
+    const services = t.container.services;
+    const { id } = (await t.admin('POST', '/admin/v1/accounts', { name: 'Bounds' })).json();
+    const refused = async (positionals: string[], options: Record<string, string>): Promise<void> => {
+      await assert.rejects(runAdminCommand(services, positionals, options), (error: unknown) => {
+        assert.ok(
+          error instanceof UsageError || (error as { code?: string }).code === 'invalid_request',
+          String(error),
+        );
+        return true;
+      });
+    };
+    await refused(['accounts', 'create'], { name: '   ' });
+    await refused(['accounts', 'create'], { name: 'n'.repeat(201) });
+    await refused(['credit', id], { amount: '100', reference: 'r'.repeat(201) });
+    await refused(['models', 'set', 'music'], { 'max-active': '0' });
+    await refused(['models', 'set', 'music'], { 'max-active': '10001' });
+    const model = (await t.call((await t.account()).key, 'GET', '/v1/models')).json().models as Array<{
+      key: string;
+      max_active: number;
+    }>;
+    assert.equal(model.find((m) => m.key === 'music')?.max_active, 10, 'the limit was left as it was');
+    assert.equal((await t.admin('GET', `/admin/v1/accounts/${id}`)).json().balance_minor, 0);
+    // Names are kept trimmed, as the API keeps them.
+    const made = (await runAdminCommand(services, ['accounts', 'create'], { name: '  Acme  ' })) as {
+      name: string;
+    };
+    assert.equal(made.name, 'Acme');
+  });
+
   test('issues keys shown once with their restrictions', async () => {
     const { id } = (await t.admin('POST', '/admin/v1/accounts', { name: 'Keys' })).json();
     const res = await t.admin('POST', `/admin/v1/accounts/${id}/keys`, {

@@ -4,6 +4,10 @@ import { credit, type LedgerEntry, ledgerOf, MAX_PAGE } from '../ledger/index.ts
 
 /** Most ledger entries one page of the operator's ledger holds, and its default. */
 export const LEDGER_PAGE_MAX = MAX_PAGE;
+/** Bounds of the operator's inputs, checked here so the API and the command line refuse alike. */
+export const ACCOUNT_NAME_MAX = 200;
+export const CREDIT_REFERENCE_MAX = 200;
+export const MAX_ACTIVE_LIMIT = 10_000;
 
 import type { Clock } from '../lib/index.ts';
 import type { ModelService, ModelView } from '../models/index.ts';
@@ -36,7 +40,14 @@ export class AdminService {
   }
 
   createAccount(name: string): Promise<AccountView> {
-    return this.#tx((tx) => createAccount(tx, { name, at: this.#clock.now() }));
+    const trimmed = name.trim();
+    if (trimmed === '' || trimmed.length > ACCOUNT_NAME_MAX) {
+      throw errors.invalidRequest({
+        en: `name: 1 to ${ACCOUNT_NAME_MAX} characters besides spaces.`,
+        ru: `name: от 1 до ${ACCOUNT_NAME_MAX} символов, не считая пробелов.`,
+      });
+    }
+    return this.#tx((tx) => createAccount(tx, { name: trimmed, at: this.#clock.now() }));
   }
 
   getAccount(id: string): Promise<AccountView> {
@@ -49,6 +60,18 @@ export class AdminService {
     amountMinor: number,
     reference: string,
   ): Promise<{ entry: LedgerEntry; created: boolean }> {
+    if (!Number.isSafeInteger(amountMinor) || amountMinor < 1) {
+      throw errors.invalidRequest({
+        en: 'amount_minor: a whole number of kopecks, at least 1.',
+        ru: 'amount_minor: целое число копеек, не меньше 1.',
+      });
+    }
+    if (reference.length < 1 || reference.length > CREDIT_REFERENCE_MAX) {
+      throw errors.invalidRequest({
+        en: `reference: 1 to ${CREDIT_REFERENCE_MAX} characters.`,
+        ru: `reference: от 1 до ${CREDIT_REFERENCE_MAX} символов.`,
+      });
+    }
     return this.#tx(async (tx) => {
       await this.#db.dialect.lockAccount(tx, accountId);
       await getAccount(tx, accountId);
@@ -92,6 +115,13 @@ export class AdminService {
   }
 
   async updateModel(key: string, patch: { available?: boolean; maxActive?: number }): Promise<ModelView> {
+    const max = patch.maxActive;
+    if (max !== undefined && (!Number.isInteger(max) || max < 1 || max > MAX_ACTIVE_LIMIT)) {
+      throw errors.invalidRequest({
+        en: `max_active: a whole number from 1 to ${MAX_ACTIVE_LIMIT}.`,
+        ru: `max_active: целое число от 1 до ${MAX_ACTIVE_LIMIT}.`,
+      });
+    }
     const view = await this.#models.update(key, patch);
     if (!view) throw errors.modelNotFound(key);
     return view;

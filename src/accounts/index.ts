@@ -1,5 +1,11 @@
 export { type AccountView, createAccount, getAccount } from './accounts.ts';
-export { AdminService, LEDGER_PAGE_MAX } from './admin-service.ts';
+export {
+  ACCOUNT_NAME_MAX,
+  AdminService,
+  CREDIT_REFERENCE_MAX,
+  LEDGER_PAGE_MAX,
+  MAX_ACTIVE_LIMIT,
+} from './admin-service.ts';
 export { KeyAuthenticator, type KeyCacheOptions } from './key-auth.ts';
 export {
   hashKey,

@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { LEDGER_PAGE_MAX } from '../../accounts/index.ts';
+import {
+  ACCOUNT_NAME_MAX,
+  CREDIT_REFERENCE_MAX,
+  LEDGER_PAGE_MAX,
+  MAX_ACTIVE_LIMIT,
+} from '../../accounts/index.ts';
 import type { AppDeps } from '../types.ts';
 import { errorSchema, modelSchema, pathParam } from './schemas.ts';
 
@@ -39,7 +44,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         tags,
         operationId: 'createAccount',
         summary: 'Create an account',
-        body: z.strictObject({ name: z.string().trim().min(1).max(200) }),
+        body: z.strictObject({ name: z.string().trim().min(1).max(ACCOUNT_NAME_MAX) }),
         response: { 201: accountSchema, ...errors },
       },
     },
@@ -70,7 +75,10 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         description:
           'The same reference twice credits once: the repeat with the same amount answers 200 with the first entry; with another amount 409 credit_reference_conflict.',
         params: idParams,
-        body: z.strictObject({ amount_minor: amount, reference: z.string().min(1).max(200) }),
+        body: z.strictObject({
+          amount_minor: amount,
+          reference: z.string().min(1).max(CREDIT_REFERENCE_MAX),
+        }),
         response: { 200: entrySchema, 201: entrySchema, ...errors },
       },
     },
@@ -174,7 +182,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         body: z
           .strictObject({
             available: z.boolean().optional(),
-            max_active: z.number().int().min(1).max(10_000).optional(),
+            max_active: z.number().int().min(1).max(MAX_ACTIVE_LIMIT).optional(),
           })
           .refine(
             (b) => b.available !== undefined || b.max_active !== undefined,
