@@ -257,6 +257,14 @@ describe('operator console', () => {
     assert.equal((await browser.post('/admin/models/model-3d', { max_active: '7' })).statusCode, 303);
     assert.match((await browser.get('/admin/models')).body, /name="max_active"[^>]*value="7"/);
     assert.equal((await browser.post('/admin/models/model-3d', { max_active: '0' })).statusCode, 422);
+    // The console takes the operator API's range (1 to 10,000), and its field allows what the API set.
+    assert.equal((await browser.post('/admin/models/model-3d', { max_active: '5000' })).statusCode, 303);
+    assert.match(
+      (await browser.get('/admin/models')).body,
+      /name="max_active"[^>]*max="10000"[^>]*value="5000"/,
+    );
+    assert.equal((await browser.post('/admin/models/model-3d', { max_active: '10001' })).statusCode, 422);
+    await t.admin('PATCH', '/admin/v1/models/model-3d', { max_active: 10 });
     assert.equal((await browser.post('/admin/models/nope', { available: 'on' })).statusCode, 404);
   });
 

@@ -5,6 +5,7 @@
  * router behind /admin/v1/channels).
  */
 import type { FastifyInstance } from 'fastify';
+import { MAX_ACTIVE_LIMIT } from '../../accounts/index.ts';
 import { field } from '../context.ts';
 import { html } from '../html.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
@@ -14,7 +15,6 @@ import { type ConsolePageDeps, consoleContextOf } from './index.ts';
 import { consoleCsrf, consolePage, doneOf } from './layout.ts';
 
 const HIDE = { schema: { hide: true } } as const;
-const MAX_ACTIVE_LIMIT = 1000;
 
 /** Registers the models' and channels' pages and their forms on the console's context. */
 export async function catalogPages(app: FastifyInstance, deps: ConsolePageDeps): Promise<void> {
@@ -76,7 +76,7 @@ export async function catalogPages(app: FastifyInstance, deps: ConsolePageDeps):
     if (available === 'on' || available === 'off') patch.available = available === 'on';
     if (maxText !== '') {
       const max = Number(maxText);
-      if (!/^\d{1,4}$/.test(maxText) || max < 1 || max > MAX_ACTIVE_LIMIT) {
+      if (!/^\d{1,5}$/.test(maxText) || max < 1 || max > MAX_ACTIVE_LIMIT) {
         return sendHtml(reply, 422, await modelsPage(request, w.adminBadMaxActive));
       }
       patch.maxActive = max;
