@@ -152,6 +152,25 @@ describe('operator API (CONTRACT §9)', () => {
     assert.equal(made.name, 'Acme');
   });
 
+  test('the command line issues no key the API would refuse, and never widens an empty --models', async () => {
+    const services = t.container.services;
+    const { id } = (await t.admin('POST', '/admin/v1/accounts', { name: 'Key bounds' })).json();
+    for (const options of [{ models: '' }, { models: ',' }, { name: 'n'.repeat(201) }]) {
+      await assert.rejects(
+        runAdminCommand(services, ['keys', 'create', id], options),
+        (error: unknown) =>
+          error instanceof UsageError || (error as { code?: string }).code === 'invalid_request',
+        JSON.stringify(options),
+      );
+    }
+    const keys = await services.admin.keys(id);
+    assert.equal(keys.length, 0, 'no key was issued');
+    const made = (await runAdminCommand(services, ['keys', 'create', id], { models: ' music , ' })) as {
+      models: string[];
+    };
+    assert.deepEqual(made.models, ['music']);
+  });
+
   test('issues keys shown once with their restrictions', async () => {
     const { id } = (await t.admin('POST', '/admin/v1/accounts', { name: 'Keys' })).json();
     const res = await t.admin('POST', `/admin/v1/accounts/${id}/keys`, {

@@ -8,6 +8,9 @@ export const LEDGER_PAGE_MAX = MAX_PAGE;
 export const ACCOUNT_NAME_MAX = 200;
 export const CREDIT_REFERENCE_MAX = 200;
 export const MAX_ACTIVE_LIMIT = 10_000;
+export const KEY_NAME_MAX = 200;
+/** Most models one key may be restricted to. */
+export const KEY_MODELS_MAX = 50;
 
 import type { Clock } from '../lib/index.ts';
 import type { ModelService, ModelView } from '../models/index.ts';
@@ -99,7 +102,27 @@ export class AdminService {
     accountId: string,
     input: { name?: string | null; models?: string[] | null; dailyLimitMinor?: number | null },
   ): Promise<IssuedKey> {
-    for (const model of input.models ?? []) {
+    const { name, models, dailyLimitMinor } = input;
+    if (name != null && name.length > KEY_NAME_MAX) {
+      throw errors.invalidRequest({
+        en: `name: at most ${KEY_NAME_MAX} characters.`,
+        ru: `name: не больше ${KEY_NAME_MAX} символов.`,
+      });
+    }
+    // An empty list is refused, never read as "every model": that would widen the key.
+    if (models != null && (models.length < 1 || models.length > KEY_MODELS_MAX)) {
+      throw errors.invalidRequest({
+        en: `models: 1 to ${KEY_MODELS_MAX} model keys, or none for every model.`,
+        ru: `models: от 1 до ${KEY_MODELS_MAX} ключей моделей или ничего для всех моделей.`,
+      });
+    }
+    if (dailyLimitMinor != null && (!Number.isSafeInteger(dailyLimitMinor) || dailyLimitMinor < 0)) {
+      throw errors.invalidRequest({
+        en: 'daily_limit_minor: a whole number of kopecks, at least 0.',
+        ru: 'daily_limit_minor: целое число копеек, не меньше 0.',
+      });
+    }
+    for (const model of models ?? []) {
       if (!this.#models.find(model)) throw errors.modelNotFound(model);
     }
     return this.#tx(async (tx) => {

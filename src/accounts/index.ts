@@ -3,6 +3,8 @@ export {
   ACCOUNT_NAME_MAX,
   AdminService,
   CREDIT_REFERENCE_MAX,
+  KEY_MODELS_MAX,
+  KEY_NAME_MAX,
   LEDGER_PAGE_MAX,
   MAX_ACTIVE_LIMIT,
 } from './admin-service.ts';

@@ -91,12 +91,14 @@ export async function runAdminCommand(
     case 'keys create':
       return admin.issueKey(need(target, 'ACCOUNT_ID'), {
         name: options.name ?? null,
-        models: options.models
-          ? options.models
-              .split(',')
-              .map((m) => m.trim())
-              .filter(Boolean)
-          : null,
+        // Given but empty (`--models ''`, `--models ,`): an empty list, which is refused, never every model.
+        models:
+          options.models === undefined
+            ? null
+            : options.models
+                .split(',')
+                .map((m) => m.trim())
+                .filter(Boolean),
         dailyLimitMinor:
           options['daily-limit'] === undefined ? null : integer(options['daily-limit'], '--daily-limit'),
       });

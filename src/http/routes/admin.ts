@@ -4,6 +4,8 @@ import { z } from 'zod';
 import {
   ACCOUNT_NAME_MAX,
   CREDIT_REFERENCE_MAX,
+  KEY_MODELS_MAX,
+  KEY_NAME_MAX,
   LEDGER_PAGE_MAX,
   MAX_ACTIVE_LIMIT,
 } from '../../accounts/index.ts';
@@ -125,8 +127,8 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         summary: 'Issue an API key (shown once)',
         params: idParams,
         body: z.strictObject({
-          name: z.string().max(200).nullish(),
-          models: z.array(z.string().min(1)).min(1).max(50).nullish(),
+          name: z.string().max(KEY_NAME_MAX).nullish(),
+          models: z.array(z.string().min(1)).min(1).max(KEY_MODELS_MAX).nullish(),
           daily_limit_minor: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).nullish(),
         }),
         response: {
