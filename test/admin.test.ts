@@ -150,6 +150,17 @@ describe('operator API (CONTRACT §9)', () => {
       name: string;
     };
     assert.equal(made.name, 'Acme');
+    // Lengths count characters, as the API's schemas do: 200 emoji are 200 characters (400 UTF-16 units).
+    const emoji = '\u{1F600}'.repeat(200);
+    const viaApi = await t.admin('POST', '/admin/v1/accounts', { name: emoji });
+    assert.equal(viaApi.statusCode, 201, viaApi.body);
+    const credited = await t.admin('POST', `/admin/v1/accounts/${id}/credits`, {
+      amount_minor: 1,
+      reference: emoji,
+    });
+    assert.equal(credited.statusCode, 201, credited.body);
+    const keyed = await t.admin('POST', `/admin/v1/accounts/${id}/keys`, { name: emoji });
+    assert.equal(keyed.statusCode, 201, keyed.body);
   });
 
   test('the command line issues no key the API would refuse, and never widens an empty --models', async () => {

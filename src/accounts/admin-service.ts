@@ -1,21 +1,23 @@
 import type { Db, Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { credit, type LedgerEntry, ledgerOf, MAX_PAGE } from '../ledger/index.ts';
+import { type Clock, characters } from '../lib/index.ts';
+import type { ModelService, ModelView } from '../models/index.ts';
+import { type AccountView, createAccount, getAccount } from './accounts.ts';
+import { type IssuedKey, issueKey, type KeyView, listKeys, revokeKey } from './keys.ts';
 
 /** Most ledger entries one page of the operator's ledger holds, and its default. */
 export const LEDGER_PAGE_MAX = MAX_PAGE;
-/** Bounds of the operator's inputs, checked here so the API and the command line refuse alike. */
+/**
+ * Bounds of the operator's inputs, checked here so the API and the command line refuse alike; lengths in
+ * characters (code points), as the API's schemas count them.
+ */
 export const ACCOUNT_NAME_MAX = 200;
 export const CREDIT_REFERENCE_MAX = 200;
 export const MAX_ACTIVE_LIMIT = 10_000;
 export const KEY_NAME_MAX = 200;
 /** Most models one key may be restricted to. */
 export const KEY_MODELS_MAX = 50;
-
-import type { Clock } from '../lib/index.ts';
-import type { ModelService, ModelView } from '../models/index.ts';
-import { type AccountView, createAccount, getAccount } from './accounts.ts';
-import { type IssuedKey, issueKey, type KeyView, listKeys, revokeKey } from './keys.ts';
 
 /**
  * The operator's operations (CONTRACT §9). The admin routes and the CLI both call this service and hold
@@ -44,7 +46,7 @@ export class AdminService {
 
   createAccount(name: string): Promise<AccountView> {
     const trimmed = name.trim();
-    if (trimmed === '' || trimmed.length > ACCOUNT_NAME_MAX) {
+    if (trimmed === '' || characters(trimmed) > ACCOUNT_NAME_MAX) {
       throw errors.invalidRequest({
         en: `name: 1 to ${ACCOUNT_NAME_MAX} characters besides spaces.`,
         ru: `name: от 1 до ${ACCOUNT_NAME_MAX} символов, не считая пробелов.`,
@@ -69,7 +71,7 @@ export class AdminService {
         ru: 'amount_minor: целое число копеек, не меньше 1.',
       });
     }
-    if (reference.length < 1 || reference.length > CREDIT_REFERENCE_MAX) {
+    if (reference.length < 1 || characters(reference) > CREDIT_REFERENCE_MAX) {
       throw errors.invalidRequest({
         en: `reference: 1 to ${CREDIT_REFERENCE_MAX} characters.`,
         ru: `reference: от 1 до ${CREDIT_REFERENCE_MAX} символов.`,
@@ -103,7 +105,7 @@ export class AdminService {
     input: { name?: string | null; models?: string[] | null; dailyLimitMinor?: number | null },
   ): Promise<IssuedKey> {
     const { name, models, dailyLimitMinor } = input;
-    if (name != null && name.length > KEY_NAME_MAX) {
+    if (name != null && characters(name) > KEY_NAME_MAX) {
       throw errors.invalidRequest({
         en: `name: at most ${KEY_NAME_MAX} characters.`,
         ru: `name: не больше ${KEY_NAME_MAX} символов.`,

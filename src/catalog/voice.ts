@@ -13,6 +13,7 @@
  * - Audio input follows the music model's rule (mp3, wav, ogg, m4a, flac, aac; 20 MB).
  */
 import { z } from 'zod';
+import { characters } from '../lib/index.ts';
 import { exampleRun } from './example.ts';
 import { AUDIO_INPUT, audioUrl, fileSeconds, libraryId } from './fields.ts';
 import type { AudioOutput, GenerationPlan, LibraryRef, ModelSpec } from './model-spec.ts';
@@ -31,16 +32,6 @@ const SPEAKER_TAG = /^[ \t]*\[(voice(?:_\d+)?)\]/gm;
 /** Setting that a speaker tag names (`voice_1` is `voice`). */
 function speakerField(tag: string): string {
   return tag === 'voice_1' ? 'voice' : tag;
-}
-
-/**
- * Characters of a text as the settings' length rules count them (code points: an emoji is one), not
- * UTF-16 units, so a text the 5000-character rule accepts is priced by the same count.
- */
-export function characters(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
 }
 
 /** Characters that are spoken: the text without speaker tags. */

@@ -8,3 +8,4 @@ export { oncePerTurn, oncePerTurnAsync } from './once-per-turn.ts';
 export { randomBase62 } from './random.ts';
 export { Repeating } from './repeating.ts';
 export { ByteCounter } from './streams.ts';
+export { characters } from './text.ts';

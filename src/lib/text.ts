@@ -1,0 +1,9 @@
+/**
+ * Characters of a text as the length rules count them (code points, as zod's `min`/`max` and JSON
+ * Schema's `maxLength` do: an emoji is one), not UTF-16 units.
+ */
+export function characters(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
