@@ -37,6 +37,7 @@ import {
   TaskTelemetry,
 } from './observability/index.ts';
 import {
+  isTopupPayment,
   type PaymentProvider,
   TestProvider,
   TopupService,
@@ -212,7 +213,13 @@ export async function createContainer(
   // Keys seen lately, so a poll costs no key query; revocations reach it from every process.
   const keys = new KeyAuthenticator(db);
   await keys.start();
-  const admin = new AdminService({ db, clock, models, onKeyRevoked: () => keys.forget() });
+  const admin = new AdminService({
+    db,
+    clock,
+    models,
+    onKeyRevoked: () => keys.forget(),
+    isPaymentReference: isTopupPayment,
+  });
   const idempotency = new IdempotencyStore({ db, clock });
   const worker = new Worker(
     {

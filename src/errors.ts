@@ -188,6 +188,14 @@ export const errors = {
     new ApiError('payments_unavailable', { headers: retryAfter(retryAfterSeconds) }),
   creditReferenceConflict: (reference: string, amountMinor: number): ApiError =>
     new ApiError('credit_reference_conflict', { params: { reference, amount: amountMinor } }),
+  /** An operator's credit under the reference a top-up's payment credits with (CONTRACT §14). */
+  creditReferenceIsPayment: (): ApiError =>
+    new ApiError('credit_reference_conflict', {
+      detail: {
+        en: "reference: it is the payment id of one of the account's top-ups, which credits under it.",
+        ru: 'reference: это идентификатор платежа одного из пополнений счёта, он зачисляет под ним.',
+      },
+    }),
   taskNotCancelable: (status: string): ApiError =>
     new ApiError('task_not_cancelable', { params: { status } }),
   requestTooLarge: (limitBytes: number): ApiError =>

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { credit } from '../src/ledger/index.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { expectError, startTestApp, type TestApp } from './helpers.ts';
 
@@ -142,6 +143,39 @@ describe('top-ups in the test mode', () => {
     for (const res of reads) assert.equal(res.json().status, 'succeeded');
     assert.deepEqual(await creditsOf(t, acct.id, paymentId), [2500]);
     assert.equal((await t.call(acct.key, 'GET', '/v1/me')).json().available_minor, 2500);
+  });
+
+  test("an operator's credit cannot take a top-up's payment id; a taken one leaves the top-up pending", async () => {
+    const acct = await t.account();
+    const other = await t.account();
+    const created = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 10_000 })).json();
+    const paymentId = await paymentOf(t, created.id);
+    const taken = await t.admin('POST', `/admin/v1/accounts/${acct.id}/credits`, {
+      amount_minor: 500,
+      reference: paymentId,
+    });
+    expectError(taken, 409, 'credit_reference_conflict');
+    assert.match(taken.json().error.message, /payment id/);
+    // References are per account: another account may use the same text.
+    const elsewhere = await t.admin('POST', `/admin/v1/accounts/${other.id}/credits`, {
+      amount_minor: 500,
+      reference: paymentId,
+    });
+    assert.equal(elsewhere.statusCode, 201, elsewhere.body);
+    // A credit made under the payment id before the API refused it: the payment's success is not
+    // credited under another reference and not answered with an error the provider would resend.
+    const db = t.container.db;
+    await db.dialect.transaction(db.db, (tx) =>
+      credit(tx, { accountId: acct.id, amountMinor: 500, reference: paymentId, at: new Date() }),
+    );
+    await db.db
+      .updateTable('test_payments')
+      .set({ status: 'succeeded' })
+      .where('id', '=', paymentId)
+      .execute();
+    assert.equal(await t.container.services.topups.settle(paymentId), 'pending');
+    assert.equal((await t.call(acct.key, 'GET', `/v1/topups/${created.id}`)).json().status, 'pending');
+    assert.deepEqual(await creditsOf(t, acct.id, paymentId), [500]);
   });
 
   test('the list is newest first with a cursor; the operator filters by account and status', async () => {

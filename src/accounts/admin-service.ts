@@ -19,6 +19,9 @@ export const KEY_NAME_MAX = 200;
 /** Most models one key may be restricted to. */
 export const KEY_MODELS_MAX = 50;
 
+/** See AdminService's `isPaymentReference`. */
+export type PaymentReferenceCheck = (tx: Tx, accountId: string, reference: string) => Promise<boolean>;
+
 /**
  * The operator's operations (CONTRACT §9). The admin routes and the CLI both call this service and hold
  * no logic of their own.
@@ -28,16 +31,28 @@ export class AdminService {
   readonly #clock: Clock;
   readonly #models: ModelService;
   readonly #onKeyRevoked: () => void;
+  readonly #isPaymentReference: PaymentReferenceCheck;
 
   /**
    * `onKeyRevoked` runs once a revocation has committed: this process's key cache forgets at once, without
    * waiting for the notification that tells the other processes (`KeyAuthenticator`).
    */
-  constructor(deps: { db: Db; clock: Clock; models: ModelService; onKeyRevoked?: () => void }) {
+  constructor(deps: {
+    db: Db;
+    clock: Clock;
+    models: ModelService;
+    onKeyRevoked?: () => void;
+    /**
+     * Whether a reference is the payment id of one of the account's top-ups (the payments module's
+     * `isTopupPayment`): the reference that top-up's success credits under, which a credit must not take.
+     */
+    isPaymentReference?: PaymentReferenceCheck;
+  }) {
     this.#db = deps.db;
     this.#clock = deps.clock;
     this.#models = deps.models;
     this.#onKeyRevoked = deps.onKeyRevoked ?? (() => {});
+    this.#isPaymentReference = deps.isPaymentReference ?? (async () => false);
   }
 
   #tx<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -80,6 +95,7 @@ export class AdminService {
     return this.#tx(async (tx) => {
       await this.#db.dialect.lockAccount(tx, accountId);
       await getAccount(tx, accountId);
+      if (await this.#isPaymentReference(tx, accountId, reference)) throw errors.creditReferenceIsPayment();
       return credit(tx, { accountId, amountMinor, reference, at: this.#clock.now() });
     });
   }

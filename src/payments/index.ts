@@ -10,6 +10,7 @@ export { TopupSweep } from './sweep.ts';
 export { TestProvider } from './test-provider.ts';
 export {
   type AdminTopupView,
+  isTopupPayment,
   TOPUP_EXPIRY_MS,
   TOPUP_MAX_MINOR,
   TOPUP_MIN_MINOR,

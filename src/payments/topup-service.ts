@@ -8,8 +8,8 @@
  * of notifications, readers, processes and restarts.
  */
 import type { Logger } from 'pino';
-import { type Db, isUniqueViolation, type TopupsTable } from '../db/index.ts';
-import { errors } from '../errors.ts';
+import { type Db, isUniqueViolation, type TopupsTable, type Tx } from '../db/index.ts';
+import { errors, isApiError } from '../errors.ts';
 import { credit } from '../ledger/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
@@ -58,6 +58,20 @@ export interface TopupServiceDeps {
 }
 
 type Row = TopupsTable;
+
+/**
+ * Whether `reference` is the payment id of one of the account's top-ups: the ledger reference its
+ * success credits under (CONTRACT §14), which an operator's credit must not take first.
+ */
+export async function isTopupPayment(tx: Tx, accountId: string, reference: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom('topups')
+    .select('id')
+    .where('payment_id', '=', reference)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
 
 export class TopupService {
   readonly #deps: TopupServiceDeps;
@@ -321,17 +335,30 @@ export class TopupService {
       return 'pending';
     }
     const at = this.#deps.clock.now();
-    const credited = await this.#deps.db.dialect.transaction(this.#deps.db.db, async (tx) => {
-      const moved = await tx
-        .updateTable('topups')
-        .set({ status: 'succeeded', updated_at: at.toISOString() })
-        .where('id', '=', row.id)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) === 0) return false;
-      await credit(tx, { accountId: row.account_id, amountMinor, reference: row.payment_id, at });
-      return true;
-    });
+    let credited: boolean;
+    try {
+      credited = await this.#deps.db.dialect.transaction(this.#deps.db.db, async (tx) => {
+        const moved = await tx
+          .updateTable('topups')
+          .set({ status: 'succeeded', updated_at: at.toISOString() })
+          .where('id', '=', row.id)
+          .where('status', '=', 'pending')
+          .executeTakeFirst();
+        if (Number(moved.numUpdatedRows) === 0) return false;
+        await credit(tx, { accountId: row.account_id, amountMinor, reference: row.payment_id, at });
+        return true;
+      });
+    } catch (error) {
+      if (!isApiError(error) || error.code !== 'credit_reference_conflict') throw error;
+      // The reference was taken by another amount (an operator's credit made before the API refused
+      // that): crediting under another reference would break "the payment id is the reference", and a
+      // 500 would have the provider resend forever. The top-up stays pending for the operator.
+      this.#deps.log.error(
+        { topupId: row.id, paymentId: row.payment_id },
+        "a succeeded payment's reference is already credited with another amount; not credited",
+      );
+      return 'pending';
+    }
     if (credited) this.#deps.log.info({ topupId: row.id, amountMinor }, 'top-up credited');
     return 'succeeded';
   }
