@@ -67,6 +67,13 @@ describe('operator API (CONTRACT §9)', () => {
       runAdminCommand(t.container.services, ['credit', id], { amount: '0', reference: 'zero' }),
       UsageError,
     );
+    // Kopecks are written in decimal digits: Number() alone would credit 1000 for 1e3 and 16 for 0x10.
+    for (const amount of ['1e3', '0x10', ' 12', '12.0', '-5'])
+      await assert.rejects(
+        runAdminCommand(t.container.services, ['credit', id], { amount, reference: `odd ${amount}` }),
+        UsageError,
+        amount,
+      );
     for (const command of ['credit', 'ledger'])
       await assert.rejects(runAdminCommand(t.container.services, [command], {}), /missing ACCOUNT_ID/);
   });

@@ -27,9 +27,13 @@ function need(value: string | undefined, what: string): string {
   return value;
 }
 
+/** Decimal digits only: `Number()` alone would also read `1e3`, `0x10` or ` 12 ` as numbers of kopecks. */
 function integer(value: string | undefined, what: string): number {
-  const n = Number(need(value, what));
-  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`${what} must be a whole non-negative number`);
+  const text = need(value, what);
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) {
+    throw new UsageError(`${what} must be a whole non-negative number`);
+  }
   return n;
 }
 
