@@ -142,6 +142,21 @@ describe('gta user commands', () => {
     const task = JSON.parse(run.stdout);
     assert.equal(task.settings.image_url.length, 1);
     assert.match(task.settings.image_url[0], /^http/);
+
+    // A JSON-quoted value starting with @ is text, not a file: prompts name attachments as @Image1.
+    const labelled = await gta([
+      'price',
+      'video',
+      '--set',
+      'mode=reference',
+      '--set',
+      'prompt="@Image1 runs"',
+      '--set',
+      `ref_image_urls=@${png}`,
+      '--json',
+    ]);
+    assert.equal(labelled.code, 0, labelled.stderr);
+    assert.ok(JSON.parse(labelled.stdout).amount_minor > 0);
   });
 
   test('download: all files or one by index; a missing index exits 1', async () => {

@@ -31,6 +31,13 @@ describe('user command formatting', () => {
     ];
     for (const [pair, value] of cases) assert.deepEqual(parseSet(pair).value, value, pair);
     assert.equal(parseSet('prompt=x').key, 'prompt');
+    // `@FILE` asks for an upload; the same text in JSON quotes is the text itself (`@Image1` labels).
+    assert.deepEqual(parseSet('image_url=@photo.png'), {
+      key: 'image_url',
+      value: '@photo.png',
+      file: 'photo.png',
+    });
+    assert.deepEqual(parseSet('prompt="@Image1 runs"'), { key: 'prompt', value: '@Image1 runs' });
     assert.throws(() => parseSet('novalue'), /key=value/);
     assert.throws(() => parseSet('=x'), /key=value/);
   });

@@ -44,9 +44,10 @@ export function progressBar(task: Task, width = 30): string {
 
 /**
  * A `--set key=value` pair: JSON values (numbers, booleans, null, lists, objects) are parsed, anything else
- * stays a string, so `--set n=2` is a number and `--set prompt=a cat` a string.
+ * stays a string, so `--set n=2` is a number and `--set prompt=a cat` a string. An unquoted `@FILE` names a
+ * file to upload (`file`); a JSON string is always text, so `--set 'prompt="@Image1 runs"'` starts with @.
  */
-export function parseSet(pair: string): { key: string; value: unknown } {
+export function parseSet(pair: string): { key: string; value: unknown; file?: string } {
   const eq = pair.indexOf('=');
   if (eq <= 0) throw new Error(`--set takes key=value, got "${pair}"`);
   const key = pair.slice(0, eq);
@@ -58,7 +59,7 @@ export function parseSet(pair: string): { key: string; value: unknown } {
       // Not JSON after all (`[draft` or `"quoted`): the text as it is.
     }
   }
-  return { key, value: raw };
+  return raw.startsWith('@') ? { key, value: raw, file: raw.slice(1) } : { key, value: raw };
 }
 
 /** Whether `key` of the chosen mode's settings schema is a list (a `@file` link is then wrapped in one). */

@@ -25,7 +25,7 @@ export const USER_USAGE = `Usage: gta <command> [options]     (GTA_API_KEY, GTA_
   admin …                         operator commands (gta admin --help)
 
   --set key=value   numbers, true/false and JSON are parsed, other values are text;
-                    key=@FILE uploads FILE and passes its link
+                    key=@FILE uploads FILE and passes its link ('key="@text"' is text)
   --json            print the API's JSON instead
 `;
 
@@ -240,21 +240,21 @@ async function download(c: Client, task: Task, dir: string, index?: number): Pro
 /** `--set` pairs as settings; `key=@FILE` uploads FILE and passes its link (in a list where one is due). */
 async function settingsOf(c: Client, model: string, pairs: string[]): Promise<Record<string, unknown>> {
   const settings: Record<string, unknown> = {};
-  const uploads: string[] = [];
+  const uploads = new Map<string, string>();
   for (const pair of pairs) {
-    let parsed: { key: string; value: unknown };
+    let parsed: ReturnType<typeof parseSet>;
     try {
       parsed = parseSet(pair);
     } catch (error) {
       throw new UserUsageError((error as Error).message);
     }
     settings[parsed.key] = parsed.value;
-    if (typeof parsed.value === 'string' && parsed.value.startsWith('@')) uploads.push(parsed.key);
+    if (parsed.file === undefined) uploads.delete(parsed.key);
+    else uploads.set(parsed.key, parsed.file);
   }
-  if (uploads.length === 0) return settings;
+  if (uploads.size === 0) return settings;
   const described = await c.models.get(model);
-  for (const key of uploads) {
-    const file = (settings[key] as string).slice(1);
+  for (const [key, file] of uploads) {
     const upload = await c.files.upload(await readFile(file), { filename: path.basename(file) });
     settings[key] = isListSetting(described, settings, key) ? [upload.url] : upload.url;
   }
