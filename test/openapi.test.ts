@@ -70,6 +70,18 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     }
   });
 
+  test('summaries take "an" before a vowel: "Create an element", "An image style"', () => {
+    const summaries = operations(open).map(({ op }) => String(op.summary));
+    const wrong = summaries.filter((summary) => /\ba [aeiou]/i.test(summary));
+    assert.deepEqual(wrong, []);
+    for (const summary of ['Create an element', 'An image style', 'Delete an omni voice']) {
+      assert.ok(
+        summaries.some((s) => s.startsWith(summary)),
+        summary,
+      );
+    }
+  });
+
   test('the public document has no operator path; the operator document only those', () => {
     const publicPaths = Object.keys(open.paths);
     assert.ok(publicPaths.length > 20);

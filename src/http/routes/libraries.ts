@@ -58,6 +58,8 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
   for (const decl of LIBRARIES) {
     const path = libraryPath(decl);
     const what = decl.title;
+    // "an element", "an image style", "a cloned voice".
+    const article = /^[aeiou]/i.test(what) ? 'an' : 'a';
     const name = pascal(decl.title);
     const record = recordOf(decl);
     r.get(
@@ -79,7 +81,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
         schema: {
           tags,
           operationId: `create${name}`,
-          summary: `Create a ${what}`,
+          summary: `Create ${article} ${what}`,
           description: decl.learns
             ? `Answers 201 at once with status ${decl.learns.initial}; poll GET ${path}/{id}.`
             : 'Waits for the generator (client timeout of at least five minutes) and answers 201 with the record.',
@@ -121,7 +123,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
         schema: {
           tags,
           operationId: `get${name}`,
-          summary: `A ${what}`,
+          summary: `${article === 'an' ? 'An' : 'A'} ${what}`,
           params: recordId,
           response: { 200: record, ...errorResponses, 403: forbidden, 404: notFound },
         },
@@ -135,7 +137,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
         schema: {
           tags,
           operationId: `delete${name}`,
-          summary: `Delete a ${what}; results already made stay as they are`,
+          summary: `Delete ${article} ${what}; results already made stay as they are`,
           description:
             'A copy the provider keeps (a cloned voice, a music finetune, an element, an image style made at a ' +
             'provider channel) is deleted there too, by the service within seconds of the 204.',
