@@ -206,6 +206,49 @@ describe('POST /v1/files and direct links', () => {
     assert.equal((await upload(t, acct.key, png, 'looks.jpg')).content_type, 'image/png');
   });
 
+  test('multipart with a second file after "file" is 422 invalid_request, and nothing is stored', async () => {
+    const acct = await t.account();
+    const png = fs.readFileSync(await makePng(t.dir, 8, 8));
+    const boundary = '----gta-two-files';
+    const part = (name: string, filename: string): Buffer =>
+      Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: image/png\r\n\r\n`,
+        ),
+        png,
+        Buffer.from('\r\n'),
+      ]);
+    const headers = {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      authorization: `Bearer ${acct.key}`,
+    };
+    const end = Buffer.from(`--${boundary}--\r\n`);
+    for (const second of ['file', 'other']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/files',
+        payload: Buffer.concat([part('file', 'a.png'), part(second, 'b.png'), end]),
+        headers,
+      });
+      expectError(res, 422, 'invalid_request');
+    }
+    const rows = await t.container.db.db
+      .selectFrom('uploads')
+      .select('id')
+      .where('account_id', '=', acct.id)
+      .execute();
+    assert.equal(rows.length, 0, 'a refused upload keeps no record');
+    // One file part with fields around it is still one upload.
+    const field = `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n`;
+    const one = await t.app.inject({
+      method: 'POST',
+      url: '/v1/files',
+      payload: Buffer.concat([Buffer.from(field), part('file', 'a.png'), Buffer.from(field), end]),
+      headers,
+    });
+    assert.equal(one.statusCode, 201, one.body);
+  });
+
   test('a 100 MB upload streams through: refused past 100 MB, and the memory barely moves', async () => {
     const acct = await t.account();
     const png = fs.readFileSync(await makePng(t.dir, 16, 16));

@@ -91,7 +91,15 @@ export class UploadService {
    * Streams an upload to a temporary file with the size cap enforced while reading, recognises its type by
    * content, probes its length and size, and stores it. 413 file_too_large, 422 file_empty, 422 file_type.
    */
-  async upload(principal: KeyPrincipal, input: { body: Readable; filename?: string }): Promise<UploadView> {
+  async upload(
+    principal: KeyPrincipal,
+    input: {
+      body: Readable;
+      filename?: string;
+      /** Checks what follows the file once it is read (the rest of a multipart body); throws to refuse. */
+      rest?: () => Promise<void>;
+    },
+  ): Promise<UploadView> {
     const quota = this.#deps.quotaBytes;
     // A first look, so a full account is refused before any byte is read; the decision is made again
     // under the account lock when the record is written (see #insertWithinQuota).
@@ -112,6 +120,7 @@ export class UploadService {
         if (error instanceof ApiError) throw error;
         throw errors.invalidRequest({ en: 'The upload was interrupted.', ru: 'Загрузка прервана.' });
       }
+      await input.rest?.();
       if (cap.bytes === 0) throw errors.fileEmpty('file');
       const sniffed = await inspectFile(temp, cap.bytes);
       if (!sniffed) throw errors.fileType('file');

@@ -74,7 +74,9 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       let upload: Awaited<ReturnType<typeof uploads.upload>>;
       if (request.isMultipart()) {
         // The first part's headers must come within a body window; the file part is then watched itself.
-        const part = await withinWindow(request.file(), deps.config.bodyTimeoutMs).catch(malformedMultipart);
+        const files = request.files();
+        const first = await withinWindow(files.next(), deps.config.bodyTimeoutMs).catch(malformedMultipart);
+        const part = first.done ? undefined : first.value;
         if (part?.fieldname !== 'file') {
           throw errors.invalidRequest({
             en: 'Send the file in a multipart part named "file".',
@@ -84,6 +86,12 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         upload = await uploads.upload(request.principal!, {
           body: paced(part.file, deps.config.bodyTimeoutMs),
           filename: part.filename,
+          // Only one file is stored: a second file part (busboy's files limit) refuses the body rather
+          // than being dropped unseen. Fields around the file are skipped, as before it.
+          rest: () =>
+            withinWindow(files.next(), deps.config.bodyTimeoutMs).then((next) => {
+              if (!next.done) malformedMultipart(null);
+            }, malformedMultipart),
         });
       } else {
         const body = request.body;
