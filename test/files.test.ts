@@ -161,6 +161,16 @@ describe('POST /v1/files and direct links', () => {
       assert.equal(got.statusCode, 200, got.body);
       assert.deepEqual(got.rawPayload, fs.readFileSync(file));
     }
+    // A raw upload's ?filename= is cut the same way, not refused (`gta upload` and the SDK send it so).
+    const raw = await t.call(
+      acct.key,
+      'POST',
+      `/v1/files?filename=${encodeURIComponent(name)}`,
+      fs.readFileSync(file),
+      { 'content-type': 'image/png' },
+    );
+    assert.equal(raw.statusCode, 201, raw.body);
+    assert.equal(raw.json().filename, up.filename);
   });
 
   test('raw upload with Content-Type and ?filename; audio gets its duration', async () => {

@@ -55,7 +55,11 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         summary: 'Upload an own file to get a direct link for URL settings',
         description:
           "multipart/form-data with one part `file`, or a raw body with its Content-Type and ?filename=. Types are recognised by content: jpeg, png, webp, mp3, wav, ogg, m4a, flac, aac, mp4, mov; up to 100 MB, and within the account's upload quota.",
-        querystring: z.object({ filename: z.string().max(200).optional(), lang: z.string().optional() }),
+        querystring: z.object({
+          // Cleaned and cut to 200 characters like a multipart part's name, never refused for its length.
+          filename: z.string().optional().describe('name of a raw upload; cut to 200 characters'),
+          lang: z.string().optional(),
+        }),
         response: {
           201: uploadSchema,
           ...errorResponses,
