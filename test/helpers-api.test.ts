@@ -115,11 +115,14 @@ describe('RATE_LIMIT_ACCOUNT, RATE_LIMIT_WRONG_KEY and RATE_LIMIT_HELPERS (CONTR
       const a = await t.account();
       const helper = await t.call(a.key, 'POST', '/v1/models/music/lyrics', { prompt: 'rain' });
       assert.equal(helper.statusCode, 200, helper.body);
-      expectError(
-        await t.call(a.key, 'POST', '/v1/models/music/lyrics', { prompt: 'snow' }),
-        429,
-        'rate_limited',
-      );
+      const spent = await t.call(a.key, 'POST', '/v1/models/music/lyrics', { prompt: 'snow' });
+      expectError(spent, 429, 'rate_limited');
+      // The answer names the policy that refused it beside the account's, not only the account's budget
+      // with requests left (IETF ratelimit-headers: lists of policies).
+      assert.equal(spent.headers['ratelimit-policy'], '"account";q=4;w=120, "helpers";q=1;w=3600');
+      assert.match(String(spent.headers.ratelimit), /^"account";r=2;t=\d+, "helpers";r=0;t=\d+$/);
+      const wait = /"helpers";r=0;t=(\d+)$/.exec(String(spent.headers.ratelimit))?.[1];
+      assert.equal(wait, spent.headers['retry-after']);
       const me = await t.call(a.key, 'GET', '/v1/me');
       assert.equal(me.headers['ratelimit-policy'], '"account";q=4;w=120');
       await t.call(a.key, 'GET', '/v1/me');

@@ -14,9 +14,24 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
     : translate(error.code, request.lang, error.params);
   return reply
     .code(error.status)
-    .headers(error.headers)
+    .headers(withPolicies(reply, error.headers))
     .type('application/json; charset=utf-8')
     .send({ error: { code: error.code, message }, ...error.body });
+}
+
+/**
+ * The refusal's headers; a limit of its own (the helpers' hour) is added to the account's RateLimit and
+ * RateLimit-Policy already set on the answer, as the lists of policies they are, instead of replacing them.
+ */
+function withPolicies(reply: FastifyReply, headers: Record<string, string>): Record<string, string> {
+  const merged = { ...headers };
+  for (const name of ['RateLimit-Policy', 'RateLimit']) {
+    const before = reply.getHeader(name);
+    if (merged[name] !== undefined && typeof before === 'string' && before !== '') {
+      merged[name] = `${before}, ${merged[name]}`;
+    }
+  }
+  return merged;
 }
 
 const both = (en: string, ru: string): { en: string; ru: string } => ({ en, ru });

@@ -96,7 +96,12 @@ export class HelperService {
         .execute();
       if (calls.length >= limit) {
         const oldest = new Date(calls[calls.length - limit]?.at ?? now.toISOString()).getTime();
-        throw errors.rateLimited((oldest + windowMs - now.getTime()) / 1000);
+        const wait = Math.max(1, Math.ceil((oldest + windowMs - now.getTime()) / 1000));
+        // Named beside the account's budget (which may have requests left), so the headers explain the 429.
+        throw errors.rateLimited(wait, {
+          'RateLimit-Policy': `"helpers";q=${limit};w=${Math.ceil(windowMs / 1000)}`,
+          RateLimit: `"helpers";r=0;t=${wait}`,
+        });
       }
       const id = uuidv7(now.getTime());
       await tx
