@@ -176,6 +176,17 @@ describe('gta user commands', () => {
     const missing = await gta(['download', created.id, '99']);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /has no file 99/);
+    // A task with no files (still running, canceled) is not a silent success with nothing saved.
+    const pending = (
+      await t.call(account.key, 'POST', '/v1/tasks', {
+        model: 'image',
+        settings: { prompt: 'dl [sim:hang]' },
+      })
+    ).json();
+    await t.call(account.key, 'POST', `/v1/tasks/${pending.id}/cancel`);
+    const none = await gta(['download', pending.id, '--out', out]);
+    assert.equal(none.code, 1, none.stdout);
+    assert.match(none.stderr, /has no files \(status canceled\)/);
   });
 
   test('usage mistakes exit 2; a wrong key exits 1 with 401 invalid_api_key; gta admin still answers', async () => {

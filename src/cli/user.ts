@@ -223,8 +223,9 @@ async function run(c: Client, model: string, values: Values, io: CliIo): Promise
 /** Writes the task's files (or the one at `index`) into `dir`; answers their paths. */
 async function download(c: Client, task: Task, dir: string, index?: number): Promise<string[]> {
   const artifacts = (task.result?.artifacts ?? []).filter((a) => index === undefined || a.index === index);
-  if (index !== undefined && artifacts.length === 0) {
-    throw new Error(`task ${task.id} has no file ${index} (status ${task.status})`);
+  if (artifacts.length === 0) {
+    const what = index === undefined ? 'files' : `file ${index}`;
+    throw new Error(`task ${task.id} has no ${what} (status ${task.status})`);
   }
   await mkdir(dir, { recursive: true });
   const written: string[] = [];
