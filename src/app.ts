@@ -125,8 +125,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await helperRoutes(authenticated, deps);
     await webhookRoutes(authenticated, deps);
     await topupRoutes(authenticated, deps);
-    // Own context: the upload's stream parser must not leak to other routes.
-    await authenticated.register(async (files) => fileRoutes(files, deps));
+    // The upload gets a context of its own inside: its stream parser must not leak to other routes.
+    await fileRoutes(authenticated, deps);
   });
 
   const adminToken = deps.config.adminToken;

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { makePng } from '../src/media/fixtures.ts';
 import { ADMIN_TOKEN, errorOf, expectError, startTestApp, type TestApp } from './helpers.ts';
 
 describe('errors, languages and framework edges', () => {
@@ -132,6 +134,25 @@ describe('errors, languages and framework edges', () => {
     const gone = `/v1/models/image/styles/${id}`;
     expectError(await t.call(acct.key, 'DELETE', gone, big), 413, 'request_too_large');
     expectError(await t.call(acct.key, 'DELETE', gone), 404, 'record_not_found');
+    // An upload's GET and DELETE are JSON routes like the others, outside the upload's stream parser.
+    const upload = await t.call(
+      acct.key,
+      'POST',
+      '/v1/files?filename=a.png',
+      fs.readFileSync(await makePng(t.dir, 4, 4)),
+      {
+        'content-type': 'image/png',
+      },
+    );
+    assert.equal(upload.statusCode, 201, upload.body);
+    const file = `/v1/files/${upload.json().id}`;
+    expectError(await t.call(acct.key, 'DELETE', file, big), 413, 'request_too_large');
+    expectError(
+      await t.call(acct.key, 'DELETE', file, '{bad', { 'content-type': 'application/json' }),
+      422,
+      'invalid_request',
+    );
+    assert.equal((await t.call(acct.key, 'GET', file)).statusCode, 200, 'the upload is still there');
   });
 
   test('every response carries X-Request-Id; a printable one of at most 128 characters is kept', async () => {

@@ -35,6 +35,46 @@ const idParams = z.object({ id: pathParam });
 
 /** POST /v1/files and the upload's metadata (CONTRACT §6); registered inside the authenticated context. */
 export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  // Own context: the upload's stream parser must not reach other routes, its GET and DELETE included
+  // (a 17 KB JSON body on DELETE was never read, so never 413, and the file was deleted).
+  await app.register(async (context) => uploadRoute(context, deps));
+  const uploads = deps.services.uploads;
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get(
+    '/v1/files/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'getFile',
+        summary: 'An upload',
+        params: idParams,
+        response: { 200: uploadSchema, ...errorResponses, 404: errorSchema.describe('file_not_found') },
+      },
+    },
+    async (request) => uploads.get(request.principal!, request.params.id),
+  );
+
+  r.delete(
+    '/v1/files/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteFile',
+        summary: 'Delete an upload; its direct link answers 404 from then on',
+        params: idParams,
+        response: { 204: z.null().describe('deleted'), ...errorResponses, 404: errorSchema },
+      },
+    },
+    async (request, reply) => {
+      await uploads.delete(request.principal!, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+/** POST /v1/files, in a context of its own: only multipart is parsed, any other body is a stream. */
+async function uploadRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const uploads = deps.services.uploads;
   // The JSON and text parsers inherited from the app would read a 100 MB body into memory whatever it
   // holds (a 90 MB JSON-typed body took 3.4 GB): in this context only multipart is parsed.
@@ -106,37 +146,6 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         });
       }
       return reply.code(201).send(upload);
-    },
-  );
-
-  r.get(
-    '/v1/files/:id',
-    {
-      schema: {
-        tags,
-        operationId: 'getFile',
-        summary: 'An upload',
-        params: idParams,
-        response: { 200: uploadSchema, ...errorResponses, 404: errorSchema.describe('file_not_found') },
-      },
-    },
-    async (request) => uploads.get(request.principal!, request.params.id),
-  );
-
-  r.delete(
-    '/v1/files/:id',
-    {
-      schema: {
-        tags,
-        operationId: 'deleteFile',
-        summary: 'Delete an upload; its direct link answers 404 from then on',
-        params: idParams,
-        response: { 204: z.null().describe('deleted'), ...errorResponses, 404: errorSchema },
-      },
-    },
-    async (request, reply) => {
-      await uploads.delete(request.principal!, request.params.id);
-      return reply.code(204).send(null);
     },
   );
 }
