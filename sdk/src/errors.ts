@@ -16,6 +16,9 @@ export type ErrorCode =
   | 'artifact_expired'
   | 'file_not_found'
   | 'record_not_found'
+  | 'webhook_not_found'
+  | 'delivery_not_found'
+  | 'topup_not_found'
   | 'not_found'
   | 'method_not_allowed'
   | 'request_timeout'
@@ -27,6 +30,7 @@ export type ErrorCode =
   | 'voice_not_verifiable'
   | 'voice_not_retryable'
   | 'too_many_webhooks'
+  | 'too_many_records'
   | 'request_too_large'
   | 'file_too_large'
   | 'storage_quota_exceeded'
@@ -50,7 +54,8 @@ export type ErrorCode =
   | 'persona_create_failed'
   | 'library_create_failed'
   | 'model_unavailable'
-  | 'sg_unavailable';
+  | 'sg_unavailable'
+  | 'payments_unavailable';
 
 /** Construction fields of an `ApiError`. */
 export interface ApiErrorInit {

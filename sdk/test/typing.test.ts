@@ -3,7 +3,26 @@
  * each `@ts-expect-error` line fails the check if the types ever stop catching its mistake.
  */
 import { test } from 'node:test';
-import type { Client } from '../src/index.ts';
+import type { ErrorCode as ServiceErrorCode } from '../../src/errors.ts';
+import type { Client, ErrorCode } from '../src/index.ts';
+
+/** Codes only the operator API, the dashboard or /readyz answer: an API key never meets them. */
+type NotForApiKeys =
+  | 'invalid_admin_token'
+  | 'invalid_credentials'
+  | 'email_not_confirmed'
+  | 'csrf_failed'
+  | 'account_not_found'
+  | 'key_not_found'
+  | 'channel_not_found'
+  | 'too_many_keys'
+  | 'email_taken'
+  | 'account_has_email'
+  | 'credit_reference_conflict'
+  | 'invalid_token'
+  | 'not_ready';
+/** Every code the service answers API keys with is in the client's ErrorCode union (compile-time). */
+export const everyApiCode = (code: Exclude<ServiceErrorCode, NotForApiKeys>): ErrorCode => code;
 
 /** Never called: only compiled. */
 export async function typed(c: Client): Promise<void> {
