@@ -22,6 +22,7 @@ import {
   installAdminAuth,
   installApiKeyAuth,
   installBodyPace,
+  installCors,
   installErrorHandler,
   installJsonParser,
   installNotFound,
@@ -88,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // The dashboard's 404 page answers browsers' page loads once the dashboard is registered (below).
   const pageNotFound: { page: NotFoundPage | null } = { page: null };
   installNotFound(app, links, pageNotFound, (key) => deps.services.models.find(key) !== undefined);
+  await installCors(app);
   // Open event streams and waiting calls end before the server waits for its connections to close.
   app.addHook('preClose', () => deps.services.watch.close());
 

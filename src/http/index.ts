@@ -1,4 +1,5 @@
 export { CONNECTIONS_CHECK_MS, HEADERS_TIMEOUT_MS, installBodyPace } from './body-pace.ts';
+export { installCors } from './cors.ts';
 export { installErrorHandler, installNulGuard } from './error-handler.ts';
 export { clientErrorHandler, frameworkErrorHandler } from './framework-errors.ts';
 export { installJsonParser } from './json-body.ts';

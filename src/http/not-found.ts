@@ -51,6 +51,9 @@ export function installNotFound(
   const shadow = FindMyWay({ ignoreTrailingSlash: false });
   const noop = (): void => {};
   app.addHook('onRoute', (route) => {
+    // The CORS plugin's catch-all OPTIONS route answers preflights of the API only and hands every other
+    // OPTIONS request back to this handler: it serves no address of its own.
+    if (route.url === '*' || route.url === '/*') return;
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       if (METHODS.includes(method as HTTPMethod) && !shadow.hasRoute(method as HTTPMethod, route.url)) {

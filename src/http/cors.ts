@@ -1,0 +1,60 @@
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * What a page of another origin may do with the API (CONTRACT §16: the client kit runs in browsers). Keys
+ * travel in `Authorization`, never in cookies, so any origin may call it: a page learns nothing it was
+ * not given the key for, and no credentials are allowed (`Access-Control-Allow-Credentials` is never sent).
+ */
+const API_CORS: FastifyCorsOptions = {
+  origin: '*',
+  methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+  // What the client kit and a waiting or resuming caller send.
+  allowedHeaders: [
+    'Authorization',
+    'Content-Type',
+    'Accept',
+    'Accept-Language',
+    'Idempotency-Key',
+    'Prefer',
+    'Last-Event-ID',
+    'Range',
+    'If-Range',
+    'If-None-Match',
+    'X-Request-Id',
+  ],
+  // What a caller reads back: request ids for support, the limits' headers to pace itself, replays,
+  // ranges and file names of downloads.
+  exposedHeaders: [
+    'X-Request-Id',
+    'Retry-After',
+    'RateLimit',
+    'RateLimit-Policy',
+    'Idempotent-Replayed',
+    'Preference-Applied',
+    'Location',
+    'Content-Disposition',
+    'Content-Range',
+    'Accept-Ranges',
+    'ETag',
+  ],
+  maxAge: 600,
+};
+
+/** Nothing for the dashboard, the console and the rest: their pages are served from this origin only. */
+const NO_CORS: FastifyCorsOptions = { origin: false };
+
+/**
+ * Cross-origin access to the API under /v1, answered before a key is asked for (a preflight carries
+ * none). Only requests that name an `Origin` are looked at; without one nothing changes, so same-origin
+ * and server-side callers pay for one comparison. Elsewhere an OPTIONS request is answered as before
+ * (404 or 405 with `Allow`).
+ */
+export async function installCors(app: FastifyInstance): Promise<void> {
+  await app.register(cors, {
+    delegator: (request, callback) => {
+      const api = request.headers.origin !== undefined && request.url.startsWith('/v1/');
+      callback(null, api ? API_CORS : NO_CORS);
+    },
+  });
+}

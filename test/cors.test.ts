@@ -1,0 +1,82 @@
+/**
+ * Cross-origin calls to the API (CONTRACT §16: the client kit runs in browsers): preflights answered
+ * before any key is asked for, the headers a script may send and read, nothing for the dashboard, and
+ * nothing changed for callers that name no origin.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { expectError, startTestApp, type TestApp } from './helpers.ts';
+
+const ORIGIN = 'https://tools.example.com';
+
+describe('CORS on the API', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ worker: false });
+  });
+  after(() => t.close());
+
+  test('a preflight of a creation is 204 with what the client kit sends, without a key', async () => {
+    const res = await t.app.inject({
+      method: 'OPTIONS',
+      url: '/v1/tasks',
+      headers: {
+        origin: ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, idempotency-key, prefer',
+      },
+    });
+    assert.equal(res.statusCode, 204, res.body);
+    assert.equal(res.headers['access-control-allow-origin'], '*');
+    const methods = String(res.headers['access-control-allow-methods']).split(/,\s*/);
+    for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) assert.ok(methods.includes(method), method);
+    const allowed = String(res.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
+    for (const header of ['authorization', 'content-type', 'idempotency-key', 'prefer', 'last-event-id'])
+      assert.ok(allowed.includes(header), header);
+    assert.equal(res.headers['access-control-max-age'], '600');
+    assert.equal(res.headers['access-control-allow-credentials'], undefined, 'keys, never cookies');
+    assert.equal(res.headers.ratelimit, undefined, 'a preflight counts against no account');
+  });
+
+  test('answers to a page of another origin can be read, refusals included', async () => {
+    const acct = await t.account();
+    const listed = await t.call(acct.key, 'GET', '/v1/tasks', undefined, { origin: ORIGIN });
+    assert.equal(listed.statusCode, 200, listed.body);
+    assert.equal(listed.headers['access-control-allow-origin'], '*');
+    const exposed = String(listed.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/);
+    for (const header of [
+      'x-request-id',
+      'retry-after',
+      'ratelimit',
+      'idempotent-replayed',
+      'content-disposition',
+    ])
+      assert.ok(exposed.includes(header), header);
+    const refused = await t.app.inject({ method: 'GET', url: '/v1/tasks', headers: { origin: ORIGIN } });
+    expectError(refused, 401, 'invalid_api_key');
+    assert.equal(refused.headers['access-control-allow-origin'], '*');
+  });
+
+  test('without an Origin nothing changes: no CORS headers, OPTIONS is still 405 with Allow', async () => {
+    const acct = await t.account();
+    const listed = await t.call(acct.key, 'GET', '/v1/tasks');
+    assert.equal(listed.headers['access-control-allow-origin'], undefined);
+    const options = await t.app.inject({ method: 'OPTIONS', url: '/v1/tasks' });
+    expectError(options, 405, 'method_not_allowed');
+    assert.match(String(options.headers.allow), /GET/);
+  });
+
+  test('the dashboard and the other pages allow no other origin', async () => {
+    for (const url of ['/', '/sign-in', '/admin', '/openapi.json']) {
+      const preflight = await t.app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: { origin: ORIGIN, 'access-control-request-method': 'POST' },
+      });
+      assert.notEqual(preflight.statusCode, 204, url);
+      assert.equal(preflight.headers['access-control-allow-origin'], undefined, url);
+      const page = await t.app.inject({ method: 'GET', url, headers: { origin: ORIGIN } });
+      assert.equal(page.headers['access-control-allow-origin'], undefined, url);
+    }
+  });
+});
