@@ -130,7 +130,10 @@ export class Transport {
       }
       if (response.ok) return response;
       const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
-      if (RETRIED_STATUSES.has(response.status) && attempt < this.maxRetries) {
+      // A wait longer than the client's longest pause (a helper's hour) would only be refused again: the
+      // refusal is thrown at once, and its `retryAfterSeconds` says when to come back.
+      const waitable = retryAfter === null || retryAfter * 1000 <= this.#maxRetryDelayMs;
+      if (RETRIED_STATUSES.has(response.status) && waitable && attempt < this.maxRetries) {
         await response.body?.cancel().catch(() => {});
         const waitMs = retryAfter === null ? 500 * 2 ** attempt : retryAfter * 1000;
         await this.sleep(Math.min(waitMs, this.#maxRetryDelayMs), call.signal);

@@ -94,6 +94,24 @@ describe('retries', () => {
     assert.deepEqual(pauses, [7_000]);
   });
 
+  test('a Retry-After longer than maxRetryDelayMs is thrown at once, not waited for in part', async () => {
+    const pauses: number[] = [];
+    const { fetch, seen } = scriptedFetch(async () => answer(429, { 'retry-after': '3021' }));
+    const c = new Client({
+      apiKey: 'k',
+      baseUrl: live.baseUrl,
+      fetch,
+      sleep: async (ms) => {
+        pauses.push(ms);
+      },
+    });
+    const error = await c.me().catch((e: unknown) => e);
+    assert.ok(error instanceof RateLimitError);
+    assert.equal(error.retryAfterSeconds, 3021);
+    assert.equal(seen.length, 1);
+    assert.deepEqual(pauses, []);
+  });
+
   test('retries stop after maxRetries: the last refusal is thrown, typed, with its request id', async () => {
     const { fetch, seen } = scriptedFetch(async () => answer(503, { 'retry-after': '1' }));
     const c = new Client({ apiKey: 'k', baseUrl: live.baseUrl, fetch, maxRetries: 3, ...noSleep });
