@@ -94,6 +94,17 @@ describe('the delivery queue', () => {
     );
   });
 
+  test("a busy key's backlog does not hide other receivers' deliveries behind it", async () => {
+    await db.db.deleteFrom('webhook_deliveries').execute();
+    // A dead receiver: one event of t1 in flight, 50 more of the same task queued before anything else.
+    for (let i = 0; i < 50; i++) await add(`msg_slow_${String(i).padStart(2, '0')}`, 't1', 'http://r/slow');
+    await add('msg_other', 't2', 'http://r/other', at(1));
+    assert.deepEqual(
+      (await claim('A', at(2), ['t1|http://r/slow'])).map((d) => d.id),
+      ['msg_other'],
+    );
+  });
+
   test('a failed attempt waits for its retry time; none left → failed; nextDueAt finds the retry', async () => {
     await db.db.deleteFrom('webhook_deliveries').execute();
     await add('msg_r', 't1', 'http://r/1');

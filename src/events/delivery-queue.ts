@@ -3,6 +3,7 @@
  * deliveries (`lease_owner`, `lease_until`); one whose process died mid-send is taken again once its lease
  * runs out, so every event is sent at least once. Outcomes are written only by the lease's holder.
  */
+import { sql } from 'kysely';
 import type { Db } from '../db/index.ts';
 
 /** A claimed delivery: what one attempt needs. */
@@ -41,7 +42,14 @@ export async function claimDeliveries(db: Db, input: ClaimInput): Promise<Claime
       .select(['id', 'account_id', 'webhook_id', 'task_id', 'record_id', 'url', 'body', 'attempts'])
       .where('state', '=', 'pending')
       .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
+    // Busy keys are left out by the query itself: a dead receiver's backlog of one task, older than
+    // everything else, would otherwise fill every batch and starve the other receivers.
+    if (input.busyKeys.size > 0) {
+      const key = sql<string>`coalesce(task_id, record_id, id) || '|' || url`;
+      due = due.where(key, 'not in', [...input.busyKeys]);
+    }
+    due = due
       .orderBy('next_attempt_at')
       .orderBy('id')
       // Room for deliveries left out because an earlier one of their key goes first.
