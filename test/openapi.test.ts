@@ -199,6 +199,28 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     }
   });
 
+  test('the waiting parameter and the webhook event types are declared as the service reads them', () => {
+    const getTask = open.paths['/v1/tasks/{id}']?.get as unknown as { parameters: Json[] };
+    const wait = getTask.parameters.find((p) => p.name === 'wait') as { schema: Json };
+    assert.deepEqual(
+      { type: wait.schema.type, minimum: wait.schema.minimum, maximum: wait.schema.maximum },
+      { type: 'integer', minimum: 0, maximum: 60 },
+    );
+    const create = open.paths['/v1/webhooks']?.post as unknown as {
+      requestBody: { content: Record<string, { schema: { properties: Record<string, { items: Json }> } }> };
+    };
+    const events = create.requestBody.content['application/json']?.schema.properties.events;
+    assert.deepEqual(events?.items.enum, [
+      'task.started',
+      'task.progress',
+      'task.succeeded',
+      'task.failed',
+      'task.canceled',
+      'library.ready',
+      'library.failed',
+    ]);
+  });
+
   test('settings are discriminated by model, then by the model mode selector', async () => {
     const body = open.paths['/v1/tasks']?.post?.requestBody?.content['application/json']?.schema;
     assert.deepEqual(body, { $ref: '#/components/schemas/TaskRequest' });

@@ -225,7 +225,16 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         description:
           'With `wait=N` (1–60 s) the answer comes as soon as the task is final, or after N seconds with its state then.',
         params: taskId,
-        querystring: z.object({ wait: z.string().max(20).optional(), lang: z.string().optional() }),
+        querystring: z.object({
+          // Read by waitParam, which names `wait` in its own 422; documented as what it accepts.
+          wait: z.string().optional().meta({
+            type: 'integer',
+            minimum: 0,
+            maximum: 60,
+            description: 'seconds to wait for a final state (0 or absent: answer at once)',
+          }),
+          lang: z.string().optional(),
+        }),
         response: {
           200: withHeaders(taskSchema, 'the task', { 'Retry-After': pollHeader }),
           ...errorResponses,

@@ -65,7 +65,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
         body: z.strictObject({
           url: z.string().max(WEBHOOK_URL_MAX_LENGTH).describe('public http(s) address'),
           events: z
-            .array(z.string().max(100))
+            .array(z.enum(EVENT_TYPES))
             .min(1)
             .max(EVENT_TYPES.length * 2),
           description: z.string().max(500).optional(),
