@@ -105,6 +105,30 @@ describe('the delivery queue', () => {
     );
   });
 
+  test("a delivery in flight at another sender holds its task's later events to that receiver back", async () => {
+    await db.db.deleteFrom('webhook_deliveries').execute();
+    await add('msg_1', 't1', 'http://r/1');
+    await add('msg_2', 't1', 'http://r/1');
+    await add('msg_3', 't2', 'http://r/1');
+    assert.deepEqual(
+      (await claim('A', T0)).map((d) => d.id),
+      ['msg_1', 'msg_3'],
+    );
+    // Another process: msg_2 waits while A sends msg_1, though nothing of t1 is in flight here.
+    assert.deepEqual(await claim('B', at(1)), []);
+    await recordOutcome(db, {
+      id: 'msg_1',
+      owner: 'A',
+      attempts: 0,
+      now: at(2),
+      outcome: { kind: 'succeeded', status: 204 },
+    });
+    assert.deepEqual(
+      (await claim('B', at(3))).map((d) => d.id),
+      ['msg_2'],
+    );
+  });
+
   test('a failed attempt waits for its retry time; none left → failed; nextDueAt finds the retry', async () => {
     await db.db.deleteFrom('webhook_deliveries').execute();
     await add('msg_r', 't1', 'http://r/1');

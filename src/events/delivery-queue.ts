@@ -27,16 +27,30 @@ export interface ClaimInput {
   busyKeys: ReadonlySet<string>;
 }
 
+/** A delivery's order key in SQL, as `ClaimedDelivery.orderKey` spells it. */
+const ORDER_KEY = sql<string>`coalesce(task_id, record_id, id) || '|' || url`;
+
 /**
- * Leases up to `limit` due deliveries, oldest due first, at most one per order key (and none of a busy
- * key), so a later event of a task does not overtake an earlier one to the same receiver in a batch.
- * PostgreSQL: `for update skip locked`; SQLite: the claim runs under its single writer lock.
+ * Leases up to `limit` due deliveries, oldest due first, at most one per order key, and none of a key
+ * with a delivery in flight (here: `busyKeys`; at any sender: an unexpired lease), so a later event of a
+ * task never overtakes an earlier one to the same receiver. Claims take turns across processes (an
+ * advisory lock on PostgreSQL, the single writer lock on SQLite), so each sees the leases of the one before.
  */
 export async function claimDeliveries(db: Db, input: ClaimInput): Promise<ClaimedDelivery[]> {
   if (input.limit <= 0) return [];
   const now = input.now.toISOString();
   const leaseUntil = new Date(input.now.getTime() + input.leaseMs).toISOString();
   return db.dialect.transaction(db.db, async (tx) => {
+    await db.dialect.lockStep(tx, 'webhook-claims');
+    // In flight somewhere: leased, not expired. Such rows were due when claimed, so the range is the due one.
+    const leased = await tx
+      .selectFrom('webhook_deliveries')
+      .select(ORDER_KEY.as('key'))
+      .where('state', '=', 'pending')
+      .where('next_attempt_at', '<=', now)
+      .where('lease_until', '>=', now)
+      .execute();
+    const busy = new Set([...input.busyKeys, ...leased.map((row) => row.key)]);
     let due = tx
       .selectFrom('webhook_deliveries')
       .select(['id', 'account_id', 'webhook_id', 'task_id', 'record_id', 'url', 'body', 'attempts'])
@@ -45,10 +59,7 @@ export async function claimDeliveries(db: Db, input: ClaimInput): Promise<Claime
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
     // Busy keys are left out by the query itself: a dead receiver's backlog of one task, older than
     // everything else, would otherwise fill every batch and starve the other receivers.
-    if (input.busyKeys.size > 0) {
-      const key = sql<string>`coalesce(task_id, record_id, id) || '|' || url`;
-      due = due.where(key, 'not in', [...input.busyKeys]);
-    }
+    if (busy.size > 0) due = due.where(ORDER_KEY, 'not in', [...busy]);
     due = due
       .orderBy('next_attempt_at')
       .orderBy('id')
@@ -57,12 +68,11 @@ export async function claimDeliveries(db: Db, input: ClaimInput): Promise<Claime
     if (db.dialect.supportsSkipLocked) due = due.forUpdate().skipLocked();
     const rows = await due.execute();
     const chosen: ClaimedDelivery[] = [];
-    const keys = new Set(input.busyKeys);
     for (const row of rows) {
       if (chosen.length >= input.limit) break;
       const orderKey = `${row.task_id ?? row.record_id ?? row.id}|${row.url}`;
-      if (keys.has(orderKey)) continue;
-      keys.add(orderKey);
+      if (busy.has(orderKey)) continue;
+      busy.add(orderKey);
       chosen.push({
         id: row.id,
         accountId: row.account_id,
