@@ -319,7 +319,12 @@ export async function createContainer(
     models,
   });
   // Webhooks (CONTRACT §12): endpoints and the log in the API; the sender beside the worker, never in it.
-  const webhooks = new WebhookService({ db, clock, urls: { allowAddresses: config.fetchAllowAddresses } });
+  const webhooks = new WebhookService({
+    db,
+    clock,
+    urls: { allowAddresses: config.fetchAllowAddresses },
+    idempotency,
+  });
   const webhookSender = new WebhookSender(
     {
       db,

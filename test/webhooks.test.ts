@@ -208,6 +208,36 @@ describe('webhook endpoints and the default secret', () => {
     assert.equal((await t.call(acct.key, 'GET', '/v1/webhooks')).json().webhooks.length, 10);
   });
 
+  test('Idempotency-Key: a repeat answers the same endpoint and secret; concurrent repeats make one', async () => {
+    const acct = await t.account();
+    const body = { url: PUBLIC_URL, events: ['task.succeeded'] };
+    const headers = { 'idempotency-key': 'hook-1' };
+    const first = await t.call(acct.key, 'POST', '/v1/webhooks', body, headers);
+    assert.equal(first.statusCode, 201, first.body);
+    assert.equal(first.headers['idempotent-replayed'], undefined);
+    const again = await t.call(acct.key, 'POST', '/v1/webhooks', body, headers);
+    assert.equal(again.statusCode, 201, again.body);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.headers.location, `/v1/webhooks/${first.json().id}`);
+    assert.deepEqual(again.json(), first.json(), 'the same endpoint, its secret included');
+    expectError(
+      await t.call(acct.key, 'POST', '/v1/webhooks', { ...body, events: ['task.failed'] }, headers),
+      409,
+      'idempotency_conflict',
+    );
+    const racing = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        t.call(acct.key, 'POST', '/v1/webhooks', body, { 'idempotency-key': 'hook-2' }),
+      ),
+    );
+    const made = new Set(racing.filter((r) => r.statusCode === 201).map((r) => r.json().id));
+    assert.equal(made.size, 1, racing.map((r) => r.body).join('\n'));
+    for (const r of racing.filter((x) => x.statusCode !== 201)) expectError(r, 409, 'request_in_progress');
+    // Without the header every call makes an endpoint, as before.
+    await t.call(acct.key, 'POST', '/v1/webhooks', body);
+    assert.equal((await t.call(acct.key, 'GET', '/v1/webhooks')).json().webhooks.length, 3);
+  });
+
   test("another account's endpoint and delivery are 404; its log shows only its own", async () => {
     const mine = await t.account();
     const theirs = await t.account();

@@ -7,6 +7,7 @@ import { bumpEpoch, notifyOnCommit } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
+import type { CompleteClaim, IdempotencyStore } from '../tasks/index.ts';
 import { ENDPOINTS_EPOCH, type EventType, isEventType, WEBHOOKS_CHANNEL } from './outbox.ts';
 import { newSecret } from './signing.ts';
 import { assertWebhookUrl, type WebhookUrlPolicy } from './webhook-url.ts';
@@ -48,6 +49,15 @@ export interface WebhookServiceDeps {
   clock: Clock;
   /** Which addresses an endpoint may name (CONTRACT §6). */
   urls: WebhookUrlPolicy;
+  /** Replays of a creation under an Idempotency-Key (as for tasks, CONTRACT §4); none: every call creates. */
+  idempotency?: IdempotencyStore;
+}
+
+/** A creation's answer: 201 with the endpoint and its secret, or the replay of an earlier one. */
+export interface CreatedWebhook {
+  status: number;
+  webhook: WebhookView & { secret: string };
+  replayed: boolean;
 }
 
 type EndpointRow = {
@@ -96,11 +106,16 @@ export class WebhookService {
     return row.secret;
   }
 
-  /** POST /v1/webhooks: the 11th live endpoint is refused, also when several are created at once. */
+  /**
+   * POST /v1/webhooks: the 11th live endpoint is refused, also when several are created at once. Under an
+   * Idempotency-Key the same request answers the endpoint it made, with its secret (the one signing now),
+   * and `replayed`; another request under the key is 409 idempotency_conflict, as for tasks.
+   */
   async create(
     accountId: string,
     input: { url: string; events: readonly string[]; description?: string | undefined },
-  ): Promise<WebhookView & { secret: string }> {
+    idempotencyKey: string | null = null,
+  ): Promise<CreatedWebhook> {
     const unknown = input.events.filter((event) => !isEventType(event));
     if (input.events.length === 0 || unknown.length > 0)
       throw errors.invalidRequest({
@@ -108,6 +123,31 @@ export class WebhookService {
         ru: `events: ${unknown.length > 0 ? `неизвестный тип события «${unknown[0]}»` : 'укажите хотя бы один тип события'}.`,
       });
     await assertWebhookUrl(input.url, 'url', this.#deps.urls);
+    const idempotency = this.#deps.idempotency;
+    if (idempotency === undefined || idempotencyKey === null) return this.#insert(accountId, input, null);
+    return idempotency.run<CreatedWebhook>(
+      {
+        accountId,
+        key: idempotencyKey,
+        scope: 'POST /v1/webhooks',
+        body: { url: input.url, events: input.events, description: input.description ?? null },
+      },
+      {
+        replay: async (id, status) => ({
+          status,
+          webhook: await this.#withSecret(accountId, id),
+          replayed: true,
+        }),
+        create: (complete) => this.#insert(accountId, input, complete),
+      },
+    );
+  }
+
+  async #insert(
+    accountId: string,
+    input: { url: string; events: readonly string[]; description?: string | undefined },
+    complete: CompleteClaim | null,
+  ): Promise<CreatedWebhook> {
     const { db, dialect } = this.#deps.db;
     const row = {
       id: `wh_${uuidv7().replaceAll('-', '')}`,
@@ -133,7 +173,21 @@ export class WebhookService {
       if (Number(n) >= MAX_WEBHOOKS) throw errors.tooManyWebhooks(MAX_WEBHOOKS);
       await tx.insertInto('webhook_endpoints').values(row).execute();
       await bumpEpoch(tx, ENDPOINTS_EPOCH);
+      await complete?.(tx, 201, row.id);
     });
+    return { status: 201, webhook: { ...toView(row), secret: row.secret }, replayed: false };
+  }
+
+  /** A live endpoint of the account with the secret that signs now; 404 webhook_not_found otherwise. */
+  async #withSecret(accountId: string, id: string): Promise<WebhookView & { secret: string }> {
+    const row = await this.#deps.db.db
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'url', 'events', 'description', 'created_at', 'secret'])
+      .where('id', '=', id)
+      .where('account_id', '=', accountId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) throw errors.webhookNotFound(id);
     return { ...toView(row), secret: row.secret };
   }
 

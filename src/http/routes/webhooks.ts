@@ -2,8 +2,16 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { EVENT_TYPES, MAX_WEBHOOKS, WEBHOOK_URL_MAX_LENGTH } from '../../events/index.ts';
+import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
-import { errorResponses, errorSchema, pathParam } from './schemas.ts';
+import {
+  errorResponses,
+  errorSchema,
+  locationHeader,
+  pathParam,
+  replayedHeader,
+  withHeaders,
+} from './schemas.ts';
 
 const tags = ['webhooks'];
 const byId = z.object({ id: pathParam });
@@ -61,7 +69,8 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
         tags,
         operationId: 'createWebhook',
         summary: 'Add a webhook endpoint',
-        description: `Events of the account's tasks and library records of the chosen types are sent to url, signed per Standard Webhooks. At most ${MAX_WEBHOOKS} endpoints. The secret is shown only here.`,
+        description: `Events of the account's tasks and library records of the chosen types are sent to url, signed per Standard Webhooks. At most ${MAX_WEBHOOKS} endpoints. The secret is shown only here, and in a replay of this creation under its Idempotency-Key (as for tasks, kept 48 hours).`,
+        headers: z.object({ 'idempotency-key': z.string().optional() }),
         body: z.strictObject({
           url: z.string().max(WEBHOOK_URL_MAX_LENGTH).describe('public http(s) address'),
           events: z
@@ -71,16 +80,25 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
           description: z.string().max(500).optional(),
         }),
         response: {
-          201: webhookSchema.extend({ secret: z.string().describe('whsec_ + base64; shown once') }),
+          201: withHeaders(
+            webhookSchema.extend({ secret: z.string().describe('whsec_ + base64; shown once') }),
+            'the endpoint and its secret',
+            { Location: locationHeader, 'Idempotent-Replayed': replayedHeader },
+          ),
           ...errorResponses,
-          409: errorSchema.describe('too_many_webhooks'),
+          409: errorSchema.describe('too_many_webhooks, idempotency_conflict, request_in_progress'),
           422: invalid,
         },
       },
     },
     async (request, reply) => {
-      const created = await webhooks.create(request.principal!.accountId, request.body);
-      return reply.code(201).header('Location', `/v1/webhooks/${created.id}`).send(created);
+      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const created = await webhooks.create(request.principal!.accountId, request.body, key);
+      if (created.replayed) reply.header('Idempotent-Replayed', 'true');
+      return reply
+        .code(created.status as 201)
+        .header('Location', `/v1/webhooks/${created.webhook.id}`)
+        .send(created.webhook);
     },
   );
 
