@@ -208,6 +208,25 @@ describe('webhook endpoints and the default secret', () => {
     assert.equal((await t.call(acct.key, 'GET', '/v1/webhooks')).json().webhooks.length, 10);
   });
 
+  test('GET /v1/webhooks/{id} reads what Location names, without the secret; 404 when gone or foreign', async () => {
+    const acct = await t.account();
+    const stranger = await t.account();
+    const created = await t.call(acct.key, 'POST', '/v1/webhooks', {
+      url: ` ${PUBLIC_URL} `,
+      events: ['task.failed'],
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    assert.equal(created.json().url, PUBLIC_URL, 'kept without the spaces around it');
+    const read = await t.call(acct.key, 'GET', String(created.headers.location));
+    assert.equal(read.statusCode, 200, read.body);
+    const { secret: _secret, ...listed } = created.json();
+    assert.deepEqual(read.json(), listed);
+    assert.equal(read.json().secret, undefined);
+    expectError(await t.call(stranger.key, 'GET', `/v1/webhooks/${listed.id}`), 404, 'webhook_not_found');
+    await t.call(acct.key, 'DELETE', `/v1/webhooks/${listed.id}`);
+    expectError(await t.call(acct.key, 'GET', `/v1/webhooks/${listed.id}`), 404, 'webhook_not_found');
+  });
+
   test('Idempotency-Key: a repeat answers the same endpoint and secret; concurrent repeats make one', async () => {
     const acct = await t.account();
     const body = { url: PUBLIC_URL, events: ['task.succeeded'] };

@@ -149,11 +149,21 @@ export class Client {
 
   /** The account's webhook endpoints and signing secrets (CONTRACT §12), and `verify`. */
   readonly webhooks = {
-    create: (body: {
-      url: string;
-      events: WebhookEventType[];
-      description?: string;
-    }): Promise<WebhookEndpoint> => this.#t.json({ method: 'POST', path: '/v1/webhooks', json: body }),
+    /** Under an Idempotency-Key (a random one unless given), so a retry answers the same endpoint and secret. */
+    create: (
+      body: { url: string; events: WebhookEventType[]; description?: string },
+      options: { idempotencyKey?: string } = {},
+    ): Promise<WebhookEndpoint> =>
+      this.#t.json({
+        method: 'POST',
+        path: '/v1/webhooks',
+        json: body,
+        headers: { 'idempotency-key': options.idempotencyKey ?? randomKey() },
+        idempotent: true,
+      }),
+    /** One endpoint, without its secret. */
+    get: (id: string): Promise<WebhookEndpoint> =>
+      this.#t.json({ method: 'GET', path: `/v1/webhooks/${encodeURIComponent(id)}` }),
     list: async (): Promise<WebhookEndpoint[]> =>
       (await this.#t.json<{ webhooks: WebhookEndpoint[] }>({ method: 'GET', path: '/v1/webhooks' })).webhooks,
     delete: async (id: string): Promise<void> => {

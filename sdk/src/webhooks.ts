@@ -20,7 +20,7 @@ export interface WebhookEndpoint {
   events: WebhookEventType[];
   description?: string | null;
   created_at: string;
-  /** Present only in the creation's answer. */
+  /** Present only in the creation's answer (and its replays under the same Idempotency-Key). */
   secret?: string;
 }
 

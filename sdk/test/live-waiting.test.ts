@@ -81,7 +81,18 @@ describe('Client waiting and webhooks against the service', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     try {
-      const endpoint = await c.webhooks.create({ url, events: ['task.succeeded'] });
+      const endpoint = await c.webhooks.create(
+        { url, events: ['task.succeeded'] },
+        { idempotencyKey: 'hook-a' },
+      );
+      // A retry under the same key answers the same endpoint and secret; get reads it without the secret.
+      const again = await c.webhooks.create(
+        { url, events: ['task.succeeded'] },
+        { idempotencyKey: 'hook-a' },
+      );
+      assert.deepEqual(again, endpoint);
+      const { secret: _secret, ...shown } = endpoint;
+      assert.deepEqual(await c.webhooks.get(endpoint.id), shown);
       assert.match(endpoint.secret ?? '', /^whsec_/);
       const listed = await c.webhooks.list();
       assert.deepEqual(

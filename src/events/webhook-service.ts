@@ -152,7 +152,8 @@ export class WebhookService {
     const row = {
       id: `wh_${uuidv7().replaceAll('-', '')}`,
       account_id: accountId,
-      url: input.url,
+      // As the URL parser reads it: spaces around the address are no part of it.
+      url: input.url.trim(),
       events: JSON.stringify([...new Set(input.events)]),
       description: input.description ?? null,
       secret: newSecret(),
@@ -176,6 +177,12 @@ export class WebhookService {
       await complete?.(tx, 201, row.id);
     });
     return { status: 201, webhook: { ...toView(row), secret: row.secret }, replayed: false };
+  }
+
+  /** GET /v1/webhooks/{id}: a live endpoint of the account, without its secret; 404 webhook_not_found. */
+  async get(accountId: string, id: string): Promise<WebhookView> {
+    const { secret: _secret, ...view } = await this.#withSecret(accountId, id);
+    return view;
   }
 
   /** A live endpoint of the account with the secret that signs now; 404 webhook_not_found otherwise. */

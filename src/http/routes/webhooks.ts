@@ -115,6 +115,20 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
     async (request) => ({ webhooks: await webhooks.list(request.principal!.accountId) }),
   );
 
+  r.get(
+    '/v1/webhooks/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'getWebhook',
+        summary: 'A webhook endpoint, without its secret',
+        params: byId,
+        response: { 200: webhookSchema, ...errorResponses, 404: errorSchema.describe('webhook_not_found') },
+      },
+    },
+    async (request) => webhooks.get(request.principal!.accountId, request.params.id),
+  );
+
   r.delete(
     '/v1/webhooks/:id',
     {
