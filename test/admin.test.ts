@@ -92,6 +92,18 @@ describe('operator API (CONTRACT §9)', () => {
     });
     assert.equal(again.statusCode, 200);
     assert.equal(again.json().id, first.json().id);
+    // Spaces around a reference are no part of it (the console's form trims too); only spaces is none.
+    const spaced = await t.admin('POST', `/admin/v1/accounts/${id}/credits`, {
+      amount_minor: 5000,
+      reference: '  inv-1 ',
+    });
+    assert.equal(spaced.statusCode, 200, spaced.body);
+    assert.equal(spaced.json().id, first.json().id);
+    expectError(
+      await t.admin('POST', `/admin/v1/accounts/${id}/credits`, { amount_minor: 1, reference: '   ' }),
+      422,
+      'invalid_request',
+    );
     await t.admin('POST', `/admin/v1/accounts/${id}/credits`, { amount_minor: 700, reference: 'inv-2' });
     assert.equal((await t.admin('GET', `/admin/v1/accounts/${id}`)).json().available_minor, 5700);
     const ledger = await t.admin('GET', `/admin/v1/accounts/${id}/ledger`);
@@ -202,6 +214,12 @@ describe('operator API (CONTRACT §9)', () => {
     assert.equal(key.prefix, key.key.slice(0, 12));
     assert.deepEqual(key.models, ['image']);
     assert.equal(key.daily_limit_minor, 900);
+    // A blank name is no name, as the dashboard keeps it.
+    for (const name of ['', '   ']) {
+      const blank = await t.admin('POST', `/admin/v1/accounts/${id}/keys`, { name });
+      assert.equal(blank.statusCode, 201, blank.body);
+      assert.equal(blank.json().name, null, JSON.stringify(name));
+    }
     expectError(await t.admin('POST', '/admin/v1/accounts/nope/keys', {}), 404, 'account_not_found');
   });
 

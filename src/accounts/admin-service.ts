@@ -74,12 +74,16 @@ export class AdminService {
     return getAccount(this.#db.db, id);
   }
 
-  /** Credits once per reference; `created` is false when the reference was already used. */
+  /**
+   * Credits once per reference; `created` is false when the reference was already used. The reference is
+   * taken without spaces around it, as the console's form takes it, so the same-looking reference is one.
+   */
   credit(
     accountId: string,
     amountMinor: number,
-    reference: string,
+    given: string,
   ): Promise<{ entry: LedgerEntry; created: boolean }> {
+    const reference = given.trim();
     if (!Number.isSafeInteger(amountMinor) || amountMinor < 1) {
       throw errors.invalidRequest({
         en: 'amount_minor: a whole number of kopecks, at least 1.',
@@ -88,8 +92,8 @@ export class AdminService {
     }
     if (reference.length < 1 || characters(reference) > CREDIT_REFERENCE_MAX) {
       throw errors.invalidRequest({
-        en: `reference: 1 to ${CREDIT_REFERENCE_MAX} characters.`,
-        ru: `reference: от 1 до ${CREDIT_REFERENCE_MAX} символов.`,
+        en: `reference: 1 to ${CREDIT_REFERENCE_MAX} characters besides spaces.`,
+        ru: `reference: от 1 до ${CREDIT_REFERENCE_MAX} символов, не считая пробелов.`,
       });
     }
     return this.#tx(async (tx) => {
@@ -146,7 +150,9 @@ export class AdminService {
     return this.#tx(async (tx) => {
       await this.#db.dialect.lockAccount(tx, accountId);
       await getAccount(tx, accountId);
-      return issueKey(tx, { accountId, ...input, at: this.#clock.now() });
+      // A blank name is no name, as the dashboard keeps it.
+      const named = name?.trim() || null;
+      return issueKey(tx, { accountId, ...input, name: named, at: this.#clock.now() });
     });
   }
 

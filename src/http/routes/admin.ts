@@ -79,7 +79,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         params: idParams,
         body: z.strictObject({
           amount_minor: amount,
-          reference: z.string().min(1).max(CREDIT_REFERENCE_MAX),
+          reference: z.string().trim().min(1).max(CREDIT_REFERENCE_MAX),
         }),
         response: { 200: entrySchema, 201: entrySchema, ...errors },
       },
