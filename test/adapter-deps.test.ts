@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { CallbackStore, hashToken } from '../src/generators/adapters/callback-store.ts';
 import { type AdapterRuntime, createAdapterDeps } from '../src/generators/adapters/deps.ts';
 import type { AdapterDeps, Channel } from '../src/generators/adapters/index.ts';
@@ -55,6 +56,17 @@ describe('AdapterDeps of a channel', () => {
       if (request.path === '/html') return { status: 502, body: '<html>Bad gateway</html>' };
       if (request.path === '/html-429') return gatewayPage(429, 7);
       if (request.path === '/html-503') return gatewayPage(503, 3);
+      if (request.path === '/bomb') {
+        // 64 MB of JSON whitespace in about 64 KB on the wire: fetch inflates what it is sent.
+        const body = gzipSync(
+          Buffer.concat([Buffer.from('{"a":1'), Buffer.alloc(64 * 1024 * 1024, 32), Buffer.from('}')]),
+        );
+        return {
+          status: 200,
+          body,
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        };
+      }
       if (request.path === '/slow') await new Promise((resolve) => setTimeout(resolve, hang ? 2_000 : 0));
       if (request.path === '/tokens') {
         const rows = await t.container.db.db.selectFrom('callback_tokens').select('token_hash').execute();
@@ -130,6 +142,27 @@ describe('AdapterDeps of a channel', () => {
     });
     assert.deepEqual(json.body, { ok: true, echo: { a: 2 } });
     assert.equal(json.bytes?.toString('utf8'), JSON.stringify({ ok: true, echo: { a: 2 } }));
+  });
+
+  test('http: an answer past the cap is transient, counted after decompression (no gzip bomb)', async () => {
+    for (const raw of [false, true]) {
+      await assert.rejects(
+        deps({ maxOutputBytes: 1024 * 1024 }).http.request({
+          method: 'GET',
+          path: '/bomb',
+          raw,
+          signal: signal(),
+        }),
+        (error) => error instanceof GeneratorTransientError && /larger than/.test(error.message),
+      );
+    }
+    const small = await deps({ maxOutputBytes: 1024 }).http.request({
+      method: 'POST',
+      path: '/json',
+      json: {},
+      signal: signal(),
+    });
+    assert.equal(small.status, 201);
   });
 
   test("http: the run's own abort is passed on, not turned into a provider failure", async () => {

@@ -24,6 +24,14 @@ export { MAX_OUTPUT_BYTES } from './fetch-file.ts';
 /** Each call to a provider's API (PROVIDERS.md: 30 s, exceeding it is transient). */
 export const UPSTREAM_CALL_MS = 30_000;
 
+/**
+ * Largest answer of a provider's API, counted after decompression (fetch inflates gzip, deflate and br
+ * bodies): room for one output file inline as base64 (a Cog data URL, ElevenLabs' bytes) and its JSON.
+ */
+function answerCap(maxOutputBytes: number): number {
+  return Math.ceil(maxOutputBytes / 3) * 4 + 1024 * 1024;
+}
+
 /** What every channel's deps share: the process's storage, uploads, callbacks and address rules. */
 export interface AdapterRuntime extends TransportOptions, InputRuntime {
   callbacks: CallbackStore;
@@ -59,7 +67,7 @@ export function createTransport(
   const maxOutputBytes = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   const timeoutMs = options.callTimeoutMs ?? UPSTREAM_CALL_MS;
   return {
-    http: { request: (request) => callUpstream(channel, request, timeoutMs) },
+    http: { request: (request) => callUpstream(channel, request, timeoutMs, answerCap(maxOutputBytes)) },
     download: (url, dir, signal) => downloadOutput(url, dir, signal, { ...options, maxOutputBytes }),
   };
 }
@@ -101,6 +109,7 @@ async function callUpstream(
   channel: Channel,
   request: Parameters<UpstreamHttp['request']>[0],
   timeoutMs: number,
+  maxBytes: number,
 ): Promise<UpstreamResponse> {
   const what = `${channel.name}: ${request.method} ${request.path}`;
   const timeout = AbortSignal.timeout(timeoutMs);
@@ -124,7 +133,7 @@ async function callUpstream(
       // A provider's API answers where it is asked; a redirect would also carry its key elsewhere.
       redirect: 'error',
     });
-    bytes = Buffer.from(await response.arrayBuffer());
+    bytes = await readCapped(response, maxBytes);
   } catch (error) {
     // A cancel or shutdown of the run is not the provider's failure.
     if (request.signal.aborted) throw request.signal.reason;
@@ -156,6 +165,20 @@ async function callUpstream(
       ...(wait === null ? {} : { retryAfterMs: wait }),
     });
   }
+}
+
+/** The body of `response`, refused past `maxBytes` (a huge or decompression-bomb answer) before it is all held. */
+async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (response.body === null) return Buffer.alloc(0);
+  for await (const chunk of response.body) {
+    total += chunk.byteLength;
+    // Leaving the loop cancels the stream, so nothing more is inflated or read.
+    if (total > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total);
 }
 
 /**
