@@ -178,6 +178,19 @@ describe('dashboard: libraries pages', () => {
     assert.ok(!refused.body.includes(phrase.phrase));
   });
 
+  test('a record of a kind without steps is its row on the list, whatever the id in the link', async () => {
+    const { browser } = await person();
+    const plain = await browser.get('/libraries/image/styles/abc');
+    assert.deepEqual([plain.statusCode, plain.headers.location], [303, '/libraries#record-abc']);
+    // A line break or a letter outside Latin-1 in the link is never written raw into Location (a 500).
+    for (const id of ['x%0d%0aSet-Cookie:%20a=b', '%D0%BA']) {
+      const res = await browser.get(`/libraries/image/styles/${id}`);
+      assert.equal(res.statusCode, 303, id);
+      assert.equal(res.headers.location, `/libraries#record-${encodeURIComponent(decodeURIComponent(id))}`);
+      assert.equal(res.headers['set-cookie'], undefined);
+    }
+  });
+
   test("a failed singing voice shows the generator's reason and offers a new phrase", async () => {
     const me = await person();
     const created = await t.call(me.key, 'POST', '/v1/models/music/voices', {

@@ -190,7 +190,11 @@ export async function librariesPages(app: FastifyInstance, deps: PageDeps): Prom
       const decl = findLibrary(request.params.model, request.params.segment);
       if (!decl) return noSuchKind(context, deps, reply);
       if (!decl.steps)
-        return reply.code(303).header('location', `/libraries#record-${request.params.id}`).send();
+        // Encoded: a line break or a non-Latin-1 letter from the link may not reach a header raw.
+        return reply
+          .code(303)
+          .header('location', `/libraries#record-${encodeURIComponent(request.params.id)}`)
+          .send();
       const record = await deps.libraries.get(sessionPrincipal(context.session), decl, request.params.id);
       return sendHtml(reply, 200, voicePage(context, deps, decl, record));
     },
