@@ -14,6 +14,7 @@ async function main(): Promise<void> {
           token: config.metricsToken,
           host: config.host,
           port: config.metricsPort,
+          wrongTokenLimit: config.rateLimits.wrongKey,
         })
       : null;
   let closing = false;

@@ -31,3 +31,31 @@ test("a worker's own GET /metrics: 401 without the token, the text format with i
     await server.close();
   }
 });
+
+test("a worker's own GET /metrics: wrong tokens past the address's budget are 429 without a comparison", async () => {
+  const metrics = new Metrics({ processMetrics: false });
+  const token = 'worker-metrics-token-0123';
+  const server = await startMetricsServer({
+    metrics,
+    token,
+    host: '127.0.0.1',
+    port: 0,
+    wrongTokenLimit: { count: 3, windowMs: 60_000 },
+  });
+  const base = `http://127.0.0.1:${server.port}`;
+  const get = async (sent: string): Promise<Response> => {
+    const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${sent}` } });
+    await res.body?.cancel();
+    return res;
+  };
+  try {
+    for (let i = 0; i < 3; i += 1) assert.equal((await get(`${token}${i}`)).status, 401);
+    const over = await get(`${token}x`);
+    assert.equal(over.status, 429);
+    assert.ok(Number(over.headers.get('retry-after')) >= 1);
+    // Past the budget even the right token is not compared, so guessing learns nothing more.
+    assert.equal((await get(token)).status, 429);
+  } finally {
+    await server.close();
+  }
+});

@@ -6,6 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { translate } from '../i18n/index.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -17,6 +18,11 @@ export interface MetricsServerOptions {
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
+  /**
+   * Wrong tokens one address may send per window before it gets 429 without any comparison, as the API's
+   * route counts them (`RATE_LIMIT_WRONG_KEY`). (Default: 30 a minute)
+   */
+  wrongTokenLimit?: { count: number; windowMs: number };
 }
 
 /** Starts the listener; resolves once it listens, with its port and a close function. */
@@ -24,12 +30,25 @@ export async function startMetricsServer(
   options: MetricsServerOptions,
 ): Promise<{ port: number; close(): Promise<void> }> {
   const expected = digest(options.token);
+  const limit = options.wrongTokenLimit ?? { count: 30, windowMs: 60_000 };
+  const wrong = new RateLimiterMemory({
+    keyPrefix: 'worker-metrics-token',
+    points: limit.count,
+    duration: Math.max(1, Math.ceil(limit.windowMs / 1000)),
+  });
+  const retryAfter = (res: RateLimiterRes): Record<string, string> => ({
+    'retry-after': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))),
+  });
   const server = http.createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const send = (status: number, type: string, body: string, headers: Record<string, string> = {}): void => {
       res.writeHead(status, { 'content-type': type, ...headers }).end(body);
     };
-    const error = (status: number, code: 'not_found' | 'invalid_admin_token', headers = {}): void =>
+    const error = (
+      status: number,
+      code: 'not_found' | 'invalid_admin_token' | 'rate_limited',
+      headers = {},
+    ): void =>
       send(
         status,
         'application/json; charset=utf-8',
@@ -42,14 +61,28 @@ export async function startMetricsServer(
         headers,
       );
     if (req.method !== 'GET' || path !== '/metrics') return error(404, 'not_found');
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    // Security: compared as digests in constant time, as the API's route does.
-    if (!(match?.[1] && timingSafeEqual(digest(match[1]), expected)))
-      return error(401, 'invalid_admin_token', { 'www-authenticate': 'Bearer' });
-    options.metrics.scrape().then(
-      (body) => send(200, options.metrics.contentType, body),
-      () => send(500, 'text/plain; charset=utf-8', 'scrape failed\n'),
+    const address = req.socket.remoteAddress ?? '';
+    void answer(address, req.headers.authorization ?? '').catch(() =>
+      send(500, 'text/plain; charset=utf-8', 'scrape failed\n'),
     );
+    async function answer(address: string, authorization: string): Promise<void> {
+      // Security: past the address's budget nothing is compared, so a right guess looks like a wrong one.
+      const used = await wrong.get(address);
+      if (used !== null && used.consumedPoints >= limit.count)
+        return error(429, 'rate_limited', retryAfter(used));
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+      // Security: compared as digests in constant time, as the API's route does.
+      if (!(match?.[1] && timingSafeEqual(digest(match[1]), expected))) {
+        try {
+          await wrong.consume(address);
+        } catch (rejection) {
+          if (rejection instanceof RateLimiterRes) return error(429, 'rate_limited', retryAfter(rejection));
+          throw rejection;
+        }
+        return error(401, 'invalid_admin_token', { 'www-authenticate': 'Bearer' });
+      }
+      send(200, options.metrics.contentType, await options.metrics.scrape());
+    }
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
