@@ -7,6 +7,9 @@
 import type { PaymentProvider, PaymentRequest, ProviderPayment } from './provider.ts';
 import { minorToValue, ProviderUnavailable, valueToMinor } from './provider.ts';
 
+/** Largest answer read from YooKassa, counted after decompression (a payment object is a few KB). */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
 export interface YookassaOptions {
   shopId: string;
   secretKey: string;
@@ -72,9 +75,15 @@ export class YookassaProvider implements PaymentProvider {
     } catch (error) {
       throw new ProviderUnavailable(`YooKassa did not answer: ${String(error)}`, { cause: error });
     }
+    let text: string;
+    try {
+      text = await readCapped(response, MAX_ANSWER_BYTES);
+    } catch (error) {
+      throw new ProviderUnavailable(`YooKassa's answer was not read: ${String(error)}`, { cause: error });
+    }
     let parsed: unknown = null;
     try {
-      parsed = await response.json();
+      parsed = JSON.parse(text);
     } catch {
       parsed = null;
     }
@@ -88,6 +97,20 @@ export class YookassaProvider implements PaymentProvider {
       throw new ProviderUnavailable(`YooKassa answered ${response.status}`);
     return { status: response.status, body: parsed };
   }
+}
+
+/** The body of `response` as text, refused past `maxBytes` before it is all held (fetch inflates gzip). */
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  if (response.body === null) return '';
+  for await (const chunk of response.body) {
+    total += chunk.byteLength;
+    // Leaving the loop cancels the stream, so nothing more is inflated or read.
+    if (total > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 /** A payment object of YooKassa's, or null when it lacks what a top-up needs. */
