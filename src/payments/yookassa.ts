@@ -4,6 +4,7 @@
  * second one), redirect confirmation, `metadata.topup_id`. Every call has a time limit; a network failure,
  * a timeout, 5xx, 429 or refused credentials are `ProviderUnavailable` (the caller answers 503).
  */
+import { readCapped } from '../lib/index.ts';
 import type { PaymentProvider, PaymentRequest, ProviderPayment } from './provider.ts';
 import { minorToValue, ProviderUnavailable, valueToMinor } from './provider.ts';
 
@@ -77,7 +78,7 @@ export class YookassaProvider implements PaymentProvider {
     }
     let text: string;
     try {
-      text = await readCapped(response, MAX_ANSWER_BYTES);
+      text = (await readCapped(response, MAX_ANSWER_BYTES)).toString('utf8');
     } catch (error) {
       throw new ProviderUnavailable(`YooKassa's answer was not read: ${String(error)}`, { cause: error });
     }
@@ -97,20 +98,6 @@ export class YookassaProvider implements PaymentProvider {
       throw new ProviderUnavailable(`YooKassa answered ${response.status}`);
     return { status: response.status, body: parsed };
   }
-}
-
-/** The body of `response` as text, refused past `maxBytes` before it is all held (fetch inflates gzip). */
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  if (response.body === null) return '';
-  for await (const chunk of response.body) {
-    total += chunk.byteLength;
-    // Leaving the loop cancels the stream, so nothing more is inflated or read.
-    if (total > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 /** A payment object of YooKassa's, or null when it lacks what a top-up needs. */

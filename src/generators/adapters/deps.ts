@@ -3,6 +3,7 @@
  * the provider sees them and input bytes (input-files.ts), and callback addresses (CONTRACT §6, §11;
  * PROVIDERS.md "Rules for every adapter").
  */
+import { readCapped } from '../../lib/index.ts';
 import { FetchError, type LookupFn } from '../../media/index.ts';
 import { GeneratorTransientError } from '../generator.ts';
 import type { CallbackStore } from './callback-store.ts';
@@ -165,20 +166,6 @@ async function callUpstream(
       ...(wait === null ? {} : { retryAfterMs: wait }),
     });
   }
-}
-
-/** The body of `response`, refused past `maxBytes` (a huge or decompression-bomb answer) before it is all held. */
-async function readCapped(response: Response, maxBytes: number): Promise<Buffer> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  if (response.body === null) return Buffer.alloc(0);
-  for await (const chunk of response.body) {
-    total += chunk.byteLength;
-    // Leaving the loop cancels the stream, so nothing more is inflated or read.
-    if (total > maxBytes) throw new Error(`answer larger than ${maxBytes} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, total);
 }
 
 /**
