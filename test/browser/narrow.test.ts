@@ -1,0 +1,95 @@
+/**
+ * The dashboard and the console on a phone's screen (375 px wide): no page scrolls sideways. A person with
+ * a long e-mail, a credit and a task opens every page of the navigation; wide tables scroll by themselves,
+ * long option names and e-mails do not widen the page.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { ADMIN_TOKEN } from '../helpers.ts';
+import { confirmedPerson, launchBrowser, newContext, type Person, startWebApp, type WebApp } from './kit.ts';
+
+const PHONE = { width: 375, height: 800 };
+
+/** The pages of `paths` whose document is wider than the screen, with their width. */
+async function tooWide(page: Page, base: string, paths: string[]): Promise<string[]> {
+  const wide: string[] = [];
+  for (const path of paths) {
+    await page.goto(`${base}${path}`);
+    await page.waitForLoadState('load');
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (width > PHONE.width) wide.push(`${path}: ${width}px`);
+  }
+  return wide;
+}
+
+describe('pages on a 375 px wide screen', () => {
+  let web: WebApp;
+  let browser: Browser;
+  let person: Person;
+
+  before(async () => {
+    web = await startWebApp({ env: { PAYMENTS: 'test' } });
+    browser = await launchBrowser();
+    person = await confirmedPerson(web, browser, {
+      email: `a-rather-long-mailbox-name-${process.pid}@subdomain.example.com`,
+    });
+    const credit = await web.admin('POST', `/admin/v1/accounts/${person.accountId}/credits`, {
+      amount_minor: 500_000,
+      reference: 'narrow-credit',
+    });
+    assert.equal(credit.statusCode, 201);
+    const csrf = await person.page.locator('meta[name="csrf-token"]').getAttribute('content');
+    const task = await person.page.request.post(`${web.base}/v1/tasks`, {
+      data: { model: 'image', settings: { prompt: 'a red fox' } },
+      headers: { 'x-csrf-token': csrf ?? '' },
+    });
+    assert.equal(task.status(), 202, await task.text());
+  });
+  after(async () => {
+    await browser?.close();
+    await web?.close();
+  });
+
+  test("no page of the person's navigation scrolls sideways, in English and Russian", async () => {
+    const { page } = person;
+    await page.setViewportSize(PHONE);
+    const paths = [
+      '/',
+      '/tasks',
+      '/new',
+      '/libraries',
+      '/uploads',
+      '/ledger',
+      '/topup',
+      '/keys',
+      '/settings',
+    ];
+    assert.deepEqual(await tooWide(page, web.base, paths), []);
+    const russian = await newContext(browser, { acceptLanguage: 'ru' });
+    await russian.addCookies(await person.context.cookies());
+    const ru = await russian.newPage();
+    await ru.setViewportSize(PHONE);
+    assert.deepEqual(await tooWide(ru, web.base, paths), []);
+    await russian.close();
+  });
+
+  test("no page of the operator console scrolls sideways, an account's included", async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.setViewportSize(PHONE);
+    await page.goto(`${web.base}/admin`);
+    await page.getByLabel('Token', { exact: true }).fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+    const paths = [
+      '/admin/accounts',
+      `/admin/accounts/${person.accountId}`,
+      '/admin/models',
+      '/admin/channels',
+      '/admin/topups',
+    ];
+    assert.deepEqual(await tooWide(page, web.base, paths), []);
+    await context.close();
+  });
+});
