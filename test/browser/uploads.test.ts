@@ -93,6 +93,39 @@ describe('uploads page in the browser', () => {
     assert.equal(await rows.count(), 1);
   });
 
+  test('keyboard: Delete puts the focus on the question, Cancel and Yes, delete keep it in the list', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/uploads`);
+    await page.getByLabel('Files').setInputFiles([picture, tone]);
+    const reloaded = page.waitForEvent('load');
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await reloaded;
+    const focused = () =>
+      page.evaluate(
+        () =>
+          (document.activeElement as HTMLElement | null)?.getAttribute('aria-label') ??
+          document.activeElement?.textContent?.trim() ??
+          '',
+      );
+    const first = page.getByRole('button', { name: /^Delete / }).first();
+    await first.focus();
+    const name = await focused();
+    await page.keyboard.press('Enter');
+    assert.equal(await focused(), 'Yes, delete');
+    await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'Cancel');
+    await page.keyboard.press('Enter');
+    assert.equal(await focused(), name, 'Cancel gives the focus back to the Delete button');
+    const rows = await page.locator('table.uploads tbody tr').count();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('table.uploads tbody tr').length === n - 1,
+      rows,
+    );
+    assert.match(await focused(), /^Delete /, "the focus goes on from the next row's Delete");
+  });
+
   test("a file the API refuses shows the API's message, naming the form's field by its label", async () => {
     const page = person.page;
     await page.goto(`${web.base}/uploads`);

@@ -34,20 +34,29 @@ function confirmDelete(button: HTMLButtonElement): void {
   box.append(text, ' ', yes, ' ', no);
   button.hidden = true;
   cell.append(box);
-  no.addEventListener('click', () => {
+  // The hidden button loses the focus: a keyboard user lands on the question's answer instead of the page.
+  yes.focus();
+  const back = () => {
     box.remove();
     button.hidden = false;
-  });
+    button.focus();
+  };
+  no.addEventListener('click', back);
   yes.addEventListener('click', async () => {
     yes.disabled = true;
     try {
       await api('DELETE', button.dataset.delete ?? '');
-      button.closest('tr')?.remove();
+      const row = button.closest('tr');
+      const near = row?.nextElementSibling ?? row?.previousElementSibling;
+      row?.remove();
       showError(null);
+      // The focus goes on from a neighbouring row's Delete, or from the content when the list is empty.
+      (
+        near?.querySelector<HTMLElement>('button[data-delete]') ?? document.getElementById('content')
+      )?.focus();
     } catch (error) {
       showError(error instanceof Error ? error.message : String(error));
-      box.remove();
-      button.hidden = false;
+      back();
     }
   });
 }
