@@ -2,7 +2,7 @@
  * The uploads page in a real browser (issue 15): two files uploaded with the form are listed with
  * working direct links, a link is copied with its button, one file is deleted after the confirmation
  * (its link answers 404 then), and a file the API refuses shows the API's message (the field named as
- * the form labels it).
+ * the form labels it); a batch where one file is refused still lists the others.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -124,6 +124,23 @@ describe('uploads page in the browser', () => {
       rows,
     );
     assert.match(await focused(), /^Delete /, "the focus goes on from the next row's Delete");
+  });
+
+  test('a batch with a refused file still lists the files that went in, and keeps the refusal', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/uploads`);
+    const before = await page.locator('table.uploads tbody tr').count();
+    await page.getByLabel('Files').setInputFiles([text, picture]);
+    const reloaded = page.waitForEvent('load');
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await reloaded;
+    await page.locator('table.uploads tbody tr').nth(before).waitFor();
+    assert.equal(await page.locator('table.uploads tbody tr').count(), before + 1);
+    const alert = page.locator('[data-form-error]:not([hidden])');
+    await alert.waitFor();
+    assert.match((await alert.textContent()) ?? '', /^notes\.txt: The file in “Files” is of a type/);
+    await page.reload();
+    assert.equal(await page.locator('[data-form-error]:not([hidden])').count(), 0, 'shown once');
   });
 
   test("a file the API refuses shows the API's message, naming the form's field by its label", async () => {

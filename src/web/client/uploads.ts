@@ -2,7 +2,8 @@
  * The uploads page's form: each chosen file goes to `POST /v1/files` (multipart, the session cookie and
  * the CSRF token) one after another, with its progress; the API's refusal (too large, wrong type, quota)
  * is shown as the API words it, except that a refusal about the `file` field names it as the form's label
- * (the page's `data-refusals`, by the error's code). When every file is in, the page shows the new list.
+ * (the page's `data-refusals`, by the error's code). When any file is in, the page shows the new list; the
+ * refusals of the others travel over the reload in sessionStorage and are shown again.
  */
 import { csrfToken } from './api.js';
 
@@ -49,12 +50,21 @@ function send(file: File, progress: (percent: number) => void, words: Record<str
   });
 }
 
+/** Where the refusals of a batch that also uploaded files wait for the reloaded page. */
+const KEPT_REFUSALS = 'uploads-refusals';
+
 const form = document.querySelector<HTMLFormElement>('form[data-upload-form]');
 if (form) {
   const input = form.querySelector<HTMLInputElement>('input[type="file"]');
   const list = form.querySelector<HTMLElement>('[data-form-status]');
   const errorBox = form.querySelector<HTMLElement>('[data-form-error]');
   const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
+  const kept = sessionStorage.getItem(KEPT_REFUSALS);
+  if (kept && errorBox) {
+    sessionStorage.removeItem(KEPT_REFUSALS);
+    errorBox.textContent = kept;
+    errorBox.hidden = false;
+  }
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (!input || !list || !errorBox) return;
@@ -62,6 +72,7 @@ if (form) {
     list.replaceChildren();
     if (button) button.disabled = true;
     const failures: string[] = [];
+    let uploaded = 0;
     for (const file of input.files ?? []) {
       const line = document.createElement('li');
       list.append(line);
@@ -72,13 +83,16 @@ if (form) {
       try {
         await send(file, (percent) => say(form.dataset.progress ?? '{name}', percent), refusals(form));
         say(form.dataset.done ?? '{name}', 100);
+        uploaded += 1;
       } catch (error) {
         failures.push(`${file.name}: ${error instanceof Error ? error.message : String(error)}`);
         line.remove();
       }
     }
     if (button) button.disabled = false;
-    if (failures.length === 0) {
+    if (uploaded > 0 || failures.length === 0) {
+      // The new files belong in the list (and in the bytes used) even when others were refused.
+      if (failures.length > 0) sessionStorage.setItem(KEPT_REFUSALS, failures.join(' '));
       location.reload();
       return;
     }
