@@ -237,6 +237,23 @@ describe('operator console', () => {
     assert.equal(taken.statusCode, 409);
   });
 
+  test('a refused Attach shows its message in its own form, the e-mail kept and named as labelled', async () => {
+    const browser = await signedIn(t);
+    const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Typo' })).json().id as string;
+    await browser.get(`/admin/accounts/${id}`);
+    const bad = await browser.post(`/admin/accounts/${id}/email`, { email: 'ann@@example.com' });
+    assert.equal(bad.statusCode, 422);
+    const attach = /<form[^>]*action="[^"]*\/email"[^>]*>([\s\S]*?)<\/form>/.exec(bad.body)?.[1] ?? '';
+    assert.match(textOf(attach).trim(), /^E-mail: not a valid e-mail address/);
+    assert.match(attach, /name="email"[^>]*value="ann@@example\.com"/);
+    const credit = /<form[^>]*action="[^"]*\/credit"[^>]*>([\s\S]*?)<\/form>/.exec(bad.body)?.[1] ?? '';
+    assert.doesNotMatch(credit, /role="alert"/, 'not in the Credit form');
+    await accountWithEmail(t, 'taken-by-other@example.com');
+    const taken = await browser.post(`/admin/accounts/${id}/email`, { email: 'taken-by-other@example.com' });
+    assert.equal(taken.statusCode, 409);
+    assert.match(taken.body, /name="email"[^>]*value="taken-by-other@example\.com"/);
+  });
+
   test('models: switching one off takes it off /v1/models; the active tasks limit is saved', async () => {
     const browser = await signedIn(t);
     const customer = await t.account();

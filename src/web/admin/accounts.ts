@@ -31,6 +31,9 @@ interface AccountView {
   error?: string | null;
   amount?: string;
   reference?: string;
+  /** A refused `Attach`: its message, shown in that form, and the e-mail as typed. */
+  attachError?: string;
+  email?: string;
   status?: number;
 }
 
@@ -109,8 +112,10 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
           ? html`<h2>${w.adminAttach}</h2>
               <form method="post" action=${`${base}/email`} class="stack">
                 ${consoleCsrf(context)}
+                ${view.attachError ? html`<p class="error" role="alert" id="attach-error">${view.attachError}</p>` : null}
                 <label for="attach-email">${w.email}</label>
-                <input id="attach-email" name="email" type="email" required />
+                <input id="attach-email" name="email" type="email" required value=${view.email ?? ''}
+                  aria-describedby=${view.attachError ? 'attach-error' : undefined} />
                 <button type="submit">${w.adminAttachButton}</button>
               </form>`
           : null
@@ -154,7 +159,7 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
         title: account.name,
         path: base,
         body,
-        done: view.error ? null : doneOf(query),
+        done: view.error || view.attachError ? null : doneOf(query),
       }),
     };
   };
@@ -203,16 +208,18 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
   app.post<{ Params: { id: string } }>('/admin/accounts/:id/email', HIDE, async (request, reply) => {
     const context = consoleContextOf(request);
     const id = request.params.id;
+    const email = field(request.body, 'email');
     try {
-      await deps.port.attachEmail(id, field(request.body, 'email'));
+      await deps.port.attachEmail(id, email);
     } catch (error) {
-      const refusal = refusalOf(error, context.lang);
+      // Shown in the Attach form, the field named as it is labelled, with the e-mail kept for correcting.
+      const refusal = refusalOf(error, context.lang, { email: wordsOf(context.lang).email });
       if (refusal.status === 404) throw error;
       const { markup } = await accountPage(
         context,
         id,
         {},
-        { error: refusal.message, status: refusal.status },
+        { attachError: refusal.message, email, status: refusal.status },
       );
       return sendHtml(reply, refusal.status, markup);
     }
