@@ -196,6 +196,28 @@ describe('the new-task page in a browser', () => {
     assert.equal(shown.minor, api.body.amount_minor);
   });
 
+  test('keyboard: Add focuses the new row, Remove keeps the focus in the list; each Remove names its row', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=model-3d&mode=multiview_to_model`);
+    const focused = () =>
+      page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.path ?? '');
+    await page.locator('[data-add="left_url"]').focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await focused(), 'left_url.0', 'the new row takes the focus though Add is now disabled');
+    assert.equal(
+      await page.locator('[data-remove="left_url.0"]').getAttribute('aria-label'),
+      'Remove Left url 1',
+    );
+    await page.locator('[data-remove="left_url.0"]').focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await page.locator('[data-path="left_url.0"]').count(), 0);
+    assert.equal(
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.add ?? ''),
+      'left_url',
+      'the last row gone, the focus is on Add again',
+    );
+  });
+
   test('a form opened without its prompt waits for it: no price asked, no failed request', async () => {
     const page = person.page;
     const failed: string[] = [];

@@ -59,9 +59,13 @@ function arrayControl(
         hooks.words.newRemove ?? '−',
       );
       remove.disabled = values.length <= min;
+      remove.setAttribute('aria-label', `${hooks.words.newRemove ?? '−'} ${label}`);
       remove.addEventListener('click', () => {
         draw(rows.map((r) => r.value()).filter((_, j) => j !== i));
         changed(box);
+        // The rows are drawn anew: the focus goes to the Remove now in this place (or the last one), else Add.
+        const removes = [...list.querySelectorAll<HTMLButtonElement>('button[data-remove]:not(:disabled)')];
+        (removes[Math.min(i, removes.length - 1)] ?? add).focus();
       });
       list.append(el('div', { class: 'row' }, ...(control.element ? [control.element] : []), remove));
       return control;
@@ -71,6 +75,8 @@ function arrayControl(
   add.addEventListener('click', () => {
     draw([...rows.map((r) => r.value()), undefined]);
     changed(box);
+    // The new row is what the person fills next (and Add may be disabled now, at maxItems).
+    list.lastElementChild?.querySelector<HTMLElement>('input, select, textarea')?.focus();
   });
   const start = Array.isArray(initial) ? initial : Array.isArray(schema.default) ? schema.default : [];
   draw(
