@@ -256,6 +256,12 @@ describe('the new-task page in a browser', () => {
     await page.getByRole('button', { name: 'Create task' }).click();
     await page.locator('#new-error').filter({ hasText: 'Face limit: at least 48.' }).waitFor();
     assert.deepEqual(creations, []);
+    // An empty required list row is said once, by its row, not again by the list.
+    await page.goto(`${web.base}/new?model=model-3d&mode=image_to_model`);
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.locator('#new-error').waitFor({ state: 'visible' });
+    assert.equal(await page.locator('#new-error').textContent(), 'Image url 1: required.');
+    assert.deepEqual(creations, []);
   });
 
   test('no setting is a second `Model` or `Mode` control beside the choosers', async () => {

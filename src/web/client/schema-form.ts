@@ -89,10 +89,15 @@ function arrayControl(
   return {
     element: box,
     value,
-    check: () => [
-      ...checkValue(name, schema, value(), required, hooks.words),
-      ...rows.flatMap((r) => r.check()),
-    ],
+    check: () => {
+      const inner = rows.flatMap((r) => r.check());
+      // Empty rows say `required` themselves: the list saying it too would name one gap twice.
+      const own =
+        value() === undefined && inner.length > 0
+          ? []
+          : checkValue(name, schema, value(), required, hooks.words);
+      return [...own, ...inner];
+    },
   };
 }
 
