@@ -275,9 +275,17 @@ describe('dashboard pages', () => {
       const ok = await browser.post('/keys', { action: 'create', name: `k${i}` });
       assert.equal(ok.statusCode, 303, ok.body);
     }
-    const eleventh = await browser.post('/keys', { action: 'create', name: 'k10' });
+    const eleventh = await browser.post('/keys', {
+      action: 'create',
+      name: 'k10',
+      models: 'music',
+      daily_limit: '99,50',
+    });
     assert.equal(eleventh.statusCode, 409);
     assert.match(eleventh.body, /role="alert"/);
+    assert.match(eleventh.body, /name="name"[^>]*value="k10"/, 'the refused form keeps what was typed');
+    assert.match(eleventh.body, /value="music" checked/);
+    assert.match(eleventh.body, /name="daily_limit"[^>]*value="99,50"/);
     assert.equal(people.keyList.get(people.persons.get(email)?.id ?? '')?.length, 10);
   });
 

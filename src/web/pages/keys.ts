@@ -192,6 +192,8 @@ export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<v
           ...extra,
         }),
       );
+    // What was typed into the create form, given back with any refusal (the eleventh key's 409 too).
+    let form: KeysView['form'];
     try {
       if (action === 'resend') {
         await deps.people.resendConfirmation(session.personId);
@@ -203,7 +205,7 @@ export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<v
         setFlash(reply, 'flash_revoked', deps.secure);
         return seeOther(reply, '/keys');
       }
-      const form = {
+      form = {
         name: field(request.body, 'name').trim(),
         models: fields(request.body, 'models'),
         limit: field(request.body, 'daily_limit'),
@@ -230,7 +232,7 @@ export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<v
     } catch (error) {
       const refusal = refusalOf(error, context.lang);
       reply.headers(refusal.headers);
-      return rerender(refusal.status, { error: refusal.message });
+      return rerender(refusal.status, { error: refusal.message, ...(form ? { form } : {}) });
     }
   });
 }
