@@ -73,6 +73,24 @@ describe('per-field rules that need the file (reference, CONTRACT §6)', () => {
     expectError(short, 422, 'invalid_settings');
   });
 
+  test('omni: files of exactly 15 s together are accepted, however their lengths add up in floating point', async () => {
+    // 1.3 + 8.3 + 5.4 is 15.000000000000002 in binary floating point.
+    const wavs = [
+      await link(t, key, await makeWav(t.dir, 1.3)),
+      await link(t, key, await makeWav(t.dir, 8.3)),
+      await link(t, key, await makeWav(t.dir, 5.4)),
+    ];
+    const res = await price('video', {
+      mode: 'omni',
+      prompt: '@Audio1, @Audio2 and @Audio3',
+      ref_audio_urls: wavs,
+      quality: '480p',
+      duration: '2s',
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(res.json().amount_minor, 800 * (2 + 2 + 9 + 6));
+  });
+
   test('frames: pictures up to 10 MB in jpeg/png/webp; a sound file in image_urls is 422 file_type', async () => {
     const png = await link(t, key, await makePng(t.dir, 64, 64));
     assert.equal((await price('video', { mode: 'frames', prompt: 'go', image_urls: [png] })).statusCode, 200);

@@ -216,7 +216,10 @@ export async function resolveInputs(
 
 function checkTotal(field: string, rule: InputRule, files: readonly InputFile[]): void {
   if (rule.maxTotalSeconds === undefined) return;
-  const total = files.reduce((sum, f) => sum + (f.durationSeconds ?? 0), 0);
+  // Rounded to the microsecond: summed in floating point, lengths that make the limit exactly
+  // (1.3 + 8.3 + 5.4 s) come out a rounding error above it.
+  const sum = files.reduce((total, f) => total + (f.durationSeconds ?? 0), 0);
+  const total = Math.round(sum * 1e6) / 1e6;
   if (total > rule.maxTotalSeconds) {
     throw both(
       `settings.${field}`,
