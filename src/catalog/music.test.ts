@@ -223,6 +223,8 @@ const cases: Case[] = [
   ['replace_upload end equals start', { ...R, infillStartS: 30, infillEndS: 30 }, bad('infillEndS')],
   ['replace_upload section 9.99 s', { ...R, infillStartS: 10, infillEndS: 19.99 }, bad('infillEndS')],
   ['replace_upload section 10 s', { ...R, infillStartS: 10, infillEndS: 20 }, ok],
+  // 16.08 - 6.08 is 9.999999999999998 in floating point.
+  ['replace_upload section 10 s from 6.08 s', { ...R, infillStartS: 6.08, infillEndS: 16.08 }, ok],
   ...field(R, 'R', 'prompt', [chars(5000)], ['', chars(5001)]),
   ...field(R, 'R', 'fullLyrics', [chars(5000)], ['', chars(5001)]),
   ...field(R, 'R', 'tags', [chars(500)], ['', chars(501)]),
@@ -389,6 +391,13 @@ describe('music inputs', () => {
       'infillEndS',
     ],
     ['replace end at the end', { ...R, infillStartS: 50, infillEndS: 60 }, inputs(file('audio', 60)), null],
+    // 16.01 - 6.01 is 10.000000000000002 in floating point.
+    [
+      'replace section of exactly half the track',
+      { ...R, infillStartS: 6.01, infillEndS: 16.01 },
+      inputs(file('audio', 20)),
+      null,
+    ],
     ['replace length unknown', R, inputs(file('audio')), null],
   ];
   for (const [name, settings, given, violated] of check) {

@@ -216,7 +216,7 @@ const replaceUpload = musicMode({
         'infillEndS must be greater than infillStartS',
         'infillEndS должен быть больше infillStartS',
       );
-    } else if (s.infillEndS - s.infillStartS < 10) {
+    } else if (sectionSeconds(s.infillStartS, s.infillEndS) < 10) {
       addRule(
         ctx,
         'infillEndS',
@@ -238,7 +238,7 @@ const replaceUpload = musicMode({
     files: { audio: ['mp3', 60] },
   },
   plan: (s, inputs) => {
-    const section = s.infillEndS - s.infillStartS;
+    const section = sectionSeconds(s.infillStartS, s.infillEndS);
     const length = fileSeconds(inputs, 'audio') ?? Math.max(s.infillEndS, 2 * section);
     return twoTracksPlan({
       settings: s,
@@ -257,9 +257,19 @@ function secondsText(seconds: number): string {
   return String(Math.round(seconds * 100) / 100);
 }
 
+/**
+ * Length of the replaced section, rounded to the microsecond: a plain difference of two settings is off
+ * by a rounding error (16.08 - 6.08 is 9.999999999999998), which would refuse a section of exactly 10 s
+ * or of exactly half the track.
+ */
+function sectionSeconds(start: number, end: number): number {
+  return Math.round((end - start) * 1e6) / 1e6;
+}
+
 /** Reference (replace_upload): the section is at most half the track and lies within it. */
 function replaceSectionViolations(start: number, end: number, inputs: ModeInputs): Violation[] {
   const length = fileSeconds(inputs, 'audio');
+  const section = sectionSeconds(start, end);
   if (length === undefined) return [];
   if (end > length) {
     return [
@@ -270,12 +280,12 @@ function replaceSectionViolations(start: number, end: number, inputs: ModeInputs
       },
     ];
   }
-  if (end - start > length / 2) {
+  if (section > length / 2) {
     return [
       {
         field: 'infillEndS',
-        en: `the replaced section (infillEndS - infillStartS = ${secondsText(end - start)} s) must be at most half the track (${secondsText(length / 2)} s)`,
-        ru: `заменяемый участок (infillEndS - infillStartS = ${secondsText(end - start)} с) должен быть не длиннее половины трека (${secondsText(length / 2)} с)`,
+        en: `the replaced section (infillEndS - infillStartS = ${secondsText(section)} s) must be at most half the track (${secondsText(length / 2)} s)`,
+        ru: `заменяемый участок (infillEndS - infillStartS = ${secondsText(section)} с) должен быть не длиннее половины трека (${secondsText(length / 2)} с)`,
       },
     ];
   }
