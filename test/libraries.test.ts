@@ -477,6 +477,12 @@ describe('libraries (CONTRACT §7)', () => {
       }
     });
 
+    test('a piece of exactly 10 s is accepted, however its bounds subtract in floating point', async () => {
+      // 16.08 - 6.08 is 9.999999999999998 in binary floating point.
+      const a = await t.account();
+      await create(a.key, { start_seconds: 6.08, end_seconds: 16.08 });
+    });
+
     test('piece of 10 to 240 s within the file, ISO 639-1 language; verify and retry of others: 404', async () => {
       const a = await t.account();
       for (const [body, field] of [

@@ -64,7 +64,9 @@ const body = z
       .default('en'),
   })
   .superRefine((b, ctx) => {
-    const length = b.end_seconds - b.start_seconds;
+    // Rounded to the microsecond: the plain difference of two-decimal bounds is off by a rounding
+    // error (16.08 - 6.08 is 9.999999999999998), which would refuse a piece of exactly 10 s.
+    const length = Math.round((b.end_seconds - b.start_seconds) * 1e6) / 1e6;
     if (length < PIECE_SECONDS.min || length > PIECE_SECONDS.max) {
       addRule(
         ctx,
