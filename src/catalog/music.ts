@@ -21,6 +21,7 @@
  *   `settings.` prefix, as `Violation.field` documents.
  */
 import { z } from 'zod';
+import { exactSeconds } from '../lib/index.ts';
 import { AUDIO_INPUT, fileSeconds, refusedSetting, text } from './fields.ts';
 import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
 import { addRule } from './model-spec.ts';
@@ -257,13 +258,9 @@ function secondsText(seconds: number): string {
   return String(Math.round(seconds * 100) / 100);
 }
 
-/**
- * Length of the replaced section, rounded to the microsecond: a plain difference of two settings is off
- * by a rounding error (16.08 - 6.08 is 9.999999999999998), which would refuse a section of exactly 10 s
- * or of exactly half the track.
- */
+/** Length of the replaced section, exact to the microsecond (`exactSeconds`): 10 s and half the track are limits. */
 function sectionSeconds(start: number, end: number): number {
-  return Math.round((end - start) * 1e6) / 1e6;
+  return exactSeconds(end - start);
 }
 
 /** Reference (replace_upload): the section is at most half the track and lies within it. */

@@ -7,5 +7,6 @@ export { hasNul } from './nul.ts';
 export { oncePerTurn, oncePerTurnAsync } from './once-per-turn.ts';
 export { randomBase62 } from './random.ts';
 export { Repeating } from './repeating.ts';
+export { exactSeconds } from './seconds.ts';
 export { ByteCounter, readCapped } from './streams.ts';
 export { characters } from './text.ts';

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { addRule } from '../catalog/index.ts';
 import { errors } from '../errors.ts';
+import { exactSeconds } from '../lib/index.ts';
 import { defineLibrary } from './define.ts';
 import { AUDIO_FILES, nameField, urlField } from './fields.ts';
 import { boundsOf } from './limits.ts';
@@ -64,9 +65,8 @@ const body = z
       .default('en'),
   })
   .superRefine((b, ctx) => {
-    // Rounded to the microsecond: the plain difference of two-decimal bounds is off by a rounding
-    // error (16.08 - 6.08 is 9.999999999999998), which would refuse a piece of exactly 10 s.
-    const length = Math.round((b.end_seconds - b.start_seconds) * 1e6) / 1e6;
+    // Exact to the microsecond: a piece of exactly 10 s is not refused for a rounding error.
+    const length = exactSeconds(b.end_seconds - b.start_seconds);
     if (length < PIECE_SECONDS.min || length > PIECE_SECONDS.max) {
       addRule(
         ctx,

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { InputFile, InputRule, MediaFormat, ModeInputs, ModeSpec } from '../catalog/index.ts';
 import { type ApiError, errors } from '../errors.ts';
 import type { UploadService } from '../files/index.ts';
+import { exactSeconds } from '../lib/index.ts';
 import { FetchError, fetchToFile, inspectFile } from '../media/index.ts';
 import { type ArtifactInputDeps, probeArtifactLink } from './artifact-inputs.ts';
 import type { DownloadAllowance } from './download-budget.ts';
@@ -216,10 +217,8 @@ export async function resolveInputs(
 
 function checkTotal(field: string, rule: InputRule, files: readonly InputFile[]): void {
   if (rule.maxTotalSeconds === undefined) return;
-  // Rounded to the microsecond: summed in floating point, lengths that make the limit exactly
-  // (1.3 + 8.3 + 5.4 s) come out a rounding error above it.
-  const sum = files.reduce((total, f) => total + (f.durationSeconds ?? 0), 0);
-  const total = Math.round(sum * 1e6) / 1e6;
+  // Exact to the microsecond: lengths that make the limit exactly are not refused for a rounding error.
+  const total = exactSeconds(files.reduce((sum, f) => sum + (f.durationSeconds ?? 0), 0));
   if (total > rule.maxTotalSeconds) {
     throw both(
       `settings.${field}`,
