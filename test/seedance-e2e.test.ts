@@ -3,18 +3,19 @@
  * at the fake ModelArk (CONTRACT §11, PROVIDERS.md §4): every mode of `video` and `video-omni` with its
  * characters and voices succeed with the video served from our storage and captured once, the request
  * bodies carrying our files as absolute links under PUBLIC_BASE_URL; a refusal voids the hold with
- * content_refused; a 429 storm is retried to success; an output link that died upstream does not matter.
+ * content_refused; a 429 storm is retried to success; an output link that died upstream does not matter;
+ * a cancel deletes the task Seedance still queues.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { makeMp3, makeMp4, makePng } from '../src/media/fixtures.ts';
 import { type SeedanceFake, startSeedanceFake } from './fakes/seedance.ts';
 import { type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
-import { assertCapturedOnce, assertNoUpstreamUrl, startChannelApp } from './providers-kit.ts';
+import { assertCapturedOnce, assertNoUpstreamUrl, startChannelApp, until } from './providers-kit.ts';
 
 const KEY = 'ark-e2e-key';
 let fake: SeedanceFake;
@@ -215,4 +216,67 @@ test('an output link that died upstream: the task is read again and the video st
   const { id, task } = await run('video', { mode: 'frames', prompt: 'a late link', image_urls: [files.png] });
   await assertVideo(id, task);
   assert.equal(fake.staleLinks, 0, 'the dead link was handed out');
+});
+
+test('a cancel while Seedance still queues the task deletes it there, even when the lease notices first', async () => {
+  // A cancel removes the task's job, so the worker's next lease renewal fails and stops the run; with a
+  // short lease that renewal comes long before the next read (every 5 s). The run must still cancel
+  // upstream on its way out (CONTRACT §11): a task Seedance still queues is deleted (PROVIDERS.md §4).
+  const app = await startChannelApp(
+    [
+      {
+        name: 'seedance-lease',
+        provider: 'seedance',
+        models: ['video'],
+        base_url: fake.url,
+        api_key_env: 'SEEDANCE_API_KEY',
+      },
+    ],
+    { env: { SEEDANCE_API_KEY: KEY, JOB_LEASE: '1s' } },
+  );
+  const queuedMs = fake.options.queuedMs;
+  fake.options.queuedMs = 60_000;
+  const dir = join(tmpdir(), `seedance-e2e-${randomUUID()}`);
+  try {
+    const owner = await app.account({ balanceMinor: 100_000_000 });
+    await mkdir(dir);
+    const picture = await readFile(await makePng(dir, 640, 480));
+    const uploaded = await app.call(owner.key, 'POST', '/v1/files?filename=a.png', picture, {
+      'content-type': 'image/png',
+    });
+    assert.equal(uploaded.statusCode, 201, uploaded.body);
+    const prompt = 'a queue that never moves';
+    const created = await app.call(owner.key, 'POST', '/v1/tasks', {
+      model: 'video',
+      settings: { mode: 'frames', prompt, image_urls: [uploaded.json().url] },
+    });
+    assert.equal(created.statusCode, 202, created.body);
+    const id = created.json().id as string;
+    const upstream = () =>
+      [...fake.tasks.values()].find(
+        (task) => (task.body['content'] as { text?: string }[])[0]?.text === prompt,
+      );
+    const handle = async () =>
+      (
+        await app.container.db.db
+          .selectFrom('tasks')
+          .select('provider_ref')
+          .where('id', '=', id)
+          .executeTakeFirst()
+      )?.provider_ref ?? null;
+    await until(
+      async () => upstream() !== undefined && (await handle()) !== null,
+      'the saved upstream task',
+      30_000,
+    );
+    const canceled = await app.call(owner.key, 'POST', `/v1/tasks/${id}/cancel`);
+    assert.equal(canceled.statusCode, 200, canceled.body);
+    const queued = upstream()?.id as string;
+    await until(async () => fake.deletes.includes(queued), 'the DELETE of the queued task', 4_000);
+    assert.equal(fake.tasks.get(queued)?.cancelled, true);
+  } finally {
+    fake.options.queuedMs = queuedMs;
+    await app.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -333,6 +333,9 @@ export class TaskRun {
       return failed;
     };
     if (reason instanceof ShutdownSignal) {
+      // A cancel removes the job, so the run may learn of it as a lost lease before its next read: no
+      // worker resumes a canceled task, so the upstream task is canceled here (CONTRACT §11).
+      if (await this.#isCanceled(taskId)) await this.#cancelUpstream();
       // Stopping or lease lost: give the job back at once; the next worker resumes from the stored handle.
       await releaseJob(db, { jobId: this.#job.id, workerId: this.#workerId, runAt: clock.now() }).catch(
         () => {},
@@ -478,6 +481,17 @@ export class TaskRun {
     await bounded('release', (s) => generator.release?.(handle, s) ?? Promise.resolve(), {
       timeoutMs: this.#options.callTimeoutMs,
     }).catch(() => {});
+  }
+
+  /** True when the task was canceled by its caller; false also when the database cannot tell now. */
+  async #isCanceled(taskId: string): Promise<boolean> {
+    const row = await this.#deps.db.db
+      .selectFrom('tasks')
+      .select('status')
+      .where('id', '=', taskId)
+      .executeTakeFirst()
+      .catch(() => undefined);
+    return row?.status === 'canceled';
   }
 
   /** Best effort: the run may be canceled already, or the provider unable to stop it. */
