@@ -257,6 +257,24 @@ describe('a run', () => {
     await assert.rejects(adapter.outputs(handle, request, dir, signal()), GeneratorTransientError);
   });
 
+  test('a resumed run whose handle was never saved finds its task from its callbacks, not a second one', async () => {
+    const run = { key: 'task-resumed/1', startedAt: new Date() };
+    const request = videoRequest('video-elements', { prompt: 'Element_aaa lands' }, records());
+    assert.equal(await adapter.find(request, run, signal()), null, 'nothing upstream yet');
+    // Kling took the create, then the worker died before it saved the handle.
+    const handle = await adapter.create(request, run, signal());
+    const tasks = fake.tasks.size;
+    const posted = async (): Promise<void> => {
+      for (let i = 0; i < 100 && (deps.received.get(run.key) ?? []).length === 0; i++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    await posted();
+    assert.equal(await adapter.find(request, run, signal()), handle);
+    assert.equal(fake.tasks.size, tasks, 'no second task');
+    // Another run's callbacks never name this run's task.
+    assert.equal(await adapter.find(request, { ...run, key: 'task-resumed/2' }, signal()), null);
+  });
+
   test('cancel makes no call (Kling has none)', async () => {
     const calls = fake.calls.length;
     await adapter.cancel('omni-video:x', signal());

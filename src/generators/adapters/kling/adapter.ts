@@ -6,9 +6,9 @@
  * 5 s goes on beside them. The video is downloaded at once.
  *
  * The handle is `<endpoint>:<task id>`, so the status is read where the task was made. Kling has no
- * cancel endpoint: a canceled or timed-out run is abandoned and its late result discarded. `find` answers
- * null (Kling looks tasks up by its own id), with the window every provider without an idempotency key
- * leaves.
+ * cancel endpoint: a canceled or timed-out run is abandoned and its late result discarded. `find` takes
+ * the task id from the run's callbacks (Kling looks tasks up by its own id only): a run resumed before any
+ * callback came still starts a second task, the window every provider without an idempotency key leaves.
  */
 import {
   GenerationError,
@@ -22,7 +22,18 @@ import { singleOutput } from '../output-files.ts';
 import type { Adapter, AdapterDeps, DownloadedOutput, UpstreamRequest, UpstreamResponse } from '../types.ts';
 import { KlingElements } from './elements.ts';
 import { klingToken } from './jwt.ts';
-import { dataOf, type KlingTask, routeOf, statusOf, taskOf, type VideoEndpoint, videoBody } from './wire.ts';
+import {
+  dataOf,
+  endpointOf,
+  isRecord,
+  type KlingTask,
+  routeOf,
+  statusOf,
+  taskOf,
+  text,
+  type VideoEndpoint,
+  videoBody,
+} from './wire.ts';
 
 /** Kling's public API root, for a channel without `base_url` (PROVIDERS.md §5). */
 export const KLING_BASE_URL = 'https://api-singapore.klingai.com';
@@ -102,8 +113,22 @@ export class KlingAdapter implements Adapter {
     return handleOf(route.endpoint, id);
   }
 
-  /** Kling looks tasks up by its own id only. */
-  async find(): Promise<string | null> {
+  /**
+   * A run whose handle was never saved (the worker died after Kling took the create): Kling looks tasks up
+   * by its own id only, but its callbacks to the run's address carry that id and our `external_task_id`,
+   * so once one came the run goes on with its task instead of paying for a second one. The worker then
+   * reads the task as usual (a callback only names it). Without a callback yet: null, a new create.
+   */
+  async find(request: GenerationRequest, run: RunStart, _signal: AbortSignal): Promise<string | null> {
+    const endpoint = endpointOf(String(request.settings['model_version'] ?? 'v3.0'));
+    for (const body of await this.#deps.callbacks.received(run.key)) {
+      if (!isRecord(body)) continue;
+      const id = text(body['task_id']);
+      const info = isRecord(body['task_info']) ? body['task_info'] : {};
+      const external = info['external_task_id'];
+      if (id !== null && (external === undefined || external === null || external === run.key))
+        return handleOf(endpoint, id);
+    }
     return null;
   }
 

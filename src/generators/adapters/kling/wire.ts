@@ -56,10 +56,15 @@ export function dataOf(response: UpstreamResponse, what: string): Record<string,
 /** Which Kling endpoint a run uses. */
 export type VideoEndpoint = 'omni-video' | 'text2video';
 
+/** The endpoint of a `video-elements` version: v4.0 is text2video, the others omni-video. */
+export function endpointOf(version: string): VideoEndpoint {
+  return version === 'v4.0' ? 'text2video' : 'omni-video';
+}
+
 /** The endpoint and upstream model of a `video-elements` version (PROVIDERS.md §5 "Our mapping"). */
 export function routeOf(version: string, channel: Channel): { endpoint: VideoEndpoint; model: string } {
   const configured = channel.upstreamModels[version];
-  const endpoint: VideoEndpoint = version === 'v4.0' ? 'text2video' : 'omni-video';
+  const endpoint = endpointOf(version);
   if (configured !== undefined) return { endpoint, model: configured };
   if (version === 'v3.0') return { endpoint, model: KLING_V3_MODEL };
   throw new GenerationError(
