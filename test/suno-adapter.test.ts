@@ -430,10 +430,25 @@ for (const [name, settings, records] of refusedBeforeAnyCall) {
   });
 }
 
-test('find answers null and cancel reaches nothing: suno has neither', async () => {
+test('find answers null before any callback and cancel reaches nothing: suno has neither', async () => {
   const request = musicRequest({ mode: 'sounds', soundDescription: 'wind' });
   const before = rig.fake.calls.length;
   assert.equal(await rig.adapter.find(request, runStart(), AbortSignal.timeout(1_000)), null);
   await rig.adapter.cancel('{"v":1,"taskId":"x","key":"k"}', AbortSignal.timeout(1_000));
   assert.equal(rig.fake.calls.length, before);
+});
+
+test('a resumed run whose handle was never saved finds its task from its callbacks, not a second one', async () => {
+  const request = musicRequest({ mode: 'sounds', soundDescription: 'rain after the crash' });
+  const run = runStart();
+  const signal = AbortSignal.timeout(10_000);
+  // Suno took the create, then the worker died before it saved the handle.
+  const handle = await rig.adapter.create(request, run, signal);
+  const creates = rig.fake.calls.filter((call) => call.method === 'POST').length;
+  for (let i = 0; i < 100 && (rig.test.received.get(run.key) ?? []).length === 0; i++)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(await rig.adapter.find(request, run, signal), handle);
+  assert.equal(rig.fake.calls.filter((call) => call.method === 'POST').length, creates, 'no second create');
+  // Another run's callbacks never name this run's task.
+  assert.equal(await rig.adapter.find(request, runStart(), signal), null);
 });

@@ -3,9 +3,10 @@
  * record-info reads until the task ends; callbacks only wake the run (the worker's callback route) and
  * are consulted here only to poll again sooner while record-info lags behind them.
  *
- * Crash window: Suno has no idempotency key, so `find()` answers null. A worker that dies after Suno
- * accepted the create and before the handle was saved starts a second upstream task on resume; the first
- * one's result is never used (its cost is Suno's credits, not the caller's money).
+ * Crash window: Suno has no idempotency key; `find()` takes the task id from the run's callbacks. A worker
+ * that dies after Suno accepted the create and before the handle was saved, and resumes before any
+ * callback came, starts a second upstream task; the first one's result is never used (its cost is Suno's
+ * credits, not the caller's money).
  *
  * `CALLBACK_EXCEPTION` (Suno could not deliver a callback) with every track's audio is success (PROVIDERS.md,
  * decided there); with tracks still missing the run keeps polling, since only our callback endpoint failed,
@@ -25,7 +26,7 @@ import type { LibraryGenerator } from '../../library.ts';
 import type { Adapter, AdapterDeps, DownloadedOutput } from '../types.ts';
 import { type BodyContext, sunoCreateCall } from './bodies.ts';
 import { hasAllAudio, readSunoTask, type SunoTask, type SunoTrack } from './record.ts';
-import { SunoApi } from './wire.ts';
+import { asObject, SunoApi, stringField } from './wire.ts';
 
 /** Fallback polling while no callback arrives (CONTRACT §11: every 5 s; Suno allows 20 requests / 10 s). */
 export const SUNO_POLL_MS = 5_000;
@@ -135,8 +136,17 @@ export class SunoAdapter implements Adapter {
     return JSON.stringify({ v: 1, taskId, key: run.key } satisfies SunoHandle);
   }
 
-  /** Suno has no idempotency key and no search by our key (see the crash window above). */
-  async find(): Promise<string | null> {
+  /**
+   * A run whose handle was never saved (the worker died after Suno took the create): Suno has no
+   * idempotency key and no search by our key, but its callbacks to the run's address name the task
+   * (`data.task_id`), so once one came the run goes on with that task instead of paying for a second one.
+   * Record-info still decides everything about it. Without a callback yet: null, a new create.
+   */
+  async find(_request: GenerationRequest, run: RunStart, _signal: AbortSignal): Promise<string | null> {
+    for (const body of await this.#deps.callbacks.received(run.key)) {
+      const taskId = stringField(asObject(asObject(body)?.['data'] ?? null), 'task_id');
+      if (taskId !== undefined) return JSON.stringify({ v: 1, taskId, key: run.key } satisfies SunoHandle);
+    }
     return null;
   }
 
