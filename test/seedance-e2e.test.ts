@@ -4,7 +4,7 @@
  * characters and voices succeed with the video served from our storage and captured once, the request
  * bodies carrying our files as absolute links under PUBLIC_BASE_URL; a refusal voids the hold with
  * content_refused; a 429 storm is retried to success; an output link that died upstream does not matter;
- * a cancel deletes the task Seedance still queues.
+ * a cancel, or the channel timeout of a run resumed after it passed, deletes the task Seedance still queues.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -271,6 +271,73 @@ test('a cancel while Seedance still queues the task deletes it there, even when 
     );
     const canceled = await app.call(owner.key, 'POST', `/v1/tasks/${id}/cancel`);
     assert.equal(canceled.statusCode, 200, canceled.body);
+    const queued = upstream()?.id as string;
+    await until(async () => fake.deletes.includes(queued), 'the DELETE of the queued task', 4_000);
+    assert.equal(fake.tasks.get(queued)?.cancelled, true);
+  } finally {
+    fake.options.queuedMs = queuedMs;
+    await app.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a run resumed after its channel timeout passed deletes the task Seedance still queues', async () => {
+  // The worker stops while Seedance queues the task, and the channel's timeout passes before a worker
+  // resumes the run: the run ends with timeout at once, and cancels upstream where it can (PROVIDERS.md
+  // "Rules": when the timeout passes, upstream cancel where possible; §4: DELETE while queued).
+  const app = await startChannelApp(
+    [
+      {
+        name: 'seedance-timeout',
+        provider: 'seedance',
+        models: ['video'],
+        base_url: fake.url,
+        api_key_env: 'SEEDANCE_API_KEY',
+        timeout: '3s',
+      },
+    ],
+    { env: { SEEDANCE_API_KEY: KEY } },
+  );
+  const queuedMs = fake.options.queuedMs;
+  fake.options.queuedMs = 60_000;
+  const dir = join(tmpdir(), `seedance-e2e-${randomUUID()}`);
+  try {
+    const owner = await app.account({ balanceMinor: 100_000_000 });
+    await mkdir(dir);
+    const picture = await readFile(await makePng(dir, 640, 480));
+    const uploaded = await app.call(owner.key, 'POST', '/v1/files?filename=a.png', picture, {
+      'content-type': 'image/png',
+    });
+    assert.equal(uploaded.statusCode, 201, uploaded.body);
+    const prompt = 'a queue outliving its worker';
+    const created = await app.call(owner.key, 'POST', '/v1/tasks', {
+      model: 'video',
+      settings: { mode: 'frames', prompt, image_urls: [uploaded.json().url] },
+    });
+    assert.equal(created.statusCode, 202, created.body);
+    const id = created.json().id as string;
+    const upstream = () =>
+      [...fake.tasks.values()].find(
+        (task) => (task.body['content'] as { text?: string }[])[0]?.text === prompt,
+      );
+    const handle = async () =>
+      (
+        await app.container.db.db
+          .selectFrom('tasks')
+          .select('provider_ref')
+          .where('id', '=', id)
+          .executeTakeFirst()
+      )?.provider_ref ?? null;
+    await until(
+      async () => upstream() !== undefined && (await handle()) !== null,
+      'the saved upstream task',
+      30_000,
+    );
+    await app.container.worker.stop();
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    app.container.worker.start();
+    const task = await waitForFinal(app, owner.key, id, 30_000);
+    assert.equal((task['error'] as { code: string } | undefined)?.code, 'timeout', JSON.stringify(task));
     const queued = upstream()?.id as string;
     await until(async () => fake.deletes.includes(queued), 'the DELETE of the queued task', 4_000);
     assert.equal(fake.tasks.get(queued)?.cancelled, true);

@@ -148,7 +148,9 @@ export class TaskRun {
     // before the upstream creation, and one deadline serves both (PROVIDERS.md "Rules").
     const limitMs =
       this.#deps.placement?.timeoutMs(started.channel) ?? runTimeoutMs(request.plan, this.#deps.timeScale);
-    // A run resumed after its deadline (a long outage) ends here, before any call.
+    // A run resumed after its deadline (a long outage) ends here, before any call but the upstream cancel
+    // its timeout asks for: the upstream run it resumes is known before the deadline is looked at.
+    this.#handle = task.provider_ref;
     this.#deadline.arm(started.at.getTime() + limitMs);
     this.#deadline.mustBeBeforeDeadline();
     const handle = task.provider_ref ?? (await this.#startRun(task, request, started));
