@@ -48,7 +48,8 @@ async function openFinished(person: Person, base: string, id: string): Promise<P
   assert.equal(await finished(page, base, id), 'succeeded');
   await page.goto(`${base}/tasks/${id}`);
   const link = page.getByRole('link', { name: 'Download' }).first();
-  const href = await link.getAttribute('href');
+  // The page of a 3D result loads its viewer too: on a busy machine that took longer than the default 10 s.
+  const href = await link.getAttribute('href', { timeout: 30_000 });
   assert.equal(href, `/v1/tasks/${id}/artifacts/0`);
   const file = await page.request.get(`${base}${href}`);
   assert.equal(file.status(), 200);
