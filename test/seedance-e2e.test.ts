@@ -218,21 +218,28 @@ test('an output link that died upstream: the task is read again and the video st
   assert.equal(fake.staleLinks, 0, 'the dead link was handed out');
 });
 
-test('a cancel while Seedance still queues the task deletes it there, even when the lease notices first', async () => {
-  // A cancel removes the task's job, so the worker's next lease renewal fails and stops the run; with a
-  // short lease that renewal comes long before the next read (every 5 s). The run must still cancel
-  // upstream on its way out (CONTRACT §11): a task Seedance still queues is deleted (PROVIDERS.md §4).
+/**
+ * A frames task on a channel of its own whose Seedance task stays queued (60 s), created and driven until
+ * its upstream handle is saved; `scenario` then does its part, and the run must DELETE the queued task at
+ * Seedance within 4 s. Answers that task's id; the channel's app is closed after.
+ */
+async function withQueuedUpstream(
+  channel: { name: string; timeout?: string },
+  env: Record<string, string>,
+  prompt: string,
+  scenario: (app: TestApp, owner: TestAccount, id: string) => Promise<void>,
+): Promise<string> {
   const app = await startChannelApp(
     [
       {
-        name: 'seedance-lease',
+        ...channel,
         provider: 'seedance',
         models: ['video'],
         base_url: fake.url,
         api_key_env: 'SEEDANCE_API_KEY',
       },
     ],
-    { env: { SEEDANCE_API_KEY: KEY, JOB_LEASE: '1s' } },
+    { env: { SEEDANCE_API_KEY: KEY, ...env } },
   );
   const queuedMs = fake.options.queuedMs;
   fake.options.queuedMs = 60_000;
@@ -245,7 +252,6 @@ test('a cancel while Seedance still queues the task deletes it there, even when 
       'content-type': 'image/png',
     });
     assert.equal(uploaded.statusCode, 201, uploaded.body);
-    const prompt = 'a queue that never moves';
     const created = await app.call(owner.key, 'POST', '/v1/tasks', {
       model: 'video',
       settings: { mode: 'frames', prompt, image_urls: [uploaded.json().url] },
@@ -269,81 +275,48 @@ test('a cancel while Seedance still queues the task deletes it there, even when 
       'the saved upstream task',
       30_000,
     );
-    const canceled = await app.call(owner.key, 'POST', `/v1/tasks/${id}/cancel`);
-    assert.equal(canceled.statusCode, 200, canceled.body);
+    await scenario(app, owner, id);
     const queued = upstream()?.id as string;
     await until(async () => fake.deletes.includes(queued), 'the DELETE of the queued task', 4_000);
-    assert.equal(fake.tasks.get(queued)?.cancelled, true);
+    return queued;
   } finally {
     fake.options.queuedMs = queuedMs;
     await app.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+test('a cancel while Seedance still queues the task deletes it there, even when the lease notices first', async () => {
+  // A cancel removes the task's job, so the worker's next lease renewal fails and stops the run; with a
+  // short lease that renewal comes long before the next read (every 5 s). The run must still cancel
+  // upstream on its way out (CONTRACT §11): a task Seedance still queues is deleted (PROVIDERS.md §4).
+  const queued = await withQueuedUpstream(
+    { name: 'seedance-lease' },
+    { JOB_LEASE: '1s' },
+    'a queue that never moves',
+    async (app, owner, id) => {
+      const canceled = await app.call(owner.key, 'POST', `/v1/tasks/${id}/cancel`);
+      assert.equal(canceled.statusCode, 200, canceled.body);
+    },
+  );
+  assert.equal(fake.tasks.get(queued)?.cancelled, true);
 });
 
 test('a run resumed after its channel timeout passed deletes the task Seedance still queues', async () => {
   // The worker stops while Seedance queues the task, and the channel's timeout passes before a worker
   // resumes the run: the run ends with timeout at once, and cancels upstream where it can (PROVIDERS.md
   // "Rules": when the timeout passes, upstream cancel where possible; §4: DELETE while queued).
-  const app = await startChannelApp(
-    [
-      {
-        name: 'seedance-timeout',
-        provider: 'seedance',
-        models: ['video'],
-        base_url: fake.url,
-        api_key_env: 'SEEDANCE_API_KEY',
-        timeout: '3s',
-      },
-    ],
-    { env: { SEEDANCE_API_KEY: KEY } },
+  const queued = await withQueuedUpstream(
+    { name: 'seedance-timeout', timeout: '3s' },
+    {},
+    'a queue outliving its worker',
+    async (app, owner, id) => {
+      await app.container.worker.stop();
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      app.container.worker.start();
+      const task = await waitForFinal(app, owner.key, id, 30_000);
+      assert.equal((task['error'] as { code: string } | undefined)?.code, 'timeout', JSON.stringify(task));
+    },
   );
-  const queuedMs = fake.options.queuedMs;
-  fake.options.queuedMs = 60_000;
-  const dir = join(tmpdir(), `seedance-e2e-${randomUUID()}`);
-  try {
-    const owner = await app.account({ balanceMinor: 100_000_000 });
-    await mkdir(dir);
-    const picture = await readFile(await makePng(dir, 640, 480));
-    const uploaded = await app.call(owner.key, 'POST', '/v1/files?filename=a.png', picture, {
-      'content-type': 'image/png',
-    });
-    assert.equal(uploaded.statusCode, 201, uploaded.body);
-    const prompt = 'a queue outliving its worker';
-    const created = await app.call(owner.key, 'POST', '/v1/tasks', {
-      model: 'video',
-      settings: { mode: 'frames', prompt, image_urls: [uploaded.json().url] },
-    });
-    assert.equal(created.statusCode, 202, created.body);
-    const id = created.json().id as string;
-    const upstream = () =>
-      [...fake.tasks.values()].find(
-        (task) => (task.body['content'] as { text?: string }[])[0]?.text === prompt,
-      );
-    const handle = async () =>
-      (
-        await app.container.db.db
-          .selectFrom('tasks')
-          .select('provider_ref')
-          .where('id', '=', id)
-          .executeTakeFirst()
-      )?.provider_ref ?? null;
-    await until(
-      async () => upstream() !== undefined && (await handle()) !== null,
-      'the saved upstream task',
-      30_000,
-    );
-    await app.container.worker.stop();
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
-    app.container.worker.start();
-    const task = await waitForFinal(app, owner.key, id, 30_000);
-    assert.equal((task['error'] as { code: string } | undefined)?.code, 'timeout', JSON.stringify(task));
-    const queued = upstream()?.id as string;
-    await until(async () => fake.deletes.includes(queued), 'the DELETE of the queued task', 4_000);
-    assert.equal(fake.tasks.get(queued)?.cancelled, true);
-  } finally {
-    fake.options.queuedMs = queuedMs;
-    await app.close();
-    await rm(dir, { recursive: true, force: true });
-  }
+  assert.equal(fake.tasks.get(queued)?.cancelled, true);
 });
