@@ -27,7 +27,7 @@ export interface ClaimInput {
   busyKeys: ReadonlySet<string>;
 }
 
-/** A delivery's order key in SQL, as `ClaimedDelivery.orderKey` spells it. */
+/** A delivery's order key (`ClaimedDelivery.orderKey`): its task, else its record, else itself, and its URL. */
 const ORDER_KEY = sql<string>`coalesce(task_id, record_id, id) || '|' || url`;
 
 /**
@@ -53,7 +53,8 @@ export async function claimDeliveries(db: Db, input: ClaimInput): Promise<Claime
     const busy = new Set([...input.busyKeys, ...leased.map((row) => row.key)]);
     let due = tx
       .selectFrom('webhook_deliveries')
-      .select(['id', 'account_id', 'webhook_id', 'task_id', 'record_id', 'url', 'body', 'attempts'])
+      .select(['id', 'account_id', 'webhook_id', 'url', 'body', 'attempts'])
+      .select(ORDER_KEY.as('order_key'))
       .where('state', '=', 'pending')
       .where('next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
@@ -70,7 +71,7 @@ export async function claimDeliveries(db: Db, input: ClaimInput): Promise<Claime
     const chosen: ClaimedDelivery[] = [];
     for (const row of rows) {
       if (chosen.length >= input.limit) break;
-      const orderKey = `${row.task_id ?? row.record_id ?? row.id}|${row.url}`;
+      const orderKey = row.order_key;
       if (busy.has(orderKey)) continue;
       busy.add(orderKey);
       chosen.push({
