@@ -49,8 +49,8 @@ export interface WebhookServiceDeps {
   clock: Clock;
   /** Which addresses an endpoint may name (CONTRACT §6). */
   urls: WebhookUrlPolicy;
-  /** Replays of a creation under an Idempotency-Key (as for tasks, CONTRACT §4); none: every call creates. */
-  idempotency?: IdempotencyStore;
+  /** Replays of a creation under an Idempotency-Key (as for tasks, CONTRACT §4). */
+  idempotency: IdempotencyStore;
 }
 
 /** A creation's answer: 201 with the endpoint and its secret, or the replay of an earlier one. */
@@ -123,9 +123,7 @@ export class WebhookService {
         ru: `events: ${unknown.length > 0 ? `неизвестный тип события «${unknown[0]}»` : 'укажите хотя бы один тип события'}.`,
       });
     await assertWebhookUrl(input.url, 'url', this.#deps.urls);
-    const idempotency = this.#deps.idempotency;
-    if (idempotency === undefined || idempotencyKey === null) return this.#insert(accountId, input, null);
-    return idempotency.run<CreatedWebhook>(
+    return this.#deps.idempotency.run<CreatedWebhook>(
       {
         accountId,
         key: idempotencyKey,
