@@ -58,7 +58,7 @@ import {
   TaskService,
   TaskWatch,
 } from './tasks/index.ts';
-import { Sweeper, Worker, type WorkerOptions } from './worker/index.ts';
+import { cancelUpstreamRuns, Sweeper, Worker, type WorkerOptions } from './worker/index.ts';
 
 /** Everything a process of the service runs on, wired once (STYLE: dependencies passed in). */
 export interface Container {
@@ -395,6 +395,15 @@ export async function createContainer(
       libraries.deleteUpstreamCopies((recordId, err) =>
         log.warn({ err, recordId }, 'gave up deleting a deleted library record at its provider'),
       ),
+    // The upstream runs of canceled tasks that no worker drives are canceled there.
+    cancelUpstreamRuns: () =>
+      cancelUpstreamRuns({
+        db,
+        clock,
+        generator,
+        onGiveUp: (taskId, err) =>
+          log.warn({ err, taskId }, 'gave up canceling a canceled task at its provider'),
+      }),
   });
   return {
     config,

@@ -23,6 +23,7 @@ import {
   Simulator,
 } from '../src/generators/index.ts';
 import { systemClock } from '../src/lib/clock.ts';
+import type { TestApp } from './helpers.ts';
 
 export type CreateFailure = 'transient' | 'credit';
 
@@ -126,4 +127,14 @@ export function testChannels(entries: Record<string, unknown>[]): Channel[] {
 /** The scripted upstream under every provider. */
 export function scriptedAdapters(upstream: ScriptedUpstream): Partial<Record<ProviderName, AdapterFactory>> {
   return Object.fromEntries(PROVIDERS.map((p) => [p, upstream.factory]));
+}
+
+/** When the sweeper next owes the provider a cancel of the task's upstream run; null when none is owed. */
+export async function upstreamCancelAt(t: TestApp, id: string): Promise<string | null> {
+  const row = await t.container.db.db
+    .selectFrom('tasks')
+    .select('upstream_cancel_at')
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return row.upstream_cancel_at;
 }

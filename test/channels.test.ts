@@ -7,8 +7,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { findModel } from '../src/catalog/index.ts';
 import { runAdminCommand, UsageError } from '../src/cli/admin.ts';
+import { cancelUpstreamRuns } from '../src/worker/upstream-cancels.ts';
 import { Worker } from '../src/worker/worker.ts';
-import { ScriptedUpstream, scriptedAdapters, testChannels } from './channel-adapters.ts';
+import { ScriptedUpstream, scriptedAdapters, testChannels, upstreamCancelAt } from './channel-adapters.ts';
 import { expectError, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
 import { eventually } from './webhooks-kit.ts';
 
@@ -342,6 +343,43 @@ describe('channels (CONTRACT §11)', () => {
       assert.equal(res.statusCode, 200, res.body);
       for (let i = 0; i < 400 && up.cancels.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
       assert.deepEqual(up.cancels, ['one-1']);
+      // The worker made the cancel: the sweeper owes none (upstream-cancels.ts).
+      await eventually(
+        () => upstreamCancelAt(t, id),
+        (at) => at === null,
+      );
+      assert.equal(await sweepCancels(t), 0);
+      assert.deepEqual(up.cancels, ['one-1']);
+    });
+  });
+
+  it('a cancel while no worker drives the run reaches the channel through the sweeper', async () => {
+    await withChannels([channel('one')], async (t, up, key) => {
+      up.holdMs = 60_000;
+      const id = await create(t, key);
+      await eventually(
+        () =>
+          t.container.db.db
+            .selectFrom('tasks')
+            .select('provider_ref')
+            .where('id', '=', id)
+            .executeTakeFirst(),
+        (row) => row?.provider_ref != null,
+      );
+      // The worker stops (a deploy, a crash): the run is given back with its upstream task running.
+      await t.container.worker.stop();
+      const res = await t.call(key, 'POST', `/v1/tasks/${id}/cancel`);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(up.cancels, [], 'no worker to make the cancel');
+      assert.equal(await sweepCancels(t), 1);
+      assert.deepEqual(up.cancels, ['one-1']);
+      assert.equal(await upstreamCancelAt(t, id), null);
+      assert.equal(await sweepCancels(t), 0);
     });
   });
 });
+
+function sweepCancels(t: TestApp): Promise<number> {
+  const { db, clock, generator } = t.container;
+  return cancelUpstreamRuns({ db, clock, generator });
+}

@@ -64,6 +64,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     'f542697360754e4cde8a86dda887fffadedb47c0a34ea706f834ecdba41e9708',
   'src/db/migrations/0024-key-day-spend.ts':
     '9e1aa70a2685ef064ccae15e1445e195de07a70a39648d2836a464aa3c6322c4',
+  'src/db/migrations/0025-upstream-cancels.ts':
+    '1f95d598d6d9528c1138fbd686c8aec6fd88c805cb90b03bbc9abb8c8eada7fd',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',

@@ -100,6 +100,11 @@ export interface TasksTable {
    * `provider_ref` beside it, a resuming worker looks the run up by this key instead of starting another.
    */
   run_key: string | null;
+  /**
+   * When the sweeper next asks the provider to cancel the upstream task of a task its caller canceled;
+   * null when no cancel is owed (migration 0025, src/worker/upstream-cancels.ts).
+   */
+  upstream_cancel_at: string | null;
   /** Name of the channel the run is on (GENERATORS_FILE); null on the default generator or while queued. */
   channel: string | null;
   /** The channel a failed run left; its retry prefers another channel. */

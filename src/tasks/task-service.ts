@@ -299,6 +299,7 @@ export class TaskService {
       files_expired: 0,
       provider_ref: null,
       run_key: null,
+      upstream_cancel_at: null,
       channel: null,
       avoid_channel: null,
       upstream_cost: null,

@@ -3,6 +3,7 @@
  * queued → running → succeeded (capture) | failed (void); queued | running → canceled (void).
  * Every change is conditional on the state it leaves, so a late or repeated call changes nothing.
  */
+import { sql } from 'kysely';
 import { prepared, type TaskStatus, type TasksTable, type Tx } from '../db/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
 import { settle } from '../ledger/index.ts';
@@ -199,6 +200,11 @@ async function leaveActive(
   await giveBackActivePlace(tx, row.account_id, row.model);
 }
 
+/** `at` when the task's run has an upstream task to cancel, else null (migration 0025). */
+function owedUpstreamCancel(at: Date) {
+  return sql<string | null>`case when provider_ref is not null then ${at.toISOString()} end`;
+}
+
 /** queued | running → a final state without a result, voiding the hold. False when it was already final. */
 async function endWithoutResult(
   tx: Tx,
@@ -208,7 +214,15 @@ async function endWithoutResult(
 ): Promise<boolean> {
   const row = await tx
     .updateTable('tasks')
-    .set((eb) => ({ ...changes, finished_at: at.toISOString(), revision: eb('revision', '+', 1) }))
+    .set((eb) => ({
+      ...changes,
+      finished_at: at.toISOString(),
+      revision: eb('revision', '+', 1),
+      // A caller's cancel owes the provider a cancel of the upstream task, if there is one: the worker
+      // driving the run makes it, and the sweeper does when no worker drives it (upstream-cancels.ts).
+      // A failure is the worker's own decision; it cancels upstream itself.
+      ...(changes.status === 'canceled' ? { upstream_cancel_at: owedUpstreamCancel(at) } : {}),
+    }))
     .where('id', '=', taskId)
     .where('status', 'in', ACTIVE_STATUSES)
     .returningAll()

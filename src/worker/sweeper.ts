@@ -28,6 +28,11 @@ interface SweeperDeps {
    * few seconds, apart from settling, so a slow provider delays neither. (Default: none)
    */
   deleteUpstreamCopies?: () => Promise<number>;
+  /**
+   * Cancels the upstream tasks of canceled tasks no worker drives (cancelUpstreamRuns); run every few
+   * seconds, apart from the others, so a slow provider delays nothing else. (Default: none)
+   */
+  cancelUpstreamRuns?: () => Promise<number>;
 }
 
 /**
@@ -45,7 +50,7 @@ export class Sweeper {
 
   constructor(deps: SweeperDeps) {
     this.#deps = deps;
-    const { settleRecords, deleteUpstreamCopies, log } = deps;
+    const { settleRecords, deleteUpstreamCopies, cancelUpstreamRuns, log } = deps;
     this.#files = new Repeating(
       () => this.sweepOnce(),
       (err) => log.warn({ err }, 'removing expired result files failed'),
@@ -58,6 +63,12 @@ export class Sweeper {
       this.#records.push(
         new Repeating(deleteUpstreamCopies, (err) =>
           log.warn({ err }, 'deleting provider copies of deleted library records failed'),
+        ),
+      );
+    if (cancelUpstreamRuns)
+      this.#records.push(
+        new Repeating(cancelUpstreamRuns, (err) =>
+          log.warn({ err }, 'canceling the upstream runs of canceled tasks failed'),
         ),
       );
   }

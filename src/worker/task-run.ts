@@ -36,6 +36,7 @@ import { type ClaimedJob, releaseJob } from './queue.ts';
 import { storeResults } from './results.ts';
 import { type RunFolder, RunFolders } from './run-folder.ts';
 import type { RunWakes } from './run-wakes.ts';
+import { upstreamCancelMade } from './upstream-cancels.ts';
 import type { RunOptions, WorkerDeps } from './worker.ts';
 
 /** Longest wait between polls that failed transiently (milliseconds). */
@@ -496,12 +497,20 @@ export class TaskRun {
     return row?.status === 'canceled';
   }
 
-  /** Best effort: the run may be canceled already, or the provider unable to stop it. */
+  /**
+   * Best effort: the run may be canceled already, or the provider unable to stop it. A cancel the caller
+   * asked for is owed until made: when this attempt fails, the sweeper asks again (upstream-cancels.ts).
+   */
   async #cancelUpstream(): Promise<void> {
     const handle = this.#handle;
     if (handle === null) return;
-    await bounded('cancel', (s) => this.#deps.generator.cancel(handle, s), {
-      timeoutMs: this.#options.callTimeoutMs,
-    }).catch(() => {});
+    try {
+      await bounded('cancel', (s) => this.#deps.generator.cancel(handle, s), {
+        timeoutMs: this.#options.callTimeoutMs,
+      });
+    } catch {
+      return;
+    }
+    if (this.#task) await upstreamCancelMade(this.#deps.db, this.#task.id).catch(() => {});
   }
 }

@@ -23,6 +23,7 @@ import * as m0021 from './0021-jobs-due.ts';
 import * as m0022 from './0022-drop-tasks-account-model-status.ts';
 import * as m0023 from './0023-lent-artifact-links.ts';
 import * as m0024 from './0024-key-day-spend.ts';
+import * as m0025 from './0025-upstream-cancels.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ export const migrations: Record<string, Migration> = {
   '0022-drop-tasks-account-model-status': m0022,
   '0023-lent-artifact-links': m0023,
   '0024-key-day-spend': m0024,
+  '0025-upstream-cancels': m0025,
 };
 
 export const migrationProvider: MigrationProvider = {
