@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { test } from 'node:test';
 import { Metrics } from './metrics.ts';
 import { startMetricsServer } from './metrics-server.ts';
@@ -55,6 +56,38 @@ test("a worker's own GET /metrics: wrong tokens past the address's budget are 42
     assert.ok(Number(over.headers.get('retry-after')) >= 1);
     // Past the budget even the right token is not compared, so guessing learns nothing more.
     assert.equal((await get(token)).status, 429);
+  } finally {
+    await server.close();
+  }
+});
+
+test("a worker's own GET /metrics: a client that trickles its headers is cut off", async () => {
+  const metrics = new Metrics({ processMetrics: false });
+  const server = await startMetricsServer({
+    metrics,
+    token: 'worker-metrics-token-0123',
+    host: '127.0.0.1',
+    port: 0,
+    headersTimeoutMs: 400,
+  });
+  try {
+    const socket = net.connect(server.port, '127.0.0.1');
+    const started = Date.now();
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString('latin1');
+      });
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      // Headers begun and never finished: one header line every 100 ms, forever.
+      socket.write('GET /metrics HTTP/1.1\r\nhost: x\r\n');
+      const trickle = setInterval(() => socket.writable && socket.write('x-slow: 1\r\n'), 100);
+      socket.on('close', () => clearInterval(trickle));
+    });
+    assert.match(answer, /^HTTP\/1\.1 408 /);
+    // Cut off near its limit, not after Node's default minute (a bound of this test, not a benchmark).
+    assert.ok(Date.now() - started < 5_000, `closed after ${Date.now() - started} ms`);
   } finally {
     await server.close();
   }

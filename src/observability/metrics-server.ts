@@ -23,7 +23,15 @@ export interface MetricsServerOptions {
    * route counts them (`RATE_LIMIT_WRONG_KEY`). (Default: 30 a minute)
    */
   wrongTokenLimit?: { count: number; windowMs: number };
+  /**
+   * Longest wait for a request's headers (milliseconds): a scrape is a bare GET, so a client that trickles
+   * its headers is cut off soon instead of holding a socket for Node's default minute. (Default: 10 s)
+   */
+  headersTimeoutMs?: number;
 }
+
+/** Connections the listener holds at once: a scraper or two, never a crowd. */
+const MAX_CONNECTIONS = 64;
 
 /** Starts the listener; resolves once it listens, with its port and a close function. */
 export async function startMetricsServer(
@@ -39,51 +47,65 @@ export async function startMetricsServer(
   const retryAfter = (res: RateLimiterRes): Record<string, string> => ({
     'retry-after': String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))),
   });
-  const server = http.createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const send = (status: number, type: string, body: string, headers: Record<string, string> = {}): void => {
-      res.writeHead(status, { 'content-type': type, ...headers }).end(body);
-    };
-    const error = (
-      status: number,
-      code: 'not_found' | 'invalid_admin_token' | 'rate_limited',
-      headers = {},
-    ): void =>
-      send(
-        status,
-        'application/json; charset=utf-8',
-        JSON.stringify({
-          error: {
-            code,
-            message: translate(code, 'en', { method: req.method ?? 'GET', path: path.slice(0, 100) }),
-          },
-        }),
-        headers,
+  const headersTimeoutMs = options.headersTimeoutMs ?? 10_000;
+  const server = http.createServer(
+    // Checked this often, so a slow client is cut off within a quarter of its limit.
+    { connectionsCheckingInterval: Math.max(50, Math.floor(headersTimeoutMs / 4)) },
+    (req, res) => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const send = (
+        status: number,
+        type: string,
+        body: string,
+        headers: Record<string, string> = {},
+      ): void => {
+        res.writeHead(status, { 'content-type': type, ...headers }).end(body);
+      };
+      const error = (
+        status: number,
+        code: 'not_found' | 'invalid_admin_token' | 'rate_limited',
+        headers = {},
+      ): void =>
+        send(
+          status,
+          'application/json; charset=utf-8',
+          JSON.stringify({
+            error: {
+              code,
+              message: translate(code, 'en', { method: req.method ?? 'GET', path: path.slice(0, 100) }),
+            },
+          }),
+          headers,
+        );
+      if (req.method !== 'GET' || path !== '/metrics') return error(404, 'not_found');
+      const address = req.socket.remoteAddress ?? '';
+      void answer(address, req.headers.authorization ?? '').catch(() =>
+        send(500, 'text/plain; charset=utf-8', 'scrape failed\n'),
       );
-    if (req.method !== 'GET' || path !== '/metrics') return error(404, 'not_found');
-    const address = req.socket.remoteAddress ?? '';
-    void answer(address, req.headers.authorization ?? '').catch(() =>
-      send(500, 'text/plain; charset=utf-8', 'scrape failed\n'),
-    );
-    async function answer(address: string, authorization: string): Promise<void> {
-      // Security: past the address's budget nothing is compared, so a right guess looks like a wrong one.
-      const used = await wrong.get(address);
-      if (used !== null && used.consumedPoints >= limit.count)
-        return error(429, 'rate_limited', retryAfter(used));
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-      // Security: compared as digests in constant time, as the API's route does.
-      if (!(match?.[1] && timingSafeEqual(digest(match[1]), expected))) {
-        try {
-          await wrong.consume(address);
-        } catch (rejection) {
-          if (rejection instanceof RateLimiterRes) return error(429, 'rate_limited', retryAfter(rejection));
-          throw rejection;
+      async function answer(address: string, authorization: string): Promise<void> {
+        // Security: past the address's budget nothing is compared, so a right guess looks like a wrong one.
+        const used = await wrong.get(address);
+        if (used !== null && used.consumedPoints >= limit.count)
+          return error(429, 'rate_limited', retryAfter(used));
+        const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+        // Security: compared as digests in constant time, as the API's route does.
+        if (!(match?.[1] && timingSafeEqual(digest(match[1]), expected))) {
+          try {
+            await wrong.consume(address);
+          } catch (rejection) {
+            if (rejection instanceof RateLimiterRes) return error(429, 'rate_limited', retryAfter(rejection));
+            throw rejection;
+          }
+          return error(401, 'invalid_admin_token', { 'www-authenticate': 'Bearer' });
         }
-        return error(401, 'invalid_admin_token', { 'www-authenticate': 'Bearer' });
+        send(200, options.metrics.contentType, await options.metrics.scrape());
       }
-      send(200, options.metrics.contentType, await options.metrics.scrape());
-    }
-  });
+    },
+  );
+  // Security: no request of this listener has a body, so the whole request is due with its headers.
+  server.headersTimeout = headersTimeoutMs;
+  server.requestTimeout = headersTimeoutMs;
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
