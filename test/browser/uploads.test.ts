@@ -85,12 +85,21 @@ describe('uploads page in the browser', () => {
     await row.getByRole('button', { name: 'Copied' }).waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), pictureLink);
 
+    const usage = page.getByTestId('upload-usage');
+    const usedWithBoth = await usage.textContent();
     await row.getByRole('button', { name: 'Delete picture.png' }).click();
     await row.getByRole('button', { name: 'Yes, delete' }).click();
     await row.waitFor({ state: 'detached' });
     assert.equal((await page.request.get(pictureLink)).status(), 404);
+    // The bytes used follow the delete without a reload, and say what a reload says.
+    await page.waitForFunction(
+      (before) => document.querySelector('[data-testid="upload-usage"]')?.textContent !== before,
+      usedWithBoth,
+    );
+    const usedLive = await usage.textContent();
     await page.reload();
     assert.equal(await rows.count(), 1);
+    assert.equal(await usage.textContent(), usedLive);
   });
 
   test('keyboard: Delete puts the focus on the question, Cancel and Yes, delete keep it in the list', async () => {

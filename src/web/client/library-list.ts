@@ -1,7 +1,8 @@
 /**
  * Lists of the libraries and uploads pages: deleting after a confirmation in the row (the `/v1`
- * DELETE), and, on the libraries page, the live state of records that learn or wait: each row with
- * `data-poll` reads its record every 2 s while its state is one of those and updates its badge and error.
+ * DELETE; on the uploads page the bytes used follow), and, on the libraries page, the live state of
+ * records that learn or wait: each row with `data-poll` reads its record every 2 s while its state is one
+ * of those and updates its badge and error.
  */
 import { api } from './api.js';
 
@@ -13,6 +14,24 @@ function showError(message: string | null): void {
   if (!errorBox) return;
   errorBox.textContent = message ?? '';
   errorBox.hidden = message === null;
+}
+
+/**
+ * The uploads page's bytes used, read again after a delete: the page itself says it, in its own words and
+ * units, so the line is taken from a fresh copy of the page. Left as it was when that fails.
+ */
+async function refreshUsage(): Promise<void> {
+  const usage = document.querySelector<HTMLElement>('[data-usage]');
+  if (!usage) return;
+  try {
+    const res = await fetch(location.pathname, { headers: { accept: 'text/html' } });
+    if (!res.ok) return;
+    const page = new DOMParser().parseFromString(await res.text(), 'text/html');
+    const fresh = page.querySelector('[data-usage]')?.textContent;
+    if (fresh) usage.textContent = fresh;
+  } catch {
+    // A lost connection: the next reload says it.
+  }
 }
 
 function confirmDelete(button: HTMLButtonElement): void {
@@ -50,6 +69,7 @@ function confirmDelete(button: HTMLButtonElement): void {
       const near = row?.nextElementSibling ?? row?.previousElementSibling;
       row?.remove();
       showError(null);
+      void refreshUsage();
       // The focus goes on from a neighbouring row's Delete, or from the content when the list is empty.
       (
         near?.querySelector<HTMLElement>('button[data-delete]') ?? document.getElementById('content')

@@ -87,7 +87,7 @@ function uploadsPage(
   const w = wordsOf(context.lang);
   const lang = context.lang;
   const body = html`<p class="hint">${w.upIntro}</p>
-    <p data-testid="upload-usage">${fill(w.upUsage, {
+    <p data-testid="upload-usage" data-usage="">${fill(w.upUsage, {
       used: bytesText(listed.usedBytes, lang),
       quota: bytesText(listed.quotaBytes, lang),
     })}</p>
