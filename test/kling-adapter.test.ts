@@ -319,6 +319,25 @@ describe('failures (PROVIDERS.md "Normalised mapping")', () => {
     assert.ok(await adapter.create(request('calm'), RUN, signal()));
   });
 
+  test("the account's concurrency limit (1303) is transient with Retry-After", async () => {
+    const before = fake.options.maxConcurrentTasks;
+    const running = [...fake.tasks.values()].filter(
+      (t) => t.status === 'submitted' || t.status === 'processing',
+    );
+    fake.options.maxConcurrentTasks = running.length;
+    try {
+      await assert.rejects(adapter.create(request('one too many'), RUN, signal()), (e: unknown) => {
+        assert.ok(e instanceof GeneratorTransientError);
+        assert.equal(e.retryAfterMs, 1_000);
+        assert.match(e.message, /1303/);
+        return true;
+      });
+    } finally {
+      if (before === undefined) delete fake.options.maxConcurrentTasks;
+      else fake.options.maxConcurrentTasks = before;
+    }
+  });
+
   test("a gateway's HTML page with 429 or 503 is transient and keeps its Retry-After", async () => {
     fake.fail('gateway-429', 'gateway-503');
     for (const waitMs of [7_000, 3_000]) {

@@ -124,6 +124,29 @@ test('a task goes queued → running → success, visible only to its key, with 
   assert.equal((await fetch(output['pbr_model'] ?? '')).status, 403, 'expired');
 });
 
+test('P1 tasks have a limit of their own inside the shared one; beyond it 429/2000', async () => {
+  const own = await TripoFake.start({ apiKeys: ['tsk_p'], queuedMs: 5_000, maxConcurrentP1Tasks: 2 });
+  try {
+    const post = (json: unknown) =>
+      fetch(`${own.baseUrl}/task`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer tsk_p', 'content-type': 'application/json' },
+        body: JSON.stringify(json),
+      });
+    const p1 = text({ model_version: 'P1-20260311' });
+    assert.equal((await post(p1)).status, 200);
+    assert.equal((await post(p1)).status, 200);
+    const third = await post(p1);
+    assert.equal(third.status, 429);
+    assert.equal(third.headers.get('retry-after'), '1');
+    assert.equal(((await third.json()) as { code: number }).code, 2000);
+    // The other versions still have room in the shared limit of 10.
+    assert.equal((await post(text())).status, 200);
+  } finally {
+    await own.close();
+  }
+});
+
 test('the account runs at most its concurrency limit; beyond it 429/2000 with Retry-After', async () => {
   await sleep(450); // earlier tasks are done
   const peak = fake.peakInFlight;

@@ -45,6 +45,11 @@ export interface KlingFakeOptions {
   urlTtlMs?: number;
   /** Posts a callback. (Default: HTTP POST with retries) */
   deliver?: (url: string, body: unknown) => Promise<unknown>;
+  /**
+   * Tasks an account may have from `submitted` to its end at once; one more is refused 429 code 1303
+   * (concurrency) with `Retry-After: 1` (PROVIDERS.md §5). (Default: 20)
+   */
+  maxConcurrentTasks?: number;
   port?: number;
 }
 
@@ -192,6 +197,14 @@ export async function startKlingFake(options: KlingFakeOptions = {}): Promise<Kl
     if (fault === 'no-credit') return refuse({ status: 429, code: 1102, message: 'resource pack exhausted' });
     if (fault === 'gateway-429') return gatewayPage(429, 7);
     if (fault === 'gateway-503') return gatewayPage(503, 3);
+    const running = [...tasks.values()].filter(
+      (t) => t.iss === iss && (t.status === 'submitted' || t.status === 'processing'),
+    );
+    if (running.length >= (options.maxConcurrentTasks ?? 20))
+      return refuse(
+        { status: 429, code: 1303, message: 'parallel task over resource pack limit' },
+        { 'retry-after': '1' },
+      );
     const body = (request.body ?? {}) as Record<string, unknown>;
     const models = [...PUBLISHED, ...(options.extraModels ?? [])];
     const owned = elements.get(iss) ?? new Set<string>();

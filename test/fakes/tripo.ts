@@ -40,6 +40,8 @@ export interface TripoFakeOptions {
   outputTtlMs?: number;
   /** Tasks a key may have queued or running at once (429/2000 beyond). (Default: 10) */
   maxConcurrentTasks?: number;
+  /** Of those, tasks on a `P1-…` model version (429/2000 beyond; PROVIDERS.md §1). (Default: 5) */
+  maxConcurrentP1Tasks?: number;
   /** Tasks the account can still pay for (403/2010 after), or null for no limit. (Default: null) */
   credits?: number | null;
   /** Size of the `too_big` model (bytes). (Default: 2 MiB) */
@@ -100,6 +102,7 @@ export class TripoFake {
       runningMs: options.runningMs ?? 900,
       outputTtlMs: options.outputTtlMs ?? 3_000,
       maxConcurrentTasks: options.maxConcurrentTasks ?? 10,
+      maxConcurrentP1Tasks: options.maxConcurrentP1Tasks ?? 5,
       bigBytes: options.bigBytes ?? 2 * 1024 * 1024,
     };
   }
@@ -217,7 +220,13 @@ export class TripoFake {
     if (refused) return refuse(res, refused);
     const now = Date.now();
     const active = [...this.tasks.values()].filter((t) => this.#isActive(t, now));
-    if (active.filter((t) => t.key === key).length >= this.#options.maxConcurrentTasks)
+    const own = active.filter((t) => t.key === key);
+    const isP1 = (t: Record<string, unknown>) => String(t['model_version'] ?? '').startsWith('P1-');
+    if (
+      own.length >= this.#options.maxConcurrentTasks ||
+      (isP1(body as Record<string, unknown>) &&
+        own.filter((t) => isP1(t.body)).length >= this.#options.maxConcurrentP1Tasks)
+    )
       return send(res, 429, { code: 2000, message: 'Too many concurrent tasks' }, { 'retry-after': '1' });
     if (this.credits !== null && this.credits <= 0)
       return send(res, 403, { code: 2010, message: 'Not enough credits' });
