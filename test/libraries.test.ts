@@ -383,6 +383,9 @@ describe('libraries (CONTRACT §7)', () => {
         409,
         'element_name_taken',
       );
+      // Invisible format characters and runs of spaces do not make another name.
+      for (const name of ['Red Car\u200b', '\u2060Red Car', 'Red \u00adCar', 'Red  Car', 'Red\u3000Car'])
+        expectError(await t.call(a.key, 'POST', path, { ...body, name }), 409, 'element_name_taken');
       // Names that look the same are the same: composed and decomposed é, full-width letters.
       const cafe = (await t.call(a.key, 'POST', path, { ...body, name: 'Caf\u00e9' })).json();
       for (const name of ['Cafe\u0301', 'ＣＡＦÉ'])

@@ -18,6 +18,21 @@ export const ELEMENT_TAGS = [
 ] as const;
 const TAG_KEYS = ELEMENT_TAGS.map((t) => t.key) as [string, ...string[]];
 
+/**
+ * The form in which element names are compared: names that look alike are one name. Unicode
+ * compatibility forms (NFKC: `Café` typed composed or decomposed, full-width letters), case, invisible
+ * format characters (zero-width spaces and joiners, soft hyphens, bidi marks: `Red Car` with a
+ * zero-width space is still `Red Car`) and runs of spaces (a list shows `Red  Car` as `Red Car`).
+ */
+function elementNameKey(name: string): string {
+  return name
+    .normalize('NFKC')
+    .replace(/\p{Cf}/gu, '')
+    .replace(/\p{White_Space}+/gu, ' ')
+    .trim()
+    .toLowerCase();
+}
+
 const body = z
   .strictObject({
     name: nameField(1, 100),
@@ -67,18 +82,18 @@ export const elements = defineLibrary({
     decisions:
       'Tags are ' +
       `${ELEMENT_TAGS.map((t) => `\`${t.key}\``).join(', ')}, each with the \`views\` to shoot it from. ` +
-      'Names are unique per person among live elements, compared trimmed, case-insensitively and in ' +
-      "Unicode's compatibility form NFKC (`Red Car` and `red car` collide, and so do `Café` typed " +
-      "composed or decomposed). The record's `label` is `Element_<id>`; `type` is `image` or " +
+      'Names are unique per person among live elements, compared trimmed, case-insensitively, in ' +
+      "Unicode's compatibility form NFKC, without invisible format characters (zero-width spaces, soft " +
+      'hyphens, bidi marks) and with runs of spaces as one (`Red Car`, `red car`, `Red  Car` and `Red Car` ' +
+      'with a zero-width space collide, and so do `Café` typed composed or decomposed). The ' +
+      "record's `label` is `Element_<id>`; `type` is `image` or " +
       "`video`; a video element's `cover_url` is what the generator returns (the simulator returns the " +
       'video link).',
   },
   async prepare(b, ctx) {
     return {
       name: b.name,
-      // Names that look alike are one name: Unicode compatibility forms (NFKC: `Café` typed composed or
-      // decomposed, full-width letters) and case.
-      uniqueKey: b.name.normalize('NFKC').toLowerCase(),
+      uniqueKey: elementNameKey(b.name),
       data: {
         label: `Element_${ctx.recordId}`,
         description: b.description,
