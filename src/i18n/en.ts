@@ -77,5 +77,6 @@ export const en: Catalog = {
   content_refused:
     'The generator refused the content (for example a well-known track by others). No money was charged.',
   timeout: 'The generation took too long and was stopped. No money was charged.',
-  input_unavailable: 'An input file could not be read. No money was charged.',
+  input_unavailable:
+    'An input of the task (a file or a library record) is no longer available. No money was charged.',
 };
