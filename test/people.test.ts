@@ -265,6 +265,17 @@ describe('people: sign-up, confirmation, sessions and keys', () => {
     assert.ok(await people.signIn({ email: 'fay@example.com', password: PASSWORD, address: '192.0.2.3' }));
   });
 
+  test('sign-ins sent together are counted before any password is compared: ten, then 429', async () => {
+    await signedIn('kim@example.com');
+    const codes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        codeOf(people.signIn({ email: 'kim@example.com', password: `guess ${i}`, address: '192.0.2.77' })),
+      ),
+    );
+    assert.equal(codes.filter((code) => code === 'invalid_credentials').length, 10);
+    assert.equal(codes.filter((code) => code === 'rate_limited').length, 20);
+  });
+
   test('password reset: silent for strangers, once, ends every session; changing needs the current one', async () => {
     const s = await signedIn('gus@example.com');
     const mails = mailCount(t.dir);

@@ -18,10 +18,26 @@ test('attempts per key: the budget, the wait in seconds within the window, other
 
 test('sign-ins wait when either the address or the e-mail has used its budget', async () => {
   const limiter = new LoginLimiter({ failures: 2, windowSeconds: 60 });
-  await limiter.fail('10.0.0.1', 'a@example.com');
-  await limiter.fail('10.0.0.2', 'a@example.com');
-  assert.ok((await limiter.wait('10.0.0.3', 'a@example.com')) !== null, 'the e-mail is spent');
-  assert.equal(await limiter.wait('10.0.0.3', 'b@example.com'), null);
-  await limiter.fail('10.0.0.1', 'b@example.com');
-  assert.ok((await limiter.wait('10.0.0.1', 'c@example.com')) !== null, 'the address is spent');
+  assert.equal(await limiter.begin('10.0.0.1', 'a@example.com'), null);
+  assert.equal(await limiter.begin('10.0.0.2', 'a@example.com'), null);
+  assert.ok((await limiter.begin('10.0.0.3', 'a@example.com')) !== null, 'the e-mail is spent');
+  assert.equal(
+    await limiter.begin('10.0.0.3', 'b@example.com'),
+    null,
+    'a refused attempt counted for neither',
+  );
+  assert.equal(await limiter.begin('10.0.0.1', 'b@example.com'), null);
+  assert.ok((await limiter.begin('10.0.0.1', 'c@example.com')) !== null, 'the address is spent');
+});
+
+test('a right attempt is no failure; attempts begun together are counted before any is compared', async () => {
+  const limiter = new LoginLimiter({ failures: 3, windowSeconds: 60 });
+  for (let i = 0; i < 5; i += 1) {
+    assert.equal(await limiter.begin('10.0.0.9', 'd@example.com'), null);
+    await limiter.succeeded('10.0.0.9', 'd@example.com');
+  }
+  const together = await Promise.all(
+    Array.from({ length: 20 }, () => limiter.begin('10.0.0.8', 'e@example.com')),
+  );
+  assert.equal(together.filter((wait) => wait === null).length, 3);
 });

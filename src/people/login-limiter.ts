@@ -66,11 +66,26 @@ export class AttemptLimiter {
     await this.#limiter.consume(stored(key)).catch(ignoreRejection);
   }
 
-  /** Counts one attempt of the key unless its budget is spent: null when counted, else seconds to wait. */
+  /**
+   * Counts one attempt of the key unless its budget is spent: null when counted, else seconds to wait.
+   * Counting and checking are one step, so attempts sent together cannot all pass a check that none of
+   * them has been counted in yet.
+   */
   async take(key: string): Promise<number | null> {
-    const wait = await this.wait(key);
-    if (wait === null) await this.fail(key);
-    return wait;
+    try {
+      await this.#limiter.consume(stored(key));
+      return null;
+    } catch (rejection) {
+      ignoreRejection(rejection);
+      // Refused attempts are not counted: the window is not kept open by them.
+      await this.giveBack(key);
+      return Math.max(1, Math.ceil((rejection as RateLimiterRes).msBeforeNext / 1000));
+    }
+  }
+
+  /** Gives back one attempt counted by `take` (it turned out to be no failure). */
+  async giveBack(key: string): Promise<void> {
+    await this.#limiter.reward(stored(key), 1);
   }
 
   /** Forgets the key's failures (after a success). */
@@ -105,17 +120,24 @@ export class LoginLimiter {
     return this.#mails.take(email);
   }
 
-  /** Seconds to wait before the next attempt of this address or e-mail is compared, or null. */
-  async wait(address: string, email: string): Promise<number | null> {
-    const waits = (await Promise.all([this.#address.wait(address), this.#email.wait(email)])).filter(
-      (wait): wait is number => wait !== null,
-    );
-    return waits.length === 0 ? null : Math.max(...waits);
+  /**
+   * Counts an attempt against both the address and the e-mail before its password is compared, so
+   * attempts sent together cannot all be compared before any of them has failed: null, or the seconds to
+   * wait when either budget is spent (the attempt is then not compared and counts for neither).
+   */
+  async begin(address: string, email: string): Promise<number | null> {
+    const [byAddress, byEmail] = await Promise.all([this.#address.take(address), this.#email.take(email)]);
+    if (byAddress === null && byEmail === null) return null;
+    await Promise.all([
+      byAddress === null ? this.#address.giveBack(address) : undefined,
+      byEmail === null ? this.#email.giveBack(email) : undefined,
+    ]);
+    return Math.max(byAddress ?? 0, byEmail ?? 0);
   }
 
-  /** Counts one failed attempt against both the address and the e-mail. */
-  async fail(address: string, email: string): Promise<void> {
-    await Promise.all([this.#address.fail(address), this.#email.fail(email)]);
+  /** The attempt `begin` counted was right: it is no failure. */
+  async succeeded(address: string, email: string): Promise<void> {
+    await Promise.all([this.#address.giveBack(address), this.#email.giveBack(email)]);
   }
 }
 

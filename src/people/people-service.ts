@@ -150,7 +150,7 @@ export class PeopleService {
     address: string;
   }): Promise<{ token: string; csrf: string; expiresAt: Date; personId: string }> {
     const email = input.email.trim().toLowerCase().slice(0, 254);
-    const wait = await this.#d.limiter.wait(input.address, email);
+    const wait = await this.#d.limiter.begin(input.address, email);
     if (wait !== null) throw errors.rateLimited(wait);
     const person = await this.#d.db.db
       .selectFrom('people')
@@ -161,10 +161,8 @@ export class PeopleService {
     // Longer than any stored password can be: never hashed (no 1 MB scrypt input), never right.
     const fits = input.password.length <= PASSWORD_MAX;
     const ok = await verifyPassword(fits ? input.password : '', person?.password_hash ?? DUMMY_HASH);
-    if (!person || person.password_hash === null || !ok || !fits) {
-      await this.#d.limiter.fail(input.address, email);
-      throw errors.invalidCredentials();
-    }
+    if (!person || person.password_hash === null || !ok || !fits) throw errors.invalidCredentials();
+    await this.#d.limiter.succeeded(input.address, email);
     return createSession(this.#d.db.db, person.id, this.#d.clock.now(), this.#d.sessionTtlMs);
   }
 
@@ -242,16 +240,15 @@ export class PeopleService {
   ): Promise<void> {
     mustBeGoodPassword(next);
     const person = await this.#person(personId);
-    const wait = await this.#d.limiter.wait(from.address, person.email);
+    const wait = await this.#d.limiter.begin(from.address, person.email);
     if (wait !== null) throw errors.rateLimited(wait);
     if (
       person.password_hash === null ||
       current.length > PASSWORD_MAX ||
       !(await verifyPassword(current, person.password_hash))
-    ) {
-      await this.#d.limiter.fail(from.address, person.email);
+    )
       throw errors.invalidCredentials();
-    }
+    await this.#d.limiter.succeeded(from.address, person.email);
     const passwordHash = await hashPassword(next);
     await this.#tx(async (tx) => {
       await tx
