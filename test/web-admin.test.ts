@@ -129,6 +129,13 @@ describe('operator console', () => {
     assert.ok(Number(limited.headers['retry-after']) > 0);
     assert.match(textOf(limited.body), /Too many attempts/);
     assert.equal((await attempt('10.0.0.10', ADMIN_TOKEN)).statusCode, 303);
+    // Sent together, the attempts are still weighed ten at a time: each is counted before its comparison.
+    const together = await Promise.all(
+      Array.from({ length: 30 }, () => attempt('10.0.0.11', 'wrong-token-123456')),
+    );
+    const statuses = together.map((res) => res.statusCode);
+    assert.equal(statuses.filter((s) => s === 401).length, 10, statuses.join(' '));
+    assert.equal(statuses.filter((s) => s === 429).length, 20, statuses.join(' '));
   });
 
   test('a POST without the CSRF token is refused, signed in or not', async () => {

@@ -4,16 +4,16 @@ import { AttemptLimiter, LoginLimiter } from './login-limiter.ts';
 
 test('attempts per key: the budget, the wait in seconds within the window, other keys, forgetting', async () => {
   const limiter = new AttemptLimiter('test', { failures: 3, windowSeconds: 60 });
-  for (let i = 0; i < 3; i += 1) {
-    assert.equal(await limiter.wait('a'), null);
-    await limiter.fail('a');
-  }
-  const wait = await limiter.wait('a');
+  for (let i = 0; i < 3; i += 1) assert.equal(await limiter.take('a'), null);
+  const wait = await limiter.take('a');
   assert.ok(wait !== null && wait > 0 && wait <= 60, `waits within the window, got ${wait}`);
-  assert.equal(await limiter.wait('b'), null);
-  await limiter.fail('a');
+  assert.equal(await limiter.take('b'), null);
+  // A refused attempt is not counted: one given back frees exactly one place.
+  await limiter.giveBack('a');
+  assert.equal(await limiter.take('a'), null);
+  assert.ok((await limiter.take('a')) !== null);
   await limiter.forget('a');
-  assert.equal(await limiter.wait('a'), null);
+  assert.equal(await limiter.take('a'), null);
 });
 
 test('sign-ins wait when either the address or the e-mail has used its budget', async () => {

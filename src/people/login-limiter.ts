@@ -53,19 +53,6 @@ export class AttemptLimiter {
       : new RateLimiterMemory(options);
   }
 
-  /** Seconds to wait before the key's next attempt is weighed, or null. */
-  async wait(key: string): Promise<number | null> {
-    const res = await this.#limiter.get(stored(key));
-    return res !== null && res.consumedPoints >= this.#failures
-      ? Math.max(1, Math.ceil(res.msBeforeNext / 1000))
-      : null;
-  }
-
-  /** Counts one failed attempt of the key. */
-  async fail(key: string): Promise<void> {
-    await this.#limiter.consume(stored(key)).catch(ignoreRejection);
-  }
-
   /**
    * Counts one attempt of the key unless its budget is spent: null when counted, else seconds to wait.
    * Counting and checking are one step, so attempts sent together cannot all pass a check that none of
@@ -97,8 +84,8 @@ export class AttemptLimiter {
 /**
  * Counts failed sign-ins per client address and per e-mail (CONTRACT §13). Past either budget sign-in is
  * refused before the password is even compared, so guessing goes no faster, whichever it spreads over.
- * The current password asked when changing it counts alike; mails per e-mail have a budget of their own. On PostgreSQL the counters are shared by every API process, in the table the request
- * limits use.
+ * The current password asked when changing it counts alike; mails per e-mail have a budget of their own.
+ * On PostgreSQL the counters are shared by every API process, in the table the request limits use.
  */
 export class LoginLimiter {
   readonly #address: AttemptLimiter;

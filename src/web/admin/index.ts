@@ -33,8 +33,8 @@ import { topupPages } from './topups.ts';
 export type { ConsoleAccount, ConsoleChannel, ConsoleModel, ConsolePort } from './port.ts';
 export { type ConsoleServices, consolePort } from './services.ts';
 
-/** Failed sign-ins per address: the wait before the next one is weighed, counting, forgetting. */
-export type SignInLimiter = Pick<AttemptLimiter, 'wait' | 'fail' | 'forget'>;
+/** Sign-ins per address: each counted before it is weighed (or refused with a wait), forgetting. */
+export type SignInLimiter = Pick<AttemptLimiter, 'take' | 'forget'>;
 
 /** What the console needs. */
 export interface ConsoleDeps {
@@ -173,15 +173,15 @@ export async function consoleRoutes(
     web.post('/admin/signin', HIDE, async (request, reply) => {
       const context = consoleContextOf(request);
       const w = wordsOf(context.lang);
-      const wait = await attempts.wait(request.ip);
+      // Counted before the comparison, in one step with the check: sign-ins sent together cannot all be
+      // compared before any of them has failed. A right token forgets the address's count.
+      const wait = await attempts.take(request.ip);
       if (wait !== null) {
         reply.header('retry-after', String(wait));
         return signInPage(reply, context, 429, w.adminTooMany.replace('{seconds}', String(wait)));
       }
-      if (!keys.tokenMatches(field(request.body, 'token'))) {
-        await attempts.fail(request.ip);
+      if (!keys.tokenMatches(field(request.body, 'token')))
         return signInPage(reply, context, 401, w.adminWrongToken);
-      }
       await attempts.forget(request.ip);
       reply.setCookie(CONSOLE_COOKIE, keys.issue(now()), consoleCookie(deps.secure, 12 * 60 * 60));
       reply.clearCookie(CONSOLE_CSRF_COOKIE, { path: '/admin' });
