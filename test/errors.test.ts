@@ -34,6 +34,21 @@ describe('errors, languages and framework edges', () => {
     assert.equal(admin.headers.allow, 'POST');
   });
 
+  test('an empty path segment names nothing under any method: 404, never 405 with an Allow that 404s', async () => {
+    for (const [method, url] of [
+      ['POST', '/v1/tasks/'],
+      ['DELETE', '/v1/tasks/'],
+      ['GET', '/v1/tasks//cancel'],
+      ['POST', '/v1/tasks//artifacts/0'],
+      ['POST', '/v1/models/image/styles/'],
+      ['PUT', '/v1/models/'],
+    ] as const) {
+      const res = await t.app.inject({ method, url });
+      expectError(res, 404, 'not_found');
+      assert.equal(res.headers.allow, undefined, `${method} ${url}`);
+    }
+  });
+
   test('messages follow ?lang first, then Accept-Language, default English', async () => {
     const en = errorOf(await t.app.inject({ method: 'GET', url: '/v1/models' }));
     const ru = errorOf(

@@ -63,7 +63,12 @@ export function installNotFound(
   });
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
-    const allow = METHODS.filter((m) => shadow.find(m, path) !== null);
+    // An empty path segment (`/v1/tasks/`) names nothing under any method (error-handler.ts): a route it
+    // matches only with an empty parameter does not make its methods allowed there.
+    const allow = METHODS.filter((m) => {
+      const found = shadow.find(m, path);
+      return found !== null && !Object.values(found.params).some((value) => value === '');
+    });
     // A route of this very method that found nothing (a missing static file) is a plain 404.
     if (allow.length > 0 && !allow.includes(request.method as HTTPMethod)) {
       throw errors.methodNotAllowed(links, allow, request.method);
