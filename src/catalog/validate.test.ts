@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
 import { model3d } from './model-3d.ts';
+import { music } from './music.ts';
 import { validateSettings, violationsOf } from './validate.ts';
 
 test('a value of the wrong type is told once: no length rule of the type it is not', () => {
@@ -30,5 +31,21 @@ test('other fields keep every rule they break; a root refusal names the prefix a
   assert.deepEqual(
     violationsOf(root.error.issues, 'body.').map((v) => [v.field, v.en]),
     [['body', 'Invalid input: expected object, received array']],
+  );
+});
+
+test('a discriminator value no branch takes names the values in both languages, never "undefined"', () => {
+  const result = validateSettings(music, { mode: 'generate', songDescription: 'a', customMode: 'yes' });
+  assert.equal(result.ok, false);
+  if (result.ok) return;
+  assert.deepEqual(
+    result.violations.map((v) => [v.field, v.en, v.ru]),
+    [
+      [
+        'settings.customMode',
+        'expected one of false, true, or left out',
+        'ожидается одно из значений: false, true, или поле не задаётся',
+      ],
+    ],
   );
 });

@@ -17,6 +17,21 @@ function localise(issue: z.core.$ZodIssue, lang: 'en' | 'ru'): string {
     const params = issue.params as { ru?: string } | undefined;
     return lang === 'ru' && params?.ru ? params.ru : issue.message;
   }
+  if (issue.code === 'invalid_union') {
+    // A discriminator's value matches no branch: zod's words list `'undefined'` among the values (en) or
+    // say nothing of them (ru). Said here as a caller reads it: the values, and whether it may be left out.
+    const options = (issue as { options?: readonly unknown[] }).options;
+    if (Array.isArray(options) && options.length > 0) {
+      const shown = options
+        .filter((o) => o !== undefined)
+        .map((o) => JSON.stringify(o))
+        .join(', ');
+      const optional = options.includes(undefined);
+      return lang === 'ru'
+        ? `ожидается одно из значений: ${shown}${optional ? ', или поле не задаётся' : ''}`
+        : `expected one of ${shown}${optional ? ', or left out' : ''}`;
+    }
+  }
   const fn = lang === 'ru' ? ru : en;
   const text = fn(issue as Parameters<typeof fn>[0]);
   return typeof text === 'string' ? text : (text?.message ?? issue.message);
