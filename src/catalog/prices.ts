@@ -13,7 +13,9 @@ const ratesSchema = z.record(z.string(), z.number().int().nonnegative());
 
 /**
  * Reads the operator's price table: one JSON file per model in `dir` (`<model key>.json`, a flat map of
- * integer kopecks). Every model must have its file; a malformed file stops the start with its name.
+ * integer kopecks). Every model must have its file with every rate its modes read; a malformed file, or
+ * one without such a rate (a typo, a deleted line), stops the start with its name, rather than failing
+ * each run that reads the rate with a 500.
  */
 export function loadPriceTable(models: readonly ModelSpec[], dir: string = DEFAULT_PRICES_DIR): PriceTable {
   const table: Record<string, PriceRates> = {};
@@ -27,6 +29,10 @@ export function loadPriceTable(models: readonly ModelSpec[], dir: string = DEFAU
     }
     const parsed = ratesSchema.safeParse(raw);
     if (!parsed.success) throw new Error(`price table ${file}: every rate must be a non-negative integer`);
+    const missing = [...new Set(model.modes.flatMap((mode) => mode.priceRates))].filter(
+      (name) => !Object.hasOwn(parsed.data, name),
+    );
+    if (missing.length > 0) throw new Error(`price table ${file} has no rate ${missing.join(', ')}`);
     table[model.key] = Object.freeze(parsed.data);
   }
   return Object.freeze(table);
