@@ -191,6 +191,22 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     }
   });
 
+  test('a price lists only what pricing refuses; both list the refusals of library items', () => {
+    const price = open.paths['/v1/price']?.post?.responses as Record<string, { description?: string }>;
+    const create = open.paths['/v1/tasks']?.post?.responses as Record<string, { description?: string }>;
+    // POST /v1/price holds nothing and takes no Idempotency-Key (CONTRACT §5): never 402, 409 or a limit.
+    for (const status of ['402', '409']) assert.equal(price[status], undefined, status);
+    assert.equal(price['403']?.description, 'model_not_allowed_for_key');
+    assert.equal(price['503']?.description, 'model_unavailable');
+    assert.ok(create['402'] && create['409']);
+    assert.match(String(create['403']?.description), /key_daily_limit_exceeded/);
+    assert.match(String(create['503']?.description), /sg_unavailable/);
+    for (const responses of [price, create]) {
+      for (const code of ['element_not_found', 'persona_not_found', 'voice_not_ready', 'character_not_found'])
+        assert.match(String(responses['422']?.description), new RegExp(code));
+    }
+  });
+
   test('every $ref resolves, in both documents', () => {
     for (const doc of [open, operator]) {
       const refs = refsOf(doc);

@@ -33,14 +33,27 @@ const ETAG_HEADER = {
 /** Media types of result files: images, video, audio, 3D models and documents (JSON, text, archives). */
 const ARTIFACT_TYPES = ['image/*', 'video/*', 'audio/*', 'model/*', 'application/*', 'text/*'];
 const taskId = z.object({ id: pathParam });
-const refusals = {
+/**
+ * What pricing refuses: a price is never refused for money, the key's daily limit or an Idempotency-Key,
+ * and asks no generator whether it is reachable.
+ */
+const priceRefusals = {
   ...errorResponses,
+  403: errorSchema.describe('model_not_allowed_for_key'),
+  404: errorSchema.describe('model_not_found'),
+  413: errorSchema.describe('request_too_large (body, or linked files together), file_too_large'),
+  422: errorSchema.describe(
+    'invalid_request, invalid_settings, unknown_setting, file_type, file_empty; a library item in the settings: element_not_found, persona_not_found, voice_not_found, voice_not_ready, style_not_found, style_not_ready, character_not_found',
+  ),
+  503: errorSchema.describe('model_unavailable'),
+};
+
+/** What a creation refuses besides: the hold, the key's daily limit and the Idempotency-Key. */
+const refusals = {
+  ...priceRefusals,
   402: errorSchema.describe('insufficient_funds'),
   403: errorSchema.describe('model_not_allowed_for_key, key_daily_limit_exceeded'),
-  404: errorSchema.describe('model_not_found'),
   409: errorSchema.describe('idempotency_conflict, request_in_progress'),
-  413: errorSchema.describe('request_too_large (body, or linked files together), file_too_large'),
-  422: errorSchema.describe('invalid_request, invalid_settings, unknown_setting, file_type, file_empty'),
   503: errorSchema.describe('model_unavailable, sg_unavailable'),
 };
 
@@ -178,7 +191,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
             currency: z.string(),
             available_minor: z.number().int(),
           }),
-          ...refusals,
+          ...priceRefusals,
         },
       },
     },
