@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../errors.ts';
+import { LIBRARIES } from '../../libraries/index.ts';
 import type { TaskView } from '../../tasks/index.ts';
 import { openArtifact, parseIdempotencyKey } from '../../tasks/index.ts';
 import { TASK_BODY_LIMIT } from '../limits.ts';
@@ -33,6 +34,10 @@ const ETAG_HEADER = {
 /** Media types of result files: images, video, audio, 3D models and documents (JSON, text, archives). */
 const ARTIFACT_TYPES = ['image/*', 'video/*', 'audio/*', 'model/*', 'application/*', 'text/*'];
 const taskId = z.object({ id: pathParam });
+/** The refusals of a library item named in the settings, from the libraries' own declarations. */
+const ITEM_REFUSALS = [
+  ...new Set(LIBRARIES.flatMap((d) => [d.refusals.missing, d.refusals.notReady ?? d.refusals.missing])),
+].join(', ');
 /**
  * What pricing refuses: a price is never refused for money, the key's daily limit or an Idempotency-Key,
  * and asks no generator whether it is reachable.
@@ -43,7 +48,7 @@ const priceRefusals = {
   404: errorSchema.describe('model_not_found'),
   413: errorSchema.describe('request_too_large (body, or linked files together), file_too_large'),
   422: errorSchema.describe(
-    'invalid_request, invalid_settings, unknown_setting, file_type, file_empty; a library item in the settings: element_not_found, persona_not_found, voice_not_found, voice_not_ready, style_not_found, style_not_ready, character_not_found',
+    `invalid_request, invalid_settings, unknown_setting, file_type, file_empty; a library item in the settings: ${ITEM_REFUSALS}`,
   ),
   503: errorSchema.describe('model_unavailable'),
 };
