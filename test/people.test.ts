@@ -423,6 +423,16 @@ describe('people: sign-up, confirmation, sessions and keys', () => {
     );
     assert.equal(byName.json().accounts[0].email, null);
     assert.equal((await t.admin('GET', '/admin/v1/accounts?q=ivy@')).json().accounts.length, 1);
+    // Letters beyond ASCII fold too, on SQLite as on PostgreSQL.
+    await t.admin('POST', '/admin/v1/accounts', { name: 'ООО Ромашка' });
+    for (const q of ['ромашка', 'РОМАШКА', 'Ромашка']) {
+      const found = await t.admin('GET', `/admin/v1/accounts?q=${encodeURIComponent(q)}`);
+      assert.deepEqual(
+        found.json().accounts.map((a: { name: string }) => a.name),
+        ['ООО Ромашка'],
+        q,
+      );
+    }
     assert.equal((await t.admin('GET', '/admin/v1/accounts?q=ivy@&lang=ru')).json().accounts.length, 1);
 
     const attached = await t.admin('POST', `/admin/v1/accounts/${plain.id}/email`, {

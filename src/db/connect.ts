@@ -115,6 +115,11 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     // Savepoints (every member of a group commit has one) journal the pages they change; beyond 64 KiB
     // that journal spilled to a temporary file on disk, about 60 KiB of writes per task creation.
     sqlite.pragma('temp_store = MEMORY');
+    // SQLite's own lower() folds ASCII letters only: the operator's search for "ромашка" never found
+    // "ООО Ромашка", which PostgreSQL's lower() finds. JavaScript's folding makes the engines agree.
+    sqlite.function('lower', { deterministic: true }, (value: unknown) =>
+      typeof value === 'string' ? value.toLowerCase() : value,
+    );
     const statements = countedStatements(sqlite);
     const database = {
       close: () => sqlite.close(),
