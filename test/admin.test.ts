@@ -158,6 +158,8 @@ describe('operator API (CONTRACT §9)', () => {
     await refused(['credit', id], { amount: '100', reference: 'r'.repeat(201) });
     await refused(['models', 'set', 'music'], { 'max-active': '0' });
     await refused(['models', 'set', 'music'], { 'max-active': '10001' });
+    // Neither option: the API's `{}` is 422 invalid_request, not a silent no-op.
+    await refused(['models', 'set', 'music'], {});
     const model = (await t.call((await t.account()).key, 'GET', '/v1/models')).json().models as Array<{
       key: string;
       max_active: number;

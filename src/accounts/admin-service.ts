@@ -162,6 +162,13 @@ export class AdminService {
   }
 
   async updateModel(key: string, patch: { available?: boolean; maxActive?: number }): Promise<ModelView> {
+    // Nothing to change is refused, as the API refuses `{}`: the command line printed the model unchanged.
+    if (patch.available === undefined && patch.maxActive === undefined) {
+      throw errors.invalidRequest({
+        en: 'Send available and/or max_active.',
+        ru: 'Передайте available и/или max_active.',
+      });
+    }
     const max = patch.maxActive;
     if (max !== undefined && (!Number.isInteger(max) || max < 1 || max > MAX_ACTIVE_LIMIT)) {
       throw errors.invalidRequest({
