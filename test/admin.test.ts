@@ -201,6 +201,13 @@ describe('operator API (CONTRACT §9)', () => {
       models: string[];
     };
     assert.deepEqual(made.models, ['music']);
+    const twice = (await runAdminCommand(services, ['keys', 'create', id], {
+      models: 'music,image,music',
+    })) as {
+      models: string[];
+    };
+    assert.deepEqual(twice.models, ['music', 'image'], 'a model named twice is kept once, as by the API');
+    assert.deepEqual((await services.admin.keys(id))[0]?.models, ['music', 'image']);
   });
 
   test('issues keys shown once with their restrictions', async () => {

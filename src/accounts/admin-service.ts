@@ -152,7 +152,9 @@ export class AdminService {
       await getAccount(tx, accountId);
       // A blank name is no name, as the dashboard keeps it.
       const named = name?.trim() || null;
-      return issueKey(tx, { accountId, ...input, name: named, at: this.#clock.now() });
+      // A model named twice is kept once, as the API keeps it (the command line stored both).
+      const unique = models == null ? null : [...new Set(models)];
+      return issueKey(tx, { accountId, ...input, name: named, models: unique, at: this.#clock.now() });
     });
   }
 
