@@ -514,6 +514,17 @@ describe('people: the operator CLI', () => {
         runAdminCommand(t.container.services, ['accounts', 'email', plain.id], { email: 'x@example.com' }),
         { code: 'account_has_email' },
       );
+      // What the API refuses (422 past 254 characters), the command line refuses too.
+      for (const option of ['q', 'email']) {
+        const long = { [option]: 'a'.repeat(255) };
+        assert.equal(
+          (await t.admin('GET', `/admin/v1/accounts?${new URLSearchParams(long)}`)).statusCode,
+          422,
+        );
+        await assert.rejects(runAdminCommand(t.container.services, ['accounts', 'find'], long), {
+          code: 'invalid_request',
+        });
+      }
     } finally {
       await t.close();
     }

@@ -17,7 +17,7 @@ import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
 import { type Mailer, type MailKind, mailOf } from '../mail/index.ts';
 import type { ModelService } from '../models/index.ts';
-import { normalizeEmail } from './email.ts';
+import { EMAIL_MAX, normalizeEmail } from './email.ts';
 import type { LoginLimiter } from './login-limiter.ts';
 import { DUMMY_HASH, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.ts';
 import { type AccountWithPerson, attachEmail, findAccounts } from './people-admin.ts';
@@ -316,7 +316,16 @@ export class PeopleService {
   }
 
   /** The operator's search (CONTRACT §13): `email` exact, `q` a part of the name or e-mail. */
-  findAccounts(query: { email?: string; q?: string }): Promise<AccountWithPerson[]> {
+  async findAccounts(query: { email?: string; q?: string }): Promise<AccountWithPerson[]> {
+    // The API's bound, here so the command line refuses it too rather than answering no accounts.
+    for (const name of ['email', 'q'] as const) {
+      if ((query[name]?.length ?? 0) > EMAIL_MAX) {
+        throw errors.invalidRequest({
+          en: `${name}: at most ${EMAIL_MAX} characters.`,
+          ru: `${name}: не больше ${EMAIL_MAX} символов.`,
+        });
+      }
+    }
     return findAccounts(this.#d.db, query);
   }
 
