@@ -211,6 +211,18 @@ describe('POST /v1/files and direct links', () => {
       422,
       'file_empty',
     );
+    // A raw body of no bytes is empty whether it names a type or not (without one it read as file_type).
+    for (const headers of [{}, { 'content-type': 'image/png' }, { 'content-length': '0' }]) {
+      expectError(
+        await t.app.inject({
+          method: 'POST',
+          url: '/v1/files',
+          headers: { ...headers, authorization: `Bearer ${acct.key}` },
+        }),
+        422,
+        'file_empty',
+      );
+    }
     // A PNG with a JPEG name is still a PNG.
     const png = await makePng(t.dir, 10, 10);
     assert.equal((await upload(t, acct.key, png, 'looks.jpg')).content_type, 'image/png');

@@ -139,7 +139,8 @@ async function uploadRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {
         });
       } else {
         const body = request.body;
-        if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function') throw errors.fileType('file');
+        // No body reached a parser (none sent, or Content-Length: 0 without a type): the file is empty.
+        if (!body || typeof (body as { pipe?: unknown }).pipe !== 'function') throw errors.fileEmpty('file');
         upload = await uploads.upload(request.principal!, {
           body: body as Readable,
           ...(request.query.filename ? { filename: request.query.filename } : {}),
