@@ -31,6 +31,12 @@ test('safeUrl takes out callback and upload tokens and secret query values, and 
     ['/files/vRqeBG5TyUZeg9gvhMZ0wlvPxrofTkco/a.png', `/files/${REDACTED}/a.png`],
     ['/files/vRqeBG5TyUZeg9gvhMZ0wlvPxrofTkco', `/files/${REDACTED}`],
     ['/FILES/tok/a.png?lang=ru', `/FILES/${REDACTED}/a.png?lang=ru`],
+    // Escapes the router decodes do not hide a token.
+    ['/%66iles/vRqeBG5TyUZeg9gvhMZ0wlvPxrofTkco/a.png', `/files/${REDACTED}/a.png`],
+    ['/fil%65s/tok?x=1', `/files/${REDACTED}?x=1`],
+    ['/v1/%63allbacks/suno/s3cr3t-token', `/v1/callbacks/suno/${REDACTED}`],
+    ['/files/%D1%82%D0%B5/a.png', `/files/${REDACTED}/a.png`],
+    ['/v1/tasks/%D1%82%D0%B5', '/v1/tasks/%D1%82%D0%B5'],
   ];
   for (const [url, shown] of cases) assert.equal(safeUrl(url), shown, url);
   assert.equal(safeUrl(`/${'a'.repeat(1_000)}`).length, 301);

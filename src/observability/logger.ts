@@ -55,10 +55,17 @@ const LOGGED_URL_CHARS = 300;
  */
 export function safeUrl(url: string): string {
   const at = url.indexOf('?');
-  const path = (at < 0 ? url : url.slice(0, at))
-    .replace(/^(\/v1\/callbacks\/[^/]*\/)[^/]+/i, `$1${REDACTED}`)
-    // An upload's direct link: its token is the only key to the file (CONTRACT §6).
-    .replace(/^(\/files\/)[^/]+/i, `$1${REDACTED}`);
+  const raw = at < 0 ? url : url.slice(0, at);
+  let path = redactedPath(raw);
+  // The router matches the decoded path, so `/%66iles/<token>/a.png` opens the direct link too: a path
+  // whose escapes hid such a prefix is written with its ASCII escapes decoded and the token taken out.
+  if (path === raw && raw.includes('%')) {
+    const decoded = raw.replace(/%([0-7][0-9A-F])/gi, (sequence, hex: string) =>
+      hex.toUpperCase() === '2F' ? sequence : String.fromCharCode(Number.parseInt(hex, 16)),
+    );
+    const redacted = redactedPath(decoded);
+    if (redacted !== decoded) path = redacted;
+  }
   let shown = path;
   if (at >= 0) {
     const query = url
@@ -73,6 +80,16 @@ export function safeUrl(url: string): string {
     shown = `${path}?${query}`;
   }
   return shown.length > LOGGED_URL_CHARS ? `${shown.slice(0, LOGGED_URL_CHARS)}…` : shown;
+}
+
+/** A path without the callback token of `/v1/callbacks/{channel}/{token}` and an upload link's token. */
+function redactedPath(path: string): string {
+  return (
+    path
+      .replace(/^(\/v1\/callbacks\/[^/]*\/)[^/]+/i, `$1${REDACTED}`)
+      // An upload's direct link: its token is the only key to the file (CONTRACT §6).
+      .replace(/^(\/files\/)[^/]+/i, `$1${REDACTED}`)
+  );
 }
 
 /** Query parameters of DATABASE_URL and STORAGE_URL that hold credentials. */
