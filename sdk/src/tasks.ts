@@ -62,6 +62,8 @@ const DEFAULT_WAIT_MS = 600_000;
 const MIN_POLL_MS = 1_000;
 /** Spacing of plain polls, the service's `Retry-After` for a task that is not final. */
 const PLAIN_POLL_MS = 5_000;
+/** The longest delay a timer keeps (runtimes fire a longer one at once). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** `c.tasks`: create, read, list, cancel, wait for, stream, run and download tasks. */
 export class Tasks {
@@ -226,7 +228,16 @@ export class Tasks {
     const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
     const deadline = Date.now() + timeoutMs;
     const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), timeoutMs);
+    // A timer set past 2^31-1 ms (about 24.8 days, or Infinity) fires at once: a longer one is re-armed.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = (): void => {
+      const left = deadline - Date.now();
+      timer =
+        left > MAX_TIMER_MS
+          ? setTimeout(arm, MAX_TIMER_MS)
+          : setTimeout(() => stop.abort(), Math.max(0, left));
+    };
+    arm();
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     let last = created;
     try {

@@ -126,6 +126,14 @@ describe('waiting and event streams (fake of CONTRACT §12)', () => {
     assert.deepEqual(updates, ['queued', 'queued', 'running', 'running', 'succeeded']);
   });
 
+  test('run: a timeout past a timer’s range (30 days, Infinity) does not end the wait at once', async () => {
+    fake.mode = 'events';
+    for (const timeoutMs of [30 * 24 * 3600 * 1000, Number.POSITIVE_INFINITY]) {
+      const task = await c.tasks.run({ model: 'image', settings: { prompt: 'x' } }, { timeoutMs });
+      assert.equal(task.status, 'succeeded', String(timeoutMs));
+    }
+  });
+
   test('run: a failed final state rejects with TaskFailedError and the task error code', async () => {
     fake.mode = 'events-fail';
     const error = await c.tasks.run({ model: 'image', settings: { prompt: 'x' } }).catch((e: unknown) => e);
