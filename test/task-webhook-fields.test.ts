@@ -84,6 +84,18 @@ describe('task webhook fields (CONTRACT §12)', () => {
     assert.deepEqual(delivered.data, (await t.call(a.key, 'GET', `/v1/tasks/${task.id}`)).json());
   });
 
+  test('webhook_url is kept without the spaces around it, as an endpoint url is', async () => {
+    const a = await t.account({ balanceMinor: 1_000_000 });
+    const res = await t.call(a.key, 'POST', '/v1/tasks', body({ webhook_url: ` ${HOOK}\t\n` }));
+    assert.equal(res.statusCode, 202, res.body);
+    assert.equal((await waitForFinal(t, a.key, res.json().id)).status, 'succeeded');
+    const log = (await t.call(a.key, 'GET', `/v1/webhook-deliveries?task_id=${res.json().id}`)).json();
+    assert.deepEqual(
+      log.deliveries.map((d: { url: string }) => d.url),
+      [HOOK],
+    );
+  });
+
   test('every subscribed event of a run, in order; a cancel sends task.canceled', async () => {
     const a = await t.account({ balanceMinor: 1_000_000 });
     const all = ['task.started', 'task.progress', 'task.succeeded', 'task.failed', 'task.canceled'];

@@ -262,8 +262,12 @@ export class TaskService {
     }
     await assertWebhookUrl(request.webhook_url, 'webhook_url', this.#deps.webhooks);
     const events = request.webhook_events ?? DEFAULT_TASK_WEBHOOK_EVENTS;
-    // In the catalog's order, each once, so equal requests store equal rows.
-    return { url: request.webhook_url, events: TASK_EVENT_TYPES.filter((type) => events.includes(type)) };
+    // In the catalog's order, each once, so equal requests store equal rows. The URL as its parser reads
+    // it (as an endpoint's): spaces around the address are no part of it, nor of the delivery log's url.
+    return {
+      url: request.webhook_url.trim(),
+      events: TASK_EVENT_TYPES.filter((type) => events.includes(type)),
+    };
   }
 
   async #insert(
