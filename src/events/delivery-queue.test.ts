@@ -44,6 +44,25 @@ describe('the delivery queue', () => {
   const claim = (owner: string, now: Date, busy: string[] = []) =>
     claimDeliveries(db, { owner, limit: 10, now, leaseMs: 30_000, busyKeys: new Set(busy) });
 
+  test("one receiver's host takes at most its share of the slots; other hosts are claimed past it", async () => {
+    await db.db.deleteFrom('webhook_deliveries').execute();
+    for (let i = 0; i < 6; i += 1) await add(`msg_dead${i}`, `t${i}`, `http://dead:81/${i}`, at(i));
+    await add('msg_live', 't9', 'http://live/hook', at(10));
+    const claimed = await claimDeliveries(db, {
+      owner: 'A',
+      limit: 10,
+      now: at(100),
+      leaseMs: 30_000,
+      busyKeys: new Set(),
+      hostShare: { busy: new Map([['dead:81', 1]]), max: 3 },
+    });
+    assert.deepEqual(
+      claimed.map((d) => d.id),
+      ['msg_dead0', 'msg_dead1', 'msg_live'],
+      'two more of the dead host (one was in flight), then the live one',
+    );
+  });
+
   test('a lease keeps others off until it runs out; then another sender takes the delivery (kill -9)', async () => {
     await db.db.deleteFrom('webhook_deliveries').execute();
     await add('msg_a', 't1', 'http://r/1');

@@ -25,6 +25,20 @@ export interface ClaimInput {
   leaseMs: number;
   /** Order keys with a delivery in flight in this process: their later deliveries wait for it. */
   busyKeys: ReadonlySet<string>;
+  /**
+   * Receivers' hosts (`receiverOf`) with deliveries in flight in this process, and how many, and the most
+   * one host may have: a host past it waits, so a dead or slow one never takes every slot. (Default: none)
+   */
+  hostShare?: { busy: ReadonlyMap<string, number>; max: number };
+}
+
+/** The receiver a delivery's slots are shared by: its URL's host and port (`http://r:81/a` → `r:81`). */
+export function receiverOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }
 
 /** A delivery's order key (`ClaimedDelivery.orderKey`): its task, else its record, else itself, and its URL. */
@@ -69,10 +83,17 @@ export async function claimDeliveries(db: Db, input: ClaimInput): Promise<Claime
     if (db.dialect.supportsSkipLocked) due = due.forUpdate().skipLocked();
     const rows = await due.execute();
     const chosen: ClaimedDelivery[] = [];
+    const hosts = new Map(input.hostShare?.busy ?? []);
     for (const row of rows) {
       if (chosen.length >= input.limit) break;
       const orderKey = row.order_key;
       if (busy.has(orderKey)) continue;
+      if (input.hostShare) {
+        const host = receiverOf(row.url);
+        const used = hosts.get(host) ?? 0;
+        if (used >= input.hostShare.max) continue;
+        hosts.set(host, used + 1);
+      }
       busy.add(orderKey);
       chosen.push({
         id: row.id,

@@ -1,7 +1,8 @@
 /**
  * Sends queued webhook deliveries (CONTRACT §12), in a loop of its own beside the task worker, so task
- * processing never waits for a receiver. Many deliveries are in flight at once and each attempt is bounded
- * (10 s), so a slow or dead receiver holds one slot, never the others. Woken by new deliveries (in this
+ * processing never waits for a receiver. Many deliveries are in flight at once, each attempt is bounded
+ * (10 s), and one receiver's host holds at most half the slots, so a slow or dead receiver never holds
+ * them all. Woken by new deliveries (in this
  * process and, on PostgreSQL, from any process) and by its own timer for the next due retry.
  */
 import os from 'node:os';
@@ -15,6 +16,7 @@ import {
   claimDeliveries,
   nextDueAt,
   type Outcome,
+  receiverOf,
   recordOutcome,
 } from './delivery-queue.ts';
 import { WEBHOOKS_CHANNEL } from './outbox.ts';
@@ -55,7 +57,10 @@ export class WebhookSender {
   readonly #timeoutMs: number;
   readonly #lookup: LookupFn | undefined;
   /** Deliveries in flight, by id, with their order key. */
-  readonly #inFlight = new Map<string, { key: string; abort: AbortController; done: Promise<void> }>();
+  readonly #inFlight = new Map<
+    string,
+    { key: string; host: string; abort: AbortController; done: Promise<void> }
+  >();
   #stopping = false;
   #loop: Promise<void> | null = null;
   readonly #alarm = new Alarm();
@@ -111,9 +116,19 @@ export class WebhookSender {
       now: this.#deps.clock.now(),
       leaseMs: this.#leaseMs,
       busyKeys: new Set([...this.#inFlight.values()].map((f) => f.key)),
+      // One receiver's host takes at most half the slots: the others keep the other half however long
+      // a dead or slow one makes its attempts last.
+      hostShare: { busy: this.#hostsInFlight(), max: Math.max(1, Math.ceil(this.#concurrency / 2)) },
     });
     for (const delivery of claimed) this.#start(delivery);
     return claimed.length;
+  }
+
+  /** Deliveries in flight in this process, by receiver host. */
+  #hostsInFlight(): Map<string, number> {
+    const hosts = new Map<string, number>();
+    for (const { host } of this.#inFlight.values()) hosts.set(host, (hosts.get(host) ?? 0) + 1);
+    return hosts;
   }
 
   async #run(): Promise<void> {
@@ -150,7 +165,7 @@ export class WebhookSender {
         // A slot is free, and a later delivery of the same key may go now.
         this.wake();
       });
-    this.#inFlight.set(delivery.id, { key: delivery.orderKey, abort, done });
+    this.#inFlight.set(delivery.id, { key: delivery.orderKey, host: receiverOf(delivery.url), abort, done });
   }
 
   async #attempt(delivery: ClaimedDelivery, signal: AbortSignal): Promise<void> {
