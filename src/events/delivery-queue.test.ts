@@ -63,6 +63,31 @@ describe('the delivery queue', () => {
     );
   });
 
+  test('a delivery ended while in flight (its endpoint deleted) stays ended whatever the attempt says', async () => {
+    await db.db.deleteFrom('webhook_deliveries').execute();
+    await add('msg_gone', 't1', 'http://r/gone');
+    assert.equal((await claim('A', T0)).length, 1);
+    // What deleting the endpoint does to its pending deliveries (webhook-service.ts).
+    await db.db
+      .updateTable('webhook_deliveries')
+      .set({ state: 'failed', last_error: 'endpoint deleted', next_attempt_at: null })
+      .where('id', '=', 'msg_gone')
+      .execute();
+    await recordOutcome(db, {
+      id: 'msg_gone',
+      owner: 'A',
+      attempts: 0,
+      now: at(1_000),
+      outcome: { kind: 'failed', status: 500, error: 'HTTP 500', retryAt: at(60_000) },
+    });
+    const row = await db.db
+      .selectFrom('webhook_deliveries')
+      .select(['state', 'last_error', 'attempts'])
+      .where('id', '=', 'msg_gone')
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(row, { state: 'failed', last_error: 'endpoint deleted', attempts: 0 });
+  });
+
   test('a lease keeps others off until it runs out; then another sender takes the delivery (kill -9)', async () => {
     await db.db.deleteFrom('webhook_deliveries').execute();
     await add('msg_a', 't1', 'http://r/1');

@@ -183,5 +183,7 @@ export async function recordOutcome(
     .set(set)
     .where('id', '=', input.id)
     .where('lease_owner', '=', input.owner)
+    // Ended while in flight (its endpoint deleted): the attempt's outcome does not bring it back.
+    .where('state', '=', 'pending')
     .execute();
 }
