@@ -224,6 +224,25 @@ describe('provider faults end to end over HTTP (Tripo fake)', () => {
       }
       await assertVoided(t, id);
     });
+
+  test("a final refusal's message quotes the provider's reason, in either language (CONTRACT §11)", async () => {
+    tripo.inject('create', refusal(400, 1004, 'face_limit must be 1000 to 20000'));
+    const created = await t.call(account.key, 'POST', '/v1/tasks', {
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a stool with a bad face limit' },
+    });
+    assert.equal(created.statusCode, 202, created.body);
+    const id = created.json().id as string;
+    const task = await waitForFinal(t, account.key, id, 60_000);
+    const error = task['error'] as { code: string; message: string };
+    assert.equal(error.code, 'generation_failed');
+    assert.match(error.message, /^The generator could not produce a result\./);
+    assert.match(error.message, /face_limit must be 1000 to 20000/);
+    const ru = await t.call(account.key, 'GET', `/v1/tasks/${id}?lang=ru`);
+    const ruError = ru.json().error as { message: string };
+    assert.match(ruError.message, /^Генератор не смог получить результат\./);
+    assert.match(ruError.message, /face_limit must be 1000 to 20000/);
+  });
 });
 
 describe('a provider whose status reads never answer (Tripo fake)', () => {

@@ -3,6 +3,7 @@ import type { ArtifactsTable, TasksTable } from '../db/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
 import { type Lang, translate } from '../i18n/index.ts';
 import { CURRENCY } from '../ledger/index.ts';
+import { scrubSecrets } from '../observability/index.ts';
 import { isFinal } from './transitions.ts';
 
 export interface ArtifactView {
@@ -77,7 +78,24 @@ export function toTaskView(
     };
   }
   if (row.status === 'failed' && row.error_code) {
-    view.error = { code: row.error_code, message: translate(row.error_code as TaskFailureCode, lang) };
+    const code = row.error_code as TaskFailureCode;
+    view.error = { code, message: failureMessage(code, row.error_message, lang) };
   }
   return view;
+}
+
+/** Longest reason a failure message quotes; a provider's error page may be long. */
+const MAX_REASON_CHARS = 500;
+
+/**
+ * The failure in the caller's language; a `generation_failed` also quotes why (CONTRACT §11: "with the
+ * provider's reason in the message"), as the provider or the run said it, scrubbed of key shapes.
+ */
+function failureMessage(code: TaskFailureCode, reason: string | null, lang: Lang): string {
+  const message = translate(code, lang);
+  if (code !== 'generation_failed' || !reason) return message;
+  const quoted = scrubSecrets(reason.trim());
+  if (quoted === '') return message;
+  const cut = quoted.length > MAX_REASON_CHARS ? `${quoted.slice(0, MAX_REASON_CHARS)}…` : quoted;
+  return `${message} (${cut})`;
 }
