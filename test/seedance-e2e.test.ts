@@ -302,6 +302,21 @@ test('a cancel while Seedance still queues the task deletes it there, even when 
   assert.equal(fake.tasks.get(queued)?.cancelled, true);
 });
 
+test('a cancel wakes the run: the task Seedance still queues is deleted at once, not at the next read', async () => {
+  // Reads are 5 s apart; the cancel wakes the run where it sleeps between two (as a callback would), so
+  // the DELETE goes out while the task is still queued upstream, however near its start it is.
+  const prompt = 'a cancel between two reads';
+  await withQueuedUpstream({ name: 'seedance-wake' }, {}, prompt, async (app, owner, id) => {
+    const upstream = [...fake.tasks.values()].find(
+      (task) => (task.body['content'] as { text?: string }[])[0]?.text === prompt,
+    );
+    assert.ok(upstream);
+    const canceled = await app.call(owner.key, 'POST', `/v1/tasks/${id}/cancel`);
+    assert.equal(canceled.statusCode, 200, canceled.body);
+    await until(async () => fake.deletes.includes(upstream.id), 'the DELETE right after the cancel', 1_500);
+  });
+});
+
 test('a run resumed after its channel timeout passed deletes the task Seedance still queues', async () => {
   // The worker stops while Seedance queues the task, and the channel's timeout passes before a worker
   // resumes the run: the run ends with timeout at once, and cancels upstream where it can (PROVIDERS.md

@@ -18,7 +18,7 @@ import {
   TASK_EVENT_TYPES,
   type WebhookUrlPolicy,
 } from '../events/index.ts';
-import { type Generator, GeneratorUnavailable } from '../generators/index.ts';
+import { type Generator, GeneratorUnavailable, wakeRunPayload } from '../generators/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import { balancesOf, CURRENCY, hold } from '../ledger/index.ts';
 import { type Clock, uuidv7 } from '../lib/index.ts';
@@ -376,7 +376,7 @@ export class TaskService {
     const model = await dialect.transaction(db, async (tx) => {
       const row = await tx
         .selectFrom('tasks')
-        .select(['status', 'model'])
+        .select(['status', 'model', 'run_key'])
         .where('id', '=', taskId)
         .where('account_id', '=', principal.accountId)
         .executeTakeFirst();
@@ -392,6 +392,9 @@ export class TaskService {
           .executeTakeFirst();
         throw errors.taskNotCancelable(now?.status ?? row.status);
       }
+      // The run, if it sleeps between two status reads in some worker, reads its task now and cancels
+      // the upstream task at once, not at its next read (a queued Seedance task is deleted only while queued).
+      if (row.run_key !== null) await dialect.notify(tx, TASKS_CHANNEL, wakeRunPayload(row.run_key));
       return row.model;
     });
     this.#deps.telemetry?.transition({ taskId, accountId: principal.accountId, model, status: 'canceled' });

@@ -17,6 +17,14 @@ type AdapterCallbacks = AdapterDeps['callbacks'];
 /** Start of the notification payload that names the run a callback arrived for (`callback:<run key>`). */
 const CALLBACK_PAYLOAD = 'callback:';
 
+/**
+ * The payload that wakes run `runKey` where it sleeps between two status reads: a callback's, or a cancel's
+ * (the run then reads the task canceled and cancels its upstream task at once).
+ */
+export function wakeRunPayload(runKey: string): string {
+  return `${CALLBACK_PAYLOAD}${runKey}`;
+}
+
 /** The run key a notification of `notifyChannel` names as called back, or null for other notifications. */
 export function calledBackRunOf(payload: string): string | null {
   return payload.startsWith(CALLBACK_PAYLOAD) ? payload.slice(CALLBACK_PAYLOAD.length) || null : null;
@@ -144,7 +152,7 @@ export class CallbackStore {
           received_at: this.#deps.clock.now().toISOString(),
         })
         .execute();
-      await dialect.notify(tx, this.#deps.notifyChannel, `${CALLBACK_PAYLOAD}${address.runKey}`);
+      await dialect.notify(tx, this.#deps.notifyChannel, wakeRunPayload(address.runKey));
       return 'stored' as const;
     });
     if (outcome === 'stored') {

@@ -7,6 +7,7 @@ export {
   type CallbackStoreDeps,
   type ChannelCallbacks,
   calledBackRunOf,
+  wakeRunPayload,
 } from './callback-store.ts';
 export { createCogAdapter } from './cog/index.ts';
 export {
