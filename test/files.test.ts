@@ -147,10 +147,11 @@ describe('POST /v1/files and direct links', () => {
 
   test('a long name is cut by whole characters, so its link stays valid', async () => {
     const acct = await t.account();
-    const name = `${'a'.repeat(199)}😀.png`;
+    const name = `${'a'.repeat(195)}😀${'b'.repeat(10)}.png`;
     const file = await makePng(t.dir, 4, 4);
     const up = await upload(t, acct.key, file, name);
-    assert.equal(up.filename, `${'a'.repeat(199)}😀`);
+    // 200 characters: the stem cut after the emoji (never inside it), the extension kept.
+    assert.equal(up.filename, `${'a'.repeat(195)}😀.png`);
     assert.equal((await t.call(acct.key, 'GET', `/v1/files/${up.id}`)).statusCode, 200);
     // The link itself answers with the bytes, however long its name once percent-encoded (the router
     // refuses a path parameter over 100 characters: such links were 404).

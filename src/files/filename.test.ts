@@ -19,6 +19,10 @@ test('safeFilename keeps ordinary names and cleans unsafe ones', () => {
     ['e\u0301.png', 'é.png'],
     ['..hidden..', 'hidden'],
     [`${'a'.repeat(199)}.  x`, `${'a'.repeat(199)}`],
+    // A name past 200 characters keeps its extension; the stem is cut.
+    [`${'é'.repeat(250)}.png`, `${'é'.repeat(196)}.png`],
+    [`${'b'.repeat(300)}`, `${'b'.repeat(200)}`],
+    [`${'c'.repeat(198)}. .png`, `${'c'.repeat(196)}.png`],
   ];
   for (const [given, expected] of cases)
     assert.equal(safeFilename(given, 'jpeg'), expected, JSON.stringify(given));

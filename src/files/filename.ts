@@ -10,6 +10,8 @@ const UNSAFE = /[\p{Cc}\p{Zl}\p{Zp}/\\]/gu;
 // Leading and trailing dots and spaces: "." and ".." are path segments a client rewrites
 // (`/files/<token>/..` becomes `/files/`), a leading dot hides a file, a trailing one Windows drops.
 const EDGES = /^[\s.]+|[\s.]+$/gu;
+/** A name's extension: a dot and up to 10 letters or digits at its end (`.png`, `.tar`, `.mp3`). */
+const EXTENSION = /\.[\p{L}\p{N}]{1,10}$/u;
 
 /**
  * The name an upload is stored and linked under: the caller's name made safe for links, headers and
@@ -21,7 +23,11 @@ export function safeFilename(name: string | undefined, format: MediaFormat): str
     .replace(INVISIBLE, '')
     .replace(UNSAFE, '_')
     .replace(EDGES, '');
-  // Cut by whole characters: half of a surrogate pair would break the link's percent-encoding.
-  const base = [...cleaned].slice(0, MAX_NAME_CHARS).join('').replace(EDGES, '');
+  // Cut by whole characters: half of a surrogate pair would break the link's percent-encoding. A long
+  // name loses the end of its stem, not its extension, so the link still says what the file is.
+  const chars = [...cleaned];
+  const ext = chars.length > MAX_NAME_CHARS ? [...(EXTENSION.exec(cleaned)?.[0] ?? '')] : [];
+  const stem = chars.slice(0, Math.min(chars.length - ext.length, MAX_NAME_CHARS - ext.length));
+  const base = `${stem.join('').replace(EDGES, '')}${ext.join('')}`.replace(EDGES, '');
   return base || `upload.${format === 'jpeg' ? 'jpg' : format}`;
 }
