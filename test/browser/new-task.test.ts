@@ -251,16 +251,32 @@ describe('the new-task page in a browser', () => {
     await page.getByRole('button', { name: 'Create task' }).click();
     await page.locator('#new-error').waitFor({ state: 'visible' });
     assert.equal(await page.locator('#new-error').textContent(), 'Prompt: required.');
+    // The problem is said under its own field too, which is marked invalid and names the message.
+    const prompt = page.locator('[data-path="prompt"]');
+    assert.equal(await prompt.getAttribute('aria-invalid'), 'true');
+    const said = page.locator(`#${(await prompt.getAttribute('aria-describedby'))?.split(' ').at(-1)}`);
+    assert.equal(await said.textContent(), 'Prompt: required.');
+    assert.equal(await page.locator('.field-problem').count(), 1, 'no other field is blamed');
     await page.locator('[data-path="face_limit"]').fill('10');
-    await page.locator('[data-path="prompt"]').fill('a chair');
+    await prompt.fill('a chair');
+    // Solved, the prompt's message goes as the person types; the face limit's comes with the next Create.
+    await said.waitFor({ state: 'detached' });
+    assert.equal(await prompt.getAttribute('aria-invalid'), null);
     await page.getByRole('button', { name: 'Create task' }).click();
     await page.locator('#new-error').filter({ hasText: 'Face limit: at least 48.' }).waitFor();
+    assert.equal(
+      await page.locator('[data-path="face_limit"]').getAttribute('aria-invalid'),
+      'true',
+      'the face limit is marked',
+    );
+    assert.equal(await page.locator('.field-problem').textContent(), 'Face limit: at least 48.');
     assert.deepEqual(creations, []);
     // An empty required list row is said once, by its row, not again by the list.
     await page.goto(`${web.base}/new?model=model-3d&mode=image_to_model`);
     await page.getByRole('button', { name: 'Create task' }).click();
     await page.locator('#new-error').waitFor({ state: 'visible' });
     assert.equal(await page.locator('#new-error').textContent(), 'Image url 1: required.');
+    assert.equal(await page.locator('.field-problem').count(), 1, 'said by the row alone');
     assert.deepEqual(creations, []);
   });
 

@@ -45,6 +45,8 @@ function start(form: HTMLFormElement): void {
   let pricing: AbortController | null = null;
   let idempotencyKey: string | null = null;
   let sending = false;
+  /** A Create was refused by the client checks: fields show their problems from then on. */
+  let attempted = false;
   const records = new Map<string, Promise<Array<{ id: string; name: string }>>>();
 
   const hooks = {
@@ -116,6 +118,8 @@ function start(form: HTMLFormElement): void {
   function onChange(drawn = false): void {
     idempotencyKey = null;
     showError(null);
+    // After a refused Create, the fields' own messages follow the changes (one solved disappears).
+    if (attempted && !drawn) control?.check(true);
     pricing?.abort();
     clearTimeout(timer);
     if (drawn && (control?.check() ?? []).length > 0) {
@@ -129,6 +133,7 @@ function start(form: HTMLFormElement): void {
   function drawForm(): void {
     const chosen = mode();
     if (!chosen) return;
+    attempted = false;
     control = objectControl('', '', chosen.settings_schema, {}, hooks);
     settingsBox.replaceChildren(...(control.element ? [control.element] : []));
     const url = new URL(location.href);
@@ -152,7 +157,9 @@ function start(form: HTMLFormElement): void {
   }
 
   async function create(): Promise<void> {
-    const problems = control?.check() ?? [];
+    // Each problem under its field, all of them in the box as well; they follow the person's changes.
+    const problems = control?.check(true) ?? [];
+    attempted = true;
     if (problems.length > 0) {
       showError(problems.join(' '));
       return;

@@ -37,11 +37,14 @@ export interface FormHooks {
   records(model: string, library: string): Promise<Array<{ id: string; name: string }>>;
 }
 
-/** A rendered control: its element, its value (undefined when not set) and its client-side checks. */
+/**
+ * A rendered control: its element, its value (undefined when not set) and its client-side checks; with
+ * `show`, each problem is also shown under its own field (and cleared there once solved).
+ */
 export interface Control {
   element: HTMLElement | null;
   value(): unknown;
-  check(): string[];
+  check(show?: boolean): string[];
 }
 
 /** Texts longer than this get a textarea. */
@@ -87,6 +90,43 @@ function hintOf(name: string, schema: Schema, hooks: FormHooks, id: string): HTM
   return text ? el('small', { class: 'hint', id: `${id}-hint` }, text) : null;
 }
 
+/**
+ * Shows a control's problems right under it and marks it invalid for assistive technology (its
+ * `aria-describedby` names the message), or clears both when there are none; answers the problems.
+ */
+function showProblems(box: HTMLElement, input: HTMLElement, problems: string[]): string[] {
+  const noteId = `${input.id || nextId()}-problem`;
+  let note = box.querySelector<HTMLElement>(':scope > .field-problem');
+  const described = (input.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .filter((x) => x && x !== noteId);
+  if (problems.length === 0) {
+    note?.remove();
+    input.removeAttribute('aria-invalid');
+  } else {
+    if (!note) {
+      note = el('p', { class: 'error field-problem', id: noteId });
+      box.append(note);
+    }
+    note.textContent = problems.join(' ');
+    input.setAttribute('aria-invalid', 'true');
+    described.push(noteId);
+  }
+  if (described.length > 0) input.setAttribute('aria-describedby', described.join(' '));
+  else input.removeAttribute('aria-describedby');
+  return problems;
+}
+
+/** The problems, shown under their field when `show` says so. */
+export function shown(
+  show: boolean | undefined,
+  box: HTMLElement,
+  input: HTMLElement,
+  problems: string[],
+): string[] {
+  return show ? showProblems(box, input, problems) : problems;
+}
+
 /** A wrapper `<div class="field">` with label, control(s) and hint. */
 export function field(label: HTMLElement, hint: HTMLElement | null, ...parts: HTMLElement[]): HTMLElement {
   const box = el('div', { class: 'field' }, label, ...parts);
@@ -120,10 +160,11 @@ export function enumControl(
   };
   const hint = hintOf(name, schema, hooks, id);
   if (hint) select.setAttribute('aria-describedby', hint.id);
+  const box = field(labelOf(name, schema, required, hooks, id), hint, select);
   return {
-    element: field(labelOf(name, schema, required, hooks, id), hint, select),
+    element: box,
     value,
-    check: () => checkValue(name, schema, value(), required, hooks.words),
+    check: (show) => shown(show, box, select, checkValue(name, schema, value(), required, hooks.words)),
   };
 }
 
@@ -177,10 +218,11 @@ export function numberControl(
   };
   const hint = hintOf(name, schema, hooks, id);
   if (hint) input.setAttribute('aria-describedby', hint.id);
+  const box = field(labelOf(name, schema, required, hooks, id), hint, input);
   return {
-    element: field(labelOf(name, schema, required, hooks, id), hint, input),
+    element: box,
     value,
-    check: () => checkValue(name, schema, value(), required, hooks.words),
+    check: (show) => shown(show, box, input, checkValue(name, schema, value(), required, hooks.words)),
   };
 }
 
@@ -206,10 +248,11 @@ export function stringControl(
   const library = schema['x-library'];
   if (library) parts.unshift(recordPicker(input, path, library, hooks));
   const value = () => (input.value === '' ? undefined : input.value);
+  const box = field(labelOf(name, schema, required, hooks, id), hint, ...parts);
   return {
-    element: field(labelOf(name, schema, required, hooks, id), hint, ...parts),
+    element: box,
     value,
-    check: () => checkValue(name, schema, value(), required, hooks.words),
+    check: (show) => shown(show, box, input, checkValue(name, schema, value(), required, hooks.words)),
   };
 }
 

@@ -18,6 +18,7 @@ import {
   nextId,
   numberControl,
   type Schema,
+  shown,
   stringControl,
 } from './schema-fields.js';
 
@@ -37,7 +38,7 @@ function arrayControl(
   const max = schema.maxItems ?? Number.POSITIVE_INFINITY;
   const legend = el('legend', {}, fieldLabel(name, schema, hooks.words));
   if (required) legend.append(el('span', { class: 'req', title: hooks.words.newRequired ?? '' }, ' *'));
-  const box = el('fieldset', { class: 'rows', 'data-path': path }, legend);
+  const box = el('fieldset', { class: 'rows', 'data-path': path, id: nextId() }, legend);
   const hint = hintText(name, schema, hooks.words);
   if (hint) box.append(el('small', { class: 'hint' }, hint));
   const list = el('div', { class: 'row-list' });
@@ -89,13 +90,17 @@ function arrayControl(
   return {
     element: box,
     value,
-    check: () => {
-      const inner = rows.flatMap((r) => r.check());
+    check: (show) => {
+      const inner = rows.flatMap((r) => r.check(show));
       // Empty rows say `required` themselves: the list saying it too would name one gap twice.
-      const own =
+      const own = shown(
+        show,
+        box,
+        box,
         value() === undefined && inner.length > 0
           ? []
-          : checkValue(name, schema, value(), required, hooks.words);
+          : checkValue(name, schema, value(), required, hooks.words),
+      );
       return [...own, ...inner];
     },
   };
@@ -200,7 +205,7 @@ export function objectControl(
     const out = objectValue(controls);
     return path !== '' && Object.keys(out).length === 0 ? undefined : out;
   };
-  return { element: box, value, check: () => controls.flatMap(([, c]) => c.check()) };
+  return { element: box, value, check: (show) => controls.flatMap(([, c]) => c.check(show)) };
 }
 
 /** The control of one schema; fields with a `const` are sent as is and not shown, untyped ones skipped. */
