@@ -267,6 +267,16 @@ describe('libraries pages in the browser', () => {
     const alert = page.locator('[data-form-error]');
     await alert.waitFor();
     assert.match((await alert.textContent()) ?? '', /body\.image_urls\.0/);
+    // The field it names is marked, and the refusal said under it too.
+    const field = page.locator('#field-image_urls');
+    assert.equal(await field.getAttribute('aria-invalid'), 'true');
+    const under = page.locator('.field-problem');
+    assert.equal(await under.textContent(), await alert.textContent());
+    assert.ok(
+      (await field.getAttribute('aria-describedby'))
+        ?.split(' ')
+        .includes((await under.getAttribute('id')) ?? ''),
+    );
     assert.equal(new URL(page.url()).pathname, '/libraries/image/styles/new');
   });
 

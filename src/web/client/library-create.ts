@@ -2,7 +2,8 @@
  * Creation forms of the libraries pages (and the singing voice's steps): file pickers upload through
  * `POST /v1/files` and fill in the link, the recorder records the microphone as WAV and does the same,
  * and sending builds the JSON body from each control's `data-type` and calls the form's `/v1` path, so
- * every rule, limit and error is the API's; a refusal shows the API's message.
+ * every rule, limit and error is the API's; a refusal shows the API's message, and again under the field
+ * it names.
  */
 import { ApiFailure, api } from './api.js';
 import { canRecord, WavRecorder } from './recorder.js';
@@ -20,6 +21,35 @@ function showError(form: HTMLFormElement, message: string | null): void {
   if (!box) return;
   box.textContent = message ?? '';
   box.hidden = message === null;
+}
+
+/**
+ * The field an API refusal names (`body.<field>…: …`, the first problem the API found) is marked
+ * `aria-invalid` and the refusal said again right under it; the marks of the last refusal go first.
+ */
+function markField(form: HTMLFormElement, message: string | null): void {
+  for (const note of form.querySelectorAll('.field-problem')) note.remove();
+  for (const marked of form.querySelectorAll('[aria-invalid]')) {
+    marked.removeAttribute('aria-invalid');
+    const described = (marked.getAttribute('aria-describedby') ?? '')
+      .split(' ')
+      .filter((id) => id !== '' && !id.endsWith('-problem'));
+    if (described.length > 0) marked.setAttribute('aria-describedby', described.join(' '));
+    else marked.removeAttribute('aria-describedby');
+  }
+  const name = message === null ? null : (/^body\.([A-Za-z_]\w*)/.exec(message)?.[1] ?? null);
+  if (name === null) return;
+  const control = form.querySelector<HTMLElement>(`[data-type][name="${CSS.escape(name)}"]`);
+  const box = control?.closest<HTMLElement>('.field');
+  if (!control || !box) return;
+  const note = document.createElement('p');
+  note.className = 'error field-problem';
+  note.id = `${control.id || name}-problem`;
+  note.textContent = message;
+  box.append(note);
+  control.setAttribute('aria-invalid', 'true');
+  const described = control.getAttribute('aria-describedby');
+  control.setAttribute('aria-describedby', described ? `${described} ${note.id}` : note.id);
 }
 
 function setStatus(form: HTMLFormElement, text: string): void {
@@ -145,6 +175,7 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-library
     event.preventDefault();
     const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
     showError(form, null);
+    markField(form, null);
     setStatus(form, form.dataset.creating ?? '');
     if (button) button.disabled = true;
     try {
@@ -155,6 +186,7 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-library
     } catch (error) {
       setStatus(form, '');
       showError(form, messageOf(error));
+      markField(form, messageOf(error));
       if (button) button.disabled = false;
     }
   });
