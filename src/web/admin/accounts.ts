@@ -9,7 +9,14 @@ import type { FastifyInstance } from 'fastify';
 import { field } from '../context.ts';
 import { html, type VNode } from '../html.ts';
 import { rublesToMinor } from '../pages/keys.ts';
-import { ledgerFilters, ledgerPager, ledgerProblemBox, ledgerQuery, ledgerTable } from '../pages/ledger.ts';
+import {
+  ledgerFilters,
+  ledgerPager,
+  ledgerProblemBox,
+  ledgerQuery,
+  ledgerTable,
+  moscowDate,
+} from '../pages/ledger.ts';
 import { money } from '../pages/overview.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
 import { type Words, wordsOf } from '../words.ts';
@@ -62,7 +69,7 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
                     <td><a href=${`/admin/accounts/${encodeURIComponent(a.id)}`}>${a.name}</a></td>
                     <td>${emailCell(a, w)}</td>
                     <td class="amount">${money(a.available_minor, locale)}</td>
-                    <td><time datetime=${a.created_at}>${a.created_at.slice(0, 10)}</time></td>
+                    <td><time datetime=${a.created_at}>${moscowDate(a.created_at)}</time></td>
                   </tr>`,
                 )}
               </tbody>
@@ -131,7 +138,7 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
                   (k) => html`<tr>
                     <td><code>${k.prefix}</code></td>
                     <td>${k.name ?? ''}</td>
-                    <td><time datetime=${k.created_at}>${k.created_at.slice(0, 10)}</time></td>
+                    <td><time datetime=${k.created_at}>${moscowDate(k.created_at)}</time></td>
                     <td>${
                       k.revoked_at
                         ? html`<span class="hint">${w.adminRevoked}</span>`

@@ -13,6 +13,7 @@ import { refusalOf, seeOther, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { fill, type Words, wordsOf } from '../words.ts';
 import { modelLabel } from '../words-settings.ts';
+import { moscowDate } from './ledger.ts';
 import { money } from './overview.ts';
 
 const HIDE = { schema: { hide: true } } as const;
@@ -45,11 +46,11 @@ function keyRow(key: WebKey, w: Words, locale: string): VNode {
     <td>${key.name ?? ''}</td>
     <td>${key.models === null ? w.allModels : key.models.join(', ')}</td>
     <td>${key.daily_limit_minor === null ? w.noLimit : money(key.daily_limit_minor, locale)}</td>
-    <td><time datetime=${key.created_at}>${key.created_at.slice(0, 10)}</time></td>
+    <td><time datetime=${key.created_at}>${moscowDate(key.created_at)}</time></td>
     <td>
       ${
         key.revoked_at
-          ? html`<span class="hint">${fill(w.revoked, { date: key.revoked_at.slice(0, 10) })}</span>`
+          ? html`<span class="hint">${fill(w.revoked, { date: moscowDate(key.revoked_at) })}</span>`
           : html`<form class="inline" method="get" action="/keys">
               <input type="hidden" name="revoke" value=${key.id} />
               <button type="submit" class="danger" aria-label=${`${w.revoke} ${key.prefix}`}>${w.revoke}</button>

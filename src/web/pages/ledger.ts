@@ -139,6 +139,11 @@ export function moscowTime(iso: string): string {
   return new Date(iso).toLocaleString('sv-SE', { timeZone: 'Europe/Moscow' }).slice(0, 16);
 }
 
+/** An instant's Moscow date (`2026-03-10`). */
+export function moscowDate(iso: string): string {
+  return moscowTime(iso).slice(0, 10);
+}
+
 function signed(entry: EntryView, locale: string): string {
   const amount = money(entry.amount_minor, locale);
   if (entry.type === 'credit' || entry.type === 'void') return `+${amount}`;

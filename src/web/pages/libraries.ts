@@ -15,6 +15,7 @@ import { findLibrary, LIBRARIES, type LibraryDecl, libraryPath } from '../librar
 import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { fill, type Words, wordsOf } from '../words.ts';
+import { moscowTime } from './ledger.ts';
 import { creationForm, fieldLabel, kindTitle } from './library-form.ts';
 import { kindHref, passingStates, stateBadge, stateWords } from './library-parts.ts';
 import { voicePage } from './library-voice.ts';
@@ -80,7 +81,7 @@ function recordRow(decl: LibraryDecl, r: Record<string, unknown>, w: Words): VNo
     <td class="record-name">${decl.steps ? html`<a href=${`${kindHref(decl)}/${id}`}>${name}</a>` : name}</td>
     <td>${status === null ? null : stateBadge(w, status)}
       <span class="error-text" data-record-error="">${error ? fill(w.libError, { error }) : null}</span></td>
-    <td><time datetime=${created}>${created.slice(0, 16).replace('T', ' ')}</time></td>
+    <td>${created ? html`<time datetime=${created}>${moscowTime(created)}</time>` : null}</td>
     <td class="actions">
       <button type="button" class="danger" data-delete=${`${libraryPath(decl)}/${id}`}
         data-confirm=${fill(w.libDeleteConfirm, { name })} aria-label=${`${w.libDelete} ${name}`}>${w.libDelete}</button>

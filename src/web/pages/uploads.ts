@@ -17,6 +17,7 @@ import { refusalOf, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import type { WebUpload } from '../uploads-port.ts';
 import { fill, type Words, wordsOf } from '../words.ts';
+import { moscowTime } from './ledger.ts';
 
 const HIDE = { schema: { hide: true } } as const;
 
@@ -35,7 +36,7 @@ export function bytesText(bytes: number, lang: string): string {
   return `${number} ${units[unit]}`;
 }
 
-const when = (iso: string) => html`<time datetime=${iso}>${iso.slice(0, 16).replace('T', ' ')}</time>`;
+const when = (iso: string) => html`<time datetime=${iso}>${moscowTime(iso)}</time>`;
 
 function preview(file: WebUpload): VNode | null {
   if (file.kind === 'image') return html`<img src=${file.url} alt="" loading="lazy" />`;
