@@ -1,7 +1,8 @@
 /**
  * The dashboard and the console on a phone's screen (375 px wide): no page scrolls sideways. A person with
  * a long e-mail, a credit and a task opens every page of the navigation; wide tables scroll by themselves,
- * long option names and e-mails do not widen the page.
+ * long option names and e-mails do not widen the page, nor do the new-task form's fields of any model and
+ * mode, its lists filled.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -72,6 +73,40 @@ describe('pages on a 375 px wide screen', () => {
     await ru.setViewportSize(PHONE);
     assert.deepEqual(await tooWide(ru, web.base, paths), []);
     await russian.close();
+  });
+
+  test('no model or mode of the new-task form scrolls sideways, its lists filled to the most', async () => {
+    for (const acceptLanguage of ['en', 'ru']) {
+      const context = await newContext(browser, { acceptLanguage });
+      await context.addCookies(await person.context.cookies());
+      const page = await context.newPage();
+      await page.setViewportSize(PHONE);
+      await page.goto(`${web.base}/new`);
+      const models = await page
+        .locator('#new-model option')
+        .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+      const wide: string[] = [];
+      for (const model of models) {
+        await page.goto(`${web.base}/new?model=${model}`);
+        const modes = await page
+          .locator('#new-mode option')
+          .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
+        for (const mode of modes) {
+          const path = `/new?model=${model}&mode=${mode}`;
+          await page.goto(`${web.base}${path}`);
+          await page.locator('#new-settings .settings').first().waitFor();
+          // Every list gets rows (each with its Remove), up to its maxItems where Add is disabled.
+          const adds = page.locator('#new-settings button[data-add]');
+          for (let round = 0; round < 4; round++) {
+            for (const add of await adds.all()) if (await add.isEnabled()) await add.click();
+          }
+          const width = await page.evaluate(() => document.documentElement.scrollWidth);
+          if (width > PHONE.width) wide.push(`${acceptLanguage} ${path}: ${width}px`);
+        }
+      }
+      assert.deepEqual(wide, []);
+      await context.close();
+    }
   });
 
   test("no page of the operator console scrolls sideways, an account's included", async () => {
