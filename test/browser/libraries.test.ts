@@ -278,6 +278,8 @@ describe('libraries pages in the browser', () => {
         .includes((await under.getAttribute('id')) ?? ''),
     );
     assert.equal(new URL(page.url()).pathname, '/libraries/image/styles/new');
+    // The button, disabled while sending, has the keyboard focus again.
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Create record');
   });
 
   test('the list in Russian', async () => {

@@ -376,6 +376,8 @@ describe('the new-task page in a browser', () => {
     assert.equal(await alert.textContent(), (refused.body.error as { message: string }).message);
     assert.equal(await taskCount(page), 0);
     assert.ok(await page.getByRole('button', { name: 'Create task' }).isEnabled());
+    // The button, disabled while sending, has the keyboard focus again.
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'new-create');
     assert.deepEqual(pageErrors, []);
     await screenshot(page, 'new-task-error');
     await poor.context.close();

@@ -66,13 +66,28 @@ describe('top-up in the browser (PAYMENTS=test)', () => {
     await person.context.close();
   });
 
-  test('a bad amount is refused in the form; another person cannot open the pay page', async () => {
+  test('a bad amount and an API refusal are shown in the form; another person cannot open the pay page', async () => {
     const owner = await confirmedPerson(web, browser);
     await owner.page.goto(`${web.base}/topup`);
     await owner.page.getByLabel('Amount', { exact: true }).fill('0.5');
     await owner.page.getByRole('button', { name: 'Top up', exact: true }).click();
     await owner.page.locator('[data-topup-error]:not([hidden])').waitFor();
+    // A refusal of the API (here a provider that does not answer) is shown, and the button, disabled
+    // while sending, has the keyboard focus again.
+    await owner.page.route('**/v1/topups', (route) =>
+      route.fulfill({
+        status: 503,
+        headers: { 'retry-after': '5' },
+        json: { error: { code: 'payments_unavailable', message: 'Payments are unavailable.' } },
+      }),
+    );
     await owner.page.getByLabel('Amount', { exact: true }).fill('100');
+    await owner.page.getByRole('button', { name: 'Top up', exact: true }).click();
+    await owner.page
+      .locator('[data-topup-error]:not([hidden])', { hasText: 'Payments are unavailable.' })
+      .waitFor();
+    assert.equal(await owner.page.evaluate(() => document.activeElement?.textContent), 'Top up');
+    await owner.page.unroute('**/v1/topups');
     await owner.page.getByRole('button', { name: 'Top up', exact: true }).click();
     await owner.page.waitForURL(/\/pay$/);
     const payUrl = owner.page.url();

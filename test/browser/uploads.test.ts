@@ -163,5 +163,7 @@ describe('uploads page in the browser', () => {
       (await alert.textContent()) ?? '',
       /^notes\.txt: The file in “Files” is of a type that is not accepted here\.$/,
     );
+    // The button, disabled while sending, has the keyboard focus again.
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Upload');
   });
 });

@@ -187,7 +187,11 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-library
       setStatus(form, '');
       showError(form, messageOf(error));
       markField(form, messageOf(error));
-      if (button) button.disabled = false;
+      if (button) {
+        button.disabled = false;
+        // Disabling the pressed button took the focus from it: give it back.
+        button.focus();
+      }
     }
   });
 }

@@ -179,6 +179,8 @@ function start(form: HTMLFormElement): void {
       sending = false;
       button.disabled = false;
       button.textContent = buttonLabel;
+      // Disabling the pressed button took the focus from it: a keyboard user goes on from where they were.
+      button.focus();
     }
   }
 

@@ -37,7 +37,11 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-topup-f
       window.location.assign(topup.confirmation_url ?? `/topups/${topup.id}`);
     } catch (error) {
       show(error instanceof ApiFailure ? error.message : String(error));
-      if (button) button.disabled = false;
+      if (button) {
+        button.disabled = false;
+        // Disabling the pressed button took the focus from it: give it back.
+        button.focus();
+      }
     }
   });
 }

@@ -98,5 +98,7 @@ if (form) {
     }
     errorBox.textContent = failures.join(' ');
     errorBox.hidden = false;
+    // Disabling the pressed button took the focus from it: give it back.
+    button?.focus();
   });
 }
