@@ -278,6 +278,17 @@ describe('tasks pages with the simulator', () => {
     }
   });
 
+  test("a result's size is written in the person's language", async () => {
+    const { browser, key } = await person(t, people);
+    const id = await create(t, key, image());
+    assert.equal((await waitForFinal(t, key, id, 60_000)).status, 'succeeded');
+    assert.match(textOf((await browser.get(`/tasks/${id}`)).body), /image\/png, [\d.]+ KB\b/);
+    await browser.post('/language', { lang: 'ru', next: `/tasks/${id}` });
+    const ru = textOf((await browser.get(`/tasks/${id}`)).body);
+    assert.match(ru, /image\/png, [\d,]+ КБ/);
+    assert.doesNotMatch(ru, /\bKB\b/);
+  });
+
   test("a failed task shows its error's code and message in the person's language", async () => {
     const { browser, key } = await person(t, people);
     const id = await create(t, key, image('a fox [sim:fail]'));

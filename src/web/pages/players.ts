@@ -6,9 +6,11 @@
  * cookie opens and which answers `Content-Disposition: attachment`).
  */
 
+import type { Lang } from '../../i18n/index.ts';
 import { html, type VNode } from '../html.ts';
 import type { WebArtifact as ArtifactView } from '../tasks-port.ts';
 import { fill, type Words } from '../words.ts';
+import { bytesText } from './uploads.ts';
 
 /** The kinds of player a file can get. */
 export type PlayerKind = 'audio' | 'video' | 'image' | 'model' | 'none';
@@ -21,18 +23,6 @@ export function playerKind(file: Pick<ArtifactView, 'content_type' | 'filename'>
   if (type.startsWith('video/')) return 'video';
   if (type.startsWith('image/')) return 'image';
   return 'none';
-}
-
-/** Bytes as people read them (`1.5 MB`). */
-function size(bytes: number, locale: string): string {
-  const units = ['B', 'KB', 'MB', 'GB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(value)} ${units[unit]}`;
 }
 
 function preview(file: ArtifactView, w: Words): VNode {
@@ -58,11 +48,11 @@ function preview(file: ArtifactView, w: Words): VNode {
 }
 
 /** One file: its name and size, the player, the Download link; an expired file says so instead. */
-export function artifactCard(file: ArtifactView, expired: boolean, w: Words, locale: string): VNode {
+export function artifactCard(file: ArtifactView, expired: boolean, w: Words, lang: Lang): VNode {
   return html`<figure class="artifact" data-kind=${playerKind(file)}>
     ${expired ? null : preview(file, w)}
     <figcaption>
-      <strong>${file.filename}</strong> <span class="hint">${file.content_type}, ${size(file.size, locale)}</span>
+      <strong>${file.filename}</strong> <span class="hint">${file.content_type}, ${bytesText(file.size, lang)}</span>
       ${file.caption ? html`<br />${file.caption}` : null}
       ${
         expired

@@ -71,7 +71,7 @@ function results(task: WebTask, w: Words, lang: Lang): VNode | null {
             ${fill(expired ? w.taskExpired : w.taskExpiresAt, { date })}
           </p>`
     }
-    <div class="artifacts">${result.artifacts.map((file) => artifactCard(file, expired, w, localeOf(lang)))}</div>
+    <div class="artifacts">${result.artifacts.map((file) => artifactCard(file, expired, w, lang))}</div>
   </section>`;
 }
 
