@@ -228,6 +228,14 @@ describe('dashboard: libraries pages', () => {
     assert.match(text, /Певческие голоса/);
     assert.match(text, /Модель music/);
     assert.match(text, /Новая запись/);
+    // A limit the declaration writes as a sentence has Russian words too.
+    assert.match(text, /Язык пения: код ISO 639-1, по умолчанию en/);
+    for (const decl of LIBRARIES) {
+      for (const [key, value] of Object.entries(decl.limits ?? {})) {
+        if (typeof value === 'string')
+          assert.doesNotMatch(text, new RegExp(`: ${value}`), `${key} in English`);
+      }
+    }
     const form = await browser.get('/libraries/image/styles/new');
     assert.ok(buttons(form.body).includes('Создать запись'));
     assert.match(textOf(form.body), /Изображения/);

@@ -16,7 +16,7 @@ import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { fill, type Words, wordsOf } from '../words.ts';
 import { moscowTime } from './ledger.ts';
-import { creationForm, fieldLabel, kindTitle } from './library-form.ts';
+import { creationForm, fieldLabel, kindTitle, wordOr } from './library-form.ts';
 import { kindHref, passingStates, stateBadge, stateWords } from './library-parts.ts';
 import { voicePage } from './library-voice.ts';
 
@@ -62,7 +62,9 @@ function limitsText(limits: Record<string, unknown>, w: Words): string[] {
       }
       continue;
     }
-    out.push(`${fieldLabel(w, key)}: ${boundText(value, w)}`);
+    // A limit declared as a sentence has its words as `limit:<key>` (the declared sentence otherwise).
+    const text = typeof value === 'string' ? wordOr(w, `limit:${key}`, value) : boundText(value, w);
+    out.push(`${fieldLabel(w, key)}: ${text}`);
   }
   return out;
 }
