@@ -40,7 +40,7 @@ export const ru: Record<keyof typeof en, string> = {
   topupWhen: 'Создано',
   topupState: 'Состояние',
   topupId: 'Пополнение',
-  topupAccount: 'Аккаунт',
+  topupAccount: 'Учётная запись',
   topup_pending: 'Ожидает оплаты',
   topup_succeeded: 'Оплачено',
   topup_canceled: 'Отменено',
