@@ -111,15 +111,16 @@ export class LoginLimiter {
    * Counts an attempt against both the address and the e-mail before its password is compared, so
    * attempts sent together cannot all be compared before any of them has failed: null, or the seconds to
    * wait when either budget is spent (the attempt is then not compared and counts for neither).
+   * The address is counted first and the e-mail only after it passed: taken at once, two attempts could
+   * each pass one budget and fail the other, both giving back, so fewer than the budget got compared.
    */
   async begin(address: string, email: string): Promise<number | null> {
-    const [byAddress, byEmail] = await Promise.all([this.#address.take(address), this.#email.take(email)]);
-    if (byAddress === null && byEmail === null) return null;
-    await Promise.all([
-      byAddress === null ? this.#address.giveBack(address) : undefined,
-      byEmail === null ? this.#email.giveBack(email) : undefined,
-    ]);
-    return Math.max(byAddress ?? 0, byEmail ?? 0);
+    const byAddress = await this.#address.take(address);
+    if (byAddress !== null) return byAddress;
+    const byEmail = await this.#email.take(email);
+    if (byEmail === null) return null;
+    await this.#address.giveBack(address);
+    return byEmail;
   }
 
   /** The attempt `begin` counted was right: it is no failure. */
