@@ -6,6 +6,7 @@
  * it names.
  */
 import { ApiFailure, api } from './api.js';
+import { giveBack, showProblems } from './form-feedback.js';
 import { canRecord, WavRecorder } from './recorder.js';
 
 interface Upload {
@@ -23,33 +24,24 @@ function showError(form: HTMLFormElement, message: string | null): void {
   box.hidden = message === null;
 }
 
+/** The field each form's last refusal marked. */
+const marked = new WeakMap<HTMLFormElement, { box: HTMLElement; control: HTMLElement }>();
+
 /**
  * The field an API refusal names (`body.<field>…: …`, the first problem the API found) is marked
  * `aria-invalid` and the refusal said again right under it; the marks of the last refusal go first.
  */
 function markField(form: HTMLFormElement, message: string | null): void {
-  for (const note of form.querySelectorAll('.field-problem')) note.remove();
-  for (const marked of form.querySelectorAll('[aria-invalid]')) {
-    marked.removeAttribute('aria-invalid');
-    const described = (marked.getAttribute('aria-describedby') ?? '')
-      .split(' ')
-      .filter((id) => id !== '' && !id.endsWith('-problem'));
-    if (described.length > 0) marked.setAttribute('aria-describedby', described.join(' '));
-    else marked.removeAttribute('aria-describedby');
-  }
+  const last = marked.get(form);
+  if (last) showProblems(last.box, last.control, []);
+  marked.delete(form);
   const name = message === null ? null : (/^body\.([A-Za-z_]\w*)/.exec(message)?.[1] ?? null);
-  if (name === null) return;
+  if (message === null || name === null) return;
   const control = form.querySelector<HTMLElement>(`[data-type][name="${CSS.escape(name)}"]`);
   const box = control?.closest<HTMLElement>('.field');
   if (!control || !box) return;
-  const note = document.createElement('p');
-  note.className = 'error field-problem';
-  note.id = `${control.id || name}-problem`;
-  note.textContent = message;
-  box.append(note);
-  control.setAttribute('aria-invalid', 'true');
-  const described = control.getAttribute('aria-describedby');
-  control.setAttribute('aria-describedby', described ? `${described} ${note.id}` : note.id);
+  showProblems(box, control, [message]);
+  marked.set(form, { box, control });
 }
 
 function setStatus(form: HTMLFormElement, text: string): void {
@@ -187,11 +179,7 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-library
       setStatus(form, '');
       showError(form, messageOf(error));
       markField(form, messageOf(error));
-      if (button) {
-        button.disabled = false;
-        // Disabling the pressed button took the focus from it: give it back.
-        button.focus();
-      }
+      giveBack(button);
     }
   });
 }

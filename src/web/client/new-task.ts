@@ -5,6 +5,7 @@
  * retried, the button disabled while sending), then the task's page.
  */
 import { ApiFailure, api } from './api.js';
+import { giveBack } from './form-feedback.js';
 import { type Control, objectControl, type Schema } from './schema-form.js';
 
 interface Mode {
@@ -177,10 +178,8 @@ function start(form: HTMLFormElement): void {
     } catch (error) {
       showError(error instanceof Error ? error.message : String(error));
       sending = false;
-      button.disabled = false;
       button.textContent = buttonLabel;
-      // Disabling the pressed button took the focus from it: a keyboard user goes on from where they were.
-      button.focus();
+      giveBack(button);
     }
   }
 

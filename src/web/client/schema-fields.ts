@@ -3,6 +3,7 @@
  * file picker that uploads through POST /v1/files, and library ids with the person's records. Each control
  * carries `data-path` and answers its value (undefined when not set) and its client-side checks.
  */
+import { showProblems } from './form-feedback.js';
 import { checkValue, fieldLabel, hintText } from './schema-checks.js';
 
 /** The part of JSON Schema the catalog's settings use. */
@@ -88,33 +89,6 @@ export function labelOf(
 function hintOf(name: string, schema: Schema, hooks: FormHooks, id: string): HTMLElement | null {
   const text = hintText(name, schema, hooks.words);
   return text ? el('small', { class: 'hint', id: `${id}-hint` }, text) : null;
-}
-
-/**
- * Shows a control's problems right under it and marks it invalid for assistive technology (its
- * `aria-describedby` names the message), or clears both when there are none; answers the problems.
- */
-function showProblems(box: HTMLElement, input: HTMLElement, problems: string[]): string[] {
-  const noteId = `${input.id || nextId()}-problem`;
-  let note = box.querySelector<HTMLElement>(':scope > .field-problem');
-  const described = (input.getAttribute('aria-describedby') ?? '')
-    .split(' ')
-    .filter((x) => x && x !== noteId);
-  if (problems.length === 0) {
-    note?.remove();
-    input.removeAttribute('aria-invalid');
-  } else {
-    if (!note) {
-      note = el('p', { class: 'error field-problem', id: noteId });
-      box.append(note);
-    }
-    note.textContent = problems.join(' ');
-    input.setAttribute('aria-invalid', 'true');
-    described.push(noteId);
-  }
-  if (described.length > 0) input.setAttribute('aria-describedby', described.join(' '));
-  else input.removeAttribute('aria-describedby');
-  return problems;
 }
 
 /** The problems, shown under their field when `show` says so. */

@@ -3,6 +3,7 @@
  * browser goes to the payment's confirmation page. A refusal shows its message in the form's alert.
  */
 import { ApiFailure, api } from './api.js';
+import { giveBack } from './form-feedback.js';
 
 interface Topup {
   id: string;
@@ -37,11 +38,7 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-topup-f
       window.location.assign(topup.confirmation_url ?? `/topups/${topup.id}`);
     } catch (error) {
       show(error instanceof ApiFailure ? error.message : String(error));
-      if (button) {
-        button.disabled = false;
-        // Disabling the pressed button took the focus from it: give it back.
-        button.focus();
-      }
+      giveBack(button);
     }
   });
 }

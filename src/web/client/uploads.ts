@@ -6,6 +6,7 @@
  * refusals of the others travel over the reload in sessionStorage and are shown again.
  */
 import { csrfToken } from './api.js';
+import { giveBack } from './form-feedback.js';
 
 interface ErrorBody {
   error?: { code?: string; message?: string };
@@ -89,7 +90,6 @@ if (form) {
         line.remove();
       }
     }
-    if (button) button.disabled = false;
     if (uploaded > 0 || failures.length === 0) {
       // The new files belong in the list (and in the bytes used) even when others were refused.
       if (failures.length > 0) sessionStorage.setItem(KEPT_REFUSALS, failures.join(' '));
@@ -98,7 +98,6 @@ if (form) {
     }
     errorBox.textContent = failures.join(' ');
     errorBox.hidden = false;
-    // Disabling the pressed button took the focus from it: give it back.
-    button?.focus();
+    giveBack(button);
   });
 }
