@@ -46,6 +46,8 @@ export async function startServer(name: string, options: ServerChildOptions = {}
   const script = path.join(import.meta.dirname, 'servers', `${name}.ts`);
   const execArgv = [
     ...SERVICE_NODE_FLAGS,
+    // An experiment's flags after the service's own, so that they win (`--trace-gc`, another semi-space).
+    ...(process.env.BENCH_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []),
     ...(options.profileDir
       ? [
           '--cpu-prof',

@@ -19,15 +19,15 @@ export function httpTable(
   fastify: HttpMeasurement | undefined,
 ): string {
   const lines = [
-    '| Scenario | req/s | per round | p50 ms | p99 ms | p99 per round | / node:http | / Fastify | server CPU | wrk CPU | failures |',
-    '|---|---:|---|---:|---:|---|---:|---:|---:|---:|---:|',
+    "| Scenario | req/s | per round | p50 ms | p99 ms | p99 per round | / node:http | / Fastify | server CPU | others' CPU | wrk CPU | failures |",
+    '|---|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const m of results) {
     const bound = generatorBound(m) ? ' (limit)' : '';
     lines.push(
       `| ${m.name} | ${rate(m.rate)} | ${m.roundRates.map(rate).join(' / ')} | ${ms(m.p50)} | ${ms(m.p99)} | ${m.roundP99s.map(ms).join(' / ')} | ` +
         `${share(m.rate / baseline.rate)} | ${fastify ? share(m.rate / fastify.rate) : '—'} | ` +
-        `${m.serverCores.toFixed(2)} | ${m.generatorCores.toFixed(2)}/${m.generatorThreads}${bound} | ${m.failures} |`,
+        `${m.serverCores.toFixed(2)} | ${m.bystanderCores.toFixed(2)} | ${m.generatorCores.toFixed(2)}/${m.generatorThreads}${bound} | ${m.failures} |`,
     );
   }
   return lines.join('\n');

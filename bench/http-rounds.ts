@@ -29,6 +29,11 @@ export interface HttpMeasurement {
   generatorThreads: number;
   /** Mean CPU use of the server process over the measured rounds, in cores. */
   serverCores: number;
+  /**
+   * Highest CPU use in a round of the other scenarios' servers, idle meanwhile but on the same CPUs, in
+   * cores: their timers and threads take that much from the server under load.
+   */
+  bystanderCores: number;
 }
 
 /** How the load is applied: connections, the generator's CPUs and threads. */
@@ -41,10 +46,18 @@ export interface LoadShape {
 interface Round {
   outcome: WrkOutcome;
   serverCores: number;
+  bystanderCores: number;
 }
 
-async function runOnce(scenario: HttpScenario, shape: LoadShape, seconds: number): Promise<Round> {
+async function runOnce(
+  scenario: HttpScenario,
+  shape: LoadShape,
+  seconds: number,
+  bystanders: readonly number[],
+): Promise<Round> {
+  const cpuOfBystanders = (): number => bystanders.reduce((sum, pid) => sum + (cpuSeconds(pid) ?? 0), 0);
   const before = cpuSeconds(scenario.serverPid) ?? 0;
+  const othersBefore = cpuOfBystanders();
   const started = process.hrtime.bigint();
   const outcome = await runWrk({
     ...scenario.spec,
@@ -55,7 +68,12 @@ async function runOnce(scenario: HttpScenario, shape: LoadShape, seconds: number
   });
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
   const after = cpuSeconds(scenario.serverPid) ?? before;
-  return { outcome, serverCores: elapsed > 0 ? (after - before) / elapsed : 0 };
+  const othersAfter = cpuOfBystanders();
+  return {
+    outcome,
+    serverCores: elapsed > 0 ? (after - before) / elapsed : 0,
+    bystanderCores: elapsed > 0 ? Math.max(0, othersAfter - othersBefore) / elapsed : 0,
+  };
 }
 
 /**
@@ -69,10 +87,14 @@ export async function measureHttp(
   shape: LoadShape,
   log: (line: string) => void,
 ): Promise<HttpMeasurement[]> {
+  const bystandersOf = (scenario: HttpScenario): number[] => [
+    ...new Set(scenarios.map((s) => s.serverPid).filter((pid) => pid !== scenario.serverPid)),
+  ];
   const warmupFailures: number[] = [];
   for (const scenario of scenarios) {
     log(`warm-up ${scenario.name}`);
-    warmupFailures.push((await runOnce(scenario, shape, options.warmupSeconds)).outcome.failures);
+    const warmup = await runOnce(scenario, shape, options.warmupSeconds, bystandersOf(scenario));
+    warmupFailures.push(warmup.outcome.failures);
   }
   const rounds: Round[][] = scenarios.map(() => []);
   const seconds = options.durationSeconds / options.rounds;
@@ -82,7 +104,7 @@ export async function measureHttp(
       const scenario = scenarios[index];
       if (!scenario) continue;
       log(`round ${round + 1}/${options.rounds} ${scenario.name}`);
-      rounds[index]?.push(await runOnce(scenario, shape, seconds));
+      rounds[index]?.push(await runOnce(scenario, shape, seconds, bystandersOf(scenario)));
     }
   }
   return scenarios.map((scenario, i) =>
@@ -112,6 +134,7 @@ export function summarizeRounds(
     generatorCores: Math.max(0, ...rounds.map((r) => r.outcome.generatorCores)),
     generatorThreads: rounds[0]?.outcome.generatorThreads ?? 1,
     serverCores: rounds.length === 0 ? 0 : rounds.reduce((sum, r) => sum + r.serverCores, 0) / rounds.length,
+    bystanderCores: Math.max(0, ...rounds.map((r) => r.bystanderCores)),
   };
 }
 

@@ -38,6 +38,7 @@ const round = (ok: number, seconds: number, p50: number, p99: number, cores: num
     generatorThreads: 1,
   },
   serverCores: server,
+  bystanderCores: server / 10,
 });
 
 test('summarizeRounds: rate over all rounds, median p50, worst p99, failures with the warm-up', () => {
@@ -54,6 +55,7 @@ test('summarizeRounds: rate over all rounds, median p50, worst p99, failures wit
   assert.equal(m.failures, 4 + 3);
   assert.equal(m.generatorCores, 0.95);
   assert.ok(Math.abs(m.serverCores - 0.9) < 1e-9);
+  assert.ok(Math.abs(m.bystanderCores - 0.1) < 1e-9, 'the busiest round of the other servers');
   assert.equal(generatorBound(m), true, 'a round at 95 % of the generator core: it may be the limit');
   assert.equal(generatorBound(summarizeRounds('y', [round(1, 1, 1, 1, 0.5, 1)], 0)), false);
 });
