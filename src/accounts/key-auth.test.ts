@@ -72,6 +72,17 @@ test('one connection presenting different keys in turn gets each key’s own rig
     }
     assert.equal(auth.cached(`${first.key.slice(0, -1)}x`, connection), undefined, 'a wrong key on it');
     assert.equal(auth.cached(first.key, {})?.keyId, first.id, 'another connection');
+    // Each connection keeps its own copy of the key it sent, not the bytes the next request is encoded in.
+    const one = {};
+    const other = {};
+    assert.equal(auth.cached(first.key, one)?.keyId, first.id);
+    assert.equal(auth.cached(second.key, other)?.keyId, second.id);
+    assert.equal(auth.cached(second.key, one)?.keyId, second.id, 'the first connection, now the second key');
+    assert.equal(auth.cached(first.key, other)?.keyId, first.id, 'the second connection, now the first key');
+    // A presented key of the longest length, in characters of four UTF-8 bytes, is encoded whole.
+    const wide = `${first.key}${'😀'.repeat(80)}`.slice(0, 200);
+    assert.equal(auth.cached(wide, one), undefined, 'not a key');
+    assert.equal(auth.cached(first.key, one)?.keyId, first.id, 'the key again after it');
   } finally {
     await auth.close();
     await drop();

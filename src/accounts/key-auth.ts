@@ -2,7 +2,22 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/index.ts';
 import { prepared } from '../db/index.ts';
 import { BoundedMap, oncePerTurn, oncePerTurnAsync } from '../lib/index.ts';
-import { hashKey, KEYS_CHANNEL, type KeyPrincipal, looksLikeKey, principalOfHash } from './keys.ts';
+import {
+  hashKey,
+  KEY_MAX_LENGTH,
+  KEYS_CHANNEL,
+  type KeyPrincipal,
+  looksLikeKey,
+  principalOfHash,
+} from './keys.ts';
+
+/**
+ * The UTF-8 bytes of the key a request presents, written here instead of into a new Buffer per request:
+ * small Buffers come from Node's shared pool, whose 8 KB slabs outlive the young generation, and at
+ * 50,000 polls a second they started an old-generation collection (10-28 ms of the event loop) every
+ * 3.5 s (docs/performance.md). Used synchronously only; 4 bytes per UTF-16 unit at most.
+ */
+const presentedBytes = Buffer.allocUnsafeSlow(4 * KEY_MAX_LENGTH);
 
 /** How long a cached key is trusted without any news (milliseconds). */
 export interface KeyCacheOptions {
@@ -123,7 +138,7 @@ export class KeyAuthenticator {
    */
   #hashOn(plain: string, connection: object | undefined): string {
     if (connection === undefined) return hashKey(plain);
-    const presented = Buffer.from(plain);
+    const presented = presentedBytes.subarray(0, presentedBytes.write(plain));
     const last = this.#lastKeyOf.get(connection);
     // In constant time: behind a proxy that reuses its connections to us, the key kept for a connection
     // may be another caller's, and `===` would stop at the first character that differs.
@@ -134,7 +149,7 @@ export class KeyAuthenticator {
     )
       return last.hash;
     const keyHash = hashKey(plain);
-    this.#lastKeyOf.set(connection, { plain: presented, hash: keyHash });
+    this.#lastKeyOf.set(connection, { plain: Buffer.from(presented), hash: keyHash });
     return keyHash;
   }
 

@@ -136,9 +136,12 @@ function keyLookup(tx: Tx): CompiledQuery<KeyRow> {
   return compiled;
 }
 
+/** Longest string taken as a presented key (UTF-16 code units); a longer one is refused unhashed. */
+export const KEY_MAX_LENGTH = 200;
+
 /** Whether a presented string can be a key at all (checked before any hashing or lookup). */
 export function looksLikeKey(plain: string): boolean {
-  return plain.startsWith(KEY_PREFIX) && plain.length <= 200;
+  return plain.startsWith(KEY_PREFIX) && plain.length <= KEY_MAX_LENGTH;
 }
 
 /** The rights of the key with this SHA-256, or null when there is none or it is revoked. */
