@@ -67,7 +67,7 @@ test('one connection presenting different keys in turn gets each key’s own rig
     await auth.authenticate(first.key);
     await auth.authenticate(second.key);
     const connection = {};
-    for (const key of [first, second, first, first, second]) {
+    for (const key of [first, second, second, first, first, second]) {
       assert.equal(auth.cached(key.key, connection)?.keyId, key.id);
     }
     assert.equal(auth.cached(`${first.key.slice(0, -1)}x`, connection), undefined, 'a wrong key on it');

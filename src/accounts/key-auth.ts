@@ -149,7 +149,11 @@ export class KeyAuthenticator {
     )
       return last.hash;
     const keyHash = hashKey(plain);
-    this.#lastKeyOf.set(connection, { plain: Buffer.from(presented), hash: keyHash });
+    if (last !== undefined && last.plain.length === presented.length) {
+      // Another key of the same length on this connection (a proxy's callers take turns): kept in place.
+      presented.copy(last.plain);
+      last.hash = keyHash;
+    } else this.#lastKeyOf.set(connection, { plain: Buffer.from(presented), hash: keyHash });
     return keyHash;
   }
 
