@@ -124,8 +124,21 @@ const retryAfter = (seconds: number): Record<string, string> => ({
   'Retry-After': String(Math.max(1, Math.ceil(seconds))),
 });
 
-/** Bytes as megabytes (MiB) with one decimal, as messages show them. */
-const megabytes = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
+/**
+ * An account's upload storage in megabytes (MiB), as the quota refusal shows it: one decimal, or up to three
+ * where one would misread. The amount in use is rounded down, so that it reads as neither nothing nor the
+ * whole quota when it is neither ("0.05 MB of 0.1 MB in use", not "0.1 MB of 0.1 MB").
+ */
+export function storageFigures(quotaBytes: number, usedBytes: number): { quota: number; used: number } {
+  const mib = 1024 * 1024;
+  for (let digits = 1; ; digits++) {
+    const scale = 10 ** digits;
+    const quota = Math.round((quotaBytes / mib) * scale) / scale;
+    const used = Math.floor((usedBytes / mib) * scale) / scale;
+    const misreads = (usedBytes > 0 && used === 0) || (usedBytes < quotaBytes && used >= quota);
+    if (!misreads || digits === 3) return { quota, used };
+  }
+}
 
 const bearerChallenge = (sent: boolean): Record<string, string> => ({
   'WWW-Authenticate': sent ? 'Bearer error="invalid_token"' : 'Bearer',
@@ -217,7 +230,7 @@ export const errors = {
     }),
   storageQuotaExceeded: (quotaBytes: number, usedBytes: number): ApiError =>
     new ApiError('storage_quota_exceeded', {
-      params: { quota: megabytes(quotaBytes), used: megabytes(usedBytes) },
+      params: storageFigures(quotaBytes, usedBytes),
     }),
   fileTooLarge: (field: string, limitBytes: number): ApiError =>
     new ApiError('file_too_large', { params: { field, limit: Math.round(limitBytes / 1024 / 1024) } }),
