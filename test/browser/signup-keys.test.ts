@@ -32,7 +32,8 @@ async function revoke(page: Page, base: string, key: string): Promise<void> {
     .click();
   await page.waitForLoadState('load');
   if (await refused(base, key, 3000)) return;
-  // A confirmation step asks once more with its own `Revoke` button.
+  // A confirmation step asks once more with its own `Revoke` button, the focus on its question.
+  assert.equal(await page.evaluate(() => document.activeElement?.id ?? ''), 'revoke-question');
   await page
     .getByRole('button', { name: /^Revoke\b/ })
     .last()

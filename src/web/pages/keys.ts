@@ -96,7 +96,8 @@ function keysPage(context: WebContext, deps: PageDeps, view: KeysView): string {
   let body: VNode;
   if (view.revoking) {
     const key = view.revoking;
-    body = html`<p role="alert">${fill(w.revokeConfirm, { name: key.name ? `${key.name} (${key.prefix})` : key.prefix })}</p>
+    // The question takes the focus, so keyboard and screen-reader users start from it, not from the page's top.
+    body = html`<p id="revoke-question" role="alert" tabindex="-1" autofocus>${fill(w.revokeConfirm, { name: key.name ? `${key.name} (${key.prefix})` : key.prefix })}</p>
       <form class="inline" method="post" action="/keys">
         ${csrfField(context)}
         <input type="hidden" name="action" value="revoke" />
