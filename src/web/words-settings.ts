@@ -6,6 +6,7 @@
  * and that no setting's label equals a label of the page itself (`Модель`, `Режим`): a control is found by
  * its label.
  */
+import type { ModelKind } from '../catalog/index.ts';
 import type { Lang } from '../i18n/index.ts';
 
 /** Labels of the settings. A numbered name (`voice_2`) takes its base's label and number. */
@@ -155,4 +156,20 @@ export function modelLabel(lang: Lang, model: { key: string; name: string }): st
 export function modeLabel(lang: Lang, mode: string): string {
   const name = lang === 'ru' ? RU_MODE_NAMES[mode] : undefined;
   return name === undefined ? mode : `${name} (${mode})`;
+}
+
+/** The kinds of model in Russian; a new kind must be named here (the record covers every kind). */
+const RU_KIND_NAMES: Readonly<Record<ModelKind, string>> = {
+  '3d': '3D-модели',
+  video: 'Видео',
+  audio: 'Песни и звуки',
+  speech: 'Речь',
+  image: 'Изображения',
+};
+
+/** A model's kind as the console shows it: its API name, after its Russian name on Russian pages. */
+export function kindLabel(lang: Lang, kind: string): string {
+  const name =
+    lang === 'ru' && Object.hasOwn(RU_KIND_NAMES, kind) ? RU_KIND_NAMES[kind as ModelKind] : undefined;
+  return name === undefined ? kind : `${name} (${kind})`;
 }

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MODELS } from '../catalog/index.ts';
+import { LIBRARIES } from './libraries-port.ts';
+import { fieldsOf, valueLabel } from './pages/library-form.ts';
 import { fill, isFlashKey, wordsOf } from './words.ts';
-import { modeLabel, modelLabel, RU_MODE_NAMES, RU_MODEL_NAMES } from './words-settings.ts';
+import { kindLabel, modeLabel, modelLabel, RU_MODE_NAMES, RU_MODEL_NAMES } from './words-settings.ts';
 
 test('the Russian words are the interface’s own, not copies of the English ones', () => {
   const en = wordsOf('en');
@@ -60,4 +62,33 @@ test('every model and mode of the catalog has a Russian name; English pages show
     }
   }
   assert.equal(modeLabel('ru', 'text_to_model'), 'Из текста (text_to_model)');
+});
+
+test('the console names every kind of model in Russian, after which the API name; English shows the API name', () => {
+  for (const model of MODELS) {
+    assert.equal(kindLabel('en', model.kind), model.kind);
+    assert.match(kindLabel('ru', model.kind), new RegExp(`^[А-ЯЁ3][^()]* \\(${model.kind}\\)$`), model.kind);
+  }
+  assert.equal(kindLabel('ru', 'video'), 'Видео (video)');
+  assert.equal(kindLabel('ru', 'unknown'), 'unknown', 'a kind without a name shows as it is');
+});
+
+test('every value a library form offers has a Russian word; English pages show the API value', () => {
+  const [en, ru] = [wordsOf('en'), wordsOf('ru')];
+  let values = 0;
+  for (const decl of LIBRARIES) {
+    for (const field of fieldsOf(decl.body)) {
+      for (const value of field.schema.enum ?? []) {
+        values++;
+        assert.equal(valueLabel(en, String(value)), String(value));
+        assert.match(
+          valueLabel(ru, String(value)),
+          new RegExp(`^[А-ЯЁ][^()]* \\(${String(value)}\\)$`),
+          String(value),
+        );
+      }
+    }
+  }
+  assert.ok(values >= 7, 'the element tags and the style types at least');
+  assert.equal(valueLabel(ru, 'vector'), 'Векторный (vector)');
 });

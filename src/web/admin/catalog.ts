@@ -10,7 +10,7 @@ import { field } from '../context.ts';
 import { html } from '../html.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
 import { wordsOf } from '../words.ts';
-import { modelName } from '../words-settings.ts';
+import { kindLabel, modelName } from '../words-settings.ts';
 import { type ConsolePageDeps, consoleContextOf } from './index.ts';
 import { consoleCsrf, consolePage, doneOf } from './layout.ts';
 
@@ -32,7 +32,7 @@ export async function catalogPages(app: FastifyInstance, deps: ConsolePageDeps):
           ${models.map(
             (m) => html`<tr data-model=${m.key}>
               <td><code>${m.key}</code> ${modelName(context.lang, m)}</td>
-              <td>${m.kind}</td>
+              <td>${kindLabel(context.lang, m.kind)}</td>
               <td>
                 <form class="inline" method="post" action=${`/admin/models/${encodeURIComponent(m.key)}`}>
                   ${consoleCsrf(context)}

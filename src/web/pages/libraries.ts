@@ -16,7 +16,7 @@ import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { fill, type Words, wordsOf } from '../words.ts';
 import { moscowTime } from './ledger.ts';
-import { creationForm, fieldLabel, kindTitle, wordOr } from './library-form.ts';
+import { creationForm, fieldLabel, kindTitle, valueLabel, wordOr } from './library-form.ts';
 import { kindHref, passingStates, stateBadge, stateWords } from './library-parts.ts';
 import { voicePage } from './library-voice.ts';
 
@@ -26,7 +26,7 @@ type Bound = Partial<Record<'min_length' | 'max_length' | 'min_items' | 'max_ite
 
 /** One declared bound in words: characters, files, a range, or the declared value as it is. */
 function boundText(value: unknown, w: Words): string {
-  if (Array.isArray(value)) return value.join(', ');
+  if (Array.isArray(value)) return value.map((v) => valueLabel(w, String(v))).join(', ');
   if (typeof value !== 'object' || value === null) return String(value);
   const b = value as Bound;
   if (b.max_length !== undefined) {

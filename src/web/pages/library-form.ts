@@ -54,6 +54,15 @@ export function fieldLabel(w: Words, name: string): string {
   return wordOr(w, `field:${name}`, name);
 }
 
+/**
+ * A value of a declared field (an element's tag, a style's type) as pages show it: its API name, after its
+ * word in the person's language where that is another (`Персонаж (character)`).
+ */
+export function valueLabel(w: Words, value: string): string {
+  const word = wordOr(w, `value:${value}`, value);
+  return word === value ? value : `${word} (${value})`;
+}
+
 /** File extensions of accepted formats, for the picker's `accept`. */
 function acceptOf(formats: readonly string[] | undefined): string | undefined {
   if (!formats) return undefined;
@@ -145,7 +154,7 @@ export function fieldControl(
     return html`<div class="field"><label for=${id}>${label}</label>
       <select id=${id} name=${name} data-type="string" required=${required}>
         ${required && s.default === undefined ? html`<option value="">—</option>` : null}
-        ${s.enum.map((v) => html`<option value=${String(v)} selected=${v === s.default}>${String(v)}</option>`)}
+        ${s.enum.map((v) => html`<option value=${String(v)} selected=${v === s.default}>${valueLabel(w, String(v))}</option>`)}
       </select>${hint}</div>`;
   }
   if (s.type === 'number' || s.type === 'integer') {
