@@ -145,6 +145,20 @@ describe('POST /v1/files and direct links', () => {
     );
   });
 
+  test('DELETE twice at once: one 204, the other 404 file_not_found, as one after the other', async () => {
+    const acct = await t.account();
+    const png = await makePng(t.dir, 16, 16);
+    for (let round = 0; round < 5; round++) {
+      const up = await upload(t, acct.key, png);
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => t.call(acct.key, 'DELETE', `/v1/files/${up.id}`)),
+      );
+      const codes = answers.map((a) => a.statusCode).sort();
+      assert.deepEqual(codes, [204, 404, 404, 404], `round ${round}`);
+      for (const a of answers.filter((a) => a.statusCode === 404)) expectError(a, 404, 'file_not_found');
+    }
+  });
+
   test('a long name is cut by whole characters, so its link stays valid', async () => {
     const acct = await t.account();
     const name = `${'a'.repeat(195)}😀${'b'.repeat(10)}.png`;

@@ -239,10 +239,13 @@ export class UploadService {
     };
   }
 
-  /** Deletes an upload: its direct link answers 404 from then on and its bytes are removed. */
+  /**
+   * Deletes an upload: its direct link answers 404 from then on and its bytes are removed. Of several
+   * deletes at once only the one that flags the record answers 204; the others 404, as they would after it.
+   */
   async delete(principal: KeyPrincipal, id: string): Promise<void> {
     const row = await this.#own(principal, id);
-    await this.#remove(row);
+    if (!(await this.#remove(row))) throw errors.fileNotFound(id);
   }
 
   /** The live upload behind a direct link's token, or null (unknown, deleted or expired). */
