@@ -71,9 +71,11 @@ const COMMON_RULES = `## Common rules
   compared after defaults are filled in and \`*_url\` lists are reduced to their link, so \`"a"\` and \`["a"]\` are
   the same request.
 - **Deletion**: \`DELETE …/{id}\` answers \`204\`; the record is gone from lists and reads, tasks already made keep
-  their results. An element's name or a persona's song version is free again after deletion. A record made
-  at a provider (an ElevenLabs voice or finetune, a Kling element, a Recraft style) is then deleted there too,
-  by the sweeper within seconds (docs/providers.md, "Helpers and libraries").
+  their results; of several deletes of one record at once one answers \`204\` and the others
+  \`404 record_not_found\`, as a second delete does. An element's name or a persona's song version is free
+  again after deletion. A record made at a provider (an ElevenLabs voice or finetune, a Kling element, a
+  Recraft style) is then deleted there too, by the sweeper within seconds (docs/providers.md, "Helpers and
+  libraries").
 - **Refusals**: another account's, a deleted or an unknown record is \`404 record_not_found\` on GET, DELETE,
   verify and retry. A key restricted to other models gets \`403 model_not_allowed_for_key\` on that model's
   libraries. A model switched off by the operator takes no new records (\`503 model_unavailable\`) but still

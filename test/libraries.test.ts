@@ -121,6 +121,16 @@ describe('libraries (CONTRACT §7)', () => {
         assert.deepEqual((await t.call(a.key, 'GET', c.path)).json()[c.list], []);
       });
 
+      test('DELETE twice at once: one 204, the others 404 record_not_found, as one after the other', async () => {
+        const a = await t.account();
+        const record = (await t.call(a.key, 'POST', c.path, c.body)).json();
+        const answers = await Promise.all(
+          Array.from({ length: 4 }, () => t.call(a.key, 'DELETE', `${c.path}/${record.id}`)),
+        );
+        assert.deepEqual(answers.map((r) => r.statusCode).sort(), [204, 404, 404, 404]);
+        for (const r of answers.filter((r) => r.statusCode === 404)) expectError(r, 404, 'record_not_found');
+      });
+
       test("another account's record: 404 and not listed; newest first; shared by the account's keys", async () => {
         const a = await t.account();
         const b = await t.account();

@@ -176,12 +176,14 @@ export class LibraryService {
 
   /**
    * DELETE …/{library}/{id}: 204; tasks already made keep their results (reference). A copy the provider
-   * keeps is deleted there by the sweeper (`deleteUpstreamCopies`), owed from this same UPDATE on.
+   * keeps is deleted there by the sweeper (`deleteUpstreamCopies`), owed from this same UPDATE on. Of
+   * several deletes at once only the one whose UPDATE marks the record answers 204; the others 404, as
+   * they would after it.
    */
   async delete(principal: KeyPrincipal, decl: LibraryDecl, id: string): Promise<void> {
     const found = await this.record(principal, decl, id);
     const now = this.#deps.clock.now().toISOString();
-    await this.#deps.db.db
+    const marked = await this.#deps.db.db
       .updateTable('library_records')
       .set({
         deleted_at: now,
@@ -190,7 +192,8 @@ export class LibraryService {
       })
       .where('id', '=', found.id)
       .where('deleted_at', 'is', null)
-      .execute();
+      .executeTakeFirst();
+    if (Number(marked.numUpdatedRows) === 0) throw errors.recordNotFound(id);
   }
 
   /** Deletes the provider copies of deleted records that are due (upstream-deletes.ts); run by the sweeper. */
