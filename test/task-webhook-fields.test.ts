@@ -54,6 +54,26 @@ describe('task webhook fields (CONTRACT §12)', () => {
     assert.deepEqual(list.tasks, [], 'no task made by a refused request');
   });
 
+  test('the price refuses the webhook fields a creation refuses (the same body)', async () => {
+    const a = await t.account({ balanceMinor: 1_000_000 });
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ webhook_url: 'not a url' }, 'webhook_url'],
+      [{ webhook_url: 'http://10.0.0.7/hook' }, 'webhook_url'],
+      [{ webhook_events: ['task.succeeded'] }, 'webhook_events'],
+    ];
+    for (const [extra, field] of cases) {
+      const res = await t.call(a.key, 'POST', '/v1/price', body(extra));
+      expectError(res, 422, 'invalid_request');
+      assert.match(errorOf(res).message, new RegExp(field), JSON.stringify(extra));
+    }
+    // The model is still checked first, as at creation.
+    expectError(
+      await t.call(a.key, 'POST', '/v1/price', { ...body({ webhook_url: 'not a url' }), model: 'nope' }),
+      404,
+      'model_not_found',
+    );
+  });
+
   test('the task view is unchanged; the price ignores the webhook; defaults are the final events', async () => {
     const a = await t.account({ balanceMinor: 1_000_000 });
     const plain = await t.call(a.key, 'POST', '/v1/price', body());

@@ -158,11 +158,16 @@ export class TaskService {
     };
   }
 
-  /** POST /v1/price: the amount a task would hold, without holding anything. */
+  /**
+   * POST /v1/price: the amount a task would hold, without holding anything. The body is the creation's
+   * (reference), so what a creation refuses in it is refused here too, the webhook fields included.
+   */
   async price(
     principal: KeyPrincipal,
     request: TaskRequest,
   ): Promise<{ amount_minor: number; currency: string; available_minor: number }> {
+    mustBeUsableModel(this.#deps.models, principal, request.model);
+    await this.#webhookOf(request);
     const prepared = await this.#prepare(principal, request);
     const balances = await balancesOf(this.#deps.db.db, principal.accountId);
     return {
