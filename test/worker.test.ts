@@ -241,6 +241,11 @@ describe('GET /v1/tasks', () => {
       assert.equal((await t.call(acct.key, 'GET', '/v1/tasks')).json().tasks.length, 5);
       expectError(await t.call(acct.key, 'GET', '/v1/tasks?limit=0'), 422, 'invalid_request');
       expectError(await t.call(acct.key, 'GET', '/v1/tasks?limit=101'), 422, 'invalid_request');
+      // A limit far past the bound is told the bound, not JavaScript's largest safe integer.
+      const huge = await t.call(acct.key, 'GET', '/v1/tasks?limit=100000000000000000000');
+      expectError(huge, 422, 'invalid_request');
+      assert.match(huge.json().error.message, /\b100\b/);
+      assert.doesNotMatch(huge.json().error.message, /9007199254740991/);
       expectError(await t.call(acct.key, 'GET', '/v1/tasks?status=done'), 422, 'invalid_request');
       expectError(await t.call(acct.key, 'GET', '/v1/tasks?cursor=zzz'), 422, 'invalid_request');
     } finally {

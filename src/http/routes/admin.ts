@@ -105,7 +105,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         params: idParams,
         querystring: z.object({
           cursor: z.string().max(500).optional(),
-          limit: z.coerce.number().int().min(1).max(LEDGER_PAGE_MAX).optional(),
+          limit: z.coerce.number().min(1).max(LEDGER_PAGE_MAX).int().optional(),
           lang: z.string().optional(),
         }),
         response: {

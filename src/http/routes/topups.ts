@@ -44,7 +44,7 @@ const unavailable = errorSchema.describe(
 );
 const listQuery = {
   cursor: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(100).optional(),
+  limit: z.coerce.number().min(1).max(100).int().optional(),
   // The language of messages (CONTRACT §8), read by the error handler.
   lang: z.string().optional(),
 };
