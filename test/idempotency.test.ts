@@ -121,4 +121,23 @@ describe('Idempotency-Key (CONTRACT §4)', () => {
       'invalid_request',
     );
   });
+
+  test('two Idempotency-Key headers are 422, not one key joined from both', async () => {
+    const acct = await t.account({ balanceMinor: 10_000 });
+    const twice = await t.app.inject({
+      method: 'POST',
+      url: '/v1/tasks',
+      headers: { authorization: `Bearer ${acct.key}`, 'idempotency-key': ['order-a', 'order-b'] },
+      payload: body('twice'),
+    });
+    expectError(twice, 422, 'invalid_request');
+    assert.match(twice.json().error.message, /one Idempotency-Key/);
+    const listed = await t.call(acct.key, 'GET', '/v1/tasks');
+    assert.equal(listed.json().tasks.length, 0, 'no task was made');
+    // Each key alone is still a key of its own.
+    const first = await t.call(acct.key, 'POST', '/v1/tasks', body('twice'), {
+      'idempotency-key': 'order-a',
+    });
+    assert.equal(first.statusCode, 202, first.body);
+  });
 });

@@ -44,10 +44,26 @@ export function requestHash(scope: string, body: unknown): string {
   return createHash('sha256').update(scope).update('\n').update(canonicalJson(body)).digest('hex');
 }
 
-/** Checks the header's form: 1–255 printable characters. */
-export function parseIdempotencyKey(header: string | string[] | undefined): string | null {
-  if (header === undefined) return null;
-  const value = Array.isArray(header) ? header[0] : header;
+/**
+ * The request's Idempotency-Key, from its header lines as sent (Node's `rawHeaders`: name, value, name, …),
+ * or null without one. Its form: 1–255 printable characters. The header is one value: sent twice, it is
+ * refused, where a joined `a, b` would make a third key that neither of the two matches.
+ */
+export function parseIdempotencyKey(rawHeaders: readonly string[]): string | null {
+  let value: string | undefined;
+  let count = 0;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() !== 'idempotency-key') continue;
+    value = rawHeaders[i + 1];
+    count++;
+  }
+  if (count === 0) return null;
+  if (count > 1) {
+    throw errors.invalidRequest({
+      en: 'Send one Idempotency-Key header, not several.',
+      ru: 'Отправьте один заголовок Idempotency-Key, а не несколько.',
+    });
+  }
   if (value === undefined || !KEY_PATTERN.test(value)) {
     throw errors.invalidRequest({
       en: 'Idempotency-Key must be 1 to 255 printable characters.',

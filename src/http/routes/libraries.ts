@@ -106,7 +106,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
         },
       },
       async (request, reply) => {
-        const key = parseIdempotencyKey(request.headers['idempotency-key']);
+        const key = parseIdempotencyKey(request.raw.rawHeaders);
         const created = await libraries.create(request.principal!, decl, request.body, key);
         if (created.replayed) reply.header('Idempotent-Replayed', 'true');
         // A replay answers with the original status, which is always 201 for library creations.

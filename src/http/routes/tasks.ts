@@ -104,7 +104,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
       },
     },
     async (request, reply) => {
-      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const key = parseIdempotencyKey(request.raw.rawHeaders);
       const principal = request.principal!;
       const seconds = preferWait(request.headers.prefer);
       const created = await tasks.create(principal, request.body, key, request.lang, seconds);

@@ -85,7 +85,7 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       },
     },
     async (request, reply) => {
-      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const key = parseIdempotencyKey(request.raw.rawHeaders);
       const created = await topups.create(request.principal!.accountId, request.body, key);
       if (created.replayed) reply.header('Idempotent-Replayed', 'true');
       return reply

@@ -92,7 +92,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
       },
     },
     async (request, reply) => {
-      const key = parseIdempotencyKey(request.headers['idempotency-key']);
+      const key = parseIdempotencyKey(request.raw.rawHeaders);
       const created = await webhooks.create(request.principal!.accountId, request.body, key);
       if (created.replayed) reply.header('Idempotent-Replayed', 'true');
       return reply
