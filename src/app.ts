@@ -55,6 +55,8 @@ import { consolePort, webRoutes } from './web/index.ts';
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const links = apiLinks(deps.config.publicBaseUrl);
+  // The dashboard's 404 page answers browsers' page loads once the dashboard is registered (below).
+  const pageNotFound: { page: NotFoundPage | null } = { page: null };
   const app = Fastify({
     // The process's logger (redaction, secret scrub), shared with the worker (CONTRACT §15).
     loggerInstance: deps.log,
@@ -68,7 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Node checks those two timeouts on this period (30 s by default, which would triple the headers' 10 s).
     http: { connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     // Every refusal, including the router's and Node's own, goes through the error table.
-    frameworkErrors: frameworkErrorHandler(links),
+    frameworkErrors: frameworkErrorHandler(links, pageNotFound),
     clientErrorHandler,
     // Fastify's two lines per request are replaced by one line when the answer ends (observability/).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
@@ -86,8 +88,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installBodyPace(app, deps.config.bodyTimeoutMs);
   installErrorHandler(app, links);
   installNulGuard(app);
-  // The dashboard's 404 page answers browsers' page loads once the dashboard is registered (below).
-  const pageNotFound: { page: NotFoundPage | null } = { page: null };
   installNotFound(app, links, pageNotFound, (key) => deps.services.models.find(key) !== undefined);
   await installCors(app);
   // Open event streams and waiting calls end before the server waits for its connections to close.

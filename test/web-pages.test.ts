@@ -70,6 +70,26 @@ describe('dashboard pages', () => {
     assert.equal(post.json().error.code, 'not_found', 'only page loads get the page');
   });
 
+  test('an address the router refuses (bad percent-encoding, an over-long id) is the 404 page too', async () => {
+    const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const browser = new Browser(t, { accept: browserAccept });
+    const email = await browser.signUp();
+    for (const url of ['/tasks/%E0%A4%A', `/tasks/${'a'.repeat(5_000)}`, '/%zz']) {
+      const res = await browser.get(url);
+      assert.equal(res.statusCode, 404, url);
+      assert.match(res.headers['content-type'] as string, /^text\/html/, url);
+      assert.match(res.body, /There is no such page\./, url);
+      assert.ok(textOf(res.body).includes(email), url);
+      assert.equal(res.headers['x-frame-options'], 'DENY', url);
+    }
+    for (const url of ['/v1/tasks/%E0%A4%A', `/tasks/${'a'.repeat(5_000)}`]) {
+      const accept = url.startsWith('/v1/') ? browserAccept : 'application/json';
+      const res = await t.app.inject({ method: 'GET', url, headers: { accept } });
+      assert.equal(res.statusCode, 404, url);
+      assert.equal(res.json().error.code, 'not_found', url);
+    }
+  });
+
   test("a signed-in person's 404 page keeps their header: navigation and sign-out, not sign-in", async () => {
     const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
     const browser = new Browser(t, { accept: browserAccept });

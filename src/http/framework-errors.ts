@@ -4,23 +4,32 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiError, errors } from '../errors.ts';
 import { negotiateLang, translate } from '../i18n/index.ts';
 import { sendError } from './error-handler.ts';
-import { type ApiLinks, notFoundAt } from './not-found.ts';
+import { type ApiLinks, isPageVisit, type NotFoundPage, notFoundAt } from './not-found.ts';
 
 /**
  * Fastify's `frameworkErrors`: what the router refuses before any hook runs (bad percent-encoding in
  * the path, a path parameter over `maxParamLength`). Both mean no such address: 404 not_found, with the
- * request id and language the hooks would have set.
+ * request id and language the hooks would have set; a browser's page load gets the dashboard's 404 page
+ * (`pages.page`, once set), as for any other address nobody serves.
  */
 export function frameworkErrorHandler(
   links: ApiLinks,
+  pages: { page: NotFoundPage | null } = { page: null },
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {
     reply.header('x-request-id', request.id);
     request.lang = negotiateLang(queryLang(request.raw.url ?? ''), request.headers['accept-language']);
-    const apiError =
-      error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-        ? notFoundAt(links, request.method, request.raw.url ?? '/')
-        : errors.internal(error);
+    const noSuchAddress = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+    const url = request.raw.url ?? '/';
+    const page = pages.page;
+    if (noSuchAddress && page !== null && isPageVisit(request, url.split('?')[0] ?? '/')) {
+      page(request, reply).catch((pageError: unknown) => {
+        request.log.error({ err: pageError }, '404 page failed');
+        if (!reply.sent) void sendError(request, reply, notFoundAt(links, request.method, url));
+      });
+      return;
+    }
+    const apiError = noSuchAddress ? notFoundAt(links, request.method, url) : errors.internal(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'framework error');
     void sendError(request, reply, apiError);
   };

@@ -31,7 +31,7 @@ export type NotFoundPage = (request: FastifyRequest, reply: FastifyReply) => Pro
  * Whether a visit is a browser's page load outside the API: a GET or HEAD that asks for HTML (browsers'
  * navigations do; API clients, curl and fetch do not) at a path outside `/v1/` and `/admin/v1/`.
  */
-function isPageVisit(request: FastifyRequest, path: string): boolean {
+export function isPageVisit(request: FastifyRequest, path: string): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
   if (path.startsWith('/v1/') || path.startsWith('/admin/v1/')) return false;
   return (request.headers.accept ?? '').includes('text/html');
