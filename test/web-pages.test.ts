@@ -115,6 +115,34 @@ describe('dashboard pages', () => {
     assert.equal(browser.cookies.has('gta_session'), false);
   });
 
+  test("a form refused before it is read keeps the person's header and language, and says why", async () => {
+    const browser = new Browser(t, { accept: 'text/html' });
+    const email = await browser.signUp();
+    assert.equal((await browser.post('/language', { lang: 'ru', next: '/settings' })).statusCode, 303);
+    await browser.get('/settings');
+    // A password pasted past the forms' 64 KiB.
+    const big = await browser.post('/settings', { current: 'correct horse 1', password: 'я'.repeat(40_000) });
+    assert.equal(big.statusCode, 413);
+    assert.match(big.body, /Тело запроса больше 64 КБ\./);
+    assert.ok(textOf(big.body).includes(email));
+    assert.ok(buttons(big.body).includes('Выйти'));
+    assert.doesNotMatch(big.body, /href="\/signin"/);
+    // A form of a type the dashboard does not read.
+    const plain = await t.app.inject({
+      method: 'POST',
+      url: '/settings',
+      payload: `_csrf=${browser.csrf}`,
+      headers: {
+        accept: 'text/html',
+        cookie: [...browser.cookies].map(([k, v]) => `${k}=${v.value}`).join('; '),
+        'content-type': 'text/plain',
+      },
+    });
+    assert.equal(plain.statusCode, 415);
+    assert.match(plain.body, /Что-то пошло не так/);
+    assert.ok(buttons(plain.body).includes('Выйти'));
+  });
+
   test('every page starts with a Skip to content link to its <main>, in its language', async () => {
     /** The first focusable element after <body>: a link, button, input, select or textarea. */
     const firstFocusable = (body: string) =>

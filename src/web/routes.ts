@@ -10,7 +10,7 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmetHeaders from 'helmet';
-import { isApiError } from '../errors.ts';
+import { errors, isApiError } from '../errors.ts';
 import type { NotFoundPage } from '../http/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import type { WalletOverview } from '../ledger/index.ts';
@@ -123,6 +123,9 @@ function errorPage(context: WebContext, assets: Assets, message: string, status:
   return page(context, assets, { title: status === 404 ? w.notFoundTitle : w.errorTitle, path: '/', body });
 }
 
+/** The largest form body a page takes (@fastify/formbody). */
+const FORM_BODY_LIMIT = 64 * 1024;
+
 /** The context of a page answered without the dashboard's hooks: signed out, in `lang`. */
 function signedOut(lang: Lang): WebContext {
   return { session: null, sessionToken: null, lang, csrf: '', flash: null, here: null };
@@ -227,7 +230,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<No
 
   await app.register(async (web) => {
     await web.register(cookie);
-    await web.register(formbody, { bodyLimit: 64 * 1024 });
+    await web.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
     await web.register(helmet, HELMET);
     web.addHook('preHandler', async (request, reply) => {
       const context = await loadContext(request, reply, { people: deps.people, secure });
@@ -249,9 +252,11 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<No
       try {
         context = contextOf(request);
       } catch {
-        context = null;
+        // Refused before the hook above ran (a form body too large or of another type): the session and
+        // language read as the 404 page reads them, so the page keeps the person's header and words.
+        context = await notFoundContext(request, request.cookies ?? {}, deps.people);
       }
-      const lang = context?.lang ?? request.lang ?? 'en';
+      const lang = context.lang;
       const w = wordsOf(lang);
       const status = isApiError(error)
         ? error.status
@@ -260,8 +265,17 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<No
           ? (error as { statusCode: number }).statusCode
           : 500;
       if (status >= 500) request.log.error({ err: error }, 'dashboard page failed');
-      const message = isApiError(error) ? refusalOf(error, lang).message : w.errorTitle;
-      return sendHtml(reply, status, errorPage(context ?? signedOut(lang), assets, message, status));
+      const refusal = isApiError(error)
+        ? error
+        : status === 413
+          ? errors.requestTooLarge(
+              /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '')
+                ? FORM_BODY_LIMIT
+                : (request.routeOptions.bodyLimit ?? FORM_BODY_LIMIT),
+            )
+          : null;
+      const message = refusal ? refusalOf(refusal, lang).message : w.errorTitle;
+      return sendHtml(reply, status, errorPage(context, assets, message, status));
     });
     await authPages(web, pageDeps);
     await overviewPage(web, pageDeps);
