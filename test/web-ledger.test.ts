@@ -177,6 +177,12 @@ describe('ledger page and CSV export', () => {
     assert.match(textOf(bad.body), /“From”: dates are written as YYYY-MM-DD, not “yesterday”\./);
     assert.equal((await browser.get('/ledger?kind=gift')).statusCode, 422);
     assert.equal((await browser.get('/ledger?cursor=nope')).statusCode, 422);
+    // A filter sent twice is refused as written, not dropped (which listed every entry).
+    const twice = await browser.get('/ledger?from=2030-01-01&from=2030-02-01');
+    assert.equal(twice.statusCode, 422);
+    assert.match(textOf(twice.body), /not “2030-01-01, 2030-02-01”/);
+    assert.equal((await browser.get('/ledger?kind=credit&kind=hold')).statusCode, 422);
+    assert.equal((await browser.get('/ledger.csv?kind=credit&kind=hold')).statusCode, 422);
 
     const ids = new Set<string>();
     let url: string | null = '/ledger';

@@ -70,7 +70,12 @@ function moscowStart(date: string, field: 'from' | 'to'): Date | LedgerProblem {
   return moscowDay(noon).start;
 }
 
-const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '');
+/**
+ * A query parameter's text. Sent more than once (a hand-edited address), its values joined, so the filter
+ * is refused as written ("2030-01-01, 2030-02-01") instead of dropped while the page lists everything.
+ */
+const text = (value: unknown): string =>
+  typeof value === 'string' ? value.trim() : Array.isArray(value) ? value.map(String).join(', ') : '';
 
 /** Reads `kind`, `from`, `to` (Moscow dates, both included) and `cursor` of a query. */
 export function ledgerQuery(query: unknown): LedgerQuery {
