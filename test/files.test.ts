@@ -159,6 +159,19 @@ describe('POST /v1/files and direct links', () => {
     }
   });
 
+  test("a browser's escapes in a multipart filename are read back: %22 is a quote, a literal %41 stays", async () => {
+    const acct = await t.account();
+    const file = await makePng(t.dir, 4, 4);
+    // Chromium sends a file named `"q" 100%41.png` as filename="%22q%22 100%41.png" (HTML's multipart encoding).
+    const up = await upload(t, acct.key, file, '%22q%22 100%41.png');
+    assert.equal(up.filename, '"q" 100%41.png');
+    const link = new URL(up.url);
+    const got = await t.app.inject({ method: 'GET', url: link.pathname });
+    assert.equal(got.statusCode, 200, got.body);
+    // CR and LF come back as the line breaks they were, which a stored name never keeps.
+    assert.equal((await upload(t, acct.key, file, 'a%0D%0Ab.png')).filename, 'a__b.png');
+  });
+
   test('a long name is cut by whole characters, so its link stays valid', async () => {
     const acct = await t.account();
     const name = `${'a'.repeat(195)}😀${'b'.repeat(10)}.png`;

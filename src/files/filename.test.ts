@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { safeFilename } from './filename.ts';
+import { multipartFilename, safeFilename } from './filename.ts';
 
 test('safeFilename keeps ordinary names and cleans unsafe ones', () => {
   const cases: Array<[string | undefined, string]> = [
@@ -26,4 +26,11 @@ test('safeFilename keeps ordinary names and cleans unsafe ones', () => {
   ];
   for (const [given, expected] of cases)
     assert.equal(safeFilename(given, 'jpeg'), expected, JSON.stringify(given));
+});
+
+test('multipartFilename reads back the three escapes browsers write, and nothing else', () => {
+  assert.equal(multipartFilename('%22q%22.png'), '"q".png');
+  assert.equal(multipartFilename('a%0d%0Ab'), 'a\r\nb');
+  assert.equal(multipartFilename('100%41 %25 %2F.png'), '100%41 %25 %2F.png');
+  assert.equal(multipartFilename(undefined), undefined);
 });

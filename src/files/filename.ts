@@ -31,3 +31,12 @@ export function safeFilename(name: string | undefined, format: MediaFormat): str
   const base = `${stem.join('').replace(EDGES, '')}${ext.join('')}`.replace(EDGES, '');
   return base || `upload.${format === 'jpeg' ? 'jpg' : format}`;
 }
+
+/**
+ * A multipart part's filename as the person named the file: browsers write `"`, CR and LF in it as `%22`,
+ * `%0D` and `%0A` (the HTML standard's multipart/form-data encoding), so those three are read back. Any
+ * other `%` stays as it is, since a name may hold `%41` literally.
+ */
+export function multipartFilename(name: string | undefined): string | undefined {
+  return name?.replace(/%(22|0D|0A)/gi, (_, code: string) => String.fromCharCode(Number.parseInt(code, 16)));
+}

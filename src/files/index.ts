@@ -1,3 +1,4 @@
+export { multipartFilename } from './filename.ts';
 export {
   type LentFile,
   MAX_UPLOAD_BYTES,

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors, isApiError } from '../../errors.ts';
-import { MAX_UPLOAD_BYTES } from '../../files/index.ts';
+import { MAX_UPLOAD_BYTES, multipartFilename } from '../../files/index.ts';
 import { presetSample } from '../../libraries/index.ts';
 import { parseRange } from '../../tasks/index.ts';
 import { paced } from '../body-pace.ts';
@@ -129,7 +129,7 @@ async function uploadRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {
         }
         upload = await uploads.upload(request.principal!, {
           body: paced(part.file, deps.config.bodyTimeoutMs),
-          filename: part.filename,
+          filename: multipartFilename(part.filename),
           // Only one file is stored: a second file part (busboy's files limit) refuses the body rather
           // than being dropped unseen. Fields around the file are skipped, as before it.
           rest: () =>
