@@ -280,6 +280,11 @@ describe('libraries pages in the browser', () => {
     assert.equal(new URL(page.url()).pathname, '/libraries/image/styles/new');
     // The button, disabled while sending, has the keyboard focus again.
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Create record');
+    // Editing the named field takes the refusal away, here and above the form.
+    await field.fill('https://files.test/changed.png');
+    assert.equal(await field.getAttribute('aria-invalid'), null);
+    assert.equal(await under.count(), 0);
+    assert.equal(await alert.isHidden(), true);
   });
 
   test('the list in Russian', async () => {

@@ -163,6 +163,14 @@ function bodyOf(form: HTMLFormElement): Record<string, unknown> | undefined {
 for (const form of document.querySelectorAll<HTMLFormElement>('form[data-library-form]')) {
   wirePickers(form);
   wireRecorders(form);
+  // Editing the field a refusal named takes the refusal away: it speaks of the value that is gone, and the
+  // browser's own checks may keep the form from being sent again to replace it.
+  form.addEventListener('input', (event) => {
+    const last = marked.get(form);
+    if (!last || !(event.target instanceof Node) || !last.box.contains(event.target)) return;
+    markField(form, null);
+    showError(form, null);
+  });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
