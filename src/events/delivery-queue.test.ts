@@ -63,6 +63,28 @@ describe('the delivery queue', () => {
     );
   });
 
+  test("a full host's backlog, however long, does not hide other hosts' deliveries behind it", async () => {
+    await db.db.deleteFrom('webhook_deliveries').execute();
+    // A dead receiver with its share in flight, and many events of other tasks (other order keys) queued for
+    // it before anything else, as a few tasks following their progress give it.
+    for (let i = 0; i < 100; i += 1) {
+      await add(`msg_dead${String(i).padStart(3, '0')}`, `t${i % 3}-${i}`, `http://dead:81/${i % 3}`, at(i));
+    }
+    await add('msg_live', 't9', 'http://live/hook', at(200));
+    const claimed = await claimDeliveries(db, {
+      owner: 'A',
+      limit: 8,
+      now: at(1_000),
+      leaseMs: 30_000,
+      busyKeys: new Set(),
+      hostShare: { busy: new Map([['dead:81', 8]]), max: 8 },
+    });
+    assert.deepEqual(
+      claimed.map((d) => d.id),
+      ['msg_live'],
+    );
+  });
+
   test('a delivery ended while in flight (its endpoint deleted) stays ended whatever the attempt says', async () => {
     await db.db.deleteFrom('webhook_deliveries').execute();
     await add('msg_gone', 't1', 'http://r/gone');

@@ -41,6 +41,9 @@ export function receiverOf(url: string): string {
   }
 }
 
+/** Looks of one claim past rows it cannot take; bounds a claim's work and the size of its exclusions. */
+const MAX_LOOKS = 8;
+
 /** A delivery's order key (`ClaimedDelivery.orderKey`): its task, else its record, else itself, and its URL. */
 const ORDER_KEY = sql<string>`coalesce(task_id, record_id, id) || '|' || url`;
 
@@ -65,45 +68,55 @@ export async function claimDeliveries(db: Db, input: ClaimInput): Promise<Claime
       .where('lease_until', '>=', now)
       .execute();
     const busy = new Set([...input.busyKeys, ...leased.map((row) => row.key)]);
-    let due = tx
-      .selectFrom('webhook_deliveries')
-      .select(['id', 'account_id', 'webhook_id', 'url', 'body', 'attempts'])
-      .select(ORDER_KEY.as('order_key'))
-      .where('state', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
-    // Busy keys are left out by the query itself: a dead receiver's backlog of one task, older than
-    // everything else, would otherwise fill every batch and starve the other receivers.
-    if (busy.size > 0) due = due.where(ORDER_KEY, 'not in', [...busy]);
-    due = due
-      .orderBy('next_attempt_at')
-      .orderBy('id')
-      // Room for deliveries left out because an earlier one of their key goes first.
-      .limit(input.limit * 4);
-    if (db.dialect.supportsSkipLocked) due = due.forUpdate().skipLocked();
-    const rows = await due.execute();
     const chosen: ClaimedDelivery[] = [];
     const hosts = new Map(input.hostShare?.busy ?? []);
-    for (const row of rows) {
-      if (chosen.length >= input.limit) break;
-      const orderKey = row.order_key;
-      if (busy.has(orderKey)) continue;
-      if (input.hostShare) {
-        const host = receiverOf(row.url);
-        const used = hosts.get(host) ?? 0;
-        if (used >= input.hostShare.max) continue;
-        hosts.set(host, used + 1);
+    // URLs of hosts that have their share: left out of the next look, like busy keys, so that a full host's
+    // backlog (many tasks' events to a dead receiver, older than everything else) does not fill every look
+    // and starve the other hosts.
+    const fullUrls = new Set<string>();
+    // Room for deliveries left out because an earlier one of their key goes first.
+    const batch = input.limit * 4;
+    for (let look = 0; look < MAX_LOOKS && chosen.length < input.limit; look++) {
+      let due = tx
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'account_id', 'webhook_id', 'url', 'body', 'attempts'])
+        .select(ORDER_KEY.as('order_key'))
+        .where('state', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
+      // Busy keys are left out by the query itself: a dead receiver's backlog of one task, older than
+      // everything else, would otherwise fill every batch and starve the other receivers.
+      if (busy.size > 0) due = due.where(ORDER_KEY, 'not in', [...busy]);
+      if (fullUrls.size > 0) due = due.where('url', 'not in', [...fullUrls]);
+      due = due.orderBy('next_attempt_at').orderBy('id').limit(batch);
+      if (db.dialect.supportsSkipLocked) due = due.forUpdate().skipLocked();
+      const rows = await due.execute();
+      for (const row of rows) {
+        if (chosen.length >= input.limit) break;
+        const orderKey = row.order_key;
+        if (busy.has(orderKey)) continue;
+        if (input.hostShare) {
+          const host = receiverOf(row.url);
+          const used = hosts.get(host) ?? 0;
+          if (used >= input.hostShare.max) {
+            fullUrls.add(row.url);
+            continue;
+          }
+          hosts.set(host, used + 1);
+        }
+        busy.add(orderKey);
+        chosen.push({
+          id: row.id,
+          accountId: row.account_id,
+          webhookId: row.webhook_id,
+          url: row.url,
+          body: row.body,
+          attempts: row.attempts,
+          orderKey,
+        });
       }
-      busy.add(orderKey);
-      chosen.push({
-        id: row.id,
-        accountId: row.account_id,
-        webhookId: row.webhook_id,
-        url: row.url,
-        body: row.body,
-        attempts: row.attempts,
-        orderKey,
-      });
+      // Every row seen is now chosen, or left out of the next look by its key or its URL.
+      if (rows.length < batch) break;
     }
     if (chosen.length === 0) return [];
     await tx
