@@ -165,6 +165,25 @@ describe('task webhook fields (CONTRACT §12)', () => {
       'idempotency_conflict',
     );
     expectError(await t.call(a.key, 'POST', '/v1/tasks', body(), key), 409, 'idempotency_conflict');
+    // The events are a set: their order and repeats do not make another request.
+    const events = { 'Idempotency-Key': `wh-set-${Date.now()}` };
+    const listed = await t.call(
+      a.key,
+      'POST',
+      '/v1/tasks',
+      body({ webhook_url: HOOK, webhook_events: ['task.failed', 'task.succeeded'] }),
+      events,
+    );
+    assert.equal(listed.statusCode, 202, listed.body);
+    const reordered = await t.call(
+      a.key,
+      'POST',
+      '/v1/tasks',
+      body({ webhook_url: HOOK, webhook_events: ['task.succeeded', 'task.failed', 'task.succeeded'] }),
+      events,
+    );
+    assert.equal(reordered.statusCode, 202, reordered.body);
+    assert.equal(reordered.json().id, listed.json().id);
     expectError(
       await t.call(
         a.key,

@@ -244,6 +244,11 @@ describe('webhook endpoints and the default secret', () => {
       409,
       'idempotency_conflict',
     );
+    // The events are a set, and a null description is none, as GET shows it: the same request again.
+    const twice = { ...body, events: ['task.succeeded', 'task.succeeded'], description: null };
+    const same = await t.call(acct.key, 'POST', '/v1/webhooks', twice, headers);
+    assert.equal(same.statusCode, 201, same.body);
+    assert.equal(same.json().id, first.json().id);
     const racing = await Promise.all(
       Array.from({ length: 5 }, () =>
         t.call(acct.key, 'POST', '/v1/webhooks', body, { 'idempotency-key': 'hook-2' }),
@@ -252,8 +257,16 @@ describe('webhook endpoints and the default secret', () => {
     const made = new Set(racing.filter((r) => r.statusCode === 201).map((r) => r.json().id));
     assert.equal(made.size, 1, racing.map((r) => r.body).join('\n'));
     for (const r of racing.filter((x) => x.statusCode !== 201)) expectError(r, 409, 'request_in_progress');
-    // Without the header every call makes an endpoint, as before.
-    await t.call(acct.key, 'POST', '/v1/webhooks', body);
+    // Without the header every call makes an endpoint, as before; the object GET shows can be sent back.
+    const shown = (await t.call(acct.key, 'GET', `/v1/webhooks/${first.json().id}`)).json();
+    assert.equal(shown.description, null);
+    const copied = await t.call(acct.key, 'POST', '/v1/webhooks', {
+      url: shown.url,
+      events: shown.events,
+      description: shown.description,
+    });
+    assert.equal(copied.statusCode, 201, copied.body);
+    assert.equal(copied.json().description, null);
     assert.equal((await t.call(acct.key, 'GET', '/v1/webhooks')).json().webhooks.length, 3);
   });
 

@@ -6,7 +6,7 @@ import type { Db } from '../db/index.ts';
 import { bumpEpoch, notifyOnCommit } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import type { Clock } from '../lib/index.ts';
-import { uuidv7 } from '../lib/index.ts';
+import { uuidv7, wordSet } from '../lib/index.ts';
 import type { CompleteClaim, IdempotencyStore } from '../tasks/index.ts';
 import { ENDPOINTS_EPOCH, type EventType, isEventType, WEBHOOKS_CHANNEL } from './outbox.ts';
 import { newSecret } from './signing.ts';
@@ -113,7 +113,7 @@ export class WebhookService {
    */
   async create(
     accountId: string,
-    input: { url: string; events: readonly string[]; description?: string | undefined },
+    input: { url: string; events: readonly string[]; description?: string | null | undefined },
     idempotencyKey: string | null = null,
   ): Promise<CreatedWebhook> {
     const unknown = input.events.filter((event) => !isEventType(event));
@@ -128,7 +128,8 @@ export class WebhookService {
         accountId,
         key: idempotencyKey,
         scope: 'POST /v1/webhooks',
-        body: { url: input.url, events: input.events, description: input.description ?? null },
+        // The events are a set (an endpoint keeps each once): their order and repeats change nothing.
+        body: { url: input.url, events: wordSet(input.events), description: input.description ?? null },
       },
       {
         replay: async (id, status) => ({
@@ -143,7 +144,7 @@ export class WebhookService {
 
   async #insert(
     accountId: string,
-    input: { url: string; events: readonly string[]; description?: string | undefined },
+    input: { url: string; events: readonly string[]; description?: string | null | undefined },
     complete: CompleteClaim | null,
   ): Promise<CreatedWebhook> {
     const { db, dialect } = this.#deps.db;

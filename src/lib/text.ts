@@ -7,3 +7,11 @@ export function characters(text: string): number {
   for (const _ of text) count++;
   return count;
 }
+
+/**
+ * Words that stand for a set (event types a request subscribes to), in one form for comparing requests:
+ * each once, sorted, so neither their order nor a repeat tells two requests apart.
+ */
+export function wordSet(words: readonly string[]): string[] {
+  return [...new Set(words)].sort();
+}

@@ -21,7 +21,7 @@ import {
 import { type Generator, GeneratorUnavailable, wakeRunPayload } from '../generators/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import { balancesOf, CURRENCY, hold } from '../ledger/index.ts';
-import { type Clock, uuidv7 } from '../lib/index.ts';
+import { type Clock, uuidv7, wordSet } from '../lib/index.ts';
 import type { ModelService } from '../models/index.ts';
 import type { TaskTelemetry } from '../observability/index.ts';
 import { takeActivePlace } from './active-tasks.ts';
@@ -205,7 +205,10 @@ export class TaskService {
           settings: request.settings,
           // Only when given, so the hashes of requests without a webhook stay what they were.
           ...(request.webhook_url === undefined ? {} : { webhook_url: request.webhook_url }),
-          ...(request.webhook_events === undefined ? {} : { webhook_events: request.webhook_events }),
+          // A set: the order of the events and their repeats change nothing (the task keeps each once).
+          ...(request.webhook_events === undefined
+            ? {}
+            : { webhook_events: wordSet(request.webhook_events) }),
         },
       },
       {

@@ -77,7 +77,8 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
             .array(z.enum(EVENT_TYPES))
             .min(1)
             .max(EVENT_TYPES.length * 2),
-          description: z.string().max(500).optional(),
+          // null as GET shows it: no description.
+          description: z.string().max(500).nullable().optional(),
         }),
         response: {
           201: withHeaders(
