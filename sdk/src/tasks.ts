@@ -91,10 +91,20 @@ export class Tasks {
 
   /** GET /v1/tasks/{id}; with `wait` (1–60 s) the service answers once the task is final or the time is up. */
   get(id: string, options: { wait?: number; signal?: AbortSignal } = {}): Promise<Task> {
+    return this.#get(id, options, false);
+  }
+
+  /** `get`; with `rateLimitFallback`, a 429 is thrown at once for the caller's plain polls (`wait`). */
+  #get(
+    id: string,
+    options: { wait?: number; signal?: AbortSignal | undefined },
+    rateLimitFallback: boolean,
+  ): Promise<Task> {
     return this.#t.json<Task>({
       method: 'GET',
       path: `/v1/tasks/${encodeURIComponent(id)}`,
       query: options.wait ? { wait: options.wait } : undefined,
+      rateLimitFallback,
       signal: options.signal,
     });
   }
@@ -134,9 +144,12 @@ export class Tasks {
       const started = Date.now();
       const waitSeconds = Math.min(60, Math.max(1, Math.ceil(left / 1000)));
       try {
-        task = await this.get(
+        // A long-poll refused for the account's waiting places turns to plain polls at once, not after the
+        // client's retries of the 429 (5 s each).
+        task = await this.#get(
           id,
           longPoll ? { wait: waitSeconds, signal: options.signal } : { signal: options.signal },
+          longPoll,
         );
       } catch (error) {
         if (!longPoll || !(error instanceof RateLimitError)) throw error;
@@ -158,7 +171,16 @@ export class Tasks {
    * The task's states from GET /v1/tasks/{id}/events, ending with the final one. A dropped connection is
    * resumed with Last-Event-ID (states already seen are not repeated), up to `maxRetries` times in a row.
    */
-  async *stream(id: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<Task> {
+  stream(id: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<Task> {
+    return this.#events(id, options, false);
+  }
+
+  /** `stream`; with `rateLimitFallback`, a refused stream throws its 429 at once for `run`'s polls. */
+  async *#events(
+    id: string,
+    options: { signal?: AbortSignal },
+    rateLimitFallback: boolean,
+  ): AsyncGenerator<Task> {
     let lastEventId: string | null = null;
     let last: Task | undefined;
     let failures = 0;
@@ -171,6 +193,7 @@ export class Tasks {
           method: 'GET',
           path: `/v1/tasks/${encodeURIComponent(id)}/events`,
           headers: { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+          rateLimitFallback,
           signal: options.signal,
         });
       } catch (error) {
@@ -241,7 +264,8 @@ export class Tasks {
     const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
     let last = created;
     try {
-      for await (const task of this.stream(created.id, { signal })) {
+      // Refused for the account's waiting places, the stream gives way to plain polls at once.
+      for await (const task of this.#events(created.id, { signal }, true)) {
         last = task;
         options.onUpdate?.(task);
       }

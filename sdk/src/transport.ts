@@ -36,6 +36,11 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Safe to repeat after a network error: reads, deletes, creations under an Idempotency-Key. */
   idempotent?: boolean;
+  /**
+   * A 429 is thrown at once instead of waited out and repeated: the caller has another way that the limit
+   * does not hold back (a long-poll or a stream refused for the account's waiting places: plain polls).
+   */
+  rateLimitFallback?: boolean;
   signal?: AbortSignal | undefined;
 }
 
@@ -133,7 +138,8 @@ export class Transport {
       // A wait longer than the client's longest pause (a helper's hour) would only be refused again: the
       // refusal is thrown at once, and its `retryAfterSeconds` says when to come back.
       const waitable = retryAfter === null || retryAfter * 1000 <= this.#maxRetryDelayMs;
-      if (RETRIED_STATUSES.has(response.status) && waitable && attempt < this.maxRetries) {
+      const fallsBack = response.status === 429 && call.rateLimitFallback === true;
+      if (RETRIED_STATUSES.has(response.status) && waitable && !fallsBack && attempt < this.maxRetries) {
         await response.body?.cancel().catch(() => {});
         const waitMs = retryAfter === null ? 500 * 2 ** attempt : retryAfter * 1000;
         await this.sleep(Math.min(waitMs, this.#maxRetryDelayMs), call.signal);

@@ -154,12 +154,9 @@ describe('Client.run when the account holds all its waiting places, or loses its
       urls.push(String(input instanceof Request ? input.url : input));
       return fetch(input, init);
     };
-    const c = new Client({
-      apiKey: live.account.key,
-      baseUrl: live.baseUrl,
-      fetch: recording,
-      maxRetries: 0,
-    });
+    // The client's usual retries: a 429 for the waiting places is not waited out (5 s a retry) but answered
+    // by plain polls at once.
+    const c = new Client({ apiKey: live.account.key, baseUrl: live.baseUrl, fetch: recording });
     // The account's only place, held by a stream of a task that never ends.
     const hung = await c.tasks.create({ model: 'image', settings: { prompt: 'hold [sim:hang]' } });
     const holder = new AbortController();
@@ -182,6 +179,16 @@ describe('Client.run when the account holds all its waiting places, or loses its
         urls.filter((u) => u.endsWith('/v1/tasks')).length,
         2,
         'two creations: the hung one and this',
+      );
+      assert.equal(
+        urls.filter((u) => u.endsWith(`/v1/tasks/${task.id}/events`)).length,
+        1,
+        'one refused stream',
+      );
+      assert.equal(
+        urls.filter((u) => u.includes(`/v1/tasks/${task.id}?wait=`)).length,
+        1,
+        'one refused long-poll',
       );
     } finally {
       holder.abort();
