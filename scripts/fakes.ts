@@ -5,6 +5,7 @@
  *   npm run fakes                              fakes from port 18000 on; the channel file on stdout
  *   npm run fakes -- --write channels.json     …and the channel file written there
  *   FAKES_PORT=19000 npm run fakes             another first port
+ *   YOOKASSA_NOTIFY_URL=… npm run fakes        where the YooKassa fake's checkout sends notifications
  *
  * Then start the service with the keys the fakes accept, `TRIPO_API_KEY=tsk_test SUNO_API_KEY=suno-test-key
  * GENERATORS_FILE=channels.json FETCH_ALLOW_ADDRESSES=127.0.0.1` (outputs are fetched from the fakes on
@@ -114,10 +115,15 @@ const FAKES: readonly FakeEntry[] = [
   {
     offset: 4,
     // Not a generator: wallet top-ups (CONTRACT §14) with PAYMENTS=yookassa YOOKASSA_SHOP_ID=100500
-    // YOOKASSA_SECRET_KEY=test_secret_key YOOKASSA_BASE_URL=<printed address>/v3. Its checkout page pays.
+    // YOOKASSA_SECRET_KEY=test_secret_key YOOKASSA_BASE_URL=<printed address>/v3. Its checkout page pays
+    // and notifies YOOKASSA_NOTIFY_URL (default: the service on its default address).
     start: async (port) => {
-      const fake = await YookassaFake.start({ port });
-      process.stderr.write(`YooKassa fake: YOOKASSA_BASE_URL=${fake.baseUrl}\n`);
+      const notifyUrl =
+        process.env.YOOKASSA_NOTIFY_URL || 'http://127.0.0.1:8080/v1/payments/yookassa/notifications';
+      const fake = await YookassaFake.start({ port, notifyUrl });
+      process.stderr.write(
+        `YooKassa fake: YOOKASSA_BASE_URL=${fake.baseUrl}, notifications to ${notifyUrl}\n`,
+      );
       return { url: fake.baseUrl, close: () => fake.close() };
     },
     channels: () => [],
