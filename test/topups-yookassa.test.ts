@@ -131,6 +131,8 @@ describe('top-ups through YooKassa', () => {
       fake.notification('no-such-payment', { status: 'succeeded' }),
       { type: 'notification' },
       { object: { id: 42 } },
+      // No payment id has a NUL, which PostgreSQL refuses in text: still no effect, never a 500.
+      { object: { id: 'no-such\u0000payment' } },
       [],
       'text',
       null,
