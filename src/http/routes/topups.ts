@@ -68,6 +68,11 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           return_url: z
             .url({ protocol: /^https?$/ })
             .max(2048)
+            // As stored and sent to YooKassa: percent-encoded, which can make a shorter URL much longer.
+            .refine((url) => new URL(url).href.length <= 2048, {
+              message: 'Too long once percent-encoded: at most 2048 characters.',
+              params: { ru: 'Слишком длинный после процентного кодирования: не больше 2048 символов.' },
+            })
             .optional()
             .describe("where the payer returns (default: the dashboard's page of the top-up)"),
         }),
