@@ -231,6 +231,20 @@ describe('operator console', () => {
     assert.equal((await browser.get('/admin/accounts/no-such-account')).statusCode, 404);
   });
 
+  test("Revoke with another account's key id is refused, never answered as revoked", async () => {
+    const browser = await signedIn(t);
+    const mine = (await t.admin('POST', '/admin/v1/accounts', { name: 'Mine' })).json().id as string;
+    const other = (await t.admin('POST', '/admin/v1/accounts', { name: 'Other' })).json().id as string;
+    const key = (await t.admin('POST', `/admin/v1/accounts/${other}/keys`, {})).json();
+    await browser.get(`/admin/accounts/${mine}`);
+    const refused = await browser.post(`/admin/accounts/${mine}/revoke`, { key_id: key.id });
+    assert.equal(refused.statusCode, 404);
+    assert.match(textOf(refused.body), /There is no API key/);
+    assert.equal((await t.call(key.key, 'GET', '/v1/models')).statusCode, 200);
+    const unknown = await browser.post(`/admin/accounts/${mine}/revoke`, { key_id: 'no-such-key' });
+    assert.equal(unknown.statusCode, 404);
+  });
+
   test('attach an e-mail to an operator-made account', async () => {
     const browser = await signedIn(t);
     const made = await t.admin('POST', '/admin/v1/accounts', { name: 'Bare' });

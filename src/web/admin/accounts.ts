@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { errors } from '../../errors.ts';
 import { field } from '../context.ts';
 import { html, type VNode } from '../html.ts';
 import { rublesToMinor } from '../pages/keys.ts';
@@ -206,9 +207,11 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
   app.post<{ Params: { id: string } }>('/admin/accounts/:id/revoke', HIDE, async (request, reply) => {
     const id = request.params.id;
     const keyId = field(request.body, 'key_id');
-    // Only a key of this account: the form names its account, so a key id from elsewhere is refused.
+    // Only a key of this account: the form names its account, so a key id from elsewhere is refused
+    // (404, like an unknown key), never answered "Key revoked." with the key still working.
     const keys = await deps.port.keys(id);
-    if (keys.some((k) => k.id === keyId)) await deps.port.revokeKey(keyId);
+    if (!keys.some((k) => k.id === keyId)) throw errors.keyNotFound(keyId);
+    await deps.port.revokeKey(keyId);
     return seeOther(reply, `/admin/accounts/${encodeURIComponent(id)}?done=revoked`);
   });
 
