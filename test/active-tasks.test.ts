@@ -97,6 +97,27 @@ describe('the active-task count', () => {
     }
   });
 
+  test('a limit lowered below the unfinished tasks refuses the next, without understating them', async () => {
+    const t = await startTestApp({ worker: false });
+    try {
+      const acct = await t.account({ balanceMinor: PRICE * 10 });
+      for (const prompt of ['a', 'b', 'c']) {
+        const created = await t.call(acct.key, 'POST', '/v1/tasks', body(prompt));
+        assert.equal(created.statusCode, 202, created.body);
+      }
+      await t.admin('PATCH', `/admin/v1/models/${MODEL}`, { max_active: 1 });
+      const refused = await t.call(acct.key, 'POST', '/v1/tasks', body('d'));
+      expectError(refused, 429, 'too_many_active');
+      // Three are unfinished: the message must not say the account has one.
+      const message = refused.json().error.message as string;
+      assert.doesNotMatch(message, /have 1 unfinished/);
+      assert.match(message, /at most 1 unfinished tasks/);
+      await expectCount(t.container.db, acct.id, 3);
+    } finally {
+      await t.close();
+    }
+  });
+
   test('two API processes creating and canceling at once never pass the limit', async () => {
     let t: TestApp | null = null;
     const servers: Server[] = [];

@@ -64,7 +64,8 @@ export const en: Catalog = {
     'Style "{id}" is not ready: it is still training, or its training failed. No money was reserved.',
   character_not_found: 'Character "{id}" is unknown, deleted or not yours. No money was reserved.',
   rate_limited: 'Too many requests; retry after the time in Retry-After.',
-  too_many_active: 'You already have {limit} unfinished tasks of model "{model}"; wait for one to finish.',
+  too_many_active:
+    'Model "{model}" takes at most {limit} unfinished tasks of an account at once, and yours have reached it; wait for one to finish.',
   internal_error: 'Something went wrong on our side; retry later.',
   element_create_failed: 'The generator did not accept the element; check the files and retry.',
   persona_create_failed: 'The generator could not save the persona; retry in about a minute.',
