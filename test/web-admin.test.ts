@@ -343,6 +343,13 @@ describe('operator console', () => {
       assert.match(row, /model-3d/);
       assert.match(row, /closed/);
       assert.match(row, /0 \/ 3/);
+      // A form without on or off changes nothing and says so, never "Saved.".
+      for (const enabled of ['maybe', '']) {
+        const odd = await browser.post('/admin/channels/tripo-main', { enabled });
+        assert.equal(odd.statusCode, 422, odd.body);
+        assert.doesNotMatch(odd.headers.location ?? '', /done=saved/);
+      }
+      assert.equal((await withChannels.admin('GET', '/admin/v1/channels')).json().channels[0].enabled, true);
       const off = await browser.post(`/admin/channels/${encodeURIComponent('tripo-main')}`, {
         enabled: 'off',
       });

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { MAX_ACTIVE_LIMIT } from '../../accounts/index.ts';
+import { errors } from '../../errors.ts';
 import { field } from '../context.ts';
 import { html } from '../html.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
@@ -136,8 +137,11 @@ export async function catalogPages(app: FastifyInstance, deps: ConsolePageDeps):
 
   app.post<{ Params: { name: string } }>('/admin/channels/:name', HIDE, async (request, reply) => {
     const enabled = field(request.body, 'enabled');
-    if (enabled === 'on' || enabled === 'off')
-      await deps.port.setChannelEnabled(request.params.name, enabled === 'on');
+    // Nothing to change is refused, as the models' form refuses it, never answered "Saved.".
+    if (enabled !== 'on' && enabled !== 'off') {
+      throw errors.invalidRequest({ en: 'Send enabled: on or off.', ru: 'Передайте enabled: on или off.' });
+    }
+    await deps.port.setChannelEnabled(request.params.name, enabled === 'on');
     return seeOther(reply, '/admin/channels?done=saved');
   });
 }
