@@ -245,6 +245,18 @@ describe('operator console', () => {
     assert.equal(unknown.statusCode, 404);
   });
 
+  test('balances up to the largest amount are shown to the kopeck', async () => {
+    const browser = await signedIn(t);
+    const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Huge' })).json().id as string;
+    const credit = await t.admin('POST', `/admin/v1/accounts/${id}/credits`, {
+      amount_minor: Number.MAX_SAFE_INTEGER - 4,
+      reference: 'huge',
+    });
+    assert.equal(credit.statusCode, 201, credit.body);
+    const page = await browser.get(`/admin/accounts/${id}`);
+    assert.match(page.body, /data-testid="balance">RUB\s?90,071,992,547,409\.87</);
+  });
+
   test('attach an e-mail to an operator-made account', async () => {
     const browser = await signedIn(t);
     const made = await t.admin('POST', '/admin/v1/accounts', { name: 'Bare' });

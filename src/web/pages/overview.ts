@@ -17,7 +17,14 @@ export const SPEND_DAYS = 30;
 
 /** Kopecks as money in the person's language (`1 234,50 ₽`, `RUB 1,234.50`). */
 export function money(minor: number, locale: string): string {
-  return new Intl.NumberFormat(locale, { style: 'currency', currency: CURRENCY }).format(minor / 100);
+  // Rubles as an exact decimal string: `minor / 100` is a float that, past about 35 trillion rubles (the
+  // API takes amounts up to 2^53 - 1 kopecks), no longer holds every kopeck and is shown a kopeck off.
+  const abs = Math.abs(minor);
+  const kopecks = abs % 100;
+  const rubles = `${minor < 0 ? '-' : ''}${(abs - kopecks) / 100}.${String(kopecks).padStart(2, '0')}`;
+  return new Intl.NumberFormat(locale, { style: 'currency', currency: CURRENCY }).format(
+    rubles as Intl.StringNumericLiteral,
+  );
 }
 
 export async function overviewPage(app: FastifyInstance, deps: PageDeps): Promise<void> {
