@@ -183,6 +183,11 @@ test('enhance: POST /prompts/enhance {prompt} → {prompt}', async () => {
   assert.deepEqual(fake.calls[from]?.json, { prompt: 'a cat' });
   assert.equal(fake.calls[from]?.path, '/prompts/enhance');
   assert.match(answer.prompt, /^a cat, /);
+  // A long prompt is cut to Recraft's 2,000 (UTF-16 units), never inside an emoji (a lone surrogate is not text).
+  const long = `${'a'.repeat(1999)}😀😀`;
+  const cut = fake.calls.length;
+  await adapter.library.runHelper('enhance', { prompt: long }, AbortSignal.timeout(5_000));
+  assert.deepEqual(fake.calls[cut]?.json, { prompt: 'a'.repeat(1999) });
   await assert.rejects(
     adapter.library.runHelper('lyrics', { prompt: 'x' }, AbortSignal.timeout(5_000)),
     GeneratorUnavailable,

@@ -9,4 +9,4 @@ export { randomBase62 } from './random.ts';
 export { Repeating } from './repeating.ts';
 export { exactSeconds } from './seconds.ts';
 export { ByteCounter, readCapped } from './streams.ts';
-export { characters, wordSet } from './text.ts';
+export { characters, cutUnits, wordSet } from './text.ts';

@@ -15,3 +15,13 @@ export function characters(text: string): number {
 export function wordSet(words: readonly string[]): string[] {
   return [...new Set(words)].sort();
 }
+
+/**
+ * At most `max` UTF-16 units of a text, as a provider's `≤ N` bound may count them, cut before an emoji's
+ * surrogate pair rather than inside it (a lone surrogate is not text, and JSON sends it as garbage).
+ */
+export function cutUnits(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const high = text.charCodeAt(max - 1);
+  return text.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max);
+}

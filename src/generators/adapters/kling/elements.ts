@@ -5,6 +5,7 @@
  * is 502 element_create_failed; a busy or broken Kling is 503 sg_unavailable. No credit is thrown as
  * `ChannelOutOfCredit`: the channel router disables the channel and answers 503 (channel-library.ts).
  */
+import { cutUnits } from '../../../lib/index.ts';
 import { GenerationError, GeneratorTransientError, GeneratorUnavailable } from '../../generator.ts';
 import {
   type AnySettlement,
@@ -74,7 +75,7 @@ export function elementBody(
           },
         };
   return {
-    element_name: String(fields['name'] ?? '').slice(0, 20),
+    element_name: cutUnits(String(fields['name'] ?? ''), 20),
     element_description: String(fields['description'] ?? '').slice(0, 100),
     ...source,
     ...(fields['tag'] === 'character' ? { tag_list: [{ tag_id: CHARACTER_TAG }] } : {}),

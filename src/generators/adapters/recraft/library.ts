@@ -5,6 +5,7 @@
  * No credit (402, a body naming credits) is thrown as `ChannelOutOfCredit`: the channel router disables
  * the channel and answers 503 (channel-library.ts).
  */
+import { cutUnits } from '../../../lib/index.ts';
 import { GenerationError, GeneratorTransientError, GeneratorUnavailable } from '../../generator.ts';
 import {
   type HelperIO,
@@ -95,7 +96,7 @@ export class RecraftLibrary implements LibraryGenerator {
     signal: AbortSignal,
   ): Promise<HelperIO[H]['output']> {
     if (helper !== 'enhance') throw new GeneratorUnavailable(`recraft runs no ${helper} helper`);
-    const prompt = String((input as HelperIO['enhance']['input']).prompt).slice(0, ENHANCE_PROMPT_MAX);
+    const prompt = cutUnits(String((input as HelperIO['enhance']['input']).prompt), ENHANCE_PROMPT_MAX);
     return asLibraryCall(async () => {
       const response = await callRecraft(this.#deps, {
         method: 'POST',
