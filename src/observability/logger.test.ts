@@ -53,6 +53,18 @@ test('scrubSecrets blanks key, webhook-secret and bearer shapes and the exact se
   // Glued to what precedes them: a URL-encoded header in a query, a key pasted into a path.
   for (const glued of [`/v1/me?authorization=Bearer%20${key}`, `/v1/tasks/zzz${key}`, `?q=%22${key}%22`])
     assert.ok(!scrubSecrets(glued).includes(key), glued);
+  // A secret with some characters percent-escaped in a URL is the same secret to the service: not written.
+  for (const escaped of [
+    '/admin/v1/accounts/admin%2Dtoken%2D0123456789',
+    '?q=%61dmin-token-0123456789',
+    `/v1/tasks/${key.replace('_', '%5F').replace('A', '%41')}`,
+  ]) {
+    const scrubbed = scrubSecrets(`{"url":"${escaped}"}`, ['admin-token-0123456789']);
+    assert.ok(!scrubbed.includes('0123456789') && !scrubbed.includes(key.slice(8)), scrubbed);
+    assert.doesNotThrow(() => JSON.parse(scrubbed));
+  }
+  // Other escapes stay as they were, so the line is the same JSON.
+  assert.equal(scrubSecrets('{"url":"/x?q=%22a%22%20b%5C"}'), '{"url":"/x?q=%22a%22%20b%5C"}');
 });
 
 test('the logger redacts credential fields, serialises causes and never writes configured secrets', () => {

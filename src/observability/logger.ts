@@ -111,9 +111,19 @@ export function secretsOfUrl(text: string): string[] {
   return found.filter(Boolean);
 }
 
-/** Replaces secret shapes and the given exact secrets in a serialised line. */
+/** A percent-escape of an unreserved character (RFC 3986: letters, digits, `-`, `.`, `_`, `~`). */
+const UNRESERVED_ESCAPE = /%(2[DdEe]|3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|5[Ff]|6[1-9A-Fa-f]|7[0-9Aa]|7[Ee])/g;
+
+/**
+ * Replaces secret shapes and the given exact secrets in a serialised line. Escapes of unreserved characters
+ * are read first (`admin%2Dtoken` is `admin-token` to a URL, and to the scrub): a secret put in a URL with
+ * some of its characters escaped is still found. Those escapes mean the same in any URL, and decoding them
+ * adds no quote or backslash, so the line stays the JSON it was.
+ */
 export function scrubSecrets(line: string, secrets: readonly string[] = []): string {
-  let out = line;
+  let out = line.includes('%')
+    ? line.replace(UNRESERVED_ESCAPE, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    : line;
   for (const [shape, replacement] of SECRET_SHAPES) out = out.replace(shape, replacement);
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out;
