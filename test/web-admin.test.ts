@@ -95,6 +95,13 @@ describe('operator console', () => {
     assert.doesNotMatch(out.body, /href="\/signup"/, 'the console, not the dashboard');
   });
 
+  test('a console form past 64 KiB is a 413 page that says so', async () => {
+    const operator = await signedIn(t);
+    const big = await operator.post('/admin/accounts/x/credit', { note: 'x'.repeat(70_000) });
+    assert.equal(big.statusCode, 413);
+    assert.match(textOf(big.body), /The request body is larger than 64 KB\./);
+  });
+
   test('console pages start with a Skip to content link to their <main>', async () => {
     const skip = /<body[^>]*>\s*<a class="skip" href="#content">Skip to content<\/a>\s*<header/;
     const out = await new Browser(t).get('/admin/signin');

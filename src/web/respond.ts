@@ -2,8 +2,8 @@
  * Answers of the dashboard's pages: HTML that is never cached, redirects after posts, messages of service
  * errors in the person's language (never a 500 for a refusal), and the 403 page of a failed CSRF check.
  */
-import type { FastifyReply } from 'fastify';
-import { isApiError } from '../errors.ts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type ApiError, errors, isApiError } from '../errors.ts';
 import { type Lang, type MessageKey, translate } from '../i18n/index.ts';
 import type { Assets } from './assets.ts';
 import type { WebContext } from './context.ts';
@@ -14,6 +14,28 @@ import { fill, wordsOf } from './words.ts';
 /** Sends a page's markup. */
 export function sendHtml(reply: FastifyReply, status: number, markup: string): FastifyReply {
   return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(markup);
+}
+
+/** The largest form body a dashboard or console page takes (@fastify/formbody). */
+export const FORM_BODY_LIMIT = 64 * 1024;
+
+/**
+ * What a page's error handler answers for an error: its status (a refusal's, Fastify's own 4xx, else 500)
+ * and the refusal to word, if any: an API refusal as it is, and a body over its limit as the
+ * request_too_large refusal naming that limit (a form's, or the route's for other bodies). Null: a fault
+ * the page words as "Something went wrong".
+ */
+export function pageFailure(
+  error: unknown,
+  request: FastifyRequest,
+): { status: number; refusal: ApiError | null } {
+  if (isApiError(error)) return { status: error.status, refusal: error };
+  const code = (error as { statusCode?: unknown }).statusCode;
+  const status = typeof code === 'number' && code < 500 ? code : 500;
+  if (status !== 413) return { status, refusal: null };
+  const form = /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '');
+  const limit = form ? FORM_BODY_LIMIT : (request.routeOptions.bodyLimit ?? FORM_BODY_LIMIT);
+  return { status, refusal: errors.requestTooLarge(limit) };
 }
 
 /** 303 See Other: the browser follows with a GET, so a reload never posts twice. */

@@ -10,7 +10,6 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmetHeaders from 'helmet';
-import { errors, isApiError } from '../errors.ts';
 import type { NotFoundPage } from '../http/index.ts';
 import type { Lang } from '../i18n/index.ts';
 import type { WalletOverview } from '../ledger/index.ts';
@@ -40,7 +39,7 @@ import { tasksPages } from './pages/tasks.ts';
 import { type TopupPort, topupPages } from './pages/topup.ts';
 import { uploadsPages } from './pages/uploads.ts';
 import { type PeoplePort, SESSION_COOKIE, type WebSession } from './people-port.ts';
-import { csrfRefused, refusalOf, sendHtml } from './respond.ts';
+import { csrfRefused, FORM_BODY_LIMIT, pageFailure, refusalOf, sendHtml } from './respond.ts';
 import type { TasksPort } from './tasks-port.ts';
 import type { UploadsPort } from './uploads-port.ts';
 import { wordsOf } from './words.ts';
@@ -122,9 +121,6 @@ function errorPage(context: WebContext, assets: Assets, message: string, status:
   const body = html`<p class="error" role="alert">${message}</p><p><a href="/">${w.back}</a></p>`;
   return page(context, assets, { title: status === 404 ? w.notFoundTitle : w.errorTitle, path: '/', body });
 }
-
-/** The largest form body a page takes (@fastify/formbody). */
-const FORM_BODY_LIMIT = 64 * 1024;
 
 /** The context of a page answered without the dashboard's hooks: signed out, in `lang`. */
 function signedOut(lang: Lang): WebContext {
@@ -258,22 +254,8 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<No
       }
       const lang = context.lang;
       const w = wordsOf(lang);
-      const status = isApiError(error)
-        ? error.status
-        : typeof (error as { statusCode?: unknown }).statusCode === 'number' &&
-            (error as { statusCode: number }).statusCode < 500
-          ? (error as { statusCode: number }).statusCode
-          : 500;
+      const { status, refusal } = pageFailure(error, request);
       if (status >= 500) request.log.error({ err: error }, 'dashboard page failed');
-      const refusal = isApiError(error)
-        ? error
-        : status === 413
-          ? errors.requestTooLarge(
-              /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '')
-                ? FORM_BODY_LIMIT
-                : (request.routeOptions.bodyLimit ?? FORM_BODY_LIMIT),
-            )
-          : null;
       const message = refusal ? refusalOf(refusal, lang).message : w.errorTitle;
       return sendHtml(reply, status, errorPage(context, assets, message, status));
     });

@@ -8,13 +8,12 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isApiError } from '../../errors.ts';
 import type { Lang } from '../../i18n/index.ts';
 import { AttemptLimiter } from '../../people/index.ts';
 import type { Assets } from '../assets.ts';
 import { cookieOptions, field, isIssuedCsrf, LANG_COOKIE, langFrom, pageLang } from '../context.ts';
 import { html } from '../html.ts';
-import { refusalOf, seeOther, sendHtml } from '../respond.ts';
+import { FORM_BODY_LIMIT, pageFailure, refusalOf, seeOther, sendHtml } from '../respond.ts';
 import { wordsOf } from '../words.ts';
 import { accountPages } from './accounts.ts';
 import { catalogPages } from './catalog.ts';
@@ -88,7 +87,7 @@ export async function consoleRoutes(
 
   await app.register(async (web) => {
     await web.register(cookie);
-    await web.register(formbody, { bodyLimit: 64 * 1024 });
+    await web.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
     await web.register(helmet, deps.helmet);
     web.addHook('preHandler', async (request, reply) => {
       const session = request.cookies[CONSOLE_COOKIE];
@@ -124,14 +123,9 @@ export async function consoleRoutes(
         here: null,
       };
       const w = wordsOf(context.lang);
-      const status = isApiError(error)
-        ? error.status
-        : typeof (error as { statusCode?: unknown }).statusCode === 'number' &&
-            (error as { statusCode: number }).statusCode < 500
-          ? (error as { statusCode: number }).statusCode
-          : 500;
+      const { status, refusal } = pageFailure(error, request);
       if (status >= 500) request.log.error({ err: error }, 'console page failed');
-      const message = isApiError(error) ? refusalOf(error, context.lang).message : w.errorTitle;
+      const message = refusal ? refusalOf(refusal, context.lang).message : w.errorTitle;
       const body = html`<p class="error" role="alert">${message}</p><p><a href="/admin">${w.adminTitle}</a></p>`;
       return sendHtml(
         reply,
