@@ -70,6 +70,9 @@ test('bad values stop the start with an error naming the variable', () => {
     [{ TRUST_PROXY: 'true' }, /TRUST_PROXY/],
     [{ TRUST_PROXY: 'proxy.local' }, /TRUST_PROXY/],
     [{ TRUST_PROXY: '10.0.0.0/99' }, /TRUST_PROXY/],
+    [{ FETCH_ALLOW_ADDRESSES: 'localhost' }, /FETCH_ALLOW_ADDRESSES/],
+    [{ FETCH_ALLOW_ADDRESSES: '127.0.0.1:18001' }, /FETCH_ALLOW_ADDRESSES/],
+    [{ FETCH_ALLOW_ADDRESSES: '127.0.0.0/8' }, /FETCH_ALLOW_ADDRESSES/],
     [{ RATE_LIMIT_ACCOUNT: '120' }, /RATE_LIMIT_ACCOUNT/],
     [{ RATE_LIMIT_ACCOUNT: '0/1m' }, /RATE_LIMIT_ACCOUNT/],
     [{ RATE_LIMIT_WRONG_KEY: '30/soon' }, /RATE_LIMIT_WRONG_KEY/],
@@ -108,6 +111,14 @@ test('TRUST_PROXY names the proxies whose X-Forwarded-For is believed; none by d
     '::1',
     'fd00::/8',
     'loopback',
+  ]);
+});
+
+test('FETCH_ALLOW_ADDRESSES lists exact IP addresses; none by default', () => {
+  assert.deepEqual(loadConfig({}).fetchAllowAddresses, []);
+  assert.deepEqual(loadConfig({ FETCH_ALLOW_ADDRESSES: ' 127.0.0.1, ::1 ' }).fetchAllowAddresses, [
+    '127.0.0.1',
+    '::1',
   ]);
 });
 

@@ -291,12 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     signupCreditMinor: intVar(env, 'SIGNUP_CREDIT_MINOR', 0, 0, 1_000_000_000),
     sessionTtlMs: durationVar(env, 'SESSION_TTL', '30d', KEEP_MAX_MS),
     payments: paymentsVars(env),
-    fetchAllowAddresses: Object.freeze(
-      (env.FETCH_ALLOW_ADDRESSES ?? '')
-        .split(',')
-        .map((a) => a.trim())
-        .filter(Boolean),
-    ),
+    fetchAllowAddresses: fetchAllowVar(env),
     trustProxy: trustProxyVar(env),
   } satisfies Config);
 }
@@ -422,6 +417,18 @@ function trustProxyVar(env: NodeJS.ProcessEnv): readonly string[] {
         `TRUST_PROXY must list addresses, CIDR ranges, loopback, linklocal or uniquelocal, got "${entry}"`,
       );
   }
+  return Object.freeze(entries);
+}
+
+/** FETCH_ALLOW_ADDRESSES: exact IP addresses, compared as written with the addresses a name resolves to. */
+function fetchAllowVar(env: NodeJS.ProcessEnv): readonly string[] {
+  const entries = (env.FETCH_ALLOW_ADDRESSES ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  const bad = entries.find((entry) => isIP(entry) === 0);
+  if (bad !== undefined)
+    throw new ConfigError(`FETCH_ALLOW_ADDRESSES must list exact IP addresses, got "${bad}"`);
   return Object.freeze(entries);
 }
 
