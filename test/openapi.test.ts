@@ -215,6 +215,14 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     }
   });
 
+  test('a result download declares the Range, If-Range and If-None-Match headers it reads', () => {
+    const download = open.paths['/v1/tasks/{id}/artifacts/{index}']?.get as unknown as { parameters: Json[] };
+    const headers = download.parameters
+      .filter((p) => p.in === 'header')
+      .map((p) => String(p.name).toLowerCase());
+    for (const name of ['range', 'if-range', 'if-none-match']) assert.ok(headers.includes(name), name);
+  });
+
   test('the waiting parameter and the webhook event types are declared as the service reads them', () => {
     const getTask = open.paths['/v1/tasks/{id}']?.get as unknown as { parameters: Json[] };
     const wait = getTask.parameters.find((p) => p.name === 'wait') as { schema: Json };

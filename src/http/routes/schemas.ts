@@ -9,6 +9,22 @@ import { PATH_PARAM_MAX } from '../limits.ts';
 /** A path parameter naming something (an id, a token, a key): any text the router hands over. */
 export const pathParam = z.string().min(1).max(PATH_PARAM_MAX);
 
+/** The request headers of a file download, declared so the OpenAPI document lists them as parameters. */
+export const downloadHeaders = z.object({
+  range: z
+    .string()
+    .optional()
+    .describe('bytes=<start>-[<end>] or bytes=-<suffix>: one part of the file (206)'),
+  'if-range': z
+    .string()
+    .optional()
+    .describe('the ETag the part must come from; another answers the whole file'),
+  'if-none-match': z
+    .string()
+    .optional()
+    .describe('an ETag (or *): 304 without the file when it still names it'),
+});
+
 export const errorSchema = z
   .looseObject({
     error: z.object({

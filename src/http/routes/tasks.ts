@@ -11,6 +11,7 @@ import { rangeHeaderOf, sendBytes, storedEtag } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone, preferWait, waitParam } from '../waiting.ts';
 import {
+  downloadHeaders,
   errorResponses,
   errorSchema,
   locationHeader,
@@ -301,6 +302,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         description:
           'Range: bytes=… answers 206 with that part. With If-Range, the part is answered only when it names the ETag this file answers; otherwise the whole file (200). If-None-Match naming that ETag (or `*`) answers 304 without the file.',
         params: z.object({ id: pathParam, index: pathParam }),
+        headers: downloadHeaders,
         response: {
           200: mediaResponse("the file, with the artifact's content_type", ARTIFACT_TYPES, {
             headers: { ETag: ETAG_HEADER },
