@@ -79,6 +79,25 @@ describe('dashboard on the people service', () => {
     assert.equal((await browser.post('/signin', { email, password: 'second password 2' })).statusCode, 303);
   });
 
+  test('signing in as someone else over a live session ends that session', async () => {
+    const alice = new Browser(t);
+    const aliceEmail = await alice.signUp();
+    await alice.post('/signout', {});
+    const bob = new Browser(t);
+    await bob.signUp();
+    await bob.get('/settings');
+    const bobSession = bob.cookies.get('gta_session')?.value;
+    assert.ok(bobSession);
+    const me = (session: string) =>
+      t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie: `gta_session=${session}` } });
+    assert.equal((await me(bobSession)).statusCode, 200);
+    // Bob's browser posts the sign-in form as Alice (GET /signin sends a signed-in visitor away).
+    const over = await bob.post('/signin', { email: aliceEmail, password: 'correct horse 1' });
+    assert.equal(over.statusCode, 303, over.body);
+    assert.notEqual(bob.cookies.get('gta_session')?.value, bobSession);
+    assert.equal((await me(bobSession)).statusCode, 401, "Bob's old session opens nothing any more");
+  });
+
   test("refusals name the field with the form's label, in the page's language; the API keeps its words", async () => {
     const alert = (body: string) =>
       textOf(/<p class="error" role="alert">[^<]*<\/p>/.exec(body)?.[0] ?? '').trim();

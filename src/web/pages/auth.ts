@@ -74,8 +74,18 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
       ],
     });
   };
-  const startSession = (reply: Parameters<typeof seeOther>[0], token: string, expiresAt: Date) =>
-    reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions(secure), expires: expiresAt });
+  /**
+   * Sets the new session's cookie and ends the session the browser had, if any (signing in as someone else
+   * over a live session): a value that stops being sent must stop opening anything too.
+   */
+  const startSession = async (
+    reply: Parameters<typeof seeOther>[0],
+    context: ReturnType<typeof contextOf>,
+    signed: { token: string; expiresAt: Date },
+  ) => {
+    if (context.sessionToken) await people.signOut(context.sessionToken);
+    reply.setCookie(SESSION_COOKIE, signed.token, { ...cookieOptions(secure), expires: signed.expiresAt });
+  };
 
   app.get('/signin', HIDE, async (request, reply) => {
     const context = contextOf(request);
@@ -94,7 +104,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
         password: field(request.body, 'password'),
         address: request.ip,
       });
-      startSession(reply, signed.token, signed.expiresAt);
+      await startSession(reply, context, signed);
       return seeOther(reply, next);
     } catch (error) {
       const refusal = refusalOf(error, context.lang, credentialLabels(context));
@@ -123,7 +133,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     // A new person is signed in at once: they may look around before confirming the e-mail.
     try {
       const signed = await people.signIn({ email, password, address: request.ip });
-      startSession(reply, signed.token, signed.expiresAt);
+      await startSession(reply, context, signed);
       setFlash(reply, 'flash_check_mail', secure);
       return seeOther(reply, '/');
     } catch (error) {
