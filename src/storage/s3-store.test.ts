@@ -247,6 +247,29 @@ describe('S3Store against s3rver', () => {
       other.close();
     }
   });
+
+  test('stalled downloads leave connections for other calls', { timeout: 30_000 }, async () => {
+    // Each download keeps its connection until its reader has it all: 60 stalled readers (public direct
+    // links need no key) must not leave the next download, an upload or the readiness ping waiting.
+    const quick = new S3Store(parseS3Url(server.url), { connectTimeoutMs: 1000, pingTimeoutMs: 2000 });
+    const held: Readable[] = [];
+    try {
+      await quick.put('results/held/0', Readable.from([randomBytes(1000)]));
+      for (let i = 0; i < 60; i++) {
+        const object = await quick.get('results/held/0');
+        assert.ok(object, `download ${i}`);
+        held.push(object.body);
+      }
+      await quick.ping();
+      await quick.put('results/held/1', Readable.from([Buffer.from('x')]));
+      const object = await quick.get('results/held/1');
+      assert.ok(object);
+      assert.equal((await readAll(object.body)).toString(), 'x');
+    } finally {
+      for (const body of held) body.destroy();
+      quick.close();
+    }
+  });
 });
 
 test('ping succeeds while the server runs and fails with a StorageError once it stops', async () => {

@@ -110,6 +110,11 @@ export class S3Store implements BlobStore {
         requestTimeout: options.requestTimeoutMs ?? location.requestTimeoutMs ?? 60_000,
         throwOnRequestTimeout: true,
         socketTimeout: options.idleTimeoutMs ?? location.idleTimeoutMs ?? 60_000,
+        // A streamed download keeps its connection until its reader has taken every byte; with the SDK's
+        // 50 connections, 50 slow readers made every other call (downloads, uploads, the readiness ping)
+        // wait for a free one until connectTimeout, then fail. One connection per call, as Node's default.
+        httpAgent: { maxSockets: Number.POSITIVE_INFINITY },
+        httpsAgent: { maxSockets: Number.POSITIVE_INFINITY },
       },
     };
     if (location.endpoint !== undefined) config.endpoint = location.endpoint;
