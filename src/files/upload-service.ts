@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -9,7 +8,7 @@ import type { ArtifactKind } from '../catalog/index.ts';
 import type { Db, Tx, UploadsTable } from '../db/index.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { Clock } from '../lib/index.ts';
-import { ByteCounter, randomBase62, uuidv7 } from '../lib/index.ts';
+import { ByteCounter, makeTempFolder, randomBase62, uuidv7 } from '../lib/index.ts';
 import { inspectFile, kindOf } from '../media/index.ts';
 import type { BlobStore, ByteRange } from '../storage/index.ts';
 import { safeFilename } from './filename.ts';
@@ -106,7 +105,7 @@ export class UploadService {
     const usedBefore = await usedBytes(this.#deps.db.db, principal.accountId, this.#deps.clock.now());
     const room = quota - usedBefore;
     if (room <= 0) throw errors.storageQuotaExceeded(quota, usedBefore);
-    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gta-upload-'));
+    const dir = await makeTempFolder('upload');
     try {
       const temp = path.join(dir, 'body');
       const cap = new ByteCounter(Math.min(MAX_UPLOAD_BYTES, room), () =>

@@ -9,4 +9,5 @@ export { randomBase62 } from './random.ts';
 export { Repeating } from './repeating.ts';
 export { exactSeconds } from './seconds.ts';
 export { ByteCounter, readCapped } from './streams.ts';
+export { makeTempFolder, removeOrphanTempFolders, type TempUse } from './temp-folders.ts';
 export { characters, cutUnits, wordSet } from './text.ts';

@@ -4,10 +4,10 @@
  * Drawn by the simulator's speech synthesiser from the preset's id, so every process serves the same
  * bytes, once per process, and kept in memory (about 50 KB each).
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeOutput } from '../generators/index.ts';
+import { makeTempFolder } from '../lib/index.ts';
 import { OMNI_PRESETS } from './others.ts';
 
 /** Length of a preset's sample (seconds). */
@@ -34,7 +34,7 @@ export function presetSample(id: string): Promise<Buffer> | null {
 }
 
 async function draw(id: string): Promise<Buffer> {
-  const dir = await mkdtemp(join(tmpdir(), 'gta-preset-'));
+  const dir = await makeTempFolder('preset');
   try {
     const path = join(dir, 'sample.mp3');
     await writeOutput(

@@ -8,14 +8,13 @@
  */
 import { createWriteStream } from 'node:fs';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ArtifactKind } from '../catalog/index.ts';
 import type { Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { artifactOfLink, type StoredArtifact } from '../generators/index.ts';
-import type { Clock } from '../lib/index.ts';
+import { type Clock, makeTempFolder } from '../lib/index.ts';
 import { inspectFile } from '../media/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { ProbedFile } from './inputs.ts';
@@ -111,7 +110,7 @@ export async function probeArtifactLink(
   if (artifact === null) throw refused();
   const object = await deps.storage.get(artifact.storageKey);
   if (!object) throw refused();
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gta-artifact-'));
+  const dir = await makeTempFolder('artifact');
   try {
     const file = path.join(dir, 'file');
     await pipeline(object.body, createWriteStream(file));

@@ -5,12 +5,10 @@
  * a request download at once under the request's one budget of time and bytes (download-budget.ts).
  */
 import fsp from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { InputFile, InputRule, MediaFormat, ModeInputs, ModeSpec } from '../catalog/index.ts';
 import { type ApiError, errors } from '../errors.ts';
 import type { UploadService } from '../files/index.ts';
-import { exactSeconds } from '../lib/index.ts';
+import { exactSeconds, makeTempFolder } from '../lib/index.ts';
 import { FetchError, fetchToFile, inspectFile } from '../media/index.ts';
 import { type ArtifactInputDeps, probeArtifactLink } from './artifact-inputs.ts';
 import type { DownloadAllowance } from './download-budget.ts';
@@ -103,7 +101,7 @@ async function probeRemote(url: string, target: ProbeTarget, deps: InputResolver
       `загрузка по адресу ${url} удалена или её срок истёк; загрузите файл заново`,
     );
   }
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'gta-input-'));
+  const dir = await makeTempFolder('input');
   try {
     let fetched: Awaited<ReturnType<typeof fetchToFile>>;
     try {

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { makeTempFolder } from '../lib/index.ts';
 
 const removeTree = (dir: string): Promise<void> => fsp.rm(dir, { recursive: true, force: true });
 
@@ -26,7 +25,7 @@ export class RunFolders {
 
   /** An empty folder: a kept one, or a new one. */
   async take(): Promise<string> {
-    return this.#idle.pop() ?? fsp.mkdtemp(path.join(os.tmpdir(), 'gta-run-'));
+    return this.#idle.pop() ?? makeTempFolder('run');
   }
 
   /**

@@ -2,12 +2,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/index.ts';
 import type { UploadService } from '../files/index.ts';
 import type { CallbackStore } from '../generators/index.ts';
-import { type Clock, Repeating } from '../lib/index.ts';
+import { type Clock, Repeating, removeOrphanTempFolders } from '../lib/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { IdempotencyStore } from '../tasks/index.ts';
 
 /** How long a run's callback token and bodies outlive its task: late duplicates still get a quiet 200. */
 const CALLBACKS_KEPT_MS = 60 * 60_000;
+/** How often the host's temporary folder is searched for folders of processes that were killed. */
+const ORPHAN_TEMP_SWEEP_MS = 60 * 60_000;
 
 interface SweeperDeps {
   db: Db;
@@ -38,7 +40,7 @@ interface SweeperDeps {
 /**
  * Removes what has outlived its retention: result files past `files_expire_at` (then the task shows
  * `files_expired: true` and downloads answer 404 artifact_expired), expired uploads and old idempotency
- * keys. Bytes go first and the flag after: a crash between the two leaves a task the next pass finds
+ * keys, and once an hour the temporary folders of processes that were killed. Bytes go first and the flag after: a crash between the two leaves a task the next pass finds
  * again, never bytes no pass would look for. Downloads already answer 404 from `files_expire_at` on, and
  * deletes are idempotent, so two processes sweeping the same task do no harm.
  */
@@ -47,6 +49,8 @@ export class Sweeper {
   /** The expired files' pass: one at a time, like the records' passes, and its failures logged. */
   readonly #files: Repeating;
   readonly #records: Repeating[] = [];
+  /** When this process last searched for killed processes' temporary folders (never: 0, at the first pass). */
+  #tempSweptAt = 0;
 
   constructor(deps: SweeperDeps) {
     this.#deps = deps;
@@ -119,6 +123,14 @@ export class Sweeper {
     }
     await idempotency.sweep();
     await this.#deps.uploads.sweep();
+    // Temporary folders a killed process left (an upload cut off mid-body, a run's outputs): removed here,
+    // as nothing else would ever look for them (lib/temp-folders.ts).
+    if (Date.now() - this.#tempSweptAt >= ORPHAN_TEMP_SWEEP_MS) {
+      this.#tempSweptAt = Date.now();
+      await removeOrphanTempFolders().catch((err: unknown) =>
+        this.#deps.log.warn({ err }, 'removing the temporary folders of ended processes failed'),
+      );
+    }
     await this.#deps.callbacks?.sweep(new Date(clock.now().getTime() - CALLBACKS_KEPT_MS), batch);
     return removed;
   }

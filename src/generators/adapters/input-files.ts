@@ -6,13 +6,11 @@
  * and other links through the guarded download. Whatever cannot be read is the caller's problem:
  * `GenerationError('input_unavailable')`, never a failure of the channel.
  */
-import { mkdtemp, open, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { open, rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { ArtifactKind, InputFile } from '../../catalog/index.ts';
 import { MAX_UPLOAD_BYTES, type UploadService } from '../../files/index.ts';
-import type { Clock } from '../../lib/index.ts';
+import { type Clock, makeTempFolder } from '../../lib/index.ts';
 import { FetchError } from '../../media/index.ts';
 import { type BlobStore, StorageError } from '../../storage/index.ts';
 import { GenerationError, type GenerationRequest } from '../generator.ts';
@@ -212,7 +210,7 @@ export async function readInput(
     const bytes = await readAll(object.body, MAX_UPLOAD_BYTES);
     return { bytes, format: own.format, contentType: own.content_type, filename: own.filename };
   }
-  const dir = await mkdtemp(join(tmpdir(), 'gta-input-'));
+  const dir = await makeTempFolder('input');
   try {
     let downloaded: DownloadedOutput;
     try {
