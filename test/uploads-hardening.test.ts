@@ -211,7 +211,11 @@ describe('upload quota', () => {
     assert.equal(first.statusCode, 201, first.body);
     const refused = await send(acct.key, 60);
     expectError(refused, 413, 'storage_quota_exceeded');
-    assert.match(refused.json().error.message, /\(0\.05 MB of 0\.1 MB in use\)/, 'a part of the quota in use');
+    assert.match(
+      refused.json().error.message,
+      /\(0\.05 MB of 0\.1 MB in use\)/,
+      'a part of the quota in use',
+    );
     // Another account has a quota of its own.
     assert.equal((await send((await t.account()).key, 60)).statusCode, 201);
     // Deleting frees the room.
