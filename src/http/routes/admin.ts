@@ -10,7 +10,7 @@ import {
   MAX_ACTIVE_LIMIT,
 } from '../../accounts/index.ts';
 import type { AppDeps } from '../types.ts';
-import { errorSchema, modelSchema, pathParam } from './schemas.ts';
+import { errorSchema, modelSchema, pageLimit, pathParam } from './schemas.ts';
 
 const amount = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 const accountSchema = z.object({
@@ -105,7 +105,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         params: idParams,
         querystring: z.object({
           cursor: z.string().max(500).optional(),
-          limit: z.coerce.number().min(1).max(LEDGER_PAGE_MAX).int().optional(),
+          limit: pageLimit(LEDGER_PAGE_MAX).optional(),
           lang: z.string().optional(),
         }),
         response: {

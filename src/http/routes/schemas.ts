@@ -9,6 +9,14 @@ import { PATH_PARAM_MAX } from '../limits.ts';
 /** A path parameter naming something (an id, a token, a key): any text the router hands over. */
 export const pathParam = z.string().min(1).max(PATH_PARAM_MAX);
 
+/**
+ * A list's `limit` query parameter, 1 to `max`. The bound is checked before the integer: a value past any
+ * integer (`1e20`) is then told the list's bound, not JavaScript's largest safe integer.
+ */
+export function pageLimit(max: number) {
+  return z.coerce.number().min(1).max(max).int();
+}
+
 /** The request headers of a file download, declared so the OpenAPI document lists them as parameters. */
 export const downloadHeaders = z.object({
   range: z

@@ -16,6 +16,7 @@ import {
   errorSchema,
   locationHeader,
   mediaResponse,
+  pageLimit,
   pathParam,
   pollHeader,
   preferenceAppliedHeader,
@@ -212,7 +213,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         operationId: 'listTasks',
         summary: "The caller's tasks, newest first",
         querystring: z.object({
-          limit: z.coerce.number().min(1).max(100).int().default(20),
+          limit: pageLimit(100).default(20),
           status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled']).optional(),
           model: z.string().max(100).optional(),
           cursor: z.string().max(200).optional(),

@@ -8,6 +8,7 @@ import {
   errorResponses,
   errorSchema,
   locationHeader,
+  pageLimit,
   pathParam,
   replayedHeader,
   withHeaders,
@@ -44,7 +45,7 @@ const unavailable = errorSchema.describe(
 );
 const listQuery = {
   cursor: z.string().max(200).optional(),
-  limit: z.coerce.number().min(1).max(100).int().optional(),
+  limit: pageLimit(100).optional(),
   // The language of messages (CONTRACT §8), read by the error handler.
   lang: z.string().optional(),
 };
