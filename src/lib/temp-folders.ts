@@ -8,14 +8,15 @@ import path from 'node:path';
  * itself, but one that was killed (`kill -9`, a crash, the OOM killer) leaves them behind for good, and
  * the pid in the name lets any later process on the host tell them apart from a live process's.
  */
-export type TempUse = 'upload' | 'run' | 'input' | 'artifact' | 'preset';
+const TEMP_USES = ['upload', 'run', 'input', 'artifact', 'preset'] as const;
+export type TempUse = (typeof TEMP_USES)[number];
 
 /** A new empty temporary folder for `use`, owned by this process. */
 export function makeTempFolder(use: TempUse, root: string = os.tmpdir()): Promise<string> {
   return fsp.mkdtemp(path.join(root, `gta-${use}-${process.pid}-`));
 }
 
-const OURS = /^gta-(?:upload|run|input|artifact|preset)-(?:(\d+)-)?/;
+const OURS = new RegExp(`^gta-(?:${TEMP_USES.join('|')})-(?:(\\d+)-)?`);
 /**
  * Age under which a folder is never removed, even of a process that is gone: its pid may be of another
  * pid namespace sharing the folder (containers with one /tmp). Folders named before the pid was in the
