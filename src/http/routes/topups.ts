@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { hasNul } from '../../lib/index.ts';
 import { isYookassaSender, TOPUP_MAX_MINOR, TOPUP_MIN_MINOR, TOPUP_PAGE } from '../../payments/index.ts';
 import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
@@ -193,9 +194,7 @@ export async function paymentNotificationRoutes(app: FastifyInstance, deps: AppD
       const object = (parsed as { object?: { id?: unknown } } | null)?.object;
       // No payment id has a NUL (PostgreSQL refuses it in text, which would answer a forgery 500).
       const paymentId =
-        typeof object?.id === 'string' && object.id.length <= 100 && !object.id.includes('\u0000')
-          ? object.id
-          : null;
+        typeof object?.id === 'string' && object.id.length <= 100 && !hasNul(object.id) ? object.id : null;
       // Only YooKassa's published addresses may make us read a payment back. `request.ip` is the client as
       // TRUST_PROXY decides it, the same address the limits per client count. The answer stays 200 (after
       // the body's 400), so it never tells a sender whether the check is on.
