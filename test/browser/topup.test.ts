@@ -2,9 +2,12 @@
  * The dashboard's top-up in the test mode (CONTRACT §13, §14): a confirmed person types 1500 in
  * `Amount`, presses `Top up`, lands on the test payment page, presses Pay, returns to the top-up's page
  * showing it paid, and the overview shows the money; Decline ends canceled with no money. Without
- * `PAYMENTS=test` the pay page does not exist. Screenshots: topup, topup-pay, topup-done.
+ * `PAYMENTS=test` the pay page does not exist. Pay also returns to a return_url on another site.
+ * Screenshots: topup, topup-pay, topup-done.
  */
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { confirmedPerson, launchBrowser, screenshot, startWebApp, type WebApp } from './kit.ts';
@@ -64,6 +67,33 @@ describe('top-up in the browser (PAYMENTS=test)', () => {
     await page.goto(`${web.base}/`);
     assert.match((await page.getByTestId('available').textContent()) ?? '', /0\.00/);
     await person.context.close();
+  });
+
+  test("Pay takes the payer back to a top-up's return_url on another site", async () => {
+    // The browser holds a form's redirect to the page's form-action: another origin is another port.
+    const shop = http.createServer((_request, response) => response.end('back at the shop'));
+    await new Promise<void>((resolve) => shop.listen(0, '127.0.0.1', resolve));
+    const returnUrl = `http://127.0.0.1:${(shop.address() as AddressInfo).port}/paid?order=7`;
+    const person = await confirmedPerson(web, browser);
+    const { page } = person;
+    try {
+      const csrf = (await page.locator('meta[name="csrf-token"]').getAttribute('content')) ?? '';
+      const created = await page.request.post(`${web.base}/v1/topups`, {
+        data: { amount_minor: 500, return_url: returnUrl },
+        headers: { 'x-csrf-token': csrf },
+      });
+      assert.equal(created.status(), 201, await created.text());
+      const topup = (await created.json()) as { id: string; confirmation_url: string };
+      await page.goto(topup.confirmation_url);
+      await page.getByRole('button', { name: 'Pay', exact: true }).click();
+      await page.waitForURL(returnUrl);
+      assert.equal(await page.locator('body').textContent(), 'back at the shop');
+      const after = await page.request.get(`${web.base}/v1/topups/${topup.id}`);
+      assert.equal(((await after.json()) as { status: string }).status, 'succeeded');
+    } finally {
+      await person.context.close();
+      shop.close();
+    }
   });
 
   test('a bad amount and an API refusal are shown in the form; another person cannot open the pay page', async () => {

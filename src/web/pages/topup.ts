@@ -101,6 +101,25 @@ function statusBody(context: WebContext, topup: WebTopup): VNode {
     <p><a href="/topup">${w.topupBackToList}</a></p>`;
 }
 
+/**
+ * A Content-Security-Policy whose `form-action` also allows the origin of `url` (http or https, as
+ * `return_url` is). Browsers hold a form's redirects to `form-action` too: with `'self'` alone, Pay on the
+ * test payment page of a top-up returning to another site would credit the wallet and leave the payer on
+ * a page whose buttons no longer do anything.
+ */
+function withFormTarget(policy: string, url: string): string {
+  const origin = new URL(url).origin;
+  return policy
+    .split(';')
+    .map((directive) => {
+      const [name = '', ...sources] = directive.trim().split(/\s+/);
+      return name === 'form-action' && !sources.includes(origin)
+        ? [name, ...sources, origin].join(' ')
+        : directive;
+    })
+    .join(';');
+}
+
 /** Registers the top-up pages when the service has top-ups wired. */
 export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const port = deps.topups;
@@ -165,6 +184,10 @@ export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<
                 <button type="submit" class="danger">${w.topupDecline}</button>
               </form>
             </div>`;
+    // Pay and Decline end at the top-up's return_url, which an API client may have set to a site of its own.
+    const policy = reply.getHeader('content-security-policy');
+    if (topup.status === 'pending' && typeof policy === 'string')
+      reply.header('content-security-policy', withFormTarget(policy, topup.return_url));
     return sendHtml(reply, 200, page(context, deps.assets, { title: w.topupPayTitle, path: '/topup', body }));
   });
 
