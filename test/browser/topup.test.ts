@@ -2,7 +2,8 @@
  * The dashboard's top-up in the test mode (CONTRACT §13, §14): a confirmed person types 1500 in
  * `Amount`, presses `Top up`, lands on the test payment page, presses Pay, returns to the top-up's page
  * showing it paid, and the overview shows the money; Decline ends canceled with no money. Without
- * `PAYMENTS=test` the pay page does not exist. Pay also returns to a return_url on another site.
+ * `PAYMENTS=test` the pay page does not exist. Pay also returns to a return_url on another site, and
+ * without scripts the form leads on to YooKassa's checkout through the top-up's page.
  * Screenshots: topup, topup-pay, topup-done.
  */
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { YookassaFake } from '../fakes/yookassa.ts';
 import { confirmedPerson, launchBrowser, screenshot, startWebApp, type WebApp } from './kit.ts';
 
 describe('top-up in the browser (PAYMENTS=test)', () => {
@@ -143,6 +145,34 @@ describe('the pay page without the test mode', () => {
     } finally {
       await browser.close();
       await web.close();
+    }
+  });
+});
+
+describe('top-up without scripts (PAYMENTS=yookassa, the fake)', () => {
+  test("Top up goes to the top-up's page, whose link leads on to the provider's checkout", async () => {
+    const fake = await YookassaFake.start();
+    const web = await startWebApp({ env: fake.env });
+    const browser = await launchBrowser();
+    try {
+      const person = await confirmedPerson(web, browser);
+      // The form posts itself: a 303 straight to the checkout would be held to form-action 'self'.
+      const context = await browser.newContext({ javaScriptEnabled: false });
+      await context.addCookies(await person.context.cookies());
+      const page = await context.newPage();
+      await page.goto(`${web.base}/topup`);
+      await page.getByLabel('Amount', { exact: true }).fill('150');
+      await page.getByRole('button', { name: 'Top up', exact: true }).click();
+      await page.waitForURL(/\/topups\/tp_[^/]+$/);
+      assert.equal(await page.getByTestId('topup-status').getAttribute('data-status'), 'pending');
+      await page.getByRole('link', { name: 'Continue to the payment' }).click();
+      await page.waitForURL(`${fake.url}/checkout/**`);
+      await context.close();
+      await person.context.close();
+    } finally {
+      await browser.close();
+      await web.close();
+      await fake.close();
     }
   });
 });

@@ -1,9 +1,10 @@
 /**
  * Top-ups (CONTRACT §13, §14): `/topup` with the `Amount` field (rubles) and the `Top up` button, whose
  * island posts to `/v1/topups` and goes to the payment's confirmation page (the form also works without
- * scripts, through the same service); `/topups/{id}`, where the payer comes back, showing the state and
- * refreshing while it is pending (each read reads the payment back); and, only with `PAYMENTS=test`, the
- * test payment page `/topups/{id}/pay` with Pay and Decline, for the top-up's owner only.
+ * scripts, through the same service, by way of the top-up's page and its link to the payment);
+ * `/topups/{id}`, where the payer comes back, showing the state and refreshing while it is pending (each
+ * read reads the payment back); and, only with `PAYMENTS=test`, the test payment page `/topups/{id}/pay`
+ * with Pay and Decline, for the top-up's owner only.
  */
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.ts';
@@ -130,7 +131,8 @@ export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<
     sendHtml(reply, 200, await topupPage(contextOf(request), full)),
   );
 
-  // Without scripts the form posts here; the island posts to /v1/topups. Both end at the payment page.
+  // Without scripts the form posts here and goes on from the top-up's page; the island posts to
+  // /v1/topups and goes to the payment page itself.
   app.post('/topup', HIDE, async (request, reply) => {
     const context = contextOf(request);
     const w = wordsOf(context.lang);
@@ -140,7 +142,9 @@ export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<
       return sendHtml(reply, 422, await topupPage(context, full, w.topupBadAmount, amount));
     try {
       const { topup } = await port.create(session(context).accountId, { amount_minor: minor }, null);
-      return seeOther(reply, topup.confirmation_url ?? `/topups/${topup.id}`);
+      // The top-up's own page, whose link goes on to the payment: the policy's `form-action 'self'` holds
+      // a form's redirect too, so a 303 straight to the provider's checkout would leave the payer here.
+      return seeOther(reply, `/topups/${topup.id}`);
     } catch (error) {
       const refusal = refusalOf(error, context.lang);
       reply.headers(refusal.headers);
