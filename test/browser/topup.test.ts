@@ -63,6 +63,13 @@ describe('top-up in the browser (PAYMENTS=test)', () => {
     await page.getByLabel('Amount', { exact: true }).fill('250,50');
     await page.getByRole('button', { name: 'Top up', exact: true }).click();
     await page.waitForURL(/\/pay$/);
+    // A post with neither button's action is refused and moves nothing (it used to decline).
+    const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+    for (const form of [{ _csrf: csrf }, { _csrf: csrf, action: 'later' }] as Array<Record<string, string>>) {
+      const odd = await page.request.post(page.url(), { form, maxRedirects: 0 });
+      assert.equal(odd.status(), 422);
+    }
+    await page.reload();
     await page.getByRole('button', { name: 'Decline', exact: true }).click();
     await page.waitForURL(/\/topups\/tp_[^/]+$/);
     assert.equal(await page.getByTestId('topup-status').getAttribute('data-status'), 'canceled');

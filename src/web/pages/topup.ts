@@ -198,7 +198,12 @@ export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<
   app.post<{ Params: { id: string } }>('/topups/:id/pay', HIDE, async (request, reply) => {
     const context = contextOf(request);
     if (port.mode !== 'test') throw errors.topupNotFound(request.params.id);
-    const outcome = field(request.body, 'action') === 'pay' ? 'succeeded' : 'canceled';
+    // Only the page's two buttons decide: any other post (a hand-made form without `action`) moves nothing.
+    const action = field(request.body, 'action');
+    if (action !== 'pay' && action !== 'decline') {
+      throw errors.invalidRequest({ en: 'action: pay or decline', ru: 'action: pay или decline' });
+    }
+    const outcome = action === 'pay' ? 'succeeded' : 'canceled';
     const topup = await port.decideTest(session(context).accountId, request.params.id, outcome);
     // Like a provider's page: back to where the top-up asked the payer to return.
     // Written as the URL parser writes it (percent-encoded): top-ups made before it was stored that way.
