@@ -172,6 +172,16 @@ describe('top-up without scripts (PAYMENTS=yookassa, the fake)', () => {
       await page.getByRole('button', { name: 'Top up', exact: true }).click();
       await page.waitForURL(/\/topups\/tp_[^/]+$/);
       assert.equal(await page.getByTestId('topup-status').getAttribute('data-status'), 'pending');
+      // Nothing reloads this page without scripts: it does not say it does, and offers a link instead.
+      const waiting = (await page.locator('[data-topup-poll]').textContent()) ?? '';
+      assert.doesNotMatch(waiting, /refreshes by itself/);
+      await page.getByRole('link', { name: 'Check again' }).click();
+      await page.waitForURL(/\/topups\/tp_[^/]+$/);
+      // With scripts the page says so.
+      const scripted = await person.context.newPage();
+      await scripted.goto(page.url());
+      await scripted.getByText('This page refreshes by itself.').waitFor();
+      await scripted.close();
       await page.getByRole('link', { name: 'Continue to the payment' }).click();
       await page.waitForURL(`${fake.url}/checkout/**`);
       await context.close();

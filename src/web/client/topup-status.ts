@@ -1,12 +1,14 @@
 /**
  * The page a payer returns to: while the top-up is pending, it is read again every two seconds
  * (`GET /v1/topups/{id}` reads the payment back from the provider) and the page reloads once it is final.
+ * The page says it refreshes by itself only when this script runs.
  */
 import { api } from './api.js';
 
 const waiting = document.querySelector<HTMLElement>('[data-topup-poll]');
 const id = waiting?.dataset.topupPoll;
-if (id) {
+if (waiting && id) {
+  waiting.append(` ${waiting.dataset.refreshes ?? ''}`);
   let tries = 0;
   const check = async (): Promise<void> => {
     tries += 1;

@@ -91,7 +91,9 @@ function statusBody(context: WebContext, topup: WebTopup): VNode {
       ? html`<p class="flash" role="status">${fill(w.topupDone, { amount })}</p>`
       : topup.status === 'canceled'
         ? html`<p class="error" role="status">${w.topupCanceledNote}</p>`
-        : html`<p class="hint" data-topup-poll=${topup.id}>${w.topupWaiting}</p>
+        : // The script that reloads the page says so; without it the page offers to check again.
+          html`<p class="hint" data-topup-poll=${topup.id} data-refreshes=${w.topupRefreshes}>${w.topupWaiting}
+              <a href=${`/topups/${encodeURIComponent(topup.id)}`}>${w.topupCheckAgain}</a></p>
             ${topup.confirmation_url ? html`<p><a href=${topup.confirmation_url}>${w.topupContinue}</a></p>` : null}`;
   return html`<section class="cards">
       <div class="card"><div>${w.topupAmount}</div><div class="amount">${amount}</div></div>
