@@ -63,9 +63,9 @@ const COMMON_RULES = `## Common rules
   \`accepted_files\` of its list's \`limits\`) is probed before anything is created, all at once, through the same
   guarded fetcher and rules as task settings: a private, loopback or metadata address or an unreadable file is
   \`422 invalid_request\` naming the link (\`body.image_urls.0: …\`), a wrong type \`422 file_type\`, too big \`413
-  file_too_large\`, too long (over the field's \`max_duration_seconds\`) \`422 invalid_request\`. Own uploads are read from
-  their record. Links then go to the generator unchanged (reference "Other libraries"); what it does not
-  accept is a \`502\`.
+  file_too_large\`, too long (over the field's \`max_duration_seconds\`, or of a length that cannot be read
+  where the field has one) \`422 invalid_request\`. Own uploads are read from their record. Links then go to
+  the generator unchanged (reference "Other libraries"); what it does not accept is a \`502\`.
 - **Idempotency-Key** (CONTRACT §4) works on every creation: the same key and body give the same record with
   \`201\` and \`Idempotent-Replayed: true\`; another body under the key is \`409 idempotency_conflict\`. The body is
   compared after defaults are filled in and \`*_url\` lists are reduced to their link, so \`"a"\` and \`["a"]\` are

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { makePng, makeWav } from '../src/media/fixtures.ts';
+import { makeMp4, makePng, makeWav } from '../src/media/fixtures.ts';
 import { errorOf, startTestApp, type TestApp } from './helpers.ts';
 
 /** A private address and a cloud metadata address: never fetched (CONTRACT §6). */
@@ -17,9 +17,12 @@ describe('library creations check every linked file', () => {
     t = await startTestApp({ env: { FETCH_ALLOW_ADDRESSES: '127.0.0.1' } });
     const png = fs.readFileSync(await makePng(t.dir, 64, 64));
     const wav = fs.readFileSync(await makeWav(t.dir, 12));
+    // An MP4 cut short before its index: recognised as mp4, its length unknown.
+    const cut = fs.readFileSync(await makeMp4(t.dir, 3, 160, 120, true)).subarray(0, 1000);
     server = http.createServer((req, res) => {
       if (req.url === '/photo.png') return void res.end(png);
       if (req.url === '/voice.wav') return void res.end(wav);
+      if (req.url === '/cut.mp4') return void res.end(cut);
       res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -116,5 +119,22 @@ describe('library creations check every linked file', () => {
       image_urls: [`${base}/photo.png`],
     });
     assert.equal(good.statusCode, 201, good.body);
+  });
+
+  test('a video whose length cannot be read is refused where the field has a longest length', async () => {
+    const acct = await t.account();
+    const res = await t.call(acct.key, 'POST', '/v1/models/video-elements/elements', {
+      name: 'Cut',
+      tag: 'character',
+      video_url: `${base}/cut.mp4`,
+    });
+    assert.deepEqual(
+      { status: res.statusCode, code: errorOf(res).code },
+      { status: 422, code: 'invalid_request' },
+      res.body,
+    );
+    assert.match(errorOf(res).message, /body\.video_url: the length of the file cannot be read/);
+    const list = await t.call(acct.key, 'GET', '/v1/models/video-elements/elements');
+    assert.deepEqual(list.json().elements, []);
   });
 });

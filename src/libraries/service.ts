@@ -366,7 +366,15 @@ export class LibraryService {
       const accepted = decl.files[field]!;
       const file = await this.#deps.resolveInput(url, label, accepted, budget);
       const maxSeconds = accepted.maxSeconds;
-      if (maxSeconds !== undefined && (file.durationSeconds ?? 0) > maxSeconds) {
+      const seconds = file.durationSeconds;
+      // A length that cannot be read cannot be shown to be within the bound (as for task settings).
+      if (maxSeconds !== undefined && seconds === undefined) {
+        throw errors.invalidRequest({
+          en: `body.${label}: the length of the file cannot be read`,
+          ru: `body.${label}: не удаётся определить длительность файла`,
+        });
+      }
+      if (maxSeconds !== undefined && seconds !== undefined && seconds > maxSeconds) {
         throw errors.invalidRequest({
           en: `body.${label}: the recording is longer than ${maxSeconds} s`,
           ru: `body.${label}: запись длиннее ${maxSeconds} с`,
