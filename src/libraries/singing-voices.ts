@@ -119,7 +119,8 @@ export const singingVoices = defineLibrary({
       "`name` is null until the voice is verified; the name sent with verify becomes the voice's name when " +
       "it turns `ready`. `phrase` is shown only in `pending_recording`. The recording's length goes to the " +
       `generator's check; the simulator accepts any recording of at least ${RECORDING_SECONDS.min} seconds ` +
-      'and fails a verify whose `name` contains `[sim:fail]` (CONTRACT §7). Phrases come from a word list ' +
+      '(one whose length cannot be read fails) and fails a verify whose `name` contains `[sim:fail]` ' +
+      '(CONTRACT §7). Phrases come from a word list ' +
       'seeded by the voice\'s id and attempt, in Russian for `language: "ru"`, otherwise English, and a ' +
       'retry never repeats an earlier phrase. Verify and retry are not idempotent-keyed: they are state ' +
       'transitions, and repeating them answers 409.',

@@ -84,6 +84,11 @@ describe('LibrarySimulator (CONTRACT §10)', () => {
       false,
     );
     assert.equal((await sim.checkRecording({ ...base, name: 'Me [sim:fail]' })).outcome.ok, false);
+    // A recording whose length could not be read is not known to last 3 seconds.
+    assert.deepEqual((await sim.checkRecording({ ...base, name: 'Me' })).outcome, {
+      ok: false,
+      reason: 'The length of the recording cannot be read.',
+    });
   });
 
   test('lyrics: 2 or 3 variants with verses and chorus, built from the prompt words', () => {

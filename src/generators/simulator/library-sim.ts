@@ -317,7 +317,11 @@ export class LibrarySimulator implements LibraryGenerator {
         outcome: { ok: false, reason: 'The recording does not match the voice (simulated failure).' },
       };
     }
-    if (request.recordingSeconds !== undefined && request.recordingSeconds < request.minSeconds) {
+    // A length the probe could not read (a WAV header without samples) is not shown to be long enough.
+    if (request.recordingSeconds === undefined) {
+      return { afterMs, outcome: { ok: false, reason: 'The length of the recording cannot be read.' } };
+    }
+    if (request.recordingSeconds < request.minSeconds) {
       return {
         afterMs,
         outcome: { ok: false, reason: `The recording is shorter than ${request.minSeconds} seconds.` },
