@@ -19,10 +19,12 @@ describe('library creations check every linked file', () => {
     const wav = fs.readFileSync(await makeWav(t.dir, 12));
     // An MP4 cut short before its index: recognised as mp4, its length unknown.
     const cut = fs.readFileSync(await makeMp4(t.dir, 3, 160, 120, true)).subarray(0, 1000);
+    const long = fs.readFileSync(await makeMp4(t.dir, 9, 160, 120, true));
     server = http.createServer((req, res) => {
       if (req.url === '/photo.png') return void res.end(png);
       if (req.url === '/voice.wav') return void res.end(wav);
       if (req.url === '/cut.mp4') return void res.end(cut);
+      if (req.url === '/long.mp4') return void res.end(long);
       res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -136,5 +138,19 @@ describe('library creations check every linked file', () => {
     assert.match(errorOf(res).message, /body\.video_url: the length of the file cannot be read/);
     const list = await t.call(acct.key, 'GET', '/v1/models/video-elements/elements');
     assert.deepEqual(list.json().elements, []);
+  });
+
+  test("a video over the field's longest length is refused naming the file and both lengths", async () => {
+    const acct = await t.account();
+    const res = await t.call(acct.key, 'POST', '/v1/models/video-elements/elements', {
+      name: 'Long',
+      tag: 'character',
+      video_url: `${base}/long.mp4`,
+    });
+    assert.equal(res.statusCode, 422, res.body);
+    assert.match(
+      errorOf(res).message,
+      /^body\.video_url: the file is 9\.\d\d s long; at most 8 s is allowed$/,
+    );
   });
 });

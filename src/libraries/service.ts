@@ -376,8 +376,8 @@ export class LibraryService {
       }
       if (maxSeconds !== undefined && seconds !== undefined && seconds > maxSeconds) {
         throw errors.invalidRequest({
-          en: `body.${label}: the recording is longer than ${maxSeconds} s`,
-          ru: `body.${label}: запись длиннее ${maxSeconds} с`,
+          en: `body.${label}: the file is ${seconds.toFixed(2)} s long; at most ${maxSeconds} s is allowed`,
+          ru: `body.${label}: длительность файла ${seconds.toFixed(2)} с; допустимо не больше ${maxSeconds} с`,
         });
       }
       return file;
