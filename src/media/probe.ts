@@ -7,6 +7,7 @@
  * 2. audio and video: music-metadata (`duration: true`, so MP3/ADTS without headers are counted
  *    frame by frame), in a worker thread with a time limit (`probe-pool.ts`). For video the length is
  *    the longest of the container and track durations.
+ *    MP3: its frames are also counted (`mp3-frames.ts`), and a count well over the headers' claim wins.
  * 3. MP4/MOV/M4A: the `moov` box (`mvhd` duration, video `tkhd` size) read by `isobmff.ts`.
  * 4. The bundled ffprobe's JSON report (the container's duration and the first video stream's size),
  *    last, because it runs a large demuxer on untrusted input.
@@ -18,6 +19,7 @@ import ffprobe from '@ffprobe-installer/ffprobe';
 import type { MediaFormat } from '../catalog/index.ts';
 import { type ByteReader, IMAGE_HEAD_BYTES, jpegSize, pngSize, webpSize } from './image-size.ts';
 import { readMovieInfo } from './isobmff.ts';
+import { countMp3Seconds } from './mp3-frames.ts';
 import { ProbePool } from './probe-pool.ts';
 import { kindOf, SNIFF_BYTES, type SniffResult, sniffFormat } from './sniff.ts';
 
@@ -165,6 +167,15 @@ export async function probeFile(
   if (format === 'jpeg' || format === 'png' || format === 'webp') return probePicture(path, format);
   const isVideo = kindOf(format) === 'video';
   const result = await pool.probe(path, isVideo);
+  // An MP3's header may claim fewer frames than it has: its frames are counted, and the longer length is
+  // the file's (a header frame or encoder padding counts the claim a little short, hence the margin).
+  if (format === 'mp3') {
+    const counted = await withReader(path, countMp3Seconds).catch(() => undefined);
+    const claimed = result.durationSeconds;
+    if (counted !== undefined && (claimed === undefined || counted > claimed + Math.max(1, claimed / 100))) {
+      result.durationSeconds = counted;
+    }
+  }
   if (missing(result, isVideo) && (format === 'mp4' || format === 'mov' || format === 'm4a')) {
     fill(result, await withReader(path, readMovieInfo).catch(() => ({})), isVideo);
   }
