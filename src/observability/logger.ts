@@ -50,8 +50,8 @@ const LOGGED_URL_CHARS = 300;
 
 /**
  * A request URL fit for a log line: the callback token of `/v1/callbacks/{channel}/{token}`, the upload
- * token of `/files/{token}/{name}` and the values of secret-looking query parameters replaced, the whole
- * cut to a bounded length.
+ * token of `/files/{token}/{name}` and the values of secret-looking query parameters replaced. The logger
+ * cuts it to a bounded length once its secrets are scrubbed (`url` serializer of `createLogger`).
  */
 export function safeUrl(url: string): string {
   const at = url.indexOf('?');
@@ -79,6 +79,15 @@ export function safeUrl(url: string): string {
       .join('&');
     shown = `${path}?${query}`;
   }
+  return shown;
+}
+
+/**
+ * The `url` of a line: scrubbed, then cut to a bounded length. In the other order a secret straddling the
+ * cut would be written in part, most of it, and no longer match the scrub.
+ */
+function loggedUrl(url: string, secrets: readonly string[]): string {
+  const shown = scrubSecrets(url, secrets);
   return shown.length > LOGGED_URL_CHARS ? `${shown.slice(0, LOGGED_URL_CHARS)}…` : shown;
 }
 
@@ -152,8 +161,9 @@ export function createLogger(options: LoggerOptions): Logger {
         err: pino.stdSerializers.errWithCause,
         req: (req: { method?: string; url?: string }) => ({
           method: req.method,
-          url: safeUrl(req.url ?? ''),
+          url: loggedUrl(safeUrl(req.url ?? ''), secrets),
         }),
+        url: (url: unknown) => (typeof url === 'string' ? loggedUrl(url, secrets) : url),
       },
       hooks: { streamWrite: (line) => scrubSecrets(line, secrets) },
     },
