@@ -13,6 +13,7 @@ import { makePng } from '../src/media/fixtures.ts';
 import { ScriptedUpstream, scriptedAdapters, testChannels } from './channel-adapters.ts';
 import { ADMIN_TOKEN, startTestApp, type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
 import { Captured } from './log-capture.ts';
+import { Browser } from './web-kit.ts';
 
 const METRICS_TOKEN = 'metrics-token-for-the-log-test-42';
 const PROVIDER_KEY = 'provider-key-Zq81xKv0pL3mN7';
@@ -358,6 +359,29 @@ describe('logs (CONTRACT §15)', () => {
         metrics.body,
         /http_requests_total\{[^}]*route="\/v1\/tasks\/:id\/events"[^}]*status="499"[^}]*\} 1/,
       );
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("a signed-in person's dashboard pages name the account in their lines", async () => {
+    const captured = new Captured();
+    const t = await startTestApp({ worker: false, env: { LOG_LEVEL: 'info' }, logDestination: captured });
+    try {
+      const browser = new Browser(t);
+      await browser.signUp();
+      const me = await browser.get('/v1/me', { 'x-request-id': 'dash-me' });
+      const accountId = me.json().account_id;
+      assert.ok(accountId);
+      await browser.get('/tasks', { 'x-request-id': 'dash-tasks' });
+      await browser.get('/keys', { 'x-request-id': 'dash-keys' });
+      await new Browser(t).get('/signin', { 'x-request-id': 'dash-signed-out' });
+      const lineOf = (requestId: string) =>
+        captured.lines().find((l) => l.requestId === requestId && l.msg === 'request');
+      for (const requestId of ['dash-me', 'dash-tasks', 'dash-keys'])
+        assert.equal(lineOf(requestId)?.accountId, accountId, requestId);
+      assert.ok(lineOf('dash-signed-out'));
+      assert.equal(lineOf('dash-signed-out')?.accountId, undefined);
     } finally {
       await t.close();
     }

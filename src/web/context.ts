@@ -9,6 +9,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type {} from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type Lang, negotiateLang } from '../i18n/index.ts';
+import { sessionPrincipal } from '../people/index.ts';
 import { CSRF_FIELD, CSRF_HEADER, type PeoplePort, SESSION_COOKIE, type WebSession } from './people-port.ts';
 import { type FlashKey, isFlashKey } from './words.ts';
 
@@ -104,6 +105,8 @@ export async function loadContext(
   const token = request.cookies[SESSION_COOKIE] ?? null;
   const session = token ? await deps.people.session(token) : null;
   if (token && !session) reply.clearCookie(SESSION_COOKIE, { path: '/' });
+  // The session's account, as on /v1 with the cookie: the request's log line names it (CONTRACT §15).
+  if (session) request.principal = sessionPrincipal(session);
   let csrf = session?.csrf ?? request.cookies[ANON_CSRF_COOKIE] ?? '';
   if (!session && !isIssuedCsrf(csrf)) {
     csrf = randomBytes(32).toString('base64url');
