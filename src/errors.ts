@@ -140,6 +140,9 @@ export function storageFigures(quotaBytes: number, usedBytes: number): { quota: 
   }
 }
 
+/** Longest model key echoed in a model_not_found message: a 5,000-character key is not worth sending back. */
+const ECHOED_KEY_CHARS = 100;
+
 const bearerChallenge = (sent: boolean): Record<string, string> => ({
   'WWW-Authenticate': sent ? 'Bearer error="invalid_token"' : 'Bearer',
 });
@@ -157,7 +160,11 @@ export const errors = {
     new ApiError('model_not_allowed_for_key', { params: { model } }),
   keyDailyLimitExceeded: (limitMinor: number, spentMinor: number): ApiError =>
     new ApiError('key_daily_limit_exceeded', { params: { limit: limitMinor, spent: spentMinor } }),
-  modelNotFound: (model: string): ApiError => new ApiError('model_not_found', { params: { model } }),
+  // A key of any length is looked up; the message echoes at most ECHOED_KEY_CHARS of it.
+  modelNotFound: (model: string): ApiError =>
+    new ApiError('model_not_found', {
+      params: { model: model.length > ECHOED_KEY_CHARS ? `${model.slice(0, ECHOED_KEY_CHARS)}…` : model },
+    }),
   taskNotFound: (id: string): ApiError => new ApiError('task_not_found', { params: { id } }),
   artifactExpired: (id: string): ApiError => new ApiError('artifact_expired', { params: { id } }),
   artifactNotFound: (id: string, index: string | number): ApiError =>

@@ -104,6 +104,23 @@ describe('GET /v1/models and GET /v1/me', () => {
     assert.deepEqual(empty.json(), { tasks: [], next_cursor: null });
   });
 
+  test('an unknown model key of any length is 404 model_not_found, its echo clipped', async () => {
+    const acct = await t.account();
+    const long = 'm'.repeat(101);
+    const body = { model: 'x'.repeat(5000), settings: {} };
+    const answers = [
+      await t.call(acct.key, 'POST', '/v1/tasks', body),
+      await t.call(acct.key, 'POST', '/v1/price', body),
+      await t.call(acct.key, 'GET', `/v1/models/${long}`),
+      await t.call(acct.key, 'GET', `/v1/models/${long}/elements`),
+      await t.call(acct.key, 'GET', `/v1/tasks?model=${long}`),
+    ];
+    for (const res of answers) {
+      expectError(res, 404, 'model_not_found');
+      assert.ok(res.json().error.message.length < 200, res.json().error.message);
+    }
+  });
+
   test('a model switched off by the operator shows available: false; switched on again, true', async () => {
     const acct = await t.account();
     const off = await t.admin('PATCH', '/admin/v1/models/video', { available: false });

@@ -5,7 +5,7 @@ import { decodeOrKeep } from '../lib/index.ts';
 
 const METHODS: readonly HTTPMethod[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 /** The model key of an address under `/v1/models/{key}/…`. */
-const MODEL_PATH = /^\/v1\/models\/([^/]{1,100})\/./;
+const MODEL_PATH = /^\/v1\/models\/([^/]+)\/./;
 
 /** Longest path echoed in a not_found message: a 5,000-character path is not worth sending back. */
 const ECHOED_PATH_CHARS = 100;

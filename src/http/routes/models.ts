@@ -52,7 +52,7 @@ export async function modelRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         description:
           'An unknown key is 404 model_not_found; a model the key may not use is 403 model_not_allowed_for_key.',
         tags: ['models'],
-        params: z.object({ key: z.string().max(100) }),
+        params: z.object({ key: z.string() }),
         response: {
           200: modelSchema,
           ...errorResponses,

@@ -106,7 +106,8 @@ export const taskSchema = z
 
 /** Body of POST /v1/tasks and POST /v1/price. */
 export const taskRequestSchema = z.strictObject({
-  model: z.string().min(1).max(100).describe('model key from GET /v1/models'),
+  // No length cap: an unknown key of any length is the reference's 404 model_not_found.
+  model: z.string().min(1).describe('model key from GET /v1/models'),
   settings: z
     .record(z.string(), z.unknown())
     .describe(

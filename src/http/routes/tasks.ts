@@ -215,7 +215,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         querystring: z.object({
           limit: pageLimit(100).default(20),
           status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled']).optional(),
-          model: z.string().max(100).optional(),
+          model: z.string().optional(),
           cursor: z.string().max(200).optional(),
           lang: z.string().optional(),
         }),
