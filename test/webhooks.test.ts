@@ -133,6 +133,7 @@ describe('webhook endpoints and the default secret', () => {
       'ftp://93.184.216.34/x',
       'https://user:pw@93.184.216.34/x',
       'not a url',
+      'http://93.184.216.34:0/x',
     ]) {
       const res = await t.call(acct.key, 'POST', '/v1/webhooks', { url, events: ['task.succeeded'] });
       expectError(res, 422, 'invalid_request');

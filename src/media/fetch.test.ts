@@ -226,6 +226,8 @@ describe('fetchToFile failures', () => {
       'not a url',
       `http://user:pass@127.0.0.1:${port}/ok`,
       `http://user@127.0.0.1:${port}/ok`,
+      'http://127.0.0.1:0/ok',
+      'https://example.com:00/ok',
     ]) {
       await expectFailure(fetchToFile(url, options()), 'bad_url');
     }

@@ -102,6 +102,8 @@ export function parseUrl(raw: string): URL {
     throw new FetchError('bad_url', 'only http and https');
   if (url.username !== '' || url.password !== '') throw new FetchError('bad_url', 'credentials in URL');
   if (url.hostname === '') throw new FetchError('bad_url', 'no host');
+  // Nothing listens on port 0: a link to it could never be read nor a webhook ever delivered.
+  if (url.port === '0') throw new FetchError('bad_url', 'port 0');
   return url;
 }
 
