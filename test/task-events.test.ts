@@ -285,6 +285,14 @@ describe('task event streams', () => {
     assert.equal(JSON.parse(refused.body()).error.code, 'rate_limited');
     assert.ok(Number(refused.headers['retry-after']) > 0);
     expectError(await t.call(acct.key, 'GET', `/v1/tasks/${id}?wait=5`), 429, 'rate_limited');
+    // A final task's stream and long-poll take no place: both answer at once.
+    const done = await create();
+    await t.call(acct.key, 'POST', `/v1/tasks/${done}/cancel`);
+    const finalStream = await stream(done);
+    assert.equal(finalStream.status, 200);
+    await finalStream.ended;
+    assert.match(finalStream.body(), /event: done/);
+    assert.equal((await t.call(acct.key, 'GET', `/v1/tasks/${done}?wait=5`)).statusCode, 200);
     // POST with Prefer still creates the task; the preference is simply not applied.
     const created = await t.call(acct.key, 'POST', '/v1/tasks', chair(), { prefer: 'wait=5' });
     assert.equal(created.statusCode, 202);

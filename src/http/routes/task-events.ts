@@ -57,7 +57,9 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
         state = await tasks.watchState(principal, id, request.lang);
         // An id past the task's revision is not one we sent either (another task's, a client's guess).
         if (sent > state.revision) sent = -1;
-        const admitted = watch.admit(principal.accountId);
+        // A final task's stream is written at once and ends, as a final task's long-poll answers at once:
+        // it takes no place.
+        const admitted = state.final ? () => {} : watch.admit(principal.accountId);
         if (!admitted) throw errors.tooManyStreams(watch.perAccount);
         release = admitted;
       } catch (error) {
