@@ -142,14 +142,16 @@ export class Tasks {
       const left = deadline - Date.now();
       if (task && left <= 0) throw new WaitTimeoutError(task);
       const started = Date.now();
-      const waitSeconds = Math.min(60, Math.max(1, Math.ceil(left / 1000)));
+      // Whole seconds, never past the deadline: under a second left, a plain read.
+      const waitSeconds = Math.min(60, Math.floor(left / 1000));
+      const asksWait = longPoll && waitSeconds >= 1;
       try {
         // A long-poll refused for the account's waiting places turns to plain polls at once, not after the
         // client's retries of the 429 (5 s each).
         task = await this.#get(
           id,
-          longPoll ? { wait: waitSeconds, signal: options.signal } : { signal: options.signal },
-          longPoll,
+          asksWait ? { wait: waitSeconds, signal: options.signal } : { signal: options.signal },
+          asksWait,
         );
       } catch (error) {
         if (!longPoll || !(error instanceof RateLimitError)) throw error;

@@ -86,7 +86,12 @@ async function startFake(): Promise<Fake> {
       fake.waits.push(wait);
       const n = (polls.get(id) ?? 0) + 1;
       polls.set(id, n);
-      if (fake.mode === 'always-running' || n < 2) return send(res, 200, state(id, 'running', n * 10));
+      if (fake.mode === 'always-running') {
+        // As the service does: a long-poll of a task that stays running answers after its wait.
+        const answer = () => send(res, 200, state(id, 'running', n * 10));
+        return void (wait === null ? answer() : setTimeout(answer, Number(wait) * 1000));
+      }
+      if (n < 2) return send(res, 200, state(id, 'running', n * 10));
       return send(res, 200, state(id, 'succeeded', 100));
     }
     send(res, 404, { error: { code: 'not_found', message: 'No such address' } });
@@ -173,7 +178,10 @@ describe('waiting and event streams (fake of CONTRACT §12)', () => {
 
   test('wait: WaitTimeoutError with the last state when the time is up', async () => {
     fake.mode = 'always-running';
+    const started = Date.now();
     const error = await c.tasks.wait('w2', { timeoutMs: 1_200 }).catch((e: unknown) => e);
+    // Within the time asked for (plus a request's time): no long-poll asks past it in whole seconds.
+    assert.ok(Date.now() - started < 1_700, `${Date.now() - started} ms`);
     assert.ok(error instanceof WaitTimeoutError);
     assert.equal(error.task.status, 'running');
     assert.equal(fake.waits.at(-1) !== undefined, true);
