@@ -37,6 +37,14 @@ test('safeUrl takes out callback and upload tokens and secret query values', () 
     ['/v1/%63allbacks/suno/s3cr3t-token', `/v1/callbacks/suno/${REDACTED}`],
     ['/files/%D1%82%D0%B5/a.png', `/files/${REDACTED}/a.png`],
     ['/v1/tasks/%D1%82%D0%B5', '/v1/tasks/%D1%82%D0%B5'],
+    // Near misses that open nothing still carry a token that works.
+    ['//files/vRqeBG5TyUZeg9gvhMZ0wlvPxrofTkco/a.png', `//files/${REDACTED}/a.png`],
+    ['/./files/tok/a.png', `/./files/${REDACTED}/a.png`],
+    ['/%2Ffiles/tok/a.png', `/%2Ffiles/${REDACTED}/a.png`],
+    ['/files%2Ftok/a.png', `/files%2F${REDACTED}/a.png`],
+    ['//v1/callbacks/suno/s3cr3t-token', `//v1/callbacks/suno/${REDACTED}`],
+    // An upload's id under /v1/files opens nothing without a key: it stays readable.
+    ['/v1/files/01a229cb-5283-731f-a3b4-a8ade168f79b', '/v1/files/01a229cb-5283-731f-a3b4-a8ade168f79b'],
   ];
   for (const [url, shown] of cases) assert.equal(safeUrl(url), shown, url);
 });

@@ -93,11 +93,14 @@ function loggedUrl(url: string, secrets: readonly string[]): string {
 
 /** A path without the callback token of `/v1/callbacks/{channel}/{token}` and an upload link's token. */
 function redactedPath(path: string): string {
+  // Anywhere in the path, not only at its start: `//files/<token>/a.png`, `/./files/…` or
+  // `/files%2F<token>/…` do not open the file, but the token in them still does.
   return (
     path
-      .replace(/^(\/v1\/callbacks\/[^/]*\/)[^/]+/i, `$1${REDACTED}`)
-      // An upload's direct link: its token is the only key to the file (CONTRACT §6).
-      .replace(/^(\/files\/)[^/]+/i, `$1${REDACTED}`)
+      .replace(/(\/callbacks(?:\/|%2F)+[^/]*(?:\/|%2F)+)[^/]+/gi, `$1${REDACTED}`)
+      // An upload's direct link: its token is the only key to the file (CONTRACT §6). `/v1/files/{id}`
+      // names an upload by its id, which opens nothing without a key.
+      .replace(/((?<!\/v1)(?:\/|%2F)files(?:\/|%2F)+)[^/]+/gi, `$1${REDACTED}`)
   );
 }
 
