@@ -393,6 +393,22 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
     assert.ok(fake.calls.some((call) => call.method === 'POST' && call.path === `/predictions/${id}/cancel`));
   });
 
+  test('a cancel the server cannot take now (429, 5xx) is transient; 404 means nothing runs', async () => {
+    const { adapter, fake } = await setup({ runMs: 10_000 });
+    const key = await runKey();
+    const handle = await adapter.create(request(), { key, startedAt: new Date() }, signal());
+    const id = key.replace('/', '_');
+    fake.failCancels(503, 429);
+    // Not made: the sweeper must ask again (docs/providers.md, "A cancel reaches the provider").
+    await assert.rejects(adapter.cancel(handle, signal()), GeneratorTransientError);
+    await assert.rejects(adapter.cancel(handle, signal()), GeneratorTransientError);
+    assert.notEqual(fake.predictions.get(id)?.status, 'canceled');
+    await adapter.cancel(handle, signal());
+    assert.equal(fake.predictions.get(id)?.status, 'canceled');
+    // A prediction the server does not know (finished, or never started) needs no cancel.
+    await adapter.cancel(`${key}-unknown`, signal());
+  });
+
   test('ensureAvailable consults no health check: a server that says SETUP_FAILED still takes tasks', async () => {
     const broken = await setup({ health: 'SETUP_FAILED' });
     await broken.adapter.ensureAvailable({ model: 'model-3d', settings: {} });

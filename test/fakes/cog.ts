@@ -95,6 +95,8 @@ export interface CogFake extends FakeServer {
   maxInFlight: number;
   /** Queues faults for the next PUTs or predictions, in order. */
   fail(...faults: CogFault[]): void;
+  /** The next cancels answer these HTTP statuses instead (a proxy's 503, a 429), in order. */
+  failCancels(...statuses: number[]): void;
   options: CogFakeOptions;
 }
 
@@ -106,6 +108,7 @@ export async function startCogFake(options: CogFakeOptions = {}): Promise<CogFak
   const submissions: unknown[] = [];
   const cancels: string[] = [];
   const faults: CogFault[] = [];
+  const cancelFaults: number[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const deliver = options.deliver ?? ((url: string, body: unknown) => postJson(url, body));
   let server: FakeServer;
@@ -211,6 +214,8 @@ export async function startCogFake(options: CogFakeOptions = {}): Promise<CogFak
 
   const cancel = (id: string): FakeReply => {
     cancels.push(id);
+    const fault = cancelFaults.shift();
+    if (fault !== undefined) return { status: fault, body: { detail: `fake cancel fault ${fault}` } };
     const prediction = predictions.get(id);
     if (!prediction) return { status: 404, body: { detail: 'Not Found' } };
     if (!FINAL.has(prediction.status)) {
@@ -249,6 +254,9 @@ export async function startCogFake(options: CogFakeOptions = {}): Promise<CogFak
     maxInFlight: 0,
     fail(...more: CogFault[]) {
       faults.push(...more);
+    },
+    failCancels(...statuses: number[]) {
+      cancelFaults.push(...statuses);
     },
     async close() {
       for (const timer of timers) clearTimeout(timer);

@@ -128,8 +128,16 @@ export class CogAdapter implements Adapter {
 
   async cancel(handle: string, signal: AbortSignal): Promise<void> {
     const id = predictionIdOf(handle);
+    const response = await this.#request(
+      'POST',
+      `/predictions/${encodeURIComponent(id)}/cancel`,
+      undefined,
+      signal,
+    );
     // 404: the prediction finished or never started; either way nothing runs any more.
-    await this.#request('POST', `/predictions/${encodeURIComponent(id)}/cancel`, undefined, signal);
+    if ((response.status >= 200 && response.status < 300) || response.status === 404) return;
+    // Not made: a busy or broken server (429, 5xx) is asked again later (src/worker/upstream-cancels.ts).
+    throw this.#refusal(response, 'cancel prediction');
   }
 
   /** The newest prediction a webhook brought for the run, final states first (webhooks may cross). */
