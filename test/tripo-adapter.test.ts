@@ -163,6 +163,15 @@ test('face_limit is brought into Tripo’s range for quad (500–10000) and smar
   assert.equal(await sent({ face_limit: 150_000 }), 150_000);
 });
 
+test('emoji are taken out of the prompts, which Tripo refuses with them', async () => {
+  await generate(
+    request3d({ task_type: 'text_to_model', prompt: 'a red chair 🪑 ✨', negative_prompt: 'no 🚫 legs' }),
+  );
+  const body = lastSubmission() as Record<string, unknown>;
+  assert.equal(body['prompt'], 'a red chair');
+  assert.equal(body['negative_prompt'], 'no legs');
+});
+
 test('generate_parts is sent with texture, pbr and quad false', async () => {
   const request = request3d({
     task_type: 'text_to_model',

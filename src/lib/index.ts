@@ -10,4 +10,4 @@ export { Repeating } from './repeating.ts';
 export { exactSeconds } from './seconds.ts';
 export { ByteCounter, readCapped } from './streams.ts';
 export { makeTempFolder, removeOrphanTempFolders, type TempUse } from './temp-folders.ts';
-export { characters, cutUnits, wordSet } from './text.ts';
+export { characters, cutUnits, withoutEmoji, wordSet } from './text.ts';

@@ -25,3 +25,16 @@ export function cutUnits(text: string, max: number): string {
   const high = text.charCodeAt(max - 1);
   return text.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max);
 }
+
+/** An emoji as it is written: a pictograph (or flag letters) with its modifiers, joined sequences included. */
+const EMOJI =
+  /(?:\p{Extended_Pictographic}|\p{Regional_Indicator})(?:\p{Emoji_Modifier}|\uFE0F|\u20E3|[\u{E0020}-\u{E007F}])*(?:\u200D\p{Extended_Pictographic}(?:\p{Emoji_Modifier}|\uFE0F)*)*|\uFE0F\u20E3?|\u20E3/gu;
+
+/**
+ * A text without its emoji, for a provider that refuses them (Tripo's prompts, PROVIDERS.md §1); the
+ * spaces an emoji stood between become one, and the ends are trimmed.
+ */
+export function withoutEmoji(text: string): string {
+  if (!/\p{Extended_Pictographic}|\p{Regional_Indicator}|\uFE0F|\u20E3/u.test(text)) return text;
+  return text.replace(EMOJI, '').replace(/ {2,}/g, ' ').trim();
+}

@@ -2,6 +2,8 @@
  * Our model-3d settings as the body of Tripo's `POST /task` (PROVIDERS.md §1). Pure apart from the uploads
  * it is handed: every picture goes up first and is named by its file token.
  */
+
+import { withoutEmoji } from '../../../lib/index.ts';
 import { GenerationError, type GenerationRequest } from '../../generator.ts';
 import type { Channel } from '../types.ts';
 
@@ -114,9 +116,11 @@ export async function taskBody(
   const body: Record<string, unknown> = {};
   if (mode === 'text_to_model') {
     body['type'] = 'text_to_model';
-    body['prompt'] = settings['prompt'];
+    // Tripo takes text only (PROVIDERS.md §1): a prompt with an emoji would fail upstream after the hold.
+    body['prompt'] = withoutEmoji(String(settings['prompt'] ?? ''));
     const negative = settings['negative_prompt'];
-    if (typeof negative === 'string' && negative !== '') body['negative_prompt'] = negative;
+    if (typeof negative === 'string' && withoutEmoji(negative) !== '')
+      body['negative_prompt'] = withoutEmoji(negative);
   } else if (mode === 'image_to_model' || mode === 'multiview_to_model') {
     Object.assign(body, await pictureFields(mode, settings, upload));
   } else {
