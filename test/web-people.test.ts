@@ -99,29 +99,39 @@ describe('dashboard on the people service', () => {
   });
 
   test("refusals name the field with the form's label, in the page's language; the API keeps its words", async () => {
-    const alert = (body: string) =>
-      textOf(/<p class="error" role="alert">[^<]*<\/p>/.exec(body)?.[0] ?? '').trim();
+    // Said at the field: the one control marked invalid (with the focus) names the message under it.
+    const atField = (body: string) => {
+      const control = /<input [^>]*aria-invalid="true"[^>]*>/.exec(body)?.[0] ?? '';
+      const id = /aria-describedby="([^"]+)"/.exec(control)?.[1];
+      assert.match(control, / autofocus/);
+      assert.equal(body.match(/aria-invalid=/g)?.length, 1);
+      // The alert above the form says it too.
+      assert.match(body, /<p class="error" role="alert">/);
+      return textOf(
+        new RegExp(`<p class="error field-problem" id="${id}">[^<]*</p>`).exec(body)?.[0] ?? '',
+      ).trim();
+    };
     const en = new Browser(t, { 'accept-language': 'en' });
     await en.get('/signup');
     const badEmail = await en.post('/signup', { email: 'not an address', password: 'correct horse battery' });
     assert.equal(badEmail.statusCode, 422);
-    assert.equal(alert(badEmail.body), 'E-mail: not a valid e-mail address (at most 254 characters).');
+    assert.equal(atField(badEmail.body), 'E-mail: not a valid e-mail address (at most 254 characters).');
     const short = await en.post('/signup', { email: 'web-labels@example.com', password: 'short' });
-    assert.equal(alert(short.body), 'Password: from 8 to 200 characters.');
+    assert.equal(atField(short.body), 'Password: from 8 to 200 characters.');
     await en.signUp('web-labels@example.com', 'correct horse battery');
     await en.get('/settings');
     const settings = await en.post('/settings', { current: 'correct horse battery', password: 'short' });
     assert.equal(settings.statusCode, 422);
-    assert.equal(alert(settings.body), 'New password: from 8 to 200 characters.');
+    assert.equal(atField(settings.body), 'New password: from 8 to 200 characters.');
 
     const ru = new Browser(t, { 'accept-language': 'ru' });
     await ru.get('/signup');
     const ruEmail = await ru.post('/signup', { email: 'не адрес', password: 'correct horse battery' });
-    assert.equal(alert(ruEmail.body), 'Эл. почта: это не адрес эл. почты (не длиннее 254 символов).');
+    assert.equal(atField(ruEmail.body), 'Эл. почта: это не адрес эл. почты (не длиннее 254 символов).');
     await ru.signUp('web-labels-ru@example.com', 'correct horse battery');
     await ru.get('/settings');
     const ruSettings = await ru.post('/settings', { current: 'correct horse battery', password: 'short' });
-    assert.equal(alert(ruSettings.body), 'Новый пароль: от 8 до 200 символов.');
+    assert.equal(atField(ruSettings.body), 'Новый пароль: от 8 до 200 символов.');
 
     // The JSON API answers as before: the field is its own name there.
     const account = (await t.admin('POST', '/admin/v1/accounts', { name: 'labels' })).json().id as string;

@@ -123,7 +123,37 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
   </html>`);
 }
 
-/** The error box of a form. */
-export function errorBox(message: string | null): VNode | null {
-  return message ? html`<p class="error" role="alert">${message}</p>` : null;
+/**
+ * What a form was refused for: the message, and the API's name of the field it is about (`Refusal`'s
+ * `field`, or the page's own check of a field); no field: the whole form.
+ */
+export interface FormProblem {
+  message: string;
+  field?: string | null;
+}
+
+/**
+ * The error box of a form, announced as the page opens: every problem, a field's too (`fieldProblem`
+ * also says that one at its field, which is what the field's description reads).
+ */
+export function errorBox(problem: FormProblem | null): VNode | null {
+  return problem ? html`<p class="error" role="alert">${problem.message}</p>` : null;
+}
+
+/**
+ * A form control of the field `name` (the API's) and what it shows of `problem`, as the islands mark a
+ * field (client/form-feedback.ts, whose ids these are): about this field, the control is `aria-invalid`,
+ * names the message under it in `aria-describedby` and takes the focus as the page opens (`autofocus`);
+ * otherwise nothing. `attributes` go on the control, `note` right after it (after its label).
+ */
+export function fieldProblem(
+  problem: FormProblem | null,
+  name: string,
+): { attributes: Record<string, string | boolean>; note: VNode | null } {
+  if (!problem?.field || problem.field !== name) return { attributes: {}, note: null };
+  const id = `field-${name}`;
+  return {
+    attributes: { id, 'aria-invalid': 'true', 'aria-describedby': `${id}-problem`, autofocus: true },
+    note: html`<p class="error field-problem" id=${`${id}-problem`}>${problem.message}</p>`,
+  };
 }

@@ -35,3 +35,14 @@ test("a field's refusal names it with the form's label; other fields and texts a
   );
   assert.equal(detail.detail?.en, 'password: too short.', 'the error itself is not changed');
 });
+
+test('a refusal tells the field of the form it is about, by the API name the page labels', () => {
+  const detail = errors.invalidRequest({ en: 'password: too short.', ru: 'password: короткий.' });
+  assert.equal(refusalOf(detail, 'ru', { password: 'Новый пароль' }).field, 'password');
+  assert.equal(refusalOf(detail, 'en', { email: 'E-mail' }).field, null, 'a field the form does not have');
+  assert.equal(refusalOf(detail, 'en').field, null);
+  assert.equal(refusalOf(errors.fileEmpty('file'), 'en', { file: '“Files”' }).field, 'file');
+  assert.equal(refusalOf(errors.fileEmpty('file'), 'en').field, null);
+  assert.equal(refusalOf(errors.invalidCredentials(), 'en', { email: 'E-mail' }).field, null);
+  assert.equal(refusalOf(errors.rateLimited(5), 'en', { email: 'E-mail' }).field, null);
+});

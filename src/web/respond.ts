@@ -49,23 +49,35 @@ export interface Refusal {
   code: string;
   status: number;
   message: string;
+  /**
+   * The API's name of the form's field the refusal is about (its message's leading `field: `, or its
+   * `{field}`), when the page labels that field; null for a refusal of the whole form.
+   */
+  field: string | null;
   headers: Readonly<Record<string, string>>;
 }
 
 /**
  * The words of a form's labels for the API's field names it sends (`{ password: 'New password' }`), so
- * a refusal names the field as the page does.
+ * a refusal names the field as the page does; the page shows a refusal of such a field at the field
+ * (layout.ts `fieldProblem`), not in its error box.
  */
 export type FieldLabels = Readonly<Record<string, string>>;
+
+/** The API's field a message starts with (`password: from 8 to 200 characters.`), if the form labels it. */
+function leadingField(message: string, labels: FieldLabels): string | null {
+  const colon = message.indexOf(': ');
+  const name = colon > 0 ? message.slice(0, colon) : '';
+  return Object.hasOwn(labels, name) ? name : null;
+}
 
 /**
  * A message naming the API's field as the form labels it: the API starts a field's refusal with its name
  * (`password: from 8 to 200 characters.`), which means nothing on a page whose field is "New password".
  */
 function named(message: string, labels: FieldLabels): string {
-  const colon = message.indexOf(': ');
-  const name = colon > 0 ? message.slice(0, colon) : '';
-  return Object.hasOwn(labels, name) ? `${labels[name]}${message.slice(colon)}` : message;
+  const name = leadingField(message, labels);
+  return name === null ? message : `${labels[name]}${message.slice(name.length)}`;
 }
 
 /**
@@ -75,11 +87,10 @@ function named(message: string, labels: FieldLabels): string {
  */
 export function refusalOf(error: unknown, lang: Lang, labels: FieldLabels = {}): Refusal {
   if (!isApiError(error)) throw error;
-  const field = error.params.field;
-  const params =
-    typeof field === 'string' && Object.hasOwn(labels, field)
-      ? { ...error.params, field: labels[field] as string }
-      : error.params;
+  const param = error.params.field;
+  const labelled = typeof param === 'string' && Object.hasOwn(labels, param) ? param : null;
+  const params = labelled === null ? error.params : { ...error.params, field: labels[labelled] as string };
+  const field = error.detail ? leadingField(error.detail[lang], labels) : labelled;
   const message = error.detail
     ? named(error.detail[lang], labels)
     : (() => {
@@ -101,10 +112,17 @@ export function refusalOf(error: unknown, lang: Lang, labels: FieldLabels = {}):
       code: error.code,
       status: error.status,
       message: fill(w.tooManyWait, { wait: readable }),
+      field: null,
       headers: error.headers,
     };
   }
-  return { code: error.code, status: error.status, message: message ?? error.code, headers: error.headers };
+  return {
+    code: error.code,
+    status: error.status,
+    message: message ?? error.code,
+    field,
+    headers: error.headers,
+  };
 }
 
 /** The 403 page of a POST without its CSRF token. */

@@ -90,9 +90,11 @@ describe('sign-in: wrong passwords, limits, password reset', () => {
     );
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     assert.equal((await answer).status(), 401);
-    const alert = page.getByRole('alert');
-    await alert.waitFor();
-    assert.equal((await alert.textContent())?.trim(), 'The current password is wrong.');
+    // Said at the field it is about (form-problems.test.ts checks the accessibility tree).
+    const current = page.getByLabel('Current password', { exact: true });
+    assert.equal(await current.getAttribute('aria-invalid'), 'true');
+    const note = page.locator(`[id="${await current.getAttribute('aria-describedby')}"]`);
+    assert.equal((await note.textContent())?.trim(), 'The current password is wrong.');
     await context.close();
   });
 

@@ -110,7 +110,8 @@ describe('top-up in the browser (PAYMENTS=test)', () => {
     await owner.page.goto(`${web.base}/topup`);
     await owner.page.getByLabel('Amount', { exact: true }).fill('0.5');
     await owner.page.getByRole('button', { name: 'Top up', exact: true }).click();
-    await owner.page.locator('[data-topup-error]:not([hidden])').waitFor();
+    // Said under the field (form-problems.test.ts checks the accessibility tree).
+    await owner.page.locator('.field-problem').waitFor();
     // A refusal of the API (here a provider that does not answer) is shown, and the button, disabled
     // while sending, has the keyboard focus again.
     await owner.page.route('**/v1/topups', (route) =>

@@ -7,10 +7,17 @@
 let serial = 0;
 
 /**
- * Shows `problems` under the field `box` of `control`, or clears what was shown there when there are
- * none; answers the problems.
+ * Shows `problems` under the field `box` of `control` (at its end, or right after `after`, an element of
+ * it: the label of a form without boxes of fields), or clears what was shown there when there are none;
+ * answers the problems. The ids are those of a field the page was rendered refused (layout.ts
+ * `fieldProblem`), so a refusal of the server is cleared the same way.
  */
-export function showProblems(box: HTMLElement, control: HTMLElement, problems: string[]): string[] {
+export function showProblems(
+  box: HTMLElement,
+  control: HTMLElement,
+  problems: string[],
+  after?: Element,
+): string[] {
   if (control.id === '') {
     serial += 1;
     control.id = `control-${serial}`;
@@ -28,7 +35,8 @@ export function showProblems(box: HTMLElement, control: HTMLElement, problems: s
       note = document.createElement('p');
       note.className = 'error field-problem';
       note.id = noteId;
-      box.append(note);
+      if (after) after.after(note);
+      else box.append(note);
     }
     note.textContent = problems.join(' ');
     control.setAttribute('aria-invalid', 'true');

@@ -1,9 +1,11 @@
 /**
  * The top-up form: the amount in rubles becomes kopecks, `POST /v1/topups` creates the top-up, and the
- * browser goes to the payment's confirmation page. A refusal shows its message in the form's alert.
+ * browser goes to the payment's confirmation page. An amount out of range is said in the form's alert and
+ * under the field, which is marked `aria-invalid` and takes the focus; a refusal of the API shows its
+ * message in the alert.
  */
 import { ApiFailure, api } from './api.js';
-import { giveBack } from './form-feedback.js';
+import { giveBack, showProblems } from './form-feedback.js';
 
 interface Topup {
   id: string;
@@ -20,18 +22,27 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-topup-f
   const alert = form.querySelector<HTMLElement>('[data-topup-error]');
   const input = form.querySelector<HTMLInputElement>('input[name="amount"]');
   const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
-  const show = (message: string): void => {
+  const show = (message: string | null): void => {
     if (!alert) return;
-    alert.textContent = message;
-    alert.hidden = false;
+    alert.textContent = message ?? '';
+    alert.hidden = message === null;
+  };
+  /** The amount's own problem under it (none: cleared, the server's mark of a post without scripts too). */
+  const mark = (problems: string[]): void => {
+    const label = input?.closest('label');
+    if (input && label) showProblems(form, input, problems, label);
   };
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const minor = toMinor(input?.value ?? '');
+    show(null);
     if (minor === null || minor < 100 || minor > 100_000_000) {
       show(form.dataset.bad ?? '');
+      mark([form.dataset.bad ?? '']);
+      input?.focus();
       return;
     }
+    mark([]);
     if (button) button.disabled = true;
     try {
       const topup = await api<Topup>('POST', '/v1/topups', { amount_minor: minor });

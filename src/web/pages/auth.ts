@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { contextOf, cookieOptions, field, safeNext, setFlash, type WebContext } from '../context.ts';
 import { html } from '../html.ts';
-import { csrfField, errorBox, page } from '../layout.ts';
+import { csrfField, errorBox, type FormProblem, fieldProblem, page } from '../layout.ts';
 import { SESSION_COOKIE } from '../people-port.ts';
 import { type FieldLabels, refusalOf, seeOther, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
@@ -24,17 +24,22 @@ function credentialsForm(
   context: WebContext,
   kind: 'signin' | 'signup',
   values: { email: string; next: string },
+  problem: FormProblem | null,
 ) {
   const w = wordsOf(context.lang);
   const submit = kind === 'signin' ? w.signIn : w.signUp;
+  const email = fieldProblem(problem, 'email');
+  const password = fieldProblem(problem, 'password');
   return html`<form class="stack" method="post" action=${kind === 'signin' ? '/signin' : '/signup'}>
     ${csrfField(context)}
     ${kind === 'signin' ? html`<input type="hidden" name="next" value=${values.next} />` : null}
-    <label>${w.email}<input type="email" name="email" autocomplete="email" required value=${values.email} /></label>
+    <label>${w.email}<input type="email" name="email" autocomplete="email" required value=${values.email} ...${email.attributes} /></label>
+    ${email.note}
     <label>${w.password}
       <input type="password" name="password" required minlength="8"
-        autocomplete=${kind === 'signin' ? 'current-password' : 'new-password'} />
+        autocomplete=${kind === 'signin' ? 'current-password' : 'new-password'} ...${password.attributes} />
     </label>
+    ${password.note}
     <button type="submit">${submit}</button>
   </form>`;
 }
@@ -48,27 +53,31 @@ function credentialLabels(context: WebContext): FieldLabels {
 export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const { people, assets, secure } = deps;
 
-  const signInPage = (context: WebContext, values: { email: string; next: string }, error: string | null) => {
+  const signInPage = (
+    context: WebContext,
+    values: { email: string; next: string },
+    problem: FormProblem | null,
+  ) => {
     const w = wordsOf(context.lang);
     return page(context, assets, {
       title: w.signIn,
       path: '/signin',
       body: [
-        errorBox(error),
-        credentialsForm(context, 'signin', values),
+        errorBox(problem),
+        credentialsForm(context, 'signin', values, problem),
         html`<p><a href="/reset">${w.forgot}</a></p>
           <p>${w.noAccount} <a href="/signup">${w.signUp}</a></p>`,
       ],
     });
   };
-  const signUpPage = (context: WebContext, email: string, error: string | null) => {
+  const signUpPage = (context: WebContext, email: string, problem: FormProblem | null) => {
     const w = wordsOf(context.lang);
     return page(context, assets, {
       title: w.signUp,
       path: '/signup',
       body: [
-        errorBox(error),
-        credentialsForm(context, 'signup', { email, next: '/' }),
+        errorBox(problem),
+        credentialsForm(context, 'signup', { email, next: '/' }, problem),
         html`<p class="hint">${w.passwordHint}</p>
           <p>${w.haveAccount} <a href="/signin">${w.signIn}</a></p>`,
       ],
@@ -109,7 +118,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     } catch (error) {
       const refusal = refusalOf(error, context.lang, credentialLabels(context));
       reply.headers(refusal.headers);
-      return sendHtml(reply, refusal.status, signInPage(context, { email, next }, refusal.message));
+      return sendHtml(reply, refusal.status, signInPage(context, { email, next }, refusal));
     }
   });
 
@@ -128,7 +137,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     } catch (error) {
       const refusal = refusalOf(error, context.lang, credentialLabels(context));
       reply.headers(refusal.headers);
-      return sendHtml(reply, refusal.status, signUpPage(context, email, refusal.message));
+      return sendHtml(reply, refusal.status, signUpPage(context, email, refusal));
     }
     // A new person is signed in at once: they may look around before confirming the e-mail.
     try {
@@ -167,19 +176,21 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     return seeOther(reply, context.session ? '/keys' : '/signin?next=%2Fkeys');
   });
 
-  const resetPage = (context: WebContext, sent: boolean, error: string | null) => {
+  const resetPage = (context: WebContext, sent: boolean, problem: FormProblem | null, email = '') => {
     const w = wordsOf(context.lang);
+    const invalid = fieldProblem(problem, 'email');
     return page(context, assets, {
       title: w.resetTitle,
       path: '/reset',
       body: [
-        errorBox(error),
+        errorBox(problem),
         // Sent: the layout shows the flash message, and the form is left out.
         sent
           ? null
           : html`<form class="stack" method="post" action="/reset">
               ${csrfField(context)}
-              <label>${w.email}<input type="email" name="email" autocomplete="email" required /></label>
+              <label>${w.email}<input type="email" name="email" autocomplete="email" required value=${email} ...${invalid.attributes} /></label>
+              ${invalid.note}
               <button type="submit">${w.resetSend}</button>
             </form>`,
       ],
@@ -193,12 +204,13 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
 
   app.post('/reset', HIDE, async (request, reply) => {
     const context = contextOf(request);
+    const email = field(request.body, 'email').trim();
     try {
-      await people.requestPasswordReset(field(request.body, 'email').trim());
+      await people.requestPasswordReset(email);
     } catch (error) {
       const refusal = refusalOf(error, context.lang, { email: wordsOf(context.lang).email });
       reply.headers(refusal.headers);
-      return sendHtml(reply, refusal.status, resetPage(context, false, refusal.message));
+      return sendHtml(reply, refusal.status, resetPage(context, false, refusal, email));
     }
     // 303 to the page that says so: a reload sends no second mail.
     setFlash(reply, 'flash_reset_sent', secure);
@@ -209,24 +221,26 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
    * The `New password` form while the link is open; otherwise one message (`error`, or that the link is
    * dead) and the way to ask for a new link, with no form that could only be refused.
    */
-  const newPasswordPage = (context: WebContext, open: boolean, error: string | null) => {
+  const newPasswordPage = (context: WebContext, open: boolean, problem: FormProblem | null) => {
     const w = wordsOf(context.lang);
+    const password = fieldProblem(problem, 'password');
     return page(context, assets, {
       title: w.resetNewTitle,
       path: RESET_PATH,
       body: open
         ? [
-            errorBox(error),
+            errorBox(problem),
             html`<form class="stack" method="post" action=${RESET_PATH}>
               ${csrfField(context)}
               <label>${w.newPassword}
-                <input type="password" name="password" required minlength="8" autocomplete="new-password" />
+                <input type="password" name="password" required minlength="8" autocomplete="new-password" ...${password.attributes} />
               </label>
+              ${password.note}
               <p class="hint">${w.passwordHint}</p>
               <button type="submit">${w.resetSet}</button>
             </form>`,
           ]
-        : html`<p class="error" role="alert">${error ?? w.resetExpired}</p>
+        : html`<p class="error" role="alert">${problem?.message ?? w.resetExpired}</p>
             <p><a href="/reset">${w.resetAskAgain}</a></p>`,
     });
   };
@@ -263,10 +277,10 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
       // a dead link's refusal may be about the password); a used or expired link is said once, in the
       // page's own words, without the API's message repeating it.
       const open = refusal.code === 'invalid_request' && (await people.isResetLinkOpen(token));
-      if (open) return sendHtml(reply, refusal.status, newPasswordPage(context, true, refusal.message));
+      if (open) return sendHtml(reply, refusal.status, newPasswordPage(context, true, refusal));
       closeLink(reply);
       const dead = refusal.code === 'invalid_token' || refusal.code === 'invalid_request';
-      return sendHtml(reply, refusal.status, newPasswordPage(context, false, dead ? null : refusal.message));
+      return sendHtml(reply, refusal.status, newPasswordPage(context, false, dead ? null : refusal));
     }
     reply.clearCookie(RESET_COOKIE, { path: RESET_PATH });
     // Every session of the person ended with the reset, this browser's too.

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contextOf, field, fields, setFlash, type WebContext } from '../context.ts';
 import { html, type VNode } from '../html.ts';
-import { csrfField, errorBox, page } from '../layout.ts';
+import { csrfField, errorBox, type FormProblem, fieldProblem, page } from '../layout.ts';
 import type { WebIssuedKey, WebKey } from '../people-port.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
@@ -34,7 +34,7 @@ interface KeysView {
   models: { key: string; name: string }[];
   /** The key just made, shown this once. */
   issued?: Pick<WebIssuedKey, 'key'>;
-  error?: string | null;
+  error?: FormProblem | null;
   /** The key whose revocation waits for a confirmation. */
   revoking?: WebKey;
   form?: { name: string; models: string[]; limit: string };
@@ -71,10 +71,13 @@ function createForm(context: WebContext, view: KeysView, w: Words): VNode {
       </form>`;
   }
   const chosen = new Set(view.form?.models ?? []);
+  const name = fieldProblem(view.error ?? null, 'name');
+  const limit = fieldProblem(view.error ?? null, 'daily_limit');
   return html`<form class="stack" method="post" action="/keys">
     ${csrfField(context)}
     <input type="hidden" name="action" value="create" />
-    <label>${w.keyName}<input type="text" name="name" required maxlength=${NAME_MAX} value=${view.form?.name ?? ''} /></label>
+    <label>${w.keyName}<input type="text" name="name" required maxlength=${NAME_MAX} value=${view.form?.name ?? ''} ...${name.attributes} /></label>
+    ${name.note}
     <fieldset>
       <legend>${w.keyModels}</legend>
       ${view.models.map(
@@ -84,7 +87,8 @@ function createForm(context: WebContext, view: KeysView, w: Words): VNode {
       )}
       <p class="hint">${w.keyModelsHint}</p>
     </fieldset>
-    <label>${w.keyDailyLimit}<input type="text" name="daily_limit" inputmode="decimal" value=${view.form?.limit ?? ''} /></label>
+    <label>${w.keyDailyLimit}<input type="text" name="daily_limit" inputmode="decimal" value=${view.form?.limit ?? ''} ...${limit.attributes} /></label>
+    ${limit.note}
     <p class="hint">${w.keyLimitHint} ${w.keysMax}</p>
     <button type="submit">${w.createKey}</button>
   </form>`;
@@ -214,13 +218,13 @@ export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<v
       };
       const known = new Set((await catalog()).map((m) => m.key));
       const dailyLimitMinor = rublesToMinor(form.limit);
-      const problem =
+      const problem: FormProblem | null =
         form.name === '' || form.name.length > NAME_MAX
-          ? w.badName
+          ? { message: w.badName, field: 'name' }
           : dailyLimitMinor === undefined
-            ? w.badLimit
+            ? { message: w.badLimit, field: 'daily_limit' }
             : form.models.some((m) => !known.has(m))
-              ? w.unknownModel
+              ? { message: w.unknownModel }
               : null;
       if (problem !== null || dailyLimitMinor === undefined) return rerender(422, { error: problem, form });
       const issued = await deps.people.createKey(session.personId, {
@@ -234,7 +238,7 @@ export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<v
     } catch (error) {
       const refusal = refusalOf(error, context.lang);
       reply.headers(refusal.headers);
-      return rerender(refusal.status, { error: refusal.message, ...(form ? { form } : {}) });
+      return rerender(refusal.status, { error: refusal, ...(form ? { form } : {}) });
     }
   });
 }

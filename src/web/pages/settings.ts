@@ -15,7 +15,7 @@ import {
   type WebContext,
 } from '../context.ts';
 import { html } from '../html.ts';
-import { csrfField, errorBox, page } from '../layout.ts';
+import { csrfField, errorBox, type FormProblem, fieldProblem, page } from '../layout.ts';
 import { SESSION_COOKIE } from '../people-port.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
@@ -25,21 +25,25 @@ import { wordsOf } from '../words.ts';
 const LANG_COOKIE_SECONDS = 365 * 24 * 60 * 60;
 
 export async function settingsPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
-  const settingsPage = (context: WebContext, error: string | null) => {
+  const settingsPage = (context: WebContext, problem: FormProblem | null) => {
     const w = wordsOf(context.lang);
+    const current = fieldProblem(problem, 'current');
+    const password = fieldProblem(problem, 'password');
     return page(context, deps.assets, {
       title: w.settings,
       path: '/settings',
-      body: html`${errorBox(error)}
+      body: html`${errorBox(problem)}
         <h2>${w.password}</h2>
         <form class="stack" method="post" action="/settings">
           ${csrfField(context)}
           <label>${w.currentPassword}
-            <input type="password" name="current" required autocomplete="current-password" />
+            <input type="password" name="current" required autocomplete="current-password" ...${current.attributes} />
           </label>
+          ${current.note}
           <label>${w.newPassword}
-            <input type="password" name="password" required minlength="8" autocomplete="new-password" />
+            <input type="password" name="password" required minlength="8" autocomplete="new-password" ...${password.attributes} />
           </label>
+          ${password.note}
           <p class="hint">${w.passwordHint}</p>
           <button type="submit">${w.save}</button>
         </form>
@@ -69,9 +73,13 @@ export async function settingsPages(app: FastifyInstance, deps: PageDeps): Promi
       const w = wordsOf(context.lang);
       const refusal = refusalOf(error, context.lang, { current: w.currentPassword, password: w.newPassword });
       reply.headers(refusal.headers);
-      // The service's words for a wrong password speak of an e-mail, which this form does not ask for.
-      const message = refusal.code === 'invalid_credentials' ? w.currentPasswordWrong : refusal.message;
-      return sendHtml(reply, refusal.status, settingsPage(context, message));
+      // The service's words for a wrong password speak of an e-mail, which this form does not ask for:
+      // it is the current password that is wrong.
+      const problem =
+        refusal.code === 'invalid_credentials'
+          ? { message: w.currentPasswordWrong, field: 'current' }
+          : refusal;
+      return sendHtml(reply, refusal.status, settingsPage(context, problem));
     }
     setFlash(reply, 'flash_password_changed', deps.secure);
     return seeOther(reply, '/settings');

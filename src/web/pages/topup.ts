@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.ts';
 import { contextOf, field, type WebContext } from '../context.ts';
 import { html, type VNode } from '../html.ts';
-import { csrfField, errorBox, page } from '../layout.ts';
+import { csrfField, errorBox, type FormProblem, fieldProblem, page } from '../layout.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { fill, wordsOf } from '../words.ts';
@@ -52,17 +52,19 @@ function session(context: WebContext) {
   return context.session;
 }
 
-function formOf(context: WebContext, port: TopupPort, error: string | null, amount: string): VNode {
+function formOf(context: WebContext, port: TopupPort, problem: FormProblem | null, amount: string): VNode {
   const w = wordsOf(context.lang);
+  const invalid = fieldProblem(problem, 'amount');
   const who = session(context);
   if (port.mode === null) return html`<p class="error" role="alert">${w.topupOff}</p>`;
   if (!who.emailConfirmed)
     return html`<p class="error" role="alert">${fill(w.topupUnconfirmed, { email: who.email })}</p>`;
   return html`<form class="stack topup-form" method="post" action="/topup" data-topup-form="" data-bad=${w.topupBadAmount}>
     ${csrfField(context)}
-    ${errorBox(error)}
+    ${errorBox(problem)}
     <p class="error" role="alert" data-topup-error="" hidden></p>
-    <label>${w.topupAmount}<input type="text" name="amount" inputmode="decimal" required autocomplete="off" value=${amount} /></label>
+    <label>${w.topupAmount}<input type="text" name="amount" inputmode="decimal" required autocomplete="off" value=${amount} ...${invalid.attributes} /></label>
+    ${invalid.note}
     <p class="hint">${w.topupAmountHint}</p>
     <button type="submit">${w.topUp}</button>
   </form>`;
@@ -71,12 +73,12 @@ function formOf(context: WebContext, port: TopupPort, error: string | null, amou
 async function topupPage(
   context: WebContext,
   deps: PageDeps & { topups: TopupPort },
-  error: string | null = null,
+  problem: FormProblem | null = null,
   amount = '',
 ): Promise<string> {
   const w = wordsOf(context.lang);
   const { topups } = await deps.topups.list(session(context).accountId, { limit: 20 });
-  const body = html`${formOf(context, deps.topups, error, amount)}
+  const body = html`${formOf(context, deps.topups, problem, amount)}
     <h2>${w.topupRecent}</h2>
     ${topupsTable(topups, context.lang)}`;
   return page(context, deps.assets, { title: w.topUpTitle, path: '/topup', body, islands: ['topup'] });
@@ -141,7 +143,11 @@ export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<
     const amount = field(request.body, 'amount');
     const minor = rublesToMinor(amount);
     if (minor === null || minor === undefined || minor < MIN_MINOR || minor > MAX_MINOR)
-      return sendHtml(reply, 422, await topupPage(context, full, w.topupBadAmount, amount));
+      return sendHtml(
+        reply,
+        422,
+        await topupPage(context, full, { message: w.topupBadAmount, field: 'amount' }, amount),
+      );
     try {
       const { topup } = await port.create(session(context).accountId, { amount_minor: minor }, null);
       // The top-up's own page, whose link goes on to the payment: the policy's `form-action 'self'` holds
@@ -150,7 +156,7 @@ export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<
     } catch (error) {
       const refusal = refusalOf(error, context.lang);
       reply.headers(refusal.headers);
-      return sendHtml(reply, refusal.status, await topupPage(context, full, refusal.message, amount));
+      return sendHtml(reply, refusal.status, await topupPage(context, full, refusal, amount));
     }
   });
 

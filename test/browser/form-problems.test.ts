@@ -1,0 +1,197 @@
+/**
+ * A form refused for one of its fields says so at that field (CONTRACT §13, docs/dashboard.md "Refusals
+ * at their field"): the page comes back with the field `aria-invalid`, its accessible description the
+ * message (right under it), the keyboard focus on it and what was typed still in it; a refusal of the
+ * whole form stays in the alert above. Checked with chromium's own accessibility tree: sign-up (a bad
+ * e-mail, a long password), settings (a wrong current password), Create key (a bad daily limit) and the
+ * top-up's Amount, with and without scripts.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { confirmedPerson, launchBrowser, newContext, startWebApp, type WebApp } from './kit.ts';
+
+interface Described {
+  role: string;
+  name: string;
+  description: string;
+  invalid: string;
+}
+
+/**
+ * What chromium's accessibility tree says of the focused element (after waiting for the focus to land on
+ * an element): its role, accessible name and description, and `invalid`.
+ */
+async function focused(page: Page): Promise<Described> {
+  await page.waitForFunction(() => document.activeElement instanceof HTMLInputElement);
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const { result } = await cdp.send('Runtime.evaluate', { expression: 'document.activeElement' });
+    const { nodes } = await cdp.send('Accessibility.getPartialAXTree', {
+      objectId: result.objectId,
+      fetchRelatives: false,
+    });
+    const node = nodes.find((n) => !n.ignored);
+    const property = (name: string) =>
+      String(node?.properties?.find((p) => p.name === name)?.value.value ?? '');
+    return {
+      role: String(node?.role?.value ?? ''),
+      name: String(node?.name?.value ?? '').trim(),
+      description: String(node?.description?.value ?? '').trim(),
+      invalid: property('invalid'),
+    };
+  } finally {
+    await cdp.detach();
+  }
+}
+
+/** Clicks the button `name` and waits for the form's answer page; answers its status. */
+async function send(page: Page, name: string): Promise<number> {
+  const answer = page.waitForResponse((r) => r.request().method() === 'POST');
+  await page.getByRole('button', { name, exact: true }).click();
+  const status = (await answer).status();
+  await page.waitForLoadState('load');
+  return status;
+}
+
+describe('refusals at their field', () => {
+  let web: WebApp;
+  let browser: Browser;
+  before(async () => {
+    web = await startWebApp({ env: { PAYMENTS: 'test' } });
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await web?.close();
+  });
+
+  test('sign-up: a bad e-mail and a too long password are said at their field, which has the focus', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${web.base}/signup`);
+    // `a@b` passes the browser's own check of an e-mail field; the service wants a domain with a dot.
+    await page.getByLabel('E-mail', { exact: true }).fill('a@b');
+    await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
+    assert.equal(await send(page, 'Sign up'), 422);
+    assert.deepEqual(await focused(page), {
+      role: 'textbox',
+      name: 'E-mail',
+      description: 'E-mail: not a valid e-mail address (at most 254 characters).',
+      invalid: 'true',
+    });
+    assert.equal(await page.getByLabel('E-mail', { exact: true }).inputValue(), 'a@b');
+    assert.equal(await page.getByLabel('Password', { exact: true }).getAttribute('aria-invalid'), null);
+    // The alert above the form says it too, as the page opens.
+    assert.equal(
+      (await page.getByRole('alert').textContent())?.trim(),
+      'E-mail: not a valid e-mail address (at most 254 characters).',
+    );
+
+    await page.getByLabel('E-mail', { exact: true }).fill('long-password@example.com');
+    await page.getByLabel('Password', { exact: true }).fill('x'.repeat(201));
+    assert.equal(await send(page, 'Sign up'), 422);
+    assert.deepEqual(await focused(page), {
+      role: 'textbox',
+      name: 'Password',
+      description: 'Password: from 8 to 200 characters.',
+      invalid: 'true',
+    });
+    assert.equal(await page.getByLabel('E-mail', { exact: true }).inputValue(), 'long-password@example.com');
+    assert.equal(await page.getByLabel('E-mail', { exact: true }).getAttribute('aria-invalid'), null);
+    await context.close();
+  });
+
+  test('a refusal of the whole form stays in the alert and marks no field', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${web.base}/signin`);
+    await page.getByLabel('E-mail', { exact: true }).fill('nobody@example.com');
+    await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
+    assert.equal(await send(page, 'Sign in'), 401);
+    assert.equal(
+      (await page.getByRole('alert').textContent())?.trim(),
+      'The e-mail or the password is wrong.',
+    );
+    assert.equal(await page.locator('[aria-invalid]').count(), 0);
+    await context.close();
+  });
+
+  test('settings: a wrong current password is said at `Current password`', async () => {
+    const person = await confirmedPerson(web, browser);
+    const { page } = person;
+    await page.goto(`${web.base}/settings`);
+    await page.getByLabel('Current password', { exact: true }).fill('not the password');
+    await page.getByLabel('New password', { exact: true }).fill('another password');
+    assert.equal(await send(page, 'Save'), 401);
+    assert.deepEqual(await focused(page), {
+      role: 'textbox',
+      name: 'Current password',
+      description: 'The current password is wrong.',
+      invalid: 'true',
+    });
+    await person.context.close();
+  });
+
+  test('Create key: a bad daily limit is said at `Daily limit, RUB`, the typed values kept', async () => {
+    const person = await confirmedPerson(web, browser);
+    const { page } = person;
+    await page.goto(`${web.base}/keys`);
+    await page.getByLabel('Name', { exact: true }).fill('limited');
+    await page.getByLabel('Daily limit, RUB', { exact: true }).fill('lots');
+    assert.equal(await send(page, 'Create key'), 422);
+    assert.deepEqual(await focused(page), {
+      role: 'textbox',
+      name: 'Daily limit, RUB',
+      description: 'The daily limit must be an amount in rubles, such as 150 or 99.50.',
+      invalid: 'true',
+    });
+    assert.equal(await page.getByLabel('Daily limit, RUB', { exact: true }).inputValue(), 'lots');
+    assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'limited');
+    assert.equal(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid'), null);
+    await person.context.close();
+  });
+
+  test('top-up: an amount out of range is said at `Amount`, with and without scripts', async () => {
+    const person = await confirmedPerson(web, browser);
+    const bad = {
+      role: 'textbox',
+      name: 'Amount',
+      description: 'Enter an amount in rubles from 1 to 1,000,000, like 1500 or 99.50.',
+      invalid: 'true',
+    };
+    // Without scripts the form posts, and the page comes back with the field marked.
+    const plain = await browser.newContext({ javaScriptEnabled: false });
+    await plain.addCookies(await person.context.cookies());
+    const page = await plain.newPage();
+    await page.goto(`${web.base}/topup`);
+    await page.getByLabel('Amount', { exact: true }).fill('0.5');
+    assert.equal(await send(page, 'Top up'), 422);
+    assert.deepEqual(await focused(page), bad);
+    assert.equal(await page.getByLabel('Amount', { exact: true }).inputValue(), '0.5');
+    await plain.close();
+
+    // The island checks it before any call, and marks the field the same way.
+    const scripted = person.page;
+    await scripted.goto(`${web.base}/topup`);
+    const amount = scripted.getByLabel('Amount', { exact: true });
+    await amount.fill('0.5');
+    await scripted.getByRole('button', { name: 'Top up', exact: true }).click();
+    await scripted.locator('[aria-invalid="true"]').waitFor();
+    assert.deepEqual(await focused(scripted), bad);
+    // A good amount takes the mark away; the API's refusal of the whole form is the alert's.
+    await scripted.route('**/v1/topups', (route) =>
+      route.fulfill({
+        status: 503,
+        json: { error: { code: 'payments_unavailable', message: 'Payments are unavailable.' } },
+      }),
+    );
+    await amount.fill('100');
+    await scripted.getByRole('button', { name: 'Top up', exact: true }).click();
+    await scripted.getByRole('alert').filter({ hasText: 'Payments are unavailable.' }).waitFor();
+    assert.equal(await amount.getAttribute('aria-invalid'), null);
+    assert.equal(await amount.getAttribute('aria-describedby'), null);
+    assert.equal(await scripted.locator('.field-problem').count(), 0);
+    await person.context.close();
+  });
+});
