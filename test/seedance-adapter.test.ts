@@ -300,6 +300,36 @@ describe('a run', () => {
     assert.equal(fake.deletes.length, deletes, 'no DELETE for a running task');
     fake.options.queuedMs = 100;
   });
+
+  test('a DELETE Seedance answers 5xx or 429 is transient, so the owed cancel is asked again', async () => {
+    const deps = pollingTestDeps(testChannel('seedance', fake.url, KEY, ['video']));
+    const busy = { status: 503, code: 'ServerOverloaded' };
+    const http = deps.http;
+    deps.http = {
+      request: (request) =>
+        request.method === 'DELETE'
+          ? Promise.resolve({
+              status: busy.status,
+              headers: new Headers({ 'retry-after': '2' }),
+              body: { error: { code: busy.code, message: 'try later' } },
+            })
+          : http.request(request),
+    };
+    const flaky = createSeedanceAdapter(deps);
+    const request = videoRequest('video', {
+      mode: 'frames',
+      prompt: 'stop',
+      image_urls: ['https://api.example.test/v1/files/a/x.png'],
+    });
+    for (const answer of [
+      { status: 503, code: 'ServerOverloaded' },
+      { status: 429, code: 'RateLimitExceeded.EndpointRPM' },
+    ]) {
+      Object.assign(busy, answer);
+      const handle = await flaky.create(request, RUN, signal());
+      await assert.rejects(flaky.cancel(handle, signal()), GeneratorTransientError, answer.code);
+    }
+  });
 });
 
 describe('failures (PROVIDERS.md "Normalised mapping")', () => {

@@ -81,12 +81,17 @@ export class SeedanceAdapter implements Adapter {
     );
   }
 
-  /** DELETE while the task is still queued; a running task cannot be stopped and is abandoned. */
+  /**
+   * DELETE while the task is still queued; a running task cannot be stopped and is abandoned. A DELETE
+   * Seedance could not take (429, 5xx) throws as transient, so the cancel stays owed and is asked again
+   * (upstream-cancels.ts); a refusal (the task started meanwhile) is final.
+   */
   async cancel(handle: string, signal: AbortSignal): Promise<void> {
     const task = await this.#read(handle, signal);
     if (task.status !== 'queued') return;
     const path = `${TASKS}/${encodeURIComponent(handle)}`;
-    await this.#deps.http.request({ method: 'DELETE', path, headers: this.#auth(), signal });
+    const response = await this.#deps.http.request({ method: 'DELETE', path, headers: this.#auth(), signal });
+    if (response.status < 200 || response.status >= 300) bodyOf(response, 'cancel');
   }
 
   #auth(): Record<string, string> {
