@@ -360,3 +360,39 @@ describe('failures (PROVIDERS.md "Normalised mapping")', () => {
     });
   });
 });
+
+test('a read of an element creation that fails transiently is read again; the element is not left at Kling', async () => {
+  const made = await createTestDeps(klingChannel());
+  others.push(made);
+  const http = made.deps.http;
+  let failed = 0;
+  made.deps.http = {
+    request: (request) =>
+      request.method === 'GET' &&
+      request.path.startsWith('/v1/general/advanced-custom-elements/') &&
+      failed++ === 0
+        ? Promise.resolve({
+            status: 500,
+            headers: new Headers(),
+            body: { code: 5000, message: 'server internal error' },
+          })
+        : http.request(request),
+  };
+  const created = await createKlingAdapter(made.deps).library!.createRecord(
+    {
+      model: 'video-elements',
+      library: 'elements',
+      recordId: 'blip',
+      fields: {
+        name: 'blip',
+        description: '',
+        tag: 'object',
+        image_urls: ['https://api.example.test/v1/files/a/e.png'],
+      },
+    },
+    signal(),
+  );
+  assert.equal(failed > 1, true, 'the creation was read again after the 500');
+  const owned = [...fake.elements.values()].some((set) => set.has(String(created.upstreamId)));
+  assert.ok(owned, 'the record keeps the element Kling made');
+});

@@ -113,12 +113,23 @@ export class KlingElements implements LibraryGenerator {
     });
   }
 
-  /** Reads the creation until it ends; Kling's `element_id` once it succeeded. */
+  /**
+   * Reads the creation until it ends; Kling's `element_id` once it succeeded. A read that fails
+   * transiently (429, 5xx, the network) is made again at the next turn: Kling goes on creating the
+   * element, and giving up would leave it there (the caller's pictures) with no record of ours to delete.
+   */
   async #waitFor(taskId: string, signal: AbortSignal): Promise<string> {
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(LIBRARY_WAIT_MS)]);
     for (;;) {
       const path = `${ELEMENTS}/${encodeURIComponent(taskId)}`;
-      const data = await this.#api.call({ method: 'GET', path, signal: deadline }, 'element status');
+      let data: Record<string, unknown>;
+      try {
+        data = await this.#api.call({ method: 'GET', path, signal: deadline }, 'element status');
+      } catch (error) {
+        if (!(error instanceof GeneratorTransientError) || signal.aborted) throw error;
+        await sleep(ELEMENT_POLL_MS, deadline);
+        continue;
+      }
       const status = text(data['task_status']);
       if (status === 'failed')
         throw new LibraryRejected(`Kling refused the element: ${text(data['task_status_msg']) ?? 'failed'}`);
