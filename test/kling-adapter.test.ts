@@ -11,7 +11,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Channel, ChannelOutOfCredit } from '../src/generators/adapters/index.ts';
-import { createKlingAdapter, KLING_V3_MODEL, klingToken } from '../src/generators/adapters/kling/index.ts';
+import {
+  createKlingAdapter,
+  elementBody,
+  KLING_V3_MODEL,
+  klingToken,
+} from '../src/generators/adapters/kling/index.ts';
 import type { Adapter } from '../src/generators/adapters/types.ts';
 import { GenerationError, GeneratorTransientError } from '../src/generators/generator.ts';
 import { createTestDeps, type TestDeps, testChannel } from './fakes/adapter-deps.ts';
@@ -395,4 +400,14 @@ test('a read of an element creation that fails transiently is read again; the el
   assert.equal(failed > 1, true, 'the creation was read again after the 500');
   const owned = [...fake.elements.values()].some((set) => set.has(String(created.upstreamId)));
   assert.ok(owned, 'the record keeps the element Kling made');
+});
+
+test('an element name and description are cut to 20 and 100 without splitting a character', () => {
+  const body = elementBody(
+    { name: `${'n'.repeat(19)}🦊`, description: `${'d'.repeat(99)}🦊`, image_urls: ['/a.png'] },
+    (url) => `https://api.example.test${url}`,
+    { external_task_id: 'element-x' },
+  );
+  assert.equal(body['element_name'], 'n'.repeat(19));
+  assert.equal(body['element_description'], 'd'.repeat(99));
 });

@@ -76,7 +76,7 @@ export function elementBody(
         };
   return {
     element_name: cutUnits(String(fields['name'] ?? ''), 20),
-    element_description: String(fields['description'] ?? '').slice(0, 100),
+    element_description: cutUnits(String(fields['description'] ?? ''), 100),
     ...source,
     ...(fields['tag'] === 'character' ? { tag_list: [{ tag_id: CHARACTER_TAG }] } : {}),
     ...extra,
