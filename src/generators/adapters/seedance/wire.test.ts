@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GenerationError } from '../../generator.ts';
-import type { Channel } from '../types.ts';
-import { taskBody } from './wire.ts';
+import { type Channel, ChannelOutOfCredit, UpstreamRunLost } from '../types.ts';
+import { statusOf, taskBody } from './wire.ts';
 
 const channel: Channel = {
   name: 'seedance-test',
@@ -67,4 +67,22 @@ test('video-omni: a kept voice sends its first sample, a preset its stored sampl
       { type: 'audio_url', audio_url: { url: '/samples/preset.mp3' }, role: 'reference_audio' },
     ],
   );
+});
+
+test('a failed task is classified by its error code, as an error answer is', () => {
+  const failed = (code: string) => ({
+    id: 'cgt-1',
+    status: 'failed',
+    videoUrl: null,
+    error: { code, message: 'm' },
+    totalTokens: null,
+  });
+  assert.throws(() => statusOf(failed('AccountOverdueError')), ChannelOutOfCredit);
+  assert.throws(() => statusOf(failed('ServerOverloaded')), UpstreamRunLost);
+  assert.deepEqual(statusOf(failed('OutputVideoSensitiveContentDetected')), {
+    state: 'failed',
+    code: 'content_refused',
+    reason: 'Seedance task failed: OutputVideoSensitiveContentDetected m',
+  });
+  assert.equal((statusOf(failed('InvalidParameter')) as { code: string }).code, 'generation_failed');
 });

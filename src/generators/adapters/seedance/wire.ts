@@ -206,7 +206,7 @@ export function taskOf(body: Record<string, unknown>): SeedanceTask {
 
 /**
  * The run state of a task (PROVIDERS.md "Normalised mapping"): `failed` by `error.code` (a transient code
- * means the upstream run is lost and is run again); `expired` and a `cancelled` we did not ask for mean
+ * means the upstream run is lost and is run again, `AccountOverdueError` that the channel has no credit); `expired` and a `cancelled` we did not ask for mean
  * the task is gone: `UpstreamRunLost`.
  */
 export function statusOf(task: SeedanceTask): GenerationStatus {
@@ -223,6 +223,8 @@ export function statusOf(task: SeedanceTask): GenerationStatus {
       const code = task.error?.code ?? '';
       const reason = `Seedance task failed${task.error ? `: ${code} ${task.error.message}`.trimEnd() : ''}`;
       if (isTransientCode(code)) throw new UpstreamRunLost(reason);
+      // The account fell into arrears while the task waited: the channel has no credit, the run moves on.
+      if (code === 'AccountOverdueError') throw new ChannelOutOfCredit(reason);
       return { state: 'failed', code: isContentCode(code) ? 'content_refused' : 'generation_failed', reason };
     }
     case 'expired':
