@@ -102,6 +102,29 @@ describe('text_to_dialogue', () => {
     assert.equal(outputs?.files[0]?.filename, 'dialogue.mp3');
   });
 
+  test('lines end at \\r, \\r\\n and U+2028 too, as the catalog reads the tags', async () => {
+    const before = fake.calls.length;
+    const request = catalogRequest(
+      'voice',
+      {
+        mode: 'text_to_dialogue',
+        text: 'One.\r[voice_2] Two.\r\n[voice] Three.\u2028[voice_2] Four.',
+        voice: 'rec-a',
+        voice_2: 'rec-b',
+      },
+      records,
+    );
+    await runToEnd(adapter, request);
+    const a = records['rec-a']?.upstream_id;
+    const b = records['rec-b']?.upstream_id;
+    assert.deepEqual((fake.calls.slice(before)[0]?.json as { inputs?: unknown } | undefined)?.inputs, [
+      { text: 'One.', voice_id: a },
+      { text: 'Two.', voice_id: b },
+      { text: 'Three.', voice_id: a },
+      { text: 'Four.', voice_id: b },
+    ]);
+  });
+
   test('more than ten distinct voices: generation_failed before any call', async () => {
     const settings: Record<string, unknown> = { mode: 'text_to_dialogue', voice: 'v1' };
     const many: Record<string, Record<string, unknown>> = { v1: { upstream_id: 'up-1' } };

@@ -101,7 +101,8 @@ const TAG = /^\s*\[(voice(?:_\d+)?)\]\s*/;
 export function dialogueInputs(request: GenerationRequest): Array<{ text: string; voice_id: string }> {
   const s = request.settings;
   const inputs: Array<{ text: string; voice_id: string }> = [];
-  for (const line of String(s['text'] ?? '').split('\n')) {
+  // Lines end where the catalog's check of the tags sees them end (a RegExp's `^` with the m flag).
+  for (const line of String(s['text'] ?? '').split(/\r\n|[\n\r\u2028\u2029]/)) {
     if (line.trim() === '') continue;
     const tag = TAG.exec(line)?.[1];
     const field = tag === undefined || tag === 'voice' || tag === 'voice_1' ? 'voice' : tag;
