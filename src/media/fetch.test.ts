@@ -45,6 +45,8 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
     res.end('nope');
   } else if (path === '/hang') {
     // never answers
+  } else if (path === '/upgrade') {
+    res.socket?.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n');
   } else if (path === '/hang-body') {
     res.writeHead(200);
     res.write('partial');
@@ -209,6 +211,8 @@ describe('fetchToFile failures', () => {
     await expectFailure(fetchToFile(`${base}/missing`, options()), 'bad_status');
     await expectFailure(fetchToFile(`${base}/to?status=302&url=`, options()), 'bad_status');
     await expectFailure(fetchToFile(`${base}/to?status=300&url=/ok`, options()), 'bad_status');
+    // Node closes an unasked-for 101 with neither a response nor an error: the download must still end.
+    await expectFailure(fetchToFile(`${base}/upgrade`, options()), 'bad_status');
     await expectFailure(fetchToFile('http://127.0.0.1:1/', options()), 'unreachable');
     const none: LookupFn = async () => [];
     await expectFailure(fetchToFile('http://nowhere.example/', options({ lookup: none })), 'unreachable');

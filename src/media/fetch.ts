@@ -184,6 +184,13 @@ function request(
       clearTimeout(connectTimer);
       resolve(res);
     });
+    // Without this listener node:http closes an unasked-for 101 with neither 'response' nor 'error', and
+    // the download would wait forever; the caller refuses the status like any other.
+    req.once('upgrade', (res, socket) => {
+      clearTimeout(connectTimer);
+      socket.destroy();
+      resolve(res);
+    });
     req.on('error', (error) => {
       clearTimeout(connectTimer);
       reject(error);

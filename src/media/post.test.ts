@@ -22,6 +22,10 @@ describe('postGuarded', () => {
           res.writeHead(307, { location: `${base}/ok` }).end();
           return;
         }
+        if (req.url === '/upgrade') {
+          res.socket?.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n');
+          return;
+        }
         if (req.url === '/big') {
           res.writeHead(200);
           // Never ends: the reader stops at its cap.
@@ -54,6 +58,11 @@ describe('postGuarded', () => {
     const before = bodies.length;
     assert.deepEqual(await postGuarded(`${base}/redirect`, '{}', allow), { status: 307 });
     assert.equal(bodies.length, before + 1, 'only the first address was called');
+  });
+
+  test('a 101 answer is returned as its status, not left pending once the socket is gone', async () => {
+    const signal = AbortSignal.timeout(2000);
+    assert.deepEqual(await postGuarded(`${base}/upgrade`, '{}', { ...allow, signal }), { status: 101 });
   });
 
   test('loopback without the test exception, and a name resolving to a private address: blocked, nothing sent', async () => {

@@ -85,6 +85,12 @@ function send(
   return new Promise((resolve, reject) => {
     const req = isTls ? https.request(requestOptions) : http.request(requestOptions);
     req.once('response', resolve);
+    // Without this listener node:http closes an unasked-for 101 with neither 'response' nor 'error', and
+    // the attempt would hold its sender slot forever; it is answered as its status instead.
+    req.once('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve(res);
+    });
     req.on('error', reject);
     req.end(bytes);
   });
