@@ -11,15 +11,22 @@ import { ADMIN_TOKEN } from '../helpers.ts';
 import { confirmedPerson, launchBrowser, newContext, type Person, startWebApp, type WebApp } from './kit.ts';
 
 const PHONE = { width: 375, height: 800 };
+/** The narrowest phones still sold. */
+const SMALL_PHONE = { width: 360, height: 740 };
 
 /** The pages of `paths` whose document is wider than the screen, with their width. */
-async function tooWide(page: Page, base: string, paths: string[]): Promise<string[]> {
+async function tooWide(
+  page: Page,
+  base: string,
+  paths: string[],
+  screen: number = PHONE.width,
+): Promise<string[]> {
   const wide: string[] = [];
   for (const path of paths) {
     await page.goto(`${base}${path}`);
     await page.waitForLoadState('load');
     const width = await page.evaluate(() => document.documentElement.scrollWidth);
-    if (width > PHONE.width) wide.push(`${path}: ${width}px`);
+    if (width > screen) wide.push(`${path}: ${width}px`);
   }
   return wide;
 }
@@ -105,6 +112,22 @@ describe('pages on a 375 px wide screen', () => {
         }
       }
       assert.deepEqual(wide, []);
+      await context.close();
+    }
+  });
+
+  test('no library creation form scrolls sideways on a 360 px screen, its file pickers included', async () => {
+    for (const acceptLanguage of ['en', 'ru']) {
+      const context = await newContext(browser, { acceptLanguage });
+      await context.addCookies(await person.context.cookies());
+      const page = await context.newPage();
+      await page.setViewportSize(SMALL_PHONE);
+      await page.goto(`${web.base}/libraries`);
+      const forms = await page
+        .locator('a[href^="/libraries/"][href$="/new"]')
+        .evaluateAll((links) => [...new Set(links.map((a) => a.getAttribute('href') ?? ''))]);
+      assert.ok(forms.length >= 8, forms.join(' '));
+      assert.deepEqual(await tooWide(page, web.base, forms, SMALL_PHONE.width), [], acceptLanguage);
       await context.close();
     }
   });
