@@ -258,6 +258,36 @@ describe('libraries pages in the browser', () => {
     }
   });
 
+  test('a creation whose answer was lost, sent again, makes one record (same Idempotency-Key)', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/libraries/image/styles/new`);
+    const keys: string[] = [];
+    let lose = true;
+    await page.route('**/v1/models/image/styles', async (route) => {
+      keys.push(route.request().headers()['idempotency-key'] ?? '');
+      const answer = await route.fetch();
+      // The first answer is lost on the way back: the record exists, the page does not know it.
+      if (lose) {
+        lose = false;
+        return route.abort('failed');
+      }
+      return route.fulfill({ response: answer });
+    });
+    await page.getByLabel('Name', { exact: true }).fill('Sent twice');
+    await pick(page, 'image_urls', picture);
+    await page.getByRole('button', { name: 'Create record' }).click();
+    await page.locator('[data-form-error]:not([hidden])').waitFor();
+    await page.getByRole('button', { name: 'Create record' }).click();
+    await page.waitForURL((url) => !url.pathname.endsWith('/new'));
+    await page.unroute('**/v1/models/image/styles');
+    assert.equal(keys.length, 2);
+    assert.ok(keys[0] !== '' && keys[0] === keys[1], keys.join(' / '));
+    const list = (await (await page.request.get(`${web.base}/v1/models/image/styles`)).json()) as {
+      styles: Array<{ name: string }>;
+    };
+    assert.equal(list.styles.filter((s) => s.name === 'Sent twice').length, 1);
+  });
+
   test("a refusal shows the API's message in the form", async () => {
     const page = person.page;
     await page.goto(`${web.base}/libraries/image/styles/new`);

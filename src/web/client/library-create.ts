@@ -165,7 +165,11 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-library
   wireRecorders(form);
   // Editing the field a refusal named takes the refusal away: it speaks of the value that is gone, and the
   // browser's own checks may keep the form from being sent again to replace it.
+  // A record's creation goes with an Idempotency-Key, kept while the same form is sent again (an answer
+  // lost on the way makes no second record) and replaced after any change, as the new-task form does.
+  let idempotencyKey: string | null = null;
   form.addEventListener('input', (event) => {
+    idempotencyKey = null;
     const last = marked.get(form);
     if (!last || !(event.target instanceof Node) || !last.box.contains(event.target)) return;
     markField(form, null);
@@ -179,7 +183,16 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-library
     setStatus(form, form.dataset.creating ?? '');
     if (button) button.disabled = true;
     try {
-      const record = await api<{ id: string }>('POST', form.dataset.path ?? '', bodyOf(form));
+      const headers: Record<string, string> = {};
+      if (form.dataset.idempotent !== undefined)
+        headers['idempotency-key'] = idempotencyKey ??= crypto.randomUUID();
+      const record = await api<{ id: string }>(
+        'POST',
+        form.dataset.path ?? '',
+        bodyOf(form),
+        undefined,
+        headers,
+      );
       const next = (form.dataset.next ?? '/libraries').replace('{id}', encodeURIComponent(record.id));
       if (next === location.pathname) location.reload();
       else location.assign(next);

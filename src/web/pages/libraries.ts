@@ -142,7 +142,7 @@ function createPage(context: WebContext, deps: PageDeps, decl: LibraryDecl): str
   // Kinds with steps of their own (singing voices) continue on the record's page; the others on the list.
   const next = decl.steps ? `${kindHref(decl)}/{id}` : `/libraries#record-{id}`;
   const body = html`${decl.steps ? html`<h2>${w.voiceStep1}</h2><p class="hint">${w.voiceStep1Hint}</p>` : null}
-    ${creationForm(decl, { path: libraryPath(decl), next, w, lang: context.lang })}
+    ${creationForm(decl, { path: libraryPath(decl), next, w, lang: context.lang, idempotent: true })}
     <p><a href=${`/libraries#${decl.model}-${decl.segment}`}>${w.libBack}</a></p>`;
   return page(context, deps.assets, {
     title,

@@ -180,14 +180,24 @@ export function fieldControl(
 
 /**
  * The creation form of a kind: every field of its body, the error box the island fills with the API's
- * message, and the submit button. `next` is where the island goes with the new record's id.
+ * message, and the submit button. `next` is where the island goes with the new record's id. `idempotent`:
+ * a record's creation, which the island sends with an Idempotency-Key (CONTRACT §4).
  */
 export function creationForm(
   decl: LibraryDecl,
-  options: { path: string; next: string; w: Words; lang: string; schema?: z.ZodType; submit?: string },
+  options: {
+    path: string;
+    next: string;
+    w: Words;
+    lang: string;
+    schema?: z.ZodType;
+    submit?: string;
+    idempotent?: boolean;
+  },
 ): VNode {
   const { w } = options;
   return html`<form class="stack library-form" data-library-form="" data-path=${options.path}
+      data-idempotent=${options.idempotent ? '' : undefined}
       data-next=${options.next} data-creating=${w.libCreating} data-uploading=${w.libUploading}
       data-uploaded=${w.libUploadedFile}>
     ${fieldsOf(options.schema ?? decl.body).map((f) => fieldControl(decl, f.name, f.schema, f.required, w, options.lang))}
