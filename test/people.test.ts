@@ -169,6 +169,22 @@ describe('people: sign-up, confirmation, sessions and keys', () => {
     assert.equal(credits.filter((c) => c.reference === `signup:${accounts[0]?.id}`).length, 1);
   });
 
+  test('every unsafe /v1 operation declares the 403 csrf_failed a session without the token gets', async () => {
+    const s = await signedIn('csrf-doc@example.com');
+    // Operations that refuse nothing else with 403; the helper fails an answer the document does not declare.
+    for (const [method, url] of [
+      ['DELETE', '/v1/files/some-file'],
+      ['POST', '/v1/tasks/some-task/cancel'],
+      ['POST', '/v1/webhooks'],
+      ['POST', '/v1/webhooks/some-hook/rotate-secret'],
+      ['POST', '/v1/webhook-deliveries/some-delivery/retry'],
+    ] as const) {
+      const res = await t.app.inject({ method, url, headers: { cookie: s.cookie }, payload: {} });
+      assert.equal(res.statusCode, 403, `${method} ${url}: ${res.body}`);
+      assert.equal(res.json().error.code, 'csrf_failed');
+    }
+  });
+
   test('a session cookie opens /v1 as the whole account; unsafe calls need the CSRF header', async () => {
     const s = await signedIn('dora@example.com');
     const me = await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie: s.cookie } });

@@ -59,6 +59,15 @@ const BODY_REFUSALS: Record<string, [name: string, description: string]> = {
 
 /** Methods whose body the server reads (GET's is never parsed). */
 const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+/**
+ * The refusal of a public operation with an unsafe method called with the dashboard's session cookie but
+ * without its CSRF token (docs/people.md): any POST, PUT, PATCH or DELETE under /v1 can meet it.
+ */
+const CSRF_REFUSAL: [status: string, name: string, description: string] = [
+  '403',
+  'CsrfFailed',
+  'csrf_failed: the session cookie without its X-CSRF-Token header',
+];
 
 /** Parameters every operation takes (CONTRACT §8): the message language and the caller's request id. */
 const SHARED_PARAMETERS: Record<string, Json> = {
@@ -184,14 +193,16 @@ export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): 
   doc.components.parameters = { ...doc.components.parameters, ...SHARED_PARAMETERS };
   doc.components.headers = { ...doc.components.headers, ...SHARED_HEADERS };
   const { schemas, responses } = doc.components;
-  for (const [status, [name, description]] of Object.entries({ ...SHARED_REFUSALS, ...BODY_REFUSALS })) {
+  const [csrfStatus, csrfName, csrfDescription] = CSRF_REFUSAL;
+  const refusals = { ...SHARED_REFUSALS, ...BODY_REFUSALS, [csrfStatus]: [csrfName, csrfDescription] };
+  for (const [status, [name, description]] of Object.entries(refusals)) {
     responses[name] = {
       description: `${status} ${description}`,
       content: { 'application/json': { schema: ref('schemas', 'Error') } },
     };
     addHeaders(status, responses[name]);
   }
-  for (const operations of Object.values(doc.paths)) {
+  for (const [path, operations] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const id = operation.operationId ?? '';
       if (TASK_REQUEST_OPERATIONS.has(id)) discriminateTaskRequest(operation, schemas, catalog);
@@ -204,6 +215,9 @@ export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): 
       const refusals = readsBody ? { ...SHARED_REFUSALS, ...BODY_REFUSALS } : SHARED_REFUSALS;
       for (const [status, [name]] of Object.entries(refusals)) {
         operation.responses[status] ??= ref('responses', name);
+      }
+      if (BODY_METHODS.has(method) && !path.startsWith(OPERATOR_PREFIX)) {
+        operation.responses[csrfStatus] ??= ref('responses', csrfName);
       }
     }
   }
