@@ -179,6 +179,36 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     }
   });
 
+  test('answers declare the RateLimit and WWW-Authenticate headers they send', async () => {
+    const { key } = await t.account();
+    const declaredHeaders = (path: string, method: string, status: number): string[] => {
+      const responses = (open.paths[path]?.[method]?.responses ?? {}) as Record<string, Json>;
+      const answer = responses[String(status)] ?? {};
+      const declared = (typeof answer.$ref === 'string' ? resolve(open, answer.$ref) : answer) as Json;
+      return Object.keys(declared.headers as Json).map((name) => name.toLowerCase());
+    };
+    for (const [path, method, res] of [
+      ['/v1/me', 'get', await t.call(key, 'GET', '/v1/me')],
+      ['/v1/tasks/{id}', 'get', await t.call(key, 'GET', '/v1/tasks/no-such-task')],
+      ['/v1/tasks', 'post', await t.call(key, 'POST', '/v1/tasks', { model: 'image' })],
+      ['/v1/me', 'get', await t.call('gta_wrong', 'GET', '/v1/me')],
+    ] as const) {
+      const declared = declaredHeaders(path, method, res.statusCode);
+      for (const name of ['ratelimit-policy', 'ratelimit', 'www-authenticate']) {
+        if (res.headers[name] === undefined) continue;
+        assert.ok(declared.includes(name), `${method} ${path} ${res.statusCode} sends ${name} undeclared`);
+      }
+    }
+    for (const { path, method, op } of operations(operator)) {
+      const answers = Object.values(op.responses as Record<string, Json>);
+      const all = answers.map((a) => (typeof a.$ref === 'string' ? resolve(operator, a.$ref) : a) as Json);
+      assert.ok(
+        !all.some((a) => (a.headers as Json).RateLimit),
+        `${method} ${path}: operator answers are not metered`,
+      );
+    }
+  });
+
   test('every operation whose method carries a body declares 408 and 413, with a body or without one', () => {
     for (const doc of [open, operator]) {
       for (const { path, method, op } of operations(doc)) {

@@ -101,7 +101,26 @@ const SHARED_HEADERS: Record<string, Json> = {
     schema: { type: 'string' },
   },
   RetryAfter: { description: 'seconds to wait before trying again', schema: { type: 'integer' } },
+  WWWAuthenticate: {
+    description: 'Bearer, with error="invalid_token" when a token was sent but not accepted (RFC 6750)',
+    schema: { type: 'string' },
+  },
 };
+/**
+ * The request budget of the caller's account (CONTRACT §8, IETF httpapi ratelimit-headers draft), on every
+ * answer of the public API once the key or session is known: not on 401, nor on an address nobody serves.
+ */
+const RATE_LIMIT_HEADERS: Record<string, Json> = {
+  RateLimitPolicy: {
+    description: 'the budgets of the account, e.g. "account";q=120;w=60',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'what is left of each budget and the seconds until it refills, e.g. "account";r=119;t=60',
+    schema: { type: 'string' },
+  },
+};
+const UNMETERED_RESPONSES = new Set(['Unauthorized', 'NotFound']);
 const RETRY_STATUSES = new Set(['429', '503']);
 
 /** Request bodies no route schema can hold: the upload is a stream, never validated as JSON. */
@@ -238,6 +257,14 @@ function addHeaders(status: string, answer: Json): void {
   const headers = (answer.headers ?? {}) as Record<string, Json>;
   headers['X-Request-Id'] ??= ref('headers', 'RequestId');
   if (RETRY_STATUSES.has(status)) headers['Retry-After'] ??= ref('headers', 'RetryAfter');
+  if (status === '401') headers['WWW-Authenticate'] ??= ref('headers', 'WWWAuthenticate');
+  answer.headers = headers;
+}
+
+function addRateLimitHeaders(answer: Json): void {
+  const headers = (answer.headers ?? {}) as Record<string, Json>;
+  headers['RateLimit-Policy'] ??= ref('headers', 'RateLimitPolicy');
+  headers.RateLimit ??= ref('headers', 'RateLimit');
   answer.headers = headers;
 }
 
@@ -245,6 +272,17 @@ function addHeaders(status: string, answer: Json): void {
 export function publicDocument(whole: OpenApiDocument): OpenApiDocument {
   const doc = cut(whole, (path) => !path.startsWith(OPERATOR_PREFIX));
   doc.tags = (doc.tags ?? []).filter((tag) => tag.name !== 'operator');
+  doc.components.headers = { ...doc.components.headers, ...RATE_LIMIT_HEADERS };
+  for (const [name, answer] of Object.entries(doc.components.responses ?? {})) {
+    if (!UNMETERED_RESPONSES.has(name)) addRateLimitHeaders(answer);
+  }
+  for (const operations of Object.values(doc.paths)) {
+    for (const operation of Object.values(operations)) {
+      for (const [status, answer] of Object.entries(operation.responses)) {
+        if (status !== '401' && typeof answer.$ref !== 'string') addRateLimitHeaders(answer);
+      }
+    }
+  }
   return doc;
 }
 
