@@ -196,6 +196,7 @@ describe('gta user commands', () => {
       ['price', 'image', '--set', 'novalue'],
       ['balance', '--nope'],
       ['tasks', 'x'],
+      ['tasks', 'list', '--status'],
     ]) {
       const run = await gta(args);
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
@@ -210,5 +211,14 @@ describe('gta user commands', () => {
     const admin = await gta(['admin', '--help']);
     assert.equal(admin.code, 0);
     assert.match(admin.stdout, /accounts create --name NAME/);
+    // The operator tool's option mistakes are usage mistakes too (they exited 1 without the usage).
+    for (const args of [
+      ['admin', 'accounts', 'create', '--nope'],
+      ['admin', 'credit', 'ACCOUNT', '--amount'],
+    ]) {
+      const run = await gta(args);
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, /Usage: npm run admin/);
+    }
   });
 });

@@ -4,7 +4,7 @@ import { createContainer } from '../container.ts';
 import { isApiError } from '../errors.ts';
 import { translate } from '../i18n/index.ts';
 import { ADMIN_USAGE, runAdminCommand, UsageError } from './admin.ts';
-import { runUserCli } from './user.ts';
+import { isParseArgsError, runUserCli } from './user.ts';
 
 /**
  * `gta admin …` / `npm run admin -- …`: argument parsing only; the work is the services'. The user
@@ -19,23 +19,16 @@ async function main(argv: readonly string[]): Promise<number> {
       tty: process.stderr.isTTY === true,
     });
   }
-  const { positionals, values } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      email: { type: 'string' },
-      q: { type: 'string' },
-      amount: { type: 'string' },
-      reference: { type: 'string' },
-      models: { type: 'string' },
-      'daily-limit': { type: 'string' },
-      available: { type: 'string' },
-      'max-active': { type: 'string' },
-      enabled: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  let parsed: ReturnType<typeof parseAdminArgs>;
+  try {
+    parsed = parseAdminArgs(argv);
+  } catch (error) {
+    // An unknown option or one without its value is a usage mistake like any other: exit 2, with the usage.
+    if (!isParseArgsError(error)) throw error;
+    process.stderr.write(`${error.message}\n\n${ADMIN_USAGE}`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
   const [program, ...rest] = positionals;
   if (values.help || program !== 'admin' || rest.length === 0) {
     process.stdout.write(ADMIN_USAGE);
@@ -62,6 +55,26 @@ async function main(argv: readonly string[]): Promise<number> {
   } finally {
     await container.close();
   }
+}
+
+function parseAdminArgs(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      email: { type: 'string' },
+      q: { type: 'string' },
+      amount: { type: 'string' },
+      reference: { type: 'string' },
+      models: { type: 'string' },
+      'daily-limit': { type: 'string' },
+      available: { type: 'string' },
+      'max-active': { type: 'string' },
+      enabled: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
 }
 
 main(process.argv.slice(2)).then(

@@ -34,6 +34,15 @@ export class UserUsageError extends Error {
   override name = 'UserUsageError';
 }
 
+/**
+ * A mistake `parseArgs` finds (an unknown option, an option without its value): a usage mistake too,
+ * whatever its code (`ERR_PARSE_ARGS_UNKNOWN_OPTION`, `ERR_PARSE_ARGS_INVALID_OPTION_VALUE`, …).
+ */
+export function isParseArgsError(error: unknown): error is Error {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
+}
+
 /** Where the commands write: stdout for results, stderr for progress and errors. */
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -83,11 +92,8 @@ export async function runUserCli(argv: readonly string[], io: CliIo): Promise<nu
 }
 
 function report(error: unknown, io: CliIo): number {
-  if (
-    error instanceof UserUsageError ||
-    (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
-  ) {
-    io.err(`${(error as Error).message}\n\n${USER_USAGE}`);
+  if (error instanceof UserUsageError || isParseArgsError(error)) {
+    io.err(`${error.message}\n\n${USER_USAGE}`);
     return 2;
   }
   if (error instanceof TaskFailedError) {
