@@ -245,6 +245,23 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     }
   });
 
+  test("a list's element tags and voice presets are declared with their fields", () => {
+    const itemsOf = (path: string, field: string): Json => {
+      const operation = open.paths[path]?.get as unknown as { responses: Record<string, Json> } | undefined;
+      const ok = operation?.responses['200'];
+      let schema = (ok as { content: Record<string, { schema: Json }> }).content['application/json']?.schema;
+      if (typeof schema?.$ref === 'string') schema = resolve(open, schema.$ref) as Json;
+      return (
+        (schema as { properties: Record<string, { items: Json }> }).properties[field] as { items: Json }
+      ).items;
+    };
+    const tag = itemsOf('/v1/models/video-elements/elements', 'tags') as { properties: Record<string, Json> };
+    assert.deepEqual(Object.keys(tag.properties).sort(), ['key', 'name', 'views']);
+    assert.equal((tag.properties.views as { type: string }).type, 'array');
+    const preset = itemsOf('/v1/models/video-omni/voices', 'presets') as { properties: Record<string, Json> };
+    assert.deepEqual(Object.keys(preset.properties).sort(), ['id', 'language', 'name', 'status']);
+  });
+
   test('a result download declares the Range, If-Range and If-None-Match headers it reads', () => {
     const download = open.paths['/v1/tasks/{id}/artifacts/{index}']?.get as unknown as { parameters: Json[] };
     const headers = download.parameters

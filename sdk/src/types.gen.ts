@@ -1494,7 +1494,11 @@ export interface Me {
 }
 export interface VideoElementsElementsList {
   elements: Element[];
-  tags: unknown[];
+  tags: {
+    key: string;
+    name: string;
+    views: string[];
+  }[];
   /**
    * bounds of the creation fields
    */
@@ -1677,7 +1681,12 @@ export interface VideoOmniCharactersCreate {
 }
 export interface VideoOmniVoicesList {
   voices: OmniVoice[];
-  presets: unknown[];
+  presets: {
+    id: string;
+    name: string;
+    status: string;
+    language: string;
+  }[];
   /**
    * bounds of the creation fields
    */

@@ -36,9 +36,24 @@ const pascal = (title: string): string =>
 const RECORDS = new Map(LIBRARIES.map((decl) => [decl, decl.record.meta({ id: pascal(decl.title) })]));
 const recordOf = (decl: LibraryDecl): z.ZodType => RECORDS.get(decl) ?? decl.record;
 
+/**
+ * The schema of a constant the list answers as it is (element tags, omni voice presets): its shape read
+ * from the value, so the document names the fields the answer has (`key`, `name`, `views`…).
+ */
+function shapeOf(value: unknown): z.ZodType {
+  if (typeof value === 'string') return z.string();
+  if (typeof value === 'number') return z.number();
+  if (typeof value === 'boolean') return z.boolean();
+  if (Array.isArray(value)) return z.array(value.length > 0 ? shapeOf(value[0]) : z.unknown());
+  if (value !== null && typeof value === 'object') {
+    return z.object(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shapeOf(v)])));
+  }
+  return z.unknown();
+}
+
 /** Schema of a list response: `{ <segment>: [record], ...extras, limits }` (CONTRACT §7). */
 function listSchema(decl: LibraryDecl): z.ZodType {
-  const extras = Object.fromEntries(Object.keys(decl.listExtras ?? {}).map((k) => [k, z.array(z.unknown())]));
+  const extras = Object.fromEntries(Object.entries(decl.listExtras ?? {}).map(([k, v]) => [k, shapeOf(v)]));
   return z.object({
     [decl.segment]: z.array(recordOf(decl)),
     ...extras,
