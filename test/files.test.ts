@@ -400,7 +400,11 @@ describe('upload retention', () => {
     try {
       const acct = await t.account();
       const up = await upload(t, acct.key, await makePng(t.dir, 8, 8));
-      clock.advance(HOUR_MS + 1);
+      clock.advance(HOUR_MS - 10_000);
+      const last = await t.app.inject({ method: 'GET', url: pathOf(up.url) });
+      assert.equal(last.statusCode, 200);
+      assert.equal(last.headers['cache-control'], 'private, max-age=10', 'no cache keeps it past expires_at');
+      clock.advance(10_001);
       expectError(await t.app.inject({ method: 'GET', url: pathOf(up.url) }), 404, 'file_not_found');
       expectError(await t.call(acct.key, 'GET', `/v1/files/${up.id}`), 404, 'file_not_found');
       await t.container.sweeper.sweepOnce();

@@ -184,8 +184,13 @@ describe('result retention', () => {
       assert.equal(result.files_expired, false);
       const fresh = await t.call(acct.key, 'GET', result.artifacts[0]!.download_path);
       assert.equal(fresh.statusCode, 200, fresh.body.slice(0, 300));
+      assert.equal(fresh.headers['cache-control'], 'private, max-age=3600');
 
-      clock.advance(2 * HOUR_MS + 1);
+      clock.advance(2 * HOUR_MS - 10_000);
+      const last = await t.call(acct.key, 'GET', result.artifacts[0]!.download_path);
+      assert.equal(last.statusCode, 200);
+      assert.equal(last.headers['cache-control'], 'private, max-age=10', 'no cache keeps it past expiry');
+      clock.advance(10_001);
       const later = (await statusOf(t, acct.key, id)).result as { files_expired: boolean };
       assert.equal(later.files_expired, true);
       expectError(await t.call(acct.key, 'GET', result.artifacts[0]!.download_path), 404, 'artifact_expired');

@@ -40,6 +40,15 @@ export function rangeHeaderOf(request: FastifyRequest, etag: string): string | u
 }
 
 /**
+ * How long a cache may keep a stored file: at most `most` seconds, and never past the moment it stops being
+ * served (`expiresAt`), after which the service answers 404 and a cached copy would outlive it.
+ */
+export function cacheSecondsUntil(expiresAt: string, now: Date, most: number): number {
+  const left = Math.floor((Date.parse(expiresAt) - now.getTime()) / 1000);
+  return Number.isFinite(left) ? Math.max(0, Math.min(most, left)) : 0;
+}
+
+/**
  * Streams stored bytes as the whole file (200) or the asked range (206 with Content-Range), with
  * `Accept-Ranges` and the right Content-Length; 304 without the bytes when the client's copy is current
  * (`If-None-Match`). Shared by result downloads and upload direct links.

@@ -13,6 +13,8 @@ export interface ArtifactDownload {
   sizeBytes: number;
   /** The satisfied range, when one was asked for. */
   range: ByteRange | null;
+  /** The task's `files_expire_at`: no cache may keep the file past it. */
+  expiresAt: string;
 }
 
 /**
@@ -72,5 +74,6 @@ export async function openArtifact(
     contentType: artifact.content_type,
     sizeBytes: size,
     range,
+    expiresAt: task.files_expire_at ?? '',
   };
 }

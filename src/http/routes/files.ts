@@ -8,7 +8,13 @@ import { MAX_UPLOAD_BYTES, multipartFilename } from '../../files/index.ts';
 import { presetSample } from '../../libraries/index.ts';
 import { parseRange } from '../../tasks/index.ts';
 import { paced } from '../body-pace.ts';
-import { rangeHeaderOf, STORED_FILE_POLICY, sendBytes, storedEtag } from '../send-bytes.ts';
+import {
+  cacheSecondsUntil,
+  rangeHeaderOf,
+  STORED_FILE_POLICY,
+  sendBytes,
+  storedEtag,
+} from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { errorResponses, errorSchema, pathParam } from './schemas.ts';
 
@@ -188,7 +194,7 @@ export async function directLinkRoutes(app: FastifyInstance, deps: AppDeps): Pro
       contentType: file.row.content_type,
       sizeBytes: Number(file.row.size_bytes),
       range: file.range,
-      cacheSeconds: 300,
+      cacheSeconds: cacheSecondsUntil(file.row.expires_at, deps.clock.now(), 300),
       etag,
     });
   };

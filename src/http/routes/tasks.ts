@@ -7,7 +7,7 @@ import type { TaskView } from '../../tasks/index.ts';
 import { openArtifact, parseIdempotencyKey } from '../../tasks/index.ts';
 import { TASK_BODY_LIMIT } from '../limits.ts';
 import { stillAuthenticated } from '../plugins/auth.ts';
-import { rangeHeaderOf, sendBytes, storedEtag } from '../send-bytes.ts';
+import { cacheSecondsUntil, rangeHeaderOf, sendBytes, storedEtag } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone, preferWait, waitParam } from '../waiting.ts';
 import {
@@ -335,7 +335,8 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         'Content-Disposition',
         `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
       );
-      return sendBytes(reply, { ...file, cacheSeconds: 3600, etag });
+      const cacheSeconds = cacheSecondsUntil(file.expiresAt, deps.clock.now(), 3600);
+      return sendBytes(reply, { ...file, cacheSeconds, etag });
     },
   );
 }
