@@ -184,6 +184,8 @@ test("another account's artifact link is refused at acceptance, nothing lent", a
     settings: { mode: 'reference', prompt: 'not mine @Image1', ref_image_urls: [sources.picture.link] },
   });
   expectError(refused, 422, 'invalid_settings');
+  // The message says no more than an expired file of one's own would: it never tells another's task exists.
+  assert.match(refused.json().error.message, /no file of your tasks at .*, or its storage period is over$/);
   const after = await t.container.db.db.selectFrom('uploads').select('id').execute();
   assert.equal(after.length, before.length);
 });

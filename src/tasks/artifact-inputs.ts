@@ -103,8 +103,8 @@ export async function probeArtifactLink(
   if (artifactOfLink(url) === null) return null;
   const refused = () =>
     errors.invalidSettings({
-      en: `${label}: no file of your tasks at ${url}`,
-      ru: `${label}: по адресу ${url} нет файла ваших задач`,
+      en: `${label}: no file of your tasks at ${url}, or its storage period is over`,
+      ru: `${label}: по адресу ${url} нет файла ваших задач, или срок его хранения истёк`,
     });
   const artifact = await findOwnArtifact(deps.db, accountId, url, deps.clock.now());
   if (artifact === null) throw refused();
