@@ -36,6 +36,7 @@ const STARTUP_TIMEOUT_MS = 30_000;
 export const SERVICE_NODE_FLAGS: readonly string[] = [
   '--max-semi-space-size=8',
   '--no-allocation-site-pretenuring',
+  '--expose-gc',
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
+import { collectStartupGarbage } from './lib/index.ts';
 
 /** Balance of the demo account made on first start (kopecks): 10,000 RUB. */
 const DEMO_BALANCE_MINOR = 1_000_000;
@@ -36,6 +37,8 @@ async function main(): Promise<void> {
   }
   container.sweeper.start();
   container.topupSweep.start(config.payments.sweepIntervalMs);
+  await app.ready();
+  collectStartupGarbage();
   const address = await app.listen({ port: config.port, host: config.host });
   const base = config.publicBaseUrl;
   process.stdout.write(`Listening on ${address} (dashboard: ${base}/, docs: ${base}/docs)\n`);

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from './config.ts';
 import { createContainer } from './container.ts';
+import { collectStartupGarbage } from './lib/index.ts';
 import { startMetricsServer } from './observability/index.ts';
 
 /** `npm run worker`: runs tasks and sweeps expired files without the HTTP API. */
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   // must find the handlers in place, not Node's default, which ends the process without closing it.
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  collectStartupGarbage();
   container.worker.start();
   container.webhookSender.start();
   container.sweeper.start();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { type Container, type ContainerOverrides, createContainer } from '../../src/container.ts';
+import { collectStartupGarbage } from '../../src/lib/index.ts';
 import { announceAndAwaitStop, BENCH_ADMIN_TOKEN } from './messages.ts';
 
 /**
@@ -33,6 +34,8 @@ export async function serveBenchApp(options: {
     limits: { accountRequests: 1e9, wrongKeyAttempts: 1e9, windowSeconds: 60 },
   });
   if (options.startWorker && config.embeddedWorker) container.worker.start();
+  await app.ready();
+  collectStartupGarbage();
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('app is not listening on TCP');
