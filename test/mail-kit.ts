@@ -40,3 +40,19 @@ export function outboxLink(dataDir: string, to: string, kind: 'confirm' | 'reset
   }
   throw new Error(`no ${kind} mail to ${to}`);
 }
+
+/** `outboxLink` once the mail is written: a mail sent after the answer may take a moment (at most 5 s). */
+export async function mailedLink(
+  dataDir: string,
+  to: string,
+  kind: 'confirm' | 'reset/new',
+): Promise<string> {
+  for (let waited = 0; ; waited += 20) {
+    try {
+      return outboxLink(dataDir, to, kind);
+    } catch (error) {
+      if (waited >= 5_000) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}

@@ -461,6 +461,25 @@ describe('dashboard pages', () => {
     assert.equal((await other.post('/signin', { email, password: 'brand new pass' })).statusCode, 303);
   });
 
+  test('the reset form answers without waiting for the mail, so its time tells no one the e-mail exists', async () => {
+    const email = await new Browser(t).signUp();
+    let release = () => {};
+    people.mailSent = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      const browser = new Browser(t);
+      await browser.get('/reset');
+      const stuck = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 2_000).unref());
+      const sent = await Promise.race([browser.post('/reset', { email }), stuck]);
+      assert.notEqual(sent, 'waited', 'the answer waited for the mail server');
+      assert.deepEqual(sent === 'waited' ? null : [sent.statusCode, sent.headers.location], [303, '/reset']);
+    } finally {
+      release();
+      people.mailSent = Promise.resolve();
+    }
+  });
+
   test('a used or made-up reset link is said dead when its page opens, once, with a way to a new link', async () => {
     const email = await new Browser(t).signUp();
     const alerts = (body: string) => body.match(/role="alert"/g)?.length ?? 0;

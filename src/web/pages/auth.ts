@@ -176,42 +176,34 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     return seeOther(reply, context.session ? '/keys' : '/signin?next=%2Fkeys');
   });
 
-  const resetPage = (context: WebContext, sent: boolean, problem: FormProblem | null, email = '') => {
+  const resetPage = (context: WebContext, sent: boolean) => {
     const w = wordsOf(context.lang);
-    const invalid = fieldProblem(problem, 'email');
     return page(context, assets, {
       title: w.resetTitle,
       path: '/reset',
-      body: [
-        errorBox(problem),
-        // Sent: the layout shows the flash message, and the form is left out.
-        sent
-          ? null
-          : html`<form class="stack" method="post" action="/reset">
-              ${csrfField(context)}
-              <label>${w.email}<input type="email" name="email" autocomplete="email" required value=${email} ...${invalid.attributes} /></label>
-              ${invalid.note}
-              <button type="submit">${w.resetSend}</button>
-            </form>`,
-      ],
+      // Sent: the layout shows the flash message, and the form is left out.
+      body: sent
+        ? []
+        : html`<form class="stack" method="post" action="/reset">
+            ${csrfField(context)}
+            <label>${w.email}<input type="email" name="email" autocomplete="email" required /></label>
+            <button type="submit">${w.resetSend}</button>
+          </form>`,
     });
   };
 
   app.get('/reset', HIDE, async (request, reply) => {
     const context = contextOf(request);
-    return sendHtml(reply, 200, resetPage(context, context.flash === 'flash_reset_sent', null));
+    return sendHtml(reply, 200, resetPage(context, context.flash === 'flash_reset_sent'));
   });
 
   app.post('/reset', HIDE, async (request, reply) => {
-    const context = contextOf(request);
     const email = field(request.body, 'email').trim();
-    try {
-      await people.requestPasswordReset(email);
-    } catch (error) {
-      const refusal = refusalOf(error, context.lang, { email: wordsOf(context.lang).email });
-      reply.headers(refusal.headers);
-      return sendHtml(reply, refusal.status, resetPage(context, false, refusal, email));
-    }
+    // Not awaited: a link is made and mailed only for an e-mail that has an account, so an answer that
+    // waited for the mail (an SMTP server's round trips) would tell by its time which e-mails exist.
+    people
+      .requestPasswordReset(email)
+      .catch((error: unknown) => request.log.error({ err: error }, 'password reset request failed'));
     // 303 to the page that says so: a reload sends no second mail.
     setFlash(reply, 'flash_reset_sent', secure);
     return seeOther(reply, '/reset');
