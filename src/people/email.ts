@@ -6,10 +6,16 @@ export const EMAIL_MAX = 254;
 // A sane check, not RFC 5322: one `@`, no spaces or brackets, a domain with a dot (or `localhost`).
 const EMAIL = /^[^\s@<>()[\]\\,;:"]+@(?:[a-z0-9-]+\.)+[a-z0-9-]{2,}$|^[^\s@<>()[\]\\,;:"]+@localhost$/;
 
+/**
+ * Control and format characters (a soft hyphen, a zero-width space, a right-to-left override): invisible
+ * or reordering, they would make an address that reads exactly like another person's.
+ */
+const INVISIBLE = /\p{C}/u;
+
 /** The address lowercased and trimmed, or 422 invalid_request. */
 export function normalizeEmail(input: string): string {
   const email = input.trim().toLowerCase();
-  if (email.length > EMAIL_MAX || !EMAIL.test(email)) {
+  if (email.length > EMAIL_MAX || !EMAIL.test(email) || INVISIBLE.test(email)) {
     throw errors.invalidRequest({
       en: `email: not a valid e-mail address (at most ${EMAIL_MAX} characters).`,
       ru: `email: это не адрес эл. почты (не длиннее ${EMAIL_MAX} символов).`,

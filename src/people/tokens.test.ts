@@ -31,6 +31,10 @@ test('e-mails are trimmed and lowercased; malformed or longer than 254 character
     'a@b@example.com',
     '<ann@example.com>',
     `${'a'.repeat(64)}@${'b'.repeat(186)}.com`,
+    'ann\u200b@example.com',
+    'ann\u00ad@example.com',
+    '\u202eann@example.com',
+    'ann\u0000@example.com',
   ]) {
     assert.throws(() => normalizeEmail(bad), { code: 'invalid_request' }, bad);
   }
