@@ -28,6 +28,7 @@ test('safeUrl takes out callback and upload tokens and secret query values', () 
     ['/x?%74oken=abc', `/x?%74oken=${REDACTED}`],
     ['/x?X-Amz-Signature=abc&cursor=c', `/x?X-Amz-Signature=${REDACTED}&cursor=c`],
     ['/x?flag', '/x?flag'],
+    ['/reset/new?token[]=abc&token%5B0%5D=def', `/reset/new?token[]=${REDACTED}&token%5B0%5D=${REDACTED}`],
     ['/files/vRqeBG5TyUZeg9gvhMZ0wlvPxrofTkco/a.png', `/files/${REDACTED}/a.png`],
     ['/files/vRqeBG5TyUZeg9gvhMZ0wlvPxrofTkco', `/files/${REDACTED}`],
     ['/FILES/tok/a.png?lang=ru', `/FILES/${REDACTED}/a.png?lang=ru`],

@@ -43,8 +43,9 @@ const SECRET_SHAPES: readonly [RegExp, string][] = [
   [/\b(Bearer|Basic)\s+[^\s",\\]+/gi, `$1 ${REDACTED}`],
 ];
 
-/** Query parameters whose values are never logged. */
-const SECRET_QUERY = /^(token|key|api_key|apikey|access_token|secret|password|signature|sig|x-amz-.*)$/i;
+/** Query parameters whose values are never logged, also in their list forms (`token[]`, `token[0]`). */
+const SECRET_QUERY =
+  /^(token|key|api_key|apikey|access_token|secret|password|signature|sig|x-amz-.*)(\[[^\]]*\])?$/i;
 /** Longest URL written to a line: a 5,000-character path is noise. */
 const LOGGED_URL_CHARS = 300;
 
