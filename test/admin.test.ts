@@ -254,6 +254,17 @@ describe('operator API (CONTRACT §9)', () => {
       'invalid_admin_token',
     );
   });
+
+  test('a model change with nothing to change is refused in Russian when asked', async () => {
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: '/admin/v1/models/image?lang=ru',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: {},
+    });
+    expectError(res, 422, 'invalid_request');
+    assert.equal(res.json().error.message, 'body: передайте available и/или max_active');
+  });
 });
 
 describe('operator API switched off', () => {

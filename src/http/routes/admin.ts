@@ -186,10 +186,10 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
             available: z.boolean().optional(),
             max_active: z.number().int().min(1).max(MAX_ACTIVE_LIMIT).optional(),
           })
-          .refine(
-            (b) => b.available !== undefined || b.max_active !== undefined,
-            'send available and/or max_active',
-          ),
+          .refine((b) => b.available !== undefined || b.max_active !== undefined, {
+            message: 'send available and/or max_active',
+            params: { ru: 'передайте available и/или max_active' },
+          }),
         response: { 200: modelSchema, ...errors },
       },
     },
