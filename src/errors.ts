@@ -4,6 +4,8 @@
  * only place an ApiError becomes a response; the message is localised there from `i18n/`.
  */
 
+import { plural } from './i18n/index.ts';
+
 /** Every error code the service answers with, and its HTTP status. */
 export const ERROR_STATUS = {
   invalid_api_key: 401,
@@ -275,8 +277,8 @@ export const errors = {
     new ApiError('rate_limited', {
       headers: retryAfter(retryAfterSeconds),
       detail: {
-        en: `Your account already holds ${limit} event streams and waiting calls open on this server; close one, or retry after the time in Retry-After.`,
-        ru: `У вашего аккаунта уже открыто ${limit} потоков событий и ожидающих запросов на этом сервере; закройте один или повторите после времени из Retry-After.`,
+        en: `Your account already holds ${limit} ${plural('en', limit, ['event stream or waiting call', 'event streams and waiting calls'])} open on this server; close one, or retry after the time in Retry-After.`,
+        ru: `У вашего аккаунта на этом сервере уже ${plural('ru', limit, ['открыт', 'открыто', 'открыто'])} ${limit} ${plural('ru', limit, ['поток событий или ожидающий запрос', 'потока событий и ожидающих запроса', 'потоков событий и ожидающих запросов'])}; закройте один или повторите после времени из Retry-After.`,
       },
     }),
   /** The links of one request are larger together than the server downloads for one request. */

@@ -111,7 +111,7 @@ describe('the active-task count', () => {
       // Three are unfinished: the message must not say the account has one.
       const message = refused.json().error.message as string;
       assert.doesNotMatch(message, /have 1 unfinished/);
-      assert.match(message, /at most 1 unfinished tasks/);
+      assert.match(message, /at most 1 unfinished task of/);
       await expectCount(t.container.db, acct.id, 3);
     } finally {
       await t.close();

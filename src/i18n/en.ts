@@ -39,7 +39,7 @@ export const en: Catalog = {
   too_many_webhooks: 'The account already has {limit} webhook endpoints; delete one first.',
   too_many_records: 'This library already holds {limit} of your records; delete one first.',
   credit_reference_conflict:
-    'Reference "{reference}" already credited {amount} kopecks; a credit under it with another amount is refused. Use a new reference.',
+    'Reference "{reference}" already credited {amount} {amount|kopeck|kopecks}; a credit under it with another amount is refused. Use a new reference.',
   task_not_cancelable: 'The task is already {status} and cannot be canceled.',
   voice_not_verifiable: 'The voice is not waiting for a recording.',
   voice_not_retryable: 'Only a failed voice can be retried.',
@@ -65,7 +65,7 @@ export const en: Catalog = {
   character_not_found: 'Character "{id}" is unknown, deleted or not yours. No money was reserved.',
   rate_limited: 'Too many requests; retry after the time in Retry-After.',
   too_many_active:
-    'Model "{model}" takes at most {limit} unfinished tasks of an account at once, and yours have reached it; wait for one to finish.',
+    'Model "{model}" takes at most {limit} unfinished {limit|task|tasks} of an account at once, and yours have reached it; wait for one to finish.',
   internal_error: 'Something went wrong on our side; retry later.',
   element_create_failed: 'The generator did not accept the element; check the files and retry.',
   persona_create_failed: 'The generator could not save the persona; retry in about a minute.',
