@@ -49,3 +49,36 @@ test('a discriminator value no branch takes names the values in both languages, 
     ],
   );
 });
+
+test('Russian refusals name types in Russian and count with the right word form', () => {
+  const schema = z.object({
+    a: z.string().min(1).max(3),
+    n: z.number().min(1).max(100),
+    p: z.number().positive(),
+    l: z.array(z.string()).min(2).max(21),
+    b: z.boolean(),
+    r: z.record(z.string(), z.unknown()),
+  });
+  const ruOf = (input: unknown): string[][] => {
+    const parsed = schema.safeParse(input, { reportInput: true });
+    assert.ok(!parsed.success);
+    return violationsOf(parsed.error.issues).map((v) => [v.field, v.ru]);
+  };
+  assert.deepEqual(ruOf({ a: '', n: 0, p: 0, l: ['x'], b: 'yes', r: 5 }), [
+    ['a', 'нужно не меньше 1 символа'],
+    ['n', 'должно быть не меньше 1'],
+    ['p', 'должно быть больше 0'],
+    ['l', 'нужно не меньше 2 элементов'],
+    ['b', 'ожидается true или false, получено строка'],
+    ['r', 'ожидается объект, получено число'],
+  ]);
+  assert.deepEqual(ruOf({ a: 'abcd', n: 101, p: 1, l: Array(22).fill('x'), b: true, r: {} }), [
+    ['a', 'допустимо не больше 3 символов'],
+    ['n', 'должно быть не больше 100'],
+    ['l', 'допустимо не больше 21 элемента'],
+  ]);
+  assert.deepEqual(ruOf({ n: 1, p: 1, l: ['x', 'y'], b: false, r: [] }), [
+    ['a', 'обязательное поле: ожидается строка'],
+    ['r', 'ожидается объект, получено список'],
+  ]);
+});

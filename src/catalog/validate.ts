@@ -8,6 +8,75 @@ export type SettingsResult =
 const en = z.locales.en().localeError;
 const ru = z.locales.ru().localeError;
 
+/** Type names in Russian: zod's Russian messages name most types in English ("ожидалось string"). */
+const RU_TYPES: Readonly<Record<string, string>> = {
+  string: 'строка',
+  number: 'число',
+  int: 'целое число',
+  bigint: 'целое число',
+  boolean: 'true или false',
+  array: 'список',
+  set: 'список',
+  object: 'объект',
+  record: 'объект',
+  date: 'дата',
+  null: 'null',
+};
+
+function ruTypeOfValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'список';
+  if (typeof value === 'boolean') return 'логическое значение';
+  return RU_TYPES[typeof value] ?? typeof value;
+}
+
+/** Russian word forms for counts after "не меньше" / "не больше": 1 символа, 2 символов, 5 символов. */
+const RU_COUNTED: Readonly<Record<string, readonly [string, string, string]>> = {
+  string: ['символа', 'символов', 'символов'],
+  array: ['элемента', 'элементов', 'элементов'],
+  set: ['элемента', 'элементов', 'элементов'],
+};
+const ruPlural = new Intl.PluralRules('ru');
+
+function ruCount(n: number, origin: string): string {
+  const forms = RU_COUNTED[origin];
+  if (!forms) return String(n);
+  const form = ruPlural.select(n);
+  return `${n} ${form === 'one' ? forms[0] : form === 'few' ? forms[1] : forms[2]}`;
+}
+
+/**
+ * The Russian words of the type and bound refusals, with Russian type names and counted words; null for
+ * the other issues, which zod's Russian locale words well enough.
+ */
+function russian(issue: z.core.$ZodIssue): string | null {
+  if (issue.code === 'invalid_type') {
+    const expected = RU_TYPES[issue.expected] ?? issue.expected;
+    const input = (issue as { input?: unknown }).input;
+    return input === undefined
+      ? `обязательное поле: ожидается ${expected}`
+      : `ожидается ${expected}, получено ${ruTypeOfValue(input)}`;
+  }
+  if (issue.code === 'too_small' || issue.code === 'too_big') {
+    const small = issue.code === 'too_small';
+    const bound = Number(small ? issue.minimum : issue.maximum);
+    if (issue.origin === 'number') {
+      const word = small
+        ? issue.inclusive
+          ? 'не меньше'
+          : 'больше'
+        : issue.inclusive
+          ? 'не больше'
+          : 'меньше';
+      return `должно быть ${word} ${bound}`;
+    }
+    if (issue.origin in RU_COUNTED) {
+      return `${small ? 'нужно не меньше' : 'допустимо не больше'} ${ruCount(bound, issue.origin)}`;
+    }
+  }
+  return null;
+}
+
 function fieldOf(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
@@ -31,6 +100,10 @@ function localise(issue: z.core.$ZodIssue, lang: 'en' | 'ru'): string {
         ? `ожидается одно из значений: ${shown}${optional ? ', или поле не задаётся' : ''}`
         : `expected one of ${shown}${optional ? ', or left out' : ''}`;
     }
+  }
+  if (lang === 'ru') {
+    const words = russian(issue);
+    if (words !== null) return words;
   }
   const fn = lang === 'ru' ? ru : en;
   const text = fn(issue as Parameters<typeof fn>[0]);
