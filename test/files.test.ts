@@ -17,6 +17,7 @@ import {
   makePng,
   makeWav,
 } from '../src/media/fixtures.ts';
+import { StorageError } from '../src/storage/index.ts';
 import { balances, expectError, startTestApp, type TestApp } from './helpers.ts';
 
 function multipart(
@@ -157,6 +158,28 @@ describe('POST /v1/files and direct links', () => {
       assert.deepEqual(codes, [204, 404, 404, 404], `round ${round}`);
       for (const a of answers.filter((a) => a.statusCode === 404)) expectError(a, 404, 'file_not_found');
     }
+  });
+
+  test('DELETE while the storage fails: 500, the upload stays whole, and a retry removes its bytes', async () => {
+    const acct = await t.account();
+    const up = await upload(t, acct.key, await makePng(t.dir, 8, 8));
+    const storage = t.container.storage;
+    const key = `uploads/${up.id}`;
+    const remove = storage.delete;
+    storage.delete = async () => {
+      throw new StorageError('S3 delete failed: ECONNREFUSED');
+    };
+    try {
+      expectError(await t.call(acct.key, 'DELETE', `/v1/files/${up.id}`), 500, 'internal_error');
+    } finally {
+      storage.delete = remove;
+    }
+    // Flagged before its bytes were gone, the record was lost and no sweep would ever remove the object.
+    assert.equal((await t.call(acct.key, 'GET', `/v1/files/${up.id}`)).statusCode, 200);
+    assert.equal((await t.app.inject({ method: 'GET', url: pathOf(up.url) })).statusCode, 200);
+    assert.equal((await t.call(acct.key, 'DELETE', `/v1/files/${up.id}`)).statusCode, 204);
+    assert.equal(await storage.stat(key), null);
+    expectError(await t.app.inject({ method: 'GET', url: pathOf(up.url) }), 404, 'file_not_found');
   });
 
   test("a browser's escapes in a multipart filename are read back: %22 is a quote, a literal %41 stays", async () => {

@@ -334,16 +334,19 @@ export class UploadService {
     return removed;
   }
 
+  /**
+   * Bytes first and the flag after, as the sweep does: a storage that fails leaves the upload whole (the
+   * caller retries), never a flagged record whose object no delete or sweep would look for again.
+   */
   async #remove(row: UploadsTable): Promise<boolean> {
+    await this.#deps.storage.delete(row.storage_key);
     const result = await this.#deps.db.db
       .updateTable('uploads')
       .set({ deleted_at: this.#deps.clock.now().toISOString() })
       .where('id', '=', row.id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) return false;
-    await this.#deps.storage.delete(row.storage_key);
-    return true;
+    return Number(result.numUpdatedRows) > 0;
   }
 
   async #own(principal: KeyPrincipal, id: string): Promise<UploadsTable> {
