@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plural } from '../i18n/index.ts';
 import type { ModelSpec, ModeSpec, Violation } from './model-spec.ts';
 
 export type SettingsResult =
@@ -36,13 +37,9 @@ const RU_COUNTED: Readonly<Record<string, readonly [string, string, string]>> = 
   array: ['элемента', 'элементов', 'элементов'],
   set: ['элемента', 'элементов', 'элементов'],
 };
-const ruPlural = new Intl.PluralRules('ru');
-
 function ruCount(n: number, origin: string): string {
   const forms = RU_COUNTED[origin];
-  if (!forms) return String(n);
-  const form = ruPlural.select(n);
-  return `${n} ${form === 'one' ? forms[0] : form === 'few' ? forms[1] : forms[2]}`;
+  return forms ? `${n} ${plural('ru', n, forms)}` : String(n);
 }
 
 /**
