@@ -106,7 +106,13 @@ describe('the HTTP edge', () => {
     assert.match(ru.json().error.message, /[а-я]/i);
     // Invalid JSON, unsupported media types, a wrong length.
     expectTableError(await post('/v1/tasks', '{'), 422, 'invalid_request');
-    expectTableError(await post('/v1/tasks', '{"__proto__":{"a":1}}'), 422, 'invalid_request');
+    // Valid JSON with a key the parser refuses says which key, not "not valid JSON".
+    for (const body of ['{"__proto__":{"a":1}}', '{"settings":{"constructor":{"prototype":{}}}}']) {
+      const poisoned = await post('/v1/tasks', body);
+      expectTableError(poisoned, 422, 'invalid_request');
+      assert.match(poisoned.json().error.message, /__proto__/);
+    }
+    assert.match((await post('/v1/tasks', '{"a":')).json().error.message, /not valid JSON/);
     for (const type of ['text/plain', 'text/xml', 'application/x-www-form-urlencoded']) {
       const res = await post('/v1/tasks', 'model=x', type);
       expectTableError(res, 422, 'invalid_request');

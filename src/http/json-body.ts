@@ -50,6 +50,25 @@ export function isNestedDeeperThan(value: unknown, maxDepth: number): boolean {
 }
 
 /**
+ * True when `text` is valid JSON that Fastify's parser refused all the same: a `__proto__` key, or a
+ * `constructor` key holding `prototype`. Run only after a refusal, so valid bodies never pay for it.
+ */
+function isPoisoned(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const poisonedBody = () =>
+  errors.invalidRequest({
+    en: 'The body has a key "__proto__", or "constructor" with "prototype": such keys are not allowed.',
+    ru: 'В теле запроса есть ключ «__proto__» или «constructor» с «prototype»: такие ключи запрещены.',
+  });
+
+/**
  * JSON bodies on every route: Fastify's own parser (prototype-poisoning checks, the route's body limit)
  * plus a count of values and a depth limit, 422 invalid_request past either; an empty body is no body.
  * `text/plain` is no longer parsed: anything but JSON on a JSON route is refused as an unsupported type
@@ -74,7 +93,7 @@ export function installJsonParser(app: FastifyInstance): void {
       );
     }
     parseJson(request, text, (error, value) => {
-      if (error) return done(error, undefined);
+      if (error) return done(isPoisoned(text) ? poisonedBody() : error, undefined);
       if (isNestedDeeperThan(value, MAX_JSON_DEPTH)) {
         return done(
           errors.invalidRequest({
