@@ -1523,7 +1523,7 @@ export interface VideoElementsElementsCreate {
   /**
    * one short video; only with tag character
    */
-  video_url?: string;
+  video_url?: string | [string];
 }
 export interface MusicPersonasList {
   personas: SingingPersona[];
@@ -1560,7 +1560,7 @@ export interface MusicVoicesCreate {
   /**
    * direct link to a recording of the caller singing
    */
-  source_url: string;
+  source_url: string | [string];
   start_seconds: number;
   end_seconds: number;
   language?: string;
@@ -1672,11 +1672,11 @@ export interface VideoOmniCharactersCreate {
   /**
    * a portrait of the character
    */
-  portrait_url: string;
+  portrait_url: string | [string];
   /**
    * a full-length shot of the character
    */
-  full_body_url: string;
+  full_body_url: string | [string];
   description?: string;
 }
 export interface VideoOmniVoicesList {

@@ -82,3 +82,26 @@ test('Russian refusals name types in Russian and count with the right word form'
     ['r', 'ожидается объект, получено список'],
   ]);
 });
+
+test('a union whose every branch refuses the type names all its types, in both languages', () => {
+  const schema = z.object({ link: z.union([z.string(), z.array(z.string())]) });
+  const of = (input: unknown): string[][] => {
+    const parsed = schema.safeParse(input, { reportInput: true });
+    assert.ok(!parsed.success);
+    return violationsOf(parsed.error.issues).map((v) => [v.field, v.en, v.ru]);
+  };
+  assert.deepEqual(of({ link: 5 }), [
+    [
+      'link',
+      'Invalid input: expected string or array, received number',
+      'ожидается строка или список, получено число',
+    ],
+  ]);
+  assert.deepEqual(of({}), [
+    [
+      'link',
+      'Invalid input: expected string or array, received undefined',
+      'обязательное поле: ожидается строка или список',
+    ],
+  ]);
+});

@@ -74,6 +74,19 @@ function russian(issue: z.core.$ZodIssue): string | null {
   return null;
 }
 
+/** The types a union's branches expected, when each refused the value's type alone; null otherwise. */
+function unionTypes(issue: z.core.$ZodIssue): string[] | null {
+  const branches = (issue as { errors?: readonly (readonly z.core.$ZodIssue[])[] }).errors;
+  if (!Array.isArray(branches) || branches.length === 0) return null;
+  const types: string[] = [];
+  for (const branch of branches) {
+    const only = branch.length === 1 ? branch[0] : undefined;
+    if (only?.code !== 'invalid_type' || only.path.length > 0) return null;
+    types.push(only.expected);
+  }
+  return types;
+}
+
 function fieldOf(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
@@ -84,6 +97,21 @@ function localise(issue: z.core.$ZodIssue, lang: 'en' | 'ru'): string {
     return lang === 'ru' && params?.ru ? params.ru : issue.message;
   }
   if (issue.code === 'invalid_union') {
+    // Every branch refused the value's type (a link given as a number): one refusal naming every type.
+    const types = unionTypes(issue);
+    if (types !== null) {
+      const input = (issue as { input?: unknown }).input;
+      if (lang === 'ru') {
+        const expected = types.map((t) => RU_TYPES[t] ?? t).join(' или ');
+        return input === undefined
+          ? `обязательное поле: ожидается ${expected}`
+          : `ожидается ${expected}, получено ${ruTypeOfValue(input)}`;
+      }
+      const text = en({ ...issue, code: 'invalid_type', expected: types.join(' or ') } as Parameters<
+        typeof en
+      >[0]);
+      return typeof text === 'string' ? text : (text?.message ?? issue.message);
+    }
     // A discriminator's value matches no branch: zod's words list `'undefined'` among the values (en) or
     // say nothing of them (ru). Said here as a caller reads it: the values, and whether it may be left out.
     const options = (issue as { options?: readonly unknown[] }).options;

@@ -11,9 +11,18 @@ export const MAX_URL_LENGTH = 2048;
 
 export const httpUrl = z.url({ protocol: /^https?$/ }).max(MAX_URL_LENGTH);
 
-/** One URL, as a string or a one-item list of strings (CONTRACT §7); normalised to the string. */
+/** What a link is to a schema's reader; the check itself is `httpUrl`'s, after the list is unwrapped. */
+const linkShape = z.string().meta({ format: 'uri', maxLength: MAX_URL_LENGTH });
+
+/**
+ * One URL, as a string or a one-item list of strings (CONTRACT §7); normalised to the string. Both shapes
+ * are in the input's schema, so the OpenAPI document and the dashboard's form show the list too; a longer
+ * list reaches `httpUrl` as a list and is refused as one ("expected string, received array").
+ */
 export const urlField = z
-  .preprocess((v) => (Array.isArray(v) && v.length === 1 ? v[0] : v), httpUrl)
+  .union([linkShape, z.array(linkShape).meta({ minItems: 1, maxItems: 1 })])
+  .transform((v) => (Array.isArray(v) && v.length === 1 ? v[0] : v))
+  .pipe(httpUrl)
   .describe('one direct http(s) link, as a string or a one-item list');
 
 export function urlList(min: number, max: number): z.ZodArray<typeof httpUrl> {
