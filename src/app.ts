@@ -49,7 +49,7 @@ import {
 } from './http/index.ts';
 import { EntriesReader, WalletReader } from './ledger/index.ts';
 import { installRequestTelemetry, lazyChildLogger } from './observability/index.ts';
-import { AttemptLimiter, DEFAULT_LOGIN_LIMITS } from './people/index.ts';
+import { AttemptLimiter, DEFAULT_LOGIN_LIMITS, ExpiringMarks } from './people/index.ts';
 import { consolePort, webRoutes } from './web/index.ts';
 
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
@@ -158,6 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             token: adminToken,
             port: consolePort({ ...deps.services, ledger: entries }),
             attempts: new AttemptLimiter('console-address', DEFAULT_LOGIN_LIMITS, deps.db.pgPool),
+            signedOut: new ExpiringMarks('console-signed-out', deps.db.pgPool),
           },
     publicBaseUrl: deps.config.publicBaseUrl,
     topups: deps.services.topups,

@@ -165,6 +165,21 @@ describe('operator console', () => {
     assert.equal(account.json().balance_minor, 0);
   });
 
+  test('Sign out ends the session for every copy of its cookie, and no other session', async () => {
+    const browser = await signedIn(t);
+    const other = await signedIn(t);
+    const copy = String(browser.cookies.get('gta_console')?.value);
+    const withCopy = () =>
+      t.app.inject({ method: 'GET', url: '/admin/accounts', headers: { cookie: `gta_console=${copy}` } });
+    assert.equal((await withCopy()).statusCode, 200);
+    assert.equal((await browser.get('/admin/accounts')).statusCode, 200);
+    assert.equal((await browser.post('/admin/signout', {})).statusCode, 303);
+    const refused = await withCopy();
+    assert.equal(refused.statusCode, 303);
+    assert.equal(refused.headers.location, '/admin/signin');
+    assert.equal((await other.get('/admin/accounts')).statusCode, 200);
+  });
+
   test('a changed ADMIN_TOKEN ends every console session', async () => {
     const browser = await signedIn(t);
     const other = await startTestApp({ worker: false, env: { ADMIN_TOKEN: `${ADMIN_TOKEN}-rotated` } });
@@ -177,11 +192,11 @@ describe('operator console', () => {
       assert.equal(res.statusCode, 303);
       assert.equal(res.headers.location, '/admin/signin');
       // A forged expiry with the old signature is refused too.
-      const [, signature] = String(browser.cookies.get('gta_console')?.value).split('.');
+      const [, id, signature] = String(browser.cookies.get('gta_console')?.value).split('.');
       const forged = await t.app.inject({
         method: 'GET',
         url: '/admin/accounts',
-        headers: { cookie: `gta_console=${Date.now() + 10 ** 10}.${signature}` },
+        headers: { cookie: `gta_console=${Date.now() + 10 ** 10}.${id}.${signature}` },
       });
       assert.equal(forged.statusCode, 303);
     } finally {

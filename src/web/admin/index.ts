@@ -9,7 +9,7 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Lang } from '../../i18n/index.ts';
-import { AttemptLimiter } from '../../people/index.ts';
+import { AttemptLimiter, ExpiringMarks } from '../../people/index.ts';
 import type { Assets } from '../assets.ts';
 import { cookieOptions, field, isIssuedCsrf, LANG_COOKIE, langFrom, pageLang } from '../context.ts';
 import { html } from '../html.ts';
@@ -44,6 +44,11 @@ export interface ConsoleDeps {
    * on PostgreSQL). (Default: 10 per 15 minutes in this process)
    */
   attempts?: SignInLimiter;
+  /**
+   * Signed-out sessions, refused until they would have expired (the people module's `ExpiringMarks`,
+   * shared by every API process on PostgreSQL). (Default: in this process)
+   */
+  signedOut?: Pick<ExpiringMarks, 'mark' | 'marked'>;
   /** Milliseconds now. (Default: Date.now) */
   now?: () => number;
 }
@@ -82,6 +87,10 @@ export async function consoleRoutes(
 ): Promise<ConsoleNotFound> {
   const keys = new ConsoleKeys(deps.token);
   const attempts = deps.attempts ?? new AttemptLimiter('console-address');
+  const signedOut = deps.signedOut ?? new ExpiringMarks('console-signed-out');
+  /** Whether a cookie is a live session: signed with the token, not expired, not signed out. */
+  const isSession = async (value: string | undefined): Promise<boolean> =>
+    keys.valid(value, now()) && value !== undefined && !(await signedOut.marked(value));
   const now = deps.now ?? Date.now;
   const pageDeps: ConsolePageDeps = { port: deps.port, assets: deps.assets };
 
@@ -91,7 +100,7 @@ export async function consoleRoutes(
     await web.register(helmet, deps.helmet);
     web.addHook('preHandler', async (request, reply) => {
       const session = request.cookies[CONSOLE_COOKIE];
-      const signedIn = keys.valid(session, now());
+      const signedIn = await isSession(session);
       if (session !== undefined && !signedIn) reply.clearCookie(CONSOLE_COOKIE, { path: '/admin' });
       let csrf = signedIn && session ? keys.csrf(session) : (request.cookies[CONSOLE_CSRF_COOKIE] ?? '');
       if (!signedIn && !isIssuedCsrf(csrf)) {
@@ -182,7 +191,14 @@ export async function consoleRoutes(
       return seeOther(reply, '/admin/accounts');
     });
 
-    web.post('/admin/signout', HIDE, async (_request, reply) => {
+    web.post('/admin/signout', HIDE, async (request, reply) => {
+      // The cookie is only a signature: a copy of it (another browser, a stolen one) would stay valid
+      // until it expires, so the session is marked as ended until then.
+      const session = request.cookies[CONSOLE_COOKIE];
+      const expires = keys.expiresAt(session);
+      if (session !== undefined && expires !== null && expires > now()) {
+        await signedOut.mark(session, (expires - now()) / 1000);
+      }
       reply.clearCookie(CONSOLE_COOKIE, { path: '/admin' });
       return seeOther(reply, '/admin/signin');
     });

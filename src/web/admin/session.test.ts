@@ -21,9 +21,19 @@ test('a session is valid until its expiry, only under the token that signed it, 
   assert.equal(keys.valid(value, now + CONSOLE_SESSION_MS - 1), true);
   assert.equal(keys.valid(value, now + CONSOLE_SESSION_MS), false);
   assert.equal(new ConsoleKeys(`${TOKEN}-new`).valid(value, now), false);
-  const [, signature] = value.split('.');
-  assert.equal(keys.valid(`${now + 10 * CONSOLE_SESSION_MS}.${signature}`, now), false);
-  for (const junk of [undefined, '', '.', 'abc.def', `${now}`, `${value}x`]) {
+  const [, id, signature] = value.split('.');
+  assert.equal(keys.valid(`${now + 10 * CONSOLE_SESSION_MS}.${id}.${signature}`, now), false);
+  assert.equal(keys.expiresAt(value), now + CONSOLE_SESSION_MS);
+  for (const junk of [
+    undefined,
+    '',
+    '.',
+    'abc.def',
+    `${now}`,
+    `${value}x`,
+    `${value}.x`,
+    `${now}.${signature}`,
+  ]) {
     assert.equal(keys.valid(junk, now), false, String(junk));
   }
 });
@@ -35,4 +45,12 @@ test("the CSRF token is the session's own", () => {
   assert.equal(csrfMatches(keys.csrf(a), keys.csrf(a)), true);
   assert.equal(csrfMatches(keys.csrf(a), keys.csrf(b)), false);
   assert.equal(csrfMatches('', ''), false);
+});
+
+test('two sessions issued in the same millisecond are two sessions', () => {
+  const keys = new ConsoleKeys(TOKEN);
+  const a = keys.issue(5);
+  const b = keys.issue(5);
+  assert.notEqual(a, b);
+  assert.equal(keys.valid(a, 5) && keys.valid(b, 5), true);
 });

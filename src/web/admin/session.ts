@@ -1,7 +1,8 @@
 /**
- * The operator console's sign-in (CONTRACT §13): the ADMIN_TOKEN compared in constant time, and a session that is only a signed expiry in an HttpOnly,
- * SameSite=Strict cookie scoped to `/admin`. The signing key is derived from the token, so a new token
- * ends every console session; nothing is stored. Forms carry a CSRF token derived from the cookie.
+ * The operator console's sign-in (CONTRACT §13): the ADMIN_TOKEN compared in constant time, and a session that is a signed expiry and a
+ * random id in an HttpOnly, SameSite=Strict cookie scoped to `/admin`. The signing key is derived from the
+ * token, so a new token ends every console session; only signed-out sessions are stored, until they would
+ * have expired (`ExpiringMarks`). Forms carry a CSRF token derived from the cookie.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
@@ -43,18 +44,28 @@ export class ConsoleKeys {
     return timingSafeEqual(sentMac, this.#tokenMac);
   }
 
-  /** A session cookie's value that expires `CONSOLE_SESSION_MS` after `now`. */
+  /**
+   * A session cookie's value that expires `CONSOLE_SESSION_MS` after `now`; its random id makes it a
+   * session of its own, which signing out ends without ending the others.
+   */
   issue(now: number): string {
     const expires = String(now + CONSOLE_SESSION_MS);
-    return `${expires}.${mac(this.#key, `session.${expires}`)}`;
+    const id = randomBytes(16).toString('base64url');
+    return `${expires}.${id}.${mac(this.#key, `session.${expires}.${id}`)}`;
+  }
+
+  /** When a session signed with this token expires (milliseconds); null for anything else. */
+  expiresAt(value: string | undefined): number | null {
+    if (!value) return null;
+    const [expires = '', id = '', signature = '', ...rest] = value.split('.');
+    if (rest.length > 0 || !/^\d{1,15}$/.test(expires) || !/^[A-Za-z0-9_-]{22}$/.test(id)) return null;
+    return same(signature, mac(this.#key, `session.${expires}.${id}`)) ? Number(expires) : null;
   }
 
   /** Whether a cookie value is a session signed with this token and not expired at `now`. */
   valid(value: string | undefined, now: number): boolean {
-    if (!value) return false;
-    const [expires = '', signature = ''] = value.split('.');
-    if (!/^\d{1,15}$/.test(expires) || !same(signature, mac(this.#key, `session.${expires}`))) return false;
-    return Number(expires) > now;
+    const expires = this.expiresAt(value);
+    return expires !== null && expires > now;
   }
 
   /** The CSRF token of a session's forms. */
