@@ -70,12 +70,21 @@ const COMMON_RULES = `## Common rules
   \`201\` and \`Idempotent-Replayed: true\`; another body under the key is \`409 idempotency_conflict\`. The body is
   compared after defaults are filled in and \`*_url\` lists are reduced to their link, so \`"a"\` and \`["a"]\` are
   the same request.
+- **Uploads a record is made from**: the caller's own uploads a creation body links to (any \`*_url\` or
+  \`*_urls\` field) are held by the record from the transaction that saves it (table \`library_uploads\`): the
+  sweeper keeps them, and their direct links keep working and their bytes keep counting against
+  \`UPLOAD_QUOTA\` past their \`expires_at\`, so an element's cover, a singing voice's source and the files a
+  Seedance character or voice stands for are still there when a task uses the record. Deleting the record
+  releases them in the same transaction; each then expires by its own \`expires_at\`, at once when that has
+  passed. Links to another account's uploads are never held. \`DELETE /v1/files/{id}\` still deletes a held
+  upload (CONTRACT §6: its link answers 404 from then on); the record stays, and a provider sent that link
+  fails the task, as with any link that has gone.
 - **Deletion**: \`DELETE …/{id}\` answers \`204\`; the record is gone from lists and reads, tasks already made keep
   their results; of several deletes of one record at once one answers \`204\` and the others
   \`404 record_not_found\`, as a second delete does. An element's name or a persona's song version is free
   again after deletion. A record made at a provider (an ElevenLabs voice or finetune, a Kling element, a
   Recraft style) is then deleted there too, by the sweeper within seconds (docs/providers.md, "Helpers and
-  libraries").
+  libraries"), and the uploads it held are released.
 - **Refusals**: another account's, a deleted or an unknown record is \`404 record_not_found\` on GET, DELETE,
   verify and retry. A key restricted to other models gets \`403 model_not_allowed_for_key\` on that model's
   libraries. A model switched off by the operator takes no new records (\`503 model_unavailable\`) but still

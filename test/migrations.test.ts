@@ -66,6 +66,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     '9e1aa70a2685ef064ccae15e1445e195de07a70a39648d2836a464aa3c6322c4',
   'src/db/migrations/0025-upstream-cancels.ts':
     '1f95d598d6d9528c1138fbd686c8aec6fd88c805cb90b03bbc9abb8c8eada7fd',
+  'src/db/migrations/0026-library-uploads.ts':
+    'f2f86da82b97770a174669af371dec128c467df22b7839a80f6efca03417d32b',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',
@@ -197,6 +199,72 @@ test('0024: each key’s spend of the Moscow day is filled from that day’s pen
       assert.equal(await spentToday(after.db, keyB, today.start), 1600);
       const rows = await sql<{ n: number }>`select count(*) as n from key_day_spend`.execute(after.db);
       assert.equal(Number(rows.rows[0]?.n), 2, 'one row per key, today only');
+    } finally {
+      await after.close();
+    }
+  } finally {
+    await old.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('0026: live records hold the live uploads of their account whose links they kept', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-0026-'));
+  const old = await emptyDatabase(dir);
+  try {
+    const before = createDb(old.url);
+    const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0026'));
+    const { error } = await new Migrator({
+      db: before.db,
+      provider: { getMigrations: async () => earlier },
+    }).migrateToLatest();
+    assert.equal(error, undefined);
+    const at = new Date().toISOString();
+    const [mine, theirs] = [randomUUID(), randomUUID()];
+    for (const account of [mine, theirs]) {
+      await sql`insert into accounts (id, name, credited_minor, captured_minor, held_minor, created_at)
+        values (${account}, 'Old', 0, 0, 0, ${at})`.execute(before.db);
+    }
+    const token = (c: string): string => c.repeat(32);
+    const uploads: Array<[string, string, string, string | null]> = [
+      ['kept', mine, token('a'), null],
+      ['swept', mine, token('b'), at],
+      ['foreign', theirs, token('c'), null],
+      ['unnamed', mine, token('d'), null],
+    ];
+    for (const [id, account, tok, deletedAt] of uploads) {
+      await sql`insert into uploads (id, account_id, token, filename, content_type, format, kind, size_bytes,
+          storage_key, created_at, expires_at, deleted_at)
+        values (${id}, ${account}, ${tok}, 'a.png', 'image/png', 'png', 'image', 1, ${`uploads/${id}`}, ${at},
+          ${at}, ${deletedAt})`.execute(before.db);
+    }
+    const links = (...tokens: string[]): string[] => tokens.map((t) => `http://api.test/files/${t}/a.png`);
+    // An element keeps its links in `private.sources`, a Seedance character inside its upstream id.
+    const records: Array<[string, string, object, string | null]> = [
+      ['element', mine, { sources: links(token('a'), token('b'), token('c')) }, null],
+      ['character', mine, { upstream_id: JSON.stringify({ images: links(token('a')) }) }, null],
+      ['deleted', mine, { sources: links(token('a')) }, at],
+    ];
+    for (const [id, account, priv, deletedAt] of records) {
+      await sql`insert into library_records (id, account_id, model, library, name, status, data, private,
+          created_at, updated_at, deleted_at)
+        values (${id}, ${account}, 'video-elements', 'elements', ${id}, 'ready', '{}', ${JSON.stringify(priv)},
+          ${at}, ${at}, ${deletedAt})`.execute(before.db);
+    }
+    await before.close();
+
+    const after = createDb(old.url);
+    try {
+      await migrateToLatest(after);
+      const held = await after.db
+        .selectFrom('library_uploads')
+        .select(['record_id', 'upload_id'])
+        .orderBy('record_id')
+        .execute();
+      assert.deepEqual(held, [
+        { record_id: 'character', upload_id: 'kept' },
+        { record_id: 'element', upload_id: 'kept' },
+      ]);
     } finally {
       await after.close();
     }

@@ -214,6 +214,15 @@ export interface LibraryRecordsTable {
   upstream_delete_at: string | null;
 }
 
+/**
+ * An upload a live library record names (migration 0026): written with the record, removed with its
+ * deletion. The sweeper keeps a held upload and its direct link past `expires_at`.
+ */
+export interface LibraryUploadsTable {
+  record_id: string;
+  upload_id: string;
+}
+
 /** One call of a free helper, for the hourly limit (reference "Limits"). */
 export interface HelperCallsTable {
   id: string;
@@ -391,6 +400,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   uploads: UploadsTable;
   library_records: LibraryRecordsTable;
+  library_uploads: LibraryUploadsTable;
   helper_calls: HelperCallsTable;
   channel_states: ChannelStatesTable;
   callback_tokens: CallbackTokensTable;

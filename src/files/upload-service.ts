@@ -3,15 +3,18 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { KeyPrincipal } from '../accounts/index.ts';
 import type { ArtifactKind } from '../catalog/index.ts';
-import type { Db, Tx, UploadsTable } from '../db/index.ts';
+import type { Database, Db, Tx, UploadsTable } from '../db/index.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { Clock } from '../lib/index.ts';
 import { ByteCounter, makeTempFolder, randomBase62, uuidv7 } from '../lib/index.ts';
 import { inspectFile, kindOf } from '../media/index.ts';
 import type { BlobStore, ByteRange } from '../storage/index.ts';
+import { linkToken } from './direct-link.ts';
 import { safeFilename } from './filename.ts';
+import { isHeld } from './upload-holds.ts';
 
 /** Largest upload (CONTRACT §6); per-field limits are checked when a task uses the file. */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
@@ -64,14 +67,22 @@ function token(): string {
   return randomBase62(32);
 }
 
-/** Bytes of an account's live uploads (neither deleted nor expired), which count against its quota. */
+/**
+ * Where an upload is live: not deleted, and not expired or held by a library record (upload-holds.ts). A
+ * held upload is the caller's in every way, its bytes counted against the quota, until it is released.
+ */
+function isLiveAt(now: Date): (eb: ExpressionBuilder<Database, 'uploads'>) => Expression<SqlBool> {
+  return (eb) =>
+    eb.and([eb('deleted_at', 'is', null), eb.or([eb('expires_at', '>', now.toISOString()), isHeld(eb)])]);
+}
+
+/** Bytes of an account's live uploads, which count against its quota. */
 async function usedBytes(db: Tx, accountId: string, now: Date): Promise<number> {
   const row = await db
     .selectFrom('uploads')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('size_bytes'), eb.lit(0)).as('used'))
     .where('account_id', '=', accountId)
-    .where('deleted_at', 'is', null)
-    .where('expires_at', '>', now.toISOString())
+    .where(isLiveAt(now))
     // A lent link's bytes are an artifact's, kept and counted with its task.
     .where('source_artifact', 'is', null)
     .executeTakeFirst();
@@ -211,7 +222,7 @@ export class UploadService {
   }
 
   /**
-   * The account's live uploads (neither deleted nor expired), newest first, with the bytes they hold
+   * The account's live uploads (held ones past `expires_at` too), newest first, with the bytes they hold
    * against the quota (`UPLOAD_QUOTA`): the dashboard's uploads page.
    */
   async list(
@@ -224,8 +235,7 @@ export class UploadService {
       .selectFrom('uploads')
       .selectAll()
       .where('account_id', '=', principal.accountId)
-      .where('deleted_at', 'is', null)
-      .where('expires_at', '>', now.toISOString())
+      .where(isLiveAt(now))
       .where('source_artifact', 'is', null)
       .orderBy('created_at', 'desc')
       .orderBy('id', 'desc')
@@ -247,10 +257,10 @@ export class UploadService {
     if (!(await this.#remove(row))) throw errors.fileNotFound(id);
   }
 
-  /** The live upload behind a direct link's token, or null (unknown, deleted or expired). */
+  /** The live upload behind a direct link's token, or null (unknown, deleted, or expired and not held). */
   async byToken(tokenValue: string): Promise<UploadsTable | null> {
     const row = await this.#anyByToken(tokenValue);
-    return row !== null && this.#isLive(row) ? row : null;
+    return row !== null && (await this.#isLive(row)) ? row : null;
   }
 
   /** The upload of a token, live or not (deleted, expired), or null. */
@@ -264,8 +274,16 @@ export class UploadService {
     return row ?? null;
   }
 
-  #isLive(row: UploadsTable): boolean {
-    return row.deleted_at === null && row.expires_at > this.#deps.clock.now().toISOString();
+  /** Not deleted, and not expired or held by a library record (asked only once expired). */
+  async #isLive(row: UploadsTable): Promise<boolean> {
+    if (row.deleted_at !== null) return false;
+    if (row.expires_at > this.#deps.clock.now().toISOString()) return true;
+    const held = await this.#deps.db.db
+      .selectFrom('library_uploads')
+      .select('record_id')
+      .where('upload_id', '=', row.id)
+      .executeTakeFirst();
+    return held !== undefined;
   }
 
   /**
@@ -284,7 +302,7 @@ export class UploadService {
   async isGoneLink(url: string): Promise<boolean> {
     const token = linkToken(url);
     const row = token === null ? null : await this.#anyByToken(token);
-    return row !== null && !this.#isLive(row);
+    return row !== null && !(await this.#isLive(row));
   }
 
   /** Streams the bytes of a direct link (no API key); 404 file_not_found once gone. */
@@ -305,7 +323,8 @@ export class UploadService {
   }
 
   /**
-   * Removes expired uploads and their bytes; returns how many. Bytes go first and the record's flag after
+   * Removes expired uploads no library record holds, and their bytes; returns how many. A held upload
+   * stays until its last record is deleted, then goes at the next pass. Bytes go first and the flag after
    * (an expired link already answers 404, and deletes are idempotent): a crash between the two leaves a
    * record the next sweep finds again, never bytes no sweep would look for.
    */
@@ -317,6 +336,7 @@ export class UploadService {
       .selectAll()
       .where('deleted_at', 'is', null)
       .where('expires_at', '<=', now)
+      .where((eb) => eb.not(isHeld(eb)))
       .limit(batch)
       .execute();
     let removed = 0;
@@ -359,7 +379,7 @@ export class UploadService {
       // A lent link is not the caller's upload: it cannot be read or deleted (its bytes) as one.
       .where('source_artifact', 'is', null)
       .executeTakeFirst();
-    if (!row || row.expires_at <= this.#deps.clock.now().toISOString()) throw errors.fileNotFound(id);
+    if (!row || !(await this.#isLive(row))) throw errors.fileNotFound(id);
     return row;
   }
 
@@ -378,15 +398,4 @@ export class UploadService {
       expires_at: row.expires_at,
     };
   }
-}
-
-/** The token of a URL shaped like one of our direct links (any host), or null. */
-function linkToken(url: string): string | null {
-  let pathname: string;
-  try {
-    pathname = new URL(url).pathname;
-  } catch {
-    return null;
-  }
-  return /^\/files\/([A-Za-z0-9]{32})(?:\/[^/]*)?$/.exec(pathname)?.[1] ?? null;
 }

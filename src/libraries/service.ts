@@ -8,6 +8,7 @@ import { mayUseModel } from '../accounts/index.ts';
 import type { Db, Tx } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import { type ApiError, errors } from '../errors.ts';
+import { holdUploads, releaseUploads } from '../files/index.ts';
 import { LIBRARY_WAIT_MS, type LibraryGenerator } from '../generators/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
@@ -41,6 +42,16 @@ import type {
 import { deleteUpstreamCopies, upstreamCopyOf } from './upstream-deletes.ts';
 
 export type RecordView = Record<string, unknown>;
+
+/** Every link of the body's URL fields (`LibraryDecl.files`), in order. */
+function linkedUrls(decl: LibraryDecl, body: unknown): string[] {
+  const fields = body as Record<string, unknown>;
+  return Object.keys(decl.files).flatMap((field) => {
+    const value = fields[field];
+    const urls = Array.isArray(value) ? value : value === undefined ? [] : [value];
+    return urls.filter((url): url is string => typeof url === 'string');
+  });
+}
 
 export interface LibraryServiceDeps {
   db: Db;
@@ -176,24 +187,31 @@ export class LibraryService {
 
   /**
    * DELETE …/{library}/{id}: 204; tasks already made keep their results (reference). A copy the provider
-   * keeps is deleted there by the sweeper (`deleteUpstreamCopies`), owed from this same UPDATE on. Of
+   * keeps is deleted there by the sweeper (`deleteUpstreamCopies`), owed from this same UPDATE on, and the
+   * uploads the record held are released with it (they expire by their own rule from then on). Of
    * several deletes at once only the one whose UPDATE marks the record answers 204; the others 404, as
    * they would after it.
    */
   async delete(principal: KeyPrincipal, decl: LibraryDecl, id: string): Promise<void> {
     const found = await this.record(principal, decl, id);
     const now = this.#deps.clock.now().toISOString();
-    const marked = await this.#deps.db.db
-      .updateTable('library_records')
-      .set({
-        deleted_at: now,
-        updated_at: now,
-        upstream_delete_at: upstreamCopyOf(found.private) === null ? null : now,
-      })
-      .where('id', '=', found.id)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    if (Number(marked.numUpdatedRows) === 0) throw errors.recordNotFound(id);
+    const { db, dialect } = this.#deps.db;
+    const marked = await dialect.transaction(db, async (tx) => {
+      const result = await tx
+        .updateTable('library_records')
+        .set({
+          deleted_at: now,
+          updated_at: now,
+          upstream_delete_at: upstreamCopyOf(found.private) === null ? null : now,
+        })
+        .where('id', '=', found.id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await releaseUploads(tx, found.id);
+      return true;
+    });
+    if (!marked) throw errors.recordNotFound(id);
   }
 
   /** Deletes the provider copies of deleted records that are due (upstream-deletes.ts); run by the sweeper. */
@@ -334,6 +352,12 @@ export class LibraryService {
           throw errors.tooManyRecords(MAX_RECORDS_PER_LIBRARY);
         }
         await tx.insertInto('library_records').values(toRow(record)).execute();
+        // The uploads the body links to live as long as the record (files/upload-holds.ts).
+        await holdUploads(tx, {
+          recordId: record.id,
+          accountId: query.accountId,
+          urls: linkedUrls(decl, body),
+        });
         await recordChanged(tx, null, record, now);
         await complete?.(tx, 201, record.id);
       });

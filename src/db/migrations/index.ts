@@ -24,6 +24,7 @@ import * as m0022 from './0022-drop-tasks-account-model-status.ts';
 import * as m0023 from './0023-lent-artifact-links.ts';
 import * as m0024 from './0024-key-day-spend.ts';
 import * as m0025 from './0025-upstream-cancels.ts';
+import * as m0026 from './0026-library-uploads.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ export const migrations: Record<string, Migration> = {
   '0023-lent-artifact-links': m0023,
   '0024-key-day-spend': m0024,
   '0025-upstream-cancels': m0025,
+  '0026-library-uploads': m0026,
 };
 
 export const migrationProvider: MigrationProvider = {
