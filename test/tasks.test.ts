@@ -198,4 +198,24 @@ describe('tasks: create, poll, download', () => {
     const file = await t.call(acct.key, 'GET', doc.download_path);
     assert.equal(file.rawPayload.subarray(0, 21).toString('latin1'), 'Kaydara FBX Binary  \u0000');
   });
+
+  test('an own result file of a type the field does not take is 422 file_type, not a missing file', async () => {
+    const acct = await t.account({ balanceMinor: 100_000 });
+    const id = (await t.call(acct.key, 'POST', '/v1/tasks', text3d())).json().id;
+    const done = await waitForFinal(t, acct.key, id);
+    const artifacts = (done.result as { artifacts: Array<{ kind: string; download_path: string }> })
+      .artifacts;
+    const photo = (kind: string) => ({
+      model: 'model-3d',
+      settings: {
+        task_type: 'image_to_model',
+        image_url: [`http://127.0.0.1${artifacts.find((a) => a.kind === kind)!.download_path}`],
+      },
+    });
+    // The preview PNG is a photo the mode takes; the GLB beside it is a file of the wrong type.
+    assert.equal((await t.call(acct.key, 'POST', '/v1/price', photo('image'))).statusCode, 200);
+    const refused = await t.call(acct.key, 'POST', '/v1/price', photo('document'));
+    expectError(refused, 422, 'file_type');
+    assert.match(refused.json().error.message, /settings\.image_url\.0/);
+  });
 });

@@ -92,7 +92,8 @@ export async function artifactOfTaskInput(
 
 /**
  * The probed file behind an artifact link of `accountId`'s own succeeded task; null for any other link.
- * Another account's task, an unknown index or expired files are refused as an unreadable input.
+ * Another account's task, an unknown index or expired files are refused as an unreadable input; a file
+ * of a type no input takes is 422 file_type.
  */
 export async function probeArtifactLink(
   url: string,
@@ -115,7 +116,9 @@ export async function probeArtifactLink(
     const file = path.join(dir, 'file');
     await pipeline(object.body, createWriteStream(file));
     const inspected = await inspectFile(file, artifact.sizeBytes);
-    if (!inspected) throw refused();
+    // The file is there, of a type no input takes (a GLB, FBX or SVG result): a wrong type, as the same
+    // file is at any other address (CONTRACT §6), not a missing file.
+    if (!inspected) throw errors.fileType(label);
     const { contentType: _type, ...facts } = inspected;
     return { ...facts, sizeBytes: artifact.sizeBytes };
   } finally {
