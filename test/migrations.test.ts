@@ -68,6 +68,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     '1f95d598d6d9528c1138fbd686c8aec6fd88c805cb90b03bbc9abb8c8eada7fd',
   'src/db/migrations/0026-library-uploads.ts':
     'f2f86da82b97770a174669af371dec128c467df22b7839a80f6efca03417d32b',
+  'src/db/migrations/0027-task-artifact-views.ts':
+    '35bee6d0d1099d8c8d72312a256cbf7595ba8929943e645d31878442e6cbdbba',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',

@@ -1,5 +1,6 @@
 import { hashKey } from '../../src/accounts/keys.ts';
 import { moscowDay, randomBase62, uuidv7 } from '../../src/lib/index.ts';
+import { artifactViewsJson } from '../../src/tasks/task-view.ts';
 import { jobIdOf } from '../../src/tasks/transitions.ts';
 
 /**
@@ -81,6 +82,8 @@ const ARTIFACTS = [
   { kind: 'document', filename: 'model.glb', content_type: 'model/gltf-binary', size_bytes: 186_964 },
   { kind: 'image', filename: 'preview.png', content_type: 'image/png', size_bytes: 59_235 },
 ] as const;
+/** What a succeeded task's row keeps of its files for its views, as the move to succeeded writes it. */
+const ARTIFACT_VIEWS = artifactViewsJson(ARTIFACTS.map((file, idx) => ({ ...file, idx, caption: '' })));
 const CAPTION = 'model-3d v3.1-20260211 text_to_model, shape only, face_limit auto';
 
 /** Small deterministic PRNG (mulberry32), so two fills of one size have the same shape. */
@@ -240,6 +243,7 @@ export async function fillRows(plan: FillPlan, sink: RowSink, nowMs = Date.now()
       progress: succeeded ? 100 : status === 'running' ? 40 : 0,
       caption: succeeded ? CAPTION : null,
       texts: succeeded ? '[]' : null,
+      artifact_views: succeeded ? ARTIFACT_VIEWS : null,
       error_code: status === 'failed' ? 'generation_failed' : null,
       error_message: status === 'failed' ? 'bench: simulated failure' : null,
       created_at: createdAt,

@@ -86,6 +86,11 @@ export interface TasksTable {
   caption: string | null;
   /** JSON array of strings. */
   texts: string | null;
+  /**
+   * JSON of what the views show of the result files (`ArtifactFacts[]`, tasks/task-view.ts), written with
+   * the move to succeeded (migration 0027); null before it and on tasks that did not succeed.
+   */
+  artifact_views: string | null;
   error_code: string | null;
   error_message: string | null;
   created_at: string;

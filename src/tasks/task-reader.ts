@@ -12,7 +12,7 @@ import type { Clock } from '../lib/index.ts';
 import type { FinalTaskViews } from './final-task-views.ts';
 import { LiveTaskViews } from './live-task-views.ts';
 import { taskRowOf } from './task-rows.ts';
-import { type TaskView, toTaskView } from './task-view.ts';
+import { keptArtifacts, type TaskView, toTaskView } from './task-view.ts';
 import { isFinal } from './transitions.ts';
 
 export interface TaskReaderDeps {
@@ -115,9 +115,14 @@ export class TaskReader {
   /** A row's view; a final one is kept (with its JSON) for later reads. */
   async #viewOf(row: TasksTable, lang: Lang, now: Date): Promise<{ view: TaskView; json: string | null }> {
     const artifacts =
-      row.status === 'succeeded'
-        ? await this.#deps.db.db.selectFrom('artifacts').selectAll().where('task_id', '=', row.id).execute()
-        : [];
+      row.status !== 'succeeded'
+        ? []
+        : (keptArtifacts(row) ??
+          (await this.#deps.db.db
+            .selectFrom('artifacts')
+            .selectAll()
+            .where('task_id', '=', row.id)
+            .execute()));
     const view = toTaskView(row, artifacts, lang, now);
     if (!isFinal(row.status)) return { view, json: null };
     this.#liveViews.forget(row.id);
@@ -139,21 +144,18 @@ export class TaskReader {
       .limit(query.limit + 1)
       .execute();
     const page = rows.slice(0, query.limit);
-    const succeeded = page.filter((r) => r.status === 'succeeded').map((r) => r.id);
-    const artifacts =
-      succeeded.length > 0
-        ? await db.selectFrom('artifacts').selectAll().where('task_id', 'in', succeeded).execute()
+    // Each succeeded task's files as its row keeps them; only rows older than that copy read theirs.
+    const kept = new Map(page.map((r) => [r.id, r.status === 'succeeded' ? keptArtifacts(r) : []]));
+    const unkept = page.filter((r) => kept.get(r.id) === null).map((r) => r.id);
+    const read =
+      unkept.length > 0
+        ? await db.selectFrom('artifacts').selectAll().where('task_id', 'in', unkept).execute()
         : [];
     const now = this.#deps.clock.now();
     const last = page.at(-1);
     return {
       tasks: page.map((r) =>
-        toTaskView(
-          r,
-          artifacts.filter((a) => a.task_id === r.id),
-          lang,
-          now,
-        ),
+        toTaskView(r, kept.get(r.id) ?? read.filter((a) => a.task_id === r.id), lang, now),
       ),
       next_cursor: rows.length > query.limit && last ? encodeCursor(last.id) : null,
     };

@@ -302,6 +302,7 @@ export class TaskService {
       progress: 0,
       caption: null,
       texts: null,
+      artifact_views: null,
       error_code: null,
       error_message: null,
       created_at: now.toISOString(),

@@ -38,10 +38,38 @@ export interface TaskView {
   error?: { code: string; message: string };
 }
 
+/** What a view shows of one result file: the columns of its `artifacts` row that views read. */
+export type ArtifactFacts = Pick<
+  ArtifactsTable,
+  'idx' | 'kind' | 'filename' | 'content_type' | 'size_bytes' | 'caption'
+>;
+
+/** The text kept in `tasks.artifact_views` for these files (written by the move to succeeded). */
+export function artifactViewsJson(artifacts: readonly ArtifactFacts[]): string {
+  return JSON.stringify(
+    artifacts.map(({ idx, kind, filename, content_type, size_bytes, caption }) => ({
+      idx,
+      kind,
+      filename,
+      content_type,
+      size_bytes,
+      caption,
+    })),
+  );
+}
+
+/**
+ * The files a succeeded task's row keeps for its views; null when it keeps none (it succeeded before
+ * migration 0027): its `artifacts` rows are read instead.
+ */
+export function keptArtifacts(row: TasksTable): ArtifactFacts[] | null {
+  return row.artifact_views === null ? null : (JSON.parse(row.artifact_views) as ArtifactFacts[]);
+}
+
 /** The task as the API shows it (reference "Task", CONTRACT §3); error messages in the caller's language. */
 export function toTaskView(
   row: TasksTable,
-  artifacts: readonly ArtifactsTable[],
+  artifacts: readonly ArtifactFacts[],
   lang: Lang,
   now: Date,
 ): TaskView {

@@ -9,6 +9,7 @@ import type { TaskFailureCode } from '../errors.ts';
 import { settle } from '../ledger/index.ts';
 import { giveBackActivePlace } from './active-tasks.ts';
 import { taskChanged } from './task-events.ts';
+import { artifactViewsJson } from './task-view.ts';
 
 export const FINAL_STATUSES: readonly TaskStatus[] = ['succeeded', 'failed', 'canceled'];
 export const ACTIVE_STATUSES: readonly TaskStatus[] = ['queued', 'running'];
@@ -123,7 +124,14 @@ export interface Success {
 }
 
 const toSucceeded = prepared<
-  { taskId: string; finishedAt: string; caption: string; texts: string; filesExpireAt: string },
+  {
+    taskId: string;
+    finishedAt: string;
+    caption: string;
+    texts: string;
+    filesExpireAt: string;
+    artifactViews: string;
+  },
   TasksTable
 >((db, value) =>
   db
@@ -134,6 +142,7 @@ const toSucceeded = prepared<
       finished_at: value('finishedAt'),
       caption: value('caption'),
       texts: value('texts'),
+      artifact_views: value('artifactViews'),
       files_expire_at: value('filesExpireAt'),
       revision: eb('revision', '+', 1),
     }))
@@ -144,33 +153,28 @@ const toSucceeded = prepared<
 
 /** running → succeeded with its files, capturing the hold. False when the task left `running` first. */
 export async function markSucceeded(tx: Tx, taskId: string, success: Success, at: Date): Promise<boolean> {
+  const artifacts = success.artifacts.map((a, idx) => ({
+    task_id: taskId,
+    idx,
+    kind: a.kind,
+    filename: a.filename,
+    content_type: a.contentType,
+    size_bytes: a.sizeBytes,
+    caption: a.caption,
+    storage_key: a.storageKey,
+    upstream: a.upstream === undefined ? null : JSON.stringify(a.upstream),
+  }));
   const { rows } = await toSucceeded(tx, {
     taskId,
     finishedAt: at.toISOString(),
     caption: success.caption,
     texts: JSON.stringify(success.texts),
     filesExpireAt: success.filesExpireAt.toISOString(),
+    artifactViews: artifactViewsJson(artifacts),
   });
   const row = rows[0];
   if (row === undefined) return false;
-  if (success.artifacts.length > 0) {
-    await tx
-      .insertInto('artifacts')
-      .values(
-        success.artifacts.map((a, idx) => ({
-          task_id: taskId,
-          idx,
-          kind: a.kind,
-          filename: a.filename,
-          content_type: a.contentType,
-          size_bytes: a.sizeBytes,
-          caption: a.caption,
-          storage_key: a.storageKey,
-          upstream: a.upstream === undefined ? null : JSON.stringify(a.upstream),
-        })),
-      )
-      .execute();
-  }
+  if (artifacts.length > 0) await tx.insertInto('artifacts').values(artifacts).execute();
   await taskChanged(tx, taskId, { type: 'task.succeeded', at }, row);
   await leaveActive(tx, row, 'capture', at);
   return true;

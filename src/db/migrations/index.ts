@@ -25,6 +25,7 @@ import * as m0023 from './0023-lent-artifact-links.ts';
 import * as m0024 from './0024-key-day-spend.ts';
 import * as m0025 from './0025-upstream-cancels.ts';
 import * as m0026 from './0026-library-uploads.ts';
+import * as m0027 from './0027-task-artifact-views.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   '0024-key-day-spend': m0024,
   '0025-upstream-cancels': m0025,
   '0026-library-uploads': m0026,
+  '0027-task-artifact-views': m0027,
 };
 
 export const migrationProvider: MigrationProvider = {
