@@ -33,6 +33,9 @@ const cases: Case[] = [
     ok,
   ],
   ['line of an unset voice', { ...T, text: '[voice] Hi\n[voice_3] Hello' }, bad('text')],
+  // The ElevenLabs adapter reads a tag after any white space of its line, a no-break space too.
+  ['line of an unset voice after a no-break space', { ...T, text: 'Hi\n\u00a0[voice_3] Hello' }, bad('text')],
+  ['line of an unset voice after an ideographic space', { ...T, text: '\u3000[voice_3] Hello' }, bad('text')],
   ['dialogue refuses audio', { ...T, audio: [URL] }, unknown('audio')],
   ['voice_change', V, ok],
   ['voice_change audio required', { mode: 'voice_change', voice: 'v1' }, bad('audio')],
@@ -79,6 +82,12 @@ describe('voice price, plan, references', () => {
     ['30 chars: 2 s', { ...T, text: 'x'.repeat(30) }, NO_INPUTS, 2],
     ['31 chars: 3 s', { ...T, text: 'x'.repeat(31) }, NO_INPUTS, 3],
     ['tags are not spoken', { ...T, text: '[voice] ' + 'x'.repeat(15) }, NO_INPUTS, 1],
+    [
+      'tags after a no-break space are not spoken',
+      { ...T, text: '\u00a0[voice] ' + 'x'.repeat(15) },
+      NO_INPUTS,
+      1,
+    ],
     ['30 emoji: 2 s', { ...T, text: '😀'.repeat(30) }, NO_INPUTS, 2],
     ['1 char: at least 1 s', { ...T, text: 'x' }, NO_INPUTS, 1],
     ['voice change keeps the input length', V, { files: [audioFile(42.4)] }, 42],

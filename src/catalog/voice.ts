@@ -26,8 +26,11 @@ const extraVoices: Record<string, z.ZodOptional<z.ZodString>> = Object.fromEntri
   EXTRA_VOICES.map((field) => [field, libraryId.optional()]),
 );
 
-/** Speaker tags at the start of lines: `[voice_3] Hello`. */
-const SPEAKER_TAG = /^[ \t]*\[(voice(?:_\d+)?)\]/gm;
+/**
+ * Speaker tags at the start of lines: `[voice_3] Hello`, after any white space but a line break (a
+ * no-break space too), as the providers' adapters read each line (`\s` within it).
+ */
+const SPEAKER_TAG = /^[^\S\n\r\u2028\u2029]*\[(voice(?:_\d+)?)\]/gm;
 
 /** Setting that a speaker tag names (`voice_1` is `voice`). */
 function speakerField(tag: string): string {
