@@ -161,6 +161,14 @@ describe('the HTTP edge', () => {
     });
     expectTableError(operator, 401, 'invalid_admin_token');
     assert.equal(operator.headers['www-authenticate'], 'Bearer error="invalid_token"');
+    // RFC 6750 §3.1: another scheme or an empty header brought no token, so no error code.
+    for (const authorization of ['Basic dXNlcjpwYXNz', `Token gta_wrong`, '', 'Bearer']) {
+      for (const url of ['/v1/models', '/admin/v1/accounts/x']) {
+        const other = await t.app.inject({ method: 'GET', url, headers: { authorization } });
+        assert.equal(other.statusCode, 401, `${url} with "${authorization}"`);
+        assert.equal(other.headers['www-authenticate'], 'Bearer', `${url} with "${authorization}"`);
+      }
+    }
   });
 
   test('[10.25] a balance past 2^53 kopecks is refused with 422, never rounded', async () => {

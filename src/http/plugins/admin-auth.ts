@@ -19,8 +19,6 @@ export function installAdminAuth(app: FastifyInstance, adminToken: string, limit
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     if (match?.[1] && timingSafeEqual(digest(match[1]), expected)) return;
     const over = await limiter.takeWrongAdminToken(request.ip);
-    throw over === null
-      ? errors.invalidAdminToken(request.headers.authorization !== undefined)
-      : errors.rateLimited(over);
+    throw over === null ? errors.invalidAdminToken(match !== null) : errors.rateLimited(over);
   });
 }

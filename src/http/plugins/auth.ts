@@ -58,7 +58,9 @@ async function authenticateRequest(
   const principal = match?.[1] ? await deps.services.keys.authenticate(match[1]) : null;
   if (!principal) {
     const wait = await limiter.takeWrongKeyAttempt(request.ip);
-    throw wait === null ? errors.invalidApiKey(header !== undefined) : errors.rateLimited(wait);
+    // RFC 6750 §3.1: only a Bearer token that was sent is `invalid_token`; no header, an empty one or
+    // another scheme (Basic, Token) brought no token, and its challenge names the scheme alone.
+    throw wait === null ? errors.invalidApiKey(match !== null) : errors.rateLimited(wait);
   }
   request.principal = principal;
   await limiter.takeAccountRequest(principal.accountId, reply);

@@ -23,9 +23,7 @@ export async function metricsRoutes(
     // Security: compared as digests in constant time, so the comparison leaks neither length nor prefix.
     if (!(match?.[1] && timingSafeEqual(digest(match[1]), expected))) {
       const over = await deps.limiter.takeWrongAdminToken(request.ip);
-      throw over === null
-        ? errors.invalidAdminToken(request.headers.authorization !== undefined)
-        : errors.rateLimited(over);
+      throw over === null ? errors.invalidAdminToken(match !== null) : errors.rateLimited(over);
     }
     const body = await deps.metrics.scrape();
     return reply.type(deps.metrics.contentType).send(body);
