@@ -16,6 +16,8 @@ const cases: Case[] = [
   ['text 1 char', { ...T, text: 'x' }, ok],
   ['text 5000 chars', { ...T, text: 'x'.repeat(5000) }, ok],
   ['text empty', { ...T, text: '' }, bad('text')],
+  ['text only white space', { ...T, text: ' \n\t\u00a0' }, bad('text')],
+  ['text only speaker tags', { ...T, text: '[voice]\n [voice_2] \n', voice_2: 'v2' }, bad('text')],
   ['text 5001 chars', { ...T, text: 'x'.repeat(5001) }, bad('text')],
   ['text 5000 emoji', { ...T, text: '😀'.repeat(5000) }, ok],
   ['text 5001 emoji', { ...T, text: '😀'.repeat(5001) }, bad('text')],

@@ -5,7 +5,8 @@
  *
  * Decisions where the documents are silent:
  * - A line starting with `[voice_N]` is spoken by voice_N (CONTRACT §2); naming a voice that is not set is
- *   `invalid_settings` on `text`. `[voice]` and `[voice_1]` name the first voice (`voice`).
+ *   `invalid_settings` on `text`. `[voice]` and `[voice_1]` name the first voice (`voice`). A text with
+ *   nothing but white space and tags is `invalid_settings` on `text` too.
  * - Output length: about 15 characters of spoken text per second (tags not counted), at least 1 s; voice
  *   change keeps the input's length (30 s when unknown).
  * - Prices: per started 1000 characters of text, and per started minute of input audio with a file of
@@ -75,6 +76,15 @@ const textToDialogue = defineMode({
       ...extraVoices,
     })
     .superRefine((s, ctx) => {
+      // Every generator needs a line to speak: ElevenLabs fails a dialogue without one.
+      if (spokenLength(s.text) === 0) {
+        addRule(
+          ctx,
+          'text',
+          'text has nothing to speak: it holds only white space and speaker tags',
+          'в text нечего произносить: в нём только пробелы и метки говорящих',
+        );
+      }
       const voices: Readonly<Record<string, unknown>> = s;
       const tags = new Set(Array.from(s.text.matchAll(SPEAKER_TAG), (m) => m[1] ?? ''));
       for (const tag of tags) {
