@@ -31,6 +31,7 @@ import { createMailer } from './mail/index.ts';
 import { ModelService } from './models/index.ts';
 import {
   createLogger,
+  currentRequestId,
   Metrics,
   registerStateGauges,
   secretsOfUrl,
@@ -131,7 +132,9 @@ export async function createContainer(
   const metrics = new Metrics({ processMetrics: config.metricsToken !== null });
   const telemetry = new TaskTelemetry({ log, metrics });
   const prices = overrides.prices ?? loadPriceTable(MODELS);
-  const db = createDb(config.databaseUrl);
+  // A request's transactions give up on a row lock after a few seconds (answered as retryable) rather than
+  // wait behind a stuck worker until the statement timeout; the worker's and sweepers' wait as before.
+  const db = createDb(config.databaseUrl, { inRequest: () => currentRequestId() !== undefined });
   await migrateToLatest(db);
   // Leases, idempotency locks, deadlines and timestamps follow the database's clock, which every process
   // shares, not this host's.

@@ -301,6 +301,20 @@ export const errors = {
   tooManyActive: (model: string, limit: number, retryAfterSeconds = 5): ApiError =>
     new ApiError('too_many_active', { params: { model, limit }, headers: retryAfter(retryAfterSeconds) }),
   internal: (cause?: unknown): ApiError => new ApiError('internal_error', { cause }),
+  /**
+   * A row the request changes was held by another transaction past the request's lock wait (a stuck or
+   * slow worker's): the request's transaction rolled back whole, and the same request succeeds once the
+   * row is free. The reference's code for a fault on our side, "retry later", with when (decisions.md).
+   */
+  busy: (cause: unknown): ApiError =>
+    new ApiError('internal_error', {
+      cause,
+      headers: retryAfter(5),
+      detail: {
+        en: 'What this request changes is busy with other work on our side; nothing was changed. Retry in a few seconds.',
+        ru: 'То, что меняет этот запрос, занято другой работой на нашей стороне; ничего не изменено. Повторите через несколько секунд.',
+      },
+    }),
   createFailed: (
     code: 'element_create_failed' | 'persona_create_failed' | 'library_create_failed',
   ): ApiError => new ApiError(code, { headers: retryAfter(60) }),

@@ -9,6 +9,7 @@ import { committedReads, countedStatements } from './committed-reads.ts';
 import {
   type DialectCapabilities,
   postgresCapabilities,
+  registerRequestLockTimeout,
   registerSqliteStatements,
   sqliteBus,
   sqliteCapabilities,
@@ -70,11 +71,23 @@ export interface DbOptions {
   idleInTransactionTimeoutMs?: number;
   /** Longest to wait for a pooled connection, including connecting to the server (milliseconds). (Default: 10 s) */
   connectTimeoutMs?: number;
+  /**
+   * Longest a transaction run for a request waits for a row lock another transaction holds (milliseconds):
+   * past it the transaction rolls back with 55P03, which the API answers at once as retryable, instead of
+   * holding the caller behind a stuck or slow transaction until `statement_timeout`. (Default: 3 s)
+   */
+  requestLockTimeoutMs?: number;
+  /**
+   * True while the caller runs for a request, whose transactions `requestLockTimeoutMs` bounds; the
+   * worker's and the sweepers' transactions wait for their locks as long as they must. (Default: never)
+   */
+  inRequest?: () => boolean;
 }
 
 const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 const DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_REQUEST_LOCK_TIMEOUT_MS = 3_000;
 /**
  * The client gives up this long after the server should have cancelled a statement itself: only a server
  * that no longer answers at all (network partition, blackholed connection) gets this far.
@@ -184,6 +197,12 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   // fails instead, and the pool drops it on release because it is no longer queryable.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  if (options.inRequest)
+    registerRequestLockTimeout(
+      db,
+      options.requestLockTimeoutMs ?? DEFAULT_REQUEST_LOCK_TIMEOUT_MS,
+      options.inRequest,
+    );
   // LISTEN connections are the handle's too: closing it ends them, whoever forgot to stop listening.
   const listeners = new Set<() => Promise<void>>();
   return {

@@ -268,6 +268,21 @@ const PG = {
   rollback: CompiledQuery.raw('rollback'),
 };
 
+/** Each PostgreSQL handle's bound on lock waits of requests (`registerRequestLockTimeout`), by its Kysely adapter. */
+const pgRequestBegins = new WeakMap<object, { begin: CompiledQuery; applies: () => boolean }>();
+
+/**
+ * Bounds the lock waits of the transactions `inRequest` says a request runs (connect.ts): they begin with
+ * `set local lock_timeout`, sent with the BEGIN in one round trip, so a row held by a stuck or slow
+ * transaction (a frozen worker's) fails the request's transaction after `ms` with 55P03 and rolls it back
+ * whole, instead of holding the caller until `statement_timeout`. Every other transaction (the worker's,
+ * the sweepers') waits as long as it must.
+ */
+export function registerRequestLockTimeout(db: Kysely<Database>, ms: number, inRequest: () => boolean): void {
+  const begin = CompiledQuery.raw(`begin; set local lock_timeout = ${Math.max(1, Math.round(ms))}`);
+  pgRequestBegins.set(db.getExecutor().adapter, { begin, applies: inRequest });
+}
+
 /**
  * A PostgreSQL transaction whose notifications travel with its COMMIT, in one round trip: `select
  * pg_notify(…), …; commit` as one simple query. NOTIFY is transactional either way (delivered on commit,
@@ -276,10 +291,12 @@ const PG = {
  * the COMMIT after it in the same query does not run: the caller's error, and a rollback.
  */
 async function pgTransaction<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const request = pgRequestBegins.get(db.getExecutor().adapter);
+  const begin = request?.applies() ? request.begin : PG.begin;
   return db.connection().execute(async (conn) => {
     const notes: Array<[string, string]> = [];
     pgPending.set(conn, notes);
-    await conn.executeQuery(PG.begin);
+    await conn.executeQuery(begin);
     try {
       const result = await fn(conn);
       await conn.executeQuery(notes.length === 0 ? PG.commit : CompiledQuery.raw(notifyAndCommit(notes)));

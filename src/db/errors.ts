@@ -17,3 +17,13 @@ export function isUniqueViolation(error: unknown): boolean {
 export function isNulInText(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === '22021';
 }
+
+/**
+ * True for PostgreSQL `55P03` (a request's transaction gave up waiting for a row lock, `lock_timeout`) and
+ * SQLite's `SQLITE_BUSY` (another writer held the database past `busy_timeout`): the transaction rolled back
+ * whole, and the same request succeeds once the other transaction ends.
+ */
+export function isLockTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '55P03' || (typeof code === 'string' && code.startsWith('SQLITE_BUSY'));
+}

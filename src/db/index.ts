@@ -1,7 +1,7 @@
 export { createDb, type Db, migrateToLatest } from './connect.ts';
 export { type DialectCapabilities, notifyOnCommit, type Tx } from './dialect.ts';
 export { bumpEpoch, type EpochReader, epochReaderOf, KeptUntilEpoch } from './epochs.ts';
-export { isNulInText, isUniqueViolation, UniqueViolation } from './errors.ts';
+export { isLockTimeout, isNulInText, isUniqueViolation, UniqueViolation } from './errors.ts';
 export { insertRow } from './insert-row.ts';
 export { type PreparedQuery, type PreparedValues, prepared } from './prepared.ts';
 export type * from './schema.ts';

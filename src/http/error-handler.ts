@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { violationsOf } from '../catalog/index.ts';
-import { isNulInText } from '../db/index.ts';
+import { isLockTimeout, isNulInText } from '../db/index.ts';
 import { type ApiError, errors, isApiError } from '../errors.ts';
 import { translate } from '../i18n/index.ts';
 import { hasNul } from '../lib/index.ts';
@@ -112,8 +112,9 @@ function byStatus(error: FastifyError, request: FastifyRequest, links: ApiLinks)
   return null;
 }
 
-/** A caller's input the database refused to store. */
+/** A caller's input the database refused to store, or a row lock the request gave up waiting for. */
 function fromDatabase(error: unknown): ApiError | null {
+  if (isLockTimeout(error)) return errors.busy(error);
   return isNulInText(error) ? errors.nulInText() : null;
 }
 

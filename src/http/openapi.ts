@@ -44,7 +44,10 @@ const SHARED_REFUSALS: Record<string, [name: string, description: string]> = {
   404: ['NotFound', 'not_found: a malformed address'],
   422: ['InvalidRequest', 'invalid_request: parameters, headers or body do not match the schema'],
   429: ['RateLimited', 'rate_limited (Retry-After says when to come back)'],
-  500: ['InternalError', 'internal_error'],
+  500: [
+    'InternalError',
+    'internal_error: retry later; with Retry-After when a row the request changes was busy (nothing changed)',
+  ],
   503: ['Unavailable', 'sg_unavailable: storage or database unreachable; retry later'],
 };
 /**
@@ -121,7 +124,7 @@ const RATE_LIMIT_HEADERS: Record<string, Json> = {
   },
 };
 const UNMETERED_RESPONSES = new Set(['Unauthorized', 'NotFound']);
-const RETRY_STATUSES = new Set(['429', '503']);
+const RETRY_STATUSES = new Set(['429', '500', '503']);
 
 /** Request bodies no route schema can hold: the upload is a stream, never validated as JSON. */
 const UPLOAD_BODY = {
