@@ -217,5 +217,14 @@ describe('tasks: create, poll, download', () => {
     const refused = await t.call(acct.key, 'POST', '/v1/price', photo('document'));
     expectError(refused, 422, 'file_type');
     assert.match(refused.json().error.message, /settings\.image_url\.0/);
+    // The preview's index spelt with a leading zero names no file, as a download of it is 404.
+    const image = artifacts.find((a) => a.kind === 'image')!.download_path;
+    const spelt = image.replace(/\/(\d+)$/, '/0$1');
+    expectError(await t.call(acct.key, 'GET', spelt), 404, 'artifact_not_found');
+    const unnamed = {
+      model: 'model-3d',
+      settings: { task_type: 'image_to_model', image_url: [`http://127.0.0.1${spelt}`] },
+    };
+    expectError(await t.call(acct.key, 'POST', '/v1/price', unnamed), 422, 'invalid_settings');
   });
 });

@@ -52,7 +52,11 @@ const OWN_SAMPLE_PATH = /^\/samples\/[^/?#]+\.mp3$/;
 /** The download link of an artifact of ours: `/v1/tasks/<task id>/artifacts/<index>`, whatever host it names. */
 const ARTIFACT_PATH = /^\/v1\/tasks\/([0-9a-f-]{36})\/artifacts\/(\d{1,4})$/;
 
-/** The task id and index an artifact link names, or null for any other link. */
+/**
+ * The task id and index an artifact link names, or null for any other link. The index is read as the
+ * download route reads it: only as the task's list writes it (`0`, `1`, … without leading zeros); another
+ * spelling (`00`, `01`) is an artifact link that names no file, index -1.
+ */
 export function artifactOfLink(url: string): { taskId: string; index: number } | null {
   let path: string;
   try {
@@ -61,7 +65,9 @@ export function artifactOfLink(url: string): { taskId: string; index: number } |
     return null;
   }
   const match = ARTIFACT_PATH.exec(path);
-  return match ? { taskId: match[1] as string, index: Number(match[2]) } : null;
+  if (!match) return null;
+  const index = match[2] as string;
+  return { taskId: match[1] as string, index: /^(0|[1-9]\d*)$/.test(index) ? Number(index) : -1 };
 }
 
 /**
