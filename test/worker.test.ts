@@ -245,6 +245,11 @@ describe('GET /v1/tasks', () => {
       assert.equal((await t.call(acct.key, 'GET', '/v1/tasks?model=music')).json().tasks.length, 0);
       assert.equal((await t.call(acct.key, 'GET', '/v1/tasks')).json().tasks.length, 5);
       expectError(await t.call(acct.key, 'GET', '/v1/tasks?limit=0'), 422, 'invalid_request');
+      // An empty limit is none given, as an empty filter is no filter: the default page.
+      const empty = await t.call(acct.key, 'GET', '/v1/tasks?limit=&model=');
+      assert.equal(empty.statusCode, 200, empty.body);
+      assert.equal(empty.json().tasks.length, 5);
+      expectError(await t.call(acct.key, 'GET', '/v1/tasks?limit=+'), 422, 'invalid_request');
       expectError(await t.call(acct.key, 'GET', '/v1/tasks?limit=101'), 422, 'invalid_request');
       // A limit far past the bound is told the bound, not JavaScript's largest safe integer.
       const huge = await t.call(acct.key, 'GET', '/v1/tasks?limit=100000000000000000000');

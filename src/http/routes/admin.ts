@@ -105,7 +105,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         params: idParams,
         querystring: z.object({
           cursor: z.string().max(500).optional(),
-          limit: pageLimit(LEDGER_PAGE_MAX).optional(),
+          limit: pageLimit(LEDGER_PAGE_MAX),
           lang: z.string().optional(),
         }),
         response: {

@@ -213,7 +213,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         operationId: 'listTasks',
         summary: "The caller's tasks, newest first",
         querystring: z.object({
-          limit: pageLimit(100).default(20),
+          limit: pageLimit(100, 20),
           status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled']).optional(),
           model: z.string().optional(),
           cursor: z.string().max(200).optional(),

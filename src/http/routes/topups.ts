@@ -46,7 +46,7 @@ const unavailable = errorSchema.describe(
 );
 const listQuery = {
   cursor: z.string().max(200).optional(),
-  limit: pageLimit(100).optional(),
+  limit: pageLimit(100),
   // The language of messages (CONTRACT §8), read by the error handler.
   lang: z.string().optional(),
 };

@@ -186,7 +186,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
           task_id: z.string().max(100).optional(),
           webhook_id: z.string().max(100).optional(),
           cursor: z.string().max(200).optional(),
-          limit: pageLimit(100).default(20),
+          limit: pageLimit(100, 20),
         }),
         response: {
           200: z.object({ deliveries: z.array(deliverySchema), next_cursor: z.string().nullable() }),
