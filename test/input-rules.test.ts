@@ -150,4 +150,34 @@ describe('per-field rules that need the file (reference, CONTRACT §6)', () => {
     expectError(await price('music', replace(5, 30)), 422, 'invalid_settings');
     expectError(await price('music', replace(5, 10)), 422, 'invalid_settings');
   });
+
+  test('music: a track whose length cannot be read is refused, not priced or bounded as a short one', async () => {
+    // A WAV whose header says 0 samples per second: recognised as audio, its length unreadable.
+    const wav = fs.readFileSync(await makeWav(t.dir, 200));
+    wav.writeUInt32LE(0, 24);
+    wav.writeUInt32LE(0, 28);
+    const path = `${t.dir}/no-rate.wav`;
+    fs.writeFileSync(path, wav);
+    const track = await link(t, key, path);
+    const modes = [
+      { mode: 'add_vocals', audio: [track], title: 'T', style: 'pop', prompt: 'la', negativeTags: 'metal' },
+      { mode: 'add_instrumental', audio: [track], title: 'T', tags: 'pop', negativeTags: 'metal' },
+      { mode: 'mashup', audio: [track], audio2: [track], songDescription: 'both as one' },
+      {
+        mode: 'replace_upload',
+        audio: [track],
+        infillStartS: 0,
+        infillEndS: 5000,
+        prompt: 'new words',
+        fullLyrics: 'old words, new words',
+        tags: 'pop',
+        title: 'Song',
+      },
+    ];
+    for (const settings of modes) {
+      const res = await price('music', settings);
+      expectError(res, 422, 'invalid_settings');
+      assert.match(res.json().error.message, /settings\.audio\.0: the length of the file cannot be read/);
+    }
+  });
 });

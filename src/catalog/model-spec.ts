@@ -63,6 +63,11 @@ export interface InputRule {
   maxSeconds?: number;
   /** Bound on the summed length of all files of the field (seconds). */
   maxTotalSeconds?: number;
+  /**
+   * The length enters the price or the rules of other settings: a file whose length cannot be read is
+   * refused, as it is where a bound is set.
+   */
+  lengthNeeded?: boolean;
 }
 
 /** A rule broken by settings or inputs; messages in both languages of the service. */

@@ -33,8 +33,15 @@ export const weights = {
   audioWeight: weight.default(WEIGHT_DEFAULT),
 };
 
+/**
+ * A source track of a music mode. Its length is charged beyond the included seconds, sets the length of
+ * the result and bounds continueAt and the replaced section, so a file whose length cannot be read is
+ * refused (`lengthNeeded`) rather than priced and checked as if it were short.
+ */
+export const MUSIC_AUDIO_INPUT: InputRule = { ...AUDIO_INPUT, lengthNeeded: true };
+
 /** Reference: "Cover and continue tracks are at most 8 minutes long"; the core enforces `maxSeconds`. */
-export const LONG_AUDIO_INPUT: InputRule = { ...AUDIO_INPUT, maxSeconds: 480 };
+export const LONG_AUDIO_INPUT: InputRule = { ...MUSIC_AUDIO_INPUT, maxSeconds: 480 };
 
 export const instrumental = z.boolean().default(false);
 /** Reference (generate): "vocalGender: m or f, default m, advanced only". */
@@ -89,8 +96,8 @@ const INPUT_BLOCK_SECONDS = 30;
 
 /**
  * Total length of the audio inputs (audio, audio2) for the price. Each file is rounded to the nearest
- * whole second, so encoder padding (a "90 s" mp3 probed as 90.03 s) does not start another 30 s; a file
- * whose length is unknown counts as within the base (brief).
+ * whole second, so encoder padding (a "90 s" mp3 probed as 90.03 s) does not start another 30 s. A file
+ * whose length cannot be read is refused before the price (`MUSIC_AUDIO_INPUT`).
  */
 export function audioInputTotal(inputs: ModeInputs): number {
   return inputs.files

@@ -22,12 +22,13 @@
  */
 import { z } from 'zod';
 import { exactSeconds } from '../lib/index.ts';
-import { AUDIO_INPUT, fileSeconds, refusedSetting, text } from './fields.ts';
+import { fileSeconds, refusedSetting, text } from './fields.ts';
 import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
 import { addRule } from './model-spec.ts';
 import {
   instrumental,
   LONG_AUDIO_INPUT,
+  MUSIC_AUDIO_INPUT,
   madeUpTitle,
   onePersonaOrVoice,
   personaOrVoice,
@@ -86,7 +87,7 @@ const sounds = musicMode({
 
 const addVocals = musicMode({
   name: 'add_vocals',
-  tracks: { audio: AUDIO_INPUT },
+  tracks: { audio: MUSIC_AUDIO_INPUT },
   fields: {
     title: text(1, 80),
     style: text(1, 1000),
@@ -110,7 +111,7 @@ const addVocals = musicMode({
 
 const addInstrumental = musicMode({
   name: 'add_instrumental',
-  tracks: { audio: AUDIO_INPUT },
+  tracks: { audio: MUSIC_AUDIO_INPUT },
   fields: {
     title: text(1, 80),
     tags: text(1, 500),
@@ -198,7 +199,7 @@ const extend = musicMode({
 
 const replaceUpload = musicMode({
   name: 'replace_upload',
-  tracks: { audio: AUDIO_INPUT },
+  tracks: { audio: MUSIC_AUDIO_INPUT },
   includedSeconds: REPLACE_INCLUDED_INPUT_SECONDS,
   fields: {
     infillStartS: z.number().min(0).multipleOf(0.01),
@@ -292,7 +293,7 @@ function replaceSectionViolations(start: number, end: number, inputs: ModeInputs
 /** Reference (mashup): audio sets the base, audio2 is the second track; lyrics optional in advanced mode. */
 const mashup = songMode({
   name: 'mashup',
-  tracks: { audio: AUDIO_INPUT, audio2: AUDIO_INPUT },
+  tracks: { audio: MUSIC_AUDIO_INPUT, audio2: MUSIC_AUDIO_INPUT },
   lyricsRequired: false,
   singer: false,
   example: {

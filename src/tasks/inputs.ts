@@ -142,7 +142,7 @@ function checkRule(file: InputFile, rule: InputRule): void {
   const field = `settings.${file.field}.${file.position}`;
   const seconds = file.durationSeconds;
   if (seconds === undefined) {
-    if (rule.minSeconds !== undefined || rule.maxSeconds !== undefined) {
+    if (rule.minSeconds !== undefined || rule.maxSeconds !== undefined || rule.lengthNeeded === true) {
       throw both(field, 'the length of the file cannot be read', 'не удаётся определить длительность файла');
     }
     return;
