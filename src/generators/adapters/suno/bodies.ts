@@ -99,13 +99,14 @@ export function fileStem(url: string): string {
 function extendBody(s: Settings, uploadUrl: string, ctx: BodyContext): Record<string, unknown> {
   const common = { uploadUrl, instrumental: s['instrumental'] === true, ...pick(s, ['prompt']) };
   if (s['style'] === undefined) return { ...common, defaultParamFlag: false, ...singer(ctx) };
-  const rawUrl = Array.isArray(s['audio']) ? String(s['audio'][0]) : uploadUrl;
   return {
     ...common,
     defaultParamFlag: true,
     continueAt: s['continueAt'],
     style: s['style'],
-    title: s['title'] ?? fileStem(rawUrl),
+    // The link Suno fetches names the file: for a result file used as input, its own name (the lent
+    // link's), where the artifact link ends in its index.
+    title: s['title'] ?? fileStem(uploadUrl),
     ...pick(s, ['negativeTags', 'vocalGender', ...WEIGHTS]),
     ...singer(ctx),
   };

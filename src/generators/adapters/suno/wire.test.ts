@@ -99,6 +99,21 @@ test('extend’s default title is the link’s file name without extension', () 
   );
 });
 
+test('extend’s default title of a result file used as input is that file’s name, not the link’s index', () => {
+  // An artifact link (/v1/tasks/{id}/artifacts/0) reaches Suno as the direct link lent for its file.
+  const artifact = 'http://127.0.0.1:8080/v1/tasks/01a22a66-320d-70c1-be08-48de9998f1b0/artifacts/0';
+  const lent = 'https://api.example.test/files/AbCdEfGhIjKlMnOpQrStUvWxYz012345/my-song-v1.mp3';
+  const ctx = {
+    model: 'V6',
+    callBackUrl: 'https://cb',
+    publicUrl: (u: string) => (u === artifact ? lent : u),
+  };
+  const settings = { mode: 'extend', audio: [artifact], continueAt: 10, style: 'folk', instrumental: true };
+  const { body } = sunoCreateCall('extend', settings, ctx);
+  assert.equal(body['uploadUrl'], lent);
+  assert.equal(body['title'], 'my-song-v1');
+});
+
 test('a mode suno does not serve is a final failure before any call', () => {
   const ctx = { model: 'V6', callBackUrl: 'https://cb', publicUrl: (u: string) => u };
   assert.equal(
