@@ -139,8 +139,25 @@ test('secretsOfUrl finds the credentials of DATABASE_URL and STORAGE_URL', () =>
     secretsOfUrl(
       's3://bucket?endpoint=http://s3:9000&accessKeyId=AK&secretAccessKey=SK-123456&sessionToken=ST-1',
     ),
-    ['SK-123456', 'ST-1'],
+    ['AK', 'SK-123456', 'ST-1'],
   );
   assert.deepEqual(secretsOfUrl('sqlite:/data/service.db'), []);
   assert.deepEqual(secretsOfUrl('file:///data/files'), []);
+});
+
+test("an S3 refusal quoting STORAGE_URL's access key id is logged without it", () => {
+  const out = capture();
+  const storageUrl =
+    's3://bucket?endpoint=http://s3:9000&accessKeyId=AKIAEXAMPLEKEYID0001&secretAccessKey=sk-0123456789';
+  const log = createLogger({ level: 'info', destination: out.stream, secrets: secretsOfUrl(storageUrl) });
+  const refusal = Object.assign(
+    new Error('The AWS Access Key Id you provided does not exist in our records.'),
+    {
+      name: 'InvalidAccessKeyId',
+      AWSAccessKeyId: 'AKIAEXAMPLEKEYID0001',
+    },
+  );
+  log.error({ err: refusal }, 'request failed');
+  assert.match(out.text(), /InvalidAccessKeyId/);
+  assert.doesNotMatch(out.text(), /AKIAEXAMPLEKEYID0001/);
 });

@@ -105,12 +105,16 @@ function redactedPath(path: string): string {
   );
 }
 
-/** Query parameters of DATABASE_URL and STORAGE_URL that hold credentials. */
-const URL_SECRET_PARAMS = /^(secretAccessKey|sessionToken|password|secret|token)$/i;
+/**
+ * Query parameters of DATABASE_URL and STORAGE_URL that hold credentials. The S3 access key id is no
+ * secret by itself, but it names the account's key pair, and S3's refusals quote it
+ * (`InvalidAccessKeyId`, `SignatureDoesNotMatch`), which a failed request's error line would carry.
+ */
+const URL_SECRET_PARAMS = /^(accessKeyId|secretAccessKey|sessionToken|password|secret|token)$/i;
 
 /**
- * The credentials written into a connection URL (DATABASE_URL's password, STORAGE_URL's S3 secret key and
- * session token), so the logger can keep them out of every line.
+ * The credentials written into a connection URL (DATABASE_URL's password, STORAGE_URL's S3 key id, secret
+ * key and session token), so the logger can keep them out of every line.
  */
 export function secretsOfUrl(text: string): string[] {
   let url: URL;
