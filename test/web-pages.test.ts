@@ -70,6 +70,29 @@ describe('dashboard pages', () => {
     assert.equal(post.json().error.code, 'not_found', 'only page loads get the page');
   });
 
+  test('a page load of an address only forms post to is the 404 page; API clients keep the 405', async () => {
+    const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    const browser = new Browser(t, { accept: browserAccept });
+    const email = await browser.signUp();
+    for (const url of ['/signout', '/language', '/tasks/x/cancel']) {
+      const res = await browser.get(url);
+      assert.equal(res.statusCode, 404, url);
+      assert.match(res.headers['content-type'] as string, /^text\/html/, url);
+      assert.match(res.body, /There is no such page\./, url);
+      assert.ok(textOf(res.body).includes(email), url);
+      assert.equal(browser.cookies.has('gta_session'), true, url);
+    }
+    for (const [url, accept] of [
+      ['/signout', 'application/json'],
+      ['/v1/tasks/x/cancel', browserAccept],
+    ] as const) {
+      const res = await t.app.inject({ method: 'GET', url, headers: { accept } });
+      assert.equal(res.statusCode, 405, url);
+      assert.equal(res.json().error.code, 'method_not_allowed', url);
+      assert.equal(res.headers.allow, 'POST', url);
+    }
+  });
+
   test('an address the router refuses (bad percent-encoding, an over-long id) is the 404 page too', async () => {
     const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
     const browser = new Browser(t, { accept: browserAccept });

@@ -40,7 +40,7 @@ export function isPageVisit(request: FastifyRequest, path: string): boolean {
 /**
  * 404 not_found for addresses nobody serves and 405 method_not_allowed (with Allow) for addresses that
  * exist under other methods. A shadow router of every registered route answers which methods exist.
- * `pages.page`, once set, answers a browser's page load instead (`isPageVisit`).
+ * `pages.page`, once set, answers a browser's page load instead (`isPageVisit`), of a POST-only address too.
  */
 export function installNotFound(
   app: FastifyInstance,
@@ -69,6 +69,9 @@ export function installNotFound(
       const found = shadow.find(m, path);
       return found !== null && !Object.values(found.params).some((value) => value === '');
     });
+    // A person who mistyped an address of the dashboard gets its 404 page, not the API's JSON; so does one
+    // who opens an address only the dashboard's forms post to (`/signout`): there is no page there.
+    if (pages.page !== null && isPageVisit(request, path)) return pages.page(request, reply);
     // A route of this very method that found nothing (a missing static file) is a plain 404.
     if (allow.length > 0 && !allow.includes(request.method as HTTPMethod)) {
       throw errors.methodNotAllowed(links, allow, request.method);
@@ -78,8 +81,6 @@ export function installNotFound(
     const modelKey = MODEL_PATH.exec(path)?.[1];
     const key = modelKey === undefined ? undefined : decodeOrKeep(modelKey);
     if (key !== undefined && !isModel(key)) throw errors.modelNotFound(key);
-    // A person who mistyped an address of the dashboard gets its 404 page, not the API's JSON.
-    if (pages.page !== null && isPageVisit(request, path)) return pages.page(request, reply);
     throw notFoundAt(links, request.method, request.url);
   });
 }
