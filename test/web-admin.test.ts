@@ -350,7 +350,19 @@ describe('operator console', () => {
     const ru = await browser.get('/admin/channels');
     assert.match(textOf(ru.body), /Каналов нет/);
     assert.match(textOf(ru.body), /Учётные записи/);
-    await browser.post('/admin/language', { lang: 'en', next: '//evil.test' });
+    // The page comes back as it was: a search or a ledger's filters stay.
+    const search = await browser.post('/admin/language', { lang: 'en', next: '/admin/accounts?q=acme' });
+    assert.equal(search.headers.location, '/admin/accounts?q=acme');
+    for (const next of [
+      '//evil.test',
+      '/\\evil.test',
+      'https://evil.test/admin',
+      '/signin',
+      '/administrator',
+    ]) {
+      const away = await browser.post('/admin/language', { lang: 'en', next });
+      assert.equal(away.headers.location, '/admin', next);
+    }
   });
 
   test('channels: name, provider, models, circuit and slots, switched off and on through the router', async () => {

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Lang } from '../../i18n/index.ts';
 import { AttemptLimiter, ExpiringMarks } from '../../people/index.ts';
 import type { Assets } from '../assets.ts';
-import { cookieOptions, field, isIssuedCsrf, LANG_COOKIE, langFrom, pageLang } from '../context.ts';
+import { cookieOptions, field, isIssuedCsrf, LANG_COOKIE, langFrom, pageLang, safeNext } from '../context.ts';
 import { html } from '../html.ts';
 import { FORM_BODY_LIMIT, pageFailure, refusalOf, seeOther, sendHtml } from '../respond.ts';
 import { wordsOf } from '../words.ts';
@@ -206,8 +206,9 @@ export async function consoleRoutes(
     web.post('/admin/language', HIDE, async (request, reply) => {
       const lang = langFrom(field(request.body, 'lang'));
       if (lang) reply.setCookie(LANG_COOKIE, lang, cookieOptions(deps.secure, 365 * 24 * 60 * 60));
-      const next = field(request.body, 'next');
-      return seeOther(reply, /^\/admin(\/[A-Za-z0-9/_-]*)?$/.test(next) ? next : '/admin');
+      // Back to the page, its query (a search, a ledger's filters) kept; only a page of the console.
+      const next = safeNext(field(request.body, 'next'));
+      return seeOther(reply, /^\/admin(?:[/?]|$)/.test(next) ? next : '/admin');
     });
 
     await accountPages(web, pageDeps);
