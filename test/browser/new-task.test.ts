@@ -208,6 +208,11 @@ describe('the new-task page in a browser', () => {
       await page.locator('[data-remove="left_url.0"]').getAttribute('aria-label'),
       'Remove Left url 1',
     );
+    // Its file picker is named as the row's label reads, not by the API's path.
+    assert.equal(
+      await page.locator('input[data-upload="left_url.0"]').getAttribute('aria-label'),
+      'Upload a file: Left url 1',
+    );
     await page.locator('[data-remove="left_url.0"]').focus();
     await page.keyboard.press('Enter');
     assert.equal(await page.locator('[data-path="left_url.0"]').count(), 0);

@@ -218,9 +218,12 @@ export function stringControl(
   const hint = hintOf(name, schema, hooks, id);
   if (hint) input.setAttribute('aria-describedby', hint.id);
   const parts: HTMLElement[] = [input];
-  if (schema.format === 'uri') parts.push(filePicker(input, path, hooks));
+  // The pickers are named as the field's label shows it (a list's item with its number: `Left url 1`),
+  // never by the API's path (`left_url.0`), which a screen reader would spell out.
+  const named = fieldLabel(name, schema, hooks.words);
+  if (schema.format === 'uri') parts.push(filePicker(input, path, named, hooks));
   const library = schema['x-library'];
-  if (library) parts.unshift(recordPicker(input, path, library, hooks));
+  if (library) parts.unshift(recordPicker(input, path, named, library, hooks));
   const value = () => (input.value === '' ? undefined : input.value);
   const box = field(labelOf(name, schema, required, hooks, id), hint, ...parts);
   return {
@@ -234,12 +237,13 @@ export function stringControl(
 function filePicker(
   target: HTMLInputElement | HTMLTextAreaElement,
   path: string,
+  named: string,
   hooks: FormHooks,
 ): HTMLElement {
   const picker = el('input', {
     type: 'file',
     'data-upload': path,
-    'aria-label': `${hooks.words.newUpload ?? ''}: ${path}`,
+    'aria-label': `${hooks.words.newUpload ?? ''}: ${named}`,
   });
   const status = el('small', { class: 'hint', 'data-upload-status': path });
   picker.addEventListener('change', async () => {
@@ -268,12 +272,13 @@ function filePicker(
 function recordPicker(
   target: HTMLInputElement | HTMLTextAreaElement,
   path: string,
+  named: string,
   library: { model: string; library: string },
   hooks: FormHooks,
 ): HTMLElement {
   const select = el(
     'select',
-    { 'data-records': path, 'aria-label': `${hooks.words.newOwnRecords ?? ''}: ${path}` },
+    { 'data-records': path, 'aria-label': `${hooks.words.newOwnRecords ?? ''}: ${named}` },
     el('option', { value: '' }, `${hooks.words.newOwnRecords ?? ''} (${hooks.words.newOtherId ?? ''})`),
   );
   void hooks.records(library.model, library.library).then((records) => {
