@@ -134,7 +134,7 @@ describe('operator console', () => {
     const limited = await attempt('10.0.0.9', ADMIN_TOKEN);
     assert.equal(limited.statusCode, 429);
     assert.ok(Number(limited.headers['retry-after']) > 0);
-    assert.match(textOf(limited.body), /Too many attempts/);
+    assert.match(textOf(limited.body), /Too many attempts\. Try again in 1[45] min\./);
     assert.equal((await attempt('10.0.0.10', ADMIN_TOKEN)).statusCode, 303);
     // Sent together, the attempts are still weighed ten at a time: each is counted before its comparison.
     const together = await Promise.all(

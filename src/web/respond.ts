@@ -80,6 +80,16 @@ function named(message: string, labels: FieldLabels): string {
   return name === null ? message : `${labels[name]}${message.slice(name.length)}`;
 }
 
+/** "Too many attempts. Try again in 15 min." for a wait in whole seconds: what a person is told. */
+export function tooManyAttempts(waitSeconds: number, lang: Lang): string {
+  const w = wordsOf(lang);
+  const wait =
+    waitSeconds < 60
+      ? fill(w.waitSeconds, { n: String(waitSeconds) })
+      : fill(w.waitMinutes, { n: String(Math.ceil(waitSeconds / 60)) });
+  return fill(w.tooManyWait, { wait });
+}
+
 /**
  * The refusal of a service error in the person's language, the fields named by `labels` (a message's
  * leading `field: `, or the `{field}` of a translated one); anything that is not an `ApiError` is
@@ -103,15 +113,10 @@ export function refusalOf(error: unknown, lang: Lang, labels: FieldLabels = {}):
   const wait = Number(error.headers['Retry-After']);
   // The API's text sends a program to its Retry-After header; a person is told the wait itself.
   if (error.code === 'rate_limited' && Number.isInteger(wait) && wait > 0) {
-    const w = wordsOf(lang);
-    const readable =
-      wait < 60
-        ? fill(w.waitSeconds, { n: String(wait) })
-        : fill(w.waitMinutes, { n: String(Math.ceil(wait / 60)) });
     return {
       code: error.code,
       status: error.status,
-      message: fill(w.tooManyWait, { wait: readable }),
+      message: tooManyAttempts(wait, lang),
       field: null,
       headers: error.headers,
     };

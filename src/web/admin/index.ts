@@ -13,7 +13,7 @@ import { AttemptLimiter, ExpiringMarks } from '../../people/index.ts';
 import type { Assets } from '../assets.ts';
 import { cookieOptions, field, isIssuedCsrf, LANG_COOKIE, langFrom, pageLang, safeNext } from '../context.ts';
 import { html } from '../html.ts';
-import { FORM_BODY_LIMIT, pageFailure, refusalOf, seeOther, sendHtml } from '../respond.ts';
+import { FORM_BODY_LIMIT, pageFailure, refusalOf, seeOther, sendHtml, tooManyAttempts } from '../respond.ts';
 import { wordsOf } from '../words.ts';
 import { accountPages } from './accounts.ts';
 import { catalogPages } from './catalog.ts';
@@ -181,7 +181,7 @@ export async function consoleRoutes(
       const wait = await attempts.take(request.ip);
       if (wait !== null) {
         reply.header('retry-after', String(wait));
-        return signInPage(reply, context, 429, w.adminTooMany.replace('{seconds}', String(wait)));
+        return signInPage(reply, context, 429, tooManyAttempts(wait, context.lang));
       }
       if (!keys.tokenMatches(field(request.body, 'token')))
         return signInPage(reply, context, 401, w.adminWrongToken);
