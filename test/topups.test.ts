@@ -48,6 +48,14 @@ describe('top-ups in the test mode', () => {
       422,
       'invalid_request',
     );
+    // Strings the URL parser refuses outright, not only the url check: 422 too, never 500.
+    for (const return_url of ['', 'http://', 'https://', 'http://exa mple.com/']) {
+      expectError(
+        await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 1500, return_url }),
+        422,
+        'invalid_request',
+      );
+    }
     for (const amount_minor of [100, 100_000_000]) {
       const res = await t.call(acct.key, 'POST', '/v1/topups', { amount_minor });
       assert.equal(res.statusCode, 201, res.body);

@@ -71,7 +71,8 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
             .url({ protocol: /^https?$/ })
             .max(2048)
             // As stored and sent to YooKassa: percent-encoded, which can make a shorter URL much longer.
-            .refine((url) => new URL(url).href.length <= 2048, {
+            // Zod runs this check after a failed url check too: a URL the parser refuses is left to that.
+            .refine((url) => !URL.canParse(url) || new URL(url).href.length <= 2048, {
               message: 'Too long once percent-encoded: at most 2048 characters.',
               params: { ru: 'Слишком длинный после процентного кодирования: не больше 2048 символов.' },
             })
