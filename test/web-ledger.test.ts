@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { credit } from '../src/ledger/index.ts';
+import { credit, EntriesReader } from '../src/ledger/index.ts';
 import { startTestApp, type TestApp, waitForFinal } from './helpers.ts';
 import { Browser, FakePeople, lastToken, textOf } from './web-kit.ts';
 
@@ -249,6 +249,19 @@ describe('ledger page and CSV export', () => {
     const credits = parseCsv((await browser.get('/ledger.csv?kind=hold')).body);
     assert.equal(credits.length, 2);
     assert.equal((await browser.get('/ledger.csv?to=never')).statusCode, 422);
+  });
+
+  test('a failing first read of the export is an error page, never a 200 with a cut file', async () => {
+    const page = EntriesReader.prototype.page;
+    EntriesReader.prototype.page = () => Promise.reject(new Error('the database is gone'));
+    try {
+      const res = await browser.get('/ledger.csv');
+      assert.equal(res.statusCode, 500, res.body.slice(0, 200));
+      assert.notEqual(res.headers['content-type'], 'text/csv; charset=utf-8');
+    } finally {
+      EntriesReader.prototype.page = page;
+    }
+    assert.equal((await browser.get('/ledger.csv')).statusCode, 200);
   });
 
   test("another account's ledger shows only its own entry; signed out goes to sign-in", async () => {

@@ -255,13 +255,16 @@ export function csvLine(entry: EntryView): string {
   return `${cells.map(csvField).join(',')}\r\n`;
 }
 
-/** Every matching entry as CSV lines, read a batch at a time. */
+/**
+ * Every matching entry as CSV lines, read a batch at a time. The first chunk is the header with the first
+ * batch, so the caller's first `next()` reads the database before anything is answered.
+ */
 export async function* csvLines(
   ledger: LedgerPort,
   accountId: string,
   filter: EntryFilter,
 ): AsyncGenerator<string> {
-  yield `${CSV_COLUMNS.join(',')}\r\n`;
+  let header = `${CSV_COLUMNS.join(',')}\r\n`;
   let cursor: string | null = null;
   do {
     const batch: EntryPage = await ledger.page(accountId, {
@@ -270,7 +273,8 @@ export async function* csvLines(
       limit: CSV_BATCH,
       balances: false,
     });
-    yield batch.entries.map(csvLine).join('');
+    yield header + batch.entries.map(csvLine).join('');
+    header = '';
     cursor = batch.next;
   } while (cursor);
 }
