@@ -143,7 +143,9 @@ describe('ledger entries reader', () => {
   });
 
   test('a cursor it did not make is 400 invalid_request', async () => {
-    for (const cursor of ['nope', Buffer.from('{"a":1}').toString('base64url')]) {
+    const made = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const bad = ['nope', made({ a: 1 }), made(['a', 'b']), made(['2026-11-30T00:00:00.000Z', 'b'])];
+    for (const cursor of [...bad, made(['yesterday', '0193b2c4-0000-7000-8000-000000000000'])]) {
       await assert.rejects(
         entriesOf(db.db, account, { cursor }),
         (error) => error instanceof ApiError && error.code === 'invalid_request',

@@ -55,11 +55,23 @@ function encodeCursor(at: Position): string {
   return Buffer.from(JSON.stringify([at.created_at, at.id])).toString('base64url');
 }
 
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 function decodeCursor(cursor: string): Position {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && value.every((v) => typeof v === 'string')) {
-      return { created_at: value[0] as string, id: value[1] as string };
+    // Only what encodeCursor writes: an entry's ISO time and its UUID. Any other pair of strings would
+    // have been read as a position and answered from an arbitrary place (the top, for `["a","b"]`).
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string' &&
+      ISO_TIME.test(value[0]) &&
+      UUID.test(value[1])
+    ) {
+      return { created_at: value[0], id: value[1] };
     }
   } catch {
     // Refused below.
