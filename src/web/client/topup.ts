@@ -45,7 +45,13 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-topup-f
     mark([]);
     if (button) button.disabled = true;
     try {
-      const topup = await api<Topup>('POST', '/v1/topups', { amount_minor: minor });
+      // The form's key with the amount, as the page builds it without scripts (pages/topup.ts): sent twice
+      // (an answer lost on the way), the form still makes one top-up.
+      const formKey = form.querySelector<HTMLInputElement>('input[name="form_key"]')?.value ?? '';
+      const headers: Record<string, string> = formKey
+        ? { 'idempotency-key': `topup-form-${formKey}-${minor}` }
+        : {};
+      const topup = await api<Topup>('POST', '/v1/topups', { amount_minor: minor }, undefined, headers);
       window.location.assign(topup.confirmation_url ?? `/topups/${topup.id}`);
     } catch (error) {
       show(error instanceof ApiFailure ? error.message : String(error));

@@ -6,6 +6,7 @@
  * read reads the payment back); and, only with `PAYMENTS=test`, the test payment page `/topups/{id}/pay`
  * with Pay and Decline, for the top-up's owner only.
  */
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.ts';
 import { contextOf, field, type WebContext } from '../context.ts';
@@ -61,6 +62,7 @@ function formOf(context: WebContext, port: TopupPort, problem: FormProblem | nul
     return html`<p class="error" role="alert">${fill(w.topupUnconfirmed, { email: who.email })}</p>`;
   return html`<form class="stack topup-form" method="post" action="/topup" data-topup-form="" data-bad=${w.topupBadAmount}>
     ${csrfField(context)}
+    <input type="hidden" name="form_key" value=${randomUUID()} />
     ${errorBox(problem)}
     <p class="error" role="alert" data-topup-error="" hidden></p>
     <label>${w.topupAmount}<input type="text" name="amount" inputmode="decimal" required autocomplete="off" value=${amount} ...${invalid.attributes} /></label>
@@ -125,6 +127,18 @@ function withFormTarget(policy: string, url: string): string {
     .join(';');
 }
 
+/**
+ * The Idempotency-Key of a top-up form sent without scripts: the form's own random key (a fresh one on
+ * every render) with the amount, so a form sent twice (a double click, a resent POST) makes one top-up,
+ * and the same form sent again with another amount (after Back) is another top-up rather than a 409.
+ * The island builds the same key for its `POST /v1/topups` (client/topup.ts). Null for a form without one.
+ */
+export function topupFormKey(formKey: string, amountMinor: number): string | null {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(formKey)
+    ? `topup-form-${formKey}-${amountMinor}`
+    : null;
+}
+
 /** Registers the top-up pages when the service has top-ups wired. */
 export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
   const port = deps.topups;
@@ -149,7 +163,8 @@ export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<
         await topupPage(context, full, { message: w.topupBadAmount, field: 'amount' }, amount),
       );
     try {
-      const { topup } = await port.create(session(context).accountId, { amount_minor: minor }, null);
+      const key = topupFormKey(field(request.body, 'form_key'), minor);
+      const { topup } = await port.create(session(context).accountId, { amount_minor: minor }, key);
       // The top-up's own page, whose link goes on to the payment: the policy's `form-action 'self'` holds
       // a form's redirect too, so a 303 straight to the provider's checkout would leave the payer here.
       return seeOther(reply, `/topups/${topup.id}`);

@@ -1,0 +1,51 @@
+/**
+ * The top-up form without scripts (CONTRACT §13, §14): a form sent twice makes one top-up; the same form
+ * sent again with another amount makes another; a form without its key still works.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestApp, type TestApp } from './helpers.ts';
+import { Browser, FakePeople, lastToken } from './web-kit.ts';
+
+describe('top-up form without scripts', () => {
+  let t: TestApp;
+  let people: FakePeople;
+  before(async () => {
+    t = await startTestApp({
+      env: { PAYMENTS: 'test' },
+      people: (container) => {
+        people = new FakePeople(container);
+        return people;
+      },
+    });
+  });
+  after(() => t.close());
+
+  async function confirmed(): Promise<Browser> {
+    const browser = new Browser(t);
+    await browser.signUp();
+    await people.confirmEmail(lastToken(people.confirmTokens));
+    return browser;
+  }
+
+  test('one form sent twice makes one top-up; another amount from the same form makes another', async () => {
+    const browser = await confirmed();
+    const page = await browser.get('/topup');
+    const formKey = /name="form_key" value="([0-9a-f-]{36})"/.exec(page.body)?.[1];
+    assert.ok(formKey, 'the form carries its key');
+    const send = async (amount: string, key: string | undefined = formKey) => {
+      const res = await browser.post('/topup', key === undefined ? { amount } : { amount, form_key: key });
+      assert.equal(res.statusCode, 303, res.body);
+      return String(res.headers.location);
+    };
+    const first = await send('1500');
+    assert.match(first, /^\/topups\/tp_/);
+    assert.equal(await send('1500'), first, 'sent again: the same top-up');
+    const other = await send('2000');
+    assert.notEqual(other, first, 'another amount: another top-up');
+    assert.notEqual(await send('1500', 'not-a-key'), first, 'a key it did not make is no key');
+    // Each render gives the form a key of its own.
+    const again = /name="form_key" value="([0-9a-f-]{36})"/.exec((await browser.get('/topup')).body)?.[1];
+    assert.notEqual(again, formKey);
+  });
+});
