@@ -290,13 +290,50 @@ export class Tasks {
     }
   }
 
-  /** GET /v1/tasks/{id}/artifacts/{index}: the whole result file. */
+  /**
+   * GET /v1/tasks/{id}/artifacts/{index}: the whole result file. A transfer that breaks in the middle is
+   * resumed from the bytes received (`Range` with `If-Range` naming the file's ETag; a file that changed is
+   * read again whole), up to `maxRetries` breaks in a row; then a ConnectionError.
+   */
   async download(id: string, index: number, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
-    const response = await this.#t.send({
-      method: 'GET',
-      path: `/v1/tasks/${encodeURIComponent(id)}/artifacts/${index}`,
-      signal: options.signal,
-    });
-    return new Uint8Array(await response.arrayBuffer());
+    const path = `/v1/tasks/${encodeURIComponent(id)}/artifacts/${index}`;
+    let parts: Uint8Array[] = [];
+    let received = 0;
+    let etag: string | null = null;
+    for (let failures = 0; ; ) {
+      const resume: Record<string, string> =
+        received > 0 && etag !== null ? { range: `bytes=${received}-`, 'if-range': etag } : {};
+      const response = await this.#t.send({ method: 'GET', path, headers: resume, signal: options.signal });
+      // Anything but the part asked for is the whole file: what came before is dropped.
+      if (response.status !== 206) {
+        parts = [];
+        received = 0;
+      }
+      etag = response.headers.get('etag');
+      const reader = response.body!.getReader();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parts.push(value);
+          received += value.length;
+          failures = 0;
+        }
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        if (++failures > this.#t.maxRetries) {
+          throw new ConnectionError(`GET ${path}: ${(error as Error).message}`, { cause: error });
+        }
+        await this.#t.sleep(MIN_POLL_MS, options.signal);
+        continue;
+      }
+      const bytes = new Uint8Array(received);
+      let offset = 0;
+      for (const part of parts) {
+        bytes.set(part, offset);
+        offset += part.length;
+      }
+      return bytes;
+    }
   }
 }

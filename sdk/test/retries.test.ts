@@ -8,6 +8,7 @@ interface Seen {
   method: string;
   url: string;
   key: string | null;
+  range: string | null;
 }
 
 /** A fetch in front of the real one: `script` decides per attempt what happens instead. */
@@ -18,7 +19,12 @@ function scriptedFetch(script: (attempt: number, real: () => Promise<Response>) 
   const seen: Seen[] = [];
   const fetch: FetchLike = (input, init) => {
     const headers = new Headers(init.headers);
-    seen.push({ method: init.method ?? 'GET', url: input, key: headers.get('idempotency-key') });
+    seen.push({
+      method: init.method ?? 'GET',
+      url: input,
+      key: headers.get('idempotency-key'),
+      range: headers.get('range'),
+    });
     return script(seen.length, () => globalThis.fetch(input, init));
   };
   return { fetch, seen };
@@ -137,5 +143,54 @@ describe('retries', () => {
     assert.equal(seen.length, 1);
     await assert.rejects(c.tasks.get('some-task'), ConnectionError);
     assert.equal(seen.length, 1 + 3, 'a read is tried 1 + maxRetries (2) times');
+  });
+
+  test('a download cut in the middle resumes from the bytes received; cuts without progress: ConnectionError', async () => {
+    const c = new Client({ apiKey: live.account.key, baseUrl: live.baseUrl });
+    const task = await c.tasks.wait(
+      (await c.tasks.create({ model: 'image', settings: { prompt: 'cut' } })).id,
+    );
+    const whole = await c.tasks.download(task.id, 0);
+    // The body breaks after its first `at` bytes, as a dropped connection does.
+    const cut = (response: Response, at = 1000): Response => {
+      const reader = response.body!.getReader();
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) return controller.close();
+          if (sent + value.length > at) {
+            if (at > sent) controller.enqueue(value.subarray(0, at - sent));
+            controller.error(new TypeError('terminated'));
+            return;
+          }
+          sent += value.length;
+          controller.enqueue(value);
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const once = scriptedFetch(async (attempt, real) => (attempt === 1 ? cut(await real()) : real()));
+    const resumed = new Client({
+      apiKey: live.account.key,
+      baseUrl: live.baseUrl,
+      fetch: once.fetch,
+      ...noSleep,
+    });
+    assert.deepEqual(await resumed.tasks.download(task.id, 0), whole);
+    assert.deepEqual(
+      once.seen.map((s) => s.range),
+      [null, 'bytes=1000-'],
+    );
+
+    const always = scriptedFetch(async (_attempt, real) => cut(await real(), 0));
+    const broken = new Client({
+      apiKey: live.account.key,
+      baseUrl: live.baseUrl,
+      fetch: always.fetch,
+      ...noSleep,
+    });
+    await assert.rejects(broken.tasks.download(task.id, 0), ConnectionError);
+    assert.equal(always.seen.length, 3, '1 + maxRetries (2) attempts');
   });
 });
