@@ -197,6 +197,13 @@ describe('gta user commands', () => {
       ['balance', '--nope'],
       ['tasks', 'x'],
       ['tasks', 'list', '--status'],
+      // A second ID or FILE was dropped unseen: `tasks cancel A B` canceled A only and exited 0.
+      ['tasks', 'cancel', 'task-a', 'task-b'],
+      ['tasks', 'list', 'extra'],
+      ['upload', 'a.png', 'b.png'],
+      ['download', 'task-a', '0', '1'],
+      ['run', 'image', 'extra', '--set', 'prompt=x'],
+      ['balance', 'extra'],
     ]) {
       const run = await gta(args);
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);

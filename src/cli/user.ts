@@ -116,6 +116,16 @@ function report(error: unknown, io: CliIo): number {
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
+/** The most arguments each command takes: one more (a second ID or FILE) is refused, never dropped unseen. */
+const MOST_ARGUMENTS: Readonly<Record<string, number>> = {
+  run: 1,
+  price: 1,
+  tasks: 2,
+  download: 2,
+  upload: 1,
+  balance: 0,
+};
+
 async function dispatch(
   c: Client,
   command: string,
@@ -123,6 +133,9 @@ async function dispatch(
   values: Values,
   io: CliIo,
 ): Promise<number> {
+  const most = command === 'tasks' && args[0] === 'list' ? 1 : MOST_ARGUMENTS[command];
+  if (most !== undefined && args.length > most)
+    throw new UserUsageError(`unexpected argument "${args[most]}"`);
   switch (command) {
     case 'run':
       return run(c, need(args[0], 'MODEL'), values, io);
