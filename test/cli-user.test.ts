@@ -209,6 +209,12 @@ describe('gta user commands', () => {
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
       assert.match(run.stderr, /Usage: gta/);
     }
+    // A bad --timeout is refused before the price, the uploads and the task (no service needed).
+    const badTimeout = await gta(['run', 'image', '--set', 'prompt=x', '--timeout', 'soon'], {
+      GTA_BASE_URL: 'http://127.0.0.1:1',
+    });
+    assert.equal(badTimeout.code, 2, badTimeout.stderr);
+    assert.match(badTimeout.stderr, /^--timeout must be a whole number/);
     const noKey = await gta(['balance'], { GTA_API_KEY: '' });
     assert.equal(noKey.code, 2);
     assert.match(noKey.stderr, /GTA_API_KEY/);

@@ -210,6 +210,8 @@ async function tasks(c: Client, args: string[], values: Values, io: CliIo): Prom
 }
 
 async function run(c: Client, model: string, values: Values, io: CliIo): Promise<number> {
+  // Checked before any upload, price or task: a mistaken flag costs nothing.
+  const timeout = values.timeout ? wholeNumber(values.timeout, '--timeout') * 1000 : undefined;
   const settings = await settingsOf(c, model, values.set ?? []);
   const price = await c.price({ model, settings });
   io.err(
@@ -222,7 +224,6 @@ async function run(c: Client, model: string, values: Values, io: CliIo): Promise
     shown = line;
     io.err(io.tty ? `\r${line}` : `${line}\n`);
   };
-  const timeout = values.timeout ? wholeNumber(values.timeout, '--timeout') * 1000 : undefined;
   try {
     const task = await c.tasks.run(
       { model, settings },
