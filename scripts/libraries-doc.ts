@@ -87,8 +87,8 @@ const COMMON_RULES = `## Common rules
   libraries"), and the uploads it held are released.
 - **Refusals**: another account's, a deleted or an unknown record is \`404 record_not_found\` on GET, DELETE,
   verify and retry. A key restricted to other models gets \`403 model_not_allowed_for_key\` on that model's
-  libraries. A model switched off by the operator takes no new records (\`503 model_unavailable\`) but still
-  lists them. The generator unreachable: \`503 sg_unavailable\` with \`Retry-After\`, nothing created. The
+  libraries, before its body or id is checked. A model switched off by the operator takes no new records
+  (\`503 model_unavailable\`) but still lists them. The generator unreachable: \`503 sg_unavailable\` with \`Retry-After\`, nothing created. The
   generator refuses: \`502\` with the library's code (below) and \`Retry-After: 60\`.
 - **Waiting**: creations that wait for the generator wait at most five minutes on our side (the reference asks
   clients for at least five minutes); running out of time is the library's \`502\`.

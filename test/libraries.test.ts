@@ -176,6 +176,8 @@ describe('libraries (CONTRACT §7)', () => {
         const a = await t.account({ models: ['model-3d'] });
         expectError(await t.call(a.key, 'GET', c.path), 403, 'model_not_allowed_for_key');
         expectError(await t.call(a.key, 'POST', c.path, c.body), 403, 'model_not_allowed_for_key');
+        // The model decides before the body: a body the model would refuse is still 403 for this key.
+        expectError(await t.call(a.key, 'POST', c.path, {}), 403, 'model_not_allowed_for_key');
       });
     });
   }
@@ -519,6 +521,17 @@ describe('libraries (CONTRACT §7)', () => {
       const verify = { recording_url: file('rec.mp3'), name: 'Me' };
       expectError(await t.call(b.key, 'POST', `${path}/${id}/verify`, verify), 404, 'record_not_found');
       expectError(await t.call(b.key, 'POST', `${path}/${id}/retry`), 404, 'record_not_found');
+      // A key of the owner restricted to other models: 403 before the body is looked at.
+      const issued = await t.admin('POST', `/admin/v1/accounts/${a.id}/keys`, { models: ['model-3d'] });
+      const restricted = issued.json().key as string;
+      for (const body of [verify, {}]) {
+        expectError(
+          await t.call(restricted, 'POST', `${path}/${id}/verify`, body),
+          403,
+          'model_not_allowed_for_key',
+        );
+      }
+      expectError(await t.call(restricted, 'POST', `${path}/${id}/retry`), 403, 'model_not_allowed_for_key');
       clock.advance(60_000);
       const down = await t.call(a.key, 'POST', `${path}/${id}/verify`, {
         ...verify,

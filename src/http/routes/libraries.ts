@@ -1,6 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { mayUseModel } from '../../accounts/index.ts';
+import { errors } from '../../errors.ts';
 import {
   LIBRARIES,
   type LibraryDecl,
@@ -25,6 +27,18 @@ const tags = ['libraries'];
 const recordId = z.object({ id: pathParam });
 const forbidden = errorSchema.describe('model_not_allowed_for_key');
 const notFound = errorSchema.describe('record_not_found');
+
+/**
+ * A key restricted to other models is refused before its body or id is validated: the request is for a
+ * model the key may not use, so it answers 403 model_not_allowed_for_key whatever the body (reference
+ * "Authentication"; the same order as task creation, docs/decisions.md).
+ */
+const keyMayUse =
+  (model: string): preValidationHookHandler =>
+  (request, _reply, done) => {
+    const principal = request.principal;
+    done(principal && !mayUseModel(principal, model) ? errors.modelNotAllowedForKey(model) : undefined);
+  };
 
 /** `cloned voice` → `ClonedVoice`: the record's component name and the stem of its operation ids. */
 const pascal = (title: string): string =>
@@ -77,9 +91,11 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
     const article = /^[aeiou]/i.test(what) ? 'an' : 'a';
     const name = pascal(decl.title);
     const record = recordOf(decl);
+    const preValidation = keyMayUse(decl.model);
     r.get(
       path,
       {
+        preValidation,
         schema: {
           tags,
           operationId: `list${name}s`,
@@ -93,6 +109,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
     r.post(
       path,
       {
+        preValidation,
         schema: {
           tags,
           operationId: `create${name}`,
@@ -135,6 +152,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
     r.get(
       `${path}/:id`,
       {
+        preValidation,
         schema: {
           tags,
           operationId: `get${name}`,
@@ -149,6 +167,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
     r.delete(
       `${path}/:id`,
       {
+        preValidation,
         schema: {
           tags,
           operationId: `delete${name}`,
@@ -168,9 +187,11 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
   }
 
   const voicePath = libraryPath(singingVoices);
+  const voiceKeyMayUse = keyMayUse(singingVoices.model);
   r.post(
     `${voicePath}/:id/verify`,
     {
+      preValidation: voiceKeyMayUse,
       schema: {
         tags,
         operationId: 'verifySingingVoice',
@@ -194,6 +215,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
   r.post(
     `${voicePath}/:id/retry`,
     {
+      preValidation: voiceKeyMayUse,
       schema: {
         tags,
         operationId: 'retrySingingVoice',
