@@ -56,6 +56,16 @@ describe('free helpers (reference "Free helpers", "Limits")', () => {
       (await t.call(imageOnly.key, 'POST', '/v1/models/image/enhance', { prompt: 'x' })).statusCode,
       200,
     );
+    // The key is refused before its body is read: a malformed body changes nothing.
+    for (const path of ['/v1/models/music/lyrics', '/v1/models/music/style-boost']) {
+      expectError(await t.call(imageOnly.key, 'POST', path, {}), 403, 'model_not_allowed_for_key');
+    }
+    const musicOnly = await t.account({ models: ['music'] });
+    expectError(
+      await t.call(musicOnly.key, 'POST', '/v1/models/image/enhance', {}),
+      403,
+      'model_not_allowed_for_key',
+    );
     for (let i = 0; i < 25; i++) {
       const down = await t.call(a.key, 'POST', '/v1/models/music/style-boost', {
         style: '[sim:unavailable]',

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HELPER_CALLS_PER_HOUR } from '../../libraries/index.ts';
 import type { AppDeps } from '../types.ts';
+import { keyMayUse } from './model-access.ts';
 import { errorResponses, errorSchema } from './schemas.ts';
 
 const tags = ['helpers'];
@@ -23,6 +24,7 @@ export async function helperRoutes(app: FastifyInstance, deps: AppDeps): Promise
   r.post(
     '/v1/models/music/lyrics',
     {
+      preValidation: keyMayUse('music'),
       schema: {
         tags,
         operationId: 'suggestLyrics',
@@ -45,6 +47,7 @@ export async function helperRoutes(app: FastifyInstance, deps: AppDeps): Promise
   r.post(
     '/v1/models/music/style-boost',
     {
+      preValidation: keyMayUse('music'),
       schema: {
         tags,
         operationId: 'boostMusicStyle',
@@ -65,6 +68,7 @@ export async function helperRoutes(app: FastifyInstance, deps: AppDeps): Promise
   r.post(
     '/v1/models/image/enhance',
     {
+      preValidation: keyMayUse('image'),
       schema: {
         tags,
         operationId: 'enhanceImagePrompt',

@@ -1,8 +1,6 @@
-import type { FastifyInstance, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { mayUseModel } from '../../accounts/index.ts';
-import { errors } from '../../errors.ts';
 import {
   LIBRARIES,
   type LibraryDecl,
@@ -14,6 +12,7 @@ import {
 } from '../../libraries/index.ts';
 import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
+import { keyMayUse } from './model-access.ts';
 import {
   errorResponses,
   errorSchema,
@@ -27,18 +26,6 @@ const tags = ['libraries'];
 const recordId = z.object({ id: pathParam });
 const forbidden = errorSchema.describe('model_not_allowed_for_key');
 const notFound = errorSchema.describe('record_not_found');
-
-/**
- * A key restricted to other models is refused before its body or id is validated: the request is for a
- * model the key may not use, so it answers 403 model_not_allowed_for_key whatever the body (reference
- * "Authentication"; the same order as task creation, docs/decisions.md).
- */
-const keyMayUse =
-  (model: string): preValidationHookHandler =>
-  (request, _reply, done) => {
-    const principal = request.principal;
-    done(principal && !mayUseModel(principal, model) ? errors.modelNotAllowedForKey(model) : undefined);
-  };
 
 /** `cloned voice` → `ClonedVoice`: the record's component name and the stem of its operation ids. */
 const pascal = (title: string): string =>
