@@ -70,7 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Node checks those two timeouts on this period (30 s by default, which would triple the headers' 10 s).
     http: { connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     // Every refusal, including the router's and Node's own, goes through the error table.
-    frameworkErrors: frameworkErrorHandler(links, pageNotFound),
+    frameworkErrors: frameworkErrorHandler(links, deps.metrics, pageNotFound),
     clientErrorHandler,
     // Fastify's two lines per request are replaced by one line when the answer ends (observability/).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),

@@ -387,3 +387,43 @@ describe('logs (CONTRACT §15)', () => {
     }
   });
 });
+
+test('a path the router refuses (a bad escape, an overlong id) has its line and its series', async () => {
+  const captured = new Captured();
+  const t = await startTestApp({
+    env: { LOG_LEVEL: 'info', METRICS_TOKEN },
+    logDestination: captured,
+    worker: false,
+  });
+  try {
+    const refused = [
+      ['bad-escape', '/%'],
+      ['bad-escape-in-id', '/v1/tasks/%zz'],
+      ['long-id', `/v1/models/${'m'.repeat(1_001)}`],
+    ] as const;
+    for (const [requestId, url] of refused) {
+      const res = await t.app.inject({ method: 'GET', url, headers: { 'x-request-id': requestId } });
+      assert.equal(res.statusCode, 404, `${url}: ${res.body}`);
+      assert.equal(res.headers['x-request-id'], requestId);
+    }
+    for (const [requestId] of refused) {
+      const lines = captured.lines().filter((l) => l.requestId === requestId && l.msg === 'request');
+      assert.equal(lines.length, 1, `one line for ${requestId}`);
+      assert.equal(lines[0]?.route, 'unmatched');
+      assert.equal(lines[0]?.status, 404);
+      assert.equal(lines[0]?.errorCode, 'not_found');
+    }
+    const metrics = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    assert.match(
+      metrics.body,
+      /http_requests_total\{route="unmatched",method="GET",status="404"\} 3\n/,
+      'counted as requests no route matched',
+    );
+  } finally {
+    await t.close();
+  }
+});

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiError, errors } from '../errors.ts';
 import { negotiateLang, translate } from '../i18n/index.ts';
+import { type Metrics, observeRefusedRequest } from '../observability/index.ts';
 import { sendError } from './error-handler.ts';
 import { type ApiLinks, isPageVisit, type NotFoundPage, notFoundAt } from './not-found.ts';
 
@@ -10,10 +11,12 @@ import { type ApiLinks, isPageVisit, type NotFoundPage, notFoundAt } from './not
  * Fastify's `frameworkErrors`: what the router refuses before any hook runs (bad percent-encoding in
  * the path, a path parameter over `maxParamLength`). Both mean no such address: 404 not_found, with the
  * request id and language the hooks would have set; a browser's page load gets the dashboard's 404 page
- * (`pages.page`, once set), as for any other address nobody serves.
+ * (`pages.page`, once set), as for any other address nobody serves. No hook runs for such a request, so
+ * its log line and HTTP series are written here (`observeRefusedRequest`).
  */
 export function frameworkErrorHandler(
   links: ApiLinks,
+  metrics: Metrics,
   pages: { page: NotFoundPage | null } = { page: null },
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {
@@ -23,6 +26,7 @@ export function frameworkErrorHandler(
     const url = request.raw.url ?? '/';
     const page = pages.page;
     if (noSuchAddress && page !== null && isPageVisit(request, url.split('?')[0] ?? '/')) {
+      observeRefusedRequest(metrics, request, reply);
       page(request, reply).catch((pageError: unknown) => {
         request.log.error({ err: pageError }, '404 page failed');
         if (!reply.sent) void sendError(request, reply, notFoundAt(links, request.method, url));
@@ -31,6 +35,7 @@ export function frameworkErrorHandler(
     }
     const apiError = noSuchAddress ? notFoundAt(links, request.method, url) : errors.internal(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'framework error');
+    observeRefusedRequest(metrics, request, reply, apiError.code);
     void sendError(request, reply, apiError);
   };
 }

@@ -47,36 +47,57 @@ export function installRequestTelemetry(app: FastifyInstance, metrics: Metrics):
     }
     done(null, payload);
   });
-  const line = (request: FastifyRequest, status: number, seconds: number): void => {
-    const route = request.routeOptions.url;
-    metrics.observeRequest({ route, method: request.method, status }, seconds);
-    const failed = status >= 500;
-    if ((LEVELS[request.log.level] ?? Number.POSITIVE_INFINITY) > (failed ? ERROR : INFO)) return;
-    const outcome = outcomes.get(request);
-    const fields = {
-      method: request.method,
-      route: route ?? UNMATCHED_ROUTE,
-      url: safeUrl(request.url),
-      status,
-      durationMs: Math.round(seconds * 10_000) / 10,
-      ...(request.principal ? { accountId: request.principal.accountId } : {}),
-      ...(outcome?.errorCode ? { errorCode: outcome.errorCode } : {}),
-      // The cause of a server error; a refusal's code says enough.
-      ...(failed && outcome?.error !== undefined ? { err: outcome.error } : {}),
-    };
-    if (failed) request.log.error(fields, 'request failed');
-    else request.log.info(fields, status === CLIENT_CLOSED ? 'request closed by the client' : 'request');
-  };
   app.addHook('onResponse', (request, reply, done) => {
-    line(request, reply.statusCode, reply.elapsedTime / 1_000);
+    line(metrics, request, reply.statusCode, reply.elapsedTime / 1_000);
     done();
   });
   // A client that leaves before its answer ends (an event stream closed, a long-poll or a creation's
   // wait given up) gets no onResponse: the waiting routes call this when they see it go (`clientGone`),
   // so only they pay for noticing, and the line and series carry 499, nginx's "client closed request".
   app.decorateReply('closedByClient', function (this: FastifyReply) {
-    line(this.request, CLIENT_CLOSED, this.elapsedTime / 1_000);
+    line(metrics, this.request, CLIENT_CLOSED, this.elapsedTime / 1_000);
   });
+}
+
+/**
+ * The line and series of a request the router refused before any hook ran (Fastify's `frameworkErrors`:
+ * a bad escape in the path, a path parameter over its length). Such a request runs none of the app's
+ * hooks, so the refusal calls this as it answers, with the error code it sends; the line and the series
+ * (`route="unmatched"`) are written when the answer ends.
+ */
+export function observeRefusedRequest(
+  metrics: Metrics,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  errorCode?: string,
+): void {
+  const started = performance.now();
+  if (errorCode !== undefined) outcomes.set(request, { errorCode });
+  reply.raw.once('finish', () =>
+    line(metrics, request, reply.statusCode, (performance.now() - started) / 1_000),
+  );
+}
+
+/** Writes a request's line (unless below the logger's level) and counts it in the HTTP series. */
+function line(metrics: Metrics, request: FastifyRequest, status: number, seconds: number): void {
+  const route = request.routeOptions.url;
+  metrics.observeRequest({ route, method: request.method, status }, seconds);
+  const failed = status >= 500;
+  if ((LEVELS[request.log.level] ?? Number.POSITIVE_INFINITY) > (failed ? ERROR : INFO)) return;
+  const outcome = outcomes.get(request);
+  const fields = {
+    method: request.method,
+    route: route ?? UNMATCHED_ROUTE,
+    url: safeUrl(request.url),
+    status,
+    durationMs: Math.round(seconds * 10_000) / 10,
+    ...(request.principal ? { accountId: request.principal.accountId } : {}),
+    ...(outcome?.errorCode ? { errorCode: outcome.errorCode } : {}),
+    // The cause of a server error; a refusal's code says enough.
+    ...(failed && outcome?.error !== undefined ? { err: outcome.error } : {}),
+  };
+  if (failed) request.log.error(fields, 'request failed');
+  else request.log.info(fields, status === CLIENT_CLOSED ? 'request closed by the client' : 'request');
 }
 
 declare module 'fastify' {
