@@ -151,7 +151,7 @@ export class Client {
   readonly webhooks = {
     /** Under an Idempotency-Key (a random one unless given), so a retry answers the same endpoint and secret. */
     create: (
-      body: { url: string; events: WebhookEventType[]; description?: string },
+      body: { url: string; events: WebhookEventType[]; description?: string | null },
       options: { idempotencyKey?: string } = {},
     ): Promise<WebhookEndpoint> =>
       this.#t.json({

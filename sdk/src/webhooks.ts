@@ -18,7 +18,7 @@ export interface WebhookEndpoint {
   id: string;
   url: string;
   events: WebhookEventType[];
-  description?: string | null;
+  description: string | null;
   created_at: string;
   /** Present only in the creation's answer (and its replays under the same Idempotency-Key). */
   secret?: string;

@@ -39,6 +39,14 @@ export async function typed(c: Client): Promise<void> {
   await c.libraries('music', 'personas').create({ name: 'x' });
   const lyrics = await c.helpers.lyrics({ prompt: 'rain' });
   lyrics.variants[0]?.title.toUpperCase();
+  // An endpoint always has its description, null when none was given; null may be sent as none.
+  const endpoint = await c.webhooks.create({
+    url: 'https://example.com/hook',
+    events: ['task.succeeded'],
+    description: null,
+  });
+  const description: string | null = endpoint.description;
+  description?.toUpperCase();
 }
 
 test('typing checks compile (see npm run typecheck)', () => {});
