@@ -80,6 +80,7 @@ export class FakePeople implements PeoplePort {
     if (!personId) throw new ApiError('not_found');
     this.confirmTokens.delete(token);
     this.#byId(personId).confirmed = true;
+    return { personId };
   }
 
   async resendConfirmation(personId: string) {

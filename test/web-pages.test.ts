@@ -250,6 +250,24 @@ describe('dashboard pages', () => {
     assert.match((await browser.get('/keys')).body, /This confirmation link was used or has expired/);
   });
 
+  test("another person's link opened while signed in confirms that person and says so", async () => {
+    const signedIn = new Browser(t);
+    const mine = await signedIn.signUp();
+    const otherEmail = await new Browser(t).signUp();
+    const theirs = lastToken(people.confirmTokens);
+    const confirmed = await signedIn.get(`/confirm?token=${theirs}`);
+    assert.equal(confirmed.statusCode, 303);
+    const keys = await signedIn.get('/keys');
+    assert.match(textOf(keys.body), /That link confirmed the e-mail of another account/);
+    assert.doesNotMatch(keys.body, /Your e-mail is confirmed/);
+    assert.equal(people.persons.get(otherEmail)?.confirmed, true);
+    assert.equal(people.persons.get(mine)?.confirmed, false);
+    assert.ok(
+      buttons(keys.body).includes('Send the link again'),
+      'the signed-in person is still unconfirmed',
+    );
+  });
+
   test('a key is shown once with a copy button, works on /v1, and is revoked after a confirmation', async () => {
     const browser = new Browser(t);
     const email = await browser.signUp();

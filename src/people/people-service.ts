@@ -114,9 +114,12 @@ export class PeopleService {
     return { personId: made.personId, accountId: made.accountId };
   }
 
-  /** Confirms the e-mail of the link's person; the token works once, for 48 hours. */
-  async confirmEmail(token: string): Promise<void> {
-    await this.#tx(async (tx) => {
+  /**
+   * Confirms the e-mail of the link's person; the token works once, for 48 hours. Answers whose it was:
+   * the link may be opened in a browser signed in as someone else.
+   */
+  async confirmEmail(token: string): Promise<{ personId: string }> {
+    return this.#tx(async (tx) => {
       const personId = await useToken(tx, token, 'confirm', this.#d.clock.now());
       await tx
         .updateTable('people')
@@ -124,6 +127,7 @@ export class PeopleService {
         .where('id', '=', personId)
         .where('email_confirmed_at', 'is', null)
         .execute();
+      return { personId };
     });
   }
 

@@ -29,7 +29,8 @@ export interface PeoplePort {
     password: string;
     lang: Lang;
   }): Promise<{ personId: string; accountId: string }>;
-  confirmEmail(token: string): Promise<void>;
+  /** Whose e-mail the link confirmed. */
+  confirmEmail(token: string): Promise<{ personId: string }>;
   resendConfirmation(personId: string): Promise<void>;
   signIn(input: { email: string; password: string; address: string }): Promise<WebSignIn>;
   session(token: string): Promise<WebSession | null>;

@@ -94,6 +94,8 @@ const en = {
   notFound: 'There is no such page.',
   back: 'Back to the dashboard',
   flash_confirmed: 'Your e-mail is confirmed. You can create keys now.',
+  flash_confirmed_other:
+    'That link confirmed the e-mail of another account than the one signed in here. Sign in with that e-mail to use it.',
   flash_confirm_failed: 'This confirmation link was used or has expired.',
   flash_check_mail: 'Welcome! We sent a confirmation link to your e-mail.',
   flash_signup_done: 'Account created. Check your e-mail, then sign in.',
@@ -198,6 +200,8 @@ const ru: Words = {
   notFound: 'Такой страницы нет.',
   back: 'Вернуться в личный кабинет',
   flash_confirmed: 'Эл. почта подтверждена. Теперь можно создавать ключи.',
+  flash_confirmed_other:
+    'Эта ссылка подтвердила эл. почту другой учётной записи, не той, в которую выполнен вход здесь. Чтобы пользоваться ею, войдите с этой почтой.',
   flash_confirm_failed: 'Эта ссылка подтверждения уже использована или устарела.',
   flash_check_mail: 'Добро пожаловать! Мы отправили ссылку для подтверждения на вашу эл. почту.',
   flash_signup_done: 'Учётная запись создана. Проверьте почту и войдите.',

@@ -163,16 +163,23 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
   app.get('/confirm', HIDE, async (request, reply) => {
     const context = contextOf(request);
     const token = (request.query as Record<string, unknown>).token;
-    let confirmed = false;
+    let confirmed: string | null = null;
     if (typeof token === 'string' && token !== '') {
       try {
-        await people.confirmEmail(token);
-        confirmed = true;
+        confirmed = (await people.confirmEmail(token)).personId;
       } catch (error) {
         refusalOf(error, context.lang);
       }
     }
-    setFlash(reply, confirmed ? 'flash_confirmed' : 'flash_confirm_failed', secure);
+    // A link opened in a browser signed in as someone else confirms its own person, and says so: "Your
+    // e-mail is confirmed" above the signed-in person's own unconfirmed e-mail would read as a contradiction.
+    const flash =
+      confirmed === null
+        ? 'flash_confirm_failed'
+        : context.session && context.session.personId !== confirmed
+          ? 'flash_confirmed_other'
+          : 'flash_confirmed';
+    setFlash(reply, flash, secure);
     return seeOther(reply, context.session ? '/keys' : '/signin?next=%2Fkeys');
   });
 
