@@ -71,7 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     http: { connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
     // Every refusal, including the router's and Node's own, goes through the error table.
     frameworkErrors: frameworkErrorHandler(links, deps.metrics, pageNotFound),
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(deps.log, deps.metrics),
     // Fastify's two lines per request are replaced by one line when the answer ends (observability/).
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     // A request's logger is made when it first logs (observability/lazy-logger.ts).

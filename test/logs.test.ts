@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import { describe, test } from 'node:test';
 import type { AdapterFactory } from '../src/generators/adapters/index.ts';
 import { GeneratorTransientError } from '../src/generators/index.ts';
@@ -423,6 +424,54 @@ test('a path the router refuses (a bad escape, an overlong id) has its line and 
       /http_requests_total\{route="unmatched",method="GET",status="404"\} 3\n/,
       'counted as requests no route matched',
     );
+  } finally {
+    await t.close();
+  }
+});
+
+test('a request Node refuses before it is read (headers too large, unparsable) has its line and series', async () => {
+  const captured = new Captured();
+  const t = await startTestApp({
+    env: { LOG_LEVEL: 'info', METRICS_TOKEN },
+    logDestination: captured,
+    worker: false,
+  });
+  try {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as { port: number }).port;
+    const raw = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.end(text));
+        let answer = '';
+        socket.on('data', (chunk) => {
+          answer += chunk.toString('latin1');
+        });
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const big = await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    const bad = await raw('NOT A REQUEST\r\n\r\n');
+    const idOf = (answer: string) => /x-request-id: ([0-9a-f-]{36})/i.exec(answer)?.[1];
+    for (const [answer, status, code] of [
+      [big, 413, 'request_too_large'],
+      [bad, 422, 'invalid_request'],
+    ] as const) {
+      assert.match(answer, new RegExp(`^HTTP/1.1 ${status} `));
+      const requestId = idOf(answer);
+      assert.ok(requestId, answer);
+      const lines = captured.lines().filter((l) => l.requestId === requestId);
+      assert.equal(lines.length, 1, `one line for the ${status}`);
+      assert.equal(lines[0]?.status, status);
+      assert.equal(lines[0]?.route, 'unmatched');
+      assert.equal(lines[0]?.errorCode, code);
+    }
+    const metrics = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    assert.match(metrics.body, /http_requests_total\{route="unmatched",method="unknown",status="413"\} 1\n/);
+    assert.match(metrics.body, /http_requests_total\{route="unmatched",method="unknown",status="422"\} 1\n/);
   } finally {
     await t.close();
   }

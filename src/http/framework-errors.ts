@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiError, errors } from '../errors.ts';
 import { negotiateLang, translate } from '../i18n/index.ts';
-import { type Metrics, observeRefusedRequest } from '../observability/index.ts';
+import { type Metrics, observeRefusedRequest, UNMATCHED_ROUTE } from '../observability/index.ts';
 import { sendError } from './error-handler.ts';
 import { type ApiLinks, isPageVisit, type NotFoundPage, notFoundAt } from './not-found.ts';
 
@@ -45,30 +45,53 @@ function queryLang(url: string): string | undefined {
   return match?.[1];
 }
 
+/** Method label of a request Node refused before it could read one. */
+const UNREAD_METHOD = 'unknown';
+
 /**
  * Node's `clientError`: requests that never became a request (unparsable, headers too large, timed
  * out). Answered in the error table's shape, in English (there are no headers to negotiate from), with
- * a fresh request id, then the connection is closed.
+ * a fresh request id, then the connection is closed. No hook runs for them either: each answer gets its
+ * log line (with that id and Node's reason) and its HTTP series (`route="unmatched"`, `method="unknown"`)
+ * here, as every answered request does (CONTRACT §15).
  */
-export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const apiError = clientErrorOf(error.code);
-  // An answer already under way cannot be replaced: only close the connection.
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-  if (socket.writable && !inFlight?.headersSent) {
-    const body = JSON.stringify({
-      error: { code: apiError.code, message: apiError.detail?.en ?? translate(apiError.code, 'en') },
-    });
-    socket.write(
-      `HTTP/1.1 ${apiError.status} ${statusText(apiError.status)}\r\n` +
-        'Content-Type: application/json; charset=utf-8\r\n' +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `X-Request-Id: ${randomUUID()}\r\n` +
-        'Connection: close\r\n\r\n' +
-        body,
-    );
-  }
-  socket.destroy(error);
+export function clientErrorHandler(
+  log: Pick<FastifyBaseLogger, 'info'>,
+  metrics: Metrics,
+): (error: NodeJS.ErrnoException, socket: Socket) => void {
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const apiError = clientErrorOf(error.code);
+    // An answer already under way cannot be replaced: only close the connection.
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && !inFlight?.headersSent) {
+      const requestId = randomUUID();
+      const body = JSON.stringify({
+        error: { code: apiError.code, message: apiError.detail?.en ?? translate(apiError.code, 'en') },
+      });
+      socket.write(
+        `HTTP/1.1 ${apiError.status} ${statusText(apiError.status)}\r\n` +
+          'Content-Type: application/json; charset=utf-8\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+          `X-Request-Id: ${requestId}\r\n` +
+          'Connection: close\r\n\r\n' +
+          body,
+      );
+      metrics.observeRequest({ route: undefined, method: UNREAD_METHOD, status: apiError.status }, 0);
+      log.info(
+        {
+          requestId,
+          method: UNREAD_METHOD,
+          route: UNMATCHED_ROUTE,
+          status: apiError.status,
+          errorCode: apiError.code,
+          reason: error.code ?? 'unknown',
+        },
+        'request refused before it was read',
+      );
+    }
+    socket.destroy(error);
+  };
 }
 
 function clientErrorOf(code: string | undefined): ApiError {
