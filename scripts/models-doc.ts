@@ -23,6 +23,7 @@ import {
   type PriceRates,
   type PriceTable,
   priceOf,
+  settingsJsonSchema,
   validateSettings,
 } from '../src/catalog/index.ts';
 
@@ -154,10 +155,21 @@ function allowed(schema: JsonSchema): string {
     .join(', ');
 }
 
-function settingsTable(schema: JsonSchema): string {
+/** What the table says of a setting the mode knows only to refuse (published as `not: {}`). */
+const REFUSED = 'never (422 invalid_settings when set)';
+
+/**
+ * The settings table of a published schema. `raw` is the same schema before refused settings became
+ * `not: {}`: it keeps their notes (why they are refused).
+ */
+function settingsTable(schema: JsonSchema, raw: JsonSchema): string {
   const required = new Set(schema.required ?? []);
   const rows = Object.entries(schema.properties ?? {}).map(([name, prop]) => {
     const field = sub(prop) ?? {};
+    if (field.not !== undefined) {
+      const note = sub(raw.properties?.[name])?.description ?? '';
+      return [code(name), '—', REFUSED, '—', 'no', note];
+    }
     return [
       code(name),
       typeOf(field),
@@ -181,13 +193,17 @@ function variantLabel(variant: JsonSchema, variants: readonly JsonSchema[]): str
   return consts.join(', ');
 }
 
+/** The settings of a mode as GET /v1/models publishes them (`settingsJsonSchema`). */
 function renderSettings(mode: ModeSpec): string {
-  const schema: JsonSchema = z.toJSONSchema(mode.schema, { io: 'input', unrepresentable: 'any' });
+  const schema = settingsJsonSchema(mode.schema) as JsonSchema;
+  const raw: JsonSchema = z.toJSONSchema(mode.schema, { io: 'input', unrepresentable: 'any' });
   const variants = schema.oneOf ?? schema.anyOf;
-  if (!variants) return settingsTable(schema);
+  if (!variants) return settingsTable(schema, raw);
+  const rawVariants = raw.oneOf ?? raw.anyOf ?? [];
   const parts = variants.map((variant, i) => {
     const label = variantLabel(variant, variants);
-    return `Variant ${i + 1}${label === '' ? '' : ` (${label})`}:\n\n${settingsTable(variant)}`;
+    const table = settingsTable(variant, sub(rawVariants[i]) ?? {});
+    return `Variant ${i + 1}${label === '' ? '' : ` (${label})`}:\n\n${table}`;
   });
   return [`The settings are one of ${variants.length} variants:`, ...parts].join('\n\n');
 }

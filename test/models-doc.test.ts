@@ -14,6 +14,7 @@ import {
   type MediaFormat,
   MODELS,
   priceOf,
+  settingsJsonSchema,
   validateSettings,
 } from '../src/catalog/index.ts';
 
@@ -45,6 +46,31 @@ describe('docs/models.md', () => {
         assert.ok(doc.includes(`#### Price\n\n${mode.priceDescription}\n`), `${model.key} / ${mode.name}`);
         for (const rate of mode.priceRates)
           assert.ok(rate in (table[model.key] ?? {}), `${model.key}: ${rate}`);
+      }
+    }
+  });
+
+  test('shows a setting the published schema refuses (`not: {}`) as refused, never with a range', () => {
+    const doc = renderModelsDoc();
+    for (const model of MODELS) {
+      const modelPart = doc.split(`\n## \`${model.key}\`: `)[1]?.split('\n## ')[0] ?? '';
+      for (const mode of model.modes) {
+        const title = model.modeField === null ? '### Settings' : `### Mode \`${mode.name}\``;
+        const section = modelPart.split(`${title}\n`)[1]?.split('\n### ')[0] ?? '';
+        const schema = settingsJsonSchema(mode.schema) as {
+          properties?: Record<string, { not?: unknown }>;
+          oneOf?: Array<{ properties?: Record<string, { not?: unknown }> }>;
+        };
+        for (const variant of schema.oneOf ?? [schema]) {
+          for (const [name, field] of Object.entries(variant.properties ?? {})) {
+            if (field.not === undefined) continue;
+            const rows = section.split('\n').filter((line) => line.startsWith(`| \`${name}\` |`));
+            assert.ok(
+              rows.some((row) => row.startsWith(`| \`${name}\` | — | never `)),
+              `${model.key} / ${mode.name}: ${name} is refused by the API; the doc says ${rows.join(' / ')}`,
+            );
+          }
+        }
       }
     }
   });
