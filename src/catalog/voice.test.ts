@@ -67,6 +67,9 @@ describe('voice price, plan, references', () => {
     ['5000 emoji: five blocks', { ...T, text: '😀'.repeat(5000) }, NO_INPUTS, 1500],
     ['voice change 60 s', V, { files: [audioFile(60)] }, 300],
     ['voice change 61 s', V, { files: [audioFile(61)] }, 600],
+    // Encoder padding of a 60 s mp3 does not start a second minute; half a second more does.
+    ['voice change 60.03 s', V, { files: [audioFile(60.03)] }, 300],
+    ['voice change 60.5 s', V, { files: [audioFile(60.5)] }, 600],
     ['voice change length unknown', V, { files: [audioFile()] }, 300],
   ];
   for (const [name, settings, inputs, amount] of prices) {

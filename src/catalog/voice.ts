@@ -9,8 +9,9 @@
  *   nothing but white space and tags is `invalid_settings` on `text` too.
  * - Output length: about 15 characters of spoken text per second (tags not counted), at least 1 s; voice
  *   change keeps the input's length (30 s when unknown).
- * - Prices: per started 1000 characters of text, and per started minute of input audio with a file of
- *   unknown length counted as one minute (the price rules below; rates in `prices/voice.json`).
+ * - Prices: per started 1000 characters of text, and per started minute of input audio (its length
+ *   rounded to the nearest second) with a file of unknown length counted as one minute (the price
+ *   rules below; rates in `prices/voice.json`).
  * - Audio input follows the music model's rule (mp3, wav, ogg, m4a, flac, aac; 20 MB).
  */
 import { z } from 'zod';
@@ -134,10 +135,14 @@ const voiceChange = defineMode({
   price: perUnit({
     rate: fixedRate('voice_change_per_minute'),
     units: {
-      text: 'started minutes of the input audio (at least one; a file of unknown length counts as one)',
+      text:
+        'started minutes of the input audio (its length rounded to the nearest second; at least one; ' +
+        'a file of unknown length counts as one)',
+      // Rounded first, as the music inputs are: encoder padding (a "60 s" mp3 probed as 60.03 s) does
+      // not start another minute.
       count: (_s, inputs) => {
         const seconds = fileSeconds(inputs, 'audio');
-        return seconds === undefined ? 1 : Math.max(1, Math.ceil(seconds / 60));
+        return seconds === undefined ? 1 : Math.max(1, Math.ceil(Math.round(seconds) / 60));
       },
     },
   }),
