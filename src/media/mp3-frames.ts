@@ -136,14 +136,43 @@ async function audioStart(bytes: Bytes): Promise<number> {
   return offset;
 }
 
+/** Largest encoder delay or padding LAME's tag can state (12 bits each), in samples. */
+const MAX_TRIM_SAMPLES = 4095;
+
 /**
- * Seconds of audio in the MP3 read by `read` (`size` bytes), counted frame by frame; undefined when no
- * frame is found.
+ * Samples the encoder added before and after the audio, as the LAME tag after a Xing/Info header says
+ * (LAME and ffmpeg write it: a "15 s" file of ffmpeg holds 15.05 s of frames); 0 without the tag. The
+ * tag's fields: flags, then the frame count, byte count, table of contents and quality that the flags
+ * announce, the 9-character encoder name, and 12 bytes later the delay and padding, 12 bits each.
+ * Bounded by the format, so a sender can shave at most 8,190 samples (0.19 s at 44.1 kHz) off a file.
+ */
+function encoderTrim(bytes: Bytes, tag: number): number {
+  const flags = bytes.at(tag + 7);
+  if (flags < 0) return 0;
+  let at = tag + 8;
+  if (flags & 1) at += 4;
+  if (flags & 2) at += 4;
+  if (flags & 4) at += 100;
+  if (flags & 8) at += 4;
+  if (!/^[\x20-\x7e]{4}/.test(bytes.text(at, 4))) return 0;
+  const [b0, b1, b2] = [bytes.at(at + 21), bytes.at(at + 22), bytes.at(at + 23)];
+  if (b0 < 0 || b1 < 0 || b2 < 0) return 0;
+  const delay = (b0 << 4) | (b1 >> 4);
+  const padding = ((b1 & 0x0f) << 8) | b2;
+  return Math.min(delay, MAX_TRIM_SAMPLES) + Math.min(padding, MAX_TRIM_SAMPLES);
+}
+
+/**
+ * Seconds of audio in the MP3 read by `read` (`size` bytes), counted frame by frame, less the encoder's
+ * delay and padding its LAME tag states (as decoders that play it gaplessly, and ffprobe, count it);
+ * undefined when no frame is found.
  */
 export async function countMp3Seconds(read: ByteReader, size: number): Promise<number | undefined> {
   const bytes = new Bytes(read, size);
   let offset = await audioStart(bytes);
-  let seconds = 0;
+  let samples = 0;
+  let sampleRate = 0;
+  let trim = 0;
   let frames = 0;
   while (offset + 4 <= size) {
     if (!bytes.has(offset)) await bytes.load(offset);
@@ -152,13 +181,19 @@ export async function countMp3Seconds(read: ByteReader, size: number): Promise<n
       offset += 1;
       continue;
     }
-    const header =
-      frames === 0 &&
-      (['Xing', 'Info'].includes(bytes.text(offset + frame.tagOffset, 4)) ||
-        bytes.text(offset + 36, 4) === 'VBRI');
-    if (!header) seconds += frame.samples / frame.sampleRate;
+    const tag = offset + frame.tagOffset;
+    const xing = frames === 0 && ['Xing', 'Info'].includes(bytes.text(tag, 4));
+    if (xing) trim = encoderTrim(bytes, tag);
+    const header = xing || (frames === 0 && bytes.text(offset + 36, 4) === 'VBRI');
+    // Counted in samples of the first audio frame's rate: a stream does not change rate mid-way, and a
+    // frame that claims another is counted at its own length all the same.
+    if (!header) {
+      sampleRate ||= frame.sampleRate;
+      samples += (frame.samples * sampleRate) / frame.sampleRate;
+    }
     frames += 1;
     offset += frame.length;
   }
-  return frames > 0 && seconds > 0 ? seconds : undefined;
+  if (frames === 0 || samples === 0) return undefined;
+  return (samples > trim ? samples - trim : samples) / sampleRate;
 }

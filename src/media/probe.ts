@@ -7,7 +7,8 @@
  * 2. audio and video: music-metadata (`duration: true`, so MP3/ADTS without headers are counted
  *    frame by frame), in a worker thread with a time limit (`probe-pool.ts`). For video the length is
  *    the longest of the container and track durations.
- *    MP3: its frames are also counted (`mp3-frames.ts`), and a count well over the headers' claim wins.
+ *    MP3: its frames are counted (`mp3-frames.ts`), less the encoder's padding its LAME tag states, and
+ *    that count wins over the headers' claim.
  * 3. MP4/MOV/M4A: the `moov` box (`mvhd` duration, video `tkhd` size) read by `isobmff.ts`.
  * 4. The bundled ffprobe's JSON report (the container's duration and the first video stream's size),
  *    last, because it runs a large demuxer on untrusted input.
@@ -167,14 +168,12 @@ export async function probeFile(
   if (format === 'jpeg' || format === 'png' || format === 'webp') return probePicture(path, format);
   const isVideo = kindOf(format) === 'video';
   const result = await pool.probe(path, isVideo);
-  // An MP3's header may claim fewer frames than it has: its frames are counted, and the longer length is
-  // the file's (a header frame or encoder padding counts the claim a little short, hence the margin).
+  // An MP3's header may claim fewer frames than it has, and header readers count the encoder's delay and
+  // padding as audio (a "15 s" file of ffmpeg reads 15.05 s, past a 15 s bound): its frames are counted,
+  // less the padding its LAME tag states, and that count is the file's length.
   if (format === 'mp3') {
     const counted = await withReader(path, countMp3Seconds).catch(() => undefined);
-    const claimed = result.durationSeconds;
-    if (counted !== undefined && (claimed === undefined || counted > claimed + Math.max(1, claimed / 100))) {
-      result.durationSeconds = counted;
-    }
+    if (counted !== undefined) result.durationSeconds = counted;
   }
   if (missing(result, isVideo) && (format === 'mp4' || format === 'mov' || format === 'm4a')) {
     fill(result, await withReader(path, readMovieInfo).catch(() => ({})), isVideo);
