@@ -68,7 +68,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Node's cap on receiving a whole request; slow bodies are cut much sooner by the body pace.
     requestTimeout: deps.config.requestTimeoutMs,
     // Node checks those two timeouts on this period (30 s by default, which would triple the headers' 10 s).
-    http: { connectionsCheckingInterval: CONNECTIONS_CHECK_MS },
+    // Node's own answer to an HTTP/1.1 request without Host is a bare 400 with no body and no request id:
+    // the request context refuses it instead, through the error table (http/plugins/request-context.ts).
+    http: { connectionsCheckingInterval: CONNECTIONS_CHECK_MS, requireHostHeader: false },
     // Every refusal, including the router's and Node's own, goes through the error table.
     frameworkErrors: frameworkErrorHandler(links, deps.metrics, pageNotFound),
     clientErrorHandler: clientErrorHandler(deps.log, deps.metrics),

@@ -143,6 +143,19 @@ describe('the HTTP edge', () => {
     assert.match(answer, /\{"error":\{"code":"invalid_request","message":"[^"]+"\}\}$/);
   });
 
+  test("an HTTP/1.1 request without Host is refused in the error table's shape and closed", async () => {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    const answer = await rawExchange(port, `GET /v1/me HTTP/1.1\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    assert.match(answer, /^HTTP\/1\.1 422 /, answer);
+    assert.match(answer, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+    assert.match(answer, /\r\nconnection: close\r\n/i);
+    assert.match(answer, /\{"error":\{"code":"invalid_request","message":"[^"]*Host[^"]*"\}\}$/);
+    // HTTP/1.0 has no Host requirement: such a request is served as before.
+    const old = await rawExchange(port, 'GET /healthz HTTP/1.0\r\n\r\n');
+    assert.match(old, /^HTTP\/1\.1 200 /, old);
+  });
+
   test('[10.25] 401 answers carry WWW-Authenticate: Bearer', async () => {
     const missing = await t.app.inject({ method: 'GET', url: '/v1/models' });
     expectTableError(missing, 401, 'invalid_api_key');

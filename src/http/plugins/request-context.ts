@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, RawRequestDefaultExpression } from 'fastify';
+import { errors } from '../../errors.ts';
 import { negotiateLang } from '../../i18n/index.ts';
 
 /** CONTRACT §15: an incoming X-Request-Id of printable ASCII, at most 128 characters, is kept. */
@@ -11,7 +12,10 @@ export function requestIdOf(req: RawRequestDefaultExpression): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
-/** X-Request-Id on every response and the message language of every request (CONTRACT §8). */
+/**
+ * X-Request-Id on every response and the message language of every request (CONTRACT §8). An HTTP/1.1
+ * request without Host (RFC 9112 §3.2) is refused here, as Node would, but in the error table's shape.
+ */
 export function installRequestContext(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('lang', 'en');
@@ -20,6 +24,10 @@ export function installRequestContext(app: FastifyInstance): void {
     reply.header('x-request-id', request.id);
     const query = request.query as Record<string, unknown> | undefined;
     request.lang = negotiateLang(query?.lang, request.headers['accept-language']);
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      done(errors.missingHost());
+      return;
+    }
     done();
   });
 }
