@@ -81,6 +81,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // Headers trickled a line at a time (slowloris) hold a connection for Node's default minute otherwise.
   app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, deps.config.requestTimeoutMs);
+  // Node answers an Expect other than 100-continue with a bare 417 (no error object, no request id); such
+  // an expectation is ignored instead (RFC 9110 §10.1.1 allows it) and the request is served as any other.
+  app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; replies are plain JSON.stringify (no per-reply validation cost).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

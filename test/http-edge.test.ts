@@ -156,6 +156,23 @@ describe('the HTTP edge', () => {
     assert.match(old, /^HTTP\/1\.1 200 /, old);
   });
 
+  test('an Expect other than 100-continue is ignored: the request is served with its request id', async () => {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    const me = await rawExchange(
+      port,
+      `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nExpect: foo\r\nConnection: close\r\n\r\n`,
+    );
+    assert.match(me, /^HTTP\/1\.1 200 /, me);
+    assert.match(me, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+    const refused = await rawExchange(
+      port,
+      'GET /v1/me HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n',
+    );
+    assert.match(refused, /^HTTP\/1\.1 401 /, refused);
+    assert.match(refused, /\{"error":\{"code":"invalid_api_key","message":"[^"]+"\}\}$/);
+  });
+
   test('[10.25] 401 answers carry WWW-Authenticate: Bearer', async () => {
     const missing = await t.app.inject({ method: 'GET', url: '/v1/models' });
     expectTableError(missing, 401, 'invalid_api_key');
