@@ -17,6 +17,7 @@ export {
   type StoredArtifact,
   UpstreamCallTimeout,
   UpstreamRunLost,
+  UpstreamTrace,
   wakeRunPayload,
 } from './adapters/index.ts';
 export {

@@ -8,6 +8,7 @@ import {
   type GenerationRequest,
   type RunStart,
   type UpstreamCost,
+  UpstreamTrace,
 } from '../generators/index.ts';
 import { isFinal, markFailed, recordProgress, recordRunKey, runKeyOf, saveHandle } from '../tasks/index.ts';
 import { backoffMs } from './backoff.ts';
@@ -73,6 +74,8 @@ export class TaskRun {
   #handle: string | null = null;
   /** The run's channel once known, to record how the run ended. */
   #channel: string | null = null;
+  /** The run's create refused it before any call reached the provider (settings it cannot take). */
+  #refusedBeforeCall = false;
   /** The upstream cost the provider reported with success. */
   #cost: UpstreamCost | null = null;
   /** The task as claimed and when its run moved to running, for the transitions' log lines. */
@@ -224,9 +227,11 @@ export class TaskRun {
    */
   async #create(request: GenerationRequest, run: RunStart): Promise<string> {
     const { generator } = this.#deps;
+    const trace = new UpstreamTrace();
     try {
-      return await this.#call('create', (s) => generator.create(request, run, s));
+      return await trace.run(() => this.#call('create', (s) => generator.create(request, run, s)));
     } catch (error) {
+      this.#refusedBeforeCall = error instanceof GenerationError && !trace.reached;
       if (this.#signal.aborted || !isCallTimeout(error) || !generator.isCreateIdempotent?.(request))
         throw error;
       throw new CreateUnconfirmed(`create of run ${run.key} got no answer in time`, { cause: error });
@@ -353,9 +358,11 @@ export class TaskRun {
     }
     if (error instanceof GenerationError) {
       await fail(error.code, error.message);
-      // An input of the caller's that cannot be read says nothing of the channel: neither a failure nor
-      // a working answer (which would close a half-open circuit) is counted for it.
-      if (error.code !== 'input_unavailable') await this.#record({ kind: 'refused', error: error.message });
+      // An input of the caller's that cannot be read, or a refusal before any call reached the provider,
+      // says nothing of the channel: neither a failure nor a working answer (which would close a half-open
+      // circuit) is counted for it.
+      if (error.code !== 'input_unavailable' && !this.#refusedBeforeCall)
+        await this.#record({ kind: 'refused', error: error.message });
       return;
     }
     if (error instanceof ChannelBusy && this.#channel !== null) {

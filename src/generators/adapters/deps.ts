@@ -3,6 +3,7 @@
  * the provider sees them and input bytes (input-files.ts), and callback addresses (CONTRACT §6, §11;
  * PROVIDERS.md "Rules for every adapter").
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readCapped } from '../../lib/index.ts';
 import { FetchError, type LookupFn } from '../../media/index.ts';
 import { GeneratorTransientError } from '../generator.ts';
@@ -31,6 +32,30 @@ export const UPSTREAM_CALL_MS = 30_000;
  */
 function answerCap(maxOutputBytes: number): number {
   return Math.ceil(maxOutputBytes / 3) * 4 + 1024 * 1024;
+}
+
+/**
+ * Whether the calls made inside `run` reached for a provider's API: a run's create that fails before any
+ * call (settings or records the provider cannot take) says nothing of the channel's health, unlike an
+ * answer of the provider (CONTRACT §11: the trial run that closes a circuit is one the provider answered).
+ */
+export class UpstreamTrace {
+  static readonly #scope = new AsyncLocalStorage<UpstreamTrace>();
+  #reached = false;
+
+  get reached(): boolean {
+    return this.#reached;
+  }
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    return UpstreamTrace.#scope.run(this, fn);
+  }
+
+  /** Marks the trace of the current run, if any: a call to the provider's API is under way. */
+  static mark(): void {
+    const trace = UpstreamTrace.#scope.getStore();
+    if (trace) trace.#reached = true;
+  }
 }
 
 /** What every channel's deps share: the process's storage, uploads, callbacks and address rules. */
@@ -79,6 +104,7 @@ export function createAdapterDeps(channel: Channel, runtime: AdapterRuntime): Ad
   const transport = createTransport(channel, runtime);
   const http: UpstreamHttp = {
     async request(request) {
+      UpstreamTrace.mark();
       // The provider must never hold a callback address the service would refuse.
       await callbacks.settled();
       return transport.http.request(request);

@@ -17,6 +17,7 @@ export {
   MAX_OUTPUT_BYTES,
   type TransportOptions,
   UPSTREAM_CALL_MS,
+  UpstreamTrace,
 } from './deps.ts';
 export { createElevenLabsAdapter } from './elevenlabs/index.ts';
 export { artifactOfLink, type StoredArtifact } from './input-files.ts';
