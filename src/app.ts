@@ -52,6 +52,16 @@ import { installRequestTelemetry, lazyChildLogger } from './observability/index.
 import { AttemptLimiter, DEFAULT_LOGIN_LIMITS, ExpiringMarks } from './people/index.ts';
 import { consolePort, webRoutes } from './web/index.ts';
 
+/**
+ * The policy of the Swagger UI pages at `/docs`: the plugin's own (`staticCSP: true`) refused the inline
+ * styles Swagger UI applies (a console error on every load) and asked browsers to upgrade every load to
+ * https, which breaks the page of a service served over plain http on a host name. Everything is served
+ * from this origin; only styles may be inline (Swagger UI sets them from its scripts), never scripts.
+ */
+const DOCS_CSP =
+  "default-src 'self'; base-uri 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; " +
+  "object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'";
+
 /** Builds the HTTP app without listening; `main.ts` listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const links = apiLinks(deps.config.publicBaseUrl);
@@ -108,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
   await app.register(swaggerUi, {
     routePrefix: '/docs',
-    staticCSP: true,
+    staticCSP: DOCS_CSP,
     transformSpecification: (whole) => publicDocument(whole as OpenApiDocument),
   });
 
