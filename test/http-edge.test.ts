@@ -11,6 +11,7 @@ function expectTableError(
 ): void {
   expectError(res, status, code);
   assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/, 'X-Request-Id');
+  assert.equal(res.headers['x-content-type-options'], 'nosniff', 'never sniffed into another type');
   assert.doesNotMatch(res.body, /FST_|statusCode|stack/, res.body);
 }
 

@@ -21,6 +21,7 @@ export function frameworkErrorHandler(
 ): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {
     reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
     request.lang = negotiateLang(queryLang(request.raw.url ?? ''), request.headers['accept-language']);
     const noSuchAddress = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
     const url = request.raw.url ?? '/';
@@ -74,6 +75,7 @@ export function clientErrorHandler(
           'Content-Type: application/json; charset=utf-8\r\n' +
           `Content-Length: ${Buffer.byteLength(body)}\r\n` +
           `X-Request-Id: ${requestId}\r\n` +
+          'X-Content-Type-Options: nosniff\r\n' +
           'Connection: close\r\n\r\n' +
           body,
       );

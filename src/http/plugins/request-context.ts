@@ -13,8 +13,9 @@ export function requestIdOf(req: RawRequestDefaultExpression): string {
 }
 
 /**
- * X-Request-Id on every response and the message language of every request (CONTRACT §8). An HTTP/1.1
- * request without Host (RFC 9112 §3.2) is refused here, as Node would, but in the error table's shape.
+ * X-Request-Id and `X-Content-Type-Options: nosniff` on every response and the message language of every
+ * request (CONTRACT §8). An HTTP/1.1 request without Host (RFC 9112 §3.2) is refused here, as Node would,
+ * but in the error table's shape.
  */
 export function installRequestContext(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
@@ -22,6 +23,9 @@ export function installRequestContext(app: FastifyInstance): void {
   // A callback, not an async function: it runs on every request, and a promise per hook is measurable.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    // No answer is to be read as another type than it says: a JSON error quoting the caller's text is
+    // never sniffed into HTML. (Pages and downloads set it too, with their own policies.)
+    reply.header('x-content-type-options', 'nosniff');
     const query = request.query as Record<string, unknown> | undefined;
     request.lang = negotiateLang(query?.lang, request.headers['accept-language']);
     if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
