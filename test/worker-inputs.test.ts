@@ -86,6 +86,44 @@ describe('inputs of queued tasks', () => {
     }
   });
 
+  test('an upload a library record holds past its expiry is still there when its task runs', async () => {
+    const clock = new ManualClock();
+    const t = await startTestApp({ clock, worker: false, env: { UPLOAD_RETENTION: '1h' } });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const photo = await upload(t, acct.key, await makePng(t.dir, 64, 64));
+      const element = await t.call(acct.key, 'POST', '/v1/models/video-elements/elements', {
+        name: 'Vase',
+        description: 'a vase',
+        tag: 'object',
+        image_urls: [photo.url],
+      });
+      assert.equal(element.statusCode, 201, element.body);
+      clock.advance(2 * HOUR_MS);
+      // The element keeps the upload live: its link works, and a task accepts it.
+      assert.equal((await t.app.inject({ method: 'GET', url: new URL(photo.url).pathname })).statusCode, 200);
+      const created = await t.call(acct.key, 'POST', '/v1/tasks', {
+        model: 'model-3d',
+        settings: { task_type: 'image_to_model', image_url: [photo.url], texture: false, pbr: false },
+      });
+      assert.equal(created.statusCode, 202, created.body);
+      t.container.worker.start();
+      // Past the check of its inputs the run starts (the manual clock keeps it running).
+      const started = () =>
+        t.container.db.db
+          .selectFrom('tasks')
+          .select(['status', 'error_code'])
+          .where('id', '=', created.json().id)
+          .executeTakeFirstOrThrow();
+      let task = await started();
+      for (; task.status === 'queued'; task = await started())
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(task.status, 'running', String(task.error_code));
+    } finally {
+      await t.close();
+    }
+  });
+
   test('a result file whose files expire while its task waits fails the task with input_unavailable', async () => {
     const t = await startTestApp();
     try {
