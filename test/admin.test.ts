@@ -210,6 +210,33 @@ describe('operator API (CONTRACT §9)', () => {
     assert.deepEqual((await services.admin.keys(id))[0]?.models, ['music', 'image']);
   });
 
+  test('the command line refuses arguments past what a command takes, before doing anything', async () => {
+    const services = t.container.services;
+    const { id } = (await t.admin('POST', '/admin/v1/accounts', { name: 'Surplus' })).json();
+    const first = (await t.admin('POST', `/admin/v1/accounts/${id}/keys`, {})).json();
+    const second = (await t.admin('POST', `/admin/v1/accounts/${id}/keys`, {})).json();
+    // `keys revoke A B` revoked A only and exited 0, leaving B working while the operator thought it gone.
+    for (const [positionals, options] of [
+      [['keys', 'revoke', first.id, second.id], {}],
+      [['credit', id, 'extra'], { amount: '100', reference: 'surplus' }],
+      [['accounts', 'get', id, 'extra'], {}],
+      [['accounts', 'create', 'extra'], { name: 'Extra' }],
+      [['models', 'set', 'music', 'image'], { available: 'false' }],
+      [['channels', 'list', 'extra'], {}],
+    ] as const) {
+      await assert.rejects(
+        runAdminCommand(services, positionals, options),
+        (error: unknown) => error instanceof UsageError && /unexpected argument/.test(error.message),
+        positionals.join(' '),
+      );
+    }
+    for (const key of [first, second])
+      assert.equal((await t.call(key.key, 'GET', '/v1/me')).statusCode, 200, 'no key was revoked');
+    assert.equal((await t.admin('GET', `/admin/v1/accounts/${id}`)).json().balance_minor, 0);
+    const music = (await t.call(first.key, 'GET', '/v1/models/music')).json();
+    assert.equal(music.available, true, 'the model was left as it was');
+  });
+
   test('issues keys shown once with their restrictions', async () => {
     const { id } = (await t.admin('POST', '/admin/v1/accounts', { name: 'Keys' })).json();
     const res = await t.admin('POST', `/admin/v1/accounts/${id}/keys`, {

@@ -44,6 +44,24 @@ function bool(value: string | undefined, what: string): boolean {
 }
 
 /**
+ * The positionals each command takes, its own words included: one more (a second KEY_ID or ACCOUNT_ID) is
+ * refused, never dropped unseen.
+ */
+const MOST_POSITIONALS: Readonly<Record<string, number>> = {
+  'accounts create': 2,
+  'accounts get': 3,
+  'accounts find': 2,
+  'accounts email': 3,
+  credit: 2,
+  ledger: 2,
+  'keys create': 3,
+  'keys revoke': 3,
+  'models set': 3,
+  'channels list': 2,
+  'channels set': 3,
+};
+
+/**
  * Runs one operator command against the same AdminService as the operator API; returns what to print.
  * Holds no logic of its own beyond reading arguments.
  */
@@ -56,6 +74,9 @@ export async function runAdminCommand(
   const [group, action, target] = positionals;
   // `credit` and `ledger` take the account right after them: without it, say what is missing.
   if ((group === 'credit' || group === 'ledger') && action === undefined) need(action, 'ACCOUNT_ID');
+  const most = MOST_POSITIONALS[group === 'credit' || group === 'ledger' ? group : `${group} ${action}`];
+  if (most !== undefined && positionals.length > most)
+    throw new UsageError(`unexpected argument "${positionals[most]}"`);
   switch (`${group} ${action ?? ''}`.trim()) {
     case 'accounts create':
       return admin.createAccount(need(options.name, '--name'));
