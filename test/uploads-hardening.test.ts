@@ -88,6 +88,22 @@ describe('upload hardening', () => {
     expectError(await upload(acct.key, Buffer.from('{"a":1}'), 'application/json'), 422, 'file_type');
   });
 
+  test('a Content-Type that is no media type is refused with advice for an upload, not for JSON', async () => {
+    const acct = await t.account();
+    const png = fs.readFileSync(await makePng(t.dir, 12, 10));
+    for (const type of ['bogus', 'image/', ';']) {
+      const res = await upload(acct.key, png, type);
+      expectError(res, 422, 'invalid_request');
+      const message = res.json().error.message as string;
+      assert.doesNotMatch(message, /JSON/, `${type}: ${message}`);
+      assert.match(message, /multipart\/form-data/, `${type}: ${message}`);
+    }
+    // Other routes keep their advice to send JSON.
+    const task = await t.call(acct.key, 'POST', '/v1/tasks', '{}', { 'content-type': 'bogus' });
+    expectError(task, 422, 'invalid_request');
+    assert.match(task.json().error.message, /application\/json/);
+  });
+
   test('[10.15] a 90 MB JSON-typed upload streams: the heap does not grow with the body', async () => {
     const acct = await t.account();
     const png = fs.readFileSync(await makePng(t.dir, 16, 16));

@@ -80,6 +80,15 @@ function fromFramework(error: FastifyError, request: FastifyRequest, links: ApiL
         ),
       );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      // An upload takes any media type (its content is what counts), but not a header that is none.
+      if (request.routeOptions.url === '/v1/files') {
+        return errors.invalidRequest(
+          both(
+            'The Content-Type header is not a media type: send the file with its own type (image/png, audio/mpeg, …) or as multipart/form-data with a part named "file".',
+            'Заголовок Content-Type — не тип данных: передайте файл с его типом (image/png, audio/mpeg, …) или как multipart/form-data с частью «file».',
+          ),
+        );
+      }
       return errors.invalidRequest(
         both(
           'Send the body as JSON with Content-Type: application/json.',
