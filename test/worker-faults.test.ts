@@ -6,8 +6,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MINUTE_MS } from '../src/config.ts';
 import { GeneratorTransientError, SIM_MARKERS } from '../src/generators/index.ts';
+import { FLAKY_FAILURES } from '../src/generators/simulator/simulator.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { StorageError } from '../src/storage/index.ts';
+import { testChannels } from './channel-adapters.ts';
 import { balances, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
 import { body3d, FakeGenerator, FaultyStore, statusOf, until, workerOf } from './worker-kit.ts';
 
@@ -96,6 +98,26 @@ describe('generator faults', () => {
       assert.equal(done.status, 'succeeded', JSON.stringify(done.error));
       const job = await t.container.db.db.selectFrom('jobs').selectAll().execute();
       assert.deepEqual(job, []);
+      assert.equal((await balances(t, acct.id)).balance_minor, 10_000 - 1500);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('[sim:flaky] on a simulator channel: the failed creates show on the channel and the task succeeds', async () => {
+    // On a channel each retry is a new run under a new run key: counted per run key, every create of the
+    // task was its run's first and failed, until the task ended `generation_failed` after its attempts.
+    const t = await startTestApp({
+      channels: testChannels([{ name: 'sim-fast', provider: 'simulator', models: ['model-3d'] }]),
+    });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const id = (await t.call(acct.key, 'POST', '/v1/tasks', body3d(`x ${SIM_MARKERS.flaky}`))).json().id;
+      const done = await waitForFinal(t, acct.key, id, 30_000);
+      assert.equal(done.status, 'succeeded', JSON.stringify(done.error));
+      const channel = (await t.container.services.channels.views()).find((c) => c.name === 'sim-fast');
+      assert.equal(channel?.failed, FLAKY_FAILURES);
+      assert.match(String(channel?.last_error), /simulated 429/);
       assert.equal((await balances(t, acct.id)).balance_minor, 10_000 - 1500);
     } finally {
       await t.close();

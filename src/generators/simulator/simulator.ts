@@ -25,7 +25,7 @@ export const SIM_MARKERS = {
   flaky: '[sim:flaky]',
 } as const;
 
-/** Transient failures `[sim:flaky]` gives per call kind and run before answering. */
+/** Transient failures `[sim:flaky]` gives before answering: `create` per task, `status` per run. */
 export const FLAKY_FAILURES = 2;
 
 type Outcome = 'succeed' | 'fail' | 'refuse' | 'hang';
@@ -63,8 +63,8 @@ export class Simulator implements Generator {
   readonly #callLog: string | null;
   readonly #renderer: RenderPool;
   /**
-   * Failures `[sim:flaky]` has given so far, by call kind and run key. In memory: a restart only means a
-   * few more 429s, which is what a flaky provider looks like anyway.
+   * Failures `[sim:flaky]` has given so far, by call kind and task or run key. In memory: a restart only
+   * means a few more 429s, which is what a flaky provider looks like anyway.
    */
   readonly #flakyFailures = new Map<string, number>();
 
@@ -83,7 +83,9 @@ export class Simulator implements Generator {
 
   async create(request: GenerationRequest, run: RunStart): Promise<string> {
     const handle = this.#handleOf(request, run);
-    if (handle.flaky) this.#flake('create', run.key);
+    // Counted per task: on a channel every retry is a new run under a new key, so a count per run key
+    // would fail every create of the task, never the first few.
+    if (handle.flaky) this.#flake('create', request.taskId);
     // One line per started run: several processes append to one file, so duplicate runs can be counted.
     if (this.#callLog) fs.appendFileSync(this.#callLog, `${request.taskId}\n`);
     return JSON.stringify(handle);
@@ -114,7 +116,7 @@ export class Simulator implements Generator {
     };
   }
 
-  /** Throws a 429-like error for the first FLAKY_FAILURES calls of this kind and run. */
+  /** Throws a 429-like error for the first FLAKY_FAILURES calls of this kind and task (`create`) or run. */
   #flake(call: 'create' | 'status', key: string): void {
     const id = `${call}:${key}`;
     const failures = this.#flakyFailures.get(id) ?? 0;
