@@ -365,6 +365,59 @@ describe('logs (CONTRACT §15)', () => {
     }
   });
 
+  test('an upload whose client leaves mid-body gets its line (499) and its series', async () => {
+    const captured = new Captured();
+    const t = await startTestApp({
+      env: { LOG_LEVEL: 'info', METRICS_TOKEN },
+      logDestination: captured,
+      worker: false,
+    });
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (t.app.server.address() as { port: number }).port;
+      const a = await t.account();
+      const png = fs.readFileSync(await makePng(t.dir, 16, 16));
+      const lineOf = (requestId: string) =>
+        captured.lines().filter((l) => l.requestId === requestId && l.status);
+      for (const [requestId, type, head] of [
+        ['left-raw-upload', 'image/png', ''],
+        [
+          'left-multipart-upload',
+          'multipart/form-data; boundary=b',
+          '--b\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n',
+        ],
+      ] as const) {
+        const socket = net.connect(port, '127.0.0.1');
+        await new Promise((resolve) => socket.once('connect', resolve));
+        socket.write(
+          `POST /v1/files HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.key}\r\n` +
+            `X-Request-Id: ${requestId}\r\nContent-Type: ${type}\r\nContent-Length: 500000\r\n\r\n${head}`,
+        );
+        socket.write(png);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        socket.destroy();
+        for (let i = 0; i < 100 && lineOf(requestId).length === 0; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        // The handler ends after its client left; nothing of its makes a second line.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const lines = lineOf(requestId);
+        assert.equal(lines.length, 1, requestId);
+        assert.equal(lines[0]?.status, 499);
+        assert.equal(lines[0]?.route, '/v1/files');
+        assert.equal(lines[0]?.msg, 'request closed by the client');
+      }
+      const metrics = await t.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      assert.match(metrics.body, /http_requests_total\{[^}]*route="\/v1\/files"[^}]*status="499"[^}]*\} 2/);
+    } finally {
+      await t.close();
+    }
+  });
+
   test("a signed-in person's dashboard pages name the account in their lines", async () => {
     const captured = new Captured();
     const t = await startTestApp({ worker: false, env: { LOG_LEVEL: 'info' }, logDestination: captured });

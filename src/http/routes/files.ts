@@ -16,6 +16,7 @@ import {
   storedEtag,
 } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
+import { clientGone } from '../waiting.ts';
 import { errorResponses, errorSchema, pathParam } from './schemas.ts';
 
 /** Room for a multipart body's boundaries and part headers beside its file. */
@@ -116,6 +117,8 @@ async function uploadRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {
       },
     },
     async (request, reply) => {
+      // A client that leaves mid-body gets no answer, so no onResponse: its line and series say 499.
+      clientGone(reply);
       // A body declared larger than any upload may be is refused before a byte of it is read.
       const declared = Number(request.headers['content-length']);
       const ceiling = MAX_UPLOAD_BYTES + (request.isMultipart() ? MULTIPART_ROOM : 0);
