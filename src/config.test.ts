@@ -65,6 +65,8 @@ test('bad values stop the start with an error naming the variable', () => {
     [{ METRICS_PORT: '9100' }, /METRICS_PORT needs METRICS_TOKEN/],
     [{ PUBLIC_BASE_URL: 'https://user:pass@example.com' }, /PUBLIC_BASE_URL/],
     [{ PUBLIC_BASE_URL: 'https://example.com/base?x=1' }, /PUBLIC_BASE_URL/],
+    [{ PUBLIC_BASE_URL: 'https://example.com/gta' }, /PUBLIC_BASE_URL must be an origin without a path/],
+    [{ PUBLIC_BASE_URL: 'https://example.com/gta/' }, /PUBLIC_BASE_URL/],
     [{ SMTP_URL: 'smtp://' }, /SMTP_URL/],
     [{ WEBHOOK_RETRY_SCHEDULE: '50ms' }, /WEBHOOK_RETRY_SCHEDULE/],
     [{ TRUST_PROXY: 'true' }, /TRUST_PROXY/],

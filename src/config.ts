@@ -208,6 +208,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     'PUBLIC_BASE_URL',
     `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
   );
+  // The service answers at the root of its origin: its pages call /v1/… and its own links are recognised
+  // by /files/… and /v1/tasks/… paths. Behind a path prefix they would point past it and be read as
+  // outside addresses, so a prefix is refused here rather than half working.
+  if (new URL(publicBaseUrl).pathname.replace(/\/+$/, '') !== '') {
+    throw new ConfigError(
+      `PUBLIC_BASE_URL must be an origin without a path (the service is served at its root), got "${publicBaseUrl}"`,
+    );
+  }
   const databaseUrl = env.DATABASE_URL?.trim() || `sqlite:${path.join(dataDir, 'service.db')}`;
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or sqlite:');
