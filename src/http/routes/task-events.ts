@@ -27,7 +27,8 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
         operationId: 'streamTaskEvents',
         summary: "A task's changes as Server-Sent Events",
         description:
-          '`event: task` on connect and on every change of status or progress (`id:` increases per task), then `event: done` with the final task, and the stream ends. Send `Last-Event-ID` to resume. A comment line every 15 s keeps proxies open.',
+          '`event: task` on connect and on every change of status or progress (`id:` increases per task), then `event: done` with the final task, and the stream ends. Send `Last-Event-ID` to resume. ' +
+          `A comment line every ${heartbeatMs / 1000} s (STREAM_HEARTBEAT) keeps proxies open.`,
         params: z.object({ id: pathParam }),
         // Any value: one that is not ours restarts the stream (WHATWG leaves the id to the server).
         headers: z.object({ 'last-event-id': z.string().optional() }),
