@@ -66,6 +66,8 @@ test('bad values stop the start with an error naming the variable', () => {
     [{ PUBLIC_BASE_URL: 'https://user:pass@example.com' }, /PUBLIC_BASE_URL/],
     [{ PUBLIC_BASE_URL: 'https://example.com/base?x=1' }, /PUBLIC_BASE_URL/],
     [{ PUBLIC_BASE_URL: 'https://example.com/gta' }, /PUBLIC_BASE_URL must be an origin without a path/],
+    [{ PORT: '0x50' }, /PORT must be an integer/],
+    [{ PORT: '8e3' }, /PORT must be an integer/],
     [{ PUBLIC_BASE_URL: 'https://example.com/gta/' }, /PUBLIC_BASE_URL/],
     [{ SMTP_URL: 'smtp://' }, /SMTP_URL/],
     [{ WEBHOOK_RETRY_SCHEDULE: '50ms' }, /WEBHOOK_RETRY_SCHEDULE/],

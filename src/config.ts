@@ -350,7 +350,8 @@ function streamHeartbeat(env: NodeJS.ProcessEnv): number {
 function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const text = env[name]?.trim();
   if (!text) return fallback;
-  const value = Number(text);
+  // Decimal digits only: Number() would also read `0x50` as 80 and `1e3` as 1000.
+  const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${text}"`);
   }
