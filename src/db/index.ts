@@ -1,4 +1,5 @@
 export { createDb, type Db, migrateToLatest } from './connect.ts';
+export { counterStore } from './counters.ts';
 export { type DialectCapabilities, notifyOnCommit, type Tx } from './dialect.ts';
 export { bumpEpoch, type EpochReader, epochReaderOf, KeptUntilEpoch } from './epochs.ts';
 export { isLockTimeout, isNulInText, isUniqueViolation, UniqueViolation } from './errors.ts';

@@ -1,11 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import {
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRes,
-} from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import { counterStore } from '../db/index.ts';
 
 /** Failed sign-ins allowed per window, per address and per e-mail. (Default: 10 per 15 minutes) */
 export interface LoginLimits {
@@ -41,16 +37,7 @@ export class AttemptLimiter {
 
   constructor(keyPrefix: string, limits: LoginLimits = DEFAULT_LOGIN_LIMITS, pgPool: pg.Pool | null = null) {
     this.#failures = limits.failures;
-    const options = { keyPrefix, points: limits.failures, duration: limits.windowSeconds };
-    this.#limiter = pgPool
-      ? new RateLimiterPostgres({
-          ...options,
-          storeClient: pgPool,
-          storeType: 'pool',
-          tableName: 'rate_limits',
-          tableCreated: true,
-        })
-      : new RateLimiterMemory(options);
+    this.#limiter = counterStore(keyPrefix, limits.failures, limits.windowSeconds, pgPool);
   }
 
   /**
@@ -90,16 +77,7 @@ export class ExpiringMarks {
   readonly #store: RateLimiterAbstract;
 
   constructor(keyPrefix: string, pgPool: pg.Pool | null = null) {
-    const options = { keyPrefix, points: 1, duration: 60 };
-    this.#store = pgPool
-      ? new RateLimiterPostgres({
-          ...options,
-          storeClient: pgPool,
-          storeType: 'pool',
-          tableName: 'rate_limits',
-          tableCreated: true,
-        })
-      : new RateLimiterMemory(options);
+    this.#store = counterStore(keyPrefix, 1, 60, pgPool);
   }
 
   /** Marks `key` for `seconds` (at least one). */

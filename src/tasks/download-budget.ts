@@ -9,12 +9,8 @@
  * kibibytes, so a 2,000 MB allowance stays far inside the table's integer points.
  */
 import type pg from 'pg';
-import {
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRes,
-} from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import { counterStore } from '../db/index.ts';
 import { type ApiError, errors } from '../errors.ts';
 
 /** How much the links of requests may make the server download. */
@@ -48,16 +44,7 @@ export class DownloadAllowance {
   constructor(limits: DownloadLimits, pgPool: pg.Pool | null = null) {
     this.#limits = limits;
     this.#points = Math.max(1, Math.floor(limits.accountBytesPerMinute / KIB));
-    const options = { keyPrefix: 'download-kib', points: this.#points, duration: WINDOW_SECONDS };
-    this.#perAccount = pgPool
-      ? new RateLimiterPostgres({
-          ...options,
-          storeClient: pgPool,
-          storeType: 'pool',
-          tableName: 'rate_limits',
-          tableCreated: true,
-        })
-      : new RateLimiterMemory(options);
+    this.#perAccount = counterStore('download-kib', this.#points, WINDOW_SECONDS, pgPool);
   }
 
   /**

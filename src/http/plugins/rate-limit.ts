@@ -1,11 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type pg from 'pg';
-import {
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterPostgres,
-  RateLimiterRes,
-} from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+import { counterStore } from '../../db/index.ts';
 import { errors } from '../../errors.ts';
 import type { RequestLimits } from '../types.ts';
 
@@ -27,17 +23,7 @@ export class RequestLimiter {
     this.#limits = limits;
     this.#policy = `"account";q=${limits.accountRequests};w=${limits.windowSeconds}`;
     const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract =>
-      pgPool
-        ? new RateLimiterPostgres({
-            storeClient: pgPool,
-            storeType: 'pool',
-            tableName: 'rate_limits',
-            tableCreated: true,
-            keyPrefix,
-            points,
-            duration,
-          })
-        : new RateLimiterMemory({ keyPrefix, points, duration });
+      counterStore(keyPrefix, points, duration, pgPool);
     const wrongKeyWindow = limits.wrongKeyWindowSeconds ?? limits.windowSeconds;
     this.#account = pgPool
       ? make('account', limits.accountRequests, limits.windowSeconds)
