@@ -155,6 +155,19 @@ describe('top-ups through YooKassa', () => {
       });
       assert.equal(res.statusCode, 400, `${payload}: ${res.body}`);
     }
+    // Its message speaks the request's language, as every refusal does (CONTRACT §8).
+    for (const [headers, message] of [
+      [{ 'accept-language': 'ru' }, 'Тело запроса — некорректный JSON.'],
+      [{}, 'The body is not valid JSON.'],
+    ] as const) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: NOTIFY,
+        payload: 'not json',
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+      assert.deepEqual(res.json(), { error: { code: 'invalid_request', message } });
+    }
     // No notification of YooKassa's is near 64 KB; a larger body is refused, its message naming the limit.
     const huge = await t.app.inject({
       method: 'POST',
@@ -199,7 +212,17 @@ describe('top-ups through YooKassa', () => {
     const { paymentId } = await topUp(acct.key, 3000);
     fake.succeed(paymentId);
     fake.failing = { status: 500, count: 1 };
-    assert.equal((await notify(fake.notification(paymentId))).statusCode, 500);
+    const failed = await t.app.inject({
+      method: 'POST',
+      url: `${NOTIFY}?lang=ru`,
+      payload: fake.notification(paymentId) as object,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(failed.statusCode, 500);
+    assert.deepEqual(failed.json().error, {
+      code: 'internal_error',
+      message: 'На нашей стороне произошла ошибка; повторите позже.',
+    });
     assert.deepEqual(await credits(acct.id), []);
     assert.equal((await notify(fake.notification(paymentId))).statusCode, 200);
     assert.deepEqual(await credits(acct.id, paymentId), [3000]);

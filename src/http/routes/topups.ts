@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { translate } from '../../i18n/index.ts';
 import { hasNul } from '../../lib/index.ts';
 import { isYookassaSender, TOPUP_MAX_MINOR, TOPUP_MIN_MINOR, TOPUP_PAGE } from '../../payments/index.ts';
 import { parseIdempotencyKey } from '../../tasks/index.ts';
@@ -168,6 +169,9 @@ export async function adminTopupRoutes(app: FastifyInstance, deps: AppDeps): Pro
 /** Notifications' bodies are small; anything larger is not YooKassa's. */
 const NOTIFICATION_LIMIT = 64 * 1024;
 
+/** The 400 of an unparsable notification, in the request's language as every refusal (CONTRACT §8). */
+const NOT_JSON = { en: 'The body is not valid JSON.', ru: 'Тело запроса — некорректный JSON.' } as const;
+
 /**
  * YooKassa's notifications (PROVIDERS.md §8): no credentials, so nothing in the body is trusted but
  * `object.id`, which is read back from YooKassa before anything moves. 200 whatever the effect (unknown,
@@ -188,9 +192,7 @@ export async function paymentNotificationRoutes(app: FastifyInstance, deps: AppD
       try {
         parsed = JSON.parse(Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '');
       } catch {
-        return reply
-          .code(400)
-          .send({ error: { code: 'invalid_request', message: 'The body is not valid JSON.' } });
+        return reply.code(400).send({ error: { code: 'invalid_request', message: NOT_JSON[request.lang] } });
       }
       const object = (parsed as { object?: { id?: unknown } } | null)?.object;
       // No payment id has a NUL (PostgreSQL refuses it in text, which would answer a forgery 500).
@@ -214,7 +216,9 @@ export async function paymentNotificationRoutes(app: FastifyInstance, deps: AppD
           { err: error, paymentId },
           'reading a notified payment back failed; YooKassa will resend',
         );
-        return reply.code(500).send({ error: { code: 'internal_error', message: 'Try again later.' } });
+        return reply
+          .code(500)
+          .send({ error: { code: 'internal_error', message: translate('internal_error', request.lang) } });
       }
       return { received: true };
     });
