@@ -83,6 +83,17 @@ test('Russian refusals name types in Russian and count with the right word form'
   ]);
 });
 
+test('a number read from text that is none is received as NaN in both languages, not as a number', () => {
+  const parsed = z
+    .object({ limit: z.coerce.number().int() })
+    .safeParse({ limit: 'abc' }, { reportInput: true });
+  assert.ok(!parsed.success);
+  assert.deepEqual(
+    violationsOf(parsed.error.issues, 'querystring.').map((v) => [v.field, v.en, v.ru]),
+    [['querystring.limit', 'Invalid input: expected number, received NaN', 'ожидается число, получено NaN']],
+  );
+});
+
 test('a union whose every branch refuses the type names all its types, in both languages', () => {
   const schema = z.object({ link: z.union([z.string(), z.array(z.string())]) });
   const of = (input: unknown): string[][] => {

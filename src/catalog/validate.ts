@@ -26,6 +26,8 @@ const RU_TYPES: Readonly<Record<string, string>> = {
 
 function ruTypeOfValue(value: unknown): string {
   if (value === null) return 'null';
+  // A number read from text that is none (`?limit=abc`): "число" would contradict "ожидается число".
+  if (Number.isNaN(value)) return 'NaN';
   if (Array.isArray(value)) return 'список';
   if (typeof value === 'boolean') return 'логическое значение';
   return RU_TYPES[typeof value] ?? typeof value;
