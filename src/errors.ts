@@ -288,20 +288,20 @@ export const errors = {
       },
     }),
   /** The links of one request are larger together than the server downloads for one request. */
-  downloadsTooLarge: (limit: string): ApiError =>
+  downloadsTooLarge: (limitMb: number): ApiError =>
     new ApiError('request_too_large', {
       detail: {
-        en: `The files linked by this request are larger than ${limit} together. Upload big files with POST /v1/files and send their direct links, which are read without a download.`,
-        ru: `Файлы по ссылкам этого запроса вместе больше ${limit}. Загрузите большие файлы через POST /v1/files и передайте их прямые ссылки — они читаются без скачивания.`,
+        en: `The files linked by this request are larger than ${limitMb} MB together. Upload big files with POST /v1/files and send their direct links, which are read without a download.`,
+        ru: `Файлы по ссылкам этого запроса вместе больше ${limitMb} МБ. Загрузите большие файлы через POST /v1/files и передайте их прямые ссылки — они читаются без скачивания.`,
       },
     }),
   /** The account's requests made the server download its per-minute allowance already. */
-  downloadAllowanceSpent: (retryAfterSeconds: number, limit: string): ApiError =>
+  downloadAllowanceSpent: (retryAfterSeconds: number, limitMb: number): ApiError =>
     new ApiError('rate_limited', {
       headers: retryAfter(retryAfterSeconds),
       detail: {
-        en: `The links of your requests made the server download ${limit} in the last minute; retry after the time in Retry-After, or upload the files with POST /v1/files and send their direct links.`,
-        ru: `По ссылкам ваших запросов сервер уже скачал ${limit} за последнюю минуту; повторите после времени из Retry-After или загрузите файлы через POST /v1/files и передайте их прямые ссылки.`,
+        en: `The links of your requests made the server download ${limitMb} MB in the last minute; retry after the time in Retry-After, or upload the files with POST /v1/files and send their direct links.`,
+        ru: `По ссылкам ваших запросов сервер уже скачал ${limitMb} МБ за последнюю минуту; повторите после времени из Retry-After или загрузите файлы через POST /v1/files и передайте их прямые ссылки.`,
       },
     }),
   tooManyActive: (model: string, limit: number, retryAfterSeconds = 5): ApiError =>

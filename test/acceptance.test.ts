@@ -175,6 +175,10 @@ describe('downloads have a total time and byte budget', () => {
     const price = await t.call(acct.key, 'POST', '/v1/price', big);
     expectError(price, 413, 'request_too_large');
     assert.match(price.json().error.message, /1 MB/);
+    // The unit is in the request's language, as the rest of the message.
+    const priceRu = await t.call(acct.key, 'POST', '/v1/price?lang=ru', big);
+    expectError(priceRu, 413, 'request_too_large');
+    assert.match(priceRu.json().error.message, /больше 1 МБ\./);
     expectError(await t.call(acct.key, 'POST', '/v1/tasks', big), 413, 'request_too_large');
     const ok = await t.call(
       acct.key,
@@ -202,6 +206,15 @@ describe('downloads have a total time and byte budget', () => {
         assert.match(res.json().error.message, /4 MB/);
       }
     }
+    const ru = await t.call(
+      acct.key,
+      'POST',
+      '/v1/price',
+      photo(`${files.base}/big/${Math.round(0.9 * MB)}.png?n=ru`),
+      { 'accept-language': 'ru' },
+    );
+    expectError(ru, 429, 'rate_limited');
+    assert.match(ru.json().error.message, /скачал 4 МБ за последнюю минуту/);
     assert.deepEqual(answers.slice(0, 2), [200, 200], String(answers));
     assert.equal(answers.at(-1), 429, String(answers));
     // Another account is not affected.

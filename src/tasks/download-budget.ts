@@ -32,7 +32,8 @@ const MIB = 1024 * KIB;
 const CHARGE_STEP_BYTES = MIB;
 const WINDOW_SECONDS = 60;
 
-const mb = (bytes: number): string => `${Math.round(bytes / MIB)} MB`;
+/** Whole megabytes of a limit; the refusal writes the unit in the request's language (MB, МБ). */
+const mb = (bytes: number): number => Math.round(bytes / MIB);
 
 /** Opens a budget per request and keeps each account's allowance per minute. */
 export class DownloadAllowance {
