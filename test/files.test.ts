@@ -510,6 +510,18 @@ describe('URL settings use uploads and safe downloads', () => {
       expectError(res, 422, 'invalid_settings');
       assert.match(res.json().error.message, /settings\.image_url/);
     }
+    // Russian messages say why in Russian, not with the reason's English code.
+    for (const [url, why] of [
+      [`${base}/missing.png`, 'сервер ответил ошибкой'],
+      ['http://10.1.2.3/x.png', 'его узел — частный, локальный или служебный адрес'],
+    ] as const) {
+      const res = await t.call(acct.key, 'POST', '/v1/price?lang=ru', photoTask(url));
+      expectError(res, 422, 'invalid_settings');
+      assert.equal(
+        res.json().error.message,
+        `settings.image_url.0: файл по адресу ${url} недоступен: ${why}`,
+      );
+    }
     assert.equal((await balances(t, acct.id)).held_minor, 0);
   });
 

@@ -9,7 +9,7 @@ import type { InputFile, InputRule, MediaFormat, ModeInputs, ModeSpec } from '..
 import { type ApiError, errors } from '../errors.ts';
 import type { UploadService } from '../files/index.ts';
 import { exactSeconds, makeTempFolder } from '../lib/index.ts';
-import { FetchError, fetchToFile, inspectFile } from '../media/index.ts';
+import { FetchError, type FetchFailure, fetchToFile, inspectFile } from '../media/index.ts';
 import { type ArtifactInputDeps, probeArtifactLink } from './artifact-inputs.ts';
 import type { DownloadAllowance } from './download-budget.ts';
 
@@ -86,6 +86,20 @@ export interface ProbeBudget {
   meter?: (bytes: number) => Promise<void>;
 }
 
+/**
+ * Why a link could not be read, as the Russian message says it; the English one names the reason's code.
+ * `too_large` and `empty` have refusals of their own and are listed for completeness.
+ */
+const RU_FETCH_FAILURES: Readonly<Record<FetchFailure, string>> = {
+  blocked: 'его узел — частный, локальный или служебный адрес',
+  unreachable: 'узел не найден или не принимает соединения',
+  timeout: 'узел не ответил вовремя',
+  bad_status: 'сервер ответил ошибкой',
+  bad_url: 'это не адрес http(s)',
+  too_large: 'файл слишком большой',
+  empty: 'файл пуст',
+};
+
 function unreadable(target: ProbeTarget, en: string, ru: string): ApiError {
   const detail = { en: `${target.label}: ${en}`, ru: `${target.label}: ${ru}` };
   return target.invalid === 'request' ? errors.invalidRequest(detail) : errors.invalidSettings(detail);
@@ -119,7 +133,7 @@ async function probeRemote(url: string, target: ProbeTarget, deps: InputResolver
       throw unreadable(
         target,
         `the file at ${url} cannot be read (${error.reason})`,
-        `файл по адресу ${url} недоступен (${error.reason})`,
+        `файл по адресу ${url} недоступен: ${RU_FETCH_FAILURES[error.reason]}`,
       );
     }
     const inspected = await inspectFile(fetched.path, fetched.sizeBytes);
