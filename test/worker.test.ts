@@ -257,6 +257,9 @@ describe('GET /v1/tasks', () => {
       const empty = await t.call(acct.key, 'GET', '/v1/tasks?limit=&model=');
       assert.equal(empty.statusCode, 200, empty.body);
       assert.equal(empty.json().tasks.length, 5);
+      const emptyStatus = await t.call(acct.key, 'GET', '/v1/tasks?status=&model=');
+      assert.equal(emptyStatus.statusCode, 200, emptyStatus.body);
+      assert.equal(emptyStatus.json().tasks.length, 5);
       expectError(await t.call(acct.key, 'GET', '/v1/tasks?limit=+'), 422, 'invalid_request');
       expectError(await t.call(acct.key, 'GET', '/v1/tasks?limit=101'), 422, 'invalid_request');
       // A limit far past the bound is told the bound, not JavaScript's largest safe integer.

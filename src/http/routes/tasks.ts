@@ -214,7 +214,11 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         summary: "The caller's tasks, newest first",
         querystring: z.object({
           limit: pageLimit(100, 20),
-          status: z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled']).optional(),
+          // An empty `?status=` is no filter, as an empty `?model=` is (pageLimit).
+          status: z.preprocess(
+            (value) => (value === '' ? undefined : value),
+            z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled']).optional(),
+          ),
           model: z.string().optional(),
           cursor: z.string().max(200).optional(),
           lang: z.string().optional(),
