@@ -19,10 +19,10 @@ export class FileStore implements BlobStore {
 
   async put(key: string, body: Readable, options: { signal?: AbortSignal } = {}): Promise<BlobInfo> {
     const target = resolveInside(this.#root, key);
-    await fsp.mkdir(path.dirname(target), { recursive: true });
     const temp = `${target}.${uuidv7()}.part`;
+    const file = await this.#create(temp);
     try {
-      await pipeline(body, fs.createWriteStream(temp), { signal: options.signal });
+      await pipeline(body, fs.createWriteStream('', { fd: file }), { signal: options.signal });
       await fsp.rename(temp, target);
     } catch (error) {
       await fsp.rm(temp, { force: true });
@@ -30,6 +30,21 @@ export class FileStore implements BlobStore {
     }
     const stat = await fsp.stat(target);
     return { sizeBytes: stat.size };
+  }
+
+  /**
+   * Creates the file `temp` and its folders. A delete of the last file of a folder removes the folder
+   * (`delete`), which may happen between the `mkdir` and the open: the folder is made again then.
+   */
+  async #create(temp: string): Promise<FileHandle> {
+    for (let attempt = 1; ; attempt += 1) {
+      await fsp.mkdir(path.dirname(temp), { recursive: true });
+      try {
+        return await fsp.open(temp, 'wx');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw error;
+      }
+    }
   }
 
   /**
@@ -70,8 +85,22 @@ export class FileStore implements BlobStore {
     }
   }
 
+  /**
+   * Removes the file, then every folder above it that this leaves empty, up to the root: a task's
+   * `results/<task>/<run>/` would otherwise stay behind after its files expire, one inode each, forever.
+   * A folder still holding anything (another file, a write under way) is left as it is.
+   */
   async delete(key: string): Promise<void> {
-    await fsp.rm(resolveInside(this.#root, key), { force: true });
+    const file = resolveInside(this.#root, key);
+    await fsp.rm(file, { force: true });
+    for (let dir = path.dirname(file); dir !== this.#root && dir.startsWith(this.#root + path.sep); ) {
+      try {
+        await fsp.rmdir(dir);
+      } catch {
+        return;
+      }
+      dir = path.dirname(dir);
+    }
   }
 
   async ping(): Promise<void> {
