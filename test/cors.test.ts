@@ -57,6 +57,26 @@ describe('CORS on the API', () => {
     assert.equal(refused.headers['access-control-allow-origin'], '*');
   });
 
+  test('an address the router cannot read still passes its preflight and shows its 404', async () => {
+    const acct = await t.account();
+    for (const url of ['/v1/tasks/%E0%A4%A', `/v1/tasks/${'a'.repeat(1200)}`]) {
+      const preflight = await t.app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: { origin: ORIGIN, 'access-control-request-method': 'GET' },
+      });
+      assert.equal(preflight.statusCode, 204, url);
+      assert.equal(preflight.headers['access-control-allow-origin'], '*', url);
+      assert.match(String(preflight.headers['access-control-allow-headers']), /Authorization/, url);
+      const refused = await t.call(acct.key, 'GET', url, undefined, { origin: ORIGIN });
+      expectError(refused, 404, 'not_found');
+      assert.equal(refused.headers['access-control-allow-origin'], '*', url);
+      assert.match(String(refused.headers['access-control-expose-headers']), /X-Request-Id/, url);
+    }
+    const plain = await t.call(acct.key, 'GET', '/v1/tasks/%E0%A4%A');
+    assert.equal(plain.headers['access-control-allow-origin'], undefined, 'no Origin, no CORS headers');
+  });
+
   test('without an Origin nothing changes: no CORS headers, OPTIONS is still 405 with Allow', async () => {
     const acct = await t.account();
     const listed = await t.call(acct.key, 'GET', '/v1/tasks');

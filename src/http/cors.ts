@@ -1,12 +1,12 @@
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * What a page of another origin may do with the API (CONTRACT §16: the client kit runs in browsers). Keys
  * travel in `Authorization`, never in cookies, so any origin may call it: a page learns nothing it was
  * not given the key for, and no credentials are allowed (`Access-Control-Allow-Credentials` is never sent).
  */
-const API_CORS: FastifyCorsOptions = {
+const API_CORS = {
   origin: '*',
   methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
   // What the client kit and a waiting or resuming caller send.
@@ -39,7 +39,7 @@ const API_CORS: FastifyCorsOptions = {
     'ETag',
   ],
   maxAge: 600,
-};
+} satisfies FastifyCorsOptions;
 
 /** Nothing for the dashboard, the console and the rest: their pages are served from this origin only. */
 const NO_CORS: FastifyCorsOptions = { origin: false };
@@ -52,9 +52,32 @@ const NO_CORS: FastifyCorsOptions = { origin: false };
  */
 export async function installCors(app: FastifyInstance): Promise<void> {
   await app.register(cors, {
-    delegator: (request, callback) => {
-      const api = request.headers.origin !== undefined && request.url.startsWith('/v1/');
-      callback(null, api ? API_CORS : NO_CORS);
-    },
+    delegator: (request, callback) => callback(null, isApiCall(request) ? API_CORS : NO_CORS),
   });
+}
+
+/** A page of another origin calling the API. */
+function isApiCall(request: FastifyRequest): boolean {
+  return request.headers.origin !== undefined && (request.raw.url ?? request.url).startsWith('/v1/');
+}
+
+/**
+ * The plugin's headers for a request no hook sees: the router refuses a path it cannot read (bad
+ * percent-encoding, a parameter over its length) before the plugin runs (framework-errors.ts). A page
+ * of another origin must still pass the preflight of such an address and read its 404, as it does for
+ * any other address nobody serves. True for a preflight, which the caller answers 204 as the plugin does.
+ */
+export function corsOutsideRouter(request: FastifyRequest, reply: FastifyReply): boolean {
+  if (!isApiCall(request)) return false;
+  reply.header('access-control-allow-origin', API_CORS.origin);
+  if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
+    reply.headers({
+      'access-control-allow-methods': API_CORS.methods.join(', '),
+      'access-control-allow-headers': API_CORS.allowedHeaders.join(', '),
+      'access-control-max-age': String(API_CORS.maxAge),
+    });
+    return true;
+  }
+  reply.header('access-control-expose-headers', API_CORS.exposedHeaders.join(', '));
+  return false;
 }

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } fr
 import { type ApiError, errors } from '../errors.ts';
 import { negotiateLang, translate } from '../i18n/index.ts';
 import { type Metrics, observeRefusedRequest, UNMATCHED_ROUTE } from '../observability/index.ts';
+import { corsOutsideRouter } from './cors.ts';
 import { sendError } from './error-handler.ts';
 import { type ApiLinks, isPageVisit, type NotFoundPage, notFoundAt } from './not-found.ts';
 
@@ -23,6 +24,11 @@ export function frameworkErrorHandler(
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     request.lang = negotiateLang(queryLang(request.raw.url ?? ''), request.headers['accept-language']);
+    if (corsOutsideRouter(request, reply)) {
+      observeRefusedRequest(metrics, request, reply);
+      void reply.code(204).send();
+      return;
+    }
     const noSuchAddress = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH';
     const url = request.raw.url ?? '/';
     const page = pages.page;
