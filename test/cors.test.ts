@@ -55,6 +55,12 @@ describe('CORS on the API', () => {
     const refused = await t.app.inject({ method: 'GET', url: '/v1/tasks', headers: { origin: ORIGIN } });
     expectError(refused, 401, 'invalid_api_key');
     assert.equal(refused.headers['access-control-allow-origin'], '*');
+    // The reference puts a 405's allowed methods in Allow, which a page reads only when it is exposed.
+    const wrongMethod = await t.call(acct.key, 'DELETE', '/v1/tasks', undefined, { origin: ORIGIN });
+    expectError(wrongMethod, 405, 'method_not_allowed');
+    assert.equal(wrongMethod.headers.allow, 'GET, HEAD, POST');
+    const readable = String(wrongMethod.headers['access-control-expose-headers']).toLowerCase().split(/,\s*/);
+    assert.ok(readable.includes('allow'), 'Allow is exposed');
   });
 
   test('an address the router cannot read still passes its preflight and shows its 404', async () => {

@@ -23,11 +23,12 @@ const API_CORS = {
     'If-None-Match',
     'X-Request-Id',
   ],
-  // What a caller reads back: request ids for support, the limits' headers to pace itself, replays,
-  // ranges and file names of downloads.
+  // What a caller reads back: request ids for support, the limits' headers to pace itself, the methods
+  // a 405 allows, replays, ranges and file names of downloads.
   exposedHeaders: [
     'X-Request-Id',
     'Retry-After',
+    'Allow',
     'RateLimit',
     'RateLimit-Policy',
     'Idempotent-Replayed',
