@@ -104,6 +104,14 @@ test('each schema bound is checked, in the page language', () => {
   assert.deepEqual(checkValue('t', { type: 'string', minLength: 2 }, 'a', true, en), [
     'T: at least 2 characters.',
   ]);
+  // Characters are counted as the API counts them: an emoji is one (two UTF-16 units).
+  assert.deepEqual(checkValue('t', { type: 'string', maxLength: 3 }, '😀😀😀', true, en), []);
+  assert.deepEqual(checkValue('t', { type: 'string', maxLength: 3 }, '😀😀😀😀', true, en), [
+    'T: at most 3 characters.',
+  ]);
+  assert.deepEqual(checkValue('t', { type: 'string', minLength: 2 }, '😀', true, en), [
+    'T: at least 2 characters.',
+  ]);
   assert.deepEqual(checkValue('face_limit', { type: 'integer', minimum: 48 }, 10, false, en), [
     'Face limit: at least 48.',
   ]);

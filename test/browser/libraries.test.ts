@@ -317,6 +317,20 @@ describe('libraries pages in the browser', () => {
     assert.equal(await alert.isHidden(), true);
   });
 
+  test('a name of emoji as long as the API takes is typed whole and makes its record', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/libraries/image/styles/new`);
+    // 100 characters for the API (code points), 200 UTF-16 units for the browser.
+    const name = '🎨'.repeat(100);
+    const field = page.getByLabel('Name', { exact: true });
+    await field.fill(name);
+    assert.equal(await field.inputValue(), name, 'nothing cut while typing');
+    await pick(page, 'image_urls', picture);
+    await page.getByRole('button', { name: 'Create record' }).click();
+    await page.waitForURL(/\/libraries#record-/);
+    await page.locator('.record-name', { hasText: name }).waitFor();
+  });
+
   test('the list in Russian', async () => {
     const context = await newContext(browser, { acceptLanguage: 'ru' });
     try {

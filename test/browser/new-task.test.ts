@@ -285,6 +285,26 @@ describe('the new-task page in a browser', () => {
     assert.deepEqual(creations, []);
   });
 
+  test('a text of emoji as long as the API takes is typed whole, passes the checks and is priced', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=model-3d&mode=text_to_model`);
+    await page.locator('[data-path="prompt"]').fill('a chair');
+    // 255 characters for the API (code points), 510 UTF-16 units for the browser.
+    const text = '😀'.repeat(255);
+    const negative = page.locator('[data-path="negative_prompt"]');
+    await negative.fill(text);
+    assert.equal(await negative.inputValue(), text, 'nothing cut while typing');
+    assert.equal((await settledPrice(page)).state, 'ready');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.waitForURL(/\/tasks\/[0-9a-f-]+$/);
+    // One more is too long, said by the form before any call.
+    await page.goto(`${web.base}/new?model=model-3d&mode=text_to_model`);
+    await page.locator('[data-path="prompt"]').fill('a chair');
+    await negative.fill(`${text}😀`);
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.locator('#new-error').filter({ hasText: 'at most 255 characters' }).waitFor();
+  });
+
   test('no setting is a second `Model` or `Mode` control beside the choosers', async () => {
     const page = person.page;
     for (const model of ['music', 'video']) {

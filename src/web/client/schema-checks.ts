@@ -53,6 +53,13 @@ function say(words: Record<string, string>, key: string, field: string, n?: numb
   return (words[key] ?? key).replace('{field}', field).replace('{n}', n === undefined ? '' : String(n));
 }
 
+/** Characters as the API counts them (code points: an emoji is one), not UTF-16 units. */
+function characters(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
 function isLink(text: string): boolean {
   try {
     const url = new URL(text);
@@ -74,9 +81,9 @@ export function checkValue(
   if (value === undefined) return required ? [say(words, 'newCheckRequired', label)] : [];
   const problems: string[] = [];
   if (typeof value === 'string') {
-    if (schema.minLength !== undefined && value.length < schema.minLength)
+    if (schema.minLength !== undefined && characters(value) < schema.minLength)
       problems.push(say(words, 'newCheckShort', label, schema.minLength));
-    if (schema.maxLength !== undefined && value.length > schema.maxLength)
+    if (schema.maxLength !== undefined && characters(value) > schema.maxLength)
       problems.push(say(words, 'newCheckLong', label, schema.maxLength));
     if (schema.format === 'uri' && !isLink(value)) problems.push(say(words, 'newCheckUrl', label));
   }

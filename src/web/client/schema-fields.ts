@@ -210,8 +210,9 @@ export function stringControl(
 ): Control {
   const id = nextId();
   const long = (schema.maxLength ?? 0) > LONG_TEXT;
+  // No `maxlength`: browsers count it in UTF-16 units, so it would cut a text of emoji at half of what the
+  // API takes (it counts characters); the checks say a text that is too long instead.
   const attrs: Record<string, string> = { id, name: path, 'data-path': path };
-  if (schema.maxLength !== undefined) attrs.maxlength = String(schema.maxLength);
   const input = long ? el('textarea', { ...attrs, rows: '3' }) : el('input', { ...attrs, type: 'text' });
   const start = initial ?? schema.default;
   if (typeof start === 'string') input.value = start;

@@ -166,11 +166,13 @@ export function fieldControl(
   }
   const presets = decl.presets && name.endsWith('_id') ? decl.presets.map((p) => p.id) : null;
   const long = (s.maxLength ?? 0) > 200;
+  // No `maxlength`: browsers count it in UTF-16 units and would stop a text of emoji at half of what the
+  // API takes (it counts characters); the API's refusal of a longer one is said at the field.
   const control = long
     ? html`<textarea id=${id} name=${name} rows="3" data-type="string" required=${required}
-        minlength=${s.minLength} maxlength=${s.maxLength}>${typeof s.default === 'string' ? s.default : ''}</textarea>`
+        minlength=${s.minLength}>${typeof s.default === 'string' ? s.default : ''}</textarea>`
     : html`<input id=${id} type="text" name=${name} data-type="string" required=${required}
-        minlength=${s.minLength} maxlength=${s.maxLength} list=${presets ? `${id}-presets` : undefined}
+        minlength=${s.minLength} list=${presets ? `${id}-presets` : undefined}
         value=${typeof s.default === 'string' ? s.default : undefined} />`;
   return html`<div class="field"><label for=${id}>${label}</label>${control}
     ${presets ? html`<datalist id=${`${id}-presets`}>${presets.map((p) => html`<option value=${p} />`)}</datalist>` : null}
