@@ -309,6 +309,22 @@ describe('operator console', () => {
     assert.match(taken.body, /name="email"[^>]*value="taken-by-other@example\.com"/);
   });
 
+  test('Attach sent again once the account has an e-mail says why it was refused', async () => {
+    const browser = await signedIn(t);
+    const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Twice' })).json().id as string;
+    await browser.get(`/admin/accounts/${id}`);
+    const first = await browser.post(`/admin/accounts/${id}/email`, { email: 'twice@example.com' });
+    assert.equal(first.statusCode, 303);
+    // The same form sent again (a double click, a second tab): the account has its e-mail by now.
+    const again = await browser.post(`/admin/accounts/${id}/email`, { email: 'twice-other@example.com' });
+    assert.equal(again.statusCode, 409);
+    assert.match(again.body, /role="alert"[^>]*>Account &quot;[^&]+&quot; has an e-mail already\.</);
+    browser.cookies.set('lang', { value: 'ru', attributes: '' });
+    const ru = await browser.post(`/admin/accounts/${id}/email`, { email: 'twice-other@example.com' });
+    assert.equal(ru.statusCode, 409);
+    assert.match(ru.body, /role="alert"[^>]*>У аккаунта «[^»]+» уже есть эл\. почта\.</);
+  });
+
   test('models: switching one off takes it off /v1/models; the active tasks limit is saved', async () => {
     const browser = await signedIn(t);
     const customer = await t.account();

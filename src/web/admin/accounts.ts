@@ -126,7 +126,11 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
                   aria-describedby=${view.attachError ? 'attach-error' : undefined} />
                 <button type="submit">${w.adminAttachButton}</button>
               </form>`
-          : null
+          : // A refused Attach of an account that has an e-mail by now (the form sent twice, or from a page
+            // opened before): no form to show it in, so said here, never a silent 409.
+            view.attachError
+            ? html`<p class="error" role="alert" id="attach-error">${view.attachError}</p>`
+            : null
       }
       <h2>${w.keys}</h2>
       ${
