@@ -3,12 +3,13 @@
  * at their field"): the page comes back with the field `aria-invalid`, its accessible description the
  * message (right under it), the keyboard focus on it and what was typed still in it; a refusal of the
  * whole form stays in the alert above. Checked with chromium's own accessibility tree: sign-up (a bad
- * e-mail, a long password), settings (a wrong current password), Create key (a bad daily limit) and the
- * top-up's Amount, with and without scripts.
+ * e-mail, a long password), settings (a wrong current password), Create key (a bad daily limit), the
+ * top-up's Amount, with and without scripts, and the operator console's Credit and Attach forms.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { ADMIN_TOKEN } from '../helpers.ts';
 import { confirmedPerson, launchBrowser, newContext, startWebApp, type WebApp } from './kit.ts';
 
 interface Described {
@@ -193,5 +194,50 @@ describe('refusals at their field', () => {
     assert.equal(await amount.getAttribute('aria-describedby'), null);
     assert.equal(await scripted.locator('.field-problem').count(), 0);
     await person.context.close();
+  });
+  test('operator console: Credit and Attach say a refusal at `Amount`, `Reference` or `E-mail`', async () => {
+    const id = (await web.admin('POST', '/admin/v1/accounts', { name: 'Console form' })).json().id as string;
+    await web.admin('POST', `/admin/v1/accounts/${id}/credits`, { amount_minor: 500, reference: 'used' });
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${web.base}/admin/signin`);
+    await page.getByLabel('Token', { exact: true }).fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+    await page.goto(`${web.base}/admin/accounts/${id}`);
+
+    await page.getByLabel('Amount', { exact: true }).fill('lots');
+    assert.equal(await send(page, 'Credit'), 422);
+    assert.deepEqual(await focused(page), {
+      role: 'textbox',
+      name: 'Amount',
+      description: 'The amount is rubles, for example 1234.56 or 1 234,56.',
+      invalid: 'true',
+    });
+    assert.equal(await page.getByLabel('Amount', { exact: true }).inputValue(), 'lots');
+    assert.equal(await page.getByLabel('Reference', { exact: true }).getAttribute('aria-invalid'), null);
+
+    // A reference credited before with another amount: the Reference is what to change.
+    await page.getByLabel('Amount', { exact: true }).fill('10');
+    await page.getByLabel('Reference', { exact: true }).fill('used');
+    assert.equal(await send(page, 'Credit'), 409);
+    const conflict = await focused(page);
+    assert.equal(conflict.name, 'Reference');
+    assert.equal(conflict.invalid, 'true');
+    assert.match(conflict.description, /^Reference "used" already credited 500 kopecks/);
+    assert.equal(await page.getByLabel('Amount', { exact: true }).getAttribute('aria-invalid'), null);
+
+    await page.getByLabel('E-mail', { exact: true }).fill('a@b');
+    assert.equal(await send(page, 'Attach'), 422);
+    assert.deepEqual(await focused(page), {
+      role: 'textbox',
+      name: 'E-mail',
+      description: 'E-mail: not a valid e-mail address (at most 254 characters).',
+      invalid: 'true',
+    });
+    assert.equal(await page.getByLabel('E-mail', { exact: true }).inputValue(), 'a@b');
+    // Only the refused form says it: the Credit form marks nothing.
+    assert.equal(await page.locator('[aria-invalid]').count(), 1);
+    await context.close();
   });
 });

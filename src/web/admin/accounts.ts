@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.ts';
 import { field } from '../context.ts';
 import { html, type VNode } from '../html.ts';
+import { errorBox, type FormProblem, fieldProblem } from '../layout.ts';
 import { rublesToMinor } from '../pages/keys.ts';
 import {
   ledgerFilters,
@@ -36,11 +37,12 @@ function emailCell(account: ConsoleAccount, w: Words): VNode {
 }
 
 interface AccountView {
-  error?: string | null;
+  /** A refused `Credit`: its message, and the form's field it is about (`amount`, `reference`). */
+  error?: FormProblem | null;
   amount?: string;
   reference?: string;
-  /** A refused `Attach`: its message, shown in that form, and the e-mail as typed. */
-  attachError?: string;
+  /** A refused `Attach`: its message (and `email` when it is about the e-mail), and the e-mail as typed. */
+  attachError?: FormProblem;
   email?: string;
   status?: number;
 }
@@ -98,6 +100,10 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
       ? { entries: [], next: null }
       : await deps.port.ledger(id, { filter: q.filter, cursor: q.cursor });
     const base = `/admin/accounts/${encodeURIComponent(id)}`;
+    // A refusal about a field is said at it too, as the dashboard's forms say it (docs/dashboard.md).
+    const amount = fieldProblem(view.error ?? null, 'amount');
+    const reference = fieldProblem(view.error ?? null, 'reference');
+    const email = fieldProblem(view.attachError ?? null, 'email');
     const body = html`<section class="cards" aria-label=${w.balance}>
         <div class="card"><div>${w.adminName}</div><div class="amount">${account.name}</div><div>${emailCell(account, w)}</div></div>
         <div class="card"><div>${w.balance}</div><div class="amount" data-testid="balance">${money(account.balance_minor, locale)}</div></div>
@@ -107,11 +113,11 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
       <h2>${w.adminCredit}</h2>
       <form method="post" action=${`${base}/credit`} class="stack" autocomplete="off">
         ${consoleCsrf(context)}
-        ${view.error ? html`<p class="error" role="alert">${view.error}</p>` : null}
-        <label for="credit-amount">${w.adminAmount}</label>
-        <input id="credit-amount" name="amount" inputmode="decimal" required value=${view.amount ?? ''} />
-        <label for="credit-reference">${w.adminReference}</label>
-        <input id="credit-reference" name="reference" required maxlength=${REFERENCE_MAX} value=${view.reference ?? `console-${randomUUID()}`} />
+        ${errorBox(view.error ?? null)}
+        <label>${w.adminAmount}<input id="credit-amount" name="amount" inputmode="decimal" required value=${view.amount ?? ''} ...${amount.attributes} /></label>
+        ${amount.note}
+        <label>${w.adminReference}<input id="credit-reference" name="reference" required maxlength=${REFERENCE_MAX} value=${view.reference ?? `console-${randomUUID()}`} ...${reference.attributes} /></label>
+        ${reference.note}
         <p class="hint">${w.adminReferenceHint}</p>
         <button type="submit">${w.adminCredit}</button>
       </form>
@@ -120,16 +126,15 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
           ? html`<h2>${w.adminAttach}</h2>
               <form method="post" action=${`${base}/email`} class="stack">
                 ${consoleCsrf(context)}
-                ${view.attachError ? html`<p class="error" role="alert" id="attach-error">${view.attachError}</p>` : null}
-                <label for="attach-email">${w.email}</label>
-                <input id="attach-email" name="email" type="email" required value=${view.email ?? ''}
-                  aria-describedby=${view.attachError ? 'attach-error' : undefined} />
+                ${errorBox(view.attachError ?? null)}
+                <label>${w.email}<input id="attach-email" name="email" type="email" required value=${view.email ?? ''} ...${email.attributes} /></label>
+                ${email.note}
                 <button type="submit">${w.adminAttachButton}</button>
               </form>`
           : // A refused Attach of an account that has an e-mail by now (the form sent twice, or from a page
             // opened before): no form to show it in, so said here, never a silent 409.
             view.attachError
-            ? html`<p class="error" role="alert" id="attach-error">${view.attachError}</p>`
+            ? errorBox(view.attachError)
             : null
       }
       <h2>${w.keys}</h2>
@@ -189,12 +194,16 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
     const amountText = field(request.body, 'amount');
     const reference = field(request.body, 'reference').trim();
     const amountMinor = rublesToMinor(amountText);
-    const again = async (status: number, error: string) => {
+    const again = async (status: number, error: FormProblem) => {
       const { markup } = await accountPage(context, id, {}, { error, amount: amountText, reference, status });
       return sendHtml(reply, status, markup);
     };
-    if (amountMinor === null || amountMinor === undefined) return again(422, w.adminBadAmount);
-    if (reference === '' || reference.length > REFERENCE_MAX) return again(422, w.adminBadReference);
+    if (amountMinor === null || amountMinor === undefined) {
+      return again(422, { message: w.adminBadAmount, field: 'amount' });
+    }
+    if (reference === '' || reference.length > REFERENCE_MAX) {
+      return again(422, { message: w.adminBadReference, field: 'reference' });
+    }
     try {
       const { created } = await deps.port.credit(id, amountMinor, reference);
       return seeOther(
@@ -202,9 +211,20 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
         `/admin/accounts/${encodeURIComponent(id)}?done=${created ? 'credited' : 'replayed'}`,
       );
     } catch (error) {
-      const refusal = refusalOf(error, context.lang);
+      const refusal = refusalOf(error, context.lang, {
+        amount_minor: w.adminAmount,
+        reference: w.adminReference,
+      });
       if (refusal.status === 404) throw error;
-      return again(refusal.status, refusal.message);
+      // The API's `amount_minor` is the form's Amount; a reference credited with another amount is the
+      // Reference's problem (a new one is the way out).
+      const about =
+        refusal.field === 'amount_minor'
+          ? 'amount'
+          : refusal.code === 'credit_reference_conflict'
+            ? 'reference'
+            : refusal.field;
+      return again(refusal.status, { message: refusal.message, field: about });
     }
   });
 
@@ -233,7 +253,7 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
         context,
         id,
         {},
-        { attachError: refusal.message, email, status: refusal.status },
+        { attachError: { message: refusal.message, field: refusal.field }, email, status: refusal.status },
       );
       return sendHtml(reply, refusal.status, markup);
     }
