@@ -121,4 +121,24 @@ describe('operator console in the browser', () => {
     await context.close();
     await person.context.close();
   });
+  test("models: each row's controls are named with its model, and its limit is saved from the keyboard", async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${web.base}/admin`);
+    await page.getByLabel('Token', { exact: true }).fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('link', { name: 'Models', exact: true }).click();
+    // Every row has its own Save: a screen reader's list of buttons must tell them apart, as it tells
+    // the rows' Turn off buttons apart.
+    const limit = page.getByLabel('Active tasks limit video', { exact: true });
+    await limit.fill('7');
+    await limit.press('Tab');
+    const save = page.getByRole('button', { name: 'Save video', exact: true });
+    assert.equal(await save.evaluate((button) => button === document.activeElement), true);
+    await page.keyboard.press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    // The page after the post is read again from the service: the saved limit is what it shows.
+    assert.equal(await page.getByLabel('Active tasks limit video', { exact: true }).inputValue(), '7');
+    await context.close();
+  });
 });

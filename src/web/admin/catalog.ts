@@ -49,7 +49,7 @@ export async function catalogPages(app: FastifyInstance, deps: ConsolePageDeps):
                   ${consoleCsrf(context)}
                   <input name="max_active" type="number" min="1" max=${MAX_ACTIVE_LIMIT} required value=${m.max_active}
                     aria-label=${`${w.adminMaxActive} ${m.key}`} />
-                  <button type="submit" class="secondary">${w.save}</button>
+                  <button type="submit" class="secondary" aria-label=${`${w.save} ${m.key}`}>${w.save}</button>
                 </form>
               </td>
             </tr>`,
