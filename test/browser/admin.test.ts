@@ -141,4 +141,27 @@ describe('operator console in the browser', () => {
     assert.equal(await page.getByLabel('Active tasks limit video', { exact: true }).inputValue(), '7');
     await context.close();
   });
+  test("the console's text fields are as tall as the dashboard's, never a 21 px target", async () => {
+    const id = (await web.admin('POST', '/admin/v1/accounts', { name: 'Fields' })).json().id as string;
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(`${web.base}/admin`);
+    await page.getByLabel('Token', { exact: true }).fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+    const height = async (label: string) =>
+      (await page.getByLabel(label, { exact: true }).boundingBox())?.height ?? 0;
+    await page.goto(`${web.base}/admin/accounts/${id}`);
+    const email = await height('E-mail');
+    assert.ok(email >= 30, `E-mail ${email} px`);
+    // Amount and Reference had no type, and the search and the models' limits are `search` and
+    // `number` fields: the stylesheet's field rule missed them all, leaving the browser's bare boxes in
+    // its small font, 21 px tall, under a phone's 24 px target.
+    for (const label of ['Amount', 'Reference']) assert.equal(await height(label), email, label);
+    await page.goto(`${web.base}/admin/accounts`);
+    assert.equal(await height('E-mail or name'), email);
+    await page.goto(`${web.base}/admin/models`);
+    assert.equal(await height('Active tasks limit video'), email);
+    await context.close();
+  });
 });

@@ -114,9 +114,9 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
       <form method="post" action=${`${base}/credit`} class="stack" autocomplete="off">
         ${consoleCsrf(context)}
         ${errorBox(view.error ?? null)}
-        <label>${w.adminAmount}<input id="credit-amount" name="amount" inputmode="decimal" required value=${view.amount ?? ''} ...${amount.attributes} /></label>
+        <label>${w.adminAmount}<input id="credit-amount" type="text" name="amount" inputmode="decimal" required value=${view.amount ?? ''} ...${amount.attributes} /></label>
         ${amount.note}
-        <label>${w.adminReference}<input id="credit-reference" name="reference" required maxlength=${REFERENCE_MAX} value=${view.reference ?? `console-${randomUUID()}`} ...${reference.attributes} /></label>
+        <label>${w.adminReference}<input id="credit-reference" type="text" name="reference" required maxlength=${REFERENCE_MAX} value=${view.reference ?? `console-${randomUUID()}`} ...${reference.attributes} /></label>
         ${reference.note}
         <p class="hint">${w.adminReferenceHint}</p>
         <button type="submit">${w.adminCredit}</button>
