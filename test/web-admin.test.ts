@@ -242,6 +242,18 @@ describe('operator console', () => {
     const bad = await browser.post(`/admin/accounts/${id}/credit`, { amount: 'lots', reference: 'r1' });
     assert.equal(bad.statusCode, 422);
     assert.match(textOf(bad.body), /The amount is rubles/);
+    // A reference is counted in characters, as the API counts it: 200 emoji fit, 201 do not.
+    const long = await browser.post(`/admin/accounts/${id}/credit`, {
+      amount: '1',
+      reference: '€'.repeat(201),
+    });
+    assert.equal(long.statusCode, 422);
+    await browser.get(`/admin/accounts/${id}`);
+    const emoji = await browser.post(`/admin/accounts/${id}/credit`, {
+      amount: '1',
+      reference: '💶'.repeat(200),
+    });
+    assert.equal(emoji.statusCode, 303, emoji.body);
 
     const key = await t.admin('POST', `/admin/v1/accounts/${id}/keys`, { name: 'ops' });
     const withKey = await browser.get(`/admin/accounts/${id}`);

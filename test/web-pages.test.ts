@@ -360,7 +360,11 @@ describe('dashboard pages', () => {
     assert.equal(badModel.statusCode, 422);
     const noName = await browser.post('/keys', { action: 'create', name: '  ' });
     assert.equal(noName.statusCode, 422);
-    for (let i = 0; i < 10; i += 1) {
+    // Names are counted in characters, as the API counts them: 100 emoji fit, 101 do not.
+    assert.equal((await browser.post('/keys', { action: 'create', name: '🔑'.repeat(101) })).statusCode, 422);
+    assert.equal((await browser.post('/keys', { action: 'create', name: '🔑'.repeat(100) })).statusCode, 303);
+    await browser.get('/keys');
+    for (let i = 0; i < 9; i += 1) {
       const ok = await browser.post('/keys', { action: 'create', name: `k${i}` });
       assert.equal(ok.statusCode, 303, ok.body);
     }

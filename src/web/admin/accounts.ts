@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.ts';
+import { characters } from '../../lib/index.ts';
 import { field } from '../context.ts';
 import { html, type VNode } from '../html.ts';
 import { errorBox, type FormProblem, fieldProblem } from '../layout.ts';
@@ -116,7 +117,7 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
         ${errorBox(view.error ?? null)}
         <label>${w.adminAmount}<input id="credit-amount" type="text" name="amount" inputmode="decimal" required value=${view.amount ?? ''} ...${amount.attributes} /></label>
         ${amount.note}
-        <label>${w.adminReference}<input id="credit-reference" type="text" name="reference" required maxlength=${REFERENCE_MAX} value=${view.reference ?? `console-${randomUUID()}`} ...${reference.attributes} /></label>
+        <label>${w.adminReference}<input id="credit-reference" type="text" name="reference" required value=${view.reference ?? `console-${randomUUID()}`} ...${reference.attributes} /></label>
         ${reference.note}
         <p class="hint">${w.adminReferenceHint}</p>
         <button type="submit">${w.adminCredit}</button>
@@ -201,7 +202,7 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
     if (amountMinor === null || amountMinor === undefined) {
       return again(422, { message: w.adminBadAmount, field: 'amount' });
     }
-    if (reference === '' || reference.length > REFERENCE_MAX) {
+    if (reference === '' || characters(reference) > REFERENCE_MAX) {
       return again(422, { message: w.adminBadReference, field: 'reference' });
     }
     try {

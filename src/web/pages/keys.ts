@@ -5,6 +5,7 @@
  * form explains why and offers to send the link again. Limits (10 active keys) are the people service's.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { characters } from '../../lib/index.ts';
 import { contextOf, field, fields, setFlash, type WebContext } from '../context.ts';
 import { html, type VNode } from '../html.ts';
 import { csrfField, errorBox, type FormProblem, fieldProblem, page } from '../layout.ts';
@@ -76,7 +77,7 @@ function createForm(context: WebContext, view: KeysView, w: Words): VNode {
   return html`<form class="stack" method="post" action="/keys">
     ${csrfField(context)}
     <input type="hidden" name="action" value="create" />
-    <label>${w.keyName}<input type="text" name="name" required maxlength=${NAME_MAX} value=${view.form?.name ?? ''} ...${name.attributes} /></label>
+    <label>${w.keyName}<input type="text" name="name" required value=${view.form?.name ?? ''} ...${name.attributes} /></label>
     ${name.note}
     <fieldset>
       <legend>${w.keyModels}</legend>
@@ -219,7 +220,7 @@ export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<v
       const known = new Set((await catalog()).map((m) => m.key));
       const dailyLimitMinor = rublesToMinor(form.limit);
       const problem: FormProblem | null =
-        form.name === '' || form.name.length > NAME_MAX
+        form.name === '' || characters(form.name) > NAME_MAX
           ? { message: w.badName, field: 'name' }
           : dailyLimitMinor === undefined
             ? { message: w.badLimit, field: 'daily_limit' }
