@@ -471,6 +471,22 @@ describe('operator console', () => {
       assert.doesNotMatch(page.body, new RegExp(other));
       // The credit is in the account's ledger with the payment's id as its reference.
       assert.match(textOf(page.body), /RUB\s?1,500\.00/);
+
+      // One account's top-ups, past the page its console page shows: a link leads on to the older ones.
+      const only = await browser.get(`/admin/topups?account=${a.id}`);
+      assert.match(only.body, new RegExp(paid));
+      assert.doesNotMatch(only.body, new RegExp(other));
+      const many: string[] = [];
+      for (let i = 0; i < 51; i += 1) many.push(await make(b.key, 10_000 + i));
+      const bPage = await browser.get(`/admin/accounts/${b.id}`);
+      const olderHref =
+        /<p class="pager"><a href="([^"]+)"/.exec(bPage.body)?.[1]?.replaceAll('&amp;', '&') ?? '';
+      assert.ok(olderHref.startsWith(`/admin/topups?account=${b.id}&cursor=`), olderHref);
+      const older = await browser.get(olderHref);
+      assert.equal(older.statusCode, 200);
+      assert.match(older.body, new RegExp(other), 'the oldest of the account is on the next page');
+      assert.doesNotMatch(older.body, new RegExp(paid), "never another account's");
+      assert.ok(many.every((id) => bPage.body.includes(id) || older.body.includes(id)));
     } finally {
       await paying.close();
     }

@@ -1,7 +1,7 @@
 /**
  * The console's top-ups (CONTRACT §14, issue "Operator: top-ups in the console"): every account's
- * top-ups newest first, filtered by state, a page at a time, each linked to its account; an account's
- * own top-ups are on its page. Read through the payments module's operator list, as
+ * top-ups newest first, filtered by state and by account (`?account=`), a page at a time, each linked
+ * to its account; an account's newest top-ups are on its page, with a link on to the older ones here. Read through the payments module's operator list, as
  * `GET /admin/v1/topups` does.
  */
 import type { FastifyInstance } from 'fastify';
@@ -21,23 +21,48 @@ export function accountHref(accountId: string): string {
   return `/admin/accounts/${encodeURIComponent(accountId)}`;
 }
 
-/** An account's top-ups on its console page (the newest page of them). */
-export async function accountTopups(port: ConsolePort, accountId: string, lang: 'en' | 'ru'): Promise<VNode> {
-  const w = wordsOf(lang);
-  const { topups } = await port.topups({ accountId });
-  return html`<h2>${w.adminTopups}</h2>
-    ${topupsTable(topups, lang, { link: null })}`;
+interface TopupsQuery {
+  accountId?: string;
+  status?: TopupRow['status'];
+  cursor?: string;
 }
 
-function queryOf(query: unknown): { status?: TopupRow['status']; cursor?: string } {
+/** The address of a page of `/admin/topups` (an account's, a state's, from a cursor on). */
+function topupsHref(query: TopupsQuery): string {
+  const params = new URLSearchParams({
+    ...(query.accountId ? { account: query.accountId } : {}),
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.cursor ? { cursor: query.cursor } : {}),
+  });
+  return `/admin/topups${params.size > 0 ? `?${params}` : ''}`;
+}
+
+/** An account's top-ups on its console page: the newest page of them, and a link on to the older ones. */
+export async function accountTopups(port: ConsolePort, accountId: string, lang: 'en' | 'ru'): Promise<VNode> {
+  const w = wordsOf(lang);
+  const { topups, next_cursor } = await port.topups({ accountId });
+  return html`<h2>${w.adminTopups}</h2>
+    ${topupsTable(topups, lang, { link: null })}
+    ${next_cursor ? html`<p class="pager"><a href=${topupsHref({ accountId, cursor: next_cursor })}>${w.tasksOlder}</a></p>` : null}`;
+}
+
+function queryOf(query: unknown): TopupsQuery {
   const q = (query ?? {}) as Record<string, unknown>;
   const status = STATES.find((s) => s === q.status);
   const cursor = typeof q.cursor === 'string' && q.cursor.length > 0 ? q.cursor : undefined;
-  return { ...(status ? { status } : {}), ...(cursor ? { cursor } : {}) };
+  const accountId =
+    typeof q.account === 'string' && /^[0-9a-f-]{1,64}$/.test(q.account) ? q.account : undefined;
+  return {
+    ...(accountId ? { accountId } : {}),
+    ...(status ? { status } : {}),
+    ...(cursor ? { cursor } : {}),
+  };
 }
 
-function filters(status: TopupRow['status'] | undefined, w: Words): VNode {
+function filters(query: TopupsQuery, w: Words): VNode {
+  const status = query.status;
   return html`<form class="filters" method="get" action="/admin/topups">
+    ${query.accountId ? html`<input type="hidden" name="account" value=${query.accountId} />` : null}
     <label>${w.topupState}
       <select name="status">
         <option value="">${w.adminAnyState}</option>
@@ -55,10 +80,9 @@ export async function topupPages(app: FastifyInstance, deps: ConsolePageDeps): P
     const w = wordsOf(context.lang);
     const query = queryOf(request.query);
     const { topups, next_cursor } = await deps.port.topups(query);
-    const older = next_cursor
-      ? `/admin/topups?${new URLSearchParams({ ...(query.status ? { status: query.status } : {}), cursor: next_cursor })}`
-      : null;
-    const body = html`${filters(query.status, w)}
+    const older = next_cursor ? topupsHref({ ...query, cursor: next_cursor }) : null;
+    const body = html`${query.accountId ? html`<p><a href=${accountHref(query.accountId)}>${w.topupAccount}: <code>${query.accountId}</code></a></p>` : null}
+      ${filters(query, w)}
       ${topupsTable(topups, context.lang, { account: accountHref, link: null })}
       ${older ? html`<p class="pager"><a href=${older}>${w.tasksOlder}</a></p>` : null}`;
     return sendHtml(
