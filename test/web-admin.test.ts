@@ -415,8 +415,16 @@ describe('operator console', () => {
       const row = textOf(/<tr data-channel=[\s\S]*?<\/tr>/.exec(page.body)?.[0] ?? '');
       assert.match(row, /tripo/);
       assert.match(row, /model-3d/);
-      assert.match(row, /closed/);
+      assert.match(row, /closed \(runs go\)/);
       assert.match(row, /0 \/ 3/);
+      // In Russian the circuit is said in words, its state's name beside them.
+      await browser.post('/admin/language', { lang: 'ru', next: '/admin/channels' });
+      const ru = textOf(
+        /<tr data-channel=[\s\S]*?<\/tr>/.exec((await browser.get('/admin/channels')).body)?.[0] ?? '',
+      );
+      assert.match(ru, /замкнут, запуски идут \(closed\)/);
+      await browser.post('/admin/language', { lang: 'en', next: '/admin/channels' });
+      await browser.get('/admin/channels');
       // A form without on or off changes nothing and says so, never "Saved.".
       for (const enabled of ['maybe', '']) {
         const odd = await browser.post('/admin/channels/tripo-main', { enabled });

@@ -10,12 +10,20 @@ import { errors } from '../../errors.ts';
 import { field } from '../context.ts';
 import { html } from '../html.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
-import { wordsOf } from '../words.ts';
+import { type Words, wordsOf } from '../words.ts';
 import { kindLabel, modelName } from '../words-settings.ts';
 import { type ConsolePageDeps, consoleContextOf } from './index.ts';
 import { consoleCsrf, consolePage, doneOf } from './layout.ts';
 
 const HIDE = { schema: { hide: true } } as const;
+
+/** A channel's circuit in the operator's language, its state's name kept beside it. */
+function circuitLabel(state: string, w: Words): string {
+  if (state === 'closed') return w.adminCircuitClosed;
+  if (state === 'open') return w.adminCircuitOpen;
+  if (state === 'half_open' || state === 'half-open') return w.adminCircuitHalfOpen;
+  return state;
+}
 
 /** Registers the models' and channels' pages and their forms on the console's context. */
 export async function catalogPages(app: FastifyInstance, deps: ConsolePageDeps): Promise<void> {
@@ -116,7 +124,7 @@ export async function catalogPages(app: FastifyInstance, deps: ConsolePageDeps):
                       </button>
                     </form>
                   </td>
-                  <td>${c.state}</td>
+                  <td data-circuit=${c.state}>${circuitLabel(c.state, w)}</td>
                   <td>${c.in_flight} / ${c.max_concurrency}</td>
                   <td>${c.last_error ?? ''}</td>
                 </tr>`,
