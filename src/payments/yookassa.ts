@@ -40,7 +40,7 @@ export class YookassaProvider implements PaymentProvider {
     };
     const answer = await this.#call('POST', '/payments', body, request.topupId);
     if (answer.status !== 200)
-      throw new ProviderUnavailable(`YooKassa refused the payment: ${answer.status}`);
+      throw new ProviderUnavailable(`YooKassa refused the payment: ${answer.status}${reasonOf(answer.body)}`);
     const payment = parsePayment(answer.body);
     if (!payment) throw new ProviderUnavailable('YooKassa answered a payment of an unknown shape');
     return payment;
@@ -49,7 +49,8 @@ export class YookassaProvider implements PaymentProvider {
   async read(paymentId: string): Promise<ProviderPayment | null> {
     const answer = await this.#call('GET', `/payments/${encodeURIComponent(paymentId)}`);
     if (answer.status === 404 || answer.status === 400) return null;
-    if (answer.status !== 200) throw new ProviderUnavailable(`YooKassa answered ${answer.status}`);
+    if (answer.status !== 200)
+      throw new ProviderUnavailable(`YooKassa answered ${answer.status}${reasonOf(answer.body)}`);
     const payment = parsePayment(answer.body);
     if (!payment) throw new ProviderUnavailable('YooKassa answered a payment of an unknown shape');
     return payment;
@@ -95,9 +96,23 @@ export class YookassaProvider implements PaymentProvider {
       response.status === 401 ||
       response.status === 403
     )
-      throw new ProviderUnavailable(`YooKassa answered ${response.status}`);
+      throw new ProviderUnavailable(`YooKassa answered ${response.status}${reasonOf(parsed)}`);
     return { status: response.status, body: parsed };
   }
+}
+
+/**
+ * What YooKassa's error body says (PROVIDERS.md §8: `code`, `parameter`, `description`), for the log: a
+ * shop that requires receipt data answers 400 `invalid_request` naming `receipt`, which the operator must
+ * see to know why every top-up is 503. Empty when the body is not such an error.
+ */
+function reasonOf(body: unknown): string {
+  if (body === null || typeof body !== 'object') return '';
+  const error = body as Record<string, unknown>;
+  const parts = [error.code, error.parameter, error.description]
+    .filter((part): part is string => typeof part === 'string' && part !== '')
+    .map((part) => part.slice(0, 200));
+  return parts.length === 0 ? '' : ` (${parts.join(': ')})`;
 }
 
 /** A payment object of YooKassa's, or null when it lacks what a top-up needs. */
