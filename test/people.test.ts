@@ -139,6 +139,20 @@ describe('people: sign-up, confirmation, sessions and keys', () => {
     }
   });
 
+  test('an e-mail is one address however its accents were typed (NFC): taken, signed in, found', async () => {
+    const composed = '\u00e9lise@example.com';
+    const decomposed = 'e\u0301lise@example.com';
+    const { accountId } = await people.signUp({ email: decomposed, password: PASSWORD, lang: null });
+    assert.equal(
+      await codeOf(people.signUp({ email: composed, password: PASSWORD, lang: null })),
+      'email_taken',
+    );
+    const s = await people.signIn({ email: composed, password: PASSWORD, address: '198.51.100.40' });
+    assert.equal((await people.session(s.token))?.email, composed);
+    const [found] = await people.findAccounts({ email: decomposed });
+    assert.equal(found?.id, accountId);
+  });
+
   test('two sign-ups racing with one e-mail make one account and one credit', async () => {
     const results = await Promise.allSettled(
       [1, 2, 3].map(() => people.signUp({ email: 'race@example.com', password: PASSWORD, lang: null })),

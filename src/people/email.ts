@@ -12,9 +12,17 @@ const EMAIL = /^[^\s@<>()[\]\\,;:"]+@(?:[a-z0-9-]+\.)+[a-z0-9-]{2,}$|^[^\s@<>()[
  */
 const INVISIBLE = /\p{C}/u;
 
-/** The address lowercased and trimmed, or 422 invalid_request. */
+/**
+ * The form an address is stored and looked up in: trimmed, lowercased and in Unicode NFC (RFC 6532 §3.1),
+ * so `é` typed as one character or as `e` and a combining accent is one address, not two that read alike.
+ */
+export function emailKey(input: string): string {
+  return input.trim().toLowerCase().normalize('NFC');
+}
+
+/** The address in its stored form (`emailKey`), or 422 invalid_request. */
 export function normalizeEmail(input: string): string {
-  const email = input.trim().toLowerCase();
+  const email = emailKey(input);
   if (email.length > EMAIL_MAX || !EMAIL.test(email) || INVISIBLE.test(email)) {
     throw errors.invalidRequest({
       en: `email: not a valid e-mail address (at most ${EMAIL_MAX} characters).`,

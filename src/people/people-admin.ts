@@ -4,7 +4,7 @@ import type { Db, Tx } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { uuidv7 } from '../lib/index.ts';
-import { normalizeEmail } from './email.ts';
+import { emailKey, normalizeEmail } from './email.ts';
 
 /** An account as the operator finds it: its balances and, when a person holds it, the e-mail. */
 export interface AccountWithPerson extends AccountView {
@@ -30,9 +30,9 @@ export async function findAccounts(
     .selectFrom('accounts')
     .leftJoin('people', 'people.account_id', 'accounts.id')
     .select(['accounts.id', 'people.email', 'people.email_confirmed_at', 'people.id as person_id']);
-  if (query.email !== undefined) select = select.where('people.email', '=', query.email.trim().toLowerCase());
+  if (query.email !== undefined) select = select.where('people.email', '=', emailKey(query.email));
   if (query.q !== undefined && query.q.trim() !== '') {
-    const pattern = `%${likeEscaped(query.q.trim().toLowerCase())}%`;
+    const pattern = `%${likeEscaped(emailKey(query.q))}%`;
     select = select.where((eb) =>
       eb.or([
         eb(sql`lower(accounts.name)`, 'like', sql`${pattern} escape '\\'`),

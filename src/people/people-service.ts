@@ -17,7 +17,7 @@ import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
 import { type Mailer, type MailKind, mailOf } from '../mail/index.ts';
 import type { ModelService } from '../models/index.ts';
-import { EMAIL_MAX, normalizeEmail } from './email.ts';
+import { EMAIL_MAX, emailKey, normalizeEmail } from './email.ts';
 import type { LoginLimiter } from './login-limiter.ts';
 import { DUMMY_HASH, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.ts';
 import { type AccountWithPerson, attachEmail, findAccounts } from './people-admin.ts';
@@ -153,7 +153,7 @@ export class PeopleService {
     password: string;
     address: string;
   }): Promise<{ token: string; csrf: string; expiresAt: Date; personId: string }> {
-    const email = input.email.trim().toLowerCase().slice(0, 254);
+    const email = emailKey(input.email).slice(0, EMAIL_MAX);
     const wait = await this.#d.limiter.begin(input.address, email);
     if (wait !== null) throw errors.rateLimited(wait);
     const person = await this.#d.db.db
@@ -183,7 +183,7 @@ export class PeopleService {
 
   /** Mails a reset link; silent for unknown e-mails, so it tells no one who has an account. */
   async requestPasswordReset(emailInput: string): Promise<void> {
-    const email = emailInput.trim().toLowerCase();
+    const email = emailKey(emailInput);
     const person = await this.#d.db.db
       .selectFrom('people')
       .select(['id', 'lang'])
