@@ -230,6 +230,17 @@ describe('top-ups in the test mode', () => {
       [[ids[0], acct.id]],
     );
     expectError(await t.admin('GET', '/admin/v1/topups?status=paid'), 422, 'invalid_request');
+    // Every field sent empty, as docs/payments.md writes the query, is no filter (docs/decisions.md).
+    const mineEmpty = await t.call(acct.key, 'GET', '/v1/topups?cursor=&limit=');
+    assert.equal(mineEmpty.statusCode, 200, mineEmpty.body);
+    assert.deepEqual(
+      mineEmpty.json().topups.map((x: { id: string }) => x.id),
+      [...ids].reverse(),
+    );
+    const all = await t.admin('GET', '/admin/v1/topups?account_id=&status=&cursor=');
+    assert.equal(all.statusCode, 200, all.body);
+    assert.deepEqual(all.json(), (await t.admin('GET', '/admin/v1/topups')).json());
+    assert.ok(all.json().topups.some((x: { id: string }) => x.id === ids[0]));
   });
 
   test('an account whose person has not confirmed the e-mail cannot top up (403 email_not_confirmed)', async () => {

@@ -45,8 +45,10 @@ const adminTopupSchema = topupSchema.extend({
 const unavailable = errorSchema.describe(
   'payments_unavailable (Retry-After): top-ups are off or the provider does not answer; nothing was paid',
 );
+/** An empty query field (`?cursor=`, `?status=`) is none given, as an empty `?limit=` is (pageLimit). */
+const emptyIsNone = (value: unknown) => (value === '' ? undefined : value);
 const listQuery = {
-  cursor: z.string().max(200).optional(),
+  cursor: z.preprocess(emptyIsNone, z.string().max(200).optional()),
   limit: pageLimit(100),
   // The language of messages (CONTRACT §8), read by the error handler.
   lang: z.string().optional(),
@@ -151,8 +153,8 @@ export async function adminTopupRoutes(app: FastifyInstance, deps: AppDeps): Pro
         description:
           'Newest first. Credits of succeeded top-ups are in the account ledger with reference = payment_id.',
         querystring: z.strictObject({
-          account_id: z.string().max(100).optional(),
-          status: z.enum(STATUSES).optional(),
+          account_id: z.preprocess(emptyIsNone, z.string().max(100).optional()),
+          status: z.preprocess(emptyIsNone, z.enum(STATUSES).optional()),
           ...listQuery,
         }),
         response: {
