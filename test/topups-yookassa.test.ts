@@ -99,6 +99,21 @@ describe('top-ups through YooKassa', () => {
     assert.equal((await t.call(acct.key, 'GET', '/v1/me')).json().available_minor, 150_000);
   });
 
+  test('a success the balance cannot take (past 2^53 kopecks) is 200 and stays pending, not resent forever', async () => {
+    const acct = await t.account();
+    const full = await t.admin('POST', `/admin/v1/accounts/${acct.id}/credits`, {
+      amount_minor: Number.MAX_SAFE_INTEGER - 50,
+      reference: 'nearly-full',
+    });
+    assert.equal(full.statusCode, 201, full.body);
+    const { id, paymentId } = await topUp(acct.key, 100);
+    fake.succeed(paymentId);
+    const res = await notify(fake.notification(paymentId));
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal((await t.call(acct.key, 'GET', `/v1/topups/${id}`)).json().status, 'pending');
+    assert.deepEqual(await credits(acct.id, paymentId), []);
+  });
+
   test('cancel: the top-up ends canceled with the reason, no money', async () => {
     const acct = await t.account();
     const { id, paymentId } = await topUp(acct.key, 5000);

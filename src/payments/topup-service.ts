@@ -349,15 +349,27 @@ export class TopupService {
         return true;
       });
     } catch (error) {
-      if (!isApiError(error) || error.code !== 'credit_reference_conflict') throw error;
-      // The reference was taken by another amount (an operator's credit made before the API refused
-      // that): crediting under another reference would break "the payment id is the reference", and a
-      // 500 would have the provider resend forever. The top-up stays pending for the operator.
-      this.#deps.log.error(
-        { topupId: row.id, paymentId: row.payment_id },
-        "a succeeded payment's reference is already credited with another amount; not credited",
-      );
-      return 'pending';
+      if (!isApiError(error)) throw error;
+      if (error.code === 'credit_reference_conflict') {
+        // The reference was taken by another amount (an operator's credit made before the API refused
+        // that): crediting under another reference would break "the payment id is the reference", and a
+        // 500 would have the provider resend forever. The top-up stays pending for the operator.
+        this.#deps.log.error(
+          { topupId: row.id, paymentId: row.payment_id },
+          "a succeeded payment's reference is already credited with another amount; not credited",
+        );
+        return 'pending';
+      }
+      if (error.code === 'invalid_request') {
+        // The balance would pass 2^53 kopecks (the ledger's amountTooLarge): as lasting as the conflict
+        // above, so the same answer rather than a 500 the provider resends forever.
+        this.#deps.log.error(
+          { topupId: row.id, paymentId: row.payment_id, amountMinor },
+          'a succeeded payment would take the balance past the largest exact amount; not credited',
+        );
+        return 'pending';
+      }
+      throw error;
     }
     if (credited) this.#deps.log.info({ topupId: row.id, amountMinor }, 'top-up credited');
     return 'succeeded';
