@@ -139,6 +139,20 @@ describe('people: sign-up, confirmation, sessions and keys', () => {
     }
   });
 
+  test('passwords are 8 to 200 characters counted as characters: an emoji is one, not two', async () => {
+    for (const password of ['\u{1f600}'.repeat(4), '\u{1f600}'.repeat(201)]) {
+      assert.equal(
+        await codeOf(people.signUp({ email: 'emoji@example.com', password, lang: null })),
+        'invalid_request',
+        `${password.length} UTF-16 units`,
+      );
+    }
+    const long = '\u{1f600}'.repeat(150);
+    await people.signUp({ email: 'emoji@example.com', password: long, lang: null });
+    const s = await people.signIn({ email: 'emoji@example.com', password: long, address: '198.51.100.41' });
+    assert.ok(await people.session(s.token));
+  });
+
   test('an e-mail is one address however its accents were typed (NFC): taken, signed in, found', async () => {
     const composed = '\u00e9lise@example.com';
     const decomposed = 'e\u0301lise@example.com';

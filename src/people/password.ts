@@ -16,6 +16,17 @@ const KEY_BYTES = 32;
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 200;
 
+/**
+ * Whether a password's length in characters (code points: an emoji is one, not its two UTF-16 units) is
+ * within the bounds. A string too long to be within them is refused by its size, without walking it.
+ */
+export function passwordFits(password: string, min = 0): boolean {
+  if (password.length > 2 * PASSWORD_MAX) return false;
+  let characters = 0;
+  for (const _ of password) characters += 1;
+  return characters >= min && characters <= PASSWORD_MAX;
+}
+
 const maxmem = (n: number, r: number): number => 256 * n * r;
 
 /** A new `scrypt$N$r$p$salt$hash` string (salt and hash base64url). */

@@ -19,7 +19,14 @@ import { type Mailer, type MailKind, mailOf } from '../mail/index.ts';
 import type { ModelService } from '../models/index.ts';
 import { EMAIL_MAX, emailKey, normalizeEmail } from './email.ts';
 import type { LoginLimiter } from './login-limiter.ts';
-import { DUMMY_HASH, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.ts';
+import {
+  DUMMY_HASH,
+  hashPassword,
+  PASSWORD_MAX,
+  PASSWORD_MIN,
+  passwordFits,
+  verifyPassword,
+} from './password.ts';
 import { type AccountWithPerson, attachEmail, findAccounts } from './people-admin.ts';
 import { asLang, createSession, findSession, type Session } from './sessions.ts';
 import { endResetLinks, hashToken, issueToken, isTokenOpen, isTokenShaped, useToken } from './tokens.ts';
@@ -42,7 +49,7 @@ export interface PeopleServiceDeps {
 }
 
 function mustBeGoodPassword(password: string): void {
-  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+  if (!passwordFits(password, PASSWORD_MIN)) {
     throw errors.invalidRequest({
       en: `password: from ${PASSWORD_MIN} to ${PASSWORD_MAX} characters.`,
       ru: `password: от ${PASSWORD_MIN} до ${PASSWORD_MAX} символов.`,
@@ -163,7 +170,7 @@ export class PeopleService {
       .executeTakeFirst();
     // Unknown e-mails are hashed too, so the answer's time does not tell which e-mails exist.
     // Longer than any stored password can be: never hashed (no 1 MB scrypt input), never right.
-    const fits = input.password.length <= PASSWORD_MAX;
+    const fits = passwordFits(input.password);
     const ok = await verifyPassword(fits ? input.password : '', person?.password_hash ?? DUMMY_HASH);
     if (!person || person.password_hash === null || !ok || !fits) throw errors.invalidCredentials();
     await this.#d.limiter.succeeded(input.address, email);
@@ -248,7 +255,7 @@ export class PeopleService {
     if (wait !== null) throw errors.rateLimited(wait);
     if (
       person.password_hash === null ||
-      current.length > PASSWORD_MAX ||
+      !passwordFits(current) ||
       !(await verifyPassword(current, person.password_hash))
     )
       throw errors.invalidCredentials();
