@@ -354,6 +354,9 @@ describe('webhook endpoints and the default secret', () => {
     );
     expectError(await t.call(acct.key, 'GET', '/v1/webhook-deliveries?cursor=bogus'), 422, 'invalid_request');
     expectError(await t.call(acct.key, 'GET', '/v1/webhook-deliveries?limit=0'), 422, 'invalid_request');
+    // Empty fields are none given, as on every list: the first page of every delivery.
+    const blank = await t.call(acct.key, 'GET', '/v1/webhook-deliveries?cursor=&task_id=&webhook_id=&limit=');
+    assert.equal(blank.statusCode, 200, blank.body);
   });
 
   test('deleting an endpoint fails its pending deliveries ("endpoint deleted"); retrying one is 404', async () => {

@@ -254,7 +254,7 @@ describe('GET /v1/tasks', () => {
       assert.equal((await t.call(acct.key, 'GET', '/v1/tasks')).json().tasks.length, 5);
       expectError(await t.call(acct.key, 'GET', '/v1/tasks?limit=0'), 422, 'invalid_request');
       // An empty limit is none given, as an empty filter is no filter: the default page.
-      const empty = await t.call(acct.key, 'GET', '/v1/tasks?limit=&model=');
+      const empty = await t.call(acct.key, 'GET', '/v1/tasks?limit=&model=&cursor=');
       assert.equal(empty.statusCode, 200, empty.body);
       assert.equal(empty.json().tasks.length, 5);
       const emptyStatus = await t.call(acct.key, 'GET', '/v1/tasks?status=&model=');

@@ -10,6 +10,15 @@ import { PATH_PARAM_MAX } from '../limits.ts';
 export const pathParam = z.string().min(1).max(PATH_PARAM_MAX);
 
 /**
+ * An optional query field where an empty value (`?status=`, `?cursor=`) is none given, as an empty
+ * `?model=` is no filter: a form or a client that sends every field of its query, empty or not, is not
+ * refused for the ones it left blank (docs/decisions.md).
+ */
+export function emptyIsNone<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+}
+
+/**
  * A list's `limit` query parameter, 1 to `max`, `fallback` when absent. The bound is checked before the
  * integer: a value past any integer (`1e20`) is then told the list's bound, not JavaScript's largest safe
  * integer. An empty `?limit=` is no limit given, as an empty filter (`?model=`) is no filter: a form or a
@@ -19,10 +28,9 @@ export function pageLimit(max: number): z.ZodType<number | undefined>;
 export function pageLimit(max: number, fallback: number): z.ZodType<number>;
 export function pageLimit(max: number, fallback?: number): z.ZodType<number | undefined> {
   const limit = z.coerce.number().min(1).max(max).int();
-  return z.preprocess(
-    (value) => (value === '' ? undefined : value),
-    fallback === undefined ? limit.optional() : limit.default(fallback),
-  );
+  return fallback === undefined
+    ? emptyIsNone(limit)
+    : z.preprocess((value) => (value === '' ? undefined : value), limit.default(fallback));
 }
 
 /** The request headers of a file download, declared so the OpenAPI document lists them as parameters. */

@@ -12,6 +12,7 @@ import type { AppDeps } from '../types.ts';
 import { clientGone, preferWait, waitParam } from '../waiting.ts';
 import {
   downloadHeaders,
+  emptyIsNone,
   errorResponses,
   errorSchema,
   locationHeader,
@@ -214,13 +215,9 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         summary: "The caller's tasks, newest first",
         querystring: z.object({
           limit: pageLimit(100, 20),
-          // An empty `?status=` is no filter, as an empty `?model=` is (pageLimit).
-          status: z.preprocess(
-            (value) => (value === '' ? undefined : value),
-            z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled']).optional(),
-          ),
+          status: emptyIsNone(z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled'])),
           model: z.string().optional(),
-          cursor: z.string().max(200).optional(),
+          cursor: emptyIsNone(z.string().max(200)),
           lang: z.string().optional(),
         }),
         response: {

@@ -7,6 +7,7 @@ import { isYookassaSender, TOPUP_MAX_MINOR, TOPUP_MIN_MINOR, TOPUP_PAGE } from '
 import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
 import {
+  emptyIsNone,
   errorResponses,
   errorSchema,
   locationHeader,
@@ -45,10 +46,8 @@ const adminTopupSchema = topupSchema.extend({
 const unavailable = errorSchema.describe(
   'payments_unavailable (Retry-After): top-ups are off or the provider does not answer; nothing was paid',
 );
-/** An empty query field (`?cursor=`, `?status=`) is none given, as an empty `?limit=` is (pageLimit). */
-const emptyIsNone = (value: unknown) => (value === '' ? undefined : value);
 const listQuery = {
-  cursor: z.preprocess(emptyIsNone, z.string().max(200).optional()),
+  cursor: emptyIsNone(z.string().max(200)),
   limit: pageLimit(100),
   // The language of messages (CONTRACT §8), read by the error handler.
   lang: z.string().optional(),
@@ -153,8 +152,8 @@ export async function adminTopupRoutes(app: FastifyInstance, deps: AppDeps): Pro
         description:
           'Newest first. Credits of succeeded top-ups are in the account ledger with reference = payment_id.',
         querystring: z.strictObject({
-          account_id: z.preprocess(emptyIsNone, z.string().max(100).optional()),
-          status: z.preprocess(emptyIsNone, z.enum(STATUSES).optional()),
+          account_id: emptyIsNone(z.string().max(100)),
+          status: emptyIsNone(z.enum(STATUSES)),
           ...listQuery,
         }),
         response: {

@@ -5,6 +5,7 @@ import { EVENT_TYPES, MAX_WEBHOOKS, WEBHOOK_URL_MAX_LENGTH } from '../../events/
 import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
 import {
+  emptyIsNone,
   errorResponses,
   errorSchema,
   locationHeader,
@@ -183,9 +184,9 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
         description:
           'Newest first; every delivery of the account, to its endpoints and to tasks’ own webhook_url.',
         querystring: z.object({
-          task_id: z.string().max(100).optional(),
-          webhook_id: z.string().max(100).optional(),
-          cursor: z.string().max(200).optional(),
+          task_id: emptyIsNone(z.string().max(100)),
+          webhook_id: emptyIsNone(z.string().max(100)),
+          cursor: emptyIsNone(z.string().max(200)),
           limit: pageLimit(100, 20),
         }),
         response: {
