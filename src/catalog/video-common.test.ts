@@ -20,6 +20,12 @@ describe('video-common', () => {
     assert.deepEqual(frameSize('720p', 1001, 1333), { width: 720, height: 958 });
   });
 
+  it('keeps a frame between 9:16 and 16:9 whatever the proportions of a first frame', () => {
+    assert.deepEqual(frameSize('480p', 4000, 16), { width: 854, height: 480 });
+    assert.deepEqual(frameSize('1080p', 16, 4000), { width: 1080, height: 1920 });
+    assert.deepEqual(frameSize('720p', 2000, 1000), { width: 1280, height: 720 });
+  });
+
   it('labels attachments by their position in their own list', () => {
     const labels = attachmentLabels([
       { label: 'Image', field: 'ref_image_urls', urls: ['a', 'b'] },

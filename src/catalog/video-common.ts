@@ -29,14 +29,20 @@ export interface FrameSize {
   height: number;
 }
 
+/** The widest proportions of a frame, 16:9 (and 9:16 standing): the widest `aspect_ratio` offers. */
+const MAX_RATIO = 16 / 9;
+
 /**
  * Frame of the given proportions whose short side is the quality's: 720p 16:9 = 1280×720,
- * 9:16 = 720×1280, 4:3 = 960×720; 480p 16:9 = 854×480. Both sides even.
+ * 9:16 = 720×1280, 4:3 = 960×720; 480p 16:9 = 854×480. Both sides even. Proportions beyond 16:9 or
+ * 9:16 (a first frame of 4000×16 pixels) give the nearest of the two, as a provider's adaptive ratio
+ * picks a supported one: followed as they are, they asked for frames no encoder takes (120000×480).
  */
 export function frameSize(quality: Quality, ratioWidth: number, ratioHeight: number): FrameSize {
   const short = SHORT_SIDE[quality];
-  if (ratioWidth >= ratioHeight) return { width: even((short * ratioWidth) / ratioHeight), height: short };
-  return { width: short, height: even((short * ratioHeight) / ratioWidth) };
+  const ratio = Math.min(MAX_RATIO, Math.max(1 / MAX_RATIO, ratioWidth / ratioHeight));
+  if (ratio >= 1) return { width: even(short * ratio), height: short };
+  return { width: short, height: even(short / ratio) };
 }
 
 /** Frame size for a quality and an `aspect_ratio` setting. */
