@@ -21,6 +21,11 @@ describe('music-common', () => {
     assert.equal(madeUpTitle('rain.'), 'Rain');
     assert.equal(madeUpTitle('   '), 'Untitled');
   });
+  it('madeUpTitle ends on a word, not on a space left by punctuation', () => {
+    assert.equal(madeUpTitle('Une chanson sur la pluie !'), 'Une chanson sur la pluie');
+    assert.equal(madeUpTitle('rain on the roof ...'), 'Rain on the roof');
+    assert.equal(madeUpTitle(`${'a'.repeat(79)} b`), 'A'.padEnd(79, 'a'));
+  });
   it('madeUpTitle and slug never split a character in two', () => {
     const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
     const title = madeUpTitle(`a${'😀'.repeat(100)}`);

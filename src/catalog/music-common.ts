@@ -162,10 +162,13 @@ export function firstChars(text: string, max: number): string {
   return Array.from(text).slice(0, max).join('');
 }
 
-/** A title made up from a description (simple mode, sounds): its first words, at most 80 characters. */
+/**
+ * A title made up from a description (simple mode, sounds): its first words, at most 80 characters,
+ * ending on a word (a detached "!" or "..." or the cut must not leave a space at the end).
+ */
 export function madeUpTitle(description: string): string {
   const words = description.trim().split(/\s+/).slice(0, 6).join(' ');
-  const title = firstChars(words.replace(/[.,;:!?]+$/, ''), 80);
+  const title = firstChars(words.replace(/[\s.,;:!?]+$/, ''), 80).trimEnd();
   return title === '' ? 'Untitled' : title.charAt(0).toUpperCase() + title.slice(1);
 }
 
