@@ -256,6 +256,11 @@ describe('TRUST_PROXY', () => {
       expectError(await guess('10.9.8.6', '203.0.113.7'), 401, 'invalid_api_key');
       expectError(await guess('10.9.8.6', '203.0.113.8'), 401, 'invalid_api_key');
       expectError(await guess('10.9.8.6', '203.0.113.9'), 429, 'rate_limited');
+      // An IPv6 client is counted by its /64: another address of the same /64 brings no fresh budget.
+      expectError(await guess('10.9.8.7', '2001:db8:1:2::1'), 401, 'invalid_api_key');
+      expectError(await guess('10.9.8.7', '2001:db8:1:2::2'), 401, 'invalid_api_key');
+      expectError(await guess('10.9.8.7', '2001:db8:1:2:ffff::3'), 429, 'rate_limited');
+      expectError(await guess('10.9.8.7', '2001:db8:1:3::1'), 401, 'invalid_api_key');
     } finally {
       await t.close();
     }

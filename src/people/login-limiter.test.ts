@@ -41,3 +41,11 @@ test('a right attempt is no failure; attempts begun together are counted before 
   );
   assert.equal(together.filter((wait) => wait === null).length, 3);
 });
+
+test('an IPv6 client is counted by its /64: each address of it brings no fresh budget', async () => {
+  const limiter = new LoginLimiter({ failures: 2, windowSeconds: 60 });
+  assert.equal(await limiter.begin('2001:db8:1:2::1', 'f@example.com'), null);
+  assert.equal(await limiter.begin('2001:db8:1:2::2', 'g@example.com'), null);
+  assert.ok((await limiter.begin('2001:db8:1:2::3', 'h@example.com')) !== null, 'the /64 is spent');
+  assert.equal(await limiter.begin('2001:db8:1:3::1', 'h@example.com'), null, 'another /64 is not');
+});

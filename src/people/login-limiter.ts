@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { counterStore } from '../db/index.ts';
+import { clientAddressKey } from '../lib/index.ts';
 
 /** Failed sign-ins allowed per window, per address and per e-mail. (Default: 10 per 15 minutes) */
 export interface LoginLimits {
@@ -125,7 +126,8 @@ export class LoginLimiter {
    * The address is counted first and the e-mail only after it passed: taken at once, two attempts could
    * each pass one budget and fail the other, both giving back, so fewer than the budget got compared.
    */
-  async begin(address: string, email: string): Promise<number | null> {
+  async begin(client: string, email: string): Promise<number | null> {
+    const address = clientAddressKey(client);
     const byAddress = await this.#address.take(address);
     if (byAddress !== null) return byAddress;
     const byEmail = await this.#email.take(email);
@@ -135,8 +137,8 @@ export class LoginLimiter {
   }
 
   /** The attempt `begin` counted was right: it is no failure. */
-  async succeeded(address: string, email: string): Promise<void> {
-    await Promise.all([this.#address.giveBack(address), this.#email.giveBack(email)]);
+  async succeeded(client: string, email: string): Promise<void> {
+    await Promise.all([this.#address.giveBack(clientAddressKey(client)), this.#email.giveBack(email)]);
   }
 }
 

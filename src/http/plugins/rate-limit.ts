@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { counterStore } from '../../db/index.ts';
 import { errors } from '../../errors.ts';
+import { clientAddressKey } from '../../lib/index.ts';
 import type { RequestLimits } from '../types.ts';
 
 /**
@@ -83,7 +84,7 @@ export class RequestLimiter {
    */
   async takeWrongKeyAttempt(address: string): Promise<number | null> {
     try {
-      await this.#wrongKey.consume(address);
+      await this.#wrongKey.consume(clientAddressKey(address));
       return null;
     } catch (rejection) {
       return Math.max(1, Math.ceil(asLimiterRes(rejection).msBeforeNext / 1000));
@@ -95,7 +96,7 @@ export class RequestLimiter {
    * Checked before the comparison, so past the budget a right guess looks exactly like a wrong one.
    */
   async adminTokenWait(address: string): Promise<number | null> {
-    const res = await this.#wrongAdminToken.get(address);
+    const res = await this.#wrongAdminToken.get(clientAddressKey(address));
     if (!res || res.consumedPoints < this.#limits.wrongKeyAttempts) return null;
     return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
   }
@@ -103,7 +104,7 @@ export class RequestLimiter {
   /** Counts a wrong operator token from an address; the seconds to wait once it is past its budget, or null. */
   async takeWrongAdminToken(address: string): Promise<number | null> {
     try {
-      await this.#wrongAdminToken.consume(address);
+      await this.#wrongAdminToken.consume(clientAddressKey(address));
       return null;
     } catch (rejection) {
       return Math.max(1, Math.ceil(asLimiterRes(rejection).msBeforeNext / 1000));

@@ -9,6 +9,7 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Lang } from '../../i18n/index.ts';
+import { clientAddressKey } from '../../lib/index.ts';
 import { AttemptLimiter, ExpiringMarks } from '../../people/index.ts';
 import type { Assets } from '../assets.ts';
 import { cookieOptions, field, isIssuedCsrf, LANG_COOKIE, langFrom, pageLang, safeNext } from '../context.ts';
@@ -178,14 +179,14 @@ export async function consoleRoutes(
       const w = wordsOf(context.lang);
       // Counted before the comparison, in one step with the check: sign-ins sent together cannot all be
       // compared before any of them has failed. A right token forgets the address's count.
-      const wait = await attempts.take(request.ip);
+      const wait = await attempts.take(clientAddressKey(request.ip));
       if (wait !== null) {
         reply.header('retry-after', String(wait));
         return signInPage(reply, context, 429, tooManyAttempts(wait, context.lang));
       }
       if (!keys.tokenMatches(field(request.body, 'token')))
         return signInPage(reply, context, 401, w.adminWrongToken);
-      await attempts.forget(request.ip);
+      await attempts.forget(clientAddressKey(request.ip));
       reply.setCookie(CONSOLE_COOKIE, keys.issue(now()), consoleCookie(deps.secure, 12 * 60 * 60));
       reply.clearCookie(CONSOLE_CSRF_COOKIE, { path: '/admin' });
       return seeOther(reply, '/admin/accounts');
