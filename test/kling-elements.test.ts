@@ -159,3 +159,18 @@ test('deleting an element deletes it at Kling (delete-elements); a 5xx there is 
   const deletes = w.fake.calls.filter((c) => c.path === '/v1/general/delete-elements');
   assert.deepEqual(deletes.at(-1)?.body, { element_id: elementId });
 });
+
+test('two creations of one name at once: the loser’s element made at Kling is deleted there', async () => {
+  const body = { name: 'Twin', tag: 'object', image_urls: [w.files.front] };
+  const made = (): string[] =>
+    [...w.fake.tasks.values()]
+      .filter((t) => t.kind === 'element' && t.body['element_name'] === 'Twin')
+      .map((t) => t.elementId ?? '');
+  const owned = (id: string): boolean => [...w.fake.elements.values()].some((set) => set.has(id));
+  const answers = await Promise.all([1, 2].map(() => w.t.call(w.account.key, 'POST', ELEMENTS, body)));
+  assert.deepEqual(answers.map((r) => r.statusCode).sort(), [201, 409], answers.map((r) => r.body).join());
+  expectError(answers.find((r) => r.statusCode === 409)!, 409, 'element_name_taken');
+  assert.equal(made().length, 2, 'both creations reached Kling before either was saved');
+  assert.equal(await w.t.container.services.libraries.deleteUpstreamCopies(), 1);
+  assert.deepEqual(made().filter(owned).length, 1, 'only the saved element stays at Kling');
+});

@@ -362,10 +362,27 @@ export class LibraryService {
         await complete?.(tx, 201, record.id);
       });
     } catch (error) {
+      await this.#forsake(record);
       if (isUniqueViolation(error) && plan.uniqueKey !== undefined) throw taken();
       throw error;
     }
     return record;
+  }
+
+  /**
+   * A record the provider made that could not be saved here (a concurrent creation took its name or song
+   * version, the library filled up meanwhile): stored as deleted and owing its provider deletion, so the
+   * sweeper removes the provider's copy (upstream-deletes.ts) rather than leaving the caller's pictures or
+   * voice there with no record to delete them by. Best effort: the caller gets the first refusal anyway.
+   */
+  async #forsake(record: StoredRecord): Promise<void> {
+    if (upstreamCopyOf(record.private) === null) return;
+    const now = this.#deps.clock.now().toISOString();
+    await this.#deps.db.db
+      .insertInto('library_records')
+      .values({ ...toRow(record), deleted_at: now, updated_at: now, upstream_delete_at: now })
+      .execute()
+      .catch(() => {});
   }
 
   /**
