@@ -106,7 +106,9 @@ export const personas = defineLibrary({
       'naming the field.',
     decisions:
       "`song_title` is the title of that version in the task's `result.texts` (CONTRACT §2), else the " +
-      "file's caption. One persona per song version among live personas.",
+      "file's caption. One persona per song version among live personas. On a Suno channel a song " +
+      'version whose persona was deleted cannot take another: Suno keeps one persona per track and has no ' +
+      'delete call, so the creation answers `502 persona_create_failed` there.',
   },
   async prepare(b, ctx) {
     const song = await sourceSong(ctx.db, ctx.accountId, b.source_task_id, b.index);
