@@ -18,9 +18,9 @@ import { ensureBenchTools, planCpus } from './tools.ts';
  * `npm run bench:scale`: the real app on a database of 1,000 tasks and on one of 1,000,000 (SQLite and
  * PostgreSQL), side by side in the same interleaved rounds with bare node:http as the landmark: polling a
  * finished and a running task, walking an account's list with cursors, creating tasks; then the RSS of the
- * API process with its worker running through 10,000 unfinished tasks. wrk is the load generator, pinned to
- * CPUs apart from the servers'. The request limits are lifted (see docs/performance.md). Exits 1 when any
- * request failed.
+ * API process with its worker running, with the fill's unfinished tasks (10,000 at 1,000,000) and the
+ * bench's creations still queued. wrk is the load generator, pinned to CPUs apart from the servers'. The
+ * request limits are lifted (see docs/performance.md). Exits 1 when any request failed.
  */
 
 const log = (line: string): void => {

@@ -148,7 +148,10 @@ interface Creation {
   entryId: string;
 }
 
-/** The writes of one creation (hold, task, job), as `TaskService` makes them, each with its parameters. */
+/**
+ * Five of the writes of one creation (hold, task, job), as `TaskService` makes them, each with its
+ * parameters. The upserts of the kept counts (`active_task_counts`, `key_day_spend`) are not among them.
+ */
 const CREATION_WRITES: ReadonlyArray<{ sql: string; params: (c: Creation) => unknown[] }> = [
   {
     sql: `insert into transfers (id, account_id, key_id, amount_minor, status, created_at, settled_at)
