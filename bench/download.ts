@@ -113,8 +113,8 @@ async function main(): Promise<number> {
     const rotate = ranges.map((r) => ({ range: r.header }));
     const appPids = () => [app.pid];
     const targets: Target[] = [
-      { name: 'app, full 50 MB', url: appUrl, headers: auth, rotate: [], pids: appPids },
-      { name: 'nginx, full 50 MB', url: nginxUrl, headers: {}, rotate: [], pids: nginx.pids },
+      { name: `app, full ${fileBytes / MB} MB`, url: appUrl, headers: auth, rotate: [], pids: appPids },
+      { name: `nginx, full ${fileBytes / MB} MB`, url: nginxUrl, headers: {}, rotate: [], pids: nginx.pids },
       { name: 'app, Range', url: appUrl, headers: auth, rotate, pids: appPids },
       { name: 'nginx, Range', url: nginxUrl, headers: {}, rotate, pids: nginx.pids },
     ];
@@ -156,7 +156,7 @@ async function main(): Promise<number> {
     const [appFull, nginxFull, appRange, nginxRange] = summaries;
     if (!appFull || !nginxFull || !appRange || !nginxRange) throw new Error('missing figures');
     process.stdout.write(`${downloadTable(summaries)}\n\n`);
-    process.stdout.write(`${ratioLine('full 50 MB', appFull, nginxFull, TARGET)}\n`);
+    process.stdout.write(`${ratioLine(`full ${fileBytes / MB} MB`, appFull, nginxFull, TARGET)}\n`);
     process.stdout.write(`${ratioLine('Range', appRange, nginxRange, TARGET)}\n`);
     for (const s of summaries.filter(generatorBound)) {
       process.stdout.write(
