@@ -72,6 +72,8 @@ describe('dashboard: libraries pages', () => {
     assert.match(textOf(res.body), /Singing voices 0 records/);
     const text = textOf(res.body);
     assert.match(text, /Pictures: jpeg, png, webp, up to 10 MB/, 'limits from the list response');
+    assert.match(text, /Records kept: at most 500/, 'a cap from nothing reads as a cap');
+    assert.doesNotMatch(text, /from 0 to/);
     assert.match(text, /Piece of the recording, seconds: from 10 to 240/);
     assert.match(text, /Recording of the phrase, seconds: at least 3/);
     assert.match(text, /Description: up to 500 characters/);

@@ -39,6 +39,8 @@ function boundText(value: unknown, w: Words): string {
       ? w.libOneFile
       : fill(w.libItems, { min: String(b.min_items ?? 0), max: String(b.max_items) });
   }
+  // A bound from nothing (`records: {min: 0, max: 500}`) reads as a cap: "at most 500", not "from 0 to 500".
+  if (b.max !== undefined && !b.min) return fill(w.libAtMost, { max: String(b.max) });
   if (b.max !== undefined) return fill(w.libRange, { min: String(b.min ?? 0), max: String(b.max) });
   if (b.min !== undefined) return fill(w.libAtLeast, { min: String(b.min) });
   return JSON.stringify(value);
