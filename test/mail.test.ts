@@ -127,4 +127,33 @@ describe('mail: SMTP', () => {
     mailer.close();
     assert.equal(received.length, 1);
   });
+
+  test('an SMTP server that stops answering fails the send within the timeout, not minutes later', {
+    timeout: 10_000,
+  }, async () => {
+    // Takes the message and never answers it: nodemailer alone would wait 10 minutes (its socket timeout)
+    // and hold the sign-up that waits for its mail as long.
+    const silent = new SMTPServer({
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
+      onData(stream) {
+        stream.resume();
+      },
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentPort = (silent.server.address() as { port: number }).port;
+    const mailer = new SmtpMailer({
+      smtpUrl: `smtp://127.0.0.1:${silentPort}`,
+      from: 'no-reply@studio.example',
+      timeoutMs: 300,
+    });
+    try {
+      const started = Date.now();
+      await assert.rejects(mailer.send(mailOf('confirm', 'en', 'eve@example.com', LINK)), /Timeout/);
+      assert.ok(Date.now() - started < 5_000);
+    } finally {
+      mailer.close();
+      silent.close(() => {});
+    }
+  });
 });

@@ -32,13 +32,27 @@ interface Transport {
   close(): void;
 }
 
+/**
+ * How long an SMTP server may take to accept the connection, to greet, or to answer any one command
+ * (nodemailer's own defaults are 2 minutes, 30 seconds and 10 minutes). A sign-up waits for its mail, so a
+ * server that stops answering must not hold the person's request for minutes. `SMTP_URL`'s query
+ * (`?socketTimeout=…`) still wins.
+ */
+export const SMTP_TIMEOUT_MS = 15_000;
+
 /** Sends every message through the SMTP server of `SMTP_URL`. */
 export class SmtpMailer implements Mailer {
   readonly #transport: Transport;
   readonly #from: string;
 
-  constructor(options: { smtpUrl: string; from: string }) {
-    this.#transport = nodemailer.createTransport(options.smtpUrl) as unknown as Transport;
+  constructor(options: { smtpUrl: string; from: string; timeoutMs?: number }) {
+    const timeoutMs = options.timeoutMs ?? SMTP_TIMEOUT_MS;
+    this.#transport = nodemailer.createTransport({
+      url: options.smtpUrl,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
+    }) as unknown as Transport;
     this.#from = options.from;
   }
 
