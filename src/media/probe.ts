@@ -4,11 +4,11 @@
  *
  * Order of sources, each filling only what the previous left out:
  * 1. pictures: our own header parsers (`image-size.ts`); nothing else.
- * 2. audio and video: music-metadata (`duration: true`, so MP3/ADTS without headers are counted
- *    frame by frame), in a worker thread with a time limit (`probe-pool.ts`). For video the length is
- *    the longest of the container and track durations.
- *    MP3: its frames are counted (`mp3-frames.ts`), less the encoder's padding its LAME tag states, and
- *    that count wins over the headers' claim.
+ * 2. MP3: its frames counted (`mp3-frames.ts`), less the encoder's padding its LAME tag states; the
+ *    headers' claim is never asked for.
+ *    Other audio and video: music-metadata (`duration: true`, so ADTS without headers is counted frame
+ *    by frame), in a worker thread with a time limit (`probe-pool.ts`). For video the length is the
+ *    longest of the container and track durations.
  * 3. MP4/MOV/M4A: the `moov` box (`mvhd` duration, video `tkhd` size) read by `isobmff.ts`.
  * 4. The bundled ffprobe's JSON report (the container's duration and the first video stream's size),
  *    last, because it runs a large demuxer on untrusted input.
@@ -167,14 +167,15 @@ export async function probeFile(
 ): Promise<ProbeResult> {
   if (format === 'jpeg' || format === 'png' || format === 'webp') return probePicture(path, format);
   const isVideo = kindOf(format) === 'video';
-  const result = await pool.probe(path, isVideo);
   // An MP3's header may claim fewer frames than it has, and header readers count the encoder's delay and
   // padding as audio (a "15 s" file of ffmpeg reads 15.05 s, past a 15 s bound): its frames are counted,
-  // less the padding its LAME tag states, and that count is the file's length.
+  // less the padding its LAME tag states, and that count is the file's length. music-metadata reads only
+  // an MP3 with no frame found.
   if (format === 'mp3') {
     const counted = await withReader(path, countMp3Seconds).catch(() => undefined);
-    if (counted !== undefined) result.durationSeconds = counted;
+    if (counted !== undefined) return { durationSeconds: counted };
   }
+  const result = await pool.probe(path, isVideo);
   if (missing(result, isVideo) && (format === 'mp4' || format === 'mov' || format === 'm4a')) {
     fill(result, await withReader(path, readMovieInfo).catch(() => ({})), isVideo);
   }
