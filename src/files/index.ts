@@ -1,5 +1,5 @@
 export { multipartFilename } from './filename.ts';
-export { holdUploads, isHeld, releaseUploads } from './upload-holds.ts';
+export { holdUploads, isLiveAt, releaseUploads } from './upload-holds.ts';
 export {
   type LentFile,
   MAX_UPLOAD_BYTES,

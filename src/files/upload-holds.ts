@@ -22,6 +22,19 @@ export function isHeld(
 }
 
 /**
+ * Where an upload is live at `now`: not deleted, and not expired or held by a library record. A held
+ * upload is the caller's in every way (listed, its link working, its bytes counted against the quota)
+ * until it is released. The one statement of the rule: the quota, the list, links and the worker's
+ * check of a waiting task's inputs all ask it.
+ */
+export function isLiveAt(
+  now: Date,
+): (eb: ExpressionBuilder<Database, 'uploads'>) => ExpressionWrapper<Database, 'uploads', SqlBool> {
+  return (eb) =>
+    eb.and([eb('deleted_at', 'is', null), eb.or([eb('expires_at', '>', now.toISOString()), isHeld(eb)])]);
+}
+
+/**
  * Holds the uploads among `urls` (any host, as direct links are recognised) for the record `recordId`.
  * Only the account's own uploads are held: a link to another account's upload works while that upload
  * lives, but a stranger's record never keeps it (nor its bytes in its owner's quota) alive.

@@ -3,10 +3,9 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
 import type { KeyPrincipal } from '../accounts/index.ts';
 import type { ArtifactKind } from '../catalog/index.ts';
-import type { Database, Db, Tx, UploadsTable } from '../db/index.ts';
+import type { Db, Tx, UploadsTable } from '../db/index.ts';
 import { ApiError, errors } from '../errors.ts';
 import type { Clock } from '../lib/index.ts';
 import { ByteCounter, makeTempFolder, randomBase62, uuidv7 } from '../lib/index.ts';
@@ -14,7 +13,7 @@ import { inspectFile, kindOf } from '../media/index.ts';
 import type { BlobStore, ByteRange } from '../storage/index.ts';
 import { linkToken } from './direct-link.ts';
 import { safeFilename } from './filename.ts';
-import { isHeld } from './upload-holds.ts';
+import { isLiveAt } from './upload-holds.ts';
 
 /** Largest upload (CONTRACT §6); per-field limits are checked when a task uses the file. */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
@@ -65,15 +64,6 @@ export interface LentFile {
 
 function token(): string {
   return randomBase62(32);
-}
-
-/**
- * Where an upload is live: not deleted, and not expired or held by a library record (upload-holds.ts). A
- * held upload is the caller's in every way, its bytes counted against the quota, until it is released.
- */
-function isLiveAt(now: Date): (eb: ExpressionBuilder<Database, 'uploads'>) => Expression<SqlBool> {
-  return (eb) =>
-    eb.and([eb('deleted_at', 'is', null), eb.or([eb('expires_at', '>', now.toISOString()), isHeld(eb)])]);
 }
 
 /** Bytes of an account's live uploads, which count against its quota. */
@@ -274,16 +264,18 @@ export class UploadService {
     return row ?? null;
   }
 
-  /** Not deleted, and not expired or held by a library record (asked only once expired). */
+  /** Whether the row read is live (`isLiveAt`); the database is asked only for an expired one's hold. */
   async #isLive(row: UploadsTable): Promise<boolean> {
     if (row.deleted_at !== null) return false;
-    if (row.expires_at > this.#deps.clock.now().toISOString()) return true;
-    const held = await this.#deps.db.db
-      .selectFrom('library_uploads')
-      .select('record_id')
-      .where('upload_id', '=', row.id)
+    const now = this.#deps.clock.now();
+    if (row.expires_at > now.toISOString()) return true;
+    const live = await this.#deps.db.db
+      .selectFrom('uploads')
+      .select('id')
+      .where('id', '=', row.id)
+      .where(isLiveAt(now))
       .executeTakeFirst();
-    return held !== undefined;
+    return live !== undefined;
   }
 
   /**
@@ -330,13 +322,14 @@ export class UploadService {
    */
   async sweep(batch = 500): Promise<number> {
     const { db, storage, clock } = this.#deps;
-    const now = clock.now().toISOString();
+    const now = clock.now();
     const due = await db.db
       .selectFrom('uploads')
       .selectAll()
+      // The expired ones by the index `uploads_expiry`, then those of them no longer live (not held).
       .where('deleted_at', 'is', null)
-      .where('expires_at', '<=', now)
-      .where((eb) => eb.not(isHeld(eb)))
+      .where('expires_at', '<=', now.toISOString())
+      .where((eb) => eb.not(isLiveAt(now)(eb)))
       .limit(batch)
       .execute();
     let removed = 0;

@@ -9,7 +9,7 @@
 import type { LibraryRef, ModeInputs, ModelSpec } from '../catalog/index.ts';
 import type { Db, TasksTable } from '../db/index.ts';
 import { ApiError } from '../errors.ts';
-import { isHeld } from '../files/index.ts';
+import { isLiveAt } from '../files/index.ts';
 import { artifactOfLink, GenerationError, type GenerationRequest } from '../generators/index.ts';
 import { type LibrarySegment, resolveReferences } from '../libraries/index.ts';
 import { findOwnArtifact } from '../tasks/index.ts';
@@ -39,14 +39,13 @@ export async function missingInput(db: Db, task: TasksTable, now: Date): Promise
     if (token === null) continue;
     const upload = await db.db
       .selectFrom('uploads')
-      .select((eb) => ['deleted_at', 'expires_at', isHeld(eb).as('held')])
+      .select((eb) => isLiveAt(now)(eb).as('live'))
       .where('token', '=', token)
       .executeTakeFirst();
     // No record: the link was not one of ours at acceptance and was downloaded like any other URL.
     if (!upload) continue;
-    // An upload a library record holds stays live past its expiry, as its link does (upload-holds.ts).
-    const expired = upload.expires_at <= now.toISOString() && !upload.held;
-    if (upload.deleted_at !== null || expired) {
+    // Live as its link is (files/upload-holds.ts): an upload a library record holds outlives its expiry.
+    if (!upload.live) {
       return `settings.${file.field}.${file.position}: the uploaded file was deleted or expired`;
     }
   }
