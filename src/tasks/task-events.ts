@@ -5,7 +5,8 @@
  */
 import { notifyOnCommit, type TasksTable, type Tx } from '../db/index.ts';
 import { emitEvent, type TaskEventType } from '../events/index.ts';
-import { keptArtifacts, toTaskView } from './task-view.ts';
+import { viewFilesOf } from './task-rows.ts';
+import { toTaskView } from './task-view.ts';
 
 /** Notification channel of task changes; the payload is the task id. */
 export const TASK_CHANGED_CHANNEL = 'gta_task_changed';
@@ -38,13 +39,6 @@ export async function taskChanged(
         ? null
         : { url: row.webhook_url, events: JSON.parse(row.webhook_events ?? '[]') as string[] },
     at,
-    data: async () => {
-      const artifacts =
-        row.status !== 'succeeded'
-          ? []
-          : (keptArtifacts(row) ??
-            (await tx.selectFrom('artifacts').selectAll().where('task_id', '=', taskId).execute()));
-      return toTaskView(row, artifacts, WEBHOOK_LANG, at);
-    },
+    data: async () => toTaskView(row, await viewFilesOf(tx, row), WEBHOOK_LANG, at),
   });
 }

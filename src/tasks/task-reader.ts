@@ -11,7 +11,7 @@ import type { Lang } from '../i18n/index.ts';
 import type { Clock } from '../lib/index.ts';
 import type { FinalTaskViews } from './final-task-views.ts';
 import { LiveTaskViews } from './live-task-views.ts';
-import { taskRowOf } from './task-rows.ts';
+import { taskRowOf, viewFilesOf } from './task-rows.ts';
 import { keptArtifacts, type TaskView, toTaskView } from './task-view.ts';
 import { isFinal } from './transitions.ts';
 
@@ -114,16 +114,7 @@ export class TaskReader {
 
   /** A row's view; a final one is kept (with its JSON) for later reads. */
   async #viewOf(row: TasksTable, lang: Lang, now: Date): Promise<{ view: TaskView; json: string | null }> {
-    const artifacts =
-      row.status !== 'succeeded'
-        ? []
-        : (keptArtifacts(row) ??
-          (await this.#deps.db.db
-            .selectFrom('artifacts')
-            .selectAll()
-            .where('task_id', '=', row.id)
-            .execute()));
-    const view = toTaskView(row, artifacts, lang, now);
+    const view = toTaskView(row, await viewFilesOf(this.#deps.db.db, row), lang, now);
     if (!isFinal(row.status)) return { view, json: null };
     this.#liveViews.forget(row.id);
     return this.#deps.finalViews.remember(row.account_id, lang, view);

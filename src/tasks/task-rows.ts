@@ -1,5 +1,6 @@
 import type { CompiledQuery } from 'kysely';
 import type { ArtifactsTable, Db, TasksTable, Tx } from '../db/index.ts';
+import { type ArtifactFacts, keptArtifacts } from './task-view.ts';
 
 /**
  * The reads every poll of an unfinished task and every download make: built and compiled once per
@@ -54,4 +55,16 @@ export function artifactRowOf(
   idx: number,
 ): ArtifactsTable | undefined | Promise<ArtifactsTable | undefined> {
   return firstRow(db, artifactRead(db.db), [taskId, idx]);
+}
+
+/**
+ * The files a view of `row` shows: none unless it succeeded; the copy its row keeps, or its `artifacts`
+ * rows for a task that succeeded before that copy (migration 0027).
+ */
+export async function viewFilesOf(db: Tx, row: TasksTable): Promise<readonly ArtifactFacts[]> {
+  if (row.status !== 'succeeded') return [];
+  return (
+    keptArtifacts(row) ??
+    (await db.selectFrom('artifacts').selectAll().where('task_id', '=', row.id).execute())
+  );
 }
