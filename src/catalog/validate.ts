@@ -49,12 +49,11 @@ function ruCount(n: number, origin: string): string {
  * the other issues, which zod's Russian locale words well enough.
  */
 function russian(issue: z.core.$ZodIssue): string | null {
-  if (issue.code === 'invalid_type') {
-    const expected = RU_TYPES[issue.expected] ?? issue.expected;
-    const input = (issue as { input?: unknown }).input;
-    return input === undefined
-      ? `обязательное поле: ожидается ${expected}`
-      : `ожидается ${expected}, получено ${ruTypeOfValue(input)}`;
+  if (issue.code === 'invalid_type') return ruWrongType([issue.expected], issue);
+  if (issue.code === 'invalid_union') {
+    // Every branch refused the value's type (a link given as a number): one refusal naming every type.
+    const types = unionTypes(issue);
+    if (types !== null) return ruWrongType(types, issue);
   }
   if (issue.code === 'too_small' || issue.code === 'too_big') {
     const small = issue.code === 'too_small';
@@ -74,6 +73,15 @@ function russian(issue: z.core.$ZodIssue): string | null {
     }
   }
   return null;
+}
+
+/** "ожидается строка или список, получено число": the types expected and what the value was. */
+function ruWrongType(types: readonly string[], issue: z.core.$ZodIssue): string {
+  const expected = types.map((t) => RU_TYPES[t] ?? t).join(' или ');
+  const input = (issue as { input?: unknown }).input;
+  return input === undefined
+    ? `обязательное поле: ожидается ${expected}`
+    : `ожидается ${expected}, получено ${ruTypeOfValue(input)}`;
 }
 
 /** The types a union's branches expected, when each refused the value's type alone; null otherwise. */
@@ -98,22 +106,14 @@ function localise(issue: z.core.$ZodIssue, lang: 'en' | 'ru'): string {
     const params = issue.params as { ru?: string } | undefined;
     return lang === 'ru' && params?.ru ? params.ru : issue.message;
   }
+  if (lang === 'ru') {
+    const words = russian(issue);
+    if (words !== null) return words;
+  }
   if (issue.code === 'invalid_union') {
-    // Every branch refused the value's type (a link given as a number): one refusal naming every type.
+    // Every branch refused the value's type: zod's "invalid_type" words, naming every type.
     const types = unionTypes(issue);
-    if (types !== null) {
-      const input = (issue as { input?: unknown }).input;
-      if (lang === 'ru') {
-        const expected = types.map((t) => RU_TYPES[t] ?? t).join(' или ');
-        return input === undefined
-          ? `обязательное поле: ожидается ${expected}`
-          : `ожидается ${expected}, получено ${ruTypeOfValue(input)}`;
-      }
-      const text = en({ ...issue, code: 'invalid_type', expected: types.join(' or ') } as Parameters<
-        typeof en
-      >[0]);
-      return typeof text === 'string' ? text : (text?.message ?? issue.message);
-    }
+    if (types !== null) return zodWords(en, { ...issue, code: 'invalid_type', expected: types.join(' or ') });
     // A discriminator's value matches no branch: zod's words list `'undefined'` among the values (en) or
     // say nothing of them (ru). Said here as a caller reads it: the values, and whether it may be left out.
     const options = (issue as { options?: readonly unknown[] }).options;
@@ -128,13 +128,15 @@ function localise(issue: z.core.$ZodIssue, lang: 'en' | 'ru'): string {
         : `expected one of ${shown}${optional ? ', or left out' : ''}`;
     }
   }
-  if (lang === 'ru') {
-    const words = russian(issue);
-    if (words !== null) return words;
-  }
-  const fn = lang === 'ru' ? ru : en;
+  return zodWords(lang === 'ru' ? ru : en, issue);
+}
+
+/** The words zod's locale `fn` has for an issue. */
+function zodWords(fn: typeof en, issue: z.core.$ZodIssue | Record<string, unknown>): string {
   const text = fn(issue as Parameters<typeof fn>[0]);
-  return typeof text === 'string' ? text : (text?.message ?? issue.message);
+  return typeof text === 'string'
+    ? text
+    : (text?.message ?? String((issue as { message?: unknown }).message));
 }
 
 /** Turns zod issues into violations naming the field, in both languages. */
