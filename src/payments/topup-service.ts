@@ -59,6 +59,15 @@ export interface TopupServiceDeps {
 
 type Row = TopupsTable;
 
+/** The ledger's refusals of a succeeded payment's credit that no retry changes, and why, as logged. */
+const UNCREDITABLE: Readonly<Partial<Record<string, string>>> = {
+  // The reference was taken by another amount (an operator's credit made before the API refused that).
+  credit_reference_conflict:
+    "a succeeded payment's reference is already credited with another amount; not credited",
+  // The balance would pass 2^53 kopecks (the ledger's amountTooLarge).
+  invalid_request: 'a succeeded payment would take the balance past the largest exact amount; not credited',
+};
+
 /**
  * Whether `reference` is the payment id of one of the account's top-ups: the ledger reference its
  * success credits under (CONTRACT §14), which an operator's credit must not take first.
@@ -349,27 +358,13 @@ export class TopupService {
         return true;
       });
     } catch (error) {
-      if (!isApiError(error)) throw error;
-      if (error.code === 'credit_reference_conflict') {
-        // The reference was taken by another amount (an operator's credit made before the API refused
-        // that): crediting under another reference would break "the payment id is the reference", and a
-        // 500 would have the provider resend forever. The top-up stays pending for the operator.
-        this.#deps.log.error(
-          { topupId: row.id, paymentId: row.payment_id },
-          "a succeeded payment's reference is already credited with another amount; not credited",
-        );
-        return 'pending';
-      }
-      if (error.code === 'invalid_request') {
-        // The balance would pass 2^53 kopecks (the ledger's amountTooLarge): as lasting as the conflict
-        // above, so the same answer rather than a 500 the provider resends forever.
-        this.#deps.log.error(
-          { topupId: row.id, paymentId: row.payment_id, amountMinor },
-          'a succeeded payment would take the balance past the largest exact amount; not credited',
-        );
-        return 'pending';
-      }
-      throw error;
+      // A refusal of the ledger that no retry changes: crediting another way would break "the payment id
+      // is the reference", and a 500 would have the provider resend forever. The top-up stays pending for
+      // the operator.
+      const lasting = isApiError(error) ? UNCREDITABLE[error.code] : undefined;
+      if (lasting === undefined) throw error;
+      this.#deps.log.error({ topupId: row.id, paymentId: row.payment_id, amountMinor }, lasting);
+      return 'pending';
     }
     if (credited) this.#deps.log.info({ topupId: row.id, amountMinor }, 'top-up credited');
     return 'succeeded';
