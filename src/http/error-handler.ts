@@ -4,6 +4,7 @@ import { isLockTimeout, isNulInText } from '../db/index.ts';
 import { type ApiError, errors, isApiError } from '../errors.ts';
 import { translate } from '../i18n/index.ts';
 import { hasNul } from '../lib/index.ts';
+import { NOT_JSON } from './json-body.ts';
 import { type ApiLinks, notFoundAt } from './not-found.ts';
 import { zodIssuesOf } from './validator.ts';
 
@@ -59,7 +60,7 @@ function fromFramework(error: FastifyError, request: FastifyRequest, links: ApiL
       return errors.requestTooLarge(request.routeOptions.bodyLimit ?? 16 * 1024);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return errors.invalidRequest(both('The body is not valid JSON.', 'Тело запроса — некорректный JSON.'));
+      return errors.invalidRequest(NOT_JSON);
     // @fastify/multipart on POST /v1/files: a field declared as JSON that is not, or more parts than the one
     // `file` part it takes. The plugin's own 406 and 413 were unhandled here (500) and are not in the table.
     case 'FST_INVALID_JSON_FIELD_ERROR':

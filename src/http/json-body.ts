@@ -49,6 +49,12 @@ export function isNestedDeeperThan(value: unknown, maxDepth: number): boolean {
   return false;
 }
 
+/** What a body that is not JSON is told, wherever it is refused (the error table, the payment notices). */
+export const NOT_JSON = {
+  en: 'The body is not valid JSON.',
+  ru: 'Тело запроса — некорректный JSON.',
+} as const;
+
 /**
  * True when `text` is valid JSON that Fastify's parser refused all the same: a `__proto__` key, or a
  * `constructor` key holding `prototype`. Run only after a refusal, so valid bodies never pay for it.

@@ -15,8 +15,10 @@ export const pathParam = z.string().min(1).max(PATH_PARAM_MAX);
  * refused for the ones it left blank (docs/decisions.md).
  */
 export function emptyIsNone<T extends z.ZodType>(schema: T) {
-  return z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+  return z.preprocess(blankIsAbsent, schema.optional());
 }
+
+const blankIsAbsent = (value: unknown): unknown => (value === '' ? undefined : value);
 
 /**
  * A list's `limit` query parameter, 1 to `max`, `fallback` when absent. The bound is checked before the
@@ -28,9 +30,7 @@ export function pageLimit(max: number): z.ZodType<number | undefined>;
 export function pageLimit(max: number, fallback: number): z.ZodType<number>;
 export function pageLimit(max: number, fallback?: number): z.ZodType<number | undefined> {
   const limit = z.coerce.number().min(1).max(max).int();
-  return fallback === undefined
-    ? emptyIsNone(limit)
-    : z.preprocess((value) => (value === '' ? undefined : value), limit.default(fallback));
+  return fallback === undefined ? emptyIsNone(limit) : z.preprocess(blankIsAbsent, limit.default(fallback));
 }
 
 /** The request headers of a file download, declared so the OpenAPI document lists them as parameters. */

@@ -5,6 +5,7 @@ import { translate } from '../../i18n/index.ts';
 import { hasNul } from '../../lib/index.ts';
 import { isYookassaSender, TOPUP_MAX_MINOR, TOPUP_MIN_MINOR, TOPUP_PAGE } from '../../payments/index.ts';
 import { parseIdempotencyKey } from '../../tasks/index.ts';
+import { NOT_JSON } from '../json-body.ts';
 import type { AppDeps } from '../types.ts';
 import {
   emptyIsNone,
@@ -169,9 +170,6 @@ export async function adminTopupRoutes(app: FastifyInstance, deps: AppDeps): Pro
 
 /** Notifications' bodies are small; anything larger is not YooKassa's. */
 const NOTIFICATION_LIMIT = 64 * 1024;
-
-/** The 400 of an unparsable notification, in the request's language as every refusal (CONTRACT §8). */
-const NOT_JSON = { en: 'The body is not valid JSON.', ru: 'Тело запроса — некорректный JSON.' } as const;
 
 /**
  * YooKassa's notifications (PROVIDERS.md §8): no credentials, so nothing in the body is trusted but
