@@ -245,13 +245,13 @@ export const errors = {
     new ApiError('file_too_large', { params: { field, limit: Math.round(limitBytes / 1024 / 1024) } }),
   invalidRequest: (detail: { en: string; ru: string }): ApiError =>
     new ApiError('invalid_request', { detail }),
-  /** Text with the NUL character (U+0000), which PostgreSQL cannot store: refused on both engines. */
   /** An HTTP/1.1 request without Host; the connection is closed, as Node closes it. */
   missingHost: (): ApiError =>
     new ApiError('invalid_request', {
       detail: { en: 'The request has no Host header.', ru: 'В запросе нет заголовка Host.' },
       headers: { Connection: 'close' },
     }),
+  /** Text with the NUL character (U+0000), which PostgreSQL cannot store: refused on both engines. */
   nulInText: (): ApiError =>
     new ApiError('invalid_request', {
       detail: {

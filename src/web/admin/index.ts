@@ -89,10 +89,10 @@ export async function consoleRoutes(
   const keys = new ConsoleKeys(deps.token);
   const attempts = deps.attempts ?? new AttemptLimiter('console-address');
   const signedOut = deps.signedOut ?? new ExpiringMarks('console-signed-out');
+  const now = deps.now ?? Date.now;
   /** Whether a cookie is a live session: signed with the token, not expired, not signed out. */
   const isSession = async (value: string | undefined): Promise<boolean> =>
-    keys.valid(value, now()) && value !== undefined && !(await signedOut.marked(value));
-  const now = deps.now ?? Date.now;
+    value !== undefined && keys.valid(value, now()) && !(await signedOut.marked(value));
   const pageDeps: ConsolePageDeps = { port: deps.port, assets: deps.assets };
 
   await app.register(async (web) => {

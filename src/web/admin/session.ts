@@ -1,8 +1,9 @@
 /**
- * The operator console's sign-in (CONTRACT §13): the ADMIN_TOKEN compared in constant time, and a session that is a signed expiry and a
- * random id in an HttpOnly, SameSite=Strict cookie scoped to `/admin`. The signing key is derived from the
- * token, so a new token ends every console session; only signed-out sessions are stored, until they would
- * have expired (`ExpiringMarks`). Forms carry a CSRF token derived from the cookie.
+ * The operator console's sign-in (CONTRACT §13): the ADMIN_TOKEN compared in constant time, and a session
+ * that is a signed expiry and a random id in an HttpOnly, SameSite=Strict cookie scoped to `/admin`. The
+ * signing key is derived from the token, so a new token ends every console session; only signed-out
+ * sessions are stored, until they would have expired (`ExpiringMarks`). Forms carry a CSRF token derived
+ * from the cookie.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 

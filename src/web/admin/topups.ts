@@ -1,8 +1,8 @@
 /**
  * The console's top-ups (CONTRACT §14, issue "Operator: top-ups in the console"): every account's
  * top-ups newest first, filtered by state and by account (`?account=`), a page at a time, each linked
- * to its account; an account's newest top-ups are on its page, with a link on to the older ones here. Read through the payments module's operator list, as
- * `GET /admin/v1/topups` does.
+ * to its account; an account's newest top-ups are on its page, with a link on to the older ones here.
+ * Read through the payments module's operator list, as `GET /admin/v1/topups` does.
  */
 import type { FastifyInstance } from 'fastify';
 import { html, type VNode } from '../html.ts';
