@@ -1,5 +1,6 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
+import { characters } from '../lib/index.ts';
 
 const scrypt = promisify(scryptCallback) as (
   password: string,
@@ -22,9 +23,8 @@ export const PASSWORD_MAX = 200;
  */
 export function passwordFits(password: string, min = 0): boolean {
   if (password.length > 2 * PASSWORD_MAX) return false;
-  let characters = 0;
-  for (const _ of password) characters += 1;
-  return characters >= min && characters <= PASSWORD_MAX;
+  const count = characters(password);
+  return count >= min && count <= PASSWORD_MAX;
 }
 
 const maxmem = (n: number, r: number): number => 256 * n * r;
