@@ -269,6 +269,13 @@ describe('webhook endpoints and the default secret', () => {
     assert.equal(copied.statusCode, 201, copied.body);
     assert.equal(copied.json().description, null);
     assert.equal((await t.call(acct.key, 'GET', '/v1/webhooks')).json().webhooks.length, 3);
+    // Deleted since, the endpoint is replayed as it was (as a library record is), and made no second time.
+    assert.equal((await t.call(acct.key, 'DELETE', `/v1/webhooks/${first.json().id}`)).statusCode, 204);
+    const afterDelete = await t.call(acct.key, 'POST', '/v1/webhooks', body, headers);
+    assert.equal(afterDelete.statusCode, 201, afterDelete.body);
+    assert.equal(afterDelete.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(afterDelete.json(), first.json());
+    assert.equal((await t.call(acct.key, 'GET', '/v1/webhooks')).json().webhooks.length, 2);
   });
 
   test("another account's endpoint and delivery are 404; its log shows only its own", async () => {

@@ -132,9 +132,10 @@ export class WebhookService {
         body: { url: input.url, events: wordSet(input.events), description: input.description ?? null },
       },
       {
+        // Deleted since, it is answered as it was, as a library record's replay is: the request made it.
         replay: async (id, status) => ({
           status,
-          webhook: await this.#withSecret(accountId, id),
+          webhook: await this.#withSecret(accountId, id, { deletedToo: true }),
           replayed: true,
         }),
         create: (complete) => this.#insert(accountId, input, complete),
@@ -184,14 +185,21 @@ export class WebhookService {
     return view;
   }
 
-  /** A live endpoint of the account with the secret that signs now; 404 webhook_not_found otherwise. */
-  async #withSecret(accountId: string, id: string): Promise<WebhookView & { secret: string }> {
+  /**
+   * A live endpoint of the account with the secret that signs now (`deletedToo`: or the one it had when
+   * deleted); 404 webhook_not_found otherwise.
+   */
+  async #withSecret(
+    accountId: string,
+    id: string,
+    { deletedToo = false } = {},
+  ): Promise<WebhookView & { secret: string }> {
     const row = await this.#deps.db.db
       .selectFrom('webhook_endpoints')
       .select(['id', 'url', 'events', 'description', 'created_at', 'secret'])
       .where('id', '=', id)
       .where('account_id', '=', accountId)
-      .where('deleted_at', 'is', null)
+      .$if(!deletedToo, (qb) => qb.where('deleted_at', 'is', null))
       .executeTakeFirst();
     if (!row) throw errors.webhookNotFound(id);
     return { ...toView(row), secret: row.secret };
