@@ -67,6 +67,14 @@ describe('uploads held by library records', () => {
     const fullBody = await upload(a.key);
     const loose = await upload(a.key);
     const id = await character(a.key, portrait.url, fullBody.url);
+    // The dashboard's uploads page says the held ones are kept rather than showing their expiry.
+    const principal = { keyId: null, accountId: a.id, prefix: '', models: null, dailyLimitMinor: null };
+    const listed = await t.container.services.uploads.list(principal);
+    assert.deepEqual(Object.fromEntries(listed.files.map((f) => [f.id, f.held])), {
+      [portrait.id]: true,
+      [fullBody.id]: true,
+      [loose.id]: false,
+    });
 
     await expireAndSweep();
     assert.equal(await swept(loose.id), true, 'an upload no record names expires as before');

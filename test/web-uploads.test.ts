@@ -110,6 +110,36 @@ describe('dashboard: uploads page', () => {
     assert.match(none.body, /<input type="file" name="file" multiple/);
   });
 
+  test('a file a library record uses says it is kept instead of its expiry', async () => {
+    const me = await person();
+    const photo = encodePng(64, 64, drawPicture(64, 64, 'held'));
+    const made = await Promise.all(
+      ['portrait.png', 'body.png', 'loose.png'].map(async (filename) => {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: `/v1/files?filename=${filename}`,
+          headers: { authorization: `Bearer ${me.key}`, 'content-type': 'image/png' },
+          payload: photo,
+        });
+        assert.equal(res.statusCode, 201, res.body);
+        return res.json() as { id: string; url: string };
+      }),
+    );
+    const [portrait, fullBody] = made;
+    const character = await t.call(me.key, 'POST', '/v1/models/video-omni/characters', {
+      name: 'Ann',
+      portrait_url: portrait?.url,
+      full_body_url: fullBody?.url,
+    });
+    assert.equal(character.statusCode, 201, character.body);
+    const rows = (await me.browser.get('/uploads')).body.split('<tr id="upload-').slice(1);
+    const held = rows.filter((row) => textOf(row).includes('Kept while a library record uses it'));
+    assert.equal(held.length, 2, 'the portrait and the full body');
+    const loose = rows.find((row) => row.includes('loose.png'));
+    assert.ok(loose && !held.includes(loose));
+    assert.equal((loose.match(/<time /g) ?? []).length, 2, 'uploaded and expires');
+  });
+
   test("the form's refusals about the file name it as the form labels it, in the page's language", async () => {
     const me = await person();
     const refusals = (body: string) => {

@@ -13,7 +13,7 @@ import { inspectFile, kindOf } from '../media/index.ts';
 import type { BlobStore, ByteRange } from '../storage/index.ts';
 import { linkToken } from './direct-link.ts';
 import { safeFilename } from './filename.ts';
-import { isLiveAt } from './upload-holds.ts';
+import { isHeld, isLiveAt } from './upload-holds.ts';
 
 /** Largest upload (CONTRACT §6); per-field limits are checked when a task uses the file. */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
@@ -31,6 +31,11 @@ export interface UploadView {
   height: number | null;
   created_at: string;
   expires_at: string;
+}
+
+/** An upload as the dashboard lists it: `held` while a library record uses it, so it does not expire. */
+export interface HeldUploadView extends UploadView {
+  held: boolean;
 }
 
 export interface UploadServiceDeps {
@@ -218,12 +223,13 @@ export class UploadService {
   async list(
     principal: KeyPrincipal,
     limit = 500,
-  ): Promise<{ files: UploadView[]; usedBytes: number; quotaBytes: number }> {
+  ): Promise<{ files: HeldUploadView[]; usedBytes: number; quotaBytes: number }> {
     const { db, clock } = this.#deps;
     const now = clock.now();
     const rows = await db.db
       .selectFrom('uploads')
       .selectAll()
+      .select((eb) => isHeld(eb).as('held'))
       .where('account_id', '=', principal.accountId)
       .where(isLiveAt(now))
       .where('source_artifact', 'is', null)
@@ -232,7 +238,7 @@ export class UploadService {
       .limit(limit)
       .execute();
     return {
-      files: rows.map((row) => this.#view(row)),
+      files: rows.map(({ held, ...row }) => ({ ...this.#view(row), held: Boolean(held) })),
       usedBytes: await usedBytes(db.db, principal.accountId, now),
       quotaBytes: this.#deps.quotaBytes,
     };

@@ -4,10 +4,10 @@
  * files module's `UploadService` fits it.
  */
 import type { KeyPrincipal } from '../accounts/index.ts';
-import type { UploadView } from '../files/index.ts';
+import type { HeldUploadView } from '../files/index.ts';
 
-/** One uploaded file as `POST /v1/files` answers it. */
-export type WebUpload = UploadView;
+/** One uploaded file as `POST /v1/files` answers it, and whether a library record holds it. */
+export type WebUpload = HeldUploadView;
 
 export interface UploadsPort {
   list(principal: KeyPrincipal): Promise<{ files: WebUpload[]; usedBytes: number; quotaBytes: number }>;

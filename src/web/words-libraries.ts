@@ -121,6 +121,8 @@ export const en = {
   upSize: 'Size',
   upUploadedAt: 'Uploaded',
   upExpires: 'Expires',
+  /** In place of the expiry of an upload a library record uses (it is kept until the record is deleted). */
+  upHeld: 'Kept while a library record uses it',
   upLink: 'Direct link',
   upPreview: 'Preview',
   upNone: 'No files yet.',
@@ -243,6 +245,7 @@ export const ru: Record<keyof typeof en, string> = {
   upSize: 'Размер',
   upUploadedAt: 'Загружен',
   upExpires: 'Истекает',
+  upHeld: 'Хранится, пока его использует запись библиотеки',
   upLink: 'Прямая ссылка',
   upPreview: 'Просмотр',
   upNone: 'Файлов пока нет.',

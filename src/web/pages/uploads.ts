@@ -52,7 +52,7 @@ function fileRow(file: WebUpload, w: Words, lang: string): VNode {
     <td>${file.content_type}</td>
     <td>${bytesText(file.size, lang)}</td>
     <td>${when(file.created_at)}</td>
-    <td>${when(file.expires_at)}</td>
+    <td>${file.held ? w.upHeld : when(file.expires_at)}</td>
     <td>
       <div class="secret">
         <input id=${linkId} type="text" readonly value=${file.url} aria-label=${`${w.upLink} ${file.filename}`} />
