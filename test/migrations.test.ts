@@ -70,6 +70,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     'f2f86da82b97770a174669af371dec128c467df22b7839a80f6efca03417d32b',
   'src/db/migrations/0027-task-artifact-views.ts':
     '35bee6d0d1099d8c8d72312a256cbf7595ba8929943e645d31878442e6cbdbba',
+  'src/db/migrations/0028-people-email-nfc.ts':
+    'ff4de3a79f0e03d88529e49102bb49d038fda2a91862130de37a1d5860c9a795',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',
@@ -267,6 +269,51 @@ test('0026: live records hold the live uploads of their account whose links they
         { record_id: 'character', upload_id: 'kept' },
         { record_id: 'element', upload_id: 'kept' },
       ]);
+    } finally {
+      await after.close();
+    }
+  } finally {
+    await old.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('0028: addresses stored before NFC take the stored form, unless it is another person’s', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-0028-'));
+  const old = await emptyDatabase(dir);
+  try {
+    const before = createDb(old.url);
+    const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0028'));
+    const { error } = await new Migrator({
+      db: before.db,
+      provider: { getMigrations: async () => earlier },
+    }).migrateToLatest();
+    assert.equal(error, undefined);
+    const people: Array<[string, string]> = [
+      ['decomposed', 'cafe\u0301@example.ru'],
+      ['composed', 'am\u00e9lie@example.ru'],
+      ['twin', 'ame\u0301lie@example.ru'],
+      ['plain', 'ann@example.ru'],
+    ];
+    for (const [i, [id, email]] of people.entries()) {
+      const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+      await sql`insert into people (id, account_id, email, password_hash, created_at)
+        values (${id}, ${`acct-${id}`}, ${email}, null, ${at})`.execute(before.db);
+    }
+    await before.close();
+
+    const after = createDb(old.url);
+    try {
+      await migrateToLatest(after);
+      const rows = await sql<{ id: string; email: string }>`select id, email from people order by id`.execute(
+        after.db,
+      );
+      assert.deepEqual(Object.fromEntries(rows.rows.map((r) => [r.id, r.email])), {
+        composed: 'am\u00e9lie@example.ru',
+        decomposed: 'caf\u00e9@example.ru',
+        plain: 'ann@example.ru',
+        twin: 'ame\u0301lie@example.ru',
+      });
     } finally {
       await after.close();
     }

@@ -26,6 +26,7 @@ import * as m0024 from './0024-key-day-spend.ts';
 import * as m0025 from './0025-upstream-cancels.ts';
 import * as m0026 from './0026-library-uploads.ts';
 import * as m0027 from './0027-task-artifact-views.ts';
+import * as m0028 from './0028-people-email-nfc.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ export const migrations: Record<string, Migration> = {
   '0025-upstream-cancels': m0025,
   '0026-library-uploads': m0026,
   '0027-task-artifact-views': m0027,
+  '0028-people-email-nfc': m0028,
 };
 
 export const migrationProvider: MigrationProvider = {
