@@ -445,6 +445,8 @@ export async function createContainer(
       await webhookSender.stop();
       dbClock?.stop();
       await renderer.close();
+      // Mails still going out after their answers (each bounded by the SMTP timeouts) are not cut off.
+      await people.mailsSent();
       mailer.close();
       await db.close();
     },

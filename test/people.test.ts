@@ -6,7 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import { runAdminCommand } from '../src/cli/admin.ts';
 import { isApiError } from '../src/errors.ts';
 import { ManualClock } from '../src/lib/clock.ts';
-import { CSRF_HEADER, type PeopleService, SESSION_COOKIE } from '../src/people/index.ts';
+import { CSRF_HEADER, PeopleService, SESSION_COOKIE } from '../src/people/index.ts';
+import { LoginLimiter } from '../src/people/login-limiter.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { decodedParts, outboxLink } from './mail-kit.ts';
 
@@ -408,6 +409,40 @@ describe('people: sign-up, confirmation, sessions and keys', () => {
     const mails = mailCount(t.dir);
     for (let i = 0; i < 8; i++) await people.requestPasswordReset('oli@example.com');
     assert.equal(mailCount(t.dir), mails + 5, 'five reset mails an hour, then silence');
+  });
+
+  test('a mail server that does not answer holds a sign-up only up to its wait; the mail goes on', async () => {
+    const held = Promise.withResolvers<void>();
+    const asked: string[] = [];
+    const slow = new PeopleService({
+      db: t.container.db,
+      clock: t.container.clock,
+      mailer: {
+        send: (message) => {
+          asked.push(message.to);
+          return held.promise;
+        },
+        close: () => {},
+      },
+      models: t.container.services.models,
+      limiter: new LoginLimiter(),
+      publicBaseUrl: 'https://studio.example',
+      signupCreditMinor: 0,
+      sessionTtlMs: 3_600_000,
+      mailWaitMs: 20,
+    });
+    const made = await slow.signUp({ email: 'slow@example.com', password: PASSWORD, lang: null });
+    assert.ok(made.accountId, 'answered while the mail server still holds the mail');
+    assert.deepEqual(asked, ['slow@example.com']);
+    let sent = false;
+    const all = slow.mailsSent().then(() => {
+      sent = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(sent, false, 'the mail is still going out');
+    held.resolve();
+    await all;
+    assert.equal(sent, true);
   });
 
   test('confirmation mails share the five mails an hour; past them a resend is 429', async () => {

@@ -46,7 +46,19 @@ export interface PeopleServiceDeps {
   log?: Logger;
   /** Runs once a key revocation has committed, so this process's key cache forgets it at once. */
   onKeyRevoked?: () => void;
+  /**
+   * Longest a request waits for its mail to go out (milliseconds); a slower mail goes on after the
+   * answer. (Default: MAIL_WAIT_MS)
+   */
+  mailWaitMs?: number;
 }
+
+/**
+ * How long a sign-up, a resend or the operator's attach waits for the mail it sends: long enough for
+ * any working SMTP server, so the mail is there when the answer is, and short beside SMTP_TIMEOUT_MS, so
+ * a server that stops answering does not hold the person's request for 15 seconds.
+ */
+export const MAIL_WAIT_MS = 3_000;
 
 function mustBeGoodPassword(password: string): void {
   if (!passwordFits(password, PASSWORD_MIN)) {
@@ -64,6 +76,8 @@ function mustBeGoodPassword(password: string): void {
  */
 export class PeopleService {
   readonly #d: PeopleServiceDeps;
+  /** Mails still going out after their request was answered. */
+  readonly #sending = new Set<Promise<void>>();
 
   constructor(deps: PeopleServiceDeps) {
     this.#d = deps;
@@ -200,6 +214,11 @@ export class PeopleService {
     if (!person || (await this.#d.limiter.takeMail(email)) !== null) return;
     const token = await this.#tx((tx) => issueToken(tx, person.id, 'reset', this.#d.clock.now()));
     await this.#mail('reset', asLang(person.lang) ?? 'en', email, token);
+  }
+
+  /** Resolves once every mail still going out after its answer has gone or failed (tests, shutdown). */
+  async mailsSent(): Promise<void> {
+    while (this.#sending.size > 0) await Promise.all([...this.#sending]);
   }
 
   /**
@@ -362,13 +381,32 @@ export class PeopleService {
     return person;
   }
 
-  /** Sends after the commit; a mail that fails is logged, and the person can ask for another. */
+  /**
+   * Sends after the commit and waits for it up to `mailWaitMs`; a slower mail goes on after the answer.
+   * A mail that fails is logged, and the person can ask for another.
+   */
   async #mail(kind: MailKind, lang: Lang, to: string, token: string): Promise<void> {
+    const sent = this.#track(this.#send(kind, lang, to, token));
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.#d.mailWaitMs ?? MAIL_WAIT_MS);
+    });
+    await Promise.race([sent, waited]).finally(() => clearTimeout(timer));
+  }
+
+  async #send(kind: MailKind, lang: Lang, to: string, token: string): Promise<void> {
     const link = `${this.#d.publicBaseUrl}/${kind === 'confirm' ? 'confirm' : 'reset/new'}?token=${token}`;
     try {
       await this.#d.mailer.send(mailOf(kind, lang, to, link));
     } catch (error) {
       this.#d.log?.warn({ err: error, mail: kind }, 'sending a mail failed');
     }
+  }
+
+  /** Keeps `sending` (which never rejects) among the mails going out until it settles. */
+  #track(sending: Promise<void>): Promise<void> {
+    this.#sending.add(sending);
+    void sending.finally(() => this.#sending.delete(sending));
+    return sending;
   }
 }
