@@ -1,3 +1,6 @@
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
@@ -94,6 +97,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Node answers an Expect other than 100-continue with a bare 417 (no error object, no request id); such
   // an expectation is ignored instead (RFC 9110 §10.1.1 allows it) and the request is served as any other.
   app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));
+  // Node hands a CONNECT (a proxy's tunnel request) over as a bare socket and, with no listener, closes it
+  // unanswered; it is served as any other request instead, so it gets the error table's answer.
+  app.server.on('connect', (req: http.IncomingMessage, socket: Duplex) => {
+    // Node took its own listeners off the socket: an error of a client that resets it must not go uncaught.
+    socket.on('error', () => socket.destroy());
+    const res = new http.ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once('finish', () => socket.end());
+    app.server.emit('request', req, res);
+  });
   app.setValidatorCompiler(validatorCompiler);
   // Response schemas document the API; replies are plain JSON.stringify (no per-reply validation cost).
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

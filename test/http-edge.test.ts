@@ -174,6 +174,23 @@ describe('the HTTP edge', () => {
     assert.match(refused, /\{"error":\{"code":"invalid_api_key","message":"[^"]+"\}\}$/);
   });
 
+  test('a CONNECT is answered in the error table (405 with Allow, or 404) and closed, not dropped', async () => {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    const tunnel = await rawExchange(
+      port,
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+    );
+    assert.match(tunnel, /^HTTP\/1\.1 404 /, tunnel);
+    assert.match(tunnel, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+    assert.match(tunnel, /"code":"not_found"/);
+    const tasks = await rawExchange(port, 'CONNECT /v1/tasks HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.match(tasks, /^HTTP\/1\.1 405 /, tasks);
+    assert.match(tasks, /\r\nallow: GET, HEAD, POST\r\n/i);
+    assert.match(tasks, /\r\nconnection: close\r\n/i);
+    assert.match(tasks, /"code":"method_not_allowed"/);
+  });
+
   test('[10.25] 401 answers carry WWW-Authenticate: Bearer', async () => {
     const missing = await t.app.inject({ method: 'GET', url: '/v1/models' });
     expectTableError(missing, 401, 'invalid_api_key');
