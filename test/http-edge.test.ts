@@ -244,6 +244,37 @@ describe('the HTTP edge', () => {
       [10, Number.MAX_SAFE_INTEGER - 10].sort(),
     );
   });
+
+  test('a lone surrogate in a body is refused: two references never become one credit', async () => {
+    const acct = await t.account();
+    const credit = (reference: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/admin/v1/accounts/${acct.id}/credits`,
+        payload: `{"amount_minor":100,"reference":"${reference}"}`,
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      });
+    // Text columns stored both as "r\uFFFD": the second was answered 200 as a replay of the first and
+    // its 100 kopecks were never credited.
+    for (const reference of ['r\\ud800', 'r\\udc00']) {
+      const refused = await credit(reference);
+      expectTableError(refused, 422, 'invalid_request');
+      assert.match(refused.json().error.message, /surrogate/);
+    }
+    // A pair is a character, escaped or not; so is U+FFFD itself.
+    assert.equal((await credit('r\\ud83d\\ude00')).statusCode, 201);
+    assert.equal((await credit('r\uFFFD')).statusCode, 201);
+    assert.equal((await t.admin('GET', `/admin/v1/accounts/${acct.id}`)).json().balance_minor, 200);
+    // In a property name and deep in task settings alike, before anything is priced or held.
+    const settings = '"task_type":"text_to_model","prompt":"a chair"';
+    for (const inner of [`${settings},"x\\udfff":1`, `${settings},"x":[["\\uDBFF"]]`]) {
+      expectTableError(
+        await post('/v1/price', `{"model":"model-3d","settings":{${inner}}}`),
+        422,
+        'invalid_request',
+      );
+    }
+  });
 });
 
 describe('TRUST_PROXY', () => {

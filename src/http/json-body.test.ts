@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isNestedDeeperThan, mayHoldMoreValuesThan } from './json-body.ts';
+import { hasLoneSurrogate, isNestedDeeperThan, mayHoldMoreValuesThan } from './json-body.ts';
 
 const nested = (depth: number): unknown => JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`);
 
@@ -35,4 +35,16 @@ test('mayHoldMoreValuesThan bounds the values by commas and opening brackets', (
   ];
   for (const [text, max, more] of cases)
     assert.equal(mayHoldMoreValuesThan(text, max), more, text.slice(0, 40));
+});
+
+test('hasLoneSurrogate finds half a pair in any string or property name, never a whole pair', () => {
+  const cases: Array<[string, boolean]> = [
+    ['{"a":"x\\ud800"}', true],
+    ['{"a":"\\udc00x"}', true],
+    ['{"a\\ud800":1}', true],
+    ['[1,[null,{"b":["\\uDBFF"]}]]', true],
+    ['{"a":"\\ud83d\\ude00 😀 \\uFFFD \\\\ud800"}', false],
+    ['[1,true,null,{}]', false],
+  ];
+  for (const [text, lone] of cases) assert.equal(hasLoneSurrogate(JSON.parse(text)), lone, text);
 });

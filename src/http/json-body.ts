@@ -49,6 +49,32 @@ export function isNestedDeeperThan(value: unknown, maxDepth: number): boolean {
   return false;
 }
 
+/** True when a string or property name in `value` holds a lone surrogate (half of a UTF-16 pair). */
+export function hasLoneSurrogate(value: unknown): boolean {
+  // Iterative, as isNestedDeeperThan; run only on a body whose text escapes a surrogate.
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node === 'string') {
+      if (!node.isWellFormed()) return true;
+    } else if (Array.isArray(node)) {
+      for (const child of node) stack.push(child);
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) {
+        if (!key.isWellFormed()) return true;
+        stack.push(child);
+      }
+    }
+  }
+  return false;
+}
+
+/**
+ * A `\uD800`–`\uDFFF` escape in a JSON text, paired or not: the only way a lone surrogate gets into a
+ * body (bytes that are not UTF-8 are decoded as U+FFFD). Most bodies have none and skip the walk.
+ */
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
 /** What a body that is not JSON is told, wherever it is refused (the error table, the payment notices). */
 export const NOT_JSON = {
   en: 'The body is not valid JSON.',
@@ -105,6 +131,18 @@ export function installJsonParser(app: FastifyInstance): void {
           errors.invalidRequest({
             en: `The body nests objects or arrays more than ${MAX_JSON_DEPTH} levels deep.`,
             ru: `В теле запроса объекты или массивы вложены глубже ${MAX_JSON_DEPTH} уровней.`,
+          }),
+          undefined,
+        );
+      }
+      // Text columns store a lone surrogate as U+FFFD on both engines, so two different names or credit
+      // references became one (a second credit answered as a replay of the first, never credited) and a
+      // record read back other than it was answered. It is not Unicode text: refused like a NUL.
+      if (SURROGATE_ESCAPE.test(text) && hasLoneSurrogate(value)) {
+        return done(
+          errors.invalidRequest({
+            en: 'Text in the request may not contain a lone surrogate (half of a UTF-16 pair, \\uD800–\\uDFFF).',
+            ru: 'Текст в запросе не может содержать одиночный суррогат (половину пары UTF-16, \\uD800–\\uDFFF).',
           }),
           undefined,
         );
