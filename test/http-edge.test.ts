@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { ADMIN_TOKEN, expectError, startTestApp, type TestApp } from './helpers.ts';
 
 /** A refusal that went through the error table: the usual body, a JSON type and a request id. */
@@ -119,6 +120,52 @@ describe('the HTTP edge', () => {
       expectTableError(res, 422, 'invalid_request');
       assert.match(res.json().error.message, /application\/json/);
     }
+  });
+
+  test('a JSON body with a Content-Encoding is refused, compressed or not, never read as plain text', async () => {
+    const price = JSON.stringify({
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a chair' },
+    });
+    const send = (payload: string | Buffer, encoding: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/v1/price',
+        payload,
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          'content-encoding': encoding,
+        },
+      });
+    // A compressed body was "not valid JSON"; an uncompressed one under the header was priced (200).
+    for (const [payload, encoding] of [
+      [gzipSync(price), 'gzip'],
+      [price, 'gzip'],
+      [price, 'br'],
+      [price, 'x-unknown'],
+      [price, 'identity, deflate'],
+    ] as const) {
+      const res = await send(payload, encoding);
+      expectTableError(res, 422, 'invalid_request');
+      assert.match(res.json().error.message, /Content-Encoding/, encoding);
+    }
+    for (const encoding of ['identity', 'IDENTITY', '']) {
+      assert.equal((await send(price, encoding)).statusCode, 200, encoding);
+    }
+    // A body-less call (a cancel) is no body, whatever it says of its encoding.
+    const task = await post('/v1/tasks', price);
+    const cancel = await t.app.inject({
+      method: 'POST',
+      url: `/v1/tasks/${task.json().id}/cancel`,
+      payload: '',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
+    });
+    assert.equal(cancel.statusCode, 200, cancel.body);
   });
 
   test('an empty body sent as application/json is no body: a cancel works, a creation asks for its fields', async () => {

@@ -100,9 +100,16 @@ const poisonedBody = () =>
     ru: 'В теле запроса есть ключ «__proto__» или «constructor» с «prototype»: такие ключи запрещены.',
   });
 
+/** True when a request's Content-Encoding leaves its body as sent: absent, empty or only `identity`. */
+function isIdentity(coding: string | undefined): boolean {
+  if (coding === undefined) return true;
+  return coding.split(',').every((part) => ['', 'identity'].includes(part.trim().toLowerCase()));
+}
+
 /**
  * JSON bodies on every route: Fastify's own parser (prototype-poisoning checks, the route's body limit)
- * plus a count of values and a depth limit, 422 invalid_request past either; an empty body is no body.
+ * plus a count of values and a depth limit, 422 invalid_request past either, as for a Content-Encoding
+ * other than identity; an empty body is no body.
  * `text/plain` is no longer parsed: anything but JSON on a JSON route is refused as an unsupported type
  * with one clear message.
  */
@@ -114,6 +121,17 @@ export function installJsonParser(app: FastifyInstance): void {
     // No body at all, as many clients send on every call with this header (a cancel, a delete): none, as
     // without the header. A route that needs a body refuses its absence with its own validation error.
     if (text.trim() === '') return done(null, undefined);
+    // Nothing decodes a body: one sent compressed was "not valid JSON", and one that only said so was
+    // read as plain text all the same. Either is refused for its encoding (the table has no 415).
+    if (!isIdentity(request.headers['content-encoding'])) {
+      return done(
+        errors.invalidRequest({
+          en: 'Content-Encoding is not supported on a request: send the body uncompressed, without it.',
+          ru: 'Content-Encoding в запросе не поддерживается: отправьте тело без сжатия и без этого заголовка.',
+        }),
+        undefined,
+      );
+    }
     // Before parsing, so the count bounds what the parse may cost (MAX_JSON_VALUES): 4 ms at 32 MiB.
     if (mayHoldMoreValuesThan(text, MAX_JSON_VALUES)) {
       return done(
