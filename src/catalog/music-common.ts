@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { AUDIO_INPUT, libraryId } from './fields.ts';
 import type { AudioOutput, GenerationPlan, InputRule, LibraryRef, ModeInputs } from './model-spec.ts';
-import { addRule } from './model-spec.ts';
+import { addRule, twoDecimals } from './model-spec.ts';
 import { baseWithSurcharges, fixedRate, type PriceRule, type Surcharge } from './price-rule.ts';
 
 /** Settings as a refinement sees them (all music schemas are objects). */
@@ -22,10 +22,10 @@ export const MUSIC_MODELS = ['V6', 'V6_MINI', 'V6_WILD'] as const;
 export const musicModel = z.enum(MUSIC_MODELS).default('V6');
 
 /**
- * Reference: weights are numbers 0 to 1 with at most two decimals, default 0.65. `multipleOf(0.01)` is
- * float-safe in zod (0.29, 0.57 pass; 0.123 fails) and is published as JSON Schema `multipleOf`.
+ * Reference: weights are numbers 0 to 1 with at most two decimals, default 0.65 (`twoDecimals`, published
+ * as JSON Schema `multipleOf`).
  */
-export const weight = z.number().min(0).max(1).multipleOf(0.01);
+export const weight = twoDecimals(z.number().min(0).max(1));
 export const WEIGHT_DEFAULT = 0.65;
 export const weights = {
   styleWeight: weight.default(WEIGHT_DEFAULT),

@@ -80,7 +80,8 @@ function field(
 }
 
 const WEIGHT_GOOD = [0, 1, 0.5, 0.57, 0.29, 0.07];
-const WEIGHT_BAD = [-0.01, 1.01, 0.123, '0.5'];
+// Within zod's multipleOf tolerance of 0, but hundreds of decimals: not "at most two decimals".
+const WEIGHT_BAD = [-0.01, 1.01, 0.123, '0.5', 1e-300, 5e-324, 5e-18];
 const AUDIO_BAD = [[], [URL, URL2], URL];
 const AUDIO_ITEM_BAD = [['not a url'], ['ftp://example.com/a.mp3']];
 
@@ -217,7 +218,7 @@ const cases: Case[] = [
   ...(['infillStartS', 'infillEndS', 'prompt', 'fullLyrics', 'tags', 'title'] as const).map(
     (f): Case => [`replace_upload needs ${f}`, { ...R, [f]: undefined }, bad(f)],
   ),
-  ...field(R, 'R', 'infillStartS', [0, 10.25, 15], [-1, 10.255, '10']),
+  ...field(R, 'R', 'infillStartS', [0, 10.25, 15], [-1, 10.255, '10', 1e-300]),
   ...field(R, 'R', 'infillEndS', [20, 25.333], [-1, '25']),
   ['replace_upload end before start', { ...R, infillStartS: 30, infillEndS: 20 }, bad('infillEndS')],
   ['replace_upload end equals start', { ...R, infillStartS: 30, infillEndS: 30 }, bad('infillEndS')],

@@ -24,7 +24,7 @@ import { z } from 'zod';
 import { exactSeconds } from '../lib/index.ts';
 import { fileSeconds, refusedSetting, text } from './fields.ts';
 import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
-import { addRule } from './model-spec.ts';
+import { addRule, twoDecimals } from './model-spec.ts';
 import {
   instrumental,
   LONG_AUDIO_INPUT,
@@ -202,7 +202,7 @@ const replaceUpload = musicMode({
   tracks: { audio: MUSIC_AUDIO_INPUT },
   includedSeconds: REPLACE_INCLUDED_INPUT_SECONDS,
   fields: {
-    infillStartS: z.number().min(0).multipleOf(0.01),
+    infillStartS: twoDecimals(z.number().min(0)),
     infillEndS: z.number().min(0),
     prompt: text(1, 5000),
     fullLyrics: text(1, 5000),

@@ -5,7 +5,7 @@
  * issues a new phrase. The states and steps are declared here; decisions are in `notes` below.
  */
 import { z } from 'zod';
-import { addRule } from '../catalog/index.ts';
+import { addRule, twoDecimals } from '../catalog/index.ts';
 import { errors } from '../errors.ts';
 import { exactSeconds } from '../lib/index.ts';
 import { defineLibrary } from './define.ts';
@@ -49,7 +49,7 @@ export function isIso6391(code: string): boolean {
   return /^[a-z]{2}$/.test(code) && languageNames.of(code) !== undefined;
 }
 
-const seconds = z.number().min(0).max(3600).multipleOf(0.01);
+const seconds = twoDecimals(z.number().min(0).max(3600));
 
 const body = z
   .strictObject({
