@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import { drawPicture, encodePng } from '../src/generators/simulator/media/png.ts';
 import { ADMIN_TOKEN, expectError, startTestApp, type TestApp } from './helpers.ts';
 
 /** A refusal that went through the error table: the usual body, a JSON type and a request id. */
@@ -166,6 +167,16 @@ describe('the HTTP edge', () => {
       },
     });
     assert.equal(cancel.statusCode, 200, cancel.body);
+    // A raw upload under the header would be stored compressed and refused as an unknown file type.
+    const png = encodePng(2, 2, drawPicture(2, 2, 'coded'));
+    const upload = await t.app.inject({
+      method: 'POST',
+      url: '/v1/files?filename=a.png',
+      payload: gzipSync(png),
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'image/png', 'content-encoding': 'gzip' },
+    });
+    expectTableError(upload, 422, 'invalid_request');
+    assert.match(upload.json().error.message, /Content-Encoding/);
   });
 
   test('an empty body sent as application/json is no body: a cancel works, a creation asks for its fields', async () => {

@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import { errors } from '../errors.ts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type ApiError, errors } from '../errors.ts';
 
 /**
  * Deepest nesting a JSON body may have. The deepest real body (video shots: body → settings → shots →
@@ -107,6 +107,19 @@ function isIdentity(coding: string | undefined): boolean {
 }
 
 /**
+ * Nothing decodes a request's body: one sent compressed would be "not valid JSON" (or an upload of an
+ * unknown type), and one that only said so would be read as plain bytes all the same. Either is refused
+ * for its encoding, 422 invalid_request (the error table has no 415). Null when the body is as sent.
+ */
+export function encodedBodyRefusal(request: FastifyRequest): ApiError | null {
+  if (isIdentity(request.headers['content-encoding'])) return null;
+  return errors.invalidRequest({
+    en: 'Content-Encoding is not supported on a request: send the body uncompressed, without it.',
+    ru: 'Content-Encoding в запросе не поддерживается: отправьте тело без сжатия и без этого заголовка.',
+  });
+}
+
+/**
  * JSON bodies on every route: Fastify's own parser (prototype-poisoning checks, the route's body limit)
  * plus a count of values and a depth limit, 422 invalid_request past either, as for a Content-Encoding
  * other than identity; an empty body is no body.
@@ -121,17 +134,8 @@ export function installJsonParser(app: FastifyInstance): void {
     // No body at all, as many clients send on every call with this header (a cancel, a delete): none, as
     // without the header. A route that needs a body refuses its absence with its own validation error.
     if (text.trim() === '') return done(null, undefined);
-    // Nothing decodes a body: one sent compressed was "not valid JSON", and one that only said so was
-    // read as plain text all the same. Either is refused for its encoding (the table has no 415).
-    if (!isIdentity(request.headers['content-encoding'])) {
-      return done(
-        errors.invalidRequest({
-          en: 'Content-Encoding is not supported on a request: send the body uncompressed, without it.',
-          ru: 'Content-Encoding в запросе не поддерживается: отправьте тело без сжатия и без этого заголовка.',
-        }),
-        undefined,
-      );
-    }
+    const encoded = encodedBodyRefusal(request);
+    if (encoded) return done(encoded, undefined);
     // Before parsing, so the count bounds what the parse may cost (MAX_JSON_VALUES): 4 ms at 32 MiB.
     if (mayHoldMoreValuesThan(text, MAX_JSON_VALUES)) {
       return done(

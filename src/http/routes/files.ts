@@ -8,6 +8,7 @@ import { MAX_UPLOAD_BYTES, multipartFilename } from '../../files/index.ts';
 import { presetSample } from '../../libraries/index.ts';
 import { parseRange } from '../../tasks/index.ts';
 import { paced } from '../body-pace.ts';
+import { encodedBodyRefusal } from '../json-body.ts';
 import {
   cacheSecondsUntil,
   rangeHeaderOf,
@@ -119,6 +120,9 @@ async function uploadRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {
     async (request, reply) => {
       // A client that leaves mid-body gets no answer, so no onResponse: its line and series say 499.
       clientGone(reply);
+      // A compressed upload would be stored compressed, then refused as an unknown type.
+      const encoded = encodedBodyRefusal(request);
+      if (encoded) throw encoded;
       // A body declared larger than any upload may be is refused before a byte of it is read.
       const declared = Number(request.headers['content-length']);
       const ceiling = MAX_UPLOAD_BYTES + (request.isMultipart() ? MULTIPART_ROOM : 0);
