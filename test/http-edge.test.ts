@@ -36,7 +36,7 @@ describe('the HTTP edge', () => {
   });
   after(() => t.close());
 
-  const post = (url: string, payload: string, contentType = 'application/json') =>
+  const post = (url: string, payload: string | Buffer, contentType = 'application/json') =>
     t.app.inject({
       method: 'POST',
       url,
@@ -177,6 +177,24 @@ describe('the HTTP edge', () => {
     });
     expectTableError(upload, 422, 'invalid_request');
     assert.match(upload.json().error.message, /Content-Encoding/);
+  });
+
+  test('a JSON body that is not UTF-8 is refused, not stored with replacement characters', async () => {
+    const price = (prompt: Buffer) =>
+      post(
+        '/v1/price',
+        Buffer.concat([
+          Buffer.from('{"model":"model-3d","settings":{"task_type":"text_to_model","prompt":"'),
+          prompt,
+          Buffer.from('"}}'),
+        ]),
+      );
+    for (const bytes of [Buffer.from([0x61, 0xff, 0xfe, 0x62]), Buffer.from('caf\u00e9', 'latin1')]) {
+      const res = await price(bytes);
+      expectTableError(res, 422, 'invalid_request');
+      assert.match(res.json().error.message, /UTF-8/);
+    }
+    assert.equal((await price(Buffer.from('caf\u00e9 \ufffd', 'utf8'))).statusCode, 200);
   });
 
   test('an empty body sent as application/json is no body: a cancel works, a creation asks for its fields', async () => {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type ApiError, errors } from '../errors.ts';
 
@@ -100,6 +101,12 @@ const poisonedBody = () =>
     ru: 'В теле запроса есть ключ «__proto__» или «constructor» с «prototype»: такие ключи запрещены.',
   });
 
+const notUtf8 = () =>
+  errors.invalidRequest({
+    en: 'The body is not UTF-8: send JSON text encoded in UTF-8.',
+    ru: 'Тело запроса не в UTF-8: отправьте JSON в кодировке UTF-8.',
+  });
+
 /** True when a request's Content-Encoding leaves its body as sent: absent, empty or only `identity`. */
 function isIdentity(coding: string | undefined): boolean {
   if (coding === undefined) return true;
@@ -129,13 +136,17 @@ export function encodedBodyRefusal(request: FastifyRequest): ApiError | null {
 export function installJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = String(body);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    const text = bytes.toString('utf8');
     // No body at all, as many clients send on every call with this header (a cancel, a delete): none, as
     // without the header. A route that needs a body refuses its absence with its own validation error.
     if (text.trim() === '') return done(null, undefined);
     const encoded = encodedBodyRefusal(request);
     if (encoded) return done(encoded, undefined);
+    // JSON is UTF-8 (RFC 8259 §8.1). Bytes that are not (a Latin-1 "é") were decoded as U+FFFD, so the
+    // text stored was silently other than the text sent.
+    if (!isUtf8(bytes)) return done(notUtf8(), undefined);
     // Before parsing, so the count bounds what the parse may cost (MAX_JSON_VALUES): 4 ms at 32 MiB.
     if (mayHoldMoreValuesThan(text, MAX_JSON_VALUES)) {
       return done(
