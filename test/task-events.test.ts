@@ -2,7 +2,7 @@
  * GET /v1/tasks/{id}/events (CONTRACT §12): Server-Sent Events on a real listening server.
  */
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Tx } from '../src/db/index.ts';
 import { markRunning, recordProgress } from '../src/tasks/index.ts';
@@ -271,6 +271,45 @@ describe('task event streams', () => {
     assert.match(String(s.headers['content-type']), /application\/json/);
     await s.ended;
     assert.equal(JSON.parse(s.body()).error.code, 'task_not_found');
+    await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
+  });
+
+  test("HEAD answers a stream's headers and ends: the connection serves the next request, no place is kept", async () => {
+    const id = await create();
+    const socket = net.connect(Number(new URL(base).port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    const until = async (pattern: RegExp, what: string): Promise<void> => {
+      const deadline = Date.now() + 5_000;
+      while (!pattern.test(received) && Date.now() < deadline) await sleep(20);
+      assert.match(received, pattern, what);
+    };
+    try {
+      // Three HEADs on one kept-alive connection (STREAMS_PER_ACCOUNT=3), then a plain GET on it.
+      for (let i = 0; i < 3; i++) {
+        socket.write(
+          `HEAD /v1/tasks/${id}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acct.key}\r\n\r\n`,
+        );
+        await until(new RegExp(`(HTTP/1.1 200 OK[^]*?\r\n\r\n){${i + 1}}`), `HEAD ${i + 1} answered`);
+      }
+      assert.match(received, /content-type: text\/event-stream/);
+      assert.doesNotMatch(received, /event: task/, 'a HEAD has no body');
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await until(/\{"status":"ok"\}/, 'the request after the HEADs answered on the same connection');
+    } finally {
+      socket.destroy();
+    }
+    assert.equal(t.container.services.watch.size, 0, 'no subscription left behind');
+    const three = await Promise.all([stream(id), stream(id), stream(id)]);
+    assert.deepEqual(
+      three.map((x) => x.status),
+      [200, 200, 200],
+      'the HEADs hold no place',
+    );
+    for (const x of three) x.close();
     await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
   });
 

@@ -87,6 +87,9 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
         if (!res.destroyed && !res.writableEnded) res.write(text);
       };
       try {
+        // A HEAD answers what a GET would (a refusal included) but has no body: it ends with its headers,
+        // giving its place back, or its connection would serve nothing more until the task is final.
+        if (request.method === 'HEAD') return;
         for (;;) {
           subscription.seenRevision = state.revision;
           if (state.revision > sent) {
