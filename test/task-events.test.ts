@@ -274,6 +274,50 @@ describe('task event streams', () => {
     await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
   });
 
+  test('a client that leaves while its stream is being opened is forgotten, its place given back', async () => {
+    const id = await create();
+    const { tasks } = t.container.services;
+    const read = tasks.watchState.bind(tasks);
+    // The first read waits until the client has gone (a slower database, a client that gives up at once).
+    let reached!: () => void;
+    const reading = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let leave!: () => void;
+    const left = new Promise<void>((resolve) => {
+      leave = resolve;
+    });
+    tasks.watchState = async (...args) => {
+      tasks.watchState = read;
+      reached();
+      await left;
+      return read(...args);
+    };
+    const socket = net.connect(Number(new URL(base).port), '127.0.0.1');
+    socket.write(
+      `GET /v1/tasks/${id}/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acct.key}\r\n\r\n`,
+    );
+    try {
+      await reading;
+    } finally {
+      tasks.watchState = read;
+    }
+    socket.destroy();
+    await sleep(100);
+    leave();
+    // Past a heartbeat (1 s): a stream that missed its client's leaving would still be there.
+    await sleep(1_500);
+    assert.equal(t.container.services.watch.size, 0, 'no subscription left behind');
+    const three = await Promise.all([stream(id), stream(id), stream(id)]);
+    assert.deepEqual(
+      three.map((x) => x.status),
+      [200, 200, 200],
+      'its place is back',
+    );
+    for (const x of three) x.close();
+    await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
+  });
+
   test("HEAD answers a stream's headers and ends: the connection serves the next request, no place is kept", async () => {
     const id = await create();
     const socket = net.connect(Number(new URL(base).port), '127.0.0.1');

@@ -54,13 +54,16 @@ export function preferWait(header: string | string[] | undefined): number {
 
 /**
  * An abort signal for the call: aborts when its client goes away before the answer, which then has its
- * log line and series as closed by the client (499), since no answer will end.
+ * log line and series as closed by the client (499), since no answer will end. A client already gone
+ * (while the call read its task) aborts it at once: its `close` has been and will not come again.
  */
 export function clientGone(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  reply.raw.once('close', () => {
+  const gone = (): void => {
     controller.abort();
     if (!reply.raw.writableFinished) reply.closedByClient();
-  });
+  };
+  if (reply.raw.destroyed) gone();
+  else reply.raw.once('close', gone);
   return controller.signal;
 }
