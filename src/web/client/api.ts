@@ -17,6 +17,15 @@ export class ApiFailure extends Error {
   }
 }
 
+/**
+ * Whether a refusal says the page's session is over (it expired, or the person signed out in another
+ * tab): `/v1` no longer knows the cookie, so asking again only repeats the 401. A page that follows
+ * something reloads instead, and the dashboard sends the person to sign in and back to the page.
+ */
+export function sessionEnded(error: unknown): boolean {
+  return error instanceof ApiFailure && error.status === 401;
+}
+
 /** The CSRF token the page was rendered with. */
 export function csrfToken(): string {
   return document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? '';

@@ -4,7 +4,7 @@
  * records that learn or wait: each row with `data-poll` reads its record every 2 s while its state is one
  * of those and updates its badge and error.
  */
-import { api } from './api.js';
+import { api, sessionEnded } from './api.js';
 
 const list = document.querySelector<HTMLElement>('[data-library-list]');
 const errorBox = document.querySelector<HTMLElement>('[data-list-error]');
@@ -109,7 +109,9 @@ function watch(row: HTMLElement): void {
         delete row.dataset.poll;
         return;
       }
-    } catch {
+    } catch (error) {
+      // Signed out meanwhile: the reload goes to the sign-in page, which leads back here.
+      if (sessionEnded(error)) return location.reload();
       // A lost connection or a deleted record: try again at the next tick.
     }
     setTimeout(tick, 2000);

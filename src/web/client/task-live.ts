@@ -3,9 +3,10 @@
  * (`GET /v1/tasks/{id}/events`, CONTRACT §12, opened with the session cookie) and updates the status
  * badge and the progress bar on each `task` event. On the final event (`done`) it reloads the page once,
  * so the server draws the players. When the stream fails it falls back to asking `GET /v1/tasks/{id}`
- * every 2 seconds. Once a form of the page is sent, it stops following, as the form's answer is the next page.
+ * every 2 seconds. Once a form of the page is sent, it stops following, as the form's answer is the next page;
+ * once the session has ended (signed out in another tab), it reloads, which leads to the sign-in page.
  */
-import { api } from './api.js';
+import { api, sessionEnded } from './api.js';
 
 interface TaskState {
   status: string;
@@ -47,7 +48,12 @@ function follow(section: HTMLElement, id: string): void {
   const poll = async (): Promise<void> => {
     try {
       show(await api<TaskState>('GET', `/v1/tasks/${encodeURIComponent(id)}`));
-    } catch {
+    } catch (error) {
+      if (sessionEnded(error)) {
+        reloaded = true;
+        location.reload();
+        return;
+      }
       // A lost connection or a busy server: the next poll tries again.
     }
     if (!reloaded) setTimeout(() => void poll(), POLL_MS);

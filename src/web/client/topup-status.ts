@@ -3,7 +3,7 @@
  * (`GET /v1/topups/{id}` reads the payment back from the provider) and the page reloads once it is final.
  * The page says it refreshes by itself only when this script runs.
  */
-import { api } from './api.js';
+import { api, sessionEnded } from './api.js';
 
 const waiting = document.querySelector<HTMLElement>('[data-topup-poll]');
 const id = waiting?.dataset.topupPoll;
@@ -18,7 +18,9 @@ if (waiting && id) {
         window.location.reload();
         return;
       }
-    } catch {
+    } catch (error) {
+      // Signed out meanwhile: the reload goes to the sign-in page, which leads back here.
+      if (sessionEnded(error)) return window.location.reload();
       // A failed read is tried again on the next turn.
     }
     // Ten minutes at most; a reload starts again.
