@@ -40,6 +40,12 @@ const NAV: ReadonlyArray<readonly [string, WordKey]> = [
  */
 export const CSRF_META = 'csrf-token';
 
+/**
+ * The meta element with the page's words for a `/v1` refusal of its ended session (client/api.ts
+ * `sessionRefusal`), which the API words for API clients.
+ */
+export const SESSION_ENDED_META = 'session-ended';
+
 /** The hidden CSRF field every form carries. */
 export function csrfField(context: WebContext): VNode {
   return html`<input type="hidden" name=${CSRF_FIELD} value=${context.csrf} />`;
@@ -99,6 +105,7 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <meta name=${CSRF_META} content=${context.csrf} />
+      <meta name=${SESSION_ENDED_META} content=${w.sessionEnded} />
       <title>${options.title} · ${w.title}</title>
       <link rel="icon" type="image/svg+xml" href=${assets.href('favicon.svg')} />
       <link rel="stylesheet" href=${assets.href('site.css')} />

@@ -88,6 +88,8 @@ const en = {
   waitMinutes: '{n} min',
   csrfTitle: 'This form has expired',
   csrfBody: 'The page was open too long or came from another site. Go back, reload it and try again.',
+  sessionEnded:
+    'You were signed out (here, in another tab, or as the session expired) or signed in again elsewhere: reload the page, sign in if asked, and try again.',
   errorTitle: 'Something went wrong',
   skipToContent: 'Skip to content',
   notFoundTitle: 'Not found',
@@ -194,6 +196,8 @@ const ru: Words = {
   csrfTitle: 'Форма устарела',
   csrfBody:
     'Страница была открыта слишком долго или пришла с другого сайта. Вернитесь, обновите её и повторите.',
+  sessionEnded:
+    'Вы вышли из аккаунта (здесь, в другой вкладке или по истечении сессии) или вошли заново в другом месте: обновите страницу, войдите, если она попросит, и повторите.',
   errorTitle: 'Что-то пошло не так',
   skipToContent: 'К содержимому',
   notFoundTitle: 'Не найдено',

@@ -26,6 +26,17 @@ export function sessionEnded(error: unknown): boolean {
   return error instanceof ApiFailure && error.status === 401;
 }
 
+/**
+ * The page's words (`<meta name="session-ended">`) for a refusal that says its session is over: the cookie
+ * is unknown (`invalid_api_key`: expired, or signed out in another tab) or the session is another one than
+ * the page's (`csrf_failed`: signed in again there). The API words these for API clients, about keys and
+ * headers. Null for any other refusal, or a page without the words.
+ */
+export function sessionRefusal(code: string | undefined): string | null {
+  if (code !== 'invalid_api_key' && code !== 'csrf_failed') return null;
+  return document.querySelector<HTMLMetaElement>('meta[name="session-ended"]')?.content || null;
+}
+
 /** The CSRF token the page was rendered with. */
 export function csrfToken(): string {
   return document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? '';
@@ -67,7 +78,7 @@ export async function api<T>(
     throw new ApiFailure(
       response.status,
       error?.code ?? 'http_error',
-      error?.message ?? `${response.status} ${response.statusText}`,
+      sessionRefusal(error?.code) ?? error?.message ?? `${response.status} ${response.statusText}`,
     );
   }
   return parsed as T;

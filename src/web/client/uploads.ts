@@ -5,7 +5,7 @@
  * (the page's `data-refusals`, by the error's code). When any file is in, the page shows the new list; the
  * refusals of the others travel over the reload in sessionStorage and are shown again.
  */
-import { csrfToken } from './api.js';
+import { csrfToken, sessionRefusal } from './api.js';
 import { giveBack } from './form-feedback.js';
 
 interface ErrorBody {
@@ -38,7 +38,7 @@ function send(file: File, progress: (percent: number) => void, words: Record<str
         const error = (JSON.parse(request.responseText) as ErrorBody).error;
         const code = error?.code ?? '';
         const own = Object.hasOwn(words, code) ? words[code] : undefined;
-        message = own ?? error?.message ?? message;
+        message = own ?? sessionRefusal(code) ?? error?.message ?? message;
       } catch {
         // Not JSON: the status line says enough.
       }
