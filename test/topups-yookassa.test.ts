@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { YookassaFake } from './fakes/yookassa.ts';
 import { expectError, startTestApp, type TestApp } from './helpers.ts';
 
@@ -112,6 +113,49 @@ describe('top-ups through YooKassa', () => {
     assert.equal(res.statusCode, 200, res.body);
     assert.equal((await t.call(acct.key, 'GET', `/v1/topups/${id}`)).json().status, 'pending');
     assert.deepEqual(await credits(acct.id, paymentId), []);
+  });
+
+  test('two successes settled at once never take the balance past 2^53 kopecks together', async () => {
+    const acct = await t.account();
+    const full = await t.admin('POST', `/admin/v1/accounts/${acct.id}/credits`, {
+      amount_minor: Number.MAX_SAFE_INTEGER - 150,
+      reference: 'nearly-full',
+    });
+    assert.equal(full.statusCode, 201, full.body);
+    // Room for one of them only.
+    const payments = [await topUp(acct.key, 100), await topUp(acct.key, 100)];
+    for (const p of payments) fake.succeed(p.paymentId);
+    const { db, dialect } = t.container.db;
+    // On PostgreSQL another transaction holds the account's row while both credits start, so both have
+    // begun before either commits (SQLite runs one writer at a time anyway).
+    let release = (): void => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const blocker =
+      dialect.name === 'postgres'
+        ? dialect.transaction(db, async (tx) => {
+            await sql`select id from accounts where id = ${acct.id} for update`.execute(tx);
+            await gate;
+          })
+        : Promise.resolve();
+    const answers = Promise.all(payments.map((p) => notify(fake.notification(p.paymentId))));
+    if (dialect.name === 'postgres') {
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await sql<{ n: string }>`
+          select count(*) as n from pg_stat_activity
+          where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+        if (Number(rows[0]?.n ?? 0) >= 2) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    }
+    release();
+    await blocker;
+    for (const res of await answers) assert.equal(res.statusCode, 200, res.body);
+    const credited = payments.map((p) => credits(acct.id, p.paymentId));
+    assert.deepEqual((await Promise.all(credited)).flat(), [100]);
+    const account = (await t.admin('GET', `/admin/v1/accounts/${acct.id}`)).json();
+    assert.equal(account.balance_minor, Number.MAX_SAFE_INTEGER - 50);
   });
 
   test('cancel: the top-up ends canceled with the reason, no money', async () => {

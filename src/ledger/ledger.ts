@@ -76,8 +76,9 @@ async function appendEntry(
  * Credits an account once per `reference`: a repeated reference with the same amount returns the first
  * entry and `created: false` (a replay); with another amount it is 409 credit_reference_conflict, since
  * answering the first entry would hide that the second amount was never credited. Runs inside the
- * caller's transaction; a unique-index race between two callers is resolved by the index (the loser's
- * transaction fails and its caller re-reads).
+ * caller's transaction, which must hold the account lock (`dialect.lockAccount`) when others may credit
+ * the account at once, so the 2^53 check reads a balance no other credit is changing; a unique-index race
+ * between two callers is resolved by the index (the loser's transaction fails and its caller re-reads).
  */
 export async function credit(
   tx: Tx,

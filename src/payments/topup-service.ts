@@ -354,6 +354,9 @@ export class TopupService {
           .where('status', '=', 'pending')
           .executeTakeFirst();
         if (Number(moved.numUpdatedRows) === 0) return false;
+        // The account's lock before the credit reads the balance, as an operator's credit takes it: two
+        // top-ups settled at once would otherwise both pass the 2^53 check on the same old balance.
+        await this.#deps.db.dialect.lockAccount(tx, row.account_id);
         await credit(tx, { accountId: row.account_id, amountMinor, reference: row.payment_id, at });
         return true;
       });
