@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { markRunning, markSucceeded } from '../src/tasks/transitions.ts';
+import { entriesOf } from '../src/ledger/index.ts';
+import { markCanceled, markRunning, markSucceeded } from '../src/tasks/transitions.ts';
 import { expectError, startTestApp, type TestApp } from './helpers.ts';
 
 describe('cancel racing a completion', () => {
@@ -65,5 +66,46 @@ describe('cancel racing a completion', () => {
       type: string;
     }>;
     assert.deepEqual(ledger.map((e) => e.type).sort(), ['capture', 'credit', 'hold']);
+  });
+
+  test('a creation that waited for the money a cancel released is held after that release in the ledger', async () => {
+    const acct = await t.account({ balanceMinor: 400 });
+    const body = { model: 'image', settings: { prompt: 'a fox' } };
+    const first = await t.call(acct.key, 'POST', '/v1/tasks', body);
+    assert.equal(first.statusCode, 202, first.body);
+    const { db, dialect } = t.container.db;
+    // A cancel holds the account's row while a creation that arrived before it waits for that row; the
+    // creation's hold then uses the money the cancel released.
+    let release = (): void => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let second: Promise<{ statusCode: number; body: string }> | null = null;
+    const cancel = dialect.transaction(db, async (tx) => {
+      await dialect.lockAccount(tx, acct.id);
+      second = t.call(acct.key, 'POST', '/v1/tasks', body);
+      await gate;
+      const canceled = await markCanceled(tx, first.json().id as string, t.container.clock.now());
+      // Its commit a little after its time, so the two entries never share a millisecond.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return canceled;
+    });
+    await someoneWaitsForALock();
+    release();
+    assert.equal(await cancel, true);
+    assert.ok(second);
+    const created = await (second as Promise<{ statusCode: number; body: string }>);
+    assert.equal(created.statusCode, 202, created.body);
+    // Newest first, each with the money available right after it: never below zero, as it never was.
+    const { entries } = await entriesOf(db, acct.id);
+    assert.deepEqual(
+      entries.map((e) => [e.type, e.available_after_minor]),
+      [
+        ['hold', 0],
+        ['void', 400],
+        ['hold', 0],
+        ['credit', 400],
+      ],
+    );
   });
 });

@@ -348,7 +348,9 @@ export class TaskService {
         keyId: principal.keyId,
         taskId,
         amountMinor: prepared.amountMinor,
-        at: now,
+        // Timed once the lock is taken, not when the request began: a creation that waited for it behind a
+        // credit or a release it then spends would otherwise come before that money in the ledger.
+        at: this.#deps.clock.now(),
         keyLimitMinor: principal.dailyLimitMinor,
       });
     });
