@@ -59,6 +59,23 @@ describe('the Russian interface', () => {
     await context.close();
   });
 
+  test('from the keyboard, the arrows only choose a language; Enter applies it', async () => {
+    const context = await newContext(browser, { acceptLanguage: 'en' });
+    const page = await context.newPage();
+    await page.goto(`${web.base}/signin`);
+    const select = page.getByLabel('Language', { exact: true });
+    await select.focus();
+    await page.keyboard.press('ArrowDown');
+    assert.equal(await select.inputValue(), 'ru', 'the arrow chose Русский');
+    // The page stays (no reload under the person's focus), and says how to apply the choice.
+    await page.getByRole('button', { name: 'Apply', exact: true }).waitFor();
+    assert.equal(await page.locator('html').getAttribute('lang'), 'en');
+    assert.ok(await select.evaluate((el) => el === document.activeElement), 'the focus stays on the control');
+    await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+    await page.getByRole('button', { name: 'Войти', exact: true }).waitFor();
+    await context.close();
+  });
+
   test("the person's saved language follows them into a new browser that asks for English", async () => {
     const context = await newContext(browser, { acceptLanguage: 'en-US,en;q=0.9' });
     const page = await context.newPage();
