@@ -34,7 +34,10 @@ export interface CheckedResponse {
   status: number;
   contentType: string | undefined;
   body: string;
-  /** Header names of the answer (any case); when given, required declared headers must be among them. */
+  /**
+   * Header names of the answer (any case); when given, required declared headers must be among them, and
+   * the ones a client acts on (Retry-After, Location, Idempotent-Replayed, Preference-Applied) declared.
+   */
   headers?: readonly string[];
 }
 
@@ -110,6 +113,8 @@ export class ResponseValidator {
     }
     const missing = this.#missingHeaders(route.doc, declared, response.headers);
     if (missing.length > 0) return `${where} without the required header(s) ${missing.join(', ')}`;
+    const undeclared = undeclaredHeaders(declared, response.headers);
+    if (undeclared.length > 0) return `${where} with the undeclared header(s) ${undeclared.join(', ')}`;
     const content = (declared.content ?? {}) as Record<string, { schema?: Json }>;
     const media = response.contentType?.split(';')[0]?.trim().toLowerCase();
     if (!media) {
@@ -174,6 +179,15 @@ function decoded(path: string): string {
   } catch {
     return path;
   }
+}
+
+/** Headers a client acts on: an answer that sends one must declare it. */
+const ACTED_ON_HEADERS = ['retry-after', 'location', 'idempotent-replayed', 'preference-applied'];
+
+function undeclaredHeaders(declared: Json, sent: readonly string[] | undefined): string[] {
+  const names = new Set(Object.keys((declared.headers ?? {}) as Json).map((name) => name.toLowerCase()));
+  const present = (sent ?? []).map((name) => name.toLowerCase());
+  return ACTED_ON_HEADERS.filter((name) => present.includes(name) && !names.has(name));
 }
 
 function mediaMatches(range: string, media: string): boolean {

@@ -346,6 +346,24 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
       validator.check({ method: 'GET', url: '/healthz', status: 200, contentType: json, body: '{}' }),
       null,
     );
+    const notFound = { method: 'GET', url: task, status: 404, contentType: json, body: error };
+    assert.match(
+      validator.check({ ...notFound, headers: ['x-request-id', 'retry-after'] }) ?? '',
+      /undeclared header\(s\) retry-after/,
+    );
+  });
+
+  test('refusals that send Retry-After declare it: 409 request_in_progress, 502 of library creations', () => {
+    const declared = (path: string, status: string): Json => {
+      const answer = open.paths[path]?.post?.responses[status] as Json;
+      const resolved = (typeof answer.$ref === 'string' ? resolve(open, answer.$ref) : answer) as Json;
+      return resolved.headers as Json;
+    };
+    for (const path of ['/v1/tasks', '/v1/models/image/styles', '/v1/webhooks', '/v1/topups'])
+      assert.ok(declared(path, '409')['Retry-After'], `${path} 409`);
+    assert.equal(declared('/v1/tasks/{id}/cancel', '409')['Retry-After'], undefined, 'task_not_cancelable');
+    for (const path of ['/v1/models/video-elements/elements', '/v1/models/music/personas'])
+      assert.ok(declared(path, '502')['Retry-After'], `${path} 502`);
   });
 });
 

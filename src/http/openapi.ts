@@ -124,7 +124,10 @@ const RATE_LIMIT_HEADERS: Record<string, Json> = {
   },
 };
 const UNMETERED_RESPONSES = new Set(['Unauthorized', 'NotFound']);
-const RETRY_STATUSES = new Set(['429', '500', '503']);
+/** Statuses whose refusals may carry Retry-After: 502 is a library creation the generator refused (60 s). */
+const RETRY_STATUSES = new Set(['429', '500', '502', '503']);
+/** A code that carries Retry-After where its status otherwise does not (409 request_in_progress, 1 s). */
+const RETRY_CODE = 'request_in_progress';
 
 /** Request bodies no route schema can hold: the upload is a stream, never validated as JSON. */
 const UPLOAD_BODY = {
@@ -259,7 +262,8 @@ function addParameters(operation: OpenApiOperation): void {
 function addHeaders(status: string, answer: Json): void {
   const headers = (answer.headers ?? {}) as Record<string, Json>;
   headers['X-Request-Id'] ??= ref('headers', 'RequestId');
-  if (RETRY_STATUSES.has(status)) headers['Retry-After'] ??= ref('headers', 'RetryAfter');
+  const retries = RETRY_STATUSES.has(status) || String(answer.description ?? '').includes(RETRY_CODE);
+  if (retries) headers['Retry-After'] ??= ref('headers', 'RetryAfter');
   if (status === '401') headers['WWW-Authenticate'] ??= ref('headers', 'WWWAuthenticate');
   answer.headers = headers;
 }
