@@ -209,6 +209,15 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     }
   });
 
+  test('every public POST, PUT, PATCH and DELETE lists csrf_failed among its 403 refusals', () => {
+    for (const { path, method, op } of operations(open)) {
+      if (!['post', 'put', 'patch', 'delete'].includes(method)) continue;
+      const answer = (op.responses as Record<string, Json>)['403'] as Json;
+      const declared = (typeof answer.$ref === 'string' ? resolve(open, answer.$ref) : answer) as Json;
+      assert.match(String(declared.description), /csrf_failed/, `${method} ${path}`);
+    }
+  });
+
   test('every operation whose method carries a body declares 408 and 413, with a body or without one', () => {
     for (const doc of [open, operator]) {
       for (const { path, method, op } of operations(doc)) {
@@ -226,7 +235,7 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     const create = open.paths['/v1/tasks']?.post?.responses as Record<string, { description?: string }>;
     // POST /v1/price holds nothing and takes no Idempotency-Key (CONTRACT §5): never 402, 409 or a limit.
     for (const status of ['402', '409']) assert.equal(price[status], undefined, status);
-    assert.equal(price['403']?.description, 'model_not_allowed_for_key');
+    assert.equal(price['403']?.description, 'model_not_allowed_for_key, csrf_failed');
     assert.equal(price['503']?.description, 'model_unavailable');
     assert.ok(create['402'] && create['409']);
     assert.match(String(create['403']?.description), /key_daily_limit_exceeded/);

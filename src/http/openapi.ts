@@ -71,6 +71,8 @@ const CSRF_REFUSAL: [status: string, name: string, description: string] = [
   'CsrfFailed',
   'csrf_failed: the session cookie without its X-CSRF-Token header',
 ];
+/** Its code, added to the description of an operation's own 403. */
+const CSRF_CODE = 'csrf_failed';
 
 /** Parameters every operation takes (CONTRACT §8): the message language and the caller's request id. */
 const SHARED_PARAMETERS: Record<string, Json> = {
@@ -242,7 +244,12 @@ export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): 
         operation.responses[status] ??= ref('responses', name);
       }
       if (BODY_METHODS.has(method) && !path.startsWith(OPERATOR_PREFIX)) {
-        operation.responses[csrfStatus] ??= ref('responses', csrfName);
+        // A route's own 403 (model_not_allowed_for_key, …) is met by a session without the token too.
+        const own = operation.responses[csrfStatus];
+        if (own === undefined) operation.responses[csrfStatus] = ref('responses', csrfName);
+        else if (!String(own.description ?? '').includes(CSRF_CODE)) {
+          own.description = `${String(own.description)}, ${CSRF_CODE}`;
+        }
       }
     }
   }
