@@ -218,6 +218,16 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     }
   });
 
+  test('every public refusal names its error codes', () => {
+    for (const { path, method, op } of operations(open)) {
+      for (const [status, answer] of Object.entries(op.responses as Record<string, Json>)) {
+        if (Number(status) < 400) continue;
+        const declared = (typeof answer.$ref === 'string' ? resolve(open, answer.$ref) : answer) as Json;
+        assert.match(String(declared.description), /[a-z]+_[a-z_]+/, `${method} ${path} ${status}`);
+      }
+    }
+  });
+
   test('every operation whose method carries a body declares 408 and 413, with a body or without one', () => {
     for (const doc of [open, operator]) {
       for (const { path, method, op } of operations(doc)) {

@@ -71,7 +71,11 @@ export async function fileRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         operationId: 'deleteFile',
         summary: 'Delete an upload; its direct link answers 404 from then on',
         params: idParams,
-        response: { 204: z.null().describe('deleted'), ...errorResponses, 404: errorSchema },
+        response: {
+          204: z.null().describe('deleted'),
+          ...errorResponses,
+          404: errorSchema.describe('file_not_found'),
+        },
       },
     },
     async (request, reply) => {
