@@ -67,6 +67,31 @@ describe('request limits', () => {
     }
   });
 
+  test('wrong keys behind a trusted proxy: a port it writes beside the client address is the same address', async () => {
+    const t = await startTestApp({ limits, env: { TRUST_PROXY: 'loopback' } });
+    try {
+      const wrong = (client: string) =>
+        t.app.inject({
+          method: 'GET',
+          url: '/v1/models',
+          headers: { authorization: 'Bearer gta_wrong', 'x-forwarded-for': client },
+          remoteAddress: '127.0.0.1',
+        });
+      for (let port = 50001; port <= 50003; port++) {
+        expectError(await wrong(`203.0.113.7:${port}`), 401, 'invalid_api_key');
+      }
+      expectError(await wrong('203.0.113.7:50004'), 429, 'rate_limited');
+      expectError(await wrong('203.0.113.7'), 429, 'rate_limited');
+      expectError(await wrong('[2001:db8::1]:50001'), 401, 'invalid_api_key');
+      expectError(await wrong('[2001:db8::2]:50002'), 401, 'invalid_api_key');
+      expectError(await wrong('2001:db8::3'), 401, 'invalid_api_key');
+      expectError(await wrong('[2001:db8::4]'), 429, 'rate_limited');
+      expectError(await wrong('198.51.100.1'), 401, 'invalid_api_key');
+    } finally {
+      await t.close();
+    }
+  });
+
   test('the window resets: after it the account may send again', async () => {
     const t = await startTestApp({ limits: { accountRequests: 2, wrongKeyAttempts: 2, windowSeconds: 1 } });
     try {
