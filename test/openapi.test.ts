@@ -130,6 +130,13 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
       }
     }
     assert.ok((download.responses['206'] as { headers: Json }).headers['Content-Range']);
+    // Every header the download sends is declared where it is sent.
+    for (const status of ['200', '206', '304']) {
+      const headers = (download.responses[status] as { headers: Json }).headers;
+      for (const name of ['ETag', 'Accept-Ranges', 'Content-Disposition'])
+        assert.ok(headers[name], `${status} ${name}`);
+    }
+    assert.ok((download.responses['416'] as { headers: Json }).headers['Content-Range']);
     // Every refusal of every operation is the Error component, directly or through a shared response.
     for (const doc of [open, operator]) {
       for (const { path, method, op } of operations(doc)) {
@@ -226,6 +233,18 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
         assert.match(String(declared.description), /[a-z]+_[a-z_]+/, `${method} ${path} ${status}`);
       }
     }
+  });
+
+  test('a 404 names what the operation looks up: the model filter of the list, the task of a persona only', () => {
+    const described = (path: string, method: 'get' | 'post') => {
+      const answer = open.paths[path]?.[method]?.responses['404'] as Json;
+      return String(
+        ((typeof answer.$ref === 'string' ? resolve(open, answer.$ref) : answer) as Json).description,
+      );
+    };
+    assert.match(described('/v1/tasks', 'get'), /model_not_found/);
+    assert.match(described('/v1/models/music/personas', 'post'), /task_not_found/);
+    assert.doesNotMatch(described('/v1/models/image/styles', 'post'), /task_not_found/);
   });
 
   test('every operation whose method carries a body declares 408 and 413, with a body or without one', () => {

@@ -31,7 +31,7 @@ export function llmsText(doc: OpenApiDoc, baseUrl: string): string {
     '- Authorization: Bearer <API_KEY> on every /v1 request.',
     '- Errors: {"error": {"code", "message"}}; message language from ?lang= or Accept-Language (en, ru).',
     '- Money: integer kopecks (RUB). POST /v1/price is free and equals the hold of POST /v1/tasks.',
-    '- Idempotency-Key header on POST /v1/tasks and library creations.',
+    '- Idempotency-Key header on POST /v1/tasks, library creations, POST /v1/webhooks and POST /v1/topups.',
     '- Waiting: GET /v1/tasks/{id}?wait=N (1-60 s), Prefer: wait=N on POST /v1/tasks, GET /v1/tasks/{id}/events (Server-Sent Events).',
     '- Webhooks: webhook_url on POST /v1/tasks or endpoints at /v1/webhooks; signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature).',
     '',

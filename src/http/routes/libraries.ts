@@ -113,7 +113,8 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
             }),
             ...errorResponses,
             403: forbidden,
-            404: errorSchema.describe('task_not_found (personas)'),
+            // Only a persona names another object of the caller's (its song's task).
+            ...(decl.segment === 'personas' ? { 404: errorSchema.describe('task_not_found') } : {}),
             409: errorSchema.describe(
               'idempotency_conflict, request_in_progress, element_name_taken, persona_exists, too_many_records',
             ),

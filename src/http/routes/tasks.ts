@@ -34,6 +34,16 @@ const ETAG_HEADER = {
   schema: { type: 'string' },
 } as const;
 
+/** What every answer of a result file's download says of the file (send-bytes.ts and the route). */
+const FILE_HEADERS = {
+  ETag: ETAG_HEADER,
+  'Accept-Ranges': { description: '"bytes": parts of the file may be asked for', schema: { type: 'string' } },
+  'Content-Disposition': {
+    description: "attachment, with the file's name (filename, and filename* in UTF-8)",
+    schema: { type: 'string' },
+  },
+} as const;
+
 /** Media types of result files: images, video, audio, 3D models and documents (JSON, text, archives). */
 const ARTIFACT_TYPES = ['image/*', 'video/*', 'audio/*', 'model/*', 'application/*', 'text/*'];
 const taskId = z.object({ id: pathParam });
@@ -223,6 +233,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         response: {
           200: z.object({ tasks: z.array(taskSchema), next_cursor: z.string().nullable() }),
           ...errorResponses,
+          404: errorSchema.describe('model_not_found: the model filter names no model'),
         },
       },
     },
@@ -307,18 +318,23 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         headers: downloadHeaders,
         response: {
           200: mediaResponse("the file, with the artifact's content_type", ARTIFACT_TYPES, {
-            headers: { ETag: ETAG_HEADER },
+            headers: FILE_HEADERS,
           }),
           206: mediaResponse('the asked part of the file (Range: bytes=…)', ARTIFACT_TYPES, {
             headers: {
               'Content-Range': { description: 'bytes <start>-<end>/<size>', schema: { type: 'string' } },
-              ETag: ETAG_HEADER,
+              ...FILE_HEADERS,
             },
           }),
-          304: z.null().describe('not modified: If-None-Match names the ETag of this file'),
+          304: withHeaders(z.null(), 'not modified: If-None-Match names the ETag of this file', FILE_HEADERS),
           ...errorResponses,
           404: errorSchema.describe('task_not_found, artifact_not_found, artifact_expired'),
-          416: errorSchema.describe('range_not_satisfiable'),
+          416: withHeaders(errorSchema, 'range_not_satisfiable', {
+            'Content-Range': {
+              description: 'bytes */<size>: the size of the file',
+              schema: { type: 'string' },
+            },
+          }),
         },
       },
     },
