@@ -3,6 +3,7 @@
  * with its tasks final; `close()` checks that the ledger is whole.
  */
 import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { MINUTE_MS } from '../src/config.ts';
 import { GeneratorTransientError, SIM_MARKERS } from '../src/generators/index.ts';
@@ -174,6 +175,34 @@ describe('storage faults', () => {
       assert.equal(done.status, 'succeeded', JSON.stringify(done.error));
       await worker.stop();
       assert.ok(store.stored.length >= 3, 'one file of the broken run, two of the good one');
+      await assertNoOrphans(t, store);
+    } finally {
+      await worker.stop();
+      await t.close();
+    }
+  });
+
+  test('a put that fails after the store wrote the object (a late answer) leaves no bytes', async () => {
+    const clock = new ManualClock();
+    const t = await startTestApp({ clock, worker: false });
+    const store = new FaultyStore(t.container.storage);
+    // The object lands, then the call fails, as a request that timed out while the server was slow.
+    store.onPut = (call, key) =>
+      call === 1
+        ? store.inner.put(key, Readable.from([Buffer.from('late')])).then(() => {
+            store.stored.push(key);
+            throw new StorageError('S3 put failed: TimeoutError');
+          })
+        : null;
+    const worker = workerOf(t, { storage: store });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const id = (await t.call(acct.key, 'POST', '/v1/tasks', body3d())).json().id;
+      worker.start();
+      const done = await finalWithClock(t, clock, acct.key, id, 1_000);
+      assert.equal(done.status, 'succeeded', JSON.stringify(done.error));
+      await worker.stop();
+      assert.ok(store.stored.length >= 3, 'the late object of the broken run, two of the good one');
       await assertNoOrphans(t, store);
     } finally {
       await worker.stop();

@@ -36,8 +36,10 @@ export async function storeResults(input: StoreResultsInput): Promise<boolean> {
     const artifacts: Success['artifacts'] = [];
     for (const [idx, file] of outputs.files.entries()) {
       const storageKey = `results/${taskId}/${runId}/${idx}`;
-      await putFile(input, storageKey, file.path, file.contentType);
+      // Before the put: one that fails or times out may still have written the object (a server that
+      // answered late), which no artifact and no sweep would ever name again.
       stored.push(storageKey);
+      await putFile(input, storageKey, file.path, file.contentType);
       artifacts.push({ ...file, storageKey });
     }
     input.beforeCommit();
