@@ -249,3 +249,37 @@ describe('upload quota', () => {
     assert.deepEqual([...kept].sort(), (await liveKeys()).sort());
   });
 });
+
+describe('upload storage faults', () => {
+  test('a put that fails after the store wrote the object (a late answer) leaves no bytes', async () => {
+    const t = await startTestApp({ worker: false });
+    try {
+      const acct = await t.account();
+      const png = fs.readFileSync(await makePng(t.dir, 8, 8));
+      const storage = t.container.storage;
+      const put = storage.put.bind(storage);
+      const written: string[] = [];
+      // The object lands, then the call fails, as a request that timed out while the server was slow.
+      storage.put = async (key, ...rest) => {
+        await put(key, ...rest);
+        written.push(key);
+        throw new Error('S3 put failed: TimeoutError');
+      };
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/files?filename=p.png',
+        payload: png,
+        headers: { authorization: `Bearer ${acct.key}`, 'content-type': 'image/png' },
+      });
+      expectError(res, 500, 'internal_error');
+      assert.equal(written.length, 1);
+      const deadline = Date.now() + 5_000;
+      while ((await storage.stat(written[0]!)) !== null && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(await storage.stat(written[0]!), null, 'the object no record names was left behind');
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -149,9 +149,16 @@ export class UploadService {
         deleted_at: null,
         source_artifact: null,
       };
-      await this.#deps.storage.put(row.storage_key, fs.createReadStream(temp), {
-        contentType: row.content_type,
-      });
+      await this.#deps.storage
+        .put(row.storage_key, fs.createReadStream(temp), {
+          contentType: row.content_type,
+        })
+        .catch((error: unknown) => {
+          // A put that failed late (a timeout while the store was slow) may still have written the object,
+          // which no record names. Not awaited: the store has just failed, and the answer need not wait.
+          void this.#deps.storage.delete(row.storage_key).catch(() => {});
+          throw error;
+        });
       try {
         await this.#insertWithinQuota(row);
       } catch (error) {
