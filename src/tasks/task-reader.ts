@@ -129,7 +129,17 @@ export class TaskReader {
     if (principal.models !== null) q = q.where('model', 'in', principal.models);
     if (query.status) q = q.where('status', '=', query.status);
     if (query.model) q = q.where('model', '=', query.model);
-    if (query.cursor) q = q.where('id', '<', decodeCursor(query.cursor));
+    if (query.cursor) {
+      const before = decodeCursor(query.cursor);
+      q = q.where('id', '<', before);
+      // The same bound as a row comparison steers PostgreSQL's planner to the account's index: for an
+      // account with a large share of the table it walked the primary key backwards past other accounts'
+      // rows instead (it takes a row comparison as selective), so a page cost more the larger the table
+      // grew (docs/performance.md). SQLite ranges over that index from `id <` alone.
+      if (this.#deps.db.dialect.name === 'postgres') {
+        q = q.where((eb) => eb(eb.refTuple('account_id', 'id'), '<', eb.tuple(principal.accountId, before)));
+      }
+    }
     const rows = await q
       .orderBy('id', 'desc')
       .limit(query.limit + 1)
