@@ -160,12 +160,15 @@ describe('generator faults', () => {
 });
 
 describe('storage faults', () => {
-  test('[10.9] files stored before a put fails (500) are deleted, and the retried run succeeds', async () => {
+  /** A 3D task whose first run meets `fault` on its puts: the retried run succeeds and no object is left. */
+  async function succeedsPastPutFault(
+    fault: (store: FaultyStore) => FaultyStore['onPut'],
+    stored: string,
+  ): Promise<void> {
     const clock = new ManualClock();
     const t = await startTestApp({ clock, worker: false });
     const store = new FaultyStore(t.container.storage);
-    store.onPut = (call) =>
-      call === 2 ? Promise.reject(new StorageError('S3 put failed: 500 InternalError')) : null;
+    store.onPut = fault(store);
     const worker = workerOf(t, { storage: store });
     try {
       const acct = await t.account({ balanceMinor: 10_000 });
@@ -174,41 +177,33 @@ describe('storage faults', () => {
       const done = await finalWithClock(t, clock, acct.key, id, 1_000);
       assert.equal(done.status, 'succeeded', JSON.stringify(done.error));
       await worker.stop();
-      assert.ok(store.stored.length >= 3, 'one file of the broken run, two of the good one');
+      assert.ok(store.stored.length >= 3, stored);
       await assertNoOrphans(t, store);
     } finally {
       await worker.stop();
       await t.close();
     }
-  });
+  }
 
-  test('a put that fails after the store wrote the object (a late answer) leaves no bytes', async () => {
-    const clock = new ManualClock();
-    const t = await startTestApp({ clock, worker: false });
-    const store = new FaultyStore(t.container.storage);
-    // The object lands, then the call fails, as a request that timed out while the server was slow.
-    store.onPut = (call, key) =>
-      call === 1
-        ? store.inner.put(key, Readable.from([Buffer.from('late')])).then(() => {
-            store.stored.push(key);
-            throw new StorageError('S3 put failed: TimeoutError');
-          })
-        : null;
-    const worker = workerOf(t, { storage: store });
-    try {
-      const acct = await t.account({ balanceMinor: 10_000 });
-      const id = (await t.call(acct.key, 'POST', '/v1/tasks', body3d())).json().id;
-      worker.start();
-      const done = await finalWithClock(t, clock, acct.key, id, 1_000);
-      assert.equal(done.status, 'succeeded', JSON.stringify(done.error));
-      await worker.stop();
-      assert.ok(store.stored.length >= 3, 'the late object of the broken run, two of the good one');
-      await assertNoOrphans(t, store);
-    } finally {
-      await worker.stop();
-      await t.close();
-    }
-  });
+  test('[10.9] files stored before a put fails (500) are deleted, and the retried run succeeds', () =>
+    succeedsPastPutFault(
+      () => (call) =>
+        call === 2 ? Promise.reject(new StorageError('S3 put failed: 500 InternalError')) : null,
+      'one file of the broken run, two of the good one',
+    ));
+
+  test('a put that fails after the store wrote the object (a late answer) leaves no bytes', () =>
+    succeedsPastPutFault(
+      // The object lands, then the call fails, as a request that timed out while the server was slow.
+      (store) => (call, key) =>
+        call === 1
+          ? store.inner.put(key, Readable.from([Buffer.from('late')])).then(() => {
+              store.stored.push(key);
+              throw new StorageError('S3 put failed: TimeoutError');
+            })
+          : null,
+      'the late object of the broken run, two of the good one',
+    ));
 
   test('[10.9] files stored before a put hangs are deleted when the deadline ends the run', async () => {
     const clock = new ManualClock();
