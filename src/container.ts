@@ -266,7 +266,8 @@ export async function createContainer(
     // Records a provider is still settling (a voice being verified at Suno) are asked about first.
     resolveReferences: (accountId, refs) =>
       resolveReferences(db, accountId, refs, clock.now(), (r, now) => libraries.askSteps(r, now)),
-    resolveInputs: (accountId, mode, settings) => resolveInputs(mode, settings, fetching, accountId),
+    resolveInputs: (principal, mode, settings) =>
+      resolveInputs(mode, settings, fetching, principal.accountId, principal.models),
     onTaskQueued: () => worker.wake(),
     finalViews: new FinalTaskViews(),
     webhooks: { allowAddresses: config.fetchAllowAddresses },

@@ -45,4 +45,37 @@ describe('a key restricted to some models', () => {
     assert.deepEqual(listed.map((task) => task.id).sort(), [doneId, runningId].sort());
     assert.equal((await t.call(acct.key, 'POST', `/v1/tasks/${runningId}/cancel`)).statusCode, 200);
   });
+
+  test("a restricted key cannot use another model's result file as an input by its artifact link", async () => {
+    const acct = await t.account({ balanceMinor: 100_000 });
+    const issued = await t.admin('POST', `/admin/v1/accounts/${acct.id}/keys`, { models: ['video'] });
+    assert.equal(issued.statusCode, 201, issued.body);
+    const videoOnly = issued.json().key as string;
+    const made = await t.call(acct.key, 'POST', '/v1/tasks', chair('a chair'));
+    assert.equal(made.statusCode, 202, made.body);
+    const task = await waitForFinal(t, acct.key, made.json().id as string);
+    const artifacts = (task.result as { artifacts: Array<{ kind: string; download_path: string }> })
+      .artifacts;
+    const preview = artifacts.find((a) => a.kind === 'image');
+    assert.ok(preview, JSON.stringify(artifacts));
+    const request = {
+      model: 'video',
+      settings: {
+        mode: 'frames',
+        prompt: 'the chair turns',
+        image_urls: [`http://127.0.0.1${preview.download_path}`],
+      },
+    };
+
+    // The key reads the model-3d task as missing, so its file is no file of the key's tasks either.
+    expectError(await t.call(videoOnly, 'GET', preview.download_path), 404, 'task_not_found');
+    for (const path of ['/v1/price', '/v1/tasks']) {
+      const refused = await t.call(videoOnly, 'POST', path, request);
+      expectError(refused, 422, 'invalid_settings');
+      assert.match(refused.json().error.message, /settings\.image_urls\.0: no file of your tasks/);
+    }
+    assert.deepEqual((await t.call(acct.key, 'GET', '/v1/tasks?model=video')).json().tasks, []);
+    // The account's unrestricted key may use it.
+    assert.equal((await t.call(acct.key, 'POST', '/v1/price', request)).statusCode, 200);
+  });
 });

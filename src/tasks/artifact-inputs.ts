@@ -31,17 +31,19 @@ export type OwnArtifact = StoredArtifact;
 /**
  * The file an artifact link names when it is one of `accountId`'s own: its task succeeded and its files
  * have not expired. Null for any other link, another account's task (it reads as missing, CONTRACT §3),
- * an unknown index or expired files.
+ * a task of a model outside `models` (a restricted key's, which reads such a task as missing too), an
+ * unknown index or expired files.
  */
 export async function findOwnArtifact(
   db: Db,
   accountId: string,
   url: string,
   now: Date,
+  models: readonly string[] | null = null,
 ): Promise<OwnArtifact | null> {
   const link = artifactOfLink(url);
-  if (link === null) return null;
-  const row = await db.db
+  if (link === null || models?.length === 0) return null;
+  let query = db.db
     .selectFrom('artifacts')
     .innerJoin('tasks', 'tasks.id', 'artifacts.task_id')
     .select([
@@ -56,8 +58,9 @@ export async function findOwnArtifact(
     .where('artifacts.task_id', '=', link.taskId)
     .where('artifacts.idx', '=', link.index)
     .where('tasks.account_id', '=', accountId)
-    .where('tasks.status', '=', 'succeeded')
-    .executeTakeFirst();
+    .where('tasks.status', '=', 'succeeded');
+  if (models !== null) query = query.where('tasks.model', 'in', models);
+  const row = await query.executeTakeFirst();
   if (!row) return null;
   if (row.files_expired === 1 || (row.files_expire_at ?? '') <= now.toISOString()) return null;
   return {
@@ -92,14 +95,16 @@ export async function artifactOfTaskInput(
 
 /**
  * The probed file behind an artifact link of `accountId`'s own succeeded task; null for any other link.
- * Another account's task, an unknown index or expired files are refused as an unreadable input; a file
- * of a type no input takes is 422 file_type.
+ * Another account's task, a task of a model outside `models` (the caller's key may not read it), an
+ * unknown index or expired files are refused as an unreadable input; a file of a type no input takes is
+ * 422 file_type.
  */
 export async function probeArtifactLink(
   url: string,
   accountId: string,
   label: string,
   deps: ArtifactInputDeps,
+  models: readonly string[] | null = null,
 ): Promise<ProbedFile | null> {
   if (artifactOfLink(url) === null) return null;
   const refused = () =>
@@ -107,7 +112,7 @@ export async function probeArtifactLink(
       en: `${label}: no file of your tasks at ${url}, or its storage period is over`,
       ru: `${label}: по адресу ${url} нет файла ваших задач, или срок его хранения истёк`,
     });
-  const artifact = await findOwnArtifact(deps.db, accountId, url, deps.clock.now());
+  const artifact = await findOwnArtifact(deps.db, accountId, url, deps.clock.now(), models);
   if (artifact === null) throw refused();
   const object = await deps.storage.get(artifact.storageKey);
   if (!object) throw refused();

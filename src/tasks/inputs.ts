@@ -180,13 +180,15 @@ function checkRule(file: InputFile, rule: InputRule): void {
 /**
  * Resolves and checks every URL setting the mode declares input rules for. Every link of every field
  * downloads at once under one budget of `accountId`'s request (issue 10.1: one after another, five
- * links could take five minutes); the first refusal ends the other downloads.
+ * links could take five minutes); the first refusal ends the other downloads. An artifact link counts as
+ * the caller's own only for a task of `models` (the key's models, null for every model).
  */
 export async function resolveInputs(
   mode: ModeSpec,
   settings: Readonly<Record<string, unknown>>,
   deps: InputResolverDeps,
   accountId: string,
+  models: readonly string[] | null = null,
 ): Promise<ModeInputs> {
   const fields = Object.entries(mode.inputRules ?? {}).map(([field, rule]) => ({
     field,
@@ -205,7 +207,7 @@ export async function resolveInputs(
             const label = `settings.${field}.${position}`;
             const probe = { label, maxBytes: rule.maxBytes, formats: rule.formats, ...target };
             const artifact = deps.artifacts
-              ? await probeArtifactLink(url, accountId, label, deps.artifacts)
+              ? await probeArtifactLink(url, accountId, label, deps.artifacts, models)
               : null;
             const facts = artifact === null ? await probeUrl(url, probe, deps) : checked(artifact, probe);
             const file: InputFile = { field, position, url, ...facts };

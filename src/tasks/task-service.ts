@@ -79,9 +79,12 @@ export interface TaskServiceDeps {
     accountId: string,
     refs: readonly LibraryRef[],
   ): Promise<Record<string, Record<string, unknown>>>;
-  /** Probes the files named by URL settings (CONTRACT §6), downloads counted against `accountId`. */
+  /**
+   * Probes the files named by URL settings (CONTRACT §6), downloads counted against the principal's
+   * account; artifact links name only tasks the principal may read.
+   */
   resolveInputs(
-    accountId: string,
+    principal: Pick<KeyPrincipal, 'accountId' | 'models'>,
     mode: ModeSpec,
     settings: Readonly<Record<string, unknown>>,
   ): Promise<ModeInputs>;
@@ -138,7 +141,7 @@ export class TaskService {
       });
     }
     const inputs: ModeInputs = {
-      ...(await this.#deps.resolveInputs(principal.accountId, checked.mode, checked.settings)),
+      ...(await this.#deps.resolveInputs(principal, checked.mode, checked.settings)),
       records,
     };
     const inputViolations = checked.mode.checkInputs?.(checked.settings, inputs) ?? [];
