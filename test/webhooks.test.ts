@@ -134,6 +134,9 @@ describe('webhook endpoints and the default secret', () => {
       'https://user:pw@93.184.216.34/x',
       'not a url',
       'http://93.184.216.34:0/x',
+      // The parser would drop the line break: the address stored and shown would not be the one called.
+      'http://93.184.216.34/\r\nX: y',
+      'http://93.184.216.34/a\tb',
     ]) {
       const res = await t.call(acct.key, 'POST', '/v1/webhooks', { url, events: ['task.succeeded'] });
       expectError(res, 422, 'invalid_request');

@@ -232,6 +232,7 @@ describe('fetchToFile failures', () => {
       `http://user@127.0.0.1:${port}/ok`,
       'http://127.0.0.1:0/ok',
       'https://example.com:00/ok',
+      `http://127.0.0.1:${port}/o\nk`,
     ]) {
       await expectFailure(fetchToFile(url, options()), 'bad_url');
     }

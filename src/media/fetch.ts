@@ -91,7 +91,13 @@ async function defaultLookup(hostname: string): Promise<Array<{ address: string;
   return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 }
 
+/** Control characters (C0, DEL, C1), which a URL parser drops or escapes silently. */
+const CONTROL = /\p{Cc}/u;
+
 export function parseUrl(raw: string): URL {
+  // Inside the address (spaces and line ends around it are no part of it): the parser would drop a tab or
+  // a line break, so the address kept and shown would differ from the one called.
+  if (CONTROL.test(raw.trim())) throw new FetchError('bad_url', 'control characters in URL');
   let url: URL;
   try {
     url = new URL(raw);
