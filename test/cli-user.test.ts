@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { makePng } from '../src/media/fixtures.ts';
+import { makeMp3, makePng } from '../src/media/fixtures.ts';
 import { startTestApp, type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
 
 const GTA = path.join(import.meta.dirname, '..', 'bin', 'gta.js');
@@ -157,6 +157,41 @@ describe('gta user commands', () => {
     ]);
     assert.equal(labelled.code, 0, labelled.stderr);
     assert.ok(JSON.parse(labelled.stdout).amount_minor > 0);
+  });
+
+  test('--set key=@FILE is a list also in modes whose schema has simple and advanced branches', async () => {
+    // cover_upload and mashup describe their settings as oneOf branches, with no properties at the top.
+    const mp3 = await makeMp3(t.dir, 20);
+    const cover = await gta([
+      'price',
+      'music',
+      '--set',
+      'mode=cover_upload',
+      '--set',
+      `audio=@${mp3}`,
+      '--set',
+      'songDescription=rock',
+    ]);
+    assert.equal(cover.code, 0, cover.stderr);
+    const mashup = await gta([
+      'run',
+      'music',
+      '--set',
+      'mode=mashup',
+      '--set',
+      `audio=@${mp3}`,
+      '--set',
+      `audio2=@${mp3}`,
+      '--set',
+      'songDescription=rock',
+      '--json',
+      '--out',
+      path.join(t.dir, 'mashup'),
+    ]);
+    assert.equal(mashup.code, 0, mashup.stderr);
+    const task = JSON.parse(mashup.stdout);
+    assert.equal(task.settings.audio.length, 1);
+    assert.equal(task.settings.audio2.length, 1);
   });
 
   test('download: all files or one by index; a missing index exits 1', async () => {

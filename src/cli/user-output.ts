@@ -66,7 +66,20 @@ export function parseSet(pair: string): { key: string; value: unknown; file?: st
 export function isListSetting(model: Model, settings: Record<string, unknown>, key: string): boolean {
   const modeName = model.mode_field ? settings[model.mode_field] : undefined;
   const mode = model.modes.find((m) => m.name === modeName) ?? model.modes[0];
-  const properties = mode?.settings_schema['properties'] as Record<string, { type?: unknown }> | undefined;
+  return mode !== undefined && listIn(mode.settings_schema, key);
+}
+
+/**
+ * Whether `schema` declares `key` a list, in its own properties or in any of its branches: the simple and
+ * advanced forms of a music mode are `oneOf` branches, without properties at the top.
+ */
+function listIn(schema: Record<string, unknown>, key: string): boolean {
+  const properties = schema['properties'] as Record<string, { type?: unknown }> | undefined;
   const type = properties?.[key]?.type;
-  return type === 'array' || (Array.isArray(type) && type.includes('array'));
+  if (type === 'array' || (Array.isArray(type) && type.includes('array'))) return true;
+  const branches = ['oneOf', 'anyOf', 'allOf'].flatMap((word) => {
+    const list = schema[word];
+    return Array.isArray(list) ? (list as Record<string, unknown>[]) : [];
+  });
+  return branches.some((branch) => listIn(branch, key));
 }
