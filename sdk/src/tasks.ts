@@ -293,7 +293,8 @@ export class Tasks {
   /**
    * GET /v1/tasks/{id}/artifacts/{index}: the whole result file. A transfer that breaks in the middle is
    * resumed from the bytes received (`Range` with `If-Range` naming the file's ETag; a file that changed is
-   * read again whole), up to `maxRetries` breaks in a row; then a ConnectionError.
+   * read again whole), up to `maxRetries` breaks in a row; then a ConnectionError. A break after the last
+   * byte (the resume answered 416) leaves the file whole.
    */
   async download(id: string, index: number, options: { signal?: AbortSignal } = {}): Promise<Uint8Array> {
     const path = `/v1/tasks/${encodeURIComponent(id)}/artifacts/${index}`;
@@ -303,7 +304,16 @@ export class Tasks {
     for (let failures = 0; ; ) {
       const resume: Record<string, string> =
         received > 0 && etag !== null ? { range: `bytes=${received}-`, 'if-range': etag } : {};
-      const response = await this.#t.send({ method: 'GET', path, headers: resume, signal: options.signal });
+      let response: Response;
+      try {
+        response = await this.#t.send({ method: 'GET', path, headers: resume, signal: options.signal });
+      } catch (error) {
+        // The break came after the last byte: under If-Range a 416 means the same file has no bytes left.
+        if (resume['range'] !== undefined && error instanceof ApiError && error.status === 416) {
+          return concat(parts, received);
+        }
+        throw error;
+      }
       // Anything but the part asked for is the whole file: what came before is dropped.
       if (response.status !== 206) {
         parts = [];
@@ -327,13 +337,18 @@ export class Tasks {
         await this.#t.sleep(MIN_POLL_MS, options.signal);
         continue;
       }
-      const bytes = new Uint8Array(received);
-      let offset = 0;
-      for (const part of parts) {
-        bytes.set(part, offset);
-        offset += part.length;
-      }
-      return bytes;
+      return concat(parts, received);
     }
   }
+}
+
+/** The parts of a download as one array of `length` bytes. */
+function concat(parts: Uint8Array[], length: number): Uint8Array {
+  const bytes = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  return bytes;
 }

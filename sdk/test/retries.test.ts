@@ -193,4 +193,36 @@ describe('retries', () => {
     await assert.rejects(broken.tasks.download(task.id, 0), ConnectionError);
     assert.equal(always.seen.length, 3, '1 + maxRetries (2) attempts');
   });
+
+  test('a download that breaks after its last byte is whole: the resume’s 416 ends it', async () => {
+    const c = new Client({ apiKey: live.account.key, baseUrl: live.baseUrl });
+    const task = await c.tasks.wait(
+      (await c.tasks.create({ model: 'image', settings: { prompt: 'last byte' } })).id,
+    );
+    const whole = await c.tasks.download(task.id, 0);
+    // Every byte arrives, then the connection fails instead of ending (a lost last chunk).
+    const brokenEnd = (response: Response): Response => {
+      const reader = response.body!.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) controller.error(new TypeError('terminated'));
+          else controller.enqueue(value);
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const once = scriptedFetch(async (attempt, real) => (attempt === 1 ? brokenEnd(await real()) : real()));
+    const resumed = new Client({
+      apiKey: live.account.key,
+      baseUrl: live.baseUrl,
+      fetch: once.fetch,
+      ...noSleep,
+    });
+    assert.deepEqual(await resumed.tasks.download(task.id, 0), whole);
+    assert.deepEqual(
+      once.seen.map((s) => s.range),
+      [null, `bytes=${whole.length}-`],
+    );
+  });
 });
