@@ -234,10 +234,11 @@ export function rate(rates: PriceRates, name: string): number {
  * A number with at most two decimals (weights, seconds). zod's `multipleOf` takes anything within 4 ε of
  * a multiple, so 1e-300 and 5e-324 passed as multiples of 0.01; a number `toFixed(2)` writes back as
  * itself has two decimals at most (0.29, 0.57 pass; 0.123 and 1e-300 fail). `multipleOf` stays, for the
- * JSON Schema and the same words.
+ * JSON Schema and the same words; when it refuses, the check after it is skipped (`abort`), so 0.655 is
+ * told once, not twice.
  */
 export function twoDecimals(number: z.ZodNumber): z.ZodNumber {
-  return number.multipleOf(0.01).refine((value) => Number(value.toFixed(2)) === value, {
+  return number.multipleOf(0.01, { abort: true }).refine((value) => Number(value.toFixed(2)) === value, {
     message: 'Invalid number: must be a multiple of 0.01',
     params: { ru: 'Неверное число: должно быть кратным 0.01' },
   });

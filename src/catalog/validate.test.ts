@@ -116,3 +116,30 @@ test('a union whose every branch refuses the type names all its types, in both l
     ],
   ]);
 });
+
+test('a number with more than two decimals is told once, in both languages', () => {
+  for (const [settings, field] of [
+    [{ mode: 'generate', songDescription: 'a', audioWeight: 0.655 }, 'settings.audioWeight'],
+    [
+      {
+        mode: 'replace_upload',
+        audio: ['https://example.com/a.mp3'],
+        infillStartS: 10.125,
+        infillEndS: 25,
+        prompt: 'p',
+        fullLyrics: 'f',
+        tags: 't',
+        title: 'T',
+      },
+      'settings.infillStartS',
+    ],
+  ] as const) {
+    const result = validateSettings(music, settings);
+    assert.equal(result.ok, false);
+    if (result.ok) return;
+    assert.deepEqual(
+      result.violations.map((v) => [v.field, v.en, v.ru]),
+      [[field, 'Invalid number: must be a multiple of 0.01', 'Неверное число: должно быть кратным 0.01']],
+    );
+  }
+});
