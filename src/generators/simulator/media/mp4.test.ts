@@ -49,6 +49,7 @@ describe('MP4 renderer', () => {
     video({ width: 320, height: 240, durationSeconds: 2 }),
     video({ width: 1280, height: 720, durationSeconds: 1.5, seed: 'wide' }),
     video({ width: 480, height: 854, durationSeconds: 3.3, seed: 'tall' }),
+    video({ width: 854, height: 480, durationSeconds: 2, seed: '480p' }),
   ]) {
     it(`draws ${plan.width}×${plan.height} for ${plan.durationSeconds} s`, async () => {
       const file = await renderOutput(plan, { dir });
@@ -66,6 +67,8 @@ describe('MP4 renderer', () => {
       }
       const info = await probe(file.path);
       assert.match(info, new RegExp(`Video: h264 .*yuv420p.*${plan.width}x${plan.height}`));
+      // Square pixels: the frame is shown at its own proportions (854×480 as 16:9, not 107:60).
+      assert.match(info, new RegExp(`${plan.width}x${plan.height} \\[SAR 1:1 `));
       // faststart: the moov box comes before mdat.
       const head = (await readFile(file.path)).subarray(0, 4096).toString('latin1');
       assert.ok(head.includes('moov'));

@@ -22,6 +22,11 @@ export function frameRate(width: number, height: number): number {
   return pixels <= 640 * 480 ? 24 : pixels <= 1280 * 720 ? 15 : 12;
 }
 
+/**
+ * The background sets the clip's frame: square pixels (`setsar=1`), or the scale from a small drawing
+ * whose proportions are not exactly the frame's (214×120 to 854×480) leaves a pixel aspect that shows
+ * the clip at 107:60 instead of 16:9.
+ */
 function backgroundFilter(rng: Rng, width: number, height: number, fps: number, seconds: number): string {
   const bw = even(Math.min(480, width / 4));
   const bh = even(Math.min(480, height / 4));
@@ -31,7 +36,7 @@ function backgroundFilter(rng: Rng, width: number, height: number, fps: number, 
   return (
     `color=c=black:s=${bw}x${bh}:r=${fps}:d=1,format=rgb24,` +
     `geq=r='${wave()}':g='${wave()}':b='${wave()}',` +
-    `scale=${width}:${height}:flags=bicubic,format=yuv420p,loop=loop=-1:size=1,` +
+    `scale=${width}:${height}:flags=bicubic,setsar=1,format=yuv420p,loop=loop=-1:size=1,` +
     `trim=duration=${num(seconds)},setpts=N/(${fps}*TB)[bg]`
   );
 }
