@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import pg from 'pg';
 import { FixedWindows, integerText, RequestLimiter } from './rate-limit.ts';
 
 test('integerText writes whole numbers exactly as String() does', () => {
@@ -57,4 +58,25 @@ test('RequestLimiter in memory counts exactly the budget, with or without waitin
   // Another account is untouched.
   assert.equal(limiter.takeAccountRequestHere('other', reply), true);
   assert.equal(headers.ratelimit, '"account";r=3;t=60');
+});
+
+test('the operator token budget is counted in this process while PostgreSQL is away, never failing', async () => {
+  // Nothing listens on port 1: every query is refused at once, as by a stopped server. A scrape of
+  // /metrics reads this budget first and must still answer then (docs/observability.md).
+  const pool = new pg.Pool({
+    connectionString: 'postgres://gta@127.0.0.1:1/gta',
+    connectionTimeoutMillis: 2_000,
+  });
+  try {
+    const limiter = new RequestLimiter({ accountRequests: 4, wrongKeyAttempts: 2, windowSeconds: 60 }, pool);
+    assert.equal(await limiter.adminTokenWait('192.0.2.1'), null);
+    assert.equal(await limiter.takeWrongAdminToken('192.0.2.1'), null);
+    assert.equal(await limiter.takeWrongAdminToken('192.0.2.1'), null);
+    // Past the budget the address waits, as it would with the database there.
+    assert.equal(await limiter.adminTokenWait('192.0.2.1'), 60);
+    assert.equal(await limiter.takeWrongAdminToken('192.0.2.1'), 60);
+    assert.equal(await limiter.adminTokenWait('192.0.2.2'), null);
+  } finally {
+    await pool.end();
+  }
 });

@@ -31,7 +31,14 @@ export class RequestLimiter {
       : new FixedWindows(limits.accountRequests, limits.windowSeconds * 1000);
     this.#wrongKey = make('wrong-key', limits.wrongKeyAttempts, wrongKeyWindow);
     // Its own budget, so API-key traffic from an address never locks its operator out, or the reverse.
-    this.#wrongAdminToken = make('wrong-admin-token', limits.wrongKeyAttempts, wrongKeyWindow);
+    // Counted in this process while PostgreSQL is away: /metrics must answer then (CONTRACT §15).
+    this.#wrongAdminToken = counterStore(
+      'wrong-admin-token',
+      limits.wrongKeyAttempts,
+      wrongKeyWindow,
+      pgPool,
+      true,
+    );
   }
 
   /**
