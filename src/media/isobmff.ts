@@ -12,6 +12,11 @@ export interface MovieInfo {
   /** Presentation size of the first video track from `tkhd` (pixels). */
   width?: number;
   height?: number;
+  /**
+   * Length of the first video track from its `mdia/mdhd` (seconds): the video's own, where the movie's
+   * also counts a sound track's encoder delay (an AAC track of a "5 s" file of ffmpeg runs 5.023 s).
+   */
+  videoSeconds?: number;
 }
 
 /** Largest `moov` box read into memory (bytes); real ones are a few hundred kilobytes at most. */
@@ -105,6 +110,7 @@ async function readMoov(read: ByteReader, fileSize: number): Promise<Uint8Array 
   return null;
 }
 
+/** Duration of an `mvhd` or `mdhd` box (the two lay out timescale and duration alike), in seconds. */
 function mvhdDuration(bytes: Uint8Array, box: Box): number | undefined {
   const data = dataView(bytes);
   const version = bytes[box.start];
@@ -132,7 +138,7 @@ function handlerType(bytes: Uint8Array, trak: Box, budget: Budget): string | und
   return hdlr && hdlr.end - hdlr.start >= 12 ? fourcc(bytes, hdlr.start + 8) : undefined;
 }
 
-/** Movie duration and first video track size of an ISO base media file, from its `moov` box. */
+/** Movie duration and first video track's size and length of an ISO base media file, from its `moov` box. */
 export async function readMovieInfo(read: ByteReader, fileSize: number): Promise<MovieInfo> {
   const moov = await readMoov(read, fileSize);
   if (!moov) return {};
@@ -148,6 +154,10 @@ export async function readMovieInfo(read: ByteReader, fileSize: number): Promise
       const tkhd = child(moov, box, 'tkhd', budget);
       const size = tkhd && tkhdSize(moov, tkhd);
       if (size) Object.assign(info, size);
+      const mdia = child(moov, box, 'mdia', budget);
+      const mdhd = mdia && child(moov, mdia, 'mdhd', budget);
+      const seconds = mdhd && mvhdDuration(moov, mdhd);
+      if (seconds) info.videoSeconds = seconds;
     }
   }
   return info;

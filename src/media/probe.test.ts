@@ -116,6 +116,17 @@ describe('sniff and probe real files', () => {
     }
   });
 
+  it("a video's length is its video track's, not its sound track's encoder delay added", async () => {
+    // ffmpeg's AAC track of a 5 s clip runs 5.023 s, and the container's length with it.
+    const path = await fixtures.makeMp4WithAudio(dir, 5, 64, 48);
+    const probed = await probeFile(path, 'mp4');
+    assert.ok(Math.abs((probed.durationSeconds ?? -1) - 5) < 0.001, `${probed.durationSeconds}`);
+    const bytes = await readFile(path);
+    const info = await readMovieInfo(bufferReader(bytes), bytes.length);
+    assert.ok((info.durationSeconds ?? 0) > 5.01, 'the movie counts the sound track');
+    assert.ok(Math.abs((info.videoSeconds ?? -1) - 5) < 0.001);
+  });
+
   it('the ffprobe fallback reads length and frame size', async () => {
     const probed = await probeWithFfprobe(paths.get('mov')!, 'mov');
     assert.ok(Math.abs((probed.durationSeconds ?? -1) - 1.5) <= 0.15);

@@ -19,7 +19,7 @@ import { open } from 'node:fs/promises';
 import ffprobe from '@ffprobe-installer/ffprobe';
 import type { MediaFormat } from '../catalog/index.ts';
 import { type ByteReader, IMAGE_HEAD_BYTES, jpegSize, pngSize, webpSize } from './image-size.ts';
-import { readMovieInfo } from './isobmff.ts';
+import { type MovieInfo, readMovieInfo } from './isobmff.ts';
 import { countMp3Seconds } from './mp3-frames.ts';
 import { ProbePool } from './probe-pool.ts';
 import { kindOf, SNIFF_BYTES, type SniffResult, sniffFormat } from './sniff.ts';
@@ -176,7 +176,13 @@ export async function probeFile(
     if (counted !== undefined) return { durationSeconds: counted };
   }
   const result = await pool.probe(path, isVideo);
-  if (missing(result, isVideo) && (format === 'mp4' || format === 'mov' || format === 'm4a')) {
+  if (isVideo && (format === 'mp4' || format === 'mov')) {
+    // A video's length is its video track's: the container's also counts a sound track's encoder delay,
+    // so a "5 s" clip of ffmpeg with AAC sound read 5.023 s, past a 5 s bound.
+    const movie: MovieInfo = await withReader(path, readMovieInfo).catch(() => ({}));
+    if (movie.videoSeconds !== undefined) result.durationSeconds = movie.videoSeconds;
+    fill(result, movie, isVideo);
+  } else if (missing(result, isVideo) && format === 'm4a') {
     fill(result, await withReader(path, readMovieInfo).catch(() => ({})), isVideo);
   }
   if (missing(result, isVideo)) fill(result, await probeWithFfprobe(path, format), isVideo);
