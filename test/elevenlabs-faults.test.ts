@@ -62,6 +62,23 @@ describe('faults (CONTRACT §11, PROVIDERS.md §6 "Errors")', () => {
     }
   });
 
+  test('a 2xx without audio (a gateway’s HTML page, JSON) is a lost run to retry, not a failed task', async () => {
+    const replies = [
+      {
+        status: 200,
+        body: '<html><body>upstream gateway</body></html>',
+        headers: { 'content-type': 'text/html' },
+      },
+      { status: 200, body: { status: 'ok' } },
+    ];
+    for (const reply of replies) {
+      fake.failures.add(reply);
+      const request = dialogue();
+      const handle = await adapter.create(request, runStart(), AbortSignal.timeout(5_000));
+      await assert.rejects(pollToEnd(adapter, handle, request), UpstreamRunLost);
+    }
+  });
+
   test('quota_exceeded disables the channel; invalid_api_key is transient; other 4xx generation_failed', async () => {
     fake.failures.add({
       status: 401,

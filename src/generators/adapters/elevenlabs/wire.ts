@@ -3,6 +3,7 @@
  * mean, and the dialogue inputs built from our text.
  */
 import { GenerationError, type GenerationRequest, GeneratorTransientError } from '../../generator.ts';
+import { OUTPUT_SNIFF_BYTES, sniffOutput } from '../output-type.ts';
 import {
   type AdapterDeps,
   ChannelOutOfCredit,
@@ -75,12 +76,21 @@ export function refusalOf(deps: AdapterDeps, response: UpstreamResponse, what: s
   return new GeneratorTransientError(`${name}: ${what}: unexpected HTTP ${response.status}`);
 }
 
-/** The audio bytes of a 2xx answer, or the error the answer means. */
-export function audioOf(deps: AdapterDeps, response: UpstreamResponse, what: string): Buffer {
+/**
+ * The audio bytes of a 2xx answer, or the error the answer means. A 2xx whose bytes are not audio (JSON,
+ * a gateway's HTML page) carried no audio: transient, like a broken answer of any provider.
+ */
+export async function audioOf(deps: AdapterDeps, response: UpstreamResponse, what: string): Promise<Buffer> {
   if (response.status < 200 || response.status >= 300) throw refusalOf(deps, response, what);
-  if (!response.bytes || response.bytes.length === 0 || response.body !== null)
+  const bytes = response.bytes;
+  if (
+    !bytes ||
+    bytes.length === 0 ||
+    response.body !== null ||
+    (await sniffOutput(bytes.subarray(0, OUTPUT_SNIFF_BYTES))).kind !== 'audio'
+  )
     throw new GeneratorTransientError(`${deps.channel.name}: ${what}: the answer carried no audio`);
-  return response.bytes;
+  return bytes;
 }
 
 /** The ElevenLabs voice id of a voice record the settings name (its `upstream_id`). */
