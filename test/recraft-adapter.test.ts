@@ -229,6 +229,17 @@ describe('faults (CONTRACT §11, PROVIDERS.md §7 "Errors")', () => {
     await assert.rejects(pollToEnd(wrong, handle, r), GeneratorTransientError);
   });
 
+  test('a 2xx that is not JSON (a gateway’s page): a lost run to retry, not a failed task', async () => {
+    fake.failures.add({
+      status: 200,
+      body: '<html><body>upstream gateway</body></html>',
+      headers: { 'content-type': 'text/html' },
+    });
+    const r = request();
+    const handle = await adapter.create(r, runStart(), AbortSignal.timeout(5_000));
+    await assert.rejects(pollToEnd(adapter, handle, r), UpstreamRunLost);
+  });
+
   test('402 or a body naming credits disables the channel; another 4xx is generation_failed with its text', async () => {
     for (const reply of [
       { status: 402, body: 'payment required' },

@@ -104,7 +104,12 @@ export interface RecraftImages {
 
 export function imagesOf(deps: AdapterDeps, response: UpstreamResponse): RecraftImages {
   if (response.status < 200 || response.status >= 300) throw refusalOf(deps, response, 'generate images');
-  const body = (response.body ?? {}) as { data?: unknown; credits?: unknown };
+  // A 2xx that is not Recraft's JSON (a gateway's page) is a broken answer, as for every provider.
+  if (response.body === null || typeof response.body !== 'object')
+    throw new GeneratorTransientError(
+      `${deps.channel.name}: generate images: HTTP ${response.status} with a body that is not JSON`,
+    );
+  const body = response.body as { data?: unknown; credits?: unknown };
   const urls = (Array.isArray(body.data) ? body.data : [])
     .map((item) => (item as { url?: unknown }).url)
     .filter((url): url is string => typeof url === 'string' && url !== '');
