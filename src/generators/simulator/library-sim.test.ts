@@ -70,6 +70,14 @@ describe('LibrarySimulator (CONTRACT §10)', () => {
     assert.match(ru, /[а-я]/);
   });
 
+  test('Russian phrases are grammatical: every verb takes the accusative objects', async () => {
+    // "танцует с" wants the instrumental case ("с золотым рассветом"), the objects are accusative.
+    for (let i = 0; i < 200; i++) {
+      const ru = await sim.issuePhrase({ recordId: `v${i}`, attempt: 1, language: 'ru', avoid: [] });
+      assert.doesNotMatch(ru, / с /, ru);
+    }
+  });
+
   test('the recording check wants 3 seconds and no [sim:fail] in the name', async () => {
     const base = {
       recordId: 'v',
