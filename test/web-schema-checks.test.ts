@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { z } from 'zod';
 import { MODELS, settingsJsonSchema } from '../src/catalog/index.ts';
+import { twoDecimals } from '../src/catalog/model-spec.ts';
 import { checkValue, fieldLabel, readable } from '../src/web/client/schema-checks.ts';
 import { wordsOf } from '../src/web/words.ts';
 import { settingWords } from '../src/web/words-settings.ts';
@@ -136,4 +138,28 @@ test('each schema bound is checked, in the page language', () => {
   assert.deepEqual(checkValue('x', { type: 'string', title: 'Named' }, undefined, true, en), [
     'Named: required.',
   ]);
+});
+
+test('a step (multipleOf) is checked as the API checks it', () => {
+  const weight = { type: 'number', minimum: 0, maximum: 1, multipleOf: 0.01 };
+  assert.deepEqual(checkValue('audioWeight', weight, 0.655, false, en), [
+    'Audio weight: a multiple of 0.01 is needed.',
+  ]);
+  assert.deepEqual(checkValue('audioWeight', weight, 0.655, false, ru), [
+    `${fieldLabel('audioWeight', {}, ru)}: нужно число, кратное 0.01.`,
+  ]);
+  // The API's rule itself (src/catalog/model-spec.ts), asked about the values a person may type.
+  const api = twoDecimals(z.number());
+  const typed = [0.07, 0.29, 0.57, 0.58, 0.655, 0.001, 0.123, 1e-300, 5e-324, 12.34, 0.1 + 0.2];
+  for (let i = 0; i <= 100; i++) typed.push(i / 100, i * 0.01);
+  for (const value of typed)
+    assert.equal(
+      checkValue('w', { type: 'number', multipleOf: 0.01 }, value, false, en).length === 0,
+      api.safeParse(value).success,
+      `client and API disagree about ${value}`,
+    );
+  assert.deepEqual(checkValue('n', { type: 'integer', multipleOf: 5 }, 12, false, en), [
+    'N: a multiple of 5 is needed.',
+  ]);
+  assert.deepEqual(checkValue('n', { type: 'integer', multipleOf: 5 }, 15, false, en), []);
 });

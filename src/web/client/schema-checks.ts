@@ -1,7 +1,7 @@
 /**
  * Client-side checks of one settings value against its JSON Schema, before `Create task` is sent: required,
- * lengths, bounds, whole numbers, item counts and links. The API checks everything again; these only spare
- * a call that would be refused.
+ * lengths, bounds, whole numbers, steps (`multipleOf`), item counts and links. The API checks everything
+ * again; these only spare a call that would be refused.
  */
 
 /** The schema keywords the checks read. */
@@ -10,6 +10,7 @@ interface Checked {
   title?: string;
   minimum?: number;
   maximum?: number;
+  multipleOf?: number;
   minLength?: number;
   maxLength?: number;
   format?: string;
@@ -60,6 +61,18 @@ function characters(text: string): number {
   return count;
 }
 
+/**
+ * Whether `value` is a multiple of `step` as the API takes it: written with no more decimals than the step
+ * (0.29 and 0.57 are multiples of 0.01 although their quotients are not whole in binary; 0.655 is not).
+ */
+function isMultiple(value: number, step: number): boolean {
+  const [digits = '', exponent = '0'] = String(step).split('e');
+  const decimals = Math.min(100, Math.max(0, (digits.split('.')[1] ?? '').length - Number(exponent)));
+  if (Number(value.toFixed(decimals)) !== value) return false;
+  const scale = 10 ** decimals;
+  return Math.round(value * scale) % Math.round(step * scale) === 0;
+}
+
 function isLink(text: string): boolean {
   try {
     const url = new URL(text);
@@ -91,6 +104,8 @@ export function checkValue(
     if (!Number.isFinite(value)) return [say(words, 'newCheckNumber', label)];
     if (schema.type === 'integer' && !Number.isInteger(value))
       problems.push(say(words, 'newCheckInteger', label));
+    else if (schema.multipleOf !== undefined && !isMultiple(value, schema.multipleOf))
+      problems.push(say(words, 'newCheckMultiple', label, schema.multipleOf));
     if (schema.minimum !== undefined && value < schema.minimum)
       problems.push(say(words, 'newCheckMin', label, schema.minimum));
     if (schema.maximum !== undefined && value > schema.maximum)
