@@ -140,6 +140,26 @@ test('each schema bound is checked, in the page language', () => {
   ]);
 });
 
+test('a link is checked as the API checks it', () => {
+  const api = z.url({ protocol: /^https?$/ });
+  const typed = [
+    'https://example.com/a.png',
+    'HTTP://EXAMPLE.COM/a.png',
+    ' https://example.com/a.png ',
+    'https:example.com/a.png',
+    'https:/example.com/a.png',
+    'http:\\\\example.com/a.png',
+    'ftp://example.com/a.png',
+    'example.com/a.png',
+  ];
+  for (const value of typed)
+    assert.equal(
+      checkValue('u', { type: 'string', format: 'uri' }, value, true, en).length === 0,
+      api.safeParse(value).success,
+      `client and API disagree about ${value}`,
+    );
+});
+
 test('a step (multipleOf) is checked as the API checks it', () => {
   const weight = { type: 'number', minimum: 0, maximum: 1, multipleOf: 0.01 };
   assert.deepEqual(checkValue('audioWeight', weight, 0.655, false, en), [

@@ -73,7 +73,12 @@ function isMultiple(value: number, step: number): boolean {
   return Math.round(value * scale) % Math.round(step * scale) === 0;
 }
 
+/**
+ * An http or https link as the API takes it: written with `://` (the URL parser alone would also take
+ * `https:example.com`, which the API refuses), spaces around it ignored as the API ignores them.
+ */
 function isLink(text: string): boolean {
+  if (!/^https?:\/\//i.test(text.trim())) return false;
   try {
     const url = new URL(text);
     return url.protocol === 'http:' || url.protocol === 'https:';
