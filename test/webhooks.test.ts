@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createDb } from '../src/db/index.ts';
-import { emitEvent } from '../src/events/index.ts';
+import { emitEvent, WebhookService } from '../src/events/index.ts';
+import { IdempotencyStore } from '../src/tasks/index.ts';
 import { expectError, startTestApp, type TestApp } from './helpers.ts';
 
 /** A public address that is never resolved (an IP literal) and never called (no sender here). */
@@ -279,6 +280,34 @@ describe('webhook endpoints and the default secret', () => {
     assert.equal(afterDelete.headers['idempotent-replayed'], 'true');
     assert.deepEqual(afterDelete.json(), first.json());
     assert.equal((await t.call(acct.key, 'GET', '/v1/webhooks')).json().webhooks.length, 2);
+  });
+
+  test('Idempotency-Key: a repeat answers its endpoint even where the url would be refused now', async () => {
+    // The endpoint was made while its address was allowed (a name resolving to a public address then, a
+    // test's allowed loopback here); the repeat of that request must not look at the address again: a
+    // name that does not resolve for a moment would otherwise lose the secret the first answer carried.
+    const acct = await t.account();
+    const { db, clock } = t.container;
+    const earlier = new WebhookService({
+      db,
+      clock,
+      urls: { allowAddresses: ['127.0.0.1'] },
+      idempotency: new IdempotencyStore({ db, clock }),
+    });
+    const body = { url: 'http://127.0.0.1:9/hook', events: ['task.succeeded'] };
+    const made = await earlier.create(acct.id, body, 'hook-allowed-then');
+    const again = await t.call(acct.key, 'POST', '/v1/webhooks', body, {
+      'idempotency-key': 'hook-allowed-then',
+    });
+    assert.equal(again.statusCode, 201, again.body);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(again.json(), made.webhook);
+    // Without a key, or under a new one, the address is refused as before, and that key stays free.
+    expectError(await t.call(acct.key, 'POST', '/v1/webhooks', body), 422, 'invalid_request');
+    const fresh = { 'idempotency-key': 'hook-refused' };
+    expectError(await t.call(acct.key, 'POST', '/v1/webhooks', body, fresh), 422, 'invalid_request');
+    const other = await t.call(acct.key, 'POST', '/v1/webhooks', { ...body, url: PUBLIC_URL }, fresh);
+    assert.equal(other.statusCode, 201, other.body);
   });
 
   test("another account's endpoint and delivery are 404; its log shows only its own", async () => {

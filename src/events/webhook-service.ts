@@ -122,7 +122,6 @@ export class WebhookService {
         en: `events: ${unknown.length > 0 ? `unknown event type "${unknown[0]}"` : 'give at least one event type'}.`,
         ru: `events: ${unknown.length > 0 ? `неизвестный тип события «${unknown[0]}»` : 'укажите хотя бы один тип события'}.`,
       });
-    await assertWebhookUrl(input.url, 'url', this.#deps.urls);
     return this.#deps.idempotency.run<CreatedWebhook>(
       {
         accountId,
@@ -138,7 +137,12 @@ export class WebhookService {
           webhook: await this.#withSecret(accountId, id, { deletedToo: true }),
           replayed: true,
         }),
-        create: (complete) => this.#insert(accountId, input, complete),
+        // The address is checked for a new endpoint only: a replay answers the one the request made,
+        // even when the name resolves elsewhere (or not at all) by now; a refusal frees the key.
+        create: async (complete) => {
+          await assertWebhookUrl(input.url, 'url', this.#deps.urls);
+          return this.#insert(accountId, input, complete);
+        },
       },
     );
   }
