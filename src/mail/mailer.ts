@@ -34,9 +34,9 @@ interface Transport {
 
 /**
  * How long an SMTP server may take to accept the connection, to greet, or to answer any one command
- * (nodemailer's own defaults are 2 minutes, 30 seconds and 10 minutes). A sign-up waits for its mail, so a
- * server that stops answering must not hold the person's request for minutes. `SMTP_URL`'s query
- * (`?socketTimeout=…`) still wins.
+ * (nodemailer's own defaults are 2 minutes, 30 seconds and 10 minutes). A request waits for its mail up to
+ * MAIL_WAIT_MS (people-service.ts) and a stopping service for every mail still going out, so a server that
+ * stops answering must not hold a mail for minutes. `SMTP_URL`'s query (`?socketTimeout=…`) still wins.
  */
 export const SMTP_TIMEOUT_MS = 15_000;
 
