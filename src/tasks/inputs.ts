@@ -184,7 +184,7 @@ function checkRule(file: InputFile, rule: InputRule): void {
  * the caller's own only for a task of `models` (the key's models, null for every model).
  */
 export async function resolveInputs(
-  mode: ModeSpec,
+  mode: Pick<ModeSpec, 'inputRules'>,
   settings: Readonly<Record<string, unknown>>,
   deps: InputResolverDeps,
   accountId: string,
@@ -200,26 +200,38 @@ export async function resolveInputs(
   const local = new AbortController();
   const target = { budget: budget ?? { signal: local.signal } };
   try {
-    const resolved = await Promise.all(
-      fields.map(async ({ field, rule, urls }) => {
-        const files = await Promise.all(
-          urls.map(async (url, position): Promise<InputFile> => {
-            const label = `settings.${field}.${position}`;
-            const probe = { label, maxBytes: rule.maxBytes, formats: rule.formats, ...target };
-            const artifact = deps.artifacts
-              ? await probeArtifactLink(url, accountId, label, deps.artifacts, models)
-              : null;
-            const facts = artifact === null ? await probeUrl(url, probe, deps) : checked(artifact, probe);
-            const file: InputFile = { field, position, url, ...facts };
-            checkRule(file, rule);
-            return file;
-          }),
-        );
-        checkTotal(field, rule, files);
-        return files;
-      }),
-    );
-    return { files: resolved.flat() };
+    // Every file is probed at once, but a refusal is reported in the fields' declared order (and each
+    // field's files in theirs): the first file to fail is not always the first to finish failing. A
+    // refusal aborts only what comes after it; what comes before is awaited, as its refusal would win.
+    const probes = fields.map(({ field, rule, urls }) => ({
+      field,
+      rule,
+      files: urls.map((url, position) =>
+        settle(async (): Promise<InputFile> => {
+          const label = `settings.${field}.${position}`;
+          const probe = { label, maxBytes: rule.maxBytes, formats: rule.formats, ...target };
+          const artifact = deps.artifacts
+            ? await probeArtifactLink(url, accountId, label, deps.artifacts, models)
+            : null;
+          const facts = artifact === null ? await probeUrl(url, probe, deps) : checked(artifact, probe);
+          const file: InputFile = { field, position, url, ...facts };
+          checkRule(file, rule);
+          return file;
+        }),
+      ),
+    }));
+    const resolved: InputFile[] = [];
+    for (const { field, rule, files } of probes) {
+      const own: InputFile[] = [];
+      for (const pending of files) {
+        const outcome = await pending;
+        if (!outcome.ok) throw outcome.error;
+        own.push(outcome.value);
+      }
+      checkTotal(field, rule, own);
+      resolved.push(...own);
+    }
+    return { files: resolved };
   } catch (error) {
     budget?.abort(error);
     local.abort(error);
@@ -227,6 +239,16 @@ export async function resolveInputs(
   } finally {
     await budget?.close();
   }
+}
+
+type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+
+/** Starts `run` and keeps its outcome, so a rejection waiting for its turn is never unhandled. */
+function settle<T>(run: () => Promise<T>): Promise<Settled<T>> {
+  return run().then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 }
 
 function checkTotal(field: string, rule: InputRule, files: readonly InputFile[]): void {
