@@ -85,6 +85,7 @@ export class Tasks {
         ...(options.wait ? { prefer: `wait=${Math.min(60, Math.max(1, Math.round(options.wait)))}` } : {}),
       },
       idempotent: true,
+      waitSeconds: options.wait,
       signal: options.signal,
     });
   }
@@ -104,6 +105,7 @@ export class Tasks {
       method: 'GET',
       path: `/v1/tasks/${encodeURIComponent(id)}`,
       query: options.wait ? { wait: options.wait } : undefined,
+      waitSeconds: options.wait,
       rateLimitFallback,
       signal: options.signal,
     });

@@ -22,6 +22,14 @@ export interface ClientOptions {
   lang?: string;
   /** How the client pauses between retries and polls. (Default: a timer) */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Longest wait for an answer's status and headers, per attempt (milliseconds); a long-poll's `wait`
+   * is added to it. An attempt without an answer by then is abandoned as a network error: repeated when
+   * the call is safe to repeat, a ConnectionError otherwise. Neither an upload (the answer comes after the
+   * whole file is sent) nor an answer's body (downloads, event streams) is bounded by it. 0: no limit.
+   * (Default: 60_000)
+   */
+  timeoutMs?: number;
 }
 
 /** One HTTP call of the client. */
@@ -41,6 +49,8 @@ export interface CallOptions {
    * does not hold back (a long-poll or a stream refused for the account's waiting places: plain polls).
    */
   rateLimitFallback?: boolean;
+  /** The service may hold the answer this long on purpose (a long-poll's `wait`), in seconds. */
+  waitSeconds?: number | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -80,6 +90,7 @@ export class Transport {
   readonly #fetch: FetchLike;
   readonly #maxRetryDelayMs: number;
   readonly #lang: string | undefined;
+  readonly #timeoutMs: number;
 
   constructor(options: ClientOptions) {
     if (!options.apiKey) throw new TypeError('apiKey is required');
@@ -90,6 +101,9 @@ export class Transport {
     this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
     this.#lang = options.lang;
     this.sleep = options.sleep ?? timerSleep;
+    const timeoutMs = options.timeoutMs ?? 60_000;
+    if (!(timeoutMs >= 0)) throw new TypeError('timeoutMs must be a number of milliseconds, 0 or more');
+    this.#timeoutMs = timeoutMs;
   }
 
   /** The address of `path` with `query` (undefined values left out). */
@@ -114,24 +128,26 @@ export class Transport {
     const url = this.url(call.path, call.query);
     for (let attempt = 0; ; attempt++) {
       let response: Response;
+      const bound = this.#attempt(call);
       try {
         response = await this.#fetch(url, {
           method: call.method,
           headers,
           ...(body === undefined ? {} : { body }),
-          ...(call.signal ? { signal: call.signal } : {}),
+          ...(bound.signal ? { signal: bound.signal } : {}),
         });
       } catch (error) {
         if (call.signal?.aborted) throw error;
         // A request that may have reached the service is repeated only when repeating it is harmless.
         const repeatable = call.idempotent ?? (call.method === 'GET' || call.method === 'DELETE');
         if (!repeatable || attempt >= this.maxRetries) {
-          throw new ConnectionError(`${call.method} ${call.path}: ${(error as Error).message}`, {
-            cause: error,
-          });
+          const reason = bound.timedOut() ? bound.message : (error as Error).message;
+          throw new ConnectionError(`${call.method} ${call.path}: ${reason}`, { cause: error });
         }
         await this.sleep(Math.min(500 * 2 ** attempt, this.#maxRetryDelayMs), call.signal);
         continue;
+      } finally {
+        bound.done();
       }
       if (response.ok) return response;
       const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
@@ -153,6 +169,30 @@ export class Transport {
       }
       throw error;
     }
+  }
+
+  /**
+   * The signal of one attempt: the caller's, ended also when no answer came within the timeout (a
+   * long-poll's wait added; uploads unbounded). `done` once the answer's headers are in, so its body is
+   * never cut by it.
+   */
+  #attempt(call: CallOptions): {
+    signal: AbortSignal | undefined;
+    timedOut: () => boolean;
+    message: string;
+    done: () => void;
+  } {
+    const limitMs =
+      this.#timeoutMs === 0 || call.body !== undefined ? 0 : this.#timeoutMs + (call.waitSeconds ?? 0) * 1000;
+    if (limitMs === 0) return { signal: call.signal, timedOut: () => false, message: '', done: () => {} };
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new Error(`no answer within ${limitMs} ms`)), limitMs);
+    return {
+      signal: call.signal ? AbortSignal.any([call.signal, timeout.signal]) : timeout.signal,
+      timedOut: () => timeout.signal.aborted,
+      message: `no answer within ${limitMs} ms`,
+      done: () => clearTimeout(timer),
+    };
   }
 
   /** A call answered with JSON. */

@@ -1,0 +1,105 @@
+/** The client's own timeout: an answer that never comes ends the call; a slow body or a long-poll does not. */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { Client, ConnectionError } from '../src/index.ts';
+
+const TASK = { id: 't1', status: 'running' };
+
+/** A service whose answers come after the delay its address asks for (`/delay/<ms>/...`), or never. */
+function slowService(): Promise<{ baseUrl: string; hits: string[]; close: () => Promise<void> }> {
+  const hits: string[] = [];
+  const server = http.createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    const url = new URL(req.url ?? '/', 'http://x');
+    const delay = /^\/(\d+|never)\//.exec(url.pathname)?.[1];
+    if (delay === 'never') return;
+    setTimeout(
+      () => {
+        if (url.pathname.includes('/artifacts/')) {
+          // Headers at once, the body a while later: the timeout must not cut it.
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '4' });
+          res.write('ab');
+          setTimeout(() => res.end('cd'), 400);
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(TASK));
+      },
+      Number(delay ?? 0),
+    );
+  });
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({
+        baseUrl: `http://127.0.0.1:${port}`,
+        hits,
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}
+
+describe('timeouts', () => {
+  let service: Awaited<ReturnType<typeof slowService>>;
+  before(async () => {
+    service = await slowService();
+  });
+  after(() => service.close());
+
+  const client = (baseUrl: string, timeoutMs: number | undefined) =>
+    new Client({
+      apiKey: 'k',
+      baseUrl,
+      maxRetries: 2,
+      sleep: async () => {},
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    });
+
+  test('a read with no answer is tried again, then ends in a ConnectionError naming the timeout', async () => {
+    service.hits.length = 0;
+    const c = client(`${service.baseUrl}/never`, 150);
+    await assert.rejects(c.tasks.get('t1'), (error: unknown) => {
+      assert.ok(error instanceof ConnectionError);
+      assert.match(error.message, /^GET \/v1\/tasks\/t1: no answer within 150 ms$/);
+      return true;
+    });
+    assert.equal(service.hits.length, 3, 'the first attempt and maxRetries more');
+  });
+
+  test('a call that is not safe to repeat is not repeated after a timeout', async () => {
+    service.hits.length = 0;
+    const c = client(`${service.baseUrl}/never`, 150);
+    await assert.rejects(c.tasks.cancel('t1'), /POST \/v1\/tasks\/t1\/cancel: no answer within 150 ms/);
+    assert.equal(service.hits.length, 1);
+  });
+
+  test('an answer slower than the timeout is abandoned; one within it is taken', async () => {
+    await assert.rejects(client(`${service.baseUrl}/400`, 150).tasks.get('t1'), ConnectionError);
+    assert.deepEqual(await client(`${service.baseUrl}/50`, 1000).tasks.get('t1'), TASK);
+  });
+
+  test('a long-poll may take its wait beyond the timeout', async () => {
+    service.hits.length = 0;
+    const c = client(`${service.baseUrl}/600`, 150);
+    assert.deepEqual(await c.tasks.get('t1', { wait: 1 }), TASK);
+    assert.deepEqual(service.hits, ['GET /600/v1/tasks/t1?wait=1']);
+  });
+
+  test('a body that comes after the timeout is not cut: only the headers are timed', async () => {
+    const bytes = await client(`${service.baseUrl}/0`, 150).tasks.download('t1', 0);
+    assert.equal(new TextDecoder().decode(bytes), 'abcd');
+  });
+
+  test('0 sets no limit; a negative or non-numeric timeout is refused', async () => {
+    assert.deepEqual(await client(`${service.baseUrl}/300`, 0).tasks.get('t1'), TASK);
+    assert.throws(() => client(service.baseUrl, -1), /timeoutMs/);
+    assert.throws(() => client(service.baseUrl, Number.NaN), /timeoutMs/);
+  });
+});
