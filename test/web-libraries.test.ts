@@ -80,6 +80,21 @@ describe('dashboard: libraries pages', () => {
     assert.ok(!text.includes('[object Object]'));
   });
 
+  test('a file rule with a longest duration says it, on the list and at the form, in both languages', async () => {
+    const { browser } = await person();
+    // The list response's limits give the element video's 8 s (max_duration_seconds); the page said only
+    // its formats and size, so a 10-second clip looked acceptable until the API refused it.
+    assert.match(
+      textOf((await browser.get('/libraries')).body),
+      /Video: mp4, mov, up to 100 MB, at most 8 s long/,
+    );
+    const form = textOf((await browser.get('/libraries/video-elements/elements/new')).body);
+    assert.match(form, /Video: mp4, mov, up to 100 MB, at most 8 s long/);
+    assert.match(form, /Pictures: jpeg, png, webp, up to 10 MB(?!,)/, 'no duration where none is declared');
+    await browser.post('/language', { lang: 'ru', next: '/libraries' });
+    assert.match(textOf((await browser.get('/libraries')).body), /mp4, mov, до 100 МБ, не длиннее 8 с/);
+  });
+
   test('each creation form has exactly the fields of the declared body, link fields with a picker', async () => {
     const { browser } = await person();
     for (const decl of LIBRARIES) {

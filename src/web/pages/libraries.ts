@@ -16,7 +16,7 @@ import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { fill, type Words, wordsOf } from '../words.ts';
 import { moscowTime } from './ledger.ts';
-import { creationForm, fieldLabel, kindTitle, valueLabel, wordOr } from './library-form.ts';
+import { creationForm, fieldLabel, filesRule, kindTitle, valueLabel, wordOr } from './library-form.ts';
 import { kindHref, passingStates, stateBadge, stateWords } from './library-parts.ts';
 import { voicePage } from './library-voice.ts';
 
@@ -51,16 +51,8 @@ function limitsText(limits: Record<string, unknown>, w: Words): string[] {
   const out: string[] = [];
   for (const [key, value] of Object.entries(limits)) {
     if (key === 'accepted_files') {
-      for (const [field, rule] of Object.entries(
-        value as Record<string, { formats: string[]; max_size_mb: number }>,
-      )) {
-        out.push(
-          fill(w.libFilesRule, {
-            field: fieldLabel(w, field),
-            formats: rule.formats.join(', '),
-            mb: String(rule.max_size_mb),
-          }),
-        );
+      for (const [field, rule] of Object.entries(value as Record<string, Parameters<typeof filesRule>[2]>)) {
+        out.push(filesRule(w, field, rule));
       }
       continue;
     }

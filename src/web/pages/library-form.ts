@@ -81,6 +81,22 @@ function boundsHint(s: FieldSchema, w: Words): string | null {
   return null;
 }
 
+/** A link field's accepted files in words: formats, size and, when bounded, the longest recording. */
+export function filesRule(
+  w: Words,
+  name: string,
+  rule: { formats: readonly string[]; max_size_mb: number; max_duration_seconds?: number | undefined },
+): string {
+  const seconds = rule.max_duration_seconds;
+  return (
+    fill(w.libFilesRule, {
+      field: fieldLabel(w, name),
+      formats: rule.formats.join(', '),
+      mb: String(rule.max_size_mb),
+    }) + (seconds === undefined ? '' : fill(w.libFilesSeconds, { seconds: String(seconds) }))
+  );
+}
+
 /** The controls of one link field: the link box, the picker and the picker's status line. */
 function linkField(
   decl: LibraryDecl,
@@ -93,10 +109,10 @@ function linkField(
   const id = `field-${name}`;
   const files = { ...decl.files, ...decl.laterFiles }[name];
   const rule = files
-    ? fill(w.libFilesRule, {
-        field: fieldLabel(w, name),
-        formats: files.formats.join(', '),
-        mb: String(files.maxBytes / (1024 * 1024)),
+    ? filesRule(w, name, {
+        formats: files.formats,
+        max_size_mb: files.maxBytes / (1024 * 1024),
+        max_duration_seconds: files.maxSeconds,
       })
     : null;
   const count =
