@@ -43,6 +43,9 @@ test('bad values stop the start with an error naming the variable', () => {
     [{ PUBLIC_BASE_URL: 'not a url' }, /PUBLIC_BASE_URL/],
     [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN/],
     [{ METRICS_TOKEN: 'short' }, /METRICS_TOKEN/],
+    // No `Authorization: Bearer` header can carry these, so the operator API or the scrape would never open.
+    [{ ADMIN_TOKEN: 'my admin token 0123456789' }, /ADMIN_TOKEN must be printable ASCII/],
+    [{ METRICS_TOKEN: 'métrics-tökén-0123456789' }, /METRICS_TOKEN must be printable ASCII/],
     [{ METRICS_PORT: '0' }, /METRICS_PORT/],
     [{ METRICS_PORT: 'ninety' }, /METRICS_PORT/],
     [{ RENDER_THREADS: '-1' }, /RENDER_THREADS/],

@@ -194,6 +194,20 @@ export function parseSize(text: string): number | null {
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /**
+ * A bearer token of the operator or of the scrapes: at least 16 characters, all of them printable ASCII
+ * without spaces, since `Authorization: Bearer <token>` carries one such word (a space ends it, and a
+ * header's other bytes are not read back as the same characters), so any other token could never match.
+ */
+function bearerToken(env: NodeJS.ProcessEnv, name: string): string | null {
+  const token = env[name]?.trim() || null;
+  if (token !== null && token.length < 16)
+    throw new ConfigError(`${name} must be at least 16 characters long`);
+  if (token !== null && !/^[\x21-\x7e]+$/.test(token))
+    throw new ConfigError(`${name} must be printable ASCII without spaces (a Bearer token in a header)`);
+  return token;
+}
+
+/**
  * Reads and checks the environment. A bad value throws a ConfigError naming the variable, so the
  * process exits at start rather than misbehaving later.
  */
@@ -236,14 +250,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   // file:// alone would be the file system's root; file://dir is a host name, not a folder.
   if (storageUrl.startsWith('file:') && !/^file:\/\/\/[^/]/.test(storageUrl))
     throw new ConfigError('STORAGE_URL file:// needs an absolute folder, e.g. file:///srv/gta/files');
-  const adminToken = env.ADMIN_TOKEN?.trim() || null;
-  if (adminToken !== null && adminToken.length < 16) {
-    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
-  }
-  const metricsToken = env.METRICS_TOKEN?.trim() || null;
-  if (metricsToken !== null && metricsToken.length < 16) {
-    throw new ConfigError('METRICS_TOKEN must be at least 16 characters long');
-  }
+  const adminToken = bearerToken(env, 'ADMIN_TOKEN');
+  const metricsToken = bearerToken(env, 'METRICS_TOKEN');
   const simSpeedText = env.SIM_SPEED?.trim() || '1';
   const simSpeed = Number(simSpeedText);
   if (!Number.isFinite(simSpeed) || simSpeed <= 0)
