@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import { Counter, Gauge } from 'prom-client';
 import type { Db, WebhookDeliveryState } from '../db/index.ts';
-import type { Clock } from '../lib/index.ts';
+import { type Clock, withTimeout } from '../lib/index.ts';
 import type { Metrics } from './metrics.ts';
 
 /** How long one scrape's database results serve the next scrapes (milliseconds). */
@@ -64,13 +64,16 @@ export function registerStateGauges(metrics: Metrics, sources: StateSources): vo
   const snapshot = (): Promise<Snapshot | null> => {
     const now = Date.now();
     if (cached === null || now - cached.at >= cacheMs) {
-      const fresh = withTimeout(readSnapshot(sources), sources.readTimeoutMs ?? STATE_READ_TIMEOUT_MS).catch(
-        () => {
-          failures.inc();
-          if (cached?.snapshot === fresh) cached = null;
-          return null;
-        },
-      );
+      const timeoutMs = sources.readTimeoutMs ?? STATE_READ_TIMEOUT_MS;
+      const fresh = withTimeout(
+        readSnapshot(sources),
+        timeoutMs,
+        `database gauges took over ${timeoutMs} ms`,
+      ).catch(() => {
+        failures.inc();
+        if (cached?.snapshot === fresh) cached = null;
+        return null;
+      });
       cached = { at: now, snapshot: fresh };
     }
     return cached.snapshot;
@@ -224,12 +227,4 @@ async function readSnapshot(sources: StateSources): Promise<Snapshot> {
     creditedMinor: Number(money?.credited ?? 0),
     channels,
   };
-}
-
-function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`database gauges took over ${ms} ms`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

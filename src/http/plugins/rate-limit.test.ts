@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { test } from 'node:test';
 import pg from 'pg';
 import { FixedWindows, integerText, RequestLimiter } from './rate-limit.ts';
@@ -77,6 +78,32 @@ test('the operator token budget is counted in this process while PostgreSQL is a
     assert.equal(await limiter.takeWrongAdminToken('192.0.2.1'), 60);
     assert.equal(await limiter.adminTokenWait('192.0.2.2'), null);
   } finally {
+    await pool.end();
+  }
+});
+
+test('the operator token budget does not wait for a PostgreSQL that takes connections and never answers', async () => {
+  // A stopped (SIGSTOP) or partitioned server: the socket opens, nothing comes back. /metrics reads this
+  // budget before it scrapes, and must answer in time for the scraper (docs/observability.md).
+  const sockets: net.Socket[] = [];
+  const silent = net.createServer((socket) => sockets.push(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const { port } = silent.address() as net.AddressInfo;
+  const pool = new pg.Pool({
+    connectionString: `postgres://gta@127.0.0.1:${port}/gta`,
+    connectionTimeoutMillis: 30_000,
+  });
+  try {
+    const limiter = new RequestLimiter({ accountRequests: 4, wrongKeyAttempts: 1, windowSeconds: 60 }, pool);
+    const started = performance.now();
+    assert.equal(await limiter.adminTokenWait('192.0.2.1'), null);
+    assert.equal(await limiter.takeWrongAdminToken('192.0.2.1'), null);
+    // Past the budget the address waits (the window opened a few bounded waits ago).
+    assert.ok(((await limiter.adminTokenWait('192.0.2.1')) ?? 0) > 50);
+    assert.ok(performance.now() - started < 5_000, `took ${Math.round(performance.now() - started)} ms`);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
     await pool.end();
   }
 });
