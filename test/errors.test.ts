@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { READY_TIMEOUT_MS } from '../src/http/routes/health.ts';
 import { makePng } from '../src/media/fixtures.ts';
 import { ADMIN_TOKEN, errorOf, expectError, startTestApp, type TestApp } from './helpers.ts';
 
@@ -211,6 +212,20 @@ describe('unexpected failures', () => {
     await t.container.db.close();
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     expectError(ready, 503, 'not_ready');
+    await t.app.close();
+  });
+
+  test('/readyz answers 503 in time when the storage or the database never answers', {
+    timeout: 20_000,
+  }, async () => {
+    const t = await startTestApp({ worker: false });
+    // A bucket or a database server that takes the connection and never answers (a stopped process, a
+    // cut network): a probe must hear "not ready", not wait for the clients' own 35 to 60 s timeouts.
+    t.container.storage.ping = () => new Promise<void>(() => {});
+    const started = performance.now();
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expectError(ready, 503, 'not_ready');
+    assert.ok(performance.now() - started < READY_TIMEOUT_MS + 1_000);
     await t.app.close();
   });
 });
