@@ -188,6 +188,8 @@ describe('libraries pages in the browser', () => {
         unknown[]
       >;
       assert.deepEqual(list[decl.segment], [], `${kindOf(decl)} deleted`);
+      // The kind's count follows the delete without a reload, as the list says it.
+      await page.locator(`[data-count="${kindOf(decl)}"]`, { hasText: /^0 records$/ }).waitFor();
     }
   });
 

@@ -1,8 +1,8 @@
 /**
  * Lists of the libraries and uploads pages: deleting after a confirmation in the row (the `/v1`
- * DELETE; on the uploads page the bytes used follow), and, on the libraries page, the live state of
- * records that learn or wait: each row with `data-poll` reads its record every 2 s while its state is one
- * of those and updates its badge and error.
+ * DELETE; the uploads page's bytes used and the libraries page's counts follow), and, on the libraries
+ * page, the live state of records that learn or wait: each row with `data-poll` reads its record every
+ * 2 s while its state is one of those and updates its badge and error.
  */
 import { api, sessionEnded } from './api.js';
 
@@ -17,18 +17,25 @@ function showError(message: string | null): void {
 }
 
 /**
- * The uploads page's bytes used, read again after a delete: the page itself says it, in its own words and
- * units, so the line is taken from a fresh copy of the page. Left as it was when that fails.
+ * What a delete changes besides its row, read again after it: the uploads page's bytes used and the
+ * libraries page's count of each kind. The page itself says them, in its own words, units and plurals,
+ * so the lines are taken from a fresh copy of the page. Left as they were when that fails.
  */
-async function refreshUsage(): Promise<void> {
-  const usage = document.querySelector<HTMLElement>('[data-usage]');
-  if (!usage) return;
+async function refreshCounts(): Promise<void> {
+  const shown = [...document.querySelectorAll<HTMLElement>('[data-usage], [data-count]')];
+  if (shown.length === 0) return;
   try {
     const res = await fetch(location.pathname, { headers: { accept: 'text/html' } });
     if (!res.ok) return;
     const page = new DOMParser().parseFromString(await res.text(), 'text/html');
-    const fresh = page.querySelector('[data-usage]')?.textContent;
-    if (fresh) usage.textContent = fresh;
+    for (const line of shown) {
+      const selector =
+        line.dataset.count === undefined
+          ? '[data-usage]'
+          : `[data-count="${CSS.escape(line.dataset.count)}"]`;
+      const fresh = page.querySelector(selector)?.textContent;
+      if (fresh) line.textContent = fresh;
+    }
   } catch {
     // A lost connection: the next reload says it.
   }
@@ -69,7 +76,7 @@ function confirmDelete(button: HTMLButtonElement): void {
       const near = row?.nextElementSibling ?? row?.previousElementSibling;
       row?.remove();
       showError(null);
-      void refreshUsage();
+      void refreshCounts();
       // The focus goes on from a neighbouring row's Delete, or from the content when the list is empty.
       (
         near?.querySelector<HTMLElement>('button[data-delete]') ?? document.getElementById('content')

@@ -90,7 +90,7 @@ function kindSection(decl: LibraryDecl, list: Record<string, unknown>, w: Words)
   const limits = limitsText((list.limits as Record<string, unknown> | undefined) ?? {}, w);
   const title = kindTitle(w, decl);
   return html`<section class="library" id=${`${decl.model}-${decl.segment}`} data-kind=${`${decl.model}/${decl.segment}`}>
-    <h3>${title} <span class="hint">${fill(records.length === 1 ? w.libCountOne : w.libCount, { count: String(records.length) })}</span></h3>
+    <h3>${title} <span class="hint" data-count=${`${decl.model}/${decl.segment}`}>${fill(records.length === 1 ? w.libCountOne : w.libCount, { count: String(records.length) })}</span></h3>
     <p><a class="button" href=${`${kindHref(decl)}/new`} aria-label=${`${w.libNew}: ${title}`}>${w.libNew}</a></p>
     ${
       records.length === 0
