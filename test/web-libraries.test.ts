@@ -13,7 +13,10 @@ import { startTestApp, type TestApp } from './helpers.ts';
 import { Browser, buttons, FakePeople, textOf } from './web-kit.ts';
 
 const file = (name: string): string => `https://files.test/${name}`;
-const fakeProbe: InputResolver = async () => ({ format: 'mp3', sizeBytes: 1000, durationSeconds: 60 });
+const fakeProbe: InputResolver = async (url) =>
+  url.endsWith('.mp4')
+    ? { format: 'mp4', sizeBytes: 1000, durationSeconds: 5 }
+    : { format: 'mp3', sizeBytes: 1000, durationSeconds: 60 };
 
 describe('dashboard: libraries pages', () => {
   const clock = new ManualClock();
@@ -193,6 +196,31 @@ describe('dashboard: libraries pages', () => {
     const refused = await other.browser.get(`/libraries/music/voices/${id}`);
     assert.equal(refused.statusCode, 404);
     assert.ok(!refused.body.includes(phrase.phrase));
+  });
+
+  test("an element's cover shows as a picture, or as a video where the element is one", async () => {
+    const { browser, key } = await person();
+    const made = await Promise.all([
+      t.call(key, 'POST', '/v1/models/video-elements/elements', {
+        name: 'Still',
+        tag: 'object',
+        image_urls: [file('front.png')],
+      }),
+      t.call(key, 'POST', '/v1/models/video-elements/elements', {
+        name: 'Moving',
+        tag: 'character',
+        video_url: file('turn.mp4'),
+      }),
+    ]);
+    for (const res of made) assert.equal(res.statusCode, 201, res.body);
+    const [still, moving] = made.map((res) => (res.json() as { id: string }).id);
+    const page = await browser.get('/libraries');
+    const row = (id: string | undefined) =>
+      new RegExp(`<tr id="record-${id}"[^>]*>\\s*<td class="cover">(.*?)</td>`, 's');
+    const cover = (id: string | undefined) => row(id).exec(page.body)?.[1] ?? '';
+    assert.match(cover(still), /^<img src="https:\/\/files\.test\/front\.png"/);
+    // An <img> of a video is a broken picture.
+    assert.match(cover(moving), /^<video src="https:\/\/files\.test\/turn\.mp4" muted playsinline/);
   });
 
   test('a record of a kind without steps is its row on the list, whatever the id in the link', async () => {

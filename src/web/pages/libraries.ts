@@ -63,17 +63,27 @@ function limitsText(limits: Record<string, unknown>, w: Words): string[] {
   return out;
 }
 
+/**
+ * A record's cover in its row: a picture, or a muted video showing its first frame where the record is
+ * a video (a video element's `cover_url` is its video, docs/libraries.md), which an `<img>` cannot show.
+ */
+function coverOf(r: Record<string, unknown>): VNode | null {
+  if (typeof r.cover_url !== 'string') return null;
+  return r.type === 'video'
+    ? html`<video src=${r.cover_url} muted playsinline preload="metadata"></video>`
+    : html`<img src=${r.cover_url} alt="" loading="lazy" />`;
+}
+
 function recordRow(decl: LibraryDecl, r: Record<string, unknown>, w: Words): VNode {
   const id = String(r.id);
   const name = typeof r.name === 'string' && r.name !== '' ? r.name : w.libUnnamed;
   const status = typeof r.status === 'string' ? r.status : null;
   const passing = passingStates(decl);
-  const cover = typeof r.cover_url === 'string' ? r.cover_url : null;
   const error = typeof r.error === 'string' ? r.error : null;
   const created = typeof r.created_at === 'string' ? r.created_at : '';
   return html`<tr id=${`record-${id}`} data-record=${`${libraryPath(decl)}/${id}`}
       data-poll=${status !== null && passing.includes(status) ? passing.join(' ') : undefined}>
-    <td class="cover">${cover ? html`<img src=${cover} alt="" loading="lazy" />` : null}</td>
+    <td class="cover">${coverOf(r)}</td>
     <td class="record-name">${decl.steps ? html`<a href=${`${kindHref(decl)}/${id}`}>${name}</a>` : name}</td>
     <td>${status === null ? null : stateBadge(w, status)}
       <span class="error-text" data-record-error="">${error ? fill(w.libError, { error }) : null}</span></td>
