@@ -253,6 +253,10 @@ describe('GET /v1/tasks', () => {
       assert.equal((await t.call(acct.key, 'GET', '/v1/tasks?model=music')).json().tasks.length, 0);
       assert.equal((await t.call(acct.key, 'GET', '/v1/tasks')).json().tasks.length, 5);
       expectError(await t.call(acct.key, 'GET', '/v1/tasks?limit=0'), 422, 'invalid_request');
+      // A limit is a whole number in decimal digits: other ways of writing a number are not guessed at.
+      for (const limit of ['0x2', '2e0', '%202', '2.0', '+2', '0b10'])
+        expectError(await t.call(acct.key, 'GET', `/v1/tasks?limit=${limit}`), 422, 'invalid_request');
+      assert.equal((await t.call(acct.key, 'GET', '/v1/tasks?limit=02')).json().tasks.length, 2);
       // An empty limit is none given, as an empty filter is no filter: the default page.
       const empty = await t.call(acct.key, 'GET', '/v1/tasks?limit=&model=&cursor=');
       assert.equal(empty.statusCode, 200, empty.body);

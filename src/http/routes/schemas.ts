@@ -21,15 +21,20 @@ export function emptyIsNone<T extends z.ZodType>(schema: T) {
 const blankIsAbsent = (value: unknown): unknown => (value === '' ? undefined : value);
 
 /**
- * A list's `limit` query parameter, 1 to `max`, `fallback` when absent. The bound is checked before the
- * integer: a value past any integer (`1e20`) is then told the list's bound, not JavaScript's largest safe
- * integer. An empty `?limit=` is no limit given, as an empty filter (`?model=`) is no filter: a form or a
- * client that sends every field of its query, empty or not, gets the default page.
+ * A list's `limit` query parameter, 1 to `max`, `fallback` when absent: a whole number in decimal digits,
+ * as the reference writes it; `0x10`, `1e1`, ` 5` or `5.0` is refused rather than read as some number. The
+ * bound is checked after the digits: a value past any integer (`100000000000000000000`) is then told the
+ * list's bound, not JavaScript's largest safe integer. An empty `?limit=` is no limit given, as an empty
+ * filter (`?model=`) is no filter: a form or a client that sends every field of its query, empty or not,
+ * gets the default page.
  */
 export function pageLimit(max: number): z.ZodType<number | undefined>;
 export function pageLimit(max: number, fallback: number): z.ZodType<number>;
 export function pageLimit(max: number, fallback?: number): z.ZodType<number | undefined> {
-  const limit = z.coerce.number().min(1).max(max).int();
+  const limit = z.preprocess(
+    (value) => (typeof value === 'string' && !/^\d+$/.test(value) ? Number.NaN : value),
+    z.coerce.number().min(1).max(max).int(),
+  );
   return fallback === undefined ? emptyIsNone(limit) : z.preprocess(blankIsAbsent, limit.default(fallback));
 }
 
