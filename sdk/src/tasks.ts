@@ -40,7 +40,10 @@ export interface CreateOptions {
 export interface WaitOptions {
   /** Give up (WaitTimeoutError) after this long (milliseconds). (Default: 600_000) */
   timeoutMs?: number;
-  /** Called with every state seen, the final one included. */
+  /**
+   * Called with each new state seen, the final one included: a state the service repeats (a long-poll
+   * that ended with no change, a stream's first event after the creation's answer) is not reported again.
+   */
   onUpdate?: (task: Task) => void;
   signal?: AbortSignal;
 }
@@ -137,6 +140,7 @@ export class Tasks {
    * every 5 seconds, which take no place.
    */
   async wait(id: string, options: WaitOptions = {}): Promise<Task> {
+    const onUpdate = changesOnly(options.onUpdate);
     const deadline = Date.now() + (options.timeoutMs ?? DEFAULT_WAIT_MS);
     let task: Task | undefined;
     let longPoll = true;
@@ -160,7 +164,7 @@ export class Tasks {
         longPoll = false;
         continue;
       }
-      options.onUpdate?.(task);
+      onUpdate?.(task);
       if (isFinal(task)) return task;
       // A service without long-polling answers at once: space the polls instead of spinning.
       const spacing = longPoll ? MIN_POLL_MS : PLAIN_POLL_MS;
@@ -238,10 +242,13 @@ export class Tasks {
     options: WaitOptions & CreateOptions = {},
   ): Promise<Task> {
     const created = await this.create(params, options);
-    options.onUpdate?.(created);
+    const onUpdate = changesOnly(options.onUpdate);
+    onUpdate?.(created);
     let final: Task;
     try {
-      final = isFinal(created) ? created : await this.#follow(created, options);
+      final = isFinal(created)
+        ? created
+        : await this.#follow(created, { ...options, ...(onUpdate ? { onUpdate } : {}) });
     } catch (error) {
       if ((error instanceof ApiError || error instanceof ConnectionError) && error.task === undefined)
         error.task = created;
@@ -342,6 +349,18 @@ export class Tasks {
       return concat(parts, received);
     }
   }
+}
+
+/** `onUpdate` called only when a task's state differs from the one it was last called with. */
+function changesOnly(onUpdate: ((task: Task) => void) | undefined): ((task: Task) => void) | undefined {
+  if (!onUpdate) return undefined;
+  let last: string | undefined;
+  return (task) => {
+    // The service writes a task's view the same way each time: the same text is the same state.
+    const text = JSON.stringify(task);
+    if (text !== last) onUpdate(task);
+    last = text;
+  };
 }
 
 /** The parts of a download as one array of `length` bytes. */

@@ -128,7 +128,8 @@ describe('waiting and event streams (fake of CONTRACT §12)', () => {
       { onUpdate: (t) => updates.push(t.status) },
     );
     assert.equal(task.status, 'succeeded');
-    assert.deepEqual(updates, ['queued', 'queued', 'running', 'running', 'succeeded']);
+    // The stream's first event repeats the creation's answer: each state is reported once.
+    assert.deepEqual(updates, ['queued', 'running', 'running', 'succeeded']);
   });
 
   test('run: a timeout past a timer’s range (30 days, Infinity) does not end the wait at once', async () => {
@@ -174,6 +175,22 @@ describe('waiting and event streams (fake of CONTRACT §12)', () => {
     assert.equal(task.status, 'succeeded');
     assert.equal(fake.waits.length, 2);
     assert.equal(fake.waits[0], '60');
+  });
+
+  test('wait: a state the service repeats (a long-poll that ended with no change) is reported once', async () => {
+    const answers = [state('w3', 'running', 10), state('w3', 'running', 10), state('w3', 'succeeded', 100)];
+    const scripted = new Client({
+      apiKey: 'k',
+      baseUrl: 'http://fake.invalid',
+      sleep: async () => {},
+      fetch: async () => new Response(JSON.stringify(answers.shift()), { status: 200 }),
+    });
+    const updates: string[] = [];
+    const task = await scripted.tasks.wait('w3', {
+      onUpdate: (t) => updates.push(`${t.status}:${t.progress}`),
+    });
+    assert.equal(task.status, 'succeeded');
+    assert.deepEqual(updates, ['running:10', 'succeeded:100']);
   });
 
   test('wait: WaitTimeoutError with the last state when the time is up', async () => {
