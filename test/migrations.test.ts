@@ -72,6 +72,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     '35bee6d0d1099d8c8d72312a256cbf7595ba8929943e645d31878442e6cbdbba',
   'src/db/migrations/0028-people-email-nfc.ts':
     'ff4de3a79f0e03d88529e49102bb49d038fda2a91862130de37a1d5860c9a795',
+  'src/db/migrations/0029-delivery-receivers.ts':
+    '0b895e20168420d8f2f31a820faaf1c11844c823b2441aa2a3e9ebdad24e80df',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',

@@ -312,6 +312,11 @@ export interface WebhookDeliveriesTable {
   record_id: string | null;
   type: string;
   url: string;
+  /**
+   * The URL's host and port (`receiverOf`), whose deliveries share one receiver's part of the sender's
+   * slots; null only on rows written before it was kept.
+   */
+  receiver: string | null;
   /** The JSON body exactly as sent, frozen when the event happened. */
   body: string;
   state: WebhookDeliveryState;

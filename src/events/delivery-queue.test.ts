@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { createDb, type Db, migrateToLatest } from '../db/index.ts';
-import { claimDeliveries, nextDueAt, recordOutcome } from './delivery-queue.ts';
+import { claimDeliveries, nextDueAt, receiverOf, recordOutcome } from './delivery-queue.ts';
 import { newSecret, signDelivery } from './signing.ts';
 
 const T0 = new Date('2026-03-01T10:00:00.000Z');
@@ -28,6 +28,7 @@ describe('the delivery queue', () => {
         record_id: null,
         type: 'task.succeeded',
         url,
+        receiver: receiverOf(url),
         body: '{}',
         state: 'pending',
         attempts: 0,
@@ -71,6 +72,28 @@ describe('the delivery queue', () => {
       await add(`msg_dead${String(i).padStart(3, '0')}`, `t${i % 3}-${i}`, `http://dead:81/${i % 3}`, at(i));
     }
     await add('msg_live', 't9', 'http://live/hook', at(200));
+    const claimed = await claimDeliveries(db, {
+      owner: 'A',
+      limit: 8,
+      now: at(1_000),
+      leaseMs: 30_000,
+      busyKeys: new Set(),
+      hostShare: { busy: new Map([['dead:81', 8]]), max: 8 },
+    });
+    assert.deepEqual(
+      claimed.map((d) => d.id),
+      ['msg_live'],
+    );
+  });
+
+  test("a full host's backlog to many URLs (one per task) does not hide other hosts' deliveries", async () => {
+    await db.db.deleteFrom('webhook_deliveries').execute();
+    // Tasks' own webhook_url often names the task (`?task=…`): every delivery of the dead host is to a URL
+    // of its own, so leaving them out one URL at a time never gets past a long backlog.
+    for (let i = 0; i < 400; i += 1) {
+      await add(`msg_dead${String(i).padStart(3, '0')}`, `t${i}`, `http://dead:81/hook?task=t${i}`, at(i));
+    }
+    await add('msg_live', 't9', 'http://live/hook', at(500));
     const claimed = await claimDeliveries(db, {
       owner: 'A',
       limit: 8,

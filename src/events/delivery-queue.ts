@@ -70,10 +70,13 @@ export async function claimDeliveries(db: Db, input: ClaimInput): Promise<Claime
     const busy = new Set([...input.busyKeys, ...leased.map((row) => row.key)]);
     const chosen: ClaimedDelivery[] = [];
     const hosts = new Map(input.hostShare?.busy ?? []);
-    // URLs of hosts that have their share: left out of the next look, like busy keys, so that a full host's
-    // backlog (many tasks' events to a dead receiver, older than everything else) does not fill every look
-    // and starve the other hosts.
+    // Hosts that have their share: left out of every look, like busy keys, so that a full host's backlog
+    // (many tasks' events to a dead receiver, older than everything else, each task's to a URL of its own)
+    // does not fill every look and starve the other hosts. Rows written before deliveries kept their
+    // receiver are left out by their URL instead.
+    const fullHosts = new Set<string>();
     const fullUrls = new Set<string>();
+    for (const [host, used] of hosts) if (input.hostShare && used >= input.hostShare.max) fullHosts.add(host);
     // Room for deliveries left out because an earlier one of their key goes first.
     const batch = input.limit * 4;
     for (let look = 0; look < MAX_LOOKS && chosen.length < input.limit; look++) {
@@ -87,6 +90,10 @@ export async function claimDeliveries(db: Db, input: ClaimInput): Promise<Claime
       // Busy keys are left out by the query itself: a dead receiver's backlog of one task, older than
       // everything else, would otherwise fill every batch and starve the other receivers.
       if (busy.size > 0) due = due.where(ORDER_KEY, 'not in', [...busy]);
+      if (fullHosts.size > 0)
+        due = due.where((eb) =>
+          eb.or([eb('receiver', 'is', null), eb('receiver', 'not in', [...fullHosts])]),
+        );
       if (fullUrls.size > 0) due = due.where('url', 'not in', [...fullUrls]);
       due = due.orderBy('next_attempt_at').orderBy('id').limit(batch);
       if (db.dialect.supportsSkipLocked) due = due.forUpdate().skipLocked();
@@ -99,10 +106,12 @@ export async function claimDeliveries(db: Db, input: ClaimInput): Promise<Claime
           const host = receiverOf(row.url);
           const used = hosts.get(host) ?? 0;
           if (used >= input.hostShare.max) {
+            fullHosts.add(host);
             fullUrls.add(row.url);
             continue;
           }
           hosts.set(host, used + 1);
+          if (used + 1 >= input.hostShare.max) fullHosts.add(host);
         }
         busy.add(orderKey);
         chosen.push({

@@ -14,6 +14,7 @@ import {
   type WebhookEndpointsTable,
 } from '../db/index.ts';
 import { uuidv7 } from '../lib/index.ts';
+import { receiverOf } from './delivery-queue.ts';
 
 export const TASK_EVENT_TYPES = [
   'task.started',
@@ -131,6 +132,7 @@ export async function emitEvent(tx: Tx, event: EventInput): Promise<number> {
         record_id: event.recordId ?? null,
         type: event.type,
         url: target.url,
+        receiver: receiverOf(target.url),
         body,
         state: 'pending' as const,
         attempts: 0,

@@ -27,6 +27,7 @@ import * as m0025 from './0025-upstream-cancels.ts';
 import * as m0026 from './0026-library-uploads.ts';
 import * as m0027 from './0027-task-artifact-views.ts';
 import * as m0028 from './0028-people-email-nfc.ts';
+import * as m0029 from './0029-delivery-receivers.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -58,6 +59,7 @@ export const migrations: Record<string, Migration> = {
   '0026-library-uploads': m0026,
   '0027-task-artifact-views': m0027,
   '0028-people-email-nfc': m0028,
+  '0029-delivery-receivers': m0029,
 };
 
 export const migrationProvider: MigrationProvider = {
