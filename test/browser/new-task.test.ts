@@ -196,6 +196,27 @@ describe('the new-task page in a browser', () => {
     assert.equal(shown.minor, api.body.amount_minor);
   });
 
+  test('an optional list with minItems starts empty: a video-elements task with only a prompt is created', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=video-elements`);
+    // shots (2 to 6 scenes) is used only with multi_shot: no empty rows of it hold up the plain prompt.
+    assert.equal(await page.locator('[data-path="shots.0"]').count(), 0);
+    await page.locator('[data-path="prompt"]').fill('a red kite over green hills');
+    assert.equal((await settledPrice(page)).state, 'ready');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.waitForURL(/\/tasks\/[0-9a-f-]+$/);
+    // One scene of two is still said before sending, and a started list can be emptied again.
+    await page.goto(`${web.base}/new?model=video-elements`);
+    await page.locator('[data-path="multi_shot"]').setChecked(true);
+    await page.locator('[data-add="shots"]').click();
+    await page.locator('[data-path="shots.0.prompt"]').fill('shot 1');
+    await page.locator('[data-path="shots.0.duration"]').fill('5');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.locator('#new-error').waitFor({ state: 'visible' });
+    assert.match((await page.locator('#new-error').textContent()) ?? '', /Shots/);
+    assert.ok(await page.locator('[data-remove="shots.0"]').isEnabled());
+  });
+
   test('keyboard: Add focuses the new row, Remove keeps the focus in the list; each Remove names its row', async () => {
     const page = person.page;
     await page.goto(`${web.base}/new?model=model-3d&mode=multiview_to_model`);

@@ -34,7 +34,10 @@ function arrayControl(
   hooks: FormHooks,
 ): Control {
   const items = schema.items ?? {};
-  const min = schema.minItems ?? 0;
+  // An optional list is either left out or holds minItems items: it starts empty and can be emptied again,
+  // so rows of a list the task does not use (video-elements' shots without multi_shot) never block it. A
+  // list with fewer than minItems items is still said by the checks.
+  const min = required ? (schema.minItems ?? 0) : 0;
   const max = schema.maxItems ?? Number.POSITIVE_INFINITY;
   const legend = el('legend', {}, fieldLabel(name, schema, hooks.words));
   if (required) legend.append(el('span', { class: 'req', title: hooks.words.newRequired ?? '' }, ' *'));
