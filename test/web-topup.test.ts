@@ -48,4 +48,40 @@ describe('top-up form without scripts', () => {
     const again = /name="form_key" value="([0-9a-f-]{36})"/.exec((await browser.get('/topup')).body)?.[1];
     assert.notEqual(again, formKey);
   });
+
+  test("a return_url's host cannot add directives to the pay page's Content-Security-Policy", async () => {
+    const browser = await confirmed();
+    const accountId = [...people.persons.values()].at(-1)?.accountId;
+    assert.ok(accountId);
+    const policyOf = async (returnUrl: string) => {
+      // What POST /v1/topups makes of a body with this return_url (its schema takes it as a URL).
+      const { topup } = await t.container.services.topups.create(
+        accountId,
+        { amount_minor: 500, return_url: returnUrl },
+        null,
+      );
+      const page = await browser.get(`/topups/${topup.id}/pay`);
+      assert.equal(page.statusCode, 200, page.body);
+      return String(page.headers['content-security-policy'])
+        .split(';')
+        .map((directive) => directive.trim().split(/\s+/));
+    };
+    // The URL parser keeps `;` in a host: written into the policy it ended form-action and put an empty
+    // script-src (no script at all) ahead of the page's own.
+    const injected = await policyOf('https://shop;script-src/back');
+    assert.deepEqual(
+      injected.filter(([name]) => name === 'script-src'),
+      [['script-src', "'self'"]],
+    );
+    assert.deepEqual(
+      injected.find(([name]) => name === 'form-action'),
+      ['form-action', "'self'"],
+    );
+    // A plain origin is still allowed as the form's target.
+    const plain = await policyOf('https://shop.example:8443/back?x=1');
+    assert.deepEqual(
+      plain.find(([name]) => name === 'form-action'),
+      ['form-action', "'self'", 'https://shop.example:8443'],
+    );
+  });
 });

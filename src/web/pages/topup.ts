@@ -108,6 +108,9 @@ function statusBody(context: WebContext, topup: WebTopup): VNode {
     <p><a href="/topup">${w.topupBackToList}</a></p>`;
 }
 
+/** An http(s) origin whose host is a name, an IPv4 or a bracketed IPv6 address, with an optional port. */
+const SOURCE_ORIGIN = /^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::[0-9]+)?$/;
+
 /**
  * A Content-Security-Policy whose `form-action` also allows the origin of `url` (http or https, as
  * `return_url` is). Browsers hold a form's redirects to `form-action` too: with `'self'` alone, Pay on the
@@ -116,6 +119,9 @@ function statusBody(context: WebContext, topup: WebTopup): VNode {
  */
 function withFormTarget(policy: string, url: string): string {
   const origin = new URL(url).origin;
+  // A URL's host may hold `;`, `,` or `'`, which would end the directive and start another of the
+  // caller's choosing: only an origin that is a plain source expression is added.
+  if (!SOURCE_ORIGIN.test(origin)) return policy;
   return policy
     .split(';')
     .map((directive) => {
