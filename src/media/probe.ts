@@ -5,7 +5,8 @@
  * Order of sources, each filling only what the previous left out:
  * 1. pictures: our own header parsers (`image-size.ts`); nothing else.
  * 2. MP3: its frames counted (`mp3-frames.ts`), less the encoder's padding its LAME tag states; the
- *    headers' claim is never asked for.
+ *    headers' claim is never asked for. FLAC: its last whole frame (`flac-frames.ts`), never STREAMINFO's
+ *    total.
  *    Other audio and video: music-metadata (`duration: true`, so ADTS without headers is counted frame
  *    by frame), in a worker thread with a time limit (`probe-pool.ts`). For video the length is the
  *    longest of the container and track durations.
@@ -18,6 +19,7 @@ import { execFile } from 'node:child_process';
 import { open } from 'node:fs/promises';
 import ffprobe from '@ffprobe-installer/ffprobe';
 import type { MediaFormat } from '../catalog/index.ts';
+import { countFlacSeconds } from './flac-frames.ts';
 import { type ByteReader, IMAGE_HEAD_BYTES, jpegSize, pngSize, webpSize } from './image-size.ts';
 import { type MovieInfo, readMovieInfo } from './isobmff.ts';
 import { countMp3Seconds } from './mp3-frames.ts';
@@ -174,6 +176,12 @@ export async function probeFile(
   if (format === 'mp3') {
     const counted = await withReader(path, countMp3Seconds).catch(() => undefined);
     if (counted !== undefined) return { durationSeconds: counted };
+  }
+  // A FLAC's STREAMINFO may claim less than its frames hold, as an MP3's header may: its last frame says
+  // how long it is (`flac-frames.ts`). One with no whole frame near its end has no length to trust.
+  if (format === 'flac') {
+    const counted = await withReader(path, countFlacSeconds).catch(() => undefined);
+    return counted === undefined ? {} : { durationSeconds: counted };
   }
   const result = await pool.probe(path, isVideo);
   if (isVideo && (format === 'mp4' || format === 'mov')) {
