@@ -142,6 +142,39 @@ describe('generator faults', () => {
     }
   });
 
+  test("a provider's Retry-After of a day puts the retry off by 5 minutes at most", async () => {
+    // Honoured whole, it would keep the task queued and its hold taken for a day, with nothing to end it.
+    const clock = new ManualClock();
+    const generator = new FakeGenerator(clock);
+    generator.onCreate = (call, reached) =>
+      call === 1
+        ? Promise.reject(new GeneratorTransientError('429 slow down', { retryAfterMs: 24 * 60 * MINUTE_MS }))
+        : reached();
+    const t = await startTestApp({ clock, generator });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const id = (await t.call(acct.key, 'POST', '/v1/tasks', body3d())).json().id;
+      let runAt = '';
+      await until(async () => {
+        const job = await t.container.db.db
+          .selectFrom('jobs')
+          .select('run_at')
+          .where('task_id', '=', id)
+          .where('attempts', '=', 1)
+          .where('locked_by', 'is', null)
+          .executeTakeFirst();
+        runAt = job?.run_at ?? '';
+        return job !== undefined;
+      }, 'the first attempt to fail');
+      assert.ok(Date.parse(runAt) - clock.now().getTime() <= 5 * MINUTE_MS, runAt);
+      // Resumed then, the run ends (here past the simulator's short deadline) and nothing stays held.
+      await finalWithClock(t, clock, acct.key, id, 1_000);
+      assert.equal((await balances(t, acct.id)).held_minor, 0);
+    } finally {
+      await t.close();
+    }
+  });
+
   test('a generator that throws a programming error fails the task at once, without retries', async () => {
     const clock = new ManualClock();
     const generator = new FakeGenerator(clock);

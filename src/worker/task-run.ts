@@ -49,6 +49,12 @@ const CHANNEL_MAX_ATTEMPTS = 4;
 const SLOT_WAIT_MS = 1_000;
 /** Longest of the waits that use up no attempt (a provider's free slot, our own storage) (milliseconds). */
 const MAX_FREE_WAIT_MS = 30_000;
+/**
+ * Longest wait before a retry that a provider's Retry-After can ask for (milliseconds): the backoff's own
+ * ceiling. A longer ask (a day, a date years ahead) would keep the task and its hold waiting that long, and
+ * a run that exists upstream its channel's slot too, with no deadline looking at it.
+ */
+const MAX_RETRY_AFTER_MS = 5 * 60_000;
 
 /**
  * One claim of one task: start or resume its run, poll it, store its files and settle the task. Ends with
@@ -411,9 +417,8 @@ export class TaskRun {
       await fail('generation_failed', 'the run kept failing');
       return;
     }
-    const runAt = new Date(
-      clock.now().getTime() + backoffMs(attempts, { retryAfterMs: retryAfterOf(error) }),
-    );
+    const retryAfterMs = Math.min(retryAfterOf(error) ?? 0, MAX_RETRY_AFTER_MS);
+    const runAt = new Date(clock.now().getTime() + backoffMs(attempts, { retryAfterMs }));
     // No upstream task yet, or the upstream task is lost (expired, unknown, cancelled upstream): the retry
     // is a fresh run, on another channel where there is one. With a live handle the upstream task goes
     // on, and the retry resumes it on its channel. So does a create that timed out where repeating it
