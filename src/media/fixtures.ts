@@ -223,16 +223,24 @@ function fullBox(type: string, version: number, ...content: Uint8Array[]): Buffe
 /**
  * A hostile MP4, written without ffmpeg: one 320×240 video track of 10 s whose sample tables (`stts`
  * and `stsz`) hold `entries` entries each, 12 bytes an entry, over a 16-byte `mdat`. music-metadata
- * decodes such tables in one synchronous pass (8 million entries, 96 MB: seconds of CPU).
+ * decodes such tables in one synchronous pass (8 million entries, 96 MB: seconds of CPU). Its samples
+ * last 10 s together, as its headers say: `entries` samples of one unit each, `entries / 10` units a
+ * second in the track.
  */
 export async function makeMp4WithSampleTables(dir: string, entries: number): Promise<string> {
   const matrix = Buffer.concat([0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000].map(u32));
   const [timescale, duration, width, height] = [1000, 10_000, 320, 240] as const;
+  const trackTimescale = entries / 10;
   const rateAndVolume = [...[0, 0, timescale, duration, 0x10000].map(u32), Buffer.from([1, 0, 0, 0])];
   const mvhd = fullBox('mvhd', 0, ...rateAndVolume, Buffer.alloc(8), matrix, Buffer.alloc(24), u32(2));
   const tkhdFields = [...[0, 0, 1, 0, duration].map(u32), Buffer.alloc(16), matrix];
   const tkhd = fullBox('tkhd', 0, ...tkhdFields, u32(width << 16), u32(height << 16));
-  const mdhd = fullBox('mdhd', 0, ...[0, 0, timescale, duration].map(u32), Buffer.from([0x55, 0xc4, 0, 0]));
+  const mdhd = fullBox(
+    'mdhd',
+    0,
+    ...[0, 0, trackTimescale, entries].map(u32),
+    Buffer.from([0x55, 0xc4, 0, 0]),
+  );
   const hdlr = fullBox('hdlr', 0, u32(0), Buffer.from('vide'), Buffer.alloc(12), Buffer.from('video\0'));
   const avc1 = box(
     'avc1',

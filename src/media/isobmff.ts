@@ -1,8 +1,9 @@
 /**
  * Minimal ISO base media (MP4, MOV, M4A) reader: finds the `moov` box wherever it sits (seeking over
- * `mdat` by box sizes), then reads the movie duration from `mvhd` and the first video track's size
- * from its `tkhd` (a track whose `mdia/hdlr` handler is `vide`). Used when music-metadata leaves a
- * gap (video-only MP4 has no format duration; MOV tracks carry no video size there).
+ * `mdat` by box sizes), then reads the movie duration from `mvhd`, the first video track's size from its
+ * `tkhd` (a track whose `mdia/hdlr` handler is `vide`) and the lengths of the first video and sound
+ * tracks. Used when music-metadata leaves a gap (video-only MP4 has no format duration; MOV tracks carry
+ * no video size there), and for the tracks' lengths, which header fields alone may understate.
  */
 import type { ByteReader } from './image-size.ts';
 
@@ -13,11 +14,21 @@ export interface MovieInfo {
   width?: number;
   height?: number;
   /**
-   * Length of the first video track from its `mdia/mdhd` (seconds): the video's own, where the movie's
-   * also counts a sound track's encoder delay (an AAC track of a "5 s" file of ffmpeg runs 5.023 s).
+   * Length of the first video track (seconds): the video's own, where the movie's also counts a sound
+   * track's encoder delay (an AAC track of a "5 s" file of ffmpeg runs 5.023 s). See `trackSeconds`;
+   * null when its sample table is too long to measure, so its length cannot be trusted.
    */
-  videoSeconds?: number;
+  videoSeconds?: number | null;
+  /** Length of the first sound track (seconds), as `videoSeconds`. */
+  soundSeconds?: number | null;
 }
+
+/**
+ * Most entries of a `stts` or `elst` box read (about 5 ms on the event loop): real ones hold a handful, one
+ * per change of frame rate, and at most one per sample (a variable frame rate: 1,000,000 is 9 hours at
+ * 30 frames a second).
+ */
+const MAX_TABLE_ENTRIES = 1_000_000;
 
 /** Largest `moov` box read into memory (bytes); real ones are a few hundred kilobytes at most. */
 const MAX_MOOV_BYTES = 32 * 1024 * 1024;
@@ -138,7 +149,101 @@ function handlerType(bytes: Uint8Array, trak: Box, budget: Budget): string | und
   return hdlr && hdlr.end - hdlr.start >= 12 ? fourcc(bytes, hdlr.start + 8) : undefined;
 }
 
-/** Movie duration and first video track's size and length of an ISO base media file, from its `moov` box. */
+/** Timescale of an `mvhd` or `mdhd` box (units a second), or undefined. */
+function timescaleOf(bytes: Uint8Array, box: Box): number | undefined {
+  const version = bytes[box.start];
+  const offset = box.start + (version === 1 ? 20 : 12);
+  if (offset + 4 > box.end) return undefined;
+  return dataView(bytes).getUint32(offset) || undefined;
+}
+
+/** The box at `path` below `parent`, one child type per level. */
+function descendant(
+  bytes: Uint8Array,
+  parent: Box,
+  path: readonly string[],
+  budget: Budget,
+): Box | undefined {
+  let box: Box | undefined = parent;
+  for (const type of path) box = box && child(bytes, box, type, budget);
+  return box;
+}
+
+/**
+ * Units of time the samples of a track's `stts` last together (sample count × delta, summed); null when
+ * the table is longer than `MAX_TABLE_ENTRIES` (a file that long cannot be measured, and the entries past
+ * the bound could hold every sample), undefined when there is none.
+ */
+function sampleTableDuration(bytes: Uint8Array, stts: Box): number | null | undefined {
+  if (stts.end - stts.start < 8) return undefined;
+  const data = dataView(bytes);
+  const entries = Math.min(data.getUint32(stts.start + 4), Math.floor((stts.end - stts.start - 8) / 8));
+  if (entries > MAX_TABLE_ENTRIES) return null;
+  let total = 0;
+  for (let i = 0; i < entries; i++) {
+    const at = stts.start + 8 + i * 8;
+    total += data.getUint32(at) * data.getUint32(at + 4);
+  }
+  return total;
+}
+
+/** Seconds an `elst` presents of its track (its edits that show media, summed), or undefined. */
+function editListSeconds(bytes: Uint8Array, elst: Box, movieTimescale: number): number | undefined {
+  const data = dataView(bytes);
+  const version = bytes[elst.start];
+  const entrySize = version === 1 ? 20 : 12;
+  if (elst.end - elst.start < 8) return undefined;
+  const entries = Math.min(
+    data.getUint32(elst.start + 4),
+    Math.floor((elst.end - elst.start - 8) / entrySize),
+    MAX_TABLE_ENTRIES,
+  );
+  let total = 0;
+  let shown = false;
+  for (let i = 0; i < entries; i++) {
+    const at = elst.start + 8 + i * entrySize;
+    const segment = version === 1 ? Number(data.getBigUint64(at)) : data.getUint32(at);
+    const mediaTime = version === 1 ? Number(data.getBigInt64(at + 8)) : data.getInt32(at + 4);
+    // An empty edit (media time -1) delays the track and shows none of its samples.
+    if (mediaTime === -1) continue;
+    total += segment;
+    shown = true;
+  }
+  return shown ? total / movieTimescale : undefined;
+}
+
+/**
+ * Length of a track (seconds). `mdhd`'s duration is a header field the sender writes, which players do
+ * not go by: they play the samples of the sample table (`stts`), cut by the edit list (`elst`) when there
+ * is one. So the length is the longer of `mdhd`'s claim and what the samples play: a file whose headers
+ * understate its length (a 9 s clip whose `mdhd`, `tkhd` and `mvhd` say 3 s, which ffmpeg decodes whole)
+ * is not priced or bounded as a short one, and honest files read as they always did. Null when the sample
+ * table is too long to measure: such a track has no length we can trust.
+ */
+function trackSeconds(
+  bytes: Uint8Array,
+  trak: Box,
+  movieTimescale: number | undefined,
+  budget: Budget,
+): number | null | undefined {
+  const mdhd = descendant(bytes, trak, ['mdia', 'mdhd'], budget);
+  const claimed = mdhd && mvhdDuration(bytes, mdhd);
+  const timescale = mdhd && timescaleOf(bytes, mdhd);
+  const stts = descendant(bytes, trak, ['mdia', 'minf', 'stbl', 'stts'], budget);
+  const units = stts && sampleTableDuration(bytes, stts);
+  if (units === null) return null;
+  let played = timescale && units ? units / timescale : undefined;
+  const elst = movieTimescale && descendant(bytes, trak, ['edts', 'elst'], budget);
+  const edited = elst && movieTimescale ? editListSeconds(bytes, elst, movieTimescale) : undefined;
+  if (played !== undefined && edited !== undefined) played = Math.min(played, edited);
+  const seconds = Math.max(claimed ?? 0, played ?? 0);
+  return seconds > 0 ? seconds : undefined;
+}
+
+/**
+ * Movie duration, the first video track's size and the lengths of the first video and sound tracks of an
+ * ISO base media file, from its `moov` box.
+ */
 export async function readMovieInfo(read: ByteReader, fileSize: number): Promise<MovieInfo> {
   const moov = await readMoov(read, fileSize);
   if (!moov) return {};
@@ -146,19 +251,29 @@ export async function readMovieInfo(read: ByteReader, fileSize: number): Promise
   if (!root) return {};
   const info: MovieInfo = {};
   const budget: Budget = { boxes: MAX_MOOV_BOXES };
+  let movieTimescale: number | undefined;
+  // The tracks' lengths need the movie's timescale (their edit lists count in it), which `mvhd` may give
+  // after them: they are read once the walk is done.
+  let video: Box | undefined;
+  let sound: Box | undefined;
   for (const box of children(moov, root.start, root.end, budget)) {
     if (box.type === 'mvhd') {
       const duration = mvhdDuration(moov, box);
       if (duration !== undefined) info.durationSeconds = duration;
-    } else if (box.type === 'trak' && info.width === undefined && handlerType(moov, box, budget) === 'vide') {
-      const tkhd = child(moov, box, 'tkhd', budget);
-      const size = tkhd && tkhdSize(moov, tkhd);
-      if (size) Object.assign(info, size);
-      const mdia = child(moov, box, 'mdia', budget);
-      const mdhd = mdia && child(moov, mdia, 'mdhd', budget);
-      const seconds = mdhd && mvhdDuration(moov, mdhd);
-      if (seconds) info.videoSeconds = seconds;
+      movieTimescale = timescaleOf(moov, box);
+    } else if (box.type === 'trak' && (video === undefined || sound === undefined)) {
+      const handler = handlerType(moov, box, budget);
+      if (handler === 'vide' && video === undefined) {
+        video = box;
+        const tkhd = child(moov, box, 'tkhd', budget);
+        const size = tkhd && tkhdSize(moov, tkhd);
+        if (size) Object.assign(info, size);
+      } else if (handler === 'soun' && sound === undefined) sound = box;
     }
   }
+  const videoSeconds = video && trackSeconds(moov, video, movieTimescale, budget);
+  if (videoSeconds !== undefined) info.videoSeconds = videoSeconds;
+  const soundSeconds = sound && trackSeconds(moov, sound, movieTimescale, budget);
+  if (soundSeconds !== undefined) info.soundSeconds = soundSeconds;
   return info;
 }

@@ -127,6 +127,37 @@ describe('sniff and probe real files', () => {
     assert.ok(Math.abs((info.videoSeconds ?? -1) - 5) < 0.001);
   });
 
+  it('a length its headers understate is read from what the samples play (MP4 video, M4A sound)', async () => {
+    // mvhd, tkhd and mdhd of every track say a third of the length; ffmpeg still decodes it all.
+    const understate = (bytes: Buffer): Buffer => {
+      const out = Buffer.from(bytes);
+      // Offset of the 32-bit duration after each box's type (version 0 boxes, as ffmpeg writes them).
+      const fields: Record<string, number> = { mvhd: 20, mdhd: 20, tkhd: 24 };
+      for (const [type, offset] of Object.entries(fields)) {
+        for (let at = out.indexOf(type); at >= 0; at = out.indexOf(type, at + 4)) {
+          if (out[at + 4] !== 0) continue;
+          const field = at + offset;
+          out.writeUInt32BE(Math.floor(out.readUInt32BE(field) / 3), field);
+        }
+      }
+      return out;
+    };
+    const cases = [
+      { make: () => fixtures.makeMp4WithAudio(dir, 6, 64, 48), format: 'mp4' as const },
+      { make: () => fixtures.makeM4a(dir, 6), format: 'm4a' as const },
+    ];
+    for (const c of cases) {
+      const honest = await c.make();
+      const edited = `${honest}.edited`;
+      await writeFile(edited, understate(await readFile(honest)));
+      const before = (await probeFile(honest, c.format)).durationSeconds ?? -1;
+      const after = (await probeFile(edited, c.format)).durationSeconds ?? -1;
+      assert.ok(Math.abs(before - 6) < 0.05, `${c.format} honest: ${before}`);
+      // The sound's own length (its edit list), where the honest file's header counts the encoder's delay.
+      assert.ok(Math.abs(after - before) < 0.05, `${c.format}: edited ${after}, honest ${before}`);
+    }
+  });
+
   it('the ffprobe fallback reads length and frame size', async () => {
     const probed = await probeWithFfprobe(paths.get('mov')!, 'mov');
     assert.ok(Math.abs((probed.durationSeconds ?? -1) - 1.5) <= 0.15);

@@ -10,7 +10,9 @@
  *    Other audio and video: music-metadata (`duration: true`, so ADTS without headers is counted frame
  *    by frame), in a worker thread with a time limit (`probe-pool.ts`). For video the length is the
  *    longest of the container and track durations.
- * 3. MP4/MOV/M4A: the `moov` box (`mvhd` duration, video `tkhd` size) read by `isobmff.ts`.
+ * 3. MP4/MOV/M4A: the `moov` box (`mvhd` duration, video `tkhd` size) read by `isobmff.ts`, and the
+ *    length of the video track (of the sound track for a file without one), never less than its samples
+ *    play, whatever the headers claim.
  * 4. The bundled ffprobe's JSON report (the container's duration and the first video stream's size),
  *    last, because it runs a large demuxer on untrusted input.
  * A fact no source can read is left out; the caller decides what a missing length means.
@@ -184,14 +186,23 @@ export async function probeFile(
     return counted === undefined ? {} : { durationSeconds: counted };
   }
   const result = await pool.probe(path, isVideo);
-  if (isVideo && (format === 'mp4' || format === 'mov')) {
+  if (format === 'mp4' || format === 'mov' || format === 'm4a') {
     // A video's length is its video track's: the container's also counts a sound track's encoder delay,
-    // so a "5 s" clip of ffmpeg with AAC sound read 5.023 s, past a 5 s bound.
+    // so a "5 s" clip of ffmpeg with AAC sound read 5.023 s, past a 5 s bound. A track's length is never
+    // less than its samples play, whatever its headers say (`isobmff.ts`, `trackSeconds`): a sound file's
+    // neither.
     const movie: MovieInfo = await withReader(path, readMovieInfo).catch(() => ({}));
-    if (movie.videoSeconds !== undefined) result.durationSeconds = movie.videoSeconds;
+    const track = isVideo && movie.videoSeconds !== undefined ? movie.videoSeconds : movie.soundSeconds;
+    // A track too long to measure has no length to trust: none is given, rather than the headers' claim.
+    if (track === null) {
+      const sized: ProbeResult = {};
+      if (isVideo)
+        fill(sized, { width: result.width ?? movie.width, height: result.height ?? movie.height }, true);
+      return sized;
+    }
+    if (isVideo && movie.videoSeconds !== undefined) result.durationSeconds = track;
+    else if (track !== undefined) result.durationSeconds = Math.max(result.durationSeconds ?? 0, track);
     fill(result, movie, isVideo);
-  } else if (missing(result, isVideo) && format === 'm4a') {
-    fill(result, await withReader(path, readMovieInfo).catch(() => ({})), isVideo);
   }
   if (missing(result, isVideo)) fill(result, await probeWithFfprobe(path, format), isVideo);
   return result;
