@@ -102,6 +102,35 @@ describe('operator console', () => {
     assert.match(textOf(big.body), /The request body is larger than 64 KB\./);
   });
 
+  test("a console form refused before it is read keeps the operator's header and language", async () => {
+    const operator = await signedIn(t);
+    await operator.get('/admin/accounts');
+    assert.equal((await operator.post('/admin/language', { lang: 'ru', next: '/admin' })).statusCode, 303);
+    await operator.get('/admin/accounts');
+    const big = await operator.post('/admin/accounts/x/credit', { reference: 'я'.repeat(40_000) });
+    assert.equal(big.statusCode, 413);
+    assert.match(big.body, /<html lang="ru">/);
+    assert.match(textOf(big.body), /Тело запроса больше 64 КБ\./);
+    assert.match(big.body, /<nav class="sections"[^>]*>.*href="\/admin\/accounts"/s);
+    assert.ok(buttons(big.body).includes('Выйти'));
+    // Its forms (Sign out, Language) carry the session's token, so they still work.
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(big.body)?.[1];
+    assert.equal(csrf, operator.csrf);
+    // A form of a type the console does not read.
+    const plain = await t.app.inject({
+      method: 'POST',
+      url: '/admin/accounts/x/credit',
+      payload: `_csrf=${operator.csrf}`,
+      headers: {
+        cookie: [...operator.cookies].map(([k, v]) => `${k}=${v.value}`).join('; '),
+        'content-type': 'text/plain',
+      },
+    });
+    assert.equal(plain.statusCode, 415);
+    assert.match(plain.body, /Что-то пошло не так/);
+    assert.ok(buttons(plain.body).includes('Выйти'));
+  });
+
   test('console pages start with a Skip to content link to their <main>', async () => {
     const skip = /<body[^>]*>\s*<a class="skip" href="#content">Skip to content<\/a>\s*<header/;
     const out = await new Browser(t).get('/admin/signin');

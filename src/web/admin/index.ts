@@ -94,6 +94,18 @@ export async function consoleRoutes(
   const isSession = async (value: string | undefined): Promise<boolean> =>
     value !== undefined && keys.valid(value, now()) && !(await signedOut.marked(value));
   const pageDeps: ConsolePageDeps = { port: deps.port, assets: deps.assets };
+  /**
+   * The context of a request refused before the hook below ran (a form body too large or of another
+   * type), read from its cookies alone, so the page keeps the operator's header and language.
+   */
+  const cookieContext = async (request: FastifyRequest): Promise<ConsoleContext> => {
+    const cookies = request.cookies ?? {};
+    const session = cookies[CONSOLE_COOKIE];
+    const signedIn = await isSession(session);
+    const anon = cookies[CONSOLE_CSRF_COOKIE] ?? '';
+    const csrf = signedIn && session ? keys.csrf(session) : isIssuedCsrf(anon) ? anon : '';
+    return { signedIn, lang: pageLang(request, cookies), csrf, here: null };
+  };
 
   await app.register(async (web) => {
     await web.register(cookie);
@@ -126,12 +138,7 @@ export async function consoleRoutes(
       if (!signedIn && !PUBLIC.has(path)) return seeOther(reply, '/admin/signin');
     });
     web.setErrorHandler(async (error, request, reply) => {
-      const context = contexts.get(request) ?? {
-        signedIn: false,
-        lang: request.lang ?? 'en',
-        csrf: '',
-        here: null,
-      };
+      const context = contexts.get(request) ?? (await cookieContext(request));
       const w = wordsOf(context.lang);
       const { status, refusal } = pageFailure(error, request);
       if (status >= 500) request.log.error({ err: error }, 'console page failed');
