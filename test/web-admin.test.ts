@@ -271,6 +271,13 @@ describe('operator console', () => {
     const bad = await browser.post(`/admin/accounts/${id}/credit`, { amount: 'lots', reference: 'r1' });
     assert.equal(bad.statusCode, 422);
     assert.match(textOf(bad.body), /The amount is rubles/);
+    // Amounts past the form's bounds are told the bounds, not only the format they already follow.
+    for (const amount of ['0', '0.00', '1000000000', '1 000 000 000,00']) {
+      const outside = await browser.post(`/admin/accounts/${id}/credit`, { amount, reference: 'r1' });
+      assert.equal(outside.statusCode, 422, amount);
+      assert.match(textOf(outside.body), /from 0\.01 to 999,999,999\.99/, amount);
+    }
+    assert.equal((await t.admin('GET', `/admin/v1/accounts/${id}`)).json().available_minor, 123_456);
     // A reference is counted in characters, as the API counts it: 200 emoji fit, 201 do not.
     const long = await browser.post(`/admin/accounts/${id}/credit`, {
       amount: '1',

@@ -211,7 +211,7 @@ describe('refusals at their field', () => {
     assert.deepEqual(await focused(page), {
       role: 'textbox',
       name: 'Amount',
-      description: 'The amount is rubles, for example 1234.56 or 1 234,56.',
+      description: 'The amount is rubles, from 0.01 to 999,999,999.99, for example 1234.56 or 1 234,56.',
       invalid: 'true',
     });
     assert.equal(await page.getByLabel('Amount', { exact: true }).inputValue(), 'lots');
