@@ -233,6 +233,23 @@ describe('operator console', () => {
     }
   });
 
+  test('accounts: a list cut at its 50 says so; a search longer than the API takes is refused, not cut', async () => {
+    const browser = await signedIn(t);
+    for (let i = 0; i < 51; i++) await t.admin('POST', '/admin/v1/accounts', { name: `bulk ${i}` });
+    const cut = await browser.get('/admin/accounts?q=bulk');
+    assert.equal((cut.body.match(/href="\/admin\/accounts\/[^"]+"/g) ?? []).length, 50);
+    assert.match(textOf(cut.body), /Only the 50 newest matching accounts are shown/);
+    const few = await browser.get('/admin/accounts?q=bulk%2050');
+    assert.doesNotMatch(textOf(few.body), /Only the 50 newest/);
+    // 254 characters are a search; 255 are refused as the API refuses them, with nothing listed.
+    const longest = await browser.get(`/admin/accounts?q=${'b'.repeat(254)}`);
+    assert.equal(longest.statusCode, 200);
+    const tooLong = await browser.get(`/admin/accounts?q=bulk${'a'.repeat(251)}`);
+    assert.equal(tooLong.statusCode, 422);
+    assert.match(textOf(tooLong.body), /The search is at most 254 characters long/);
+    assert.doesNotMatch(textOf(tooLong.body), /No accounts found/);
+  });
+
   test('accounts: search by e-mail or name, the account page, credit once per reference, keys', async () => {
     const browser = await signedIn(t);
     const id = await accountWithEmail(t, 'findme@example.com', 'Anna <b>Bold</b>');

@@ -7,7 +7,7 @@ export {
   type LoginLimits,
 } from './login-limiter.ts';
 export { hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.ts';
-export { ACCOUNT_SEARCH_LIMIT, type AccountWithPerson } from './people-admin.ts';
+export { ACCOUNT_SEARCH_LIMIT, ACCOUNT_SEARCH_MAX_LENGTH, type AccountWithPerson } from './people-admin.ts';
 export { PeopleService, type PeopleServiceDeps } from './people-service.ts';
 export { type Session, sessionPrincipal } from './sessions.ts';
 export { hashToken, newToken, TOKEN_TTL_MS, type TokenPurpose } from './tokens.ts';

@@ -14,6 +14,8 @@ export interface AccountWithPerson extends AccountView {
 
 /** Most accounts one search answers; a narrower query finds the rest. */
 export const ACCOUNT_SEARCH_LIMIT = 50;
+/** Longest search text (`q`, UTF-16 code units as the API's schema counts them): an e-mail's longest. */
+export const ACCOUNT_SEARCH_MAX_LENGTH = 254;
 
 /** `%`, `_` and `\` match themselves in a LIKE pattern. */
 const likeEscaped = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);

@@ -13,6 +13,9 @@ export const en = {
   adminSearch: 'Search',
   adminSearchLabel: 'E-mail or name',
   adminNoAccounts: 'No accounts found.',
+  adminAccountsCut:
+    'Only the {count} newest matching accounts are shown: search by e-mail or name to find others.',
+  adminSearchTooLong: 'The search is at most {max} characters long.',
   adminName: 'Name',
   adminCreated: 'Created',
   adminNoEmail: 'no e-mail',
@@ -65,6 +68,9 @@ export const ru: Record<keyof typeof en, string> = {
   adminSearch: 'Найти',
   adminSearchLabel: 'Эл. почта или имя',
   adminNoAccounts: 'Ничего не найдено.',
+  adminAccountsCut:
+    'Показаны только {count} самых новых подходящих учётных записей: найдите другие по эл. почте или имени.',
+  adminSearchTooLong: 'Запрос не длиннее {max} символов.',
   adminName: 'Имя',
   adminCreated: 'Создана',
   adminNoEmail: 'без эл. почты',

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ACCOUNT_SEARCH_MAX_LENGTH } from '../../people/index.ts';
 import type { AppDeps } from '../types.ts';
 import { errorSchema, pathParam } from './schemas.ts';
 
@@ -36,7 +37,7 @@ export async function adminPeopleRoutes(app: FastifyInstance, deps: AppDeps): Pr
           '`email` matches exactly (case-insensitive); `q` a part of the name or e-mail (case-insensitive). Newest first, at most 50; neither given lists the newest.',
         querystring: z.strictObject({
           email: z.string().max(254).optional(),
-          q: z.string().max(254).optional(),
+          q: z.string().max(ACCOUNT_SEARCH_MAX_LENGTH).optional(),
           lang: z.string().optional(),
         }),
         response: { 200: z.object({ accounts: z.array(accountSchema) }), ...errors },

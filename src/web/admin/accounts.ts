@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.ts';
 import { characters } from '../../lib/index.ts';
+import { ACCOUNT_SEARCH_LIMIT, ACCOUNT_SEARCH_MAX_LENGTH } from '../../people/index.ts';
 import { field } from '../context.ts';
 import { html, type VNode } from '../html.ts';
 import { errorBox, type FormProblem, fieldProblem } from '../layout.ts';
@@ -22,7 +23,7 @@ import {
 } from '../pages/ledger.ts';
 import { money } from '../pages/overview.ts';
 import { refusalOf, seeOther, sendHtml } from '../respond.ts';
-import { type Words, wordsOf } from '../words.ts';
+import { fill, type Words, wordsOf } from '../words.ts';
 import { type ConsolePageDeps, consoleContextOf } from './index.ts';
 import { type ConsoleContext, consoleCsrf, consolePage, doneOf } from './layout.ts';
 import type { ConsoleAccount } from './port.ts';
@@ -55,17 +56,27 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
     const w = wordsOf(context.lang);
     const locale = context.lang === 'ru' ? 'ru-RU' : 'en-US';
     const raw = (request.query as Record<string, unknown>).q;
-    const q = typeof raw === 'string' ? raw.trim().slice(0, 254) : '';
-    const accounts = await deps.port.findAccounts(q === '' ? {} : { q });
+    const q = typeof raw === 'string' ? raw.trim() : '';
+    // A search longer than the API takes is said, not cut to a shorter one that finds something else.
+    const tooLong = q.length > ACCOUNT_SEARCH_MAX_LENGTH;
+    const accounts = tooLong ? [] : await deps.port.findAccounts(q === '' ? {} : { q });
     const body = html`<form class="filters" method="get" action="/admin/accounts" role="search">
         <label for="account-q">${w.adminSearchLabel}</label>
-        <input id="account-q" name="q" type="search" value=${q} />
+        <input id="account-q" name="q" type="search" value=${q} maxlength=${ACCOUNT_SEARCH_MAX_LENGTH} aria-invalid=${tooLong ? 'true' : undefined} />
         <button type="submit">${w.adminSearch}</button>
       </form>
+      ${tooLong ? html`<p class="error" role="alert">${fill(w.adminSearchTooLong, { max: String(ACCOUNT_SEARCH_MAX_LENGTH) })}</p>` : ''}
       ${
-        accounts.length === 0
-          ? html`<p class="hint">${w.adminNoAccounts}</p>`
-          : html`<table>
+        accounts.length >= ACCOUNT_SEARCH_LIMIT
+          ? html`<p class="hint" role="status">${fill(w.adminAccountsCut, { count: String(ACCOUNT_SEARCH_LIMIT) })}</p>`
+          : ''
+      }
+      ${
+        tooLong
+          ? ''
+          : accounts.length === 0
+            ? html`<p class="hint">${w.adminNoAccounts}</p>`
+            : html`<table>
               <thead><tr><th>${w.adminName}</th><th>${w.email}</th><th>${w.available}</th><th>${w.adminCreated}</th></tr></thead>
               <tbody>
                 ${accounts.map(
@@ -81,7 +92,7 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
       }`;
     return sendHtml(
       reply,
-      200,
+      tooLong ? 422 : 200,
       consolePage(context, deps.assets, { title: w.adminAccounts, path: '/admin/accounts', body }),
     );
   });
