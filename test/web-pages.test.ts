@@ -502,6 +502,10 @@ describe('dashboard pages', () => {
     assert.match(reused.body, /This link was used or has expired/);
     assert.equal(reused.body.match(/role="alert"/g)?.length, 1, 'said once');
     assert.ok(!other.cookies.has('gta_reset'));
+    // With no link at all (the cookie's 15 minutes are over): the same page, refused as a dead link is.
+    const none = await other.post('/reset/new', { password: 'third pass 333' });
+    assert.equal(none.statusCode, reused.statusCode);
+    assert.match(none.body, /This link was used or has expired/);
     await other.get('/signin');
     assert.equal((await other.post('/signin', { email, password: 'brand new pass' })).statusCode, 303);
   });

@@ -266,7 +266,8 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
   app.post(RESET_PATH, HIDE, async (request, reply) => {
     const context = contextOf(request);
     const token = request.cookies[RESET_COOKIE];
-    if (!token) return sendHtml(reply, 400, newPasswordPage(context, false, null));
+    // No link at all (its cookie's 15 minutes ran out) is a dead link, refused as one is.
+    if (!token) return sendHtml(reply, 422, newPasswordPage(context, false, null));
     try {
       await people.resetPassword(token, field(request.body, 'password'));
     } catch (error) {
