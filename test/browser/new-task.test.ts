@@ -429,6 +429,30 @@ describe('the new-task page in a browser', () => {
     await poor.context.close();
   });
 
+  test('Back to the form shows what it sends: the browser puts no old values into the drawn controls', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=music&mode=generate`);
+    await page.locator('select[data-variant]').selectOption({ label: 'yes' });
+    await page.locator('[data-path="title"]').fill('Ginger');
+    await page.locator('[data-path="model"]').selectOption({ label: 'V6_WILD' });
+    await page.goto(`${web.base}/tasks`);
+    await page.goBack();
+    await page.locator('[data-path="songDescription"]').waitFor();
+    // The island draws the default variant (the simple one, with a song description): a variant chooser
+    // restored to `yes` above it would show one thing and send customMode false.
+    assert.equal(await page.locator('select[data-variant] option:checked').textContent(), 'no');
+    assert.equal(await page.locator('[data-path="model"] option:checked').textContent(), 'V6');
+    const sent = page.waitForRequest(
+      (r) => new URL(r.url()).pathname === '/v1/price' && r.method() === 'POST',
+    );
+    await page.locator('[data-path="songDescription"]').fill('a song about a ginger cat');
+    const shown = await settledPrice(page);
+    assert.equal(shown.state, 'ready', shown.text);
+    const settings = (await sent).postDataJSON().settings as Record<string, unknown>;
+    assert.equal(settings.customMode, false);
+    assert.equal(settings.model, 'V6');
+  });
+
   test('the Russian page speaks Russian and shows the price in rubles', async () => {
     const ru = await confirmedPerson(web, browser, { acceptLanguage: 'ru' });
     const page = ru.page;

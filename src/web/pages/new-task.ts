@@ -87,6 +87,7 @@ export async function newTaskPage(app: FastifyInstance, deps: PageDeps): Promise
               id="new-task"
               class="stack new-task"
               novalidate
+              autocomplete="off"
               data-models=${JSON.stringify(models)}
               data-words=${JSON.stringify(islandWords(w, context.lang))}
               data-mode-labels=${JSON.stringify(labels.modes)}
