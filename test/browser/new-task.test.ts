@@ -161,6 +161,23 @@ describe('the new-task page in a browser', () => {
     await screenshot(page, 'new-task-3d');
   });
 
+  test('a refused upload names the field as the form labels it, not as the API does', async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=model-3d&mode=image_to_model`);
+    const refused = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/files');
+    await page.locator('input[data-upload="image_url.0"]').setInputFiles({
+      name: 'notes.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('plain words, no picture'),
+    });
+    assert.equal((await refused).status(), 422);
+    const status = page.locator('[data-upload-status="image_url.0"]');
+    await status.filter({ hasText: 'accepted' }).waitFor();
+    const text = (await status.textContent()) ?? '';
+    assert.match(text, /“Image url 1”|“Image url”/);
+    assert.doesNotMatch(text, /in file\b|“file”/);
+  });
+
   test('lists keep within minItems and maxItems; lists of objects become rows of fieldsets', async () => {
     const page = person.page;
     await page.goto(`${web.base}/new?model=model-3d&mode=multiview_to_model`);

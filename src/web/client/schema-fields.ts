@@ -257,7 +257,14 @@ function filePicker(
       status.textContent = file.name;
       changed(target);
     } catch (error) {
-      status.textContent = error instanceof Error ? error.message : String(error);
+      // A refusal about the file names the field as this form labels it (the page's `refusal_<code>`).
+      const code = (error as { code?: unknown }).code;
+      const own = typeof code === 'string' ? hooks.words[`refusal_${code}`] : undefined;
+      status.textContent = own
+        ? own.replaceAll('{field}', named)
+        : error instanceof Error
+          ? error.message
+          : String(error);
       status.classList.add('error');
     }
   });

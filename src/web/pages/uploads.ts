@@ -67,11 +67,13 @@ function fileRow(file: WebUpload, w: Words, lang: string): VNode {
 }
 
 /**
- * The refusals of `POST /v1/files` about its `file` field in the page's words, by code: the API names the
- * field `file`, the form labels it `Files`. The island shows these in place of the API's message.
+ * The refusals of `POST /v1/files` about its `file` field in a form's words, by code: the API names the
+ * field `file`, a form labels it as `label` says (`Files` on the uploads page; the new-task form passes
+ * `{field}`, which its island fills with the label of the field the file was picked for). The islands
+ * show these in place of the API's message.
  */
-function fileRefusals(lang: Lang, w: Words): Record<string, string> {
-  const labels = { file: w.upFilesNamed };
+export function fileRefusals(lang: Lang, label: string): Record<string, string> {
+  const labels = { file: label };
   const shown = [
     errors.fileType('file'),
     errors.fileEmpty('file'),
@@ -93,7 +95,7 @@ function uploadsPage(
       quota: bytesText(listed.quotaBytes, lang),
     })}</p>
     <form class="stack" data-upload-form="" data-progress=${w.upProgress} data-done=${w.upDone}
-      data-refusals=${JSON.stringify(fileRefusals(lang, w))}>
+      data-refusals=${JSON.stringify(fileRefusals(lang, w.upFilesNamed))}>
       <label>${w.upFiles}<input type="file" name="file" multiple required /></label>
       <button type="submit">${w.upSend}</button>
       <p class="error" role="alert" data-form-error="" hidden></p>
