@@ -46,6 +46,12 @@ export const CSRF_META = 'csrf-token';
  */
 export const SESSION_ENDED_META = 'session-ended';
 
+/**
+ * The meta element with the page's words for a `/v1` call that got no readable answer (the connection
+ * failed, or a proxy answered its own error page): client/api.ts `callFailed`.
+ */
+export const CALL_FAILED_META = 'call-failed';
+
 /** The hidden CSRF field every form carries. */
 export function csrfField(context: WebContext): VNode {
   return html`<input type="hidden" name=${CSRF_FIELD} value=${context.csrf} />`;
@@ -106,6 +112,7 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <meta name=${CSRF_META} content=${context.csrf} />
       <meta name=${SESSION_ENDED_META} content=${w.sessionEnded} />
+      <meta name=${CALL_FAILED_META} content=${w.callFailed} />
       <title>${options.title} · ${w.title}</title>
       <link rel="icon" type="image/svg+xml" href=${assets.href('favicon.svg')} />
       <link rel="stylesheet" href=${assets.href('site.css')} />

@@ -90,6 +90,8 @@ const en = {
   csrfBody: 'The page was open too long or came from another site. Go back, reload it and try again.',
   sessionEnded:
     'You were signed out (here, in another tab, or as the session expired) or signed in again elsewhere: reload the page, sign in if asked, and try again.',
+  callFailed:
+    'The service did not answer (the connection failed or it is unavailable for now). Check the connection and try again.',
   errorTitle: 'Something went wrong',
   skipToContent: 'Skip to content',
   notFoundTitle: 'Not found',
@@ -198,6 +200,8 @@ const ru: Words = {
     'Страница была открыта слишком долго или пришла с другого сайта. Вернитесь, обновите её и повторите.',
   sessionEnded:
     'Вы вышли из аккаунта (здесь, в другой вкладке или по истечении сессии) или вошли заново в другом месте: обновите страницу, войдите, если она попросит, и повторите.',
+  callFailed:
+    'Сервис не ответил (связь прервалась или он сейчас недоступен). Проверьте подключение и повторите.',
   errorTitle: 'Что-то пошло не так',
   skipToContent: 'К содержимому',
   notFoundTitle: 'Не найдено',

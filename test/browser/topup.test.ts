@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Route } from 'playwright-core';
 import { YookassaFake } from '../fakes/yookassa.ts';
 import { confirmedPerson, launchBrowser, screenshot, startWebApp, type WebApp } from './kit.ts';
 
@@ -136,6 +136,30 @@ describe('top-up in the browser (PAYMENTS=test)', () => {
     assert.equal(answer?.status(), 404);
     await owner.context.close();
     await other.context.close();
+  });
+
+  test("a call that gets no answer, or a proxy's page, is said in the page's words", async () => {
+    const person = await confirmedPerson(web, browser);
+    await person.page.goto(`${web.base}/topup`);
+    const said =
+      'The service did not answer (the connection failed or it is unavailable for now). Check the connection and try again.';
+    const failures: Array<[string, Parameters<Route['fulfill']>[0] | null]> = [
+      ['a dropped connection', null],
+      ["a proxy's error page", { status: 502, contentType: 'text/html', body: '<html>Bad Gateway</html>' }],
+      ['an empty answer', { status: 504, body: '' }],
+    ];
+    for (const [what, answer] of failures) {
+      await person.page.route('**/v1/topups', (route) =>
+        answer === null ? route.abort('failed') : route.fulfill(answer),
+      );
+      await person.page.getByLabel('Amount', { exact: true }).fill('100');
+      await person.page.getByRole('button', { name: 'Top up', exact: true }).click();
+      const alert = person.page.locator('[data-topup-error]:not([hidden])');
+      await alert.waitFor();
+      assert.equal(await alert.textContent(), said, what);
+      await person.page.unroute('**/v1/topups');
+    }
+    await person.context.close();
   });
 });
 

@@ -70,16 +70,35 @@ export async function api<T>(
     headers['content-type'] = 'application/json';
     payload = JSON.stringify(body);
   }
-  const response = await fetch(path, { method, headers, body: payload, credentials: 'same-origin', signal });
-  const text = await response.text();
-  const parsed: unknown = text ? JSON.parse(text) : null;
+  let response: Response;
+  let parsed: unknown;
+  try {
+    response = await fetch(path, { method, headers, body: payload, credentials: 'same-origin', signal });
+    const text = await response.text();
+    parsed = text ? JSON.parse(text) : null;
+  } catch (error) {
+    // An abort stays an abort; a call that never got an answer (offline, a dropped connection) or got one
+    // that is not the API's JSON (a proxy's error page) is said in the page's words, not the browser's.
+    if (signal?.aborted) throw error;
+    throw new ApiFailure(0, 'call_failed', callFailed(error));
+  }
   if (!response.ok) {
     const error = (parsed as ErrorBody | null)?.error;
     throw new ApiFailure(
       response.status,
       error?.code ?? 'http_error',
-      sessionRefusal(error?.code) ?? error?.message ?? `${response.status} ${response.statusText}`,
+      sessionRefusal(error?.code) ??
+        error?.message ??
+        callFailed(`${response.status} ${response.statusText}`),
     );
   }
   return parsed as T;
+}
+
+/** The page's words (`<meta name="call-failed">`) for a call without a readable answer; `cause` without them. */
+function callFailed(cause: unknown): string {
+  return (
+    document.querySelector<HTMLMetaElement>('meta[name="call-failed"]')?.content ||
+    (cause instanceof Error ? cause.message : String(cause))
+  );
 }
