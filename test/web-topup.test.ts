@@ -84,4 +84,28 @@ describe('top-up form without scripts', () => {
       ['form-action', "'self'", 'https://shop.example:8443'],
     );
   });
+
+  test('the list of top-ups goes on past its first page to the oldest', async () => {
+    const browser = await confirmed();
+    const accountId = [...people.persons.values()].at(-1)?.accountId;
+    assert.ok(accountId);
+    const made: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const { topup } = await t.container.services.topups.create(accountId, { amount_minor: 100 + i }, null);
+      made.push(topup.id);
+    }
+    const listed: string[] = [];
+    let next: string | null = '/topup';
+    for (let pages = 0; next !== null && pages < 5; pages++) {
+      const page = await browser.get(next);
+      assert.equal(page.statusCode, 200, page.body);
+      listed.push(...[...page.body.matchAll(/<code>(tp_[^<]+)<\/code>/g)].map((m) => m[1] ?? ''));
+      const older = /<a rel="next" href="([^"]+)">Older top-ups<\/a>/.exec(page.body)?.[1];
+      next = older === undefined ? null : older.replaceAll('&amp;', '&');
+      if (pages > 0) assert.match(page.body, /<a href="\/topup">Newest top-ups<\/a>/);
+    }
+    assert.deepEqual(listed, made.toReversed(), 'every top-up once, newest first');
+    const bad = await browser.get('/topup?cursor=nonsense');
+    assert.equal(bad.statusCode, 422, bad.body);
+  });
 });

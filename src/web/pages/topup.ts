@@ -38,7 +38,10 @@ export interface WebTopup {
 export interface TopupPort {
   /** `test`, `yookassa`, or null when top-ups are off. */
   readonly mode: string | null;
-  list(accountId: string, query: { limit?: number }): Promise<{ topups: WebTopup[] }>;
+  list(
+    accountId: string,
+    query: { limit?: number; cursor?: string },
+  ): Promise<{ topups: WebTopup[]; next_cursor: string | null }>;
   get(accountId: string, id: string): Promise<WebTopup>;
   create(
     accountId: string,
@@ -72,17 +75,28 @@ function formOf(context: WebContext, port: TopupPort, problem: FormProblem | nul
   </form>`;
 }
 
+/** Top-ups a page of `/topup` lists; `Older top-ups` goes on from the last. */
+const TOPUP_LIST_PAGE = 20;
+
 async function topupPage(
   context: WebContext,
   deps: PageDeps & { topups: TopupPort },
   problem: FormProblem | null = null,
   amount = '',
+  cursor: string | null = null,
 ): Promise<string> {
   const w = wordsOf(context.lang);
-  const { topups } = await deps.topups.list(session(context).accountId, { limit: 20 });
+  const { topups, next_cursor } = await deps.topups.list(session(context).accountId, {
+    limit: TOPUP_LIST_PAGE,
+    ...(cursor ? { cursor } : {}),
+  });
   const body = html`${formOf(context, deps.topups, problem, amount)}
     <h2>${w.topupRecent}</h2>
-    ${topupsTable(topups, context.lang)}`;
+    ${topupsTable(topups, context.lang)}
+    <p class="pager">
+      ${cursor ? html`<a href="/topup">${w.topupNewest}</a>` : null}
+      ${next_cursor ? html`<a rel="next" href=${`/topup?${new URLSearchParams({ cursor: next_cursor })}`}>${w.topupOlder}</a>` : null}
+    </p>`;
   return page(context, deps.assets, { title: w.topUpTitle, path: '/topup', body, islands: ['topup'] });
 }
 
@@ -151,9 +165,11 @@ export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<
   if (!port) return;
   const full = { ...deps, topups: port };
 
-  app.get('/topup', HIDE, async (request, reply) =>
-    sendHtml(reply, 200, await topupPage(contextOf(request), full)),
-  );
+  app.get('/topup', HIDE, async (request, reply) => {
+    const cursor = (request.query as Record<string, unknown>).cursor;
+    const from = typeof cursor === 'string' && cursor !== '' ? cursor : null;
+    return sendHtml(reply, 200, await topupPage(contextOf(request), full, null, '', from));
+  });
 
   // Without scripts the form posts here and goes on from the top-up's page; the island posts to
   // /v1/topups and goes to the payment page itself.
