@@ -69,7 +69,7 @@ test('Russian refusals name types in Russian and count with the right word form'
     ['n', 'должно быть не меньше 1'],
     ['p', 'должно быть больше 0'],
     ['l', 'нужно не меньше 2 элементов'],
-    ['b', 'ожидается true или false, получено строка'],
+    ['b', 'ожидается true или false, получена строка'],
     ['r', 'ожидается объект, получено число'],
   ]);
   assert.deepEqual(ruOf({ a: 'abcd', n: 101, p: 1, l: Array(22).fill('x'), b: true, r: {} }), [
@@ -79,8 +79,22 @@ test('Russian refusals name types in Russian and count with the right word form'
   ]);
   assert.deepEqual(ruOf({ n: 1, p: 1, l: ['x', 'y'], b: false, r: [] }), [
     ['a', 'обязательное поле: ожидается строка'],
-    ['r', 'ожидается объект, получено список'],
+    ['r', 'ожидается объект, получен список'],
   ]);
+});
+
+test('a Russian wrong-type refusal agrees "получен" with the noun of what was received', () => {
+  const schema = z.object({ n: z.number() });
+  const ruOf = (value: unknown): string | undefined => {
+    const parsed = schema.safeParse({ n: value }, { reportInput: true });
+    assert.ok(!parsed.success);
+    return violationsOf(parsed.error.issues)[0]?.ru;
+  };
+  assert.equal(ruOf('5'), 'ожидается число, получена строка');
+  assert.equal(ruOf([5]), 'ожидается число, получен список');
+  assert.equal(ruOf({ n: 5 }), 'ожидается число, получен объект');
+  assert.equal(ruOf(true), 'ожидается число, получено логическое значение');
+  assert.equal(ruOf(null), 'ожидается число, получено null');
 });
 
 test('a number read from text that is none is received as NaN in both languages, not as a number', () => {

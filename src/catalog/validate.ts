@@ -24,6 +24,20 @@ const RU_TYPES: Readonly<Record<string, string>> = {
   null: 'null',
 };
 
+/** The participle agreeing with each received type's noun: получена строка, получен список, получено число. */
+const RU_RECEIVED: Readonly<Record<string, string>> = {
+  строка: 'получена',
+  список: 'получен',
+  объект: 'получен',
+  дата: 'получена',
+};
+
+/** "получена строка", "получен список": what the value was, the participle agreeing with its noun. */
+function ruReceived(value: unknown): string {
+  const noun = ruTypeOfValue(value);
+  return `${RU_RECEIVED[noun] ?? 'получено'} ${noun}`;
+}
+
 function ruTypeOfValue(value: unknown): string {
   if (value === null) return 'null';
   // A number read from text that is none (`?limit=abc`): "число" would contradict "ожидается число".
@@ -81,7 +95,7 @@ function ruWrongType(types: readonly string[], issue: z.core.$ZodIssue): string 
   const input = (issue as { input?: unknown }).input;
   return input === undefined
     ? `обязательное поле: ожидается ${expected}`
-    : `ожидается ${expected}, получено ${ruTypeOfValue(input)}`;
+    : `ожидается ${expected}, ${ruReceived(input)}`;
 }
 
 /** The types a union's branches expected, when each refused the value's type alone; null otherwise. */
