@@ -44,7 +44,7 @@ test('a discriminator value no branch takes names the values in both languages, 
       [
         'settings.customMode',
         'expected one of false, true, or left out',
-        'ожидается одно из значений: false, true, или поле не задаётся',
+        'ожидается одно из значений: false, true или поле не задаётся',
       ],
     ],
   );

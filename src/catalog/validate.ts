@@ -138,7 +138,7 @@ function localise(issue: z.core.$ZodIssue, lang: 'en' | 'ru'): string {
         .join(', ');
       const optional = options.includes(undefined);
       return lang === 'ru'
-        ? `ожидается одно из значений: ${shown}${optional ? ', или поле не задаётся' : ''}`
+        ? `ожидается одно из значений: ${shown}${optional ? ' или поле не задаётся' : ''}`
         : `expected one of ${shown}${optional ? ', or left out' : ''}`;
     }
   }
