@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { runFfmpeg } from '../src/generators/simulator/media/mp4.ts';
 import { makeMp3, makeMp4, makePng, makeWav } from '../src/media/fixtures.ts';
-import { expectError, startTestApp, type TestApp } from './helpers.ts';
+import { errorOf, expectError, startTestApp, type TestApp } from './helpers.ts';
 
 /** Uploads a file made in the test and returns its direct link. */
 async function link(t: TestApp, key: string, file: string): Promise<string> {
@@ -149,6 +149,34 @@ describe('per-field rules that need the file (reference, CONTRACT §6)', () => {
     assert.equal((await price('music', replace(5, 20))).statusCode, 200);
     expectError(await price('music', replace(5, 30)), 422, 'invalid_settings');
     expectError(await price('music', replace(5, 10)), 422, 'invalid_settings');
+  });
+
+  test('Russian refusals write the seconds with a decimal comma', async () => {
+    const short = await link(t, key, await makeWav(t.dir, 0.5));
+    const track = await link(t, key, await makeWav(t.dir, 25));
+    const ru = (model: string, settings: Record<string, unknown>) =>
+      t.call(key, 'POST', '/v1/price?lang=ru', { model, settings });
+    const tooShort = await ru('video', { mode: 'omni', prompt: 'x @Audio1', ref_audio_urls: [short] });
+    expectError(tooShort, 422, 'invalid_settings');
+    assert.equal(
+      errorOf(tooShort).message,
+      'settings.ref_audio_urls.0: длительность файла 0,50 с; нужно не меньше 1 с',
+    );
+    const overHalf = await ru('music', {
+      mode: 'replace_upload',
+      audio: [track],
+      infillStartS: 0,
+      infillEndS: 20.5,
+      prompt: 'new words here',
+      fullLyrics: 'old words, new words here',
+      tags: 'pop',
+      title: 'Song',
+    });
+    expectError(overHalf, 422, 'invalid_settings');
+    assert.equal(
+      errorOf(overHalf).message,
+      'settings.infillEndS: заменяемый участок (infillEndS - infillStartS = 20,5 с) должен быть не длиннее половины трека (12,5 с)',
+    );
   });
 
   test('music: a track whose length cannot be read is refused, not priced or bounded as a short one', async () => {

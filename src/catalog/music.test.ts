@@ -412,7 +412,7 @@ describe('music inputs', () => {
       for (const v of found) assert.ok(v.en.includes(violated ?? '') && v.ru !== '');
     });
   }
-  it('messages show seconds with at most two decimals', () => {
+  it('messages show seconds with at most two decimals, in Russian with a decimal comma', () => {
     const probed = inputs(file('audio', 40.04081632653062));
     const cases: [Settings, string[]][] = [
       [{ ...E, continueAt: 45 }, ['(40.04 ']],
@@ -422,10 +422,14 @@ describe('music inputs', () => {
     for (const [settings, shown] of cases) {
       const { mode, settings: s } = accept(settings);
       const [found] = mode.checkInputs?.(s, probed) ?? [];
-      for (const text of [found?.en ?? '', found?.ru ?? '']) {
-        for (const seconds of shown) assert.ok(text.includes(seconds), text);
-        assert.doesNotMatch(text, /\d\.\d{3}/);
+      const en = found?.en ?? '';
+      const ru = found?.ru ?? '';
+      for (const seconds of shown) {
+        assert.ok(en.includes(seconds), en);
+        assert.ok(ru.includes(seconds.replace('.', ',')), ru);
       }
+      assert.doesNotMatch(en, /\d\.\d{3}/);
+      assert.doesNotMatch(ru, /\d[.,]\d{3}/);
     }
   });
 });

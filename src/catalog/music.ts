@@ -21,6 +21,7 @@
  *   `settings.` prefix, as `Violation.field` documents.
  */
 import { z } from 'zod';
+import { ruDecimal } from '../i18n/index.ts';
 import { exactSeconds } from '../lib/index.ts';
 import { fileSeconds, refusedSetting, text } from './fields.ts';
 import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
@@ -182,7 +183,7 @@ const extend = musicMode({
       {
         field: 'continueAt',
         en: `continueAt (${s.continueAt} s) must be before the end of the audio file (${secondsText(length)} s)`,
-        ru: `continueAt (${s.continueAt} с) должен быть раньше конца аудиофайла (${secondsText(length)} с)`,
+        ru: `continueAt (${ruDecimal(s.continueAt)} с) должен быть раньше конца аудиофайла (${ruDecimal(secondsText(length))} с)`,
       },
     ];
   },
@@ -274,7 +275,7 @@ function replaceSectionViolations(start: number, end: number, inputs: ModeInputs
       {
         field: 'infillEndS',
         en: `infillEndS (${end} s) must be within the audio file (${secondsText(length)} s)`,
-        ru: `infillEndS (${end} с) должен быть в пределах аудиофайла (${secondsText(length)} с)`,
+        ru: `infillEndS (${ruDecimal(end)} с) должен быть в пределах аудиофайла (${ruDecimal(secondsText(length))} с)`,
       },
     ];
   }
@@ -283,7 +284,7 @@ function replaceSectionViolations(start: number, end: number, inputs: ModeInputs
       {
         field: 'infillEndS',
         en: `the replaced section (infillEndS - infillStartS = ${secondsText(section)} s) must be at most half the track (${secondsText(length / 2)} s)`,
-        ru: `заменяемый участок (infillEndS - infillStartS = ${secondsText(section)} с) должен быть не длиннее половины трека (${secondsText(length / 2)} с)`,
+        ru: `заменяемый участок (infillEndS - infillStartS = ${ruDecimal(secondsText(section))} с) должен быть не длиннее половины трека (${ruDecimal(secondsText(length / 2))} с)`,
       },
     ];
   }

@@ -22,6 +22,16 @@ test('messages interpolate their parameters', () => {
   assert.match(translate('model_not_found', 'ru', { model: 'x' }), /«x»/);
 });
 
+test('a Russian message writes a fractional number with a decimal comma, an English one with a point', () => {
+  const params = { used: 0.05, quota: 0.1 };
+  assert.match(translate('storage_quota_exceeded', 'ru', params), /занято 0,05 МБ из 0,1 МБ/);
+  assert.match(translate('storage_quota_exceeded', 'en', params), /0\.05 MB of 0\.1 MB in use/);
+  assert.match(
+    translate('insufficient_funds', 'ru', { amount: 2500, available: 101 }),
+    /2500 коп\., доступно 101\./,
+  );
+});
+
 test('negotiateLang: ?lang first, then Accept-Language by q-value, default English', () => {
   const cases: Array<[unknown, string | undefined, string]> = [
     [undefined, undefined, 'en'],

@@ -4,7 +4,7 @@ import { format, type MessageKey } from './messages.ts';
 import type { Lang } from './negotiate.ts';
 import { ru } from './ru.ts';
 
-export { type MessageKey, plural } from './messages.ts';
+export { type MessageKey, plural, ruDecimal } from './messages.ts';
 export { LANGS, type Lang, negotiateLang } from './negotiate.ts';
 
 const catalogs = { en, ru } as const;

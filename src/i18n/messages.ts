@@ -24,12 +24,20 @@ export function plural(lang: Lang, n: number, forms: readonly string[]): string 
   return forms[index === -1 ? forms.length - 1 : index] ?? forms[forms.length - 1] ?? '';
 }
 
-/** Fills `{name}` and `{name|form|…}` placeholders; an unknown placeholder stays as written. */
+/** A number as Russian writes it, with a decimal comma: `0,50`, `12,5` (English keeps the point). */
+export function ruDecimal(value: number | string): string {
+  return String(value).replace('.', ',');
+}
+
+/**
+ * Fills `{name}` and `{name|form|…}` placeholders (a Russian number with its decimal comma); an unknown
+ * placeholder stays as written.
+ */
 export function format(template: string, params: MessageParams, lang: Lang = 'en'): string {
   return template.replace(/\{(\w+)((?:\|[^|{}]*)*)\}/g, (whole, name: string, forms: string) => {
     const value = params[name];
     if (value === undefined) return whole;
-    if (forms === '') return String(value);
+    if (forms === '') return lang === 'ru' && typeof value === 'number' ? ruDecimal(value) : String(value);
     const count = Number(value);
     return Number.isFinite(count) ? plural(lang, count, forms.slice(1).split('|')) : whole;
   });

@@ -10,6 +10,7 @@ import { isUniqueViolation } from '../db/index.ts';
 import { type ApiError, errors } from '../errors.ts';
 import { holdUploads, releaseUploads } from '../files/index.ts';
 import { LIBRARY_WAIT_MS, type LibraryGenerator } from '../generators/index.ts';
+import { ruDecimal } from '../i18n/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
 import type { ModelService } from '../models/index.ts';
@@ -418,7 +419,7 @@ export class LibraryService {
       if (maxSeconds !== undefined && seconds !== undefined && seconds > maxSeconds) {
         throw errors.invalidRequest({
           en: `body.${label}: the file is ${seconds.toFixed(2)} s long; at most ${maxSeconds} s is allowed`,
-          ru: `body.${label}: длительность файла ${seconds.toFixed(2)} с; допустимо не больше ${maxSeconds} с`,
+          ru: `body.${label}: длительность файла ${ruDecimal(seconds.toFixed(2))} с; допустимо не больше ${ruDecimal(maxSeconds)} с`,
         });
       }
       return file;

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { addRule, twoDecimals } from '../catalog/index.ts';
 import { errors } from '../errors.ts';
+import { ruDecimal } from '../i18n/index.ts';
 import { exactSeconds } from '../lib/index.ts';
 import { defineLibrary } from './define.ts';
 import { AUDIO_FILES, nameField, urlField } from './fields.ts';
@@ -144,7 +145,7 @@ export const singingVoices = defineLibrary({
     if (source?.durationSeconds !== undefined && b.end_seconds > source.durationSeconds + 0.01) {
       throw errors.invalidRequest({
         en: `body.end_seconds: the recording is only ${source.durationSeconds.toFixed(2)} s long`,
-        ru: `body.end_seconds: запись длится только ${source.durationSeconds.toFixed(2)} с`,
+        ru: `body.end_seconds: запись длится только ${ruDecimal(source.durationSeconds.toFixed(2))} с`,
       });
     }
     return {

@@ -8,6 +8,7 @@ import fsp from 'node:fs/promises';
 import type { InputFile, InputRule, MediaFormat, ModeInputs, ModeSpec } from '../catalog/index.ts';
 import { type ApiError, errors } from '../errors.ts';
 import type { UploadService } from '../files/index.ts';
+import { ruDecimal } from '../i18n/index.ts';
 import { exactSeconds, makeTempFolder } from '../lib/index.ts';
 import { FetchError, type FetchFailure, fetchToFile, inspectFile } from '../media/index.ts';
 import { type ArtifactInputDeps, probeArtifactLink } from './artifact-inputs.ts';
@@ -165,14 +166,14 @@ function checkRule(file: InputFile, rule: InputRule): void {
     throw both(
       field,
       `the file is ${seconds.toFixed(2)} s long; at least ${rule.minSeconds} s is needed`,
-      `длительность файла ${seconds.toFixed(2)} с; нужно не меньше ${rule.minSeconds} с`,
+      `длительность файла ${ruDecimal(seconds.toFixed(2))} с; нужно не меньше ${ruDecimal(rule.minSeconds)} с`,
     );
   }
   if (rule.maxSeconds !== undefined && seconds > rule.maxSeconds) {
     throw both(
       field,
       `the file is ${seconds.toFixed(2)} s long; at most ${rule.maxSeconds} s is allowed`,
-      `длительность файла ${seconds.toFixed(2)} с; допустимо не больше ${rule.maxSeconds} с`,
+      `длительность файла ${ruDecimal(seconds.toFixed(2))} с; допустимо не больше ${ruDecimal(rule.maxSeconds)} с`,
     );
   }
 }
@@ -259,7 +260,7 @@ function checkTotal(field: string, rule: InputRule, files: readonly InputFile[])
     throw both(
       `settings.${field}`,
       `the files are ${total.toFixed(2)} s long together; at most ${rule.maxTotalSeconds} s is allowed`,
-      `общая длительность файлов ${total.toFixed(2)} с; допустимо не больше ${rule.maxTotalSeconds} с`,
+      `общая длительность файлов ${ruDecimal(total.toFixed(2))} с; допустимо не больше ${ruDecimal(rule.maxTotalSeconds)} с`,
     );
   }
 }
