@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import swagger from '@fastify/swagger';
 import Fastify from 'fastify';
@@ -7,6 +9,7 @@ import { type OpenApiDocument, publicDocument, swaggerOptions } from '../src/htt
 import { eventStreamResponse } from '../src/http/routes/schemas.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { ResponseValidator } from './openapi-validator.ts';
+import { ROOT } from './processes.ts';
 
 type Json = Record<string, unknown>;
 
@@ -68,6 +71,30 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     ]) {
       assert.ok(ids.includes(id), id);
     }
+  });
+
+  test('docs/api-document.md names every operation id and shared component of both documents', () => {
+    const page = fs.readFileSync(path.join(ROOT, 'docs/api-document.md'), 'utf8');
+    const all = [...operations(open), ...operations(operator)];
+    const paths = new Set(all.map((o) => o.path));
+    // A library's four operations are named by the page's pattern (`list<Title>s`, `create<Title>`, …).
+    const library = (p: string) =>
+      p.startsWith('/v1/models/') &&
+      (paths.has(`${p}/{id}`) || (p.endsWith('/{id}') && paths.has(p.slice(0, -5))));
+    const ids = all.filter((o) => !library(o.path)).map((o) => String(o.op.operationId));
+    assert.deepEqual(
+      ids.filter((id) => !page.includes(`\`${id}\``)),
+      [],
+      'operation ids the page does not name',
+    );
+    const components = Object.keys({ ...open.components?.schemas, ...operator.components?.schemas }).filter(
+      (name) => !/^(Settings|TaskSettings|TaskRequest)\./.test(name) && name !== 'TaskRequest',
+    );
+    assert.deepEqual(
+      components.filter((name) => !page.includes(`\`${name}\``)),
+      [],
+      'components the page does not name',
+    );
   });
 
   test('summaries take "an" before a vowel: "Create an element", "An image style"', () => {
