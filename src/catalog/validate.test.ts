@@ -157,3 +157,12 @@ test('a number with more than two decimals is told once, in both languages', () 
     );
   }
 });
+
+test('a fraction where a whole number is expected is said as such, not as "expected int, received number"', () => {
+  const schema = z.object({ n: z.number().int() });
+  const parsed = schema.safeParse({ n: 10.5 }, { reportInput: true });
+  assert.ok(!parsed.success);
+  const [violation] = violationsOf(parsed.error.issues);
+  assert.equal(violation?.en, 'Invalid input: expected a whole number, received 10.5');
+  assert.equal(violation?.ru, 'ожидается целое число, получено 10,5');
+});

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { plural } from '../i18n/index.ts';
+import { plural, ruDecimal } from '../i18n/index.ts';
 import type { ModelSpec, ModeSpec, Violation } from './model-spec.ts';
 
 export type SettingsResult =
@@ -116,6 +116,18 @@ function fieldOf(path: readonly PropertyKey[]): string {
 }
 
 function localise(issue: z.core.$ZodIssue, lang: 'en' | 'ru'): string {
+  // A fraction where a whole number is expected: "expected int, received number" reads as a contradiction.
+  const input = (issue as { input?: unknown }).input;
+  if (
+    issue.code === 'invalid_type' &&
+    issue.expected === 'int' &&
+    typeof input === 'number' &&
+    Number.isFinite(input)
+  ) {
+    return lang === 'ru'
+      ? `ожидается целое число, получено ${ruDecimal(input)}`
+      : `Invalid input: expected a whole number, received ${input}`;
+  }
   if (issue.code === 'custom') {
     const params = issue.params as { ru?: string } | undefined;
     return lang === 'ru' && params?.ru ? params.ru : issue.message;
