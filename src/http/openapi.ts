@@ -38,10 +38,16 @@ export interface OpenApiOperation {
 
 const OPERATOR_PREFIX = '/admin/';
 
-/** Refusals any operation can meet (auth, the framework's parsing, limits, a broken backend). */
+/**
+ * Refusals any operation can meet (auth, the framework's parsing, limits, a broken backend). 408 and 413
+ * too, whatever the method: a `GET` whose headers trickle in is cut with 408, and one whose headers (the
+ * address among them) pass Node's 16 KB is 413, as a body that stalls or is too big is on a `POST`.
+ */
 const SHARED_REFUSALS: Record<string, [name: string, description: string]> = {
   401: ['Unauthorized', 'invalid_api_key, invalid_admin_token'],
   404: ['NotFound', 'not_found: a malformed address'],
+  408: ['RequestTimeout', 'request_timeout: the headers or the body stalled or trickled'],
+  413: ['TooLarge', 'request_too_large: the body or the headers are over the limit'],
   422: ['InvalidRequest', 'invalid_request: parameters, headers or body do not match the schema'],
   429: ['RateLimited', 'rate_limited (Retry-After says when to come back)'],
   500: [
@@ -50,18 +56,9 @@ const SHARED_REFUSALS: Record<string, [name: string, description: string]> = {
   ],
   503: ['Unavailable', 'sg_unavailable: storage or database unreachable; retry later'],
 };
-/**
- * Refusals of operations that read a body: every one with a method that carries a body, whether or not it
- * declares one, since the server reads (and limits) any body sent (a `DELETE` or a cancel with 17 KB of
- * JSON is 413 too).
- */
-const BODY_REFUSALS: Record<string, [name: string, description: string]> = {
-  408: ['RequestTimeout', 'request_timeout: the body stalled or trickled'],
-  413: ['TooLarge', 'request_too_large: the body or the headers are over the limit'],
-};
 
-/** Methods whose body the server reads (GET's is never parsed). */
-const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+/** Methods that change something: a dashboard session needs its CSRF token for them. */
+const UNSAFE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 /**
  * The refusal of a public operation with an unsafe method called with the dashboard's session cookie but
  * without its CSRF token (docs/people.md): any POST, PUT, PATCH or DELETE under /v1 can meet it.
@@ -221,7 +218,7 @@ export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): 
   doc.components.headers = { ...doc.components.headers, ...SHARED_HEADERS };
   const { schemas, responses } = doc.components;
   const [csrfStatus, csrfName, csrfDescription] = CSRF_REFUSAL;
-  const refusals = { ...SHARED_REFUSALS, ...BODY_REFUSALS, [csrfStatus]: [csrfName, csrfDescription] };
+  const refusals = { ...SHARED_REFUSALS, [csrfStatus]: [csrfName, csrfDescription] };
   for (const [status, [name, description]] of Object.entries(refusals)) {
     responses[name] = {
       description: `${status} ${description}`,
@@ -238,12 +235,10 @@ export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): 
       for (const [status, answer] of Object.entries(operation.responses)) {
         if (typeof answer.$ref !== 'string') addHeaders(status, answer);
       }
-      const readsBody = operation.requestBody !== undefined || BODY_METHODS.has(method);
-      const refusals = readsBody ? { ...SHARED_REFUSALS, ...BODY_REFUSALS } : SHARED_REFUSALS;
-      for (const [status, [name]] of Object.entries(refusals)) {
+      for (const [status, [name]] of Object.entries(SHARED_REFUSALS)) {
         operation.responses[status] ??= ref('responses', name);
       }
-      if (BODY_METHODS.has(method) && !path.startsWith(OPERATOR_PREFIX)) {
+      if (UNSAFE_METHODS.has(method) && !path.startsWith(OPERATOR_PREFIX)) {
         // A route's own 403 (model_not_allowed_for_key, …) is met by a session without the token too.
         const own = operation.responses[csrfStatus];
         if (own === undefined) operation.responses[csrfStatus] = ref('responses', csrfName);
