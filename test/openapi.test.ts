@@ -98,6 +98,21 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     );
   });
 
+  test("every operation's tags are declared in its document's tags, and every declared tag is used", () => {
+    for (const doc of [open, operator]) {
+      const declared = (doc.tags ?? []).map((tag) => String(tag.name));
+      const used = new Set(operations(doc).flatMap(({ op }) => op.tags as string[]));
+      for (const { path, method, op } of operations(doc)) {
+        assert.ok((op.tags as string[]).length > 0, `${method} ${path} has no tag`);
+        for (const tag of op.tags as string[]) assert.ok(declared.includes(tag), `${method} ${path}: ${tag}`);
+      }
+      assert.deepEqual(
+        declared.filter((tag) => !used.has(tag)),
+        [],
+      );
+    }
+  });
+
   test('summaries take "an" before a vowel: "Create an element", "An image style"', () => {
     const summaries = operations(open).map(({ op }) => String(op.summary));
     const wrong = summaries.filter((summary) => /\ba [aeiou]/i.test(summary));

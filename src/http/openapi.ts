@@ -187,6 +187,8 @@ export function swaggerOptions(baseUrl: string, catalog: SettingsCatalog): Swagg
         { name: 'files', description: 'Own files to link from settings' },
         { name: 'libraries', description: 'Personal library records of models' },
         { name: 'helpers', description: 'Free helpers' },
+        { name: 'webhooks', description: 'Signed events of tasks and library records, and their deliveries' },
+        { name: 'topups', description: 'Wallet top-ups' },
         { name: 'operator', description: 'Operator API (ADMIN_TOKEN)' },
       ],
       components: {
