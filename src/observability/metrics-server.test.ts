@@ -27,7 +27,13 @@ test("a worker's own GET /metrics: 401 without the token, the text format with i
     );
     const elsewhere = await fetch(`${base}/v1/tasks`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(elsewhere.status, 404);
-    await elsewhere.body?.cancel();
+    // It says what this port serves, not the API's pointer to documents this port does not have.
+    assert.deepEqual(await elsewhere.json(), {
+      error: {
+        code: 'not_found',
+        message: 'Nothing lives at GET /v1/tasks: this port serves GET /metrics only.',
+      },
+    });
   } finally {
     await server.close();
   }

@@ -72,7 +72,11 @@ export async function startMetricsServer(
           JSON.stringify({
             error: {
               code,
-              message: translate(code, 'en', { method: req.method ?? 'GET', path: path.slice(0, 100) }),
+              // This port serves the scrape alone: the API's 404 points to its documents, which are not here.
+              message:
+                code === 'not_found'
+                  ? `Nothing lives at ${req.method ?? 'GET'} ${path.slice(0, 100)}: this port serves GET /metrics only.`
+                  : translate(code, 'en', {}),
             },
           }),
           headers,
