@@ -44,7 +44,7 @@ export const en: Catalog = {
   voice_not_verifiable: 'The voice is not waiting for a recording.',
   voice_not_retryable: 'Only a failed voice can be retried.',
   request_timeout:
-    'The request did not arrive in time: its body stalled or came too slowly. Send it again on a new connection.',
+    'The request did not arrive in time: its headers or body stalled or came too slowly. Send it again on a new connection.',
   storage_quota_exceeded:
     "This file does not fit in the account's upload storage ({used} MB of {quota} MB in use). Delete uploads you no longer need.",
   request_too_large: 'The request body is larger than {limit} KB.',
