@@ -23,6 +23,13 @@ export interface LibraryClient<L extends { list: unknown; record: unknown; creat
   delete(id: string): Promise<void>;
 }
 
+/**
+ * How long the service may keep a library creation waiting for its generator, in seconds: the reference asks
+ * clients for a timeout of at least five minutes there. The service locks the creation's Idempotency-Key as
+ * long (and a minute more), so a repeat sent sooner could only be refused as still in progress.
+ */
+const LIBRARY_WAIT_SECONDS = 5 * 60;
+
 /** Options of `files.upload`. */
 export interface UploadOptions {
   /** Name kept with the file. */
@@ -110,6 +117,7 @@ export class Client {
           json: body,
           headers: { 'idempotency-key': options.idempotencyKey ?? randomKey() },
           idempotent: true,
+          waitSeconds: LIBRARY_WAIT_SECONDS,
         }),
       delete: async (id) => {
         await t.send({ method: 'DELETE', path: `${base}/${encodeURIComponent(id)}` });

@@ -92,6 +92,18 @@ describe('timeouts', () => {
     assert.deepEqual(service.hits, ['GET /600/v1/tasks/t1?wait=1']);
   });
 
+  test('a library creation, which waits for the generator, may take five minutes beyond the timeout', async () => {
+    // Abandoned at the timeout, its repeat under the same key would only meet the first one still in
+    // progress (409 request_in_progress) while the record was being made.
+    service.hits.length = 0;
+    const c = client(`${service.baseUrl}/600`, 150);
+    assert.deepEqual(
+      await c.libraries('image', 'styles').create({ name: 'S', image_urls: ['https://x/a.png'] }),
+      TASK,
+    );
+    assert.deepEqual(service.hits, ['POST /600/v1/models/image/styles']);
+  });
+
   test('a body that comes after the timeout is not cut: only the headers are timed', async () => {
     const bytes = await client(`${service.baseUrl}/0`, 150).tasks.download('t1', 0);
     assert.equal(new TextDecoder().decode(bytes), 'abcd');
