@@ -24,9 +24,10 @@ export interface LibraryClient<L extends { list: unknown; record: unknown; creat
 }
 
 /**
- * How long the service may keep a library creation waiting for its generator, in seconds: the reference asks
- * clients for a timeout of at least five minutes there. The service locks the creation's Idempotency-Key as
- * long (and a minute more), so a repeat sent sooner could only be refused as still in progress.
+ * How long the service may keep a library creation or a helper waiting for its generator, in seconds: the
+ * reference asks clients for a timeout of at least five minutes there. The service locks a creation's
+ * Idempotency-Key as long (and a minute more), so a repeat sent sooner could only be refused as still in
+ * progress.
  */
 const LIBRARY_WAIT_SECONDS = 5 * 60;
 
@@ -145,7 +146,13 @@ export class Client {
     key: K,
     body: HelperTypes[K]['request'],
   ): Promise<HelperTypes[K]['response']> {
-    return this.#t.json({ method: 'POST', path: `/v1/models/${key}`, json: body });
+    // A helper waits for its generator as a library creation does (up to five minutes).
+    return this.#t.json({
+      method: 'POST',
+      path: `/v1/models/${key}`,
+      json: body,
+      waitSeconds: LIBRARY_WAIT_SECONDS,
+    });
   }
 
   /** The free helpers (a shared hourly budget per account). */

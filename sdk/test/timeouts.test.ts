@@ -21,7 +21,7 @@ function slowService(): Promise<{ baseUrl: string; hits: string[]; close: () => 
           // Headers at once, the body a while later: the timeout must not cut it.
           res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': '4' });
           res.write('ab');
-          setTimeout(() => res.end('cd'), 400);
+          setTimeout(() => res.end('cd'), 1_500);
           return;
         }
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -81,15 +81,16 @@ describe('timeouts', () => {
   });
 
   test('an answer slower than the timeout is abandoned; one within it is taken', async () => {
-    await assert.rejects(client(`${service.baseUrl}/400`, 150).tasks.get('t1'), ConnectionError);
-    assert.deepEqual(await client(`${service.baseUrl}/50`, 1000).tasks.get('t1'), TASK);
+    await assert.rejects(client(`${service.baseUrl}/1000`, 150).tasks.get('t1'), ConnectionError);
+    assert.deepEqual(await client(`${service.baseUrl}/50`, 2000).tasks.get('t1'), TASK);
   });
 
   test('a long-poll may take its wait beyond the timeout', async () => {
     service.hits.length = 0;
-    const c = client(`${service.baseUrl}/600`, 150);
+    // Answered after 1.2 s: past the 500 ms timeout alone, within it with the wait's second added.
+    const c = client(`${service.baseUrl}/1200`, 500);
     assert.deepEqual(await c.tasks.get('t1', { wait: 1 }), TASK);
-    assert.deepEqual(service.hits, ['GET /600/v1/tasks/t1?wait=1']);
+    assert.deepEqual(service.hits, ['GET /1200/v1/tasks/t1?wait=1']);
   });
 
   test('a library creation, which waits for the generator, may take five minutes beyond the timeout', async () => {
@@ -101,11 +102,14 @@ describe('timeouts', () => {
       await c.libraries('image', 'styles').create({ name: 'S', image_urls: ['https://x/a.png'] }),
       TASK,
     );
-    assert.deepEqual(service.hits, ['POST /600/v1/models/image/styles']);
+    // So may a helper, which waits for its generator as long.
+    assert.deepEqual(await c.helpers.lyrics({ prompt: 'rain' }), TASK);
+    assert.deepEqual(service.hits, ['POST /600/v1/models/image/styles', 'POST /600/v1/models/music/lyrics']);
   });
 
   test('a body that comes after the timeout is not cut: only the headers are timed', async () => {
-    const bytes = await client(`${service.baseUrl}/0`, 150).tasks.download('t1', 0);
+    // Headers at once, the rest of the body 1.5 s later: well past the 500 ms timeout.
+    const bytes = await client(`${service.baseUrl}/0`, 500).tasks.download('t1', 0);
     assert.equal(new TextDecoder().decode(bytes), 'abcd');
   });
 
