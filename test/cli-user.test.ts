@@ -1,6 +1,6 @@
 /** `npx gta run|price|tasks|download|upload|balance` run as child processes against the listening app. */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -93,6 +93,32 @@ describe('gta user commands', () => {
     const failed = await gta(['run', 'image', '--set', 'prompt=broken [sim:fail]']);
     assert.equal(failed.code, 1);
     assert.match(failed.stderr, /task \S+ failed: generation_failed: /);
+  });
+
+  test('Ctrl-C during run leaves the task running, names it and exits 130', async () => {
+    // Its own process group, as a terminal's Ctrl-C reaches bin/gta.js and the CLI under it together.
+    const child = spawn(process.execPath, [GTA, 'run', 'image', '--set', 'prompt=long [sim:hang]'], {
+      env: { ...process.env, GTA_API_KEY: account.key, GTA_BASE_URL: baseUrl },
+      cwd: t.dir,
+      detached: true,
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    const ended = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      child.stderr.on('data', (text: string) => {
+        stderr += text;
+        if (/^(queued|running) \d+%$/m.test(stderr)) resolve();
+      });
+    });
+    process.kill(-child.pid!, 'SIGINT');
+    const code = await ended;
+    assert.equal(code, 130, stderr);
+    const id = /task (\S+) keeps running/.exec(stderr)?.[1];
+    assert.ok(id, stderr);
+    const task = (await t.call(account.key, 'GET', `/v1/tasks/${id}`)).json();
+    assert.ok(['queued', 'running'].includes(task.status), task.status);
+    await t.call(account.key, 'POST', `/v1/tasks/${id}/cancel`);
   });
 
   test('tasks list, get and cancel; a second cancel is refused with code and message, exit 1', async () => {

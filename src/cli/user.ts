@@ -218,12 +218,28 @@ async function run(c: Client, model: string, values: Values, io: CliIo): Promise
     `price ${rubles(price.amount_minor, price.currency)} (available ${rubles(price.available_minor, price.currency)})\n`,
   );
   let shown = '';
+  let created: Task | undefined;
   const onUpdate = (task: Task): void => {
+    created ??= task;
     const line = io.tty ? progressBar(task) : `${task.status} ${task.progress}%`;
     if (line === shown) return;
     shown = line;
     io.err(io.tty ? `\r${line}` : `${line}\n`);
   };
+  // Ctrl-C stops following, never the task: it runs on (and is charged) like any other, so its id is
+  // printed with the commands that pick it up again.
+  const interrupted = (): void => {
+    const id = created?.id;
+    io.err(
+      `${io.tty ? '\n' : ''}${
+        id
+          ? `interrupted: task ${id} keeps running; follow it with gta tasks get ${id}, stop it with gta tasks cancel ${id}`
+          : 'interrupted while the task was being created: gta tasks list shows whether it was'
+      }\n`,
+    );
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
   try {
     const task = await c.tasks.run(
       { model, settings },
@@ -237,6 +253,8 @@ async function run(c: Client, model: string, values: Values, io: CliIo): Promise
     if (io.tty) io.err('\n');
     if (error instanceof TaskFailedError && values.json) io.out(json(error.task));
     throw error;
+  } finally {
+    process.off('SIGINT', interrupted);
   }
 }
 
