@@ -95,6 +95,18 @@ describe('gta user commands', () => {
     assert.match(failed.stderr, /task \S+ failed: generation_failed: /);
   });
 
+  test('run: files that cannot be saved name the paid task and how to fetch them, exit 1', async () => {
+    // --out under a regular file: the task succeeds (and is charged), the folder cannot be made.
+    const blocker = path.join(t.dir, 'not-a-folder');
+    fs.writeFileSync(blocker, '');
+    const run = await gta(['run', 'image', '--set', 'prompt=unsaved', '--out', path.join(blocker, 'out')]);
+    assert.equal(run.code, 1, run.stderr);
+    const id = /task (\S+) succeeded, but its files were not saved: ENOTDIR/.exec(run.stderr)?.[1];
+    assert.ok(id, run.stderr);
+    assert.match(run.stderr, new RegExp(`gta download ${id}`));
+    assert.equal((await t.call(account.key, 'GET', `/v1/tasks/${id}`)).json().status, 'succeeded');
+  });
+
   test('Ctrl-C during run leaves the task running, names it and exits 130', async () => {
     // Its own process group, as a terminal's Ctrl-C reaches bin/gta.js and the CLI under it together.
     const child = spawn(process.execPath, [GTA, 'run', 'image', '--set', 'prompt=long [sim:hang]'], {

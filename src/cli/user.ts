@@ -240,22 +240,27 @@ async function run(c: Client, model: string, values: Values, io: CliIo): Promise
     process.exit(130);
   };
   process.once('SIGINT', interrupted);
+  let task: Task;
   try {
-    const task = await c.tasks.run(
-      { model, settings },
-      { onUpdate, ...(timeout ? { timeoutMs: timeout } : {}) },
-    );
-    if (io.tty) io.err('\n');
-    const files = await download(c, task, values.out ?? '.');
-    io.out(values.json ? json(task) : `${taskDetails(task)}${files.map((f) => `saved ${f}\n`).join('')}`);
-    return 0;
+    task = await c.tasks.run({ model, settings }, { onUpdate, ...(timeout ? { timeoutMs: timeout } : {}) });
   } catch (error) {
-    if (io.tty) io.err('\n');
     if (error instanceof TaskFailedError && values.json) io.out(json(error.task));
     throw error;
   } finally {
+    if (io.tty) io.err('\n');
     process.off('SIGINT', interrupted);
   }
+  let files: string[];
+  try {
+    files = await download(c, task, values.out ?? '.');
+  } catch (error) {
+    // The task is paid for and its files are kept: the id is what fetches them once the cause is fixed.
+    throw new Error(
+      `task ${task.id} succeeded, but its files were not saved: ${(error as Error).message} (gta download ${task.id} --out DIR saves them)`,
+    );
+  }
+  io.out(values.json ? json(task) : `${taskDetails(task)}${files.map((f) => `saved ${f}\n`).join('')}`);
+  return 0;
 }
 
 /** Writes the task's files (or the one at `index`) into `dir`; answers their paths. */
