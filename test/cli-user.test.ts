@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { makeMp3, makePng } from '../src/media/fixtures.ts';
@@ -105,6 +105,17 @@ describe('gta user commands', () => {
     assert.ok(id, run.stderr);
     assert.match(run.stderr, new RegExp(`gta download ${id}`));
     assert.equal((await t.call(account.key, 'GET', `/v1/tasks/${id}`)).json().status, 'succeeded');
+  });
+
+  test('a server that cannot be reached is named with the reason, exit 1', async () => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    // "fetch failed" alone named neither the address nor why.
+    const run = await gta(['balance'], { GTA_BASE_URL: `http://127.0.0.1:${port}` });
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, new RegExp(`^error: GET /v1/me: .*ECONNREFUSED 127\\.0\\.0\\.1:${port}`));
   });
 
   test('Ctrl-C during run leaves the task running, names it and exits 130', async () => {

@@ -141,7 +141,7 @@ export class Transport {
         // A request that may have reached the service is repeated only when repeating it is harmless.
         const repeatable = call.idempotent ?? (call.method === 'GET' || call.method === 'DELETE');
         if (!repeatable || attempt >= this.maxRetries) {
-          const reason = bound.timedOut() ? bound.message : (error as Error).message;
+          const reason = bound.timedOut() ? bound.message : networkReason(error);
           throw new ConnectionError(`${call.method} ${call.path}: ${reason}`, { cause: error });
         }
         await this.sleep(Math.min(500 * 2 ** attempt, this.#maxRetryDelayMs), call.signal);
@@ -201,6 +201,21 @@ export class Transport {
     if (response.status === 204) return undefined as T;
     return (await response.json()) as T;
   }
+}
+
+/**
+ * A failed request's message with its cause: `fetch` says only "fetch failed", and the cause names the
+ * address and the reason (`connect ECONNREFUSED 127.0.0.1:8080`, `getaddrinfo ENOTFOUND host`).
+ */
+function networkReason(error: unknown): string {
+  const message = (error as Error).message;
+  const cause = (error as { cause?: { message?: unknown; code?: unknown } }).cause;
+  const text = typeof cause?.message === 'string' ? cause.message.trim() : '';
+  const code = typeof cause?.code === 'string' ? cause.code : '';
+  // Socket errors carry their code in the message; TLS ones a page of OpenSSL text, an attempt at several
+  // addresses (AggregateError) none at all: then the code is the reason.
+  const detail = code && !text.includes(code) ? code : text;
+  return detail && !message.includes(detail) ? `${message} (${detail})` : message;
 }
 
 /** The typed error of a refusal; bodies that are not the error shape still give a code. */
