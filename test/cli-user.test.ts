@@ -288,6 +288,12 @@ describe('gta user commands', () => {
       ['download', 'task-a', '0', '1'],
       ['run', 'image', 'extra', '--set', 'prompt=x'],
       ['balance', 'extra'],
+      // An option the command does not take was ignored unseen: `tasks list --set status=failed` listed all.
+      ['tasks', 'list', '--set', 'status=failed'],
+      ['tasks', 'get', 'task-a', '--limit', '5'],
+      ['price', 'image', '--set', 'prompt=x', '--out', 'results'],
+      ['balance', '--model', 'image'],
+      ['upload', 'a.png', '--timeout', '5'],
     ]) {
       const run = await gta(args);
       assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);

@@ -126,6 +126,18 @@ const MOST_ARGUMENTS: Readonly<Record<string, number>> = {
   balance: 0,
 };
 
+/** The options each command takes besides --json: any other is refused, never ignored unseen. */
+const OPTIONS_OF: Readonly<Record<string, readonly string[]>> = {
+  run: ['set', 'out', 'timeout'],
+  price: ['set'],
+  'tasks list': ['status', 'model', 'limit'],
+  'tasks get': [],
+  'tasks cancel': [],
+  download: ['out'],
+  upload: [],
+  balance: [],
+};
+
 async function dispatch(
   c: Client,
   command: string,
@@ -136,6 +148,10 @@ async function dispatch(
   const most = command === 'tasks' && args[0] === 'list' ? 1 : MOST_ARGUMENTS[command];
   if (most !== undefined && args.length > most)
     throw new UserUsageError(`unexpected argument "${args[most]}"`);
+  const name = command === 'tasks' ? `tasks ${args[0]}` : command;
+  const takes = OPTIONS_OF[name];
+  const stray = takes && Object.keys(values).find((option) => option !== 'json' && !takes.includes(option));
+  if (stray) throw new UserUsageError(`${name} does not take --${stray}`);
   switch (command) {
     case 'run':
       return run(c, need(args[0], 'MODEL'), values, io);
