@@ -54,6 +54,18 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** One attempt's timing: its signal, and the timer that ends it (`#attempt`). */
+interface Bound {
+  readonly signal: AbortSignal | undefined;
+  timedOut(): boolean;
+  /** What ran out, for the ConnectionError. */
+  readonly message: string;
+  /** Stops the timer. */
+  done(): void;
+  /** Times a body read whole, from now, as the headers were (without a long-poll's wait). */
+  arm(): void;
+}
+
 export const DEFAULT_BASE_URL = 'http://localhost:8080';
 const RETRIED_STATUSES = new Set([429, 503]);
 
@@ -118,6 +130,14 @@ export class Transport {
 
   /** The answer of a successful call (2xx, or 3xx/4xx/5xx never: those throw `ApiError`). */
   async send(call: CallOptions): Promise<Response> {
+    return (await this.#exchange(call, false)).response;
+  }
+
+  /**
+   * `send`, with the attempt's bound: with `timeBody`, the answer's body is timed as its headers were (the
+   * caller reads it, then calls `done`), for answers read whole (JSON), never for downloads or streams.
+   */
+  async #exchange(call: CallOptions, timeBody: boolean): Promise<{ response: Response; bound: Bound }> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#apiKey}`, ...call.headers };
     if (this.#lang) headers['accept-language'] = this.#lang;
     let body: RequestInit['body'];
@@ -149,7 +169,10 @@ export class Transport {
       } finally {
         bound.done();
       }
-      if (response.ok) return response;
+      if (response.ok) {
+        if (timeBody) bound.arm();
+        return { response, bound };
+      }
       const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
       // A wait longer than the client's longest pause (a helper's hour) would only be refused again: the
       // refusal is thrown at once, and its `retryAfterSeconds` says when to come back.
@@ -161,7 +184,9 @@ export class Transport {
         await this.sleep(Math.min(waitMs, this.#maxRetryDelayMs), call.signal);
         continue;
       }
-      const error = await errorOf(response, retryAfter);
+      // A refusal's body is read whole: timed as its headers were.
+      bound.arm();
+      const error = await errorOf(response, retryAfter).finally(() => bound.done());
       // The same Idempotency-Key still being processed (CONTRACT §4): asking again soon is the intended use.
       if (error instanceof ApiError && error.code === 'request_in_progress' && attempt < this.maxRetries) {
         await this.sleep(Math.min((retryAfter ?? 1) * 1000, this.#maxRetryDelayMs), call.signal);
@@ -173,33 +198,46 @@ export class Transport {
 
   /**
    * The signal of one attempt: the caller's, ended also when no answer came within the timeout (a
-   * long-poll's wait added; uploads unbounded). `done` once the answer's headers are in, so its body is
-   * never cut by it.
+   * long-poll's wait added; uploads unbounded). `done` once the answer's headers are in, so a body read as
+   * a stream (a download, events) is never cut by it; `arm` times a body read whole (JSON, a refusal) anew.
    */
-  #attempt(call: CallOptions): {
-    signal: AbortSignal | undefined;
-    timedOut: () => boolean;
-    message: string;
-    done: () => void;
-  } {
+  #attempt(call: CallOptions): Bound {
     const limitMs =
       this.#timeoutMs === 0 || call.body !== undefined ? 0 : this.#timeoutMs + (call.waitSeconds ?? 0) * 1000;
-    if (limitMs === 0) return { signal: call.signal, timedOut: () => false, message: '', done: () => {} };
+    if (limitMs === 0) {
+      return { signal: call.signal, timedOut: () => false, message: '', done: () => {}, arm: () => {} };
+    }
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Error(`no answer within ${limitMs} ms`)), limitMs);
+    let message = `no answer within ${limitMs} ms`;
+    let timer = setTimeout(() => timeout.abort(new Error(message)), limitMs);
+    const bodyMs = this.#timeoutMs;
     return {
       signal: call.signal ? AbortSignal.any([call.signal, timeout.signal]) : timeout.signal,
       timedOut: () => timeout.signal.aborted,
-      message: `no answer within ${limitMs} ms`,
+      get message() {
+        return message;
+      },
       done: () => clearTimeout(timer),
+      arm: () => {
+        clearTimeout(timer);
+        message = `the answer's body did not come within ${bodyMs} ms`;
+        timer = setTimeout(() => timeout.abort(new Error(message)), bodyMs);
+      },
     };
   }
 
-  /** A call answered with JSON. */
+  /** A call answered with JSON, its body read within the timeout as its headers were. */
   async json<T>(call: CallOptions): Promise<T> {
-    const response = await this.send(call);
-    if (response.status === 204) return undefined as T;
-    return (await response.json()) as T;
+    const { response, bound } = await this.#exchange(call, true);
+    try {
+      if (response.status === 204) return undefined as T;
+      return (await response.json()) as T;
+    } catch (error) {
+      if (!bound.timedOut() || call.signal?.aborted) throw error;
+      throw new ConnectionError(`${call.method} ${call.path}: ${bound.message}`, { cause: error });
+    } finally {
+      bound.done();
+    }
   }
 }
 

@@ -13,8 +13,14 @@ function slowService(): Promise<{ baseUrl: string; hits: string[]; close: () => 
   const server = http.createServer((req, res) => {
     hits.push(`${req.method} ${req.url}`);
     const url = new URL(req.url ?? '/', 'http://x');
-    const delay = /^\/(\d+|never)\//.exec(url.pathname)?.[1];
+    const delay = /^\/(\d+|never|stall)\//.exec(url.pathname)?.[1];
     if (delay === 'never') return;
+    if (delay === 'stall') {
+      // Headers at once, then a JSON body that never ends.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+      res.write('{"a":');
+      return;
+    }
     setTimeout(
       () => {
         if (url.pathname.includes('/artifacts/')) {
@@ -111,6 +117,16 @@ describe('timeouts', () => {
     // Headers at once, the rest of the body 1.5 s later: well past the 500 ms timeout.
     const bytes = await client(`${service.baseUrl}/0`, 500).tasks.download('t1', 0);
     assert.equal(new TextDecoder().decode(bytes), 'abcd');
+  });
+
+  test('a JSON answer whose body stops coming ends in a ConnectionError at the timeout, not minutes later', async () => {
+    const started = Date.now();
+    await assert.rejects(client(`${service.baseUrl}/stall`, 300).me(), (error: unknown) => {
+      assert.ok(error instanceof ConnectionError);
+      assert.equal(error.message, "GET /v1/me: the answer's body did not come within 300 ms");
+      return true;
+    });
+    assert.ok(Date.now() - started < 5_000, `${Date.now() - started} ms`);
   });
 
   test('0 sets no limit; a negative or non-numeric timeout is refused', async () => {
