@@ -14,7 +14,6 @@ const TSC = path.join(SDK, '..', 'node_modules', '.bin', 'tsc');
 const run = promisify(execFile);
 
 test('compiles with lib dom and no Node types; the JavaScript runs without type stripping', async () => {
-  // Inside sdk/ so the compiled files resolve standardwebhooks the way an installed package would.
   const out = fs.mkdtempSync(path.join(SDK, '.build-'));
   try {
     await run(TSC, ['-p', path.join(SDK, 'tsconfig.json'), '--outDir', out]);
