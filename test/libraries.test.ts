@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { LibraryGenerator, SettleAnswer } from '../src/generators/index.ts';
+import { type LibraryGenerator, LibraryRejected, type SettleAnswer } from '../src/generators/index.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { uuidv7 } from '../src/lib/index.ts';
 import { type InputResolver, MAX_RECORDS_PER_LIBRARY } from '../src/libraries/index.ts';
@@ -696,6 +696,45 @@ describe('singing personas (reference "Singing personas")', () => {
     const replay = await t.call(a.key, 'POST', path, fresh, headers);
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     assert.equal(replay.json().id, first.json().id);
+  });
+
+  test('two creations from one song version at once: 201 and 409 persona_exists, even when the generator refused the loser', async () => {
+    const a = await t.account({ balanceMinor: 100_000 });
+    const taskId = await finished(a.key, song);
+    const body = { source_task_id: taskId, index: 0, name: 'Twin', description: 'at once' };
+    // As Suno: both pass our look for a live persona, the provider saves the first and refuses the second
+    // (one persona per track) once the first has been saved here.
+    const generator = t.container.services.libraries.deps.generator;
+    const original = generator.createRecord.bind(generator);
+    let calls = 0;
+    let secondArrived = (): void => {};
+    const second = new Promise<void>((resolve) => {
+      secondArrived = resolve;
+    });
+    let answers: Promise<unknown>[] = [];
+    generator.createRecord = async (request, signal) => {
+      calls += 1;
+      if (calls === 1) {
+        await second;
+        return original(request, signal);
+      }
+      secondArrived();
+      await Promise.race(answers);
+      throw new LibraryRejected('a persona of this track exists');
+    };
+    try {
+      answers = [1, 2].map(() => t.call(a.key, 'POST', path, body));
+      const results = (await Promise.all(answers)) as Awaited<ReturnType<TestApp['call']>>[];
+      assert.equal(calls, 2, 'both creations reached the generator');
+      assert.deepEqual(
+        results.map((r) => r.statusCode).sort(),
+        [201, 409],
+        results.map((r) => r.body).join(),
+      );
+      expectError(results.find((r) => r.statusCode === 409)!, 409, 'persona_exists');
+    } finally {
+      generator.createRecord = original;
+    }
   });
 
   test('foreign or unknown task: 404 task_not_found; sounds: 422 invalid_request', async () => {

@@ -106,7 +106,9 @@ export const personas = defineLibrary({
       'naming the field.',
     decisions:
       "`song_title` is the title of that version in the task's `result.texts` (CONTRACT §2), else the " +
-      "file's caption. One persona per song version among live personas. On a Suno channel a song " +
+      "file's caption. One persona per song version among live personas; of two creations from one " +
+      'version at once one answers `201` and the other `409 persona_exists`, also when the provider ' +
+      'refused it for the first. On a Suno channel a song ' +
       'version whose persona was deleted cannot take another: Suno keeps one persona per track and has no ' +
       'delete call, so the creation answers `502 persona_create_failed` there.',
   },

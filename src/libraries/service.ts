@@ -298,7 +298,12 @@ export class LibraryService {
         },
         ctx.signal,
       ),
-    );
+    ).catch(async (error: unknown) => {
+      // A concurrent creation of the same song version may have won at the provider, which then refused
+      // this one (Suno keeps one persona per track): that is the reference's 409, not a 502 to retry.
+      if (plan.uniqueKey !== undefined && (await this.#uniqueTaken(query, plan.uniqueKey))) throw taken();
+      throw error;
+    });
     const now = clock.now();
     let status = 'ready';
     let readyAt: string | null = null;
