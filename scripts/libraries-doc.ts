@@ -99,7 +99,9 @@ const COMMON_RULES = `## Common rules
   No timers run, every process sees the same state, and tests move time with the injected clock. Where a
   provider ends the step, a read asks it; a list asks its due records four at a time within one budget of
   \`SETTLE_ASK_MS\` (30 s) for the whole list, so a provider that hangs delays a list once, not once per
-  record, and the records not asked in time show their last state until the next read.`;
+  record, and the records not asked in time show their last state until the next read. A step the provider
+  still runs an hour after it began (\`POLLED_STEP_LIMIT_MS\`; the reference's longest learning is 10 minutes)
+  turns the record \`failed\` with \`error\` at the next question, and it is not asked about again.`;
 
 function useInTasks(): string {
   const missing = unique(LIBRARIES.map((d) => d.refusals.missing));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GeneratorUnavailable, type LibraryGenerator, LibrarySimulator } from '../generators/index.ts';
-import { applyAnswer, stepAsker } from './polled-steps.ts';
+import { applyAnswer, POLLED_STEP_LIMIT_MS, stepAsker } from './polled-steps.ts';
 import { settled } from './records.ts';
 import type { StoredRecord } from './types.ts';
 
@@ -77,4 +77,20 @@ test('the asker asks only due steps, with the step and upstream id, and keeps th
   });
   const r = verifying();
   assert.equal(await busy(r, NOW), r);
+});
+
+test('a step the generator still runs an hour after it began fails the record; before that it is asked again', async () => {
+  const running = stepAsker(
+    async () => ({ settle: async () => ({ state: 'running' }) }) as unknown as LibraryGenerator,
+  );
+  const began = Date.parse(verifying().updatedAt);
+  const early = await running(verifying(), new Date(began + POLLED_STEP_LIMIT_MS - 1));
+  assert.equal(early.status, 'verifying');
+  assert.ok(early.private.poll);
+  const late = await running(verifying(), new Date(began + POLLED_STEP_LIMIT_MS));
+  assert.equal(late.status, 'failed');
+  assert.match(String(late.error), /did not end the step within an hour/);
+  assert.equal(late.readyAt, null, 'not asked again');
+  assert.equal(late.private.poll, undefined);
+  assert.equal(late.name, null, 'the step did not give its name');
 });

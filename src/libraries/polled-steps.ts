@@ -16,12 +16,26 @@ import type { StoredRecord } from './types.ts';
 /** Limit of one question about a step (milliseconds): a read never waits longer for the generator. */
 export const SETTLE_ASK_MS = 30_000;
 
+/**
+ * Longest a step the generator ends may run, from its start (the record's last change), before the
+ * record turns `failed`: the reference's longest learning is 10 minutes, so a step still running after
+ * an hour is taken as one that never ends, rather than asked about every few seconds for ever.
+ */
+export const POLLED_STEP_LIMIT_MS = 60 * 60_000;
+
 /** The record once the generator's answer is applied. Pure. */
 export function applyAnswer(r: StoredRecord, answer: SettleAnswer, now: Date): StoredRecord {
   const poll = r.private.poll;
   if (!poll) return r;
   if (answer.state === 'running') {
-    return { ...r, readyAt: new Date(now.getTime() + poll.pollMs).toISOString() };
+    if (now.getTime() - Date.parse(r.updatedAt) < POLLED_STEP_LIMIT_MS) {
+      return { ...r, readyAt: new Date(now.getTime() + poll.pollMs).toISOString() };
+    }
+    return applyAnswer(
+      r,
+      { state: 'failed', reason: 'the generator did not end the step within an hour' },
+      now,
+    );
   }
   const { next, poll: _asked, ...rest } = r.private;
   const at = now.toISOString();
