@@ -267,6 +267,32 @@ describe('the HTTP edge', () => {
     assert.match(tasks, /"code":"method_not_allowed"/);
   });
 
+  test('a bodyless request answered at once keeps its connection: the pipelined request is answered', async () => {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    // A preflight, a refused query and a NUL in a path are answered in the turn their headers arrive.
+    const first = [
+      'OPTIONS /v1/tasks HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example\r\nAccess-Control-Request-Method: POST\r\n\r\n',
+      `GET /v1/tasks?limit=abc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+      `GET /v1/tasks/%00 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n\r\n`,
+    ];
+    // The key is looked up once first, so the refusals below come from its cache, at once.
+    await rawExchange(
+      port,
+      `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+    );
+    for (const request of first) {
+      const answer = await rawExchange(
+        port,
+        `${request}GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      );
+      const statuses = answer.match(/HTTP\/1\.1 \d{3}/g) ?? [];
+      assert.equal(statuses.length, 2, answer);
+      assert.equal(statuses[1], 'HTTP/1.1 200', answer);
+      assert.doesNotMatch(answer.split('HTTP/1.1 200')[0] ?? '', /\r\nconnection: close\r\n/i, answer);
+    }
+  });
+
   test('[10.25] 401 answers carry WWW-Authenticate: Bearer', async () => {
     const missing = await t.app.inject({ method: 'GET', url: '/v1/models' });
     expectTableError(missing, 401, 'invalid_api_key');

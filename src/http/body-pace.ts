@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -82,19 +83,27 @@ export function installBodyPace(app: FastifyInstance, windowMs: number): void {
   // Callbacks, not async functions: both run on every request, polls included.
   app.addHook('preParsing', (request, reply, payload, done) => {
     const { headers } = request;
-    const hasBody =
-      headers['transfer-encoding'] !== undefined ||
-      (headers['content-length'] !== undefined && headers['content-length'] !== '0');
-    if (!hasBody || headers['content-type']?.toLowerCase().startsWith('multipart/'))
+    if (!hasBody(headers) || headers['content-type']?.toLowerCase().startsWith('multipart/'))
       return done(null, payload);
     const guard = paced(payload, windowMs);
     reply.raw.once('close', () => guard.stop());
     done(null, guard);
   });
   // An answer sent before its request's body was read whole (a refused upload, a body past a limit) ends
-  // the connection: the rest of the body would otherwise keep it busy, and a shutdown waiting for it.
+  // the connection: the rest of the body would otherwise keep it busy, and a shutdown waiting for it. A
+  // request without a body has nothing left to read, even when it is answered before Node marks it
+  // complete (a preflight or a refused query, answered in the same turn as its headers arrived): its
+  // connection stays open for the next request, pipelined ones included.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete) reply.header('connection', 'close');
+    if (!request.raw.complete && hasBody(request.headers)) reply.header('connection', 'close');
     done(null, payload);
   });
+}
+
+/** Whether a request says a body follows its headers (RFC 9112 §6.3). */
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  return (
+    headers['transfer-encoding'] !== undefined ||
+    (headers['content-length'] !== undefined && headers['content-length'] !== '0')
+  );
 }
