@@ -267,6 +267,36 @@ describe('the HTTP edge', () => {
     assert.match(tasks, /"code":"method_not_allowed"/);
   });
 
+  test('a query parameter given twice is refused naming it, whatever its value or the route', async () => {
+    const get = (url: string, lang = 'en') =>
+      t.app.inject({ url, headers: { authorization: `Bearer ${key}`, 'accept-language': lang } });
+    for (const [url, name] of [
+      ['/v1/tasks?limit=1&limit=2', 'limit'],
+      ['/v1/tasks?status=queued&status=running', 'status'],
+      ['/v1/tasks?lang=ru&lang=en', 'lang'],
+      ['/v1/tasks/some-task?wait=1&wait=2', 'wait'],
+      ['/v1/webhook-deliveries?cursor=a&cursor=a', 'cursor'],
+      ['/v1/topups?limit=5&limit=5', 'limit'],
+    ] as const) {
+      const res = await get(url);
+      expectTableError(res, 422, 'invalid_request');
+      assert.equal(res.json().error.message, `querystring.${name}: given more than once; send it once`);
+      const ru = await get(url, 'ru');
+      assert.equal(
+        ru.json().error.message,
+        `querystring.${name}: задан больше одного раза; передайте его один раз`,
+      );
+    }
+    const admin = await t.app.inject({
+      url: '/admin/v1/accounts?q=a&q=b',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expectTableError(admin, 422, 'invalid_request');
+    assert.match(admin.json().error.message, /^querystring\.q: given more than once/);
+    // Given once, each is read as before.
+    assert.equal((await get('/v1/tasks?limit=1&status=queued&lang=ru')).statusCode, 200);
+  });
+
   test('a bodyless request answered at once keeps its connection: the pipelined request is answered', async () => {
     if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as net.AddressInfo).port;

@@ -13,11 +13,13 @@ type Entry = FastifySchemaValidationError & { [ISSUE]: z.core.$ZodIssue };
  * number.
  */
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
-  ({ schema }) =>
+  ({ schema, httpPart }) =>
   (data) => {
-    const result = safeParse(schema, data, { reportInput: true });
-    if (result.success) return { value: result.data };
-    const entries: Entry[] = result.error.issues.map((issue) => ({
+    const repeated = httpPart === 'querystring' ? repeatedParameters(data) : [];
+    const result = repeated.length > 0 ? null : safeParse(schema, data, { reportInput: true });
+    if (result?.success) return { value: result.data };
+    const issues = result === null ? repeated : result.error.issues;
+    const entries: Entry[] = issues.map((issue) => ({
       keyword: issue.code,
       instancePath: `/${issue.path.join('/')}`,
       schemaPath: '',
@@ -27,6 +29,24 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
     }));
     return { error: entries };
   };
+
+/**
+ * A query parameter given more than once (`?limit=1&limit=2`) arrives as a list, which every schema
+ * would refuse in words about the value ("expected number, received NaN", "expected one of …"): none of
+ * the API's parameters takes a list, so the refusal says what is wrong instead, naming the parameter.
+ */
+function repeatedParameters(data: unknown): z.core.$ZodIssue[] {
+  if (typeof data !== 'object' || data === null) return [];
+  return Object.entries(data)
+    .filter(([, value]) => Array.isArray(value))
+    .map(([name, value]) => ({
+      code: 'custom',
+      path: [name],
+      input: value,
+      message: 'given more than once; send it once',
+      params: { ru: 'задан больше одного раза; передайте его один раз' },
+    }));
+}
 
 /** The zod issues of a validation failure of `validatorCompiler`, or null for any other error. */
 export function zodIssuesOf(error: FastifyError): z.core.$ZodIssue[] | null {
