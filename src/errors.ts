@@ -127,6 +127,12 @@ const retryAfter = (seconds: number): Record<string, string> => ({
 });
 
 /**
+ * The method a refusal names: a HEAD is the GET without its body, and its Content-Length must be the
+ * GET's (RFC 9110 §8.6), so its message names GET; "HEAD" is one character longer.
+ */
+const asGet = (method: string): string => (method === 'HEAD' ? 'GET' : method);
+
+/**
  * An account's upload storage in megabytes (MiB), as the quota refusal shows it: one decimal, or up to three
  * where one would misread. The amount in use is rounded down, so that it reads as neither nothing nor the
  * whole quota when it is neither ("0.05 MB of 0.1 MB in use", not "0.1 MB of 0.1 MB").
@@ -177,10 +183,10 @@ export const errors = {
   fileNotFound: (id: string): ApiError => new ApiError('file_not_found', { params: { id } }),
   recordNotFound: (id: string): ApiError => new ApiError('record_not_found', { params: { id } }),
   notFound: (links: Record<string, string>, method: string, path: string): ApiError =>
-    new ApiError('not_found', { params: { method, path }, body: links }),
+    new ApiError('not_found', { params: { method: asGet(method), path }, body: links }),
   methodNotAllowed: (links: Record<string, string>, allow: readonly string[], method: string): ApiError =>
     new ApiError('method_not_allowed', {
-      params: { method, allow: allow.join(', ') },
+      params: { method: asGet(method), allow: allow.join(', ') },
       headers: { Allow: allow.join(', ') },
       body: links,
     }),

@@ -35,6 +35,23 @@ describe('errors, languages and framework edges', () => {
     assert.equal(admin.headers.allow, 'POST');
   });
 
+  test('a HEAD refused 404 or 405 carries the headers of the GET, Content-Length included, and no body', async () => {
+    for (const url of [
+      '/v2/whatever',
+      '/v1/price',
+      '/v1/tasks/x/cancel',
+      '/v1/tasks/%ZZ',
+      `/v1/tasks/${'a'.repeat(1_100)}`,
+    ]) {
+      const get = await t.app.inject({ method: 'GET', url });
+      const head = await t.app.inject({ method: 'HEAD', url });
+      assert.equal(head.statusCode, get.statusCode, url);
+      assert.equal(head.headers['content-length'], get.headers['content-length'], url);
+      assert.equal(head.headers.allow, get.headers.allow, url);
+      assert.equal(head.body, '', url);
+    }
+  });
+
   test('an empty path segment names nothing under any method: 404, never 405 with an Allow that 404s', async () => {
     for (const [method, url] of [
       ['POST', '/v1/tasks/'],
