@@ -53,6 +53,7 @@ describe('errors, languages and framework edges', () => {
   });
 
   test('an empty path segment names nothing under any method: 404, never 405 with an Allow that 404s', async () => {
+    const { key } = await t.account();
     for (const [method, url] of [
       ['POST', '/v1/tasks/'],
       ['DELETE', '/v1/tasks/'],
@@ -60,8 +61,9 @@ describe('errors, languages and framework edges', () => {
       ['POST', '/v1/tasks//artifacts/0'],
       ['POST', '/v1/models/image/styles/'],
       ['PUT', '/v1/models/'],
+      ['GET', '/v1/models/'],
     ] as const) {
-      const res = await t.app.inject({ method, url });
+      const res = await t.app.inject({ method, url, headers: { authorization: `Bearer ${key}` } });
       expectError(res, 404, 'not_found');
       assert.equal(res.headers.allow, undefined, `${method} ${url}`);
     }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { balancesOf, CURRENCY, spentToday } from '../../ledger/index.ts';
 import { moscowDay } from '../../lib/index.ts';
 import type { AppDeps } from '../types.ts';
-import { errorResponses, errorSchema, modelSchema } from './schemas.ts';
+import { errorResponses, errorSchema, modelSchema, pathParam } from './schemas.ts';
 
 const meSchema = z.object({
   account_id: z.string(),
@@ -52,7 +52,7 @@ export async function modelRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         description:
           'An unknown key is 404 model_not_found; a model the key may not use is 403 model_not_allowed_for_key.',
         tags: ['models'],
-        params: z.object({ key: z.string() }),
+        params: z.object({ key: pathParam }),
         response: {
           200: modelSchema,
           ...errorResponses,
