@@ -257,6 +257,15 @@ export const errors = {
       detail: { en: 'The request has no Host header.', ru: 'В запросе нет заголовка Host.' },
       headers: { Connection: 'close' },
     }),
+  /** A request with more than one Host header, or one that is no host (RFC 9112 §3.2); closed, as above. */
+  badHost: (): ApiError =>
+    new ApiError('invalid_request', {
+      detail: {
+        en: 'The request must carry one Host header naming a host, with an optional port.',
+        ru: 'В запросе должен быть один заголовок Host с именем хоста и, при необходимости, портом.',
+      },
+      headers: { Connection: 'close' },
+    }),
   /** Text with the NUL character (U+0000), which PostgreSQL cannot store: refused on both engines. */
   nulInText: (): ApiError =>
     new ApiError('invalid_request', {

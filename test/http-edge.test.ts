@@ -233,6 +233,34 @@ describe('the HTTP edge', () => {
     assert.match(old, /^HTTP\/1\.1 200 /, old);
   });
 
+  test("a request with two Host headers or one naming no host is refused in the error table's shape", async () => {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    for (const hosts of [
+      'Host: a.example\r\nHost: b.example',
+      'Host: a.example\r\nhost: a.example',
+      'Host: a b',
+      'Host: a.example/x',
+    ]) {
+      const answer = await rawExchange(
+        port,
+        `GET /healthz HTTP/1.1\r\n${hosts}\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`,
+      );
+      assert.match(answer, /^HTTP\/1\.1 422 /, answer);
+      assert.match(answer, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+      assert.match(answer, /\r\nconnection: close\r\n/i);
+      assert.match(answer, /\{"error":\{"code":"invalid_request","message":"[^"]*Host[^"]*"\}\}$/);
+    }
+    // One Host of any form a client writes is served.
+    for (const host of ['127.0.0.1:8080', '[::1]:8080', 'api.example.', 'xn--80ak6aa92e.com']) {
+      const answer = await rawExchange(
+        port,
+        `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+      );
+      assert.match(answer, /^HTTP\/1\.1 200 /, answer);
+    }
+  });
+
   test('an Expect other than 100-continue is ignored: the request is served with its request id', async () => {
     if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as net.AddressInfo).port;

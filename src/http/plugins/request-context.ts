@@ -14,8 +14,9 @@ export function requestIdOf(req: RawRequestDefaultExpression): string {
 
 /**
  * X-Request-Id and `X-Content-Type-Options: nosniff` on every response and the message language of every
- * request (CONTRACT §8). An HTTP/1.1 request without Host (RFC 9112 §3.2) is refused here, as Node would,
- * but in the error table's shape.
+ * request (CONTRACT §8). An HTTP/1.1 request without Host, and any with more than one or with one that
+ * names no host (RFC 9112 §3.2), is refused here, as Node would refuse the first, but in the error
+ * table's shape.
  */
 export function installRequestContext(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
@@ -28,10 +29,27 @@ export function installRequestContext(app: FastifyInstance): void {
     reply.header('x-content-type-options', 'nosniff');
     const query = request.query as Record<string, unknown> | undefined;
     request.lang = negotiateLang(query?.lang, request.headers['accept-language']);
-    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+    const host = request.headers.host;
+    if (host === undefined && request.raw.httpVersion === '1.1') {
       done(errors.missingHost());
+      return;
+    }
+    // Node keeps the first of several Host lines, where a proxy in front may have read another.
+    if (host !== undefined && (!HOST.test(host) || hostLines(request.raw.rawHeaders) > 1)) {
+      done(errors.badHost());
       return;
     }
     done();
   });
+}
+
+/** A Host value (RFC 9112 §3.2, RFC 3986 §3.2.2): a name, an IPv4 or a bracketed IPv6 address, a port. */
+const HOST = /^(?:\[[0-9A-Za-z:.%]+\]|[\w\-.~!$&'()*+,;=%]*)(?::\d*)?$/;
+
+function hostLines(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.length === 4 && rawHeaders[i]?.toLowerCase() === 'host') count += 1;
+  }
+  return count;
 }
