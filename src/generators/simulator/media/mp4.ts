@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
 import ffmpeg from '@ffmpeg-installer/ffmpeg';
 import type { VideoOutput } from '../../../catalog/index.ts';
 import { createRng, hex, hsl, type Rng } from './seed.ts';
@@ -140,21 +141,40 @@ export function ffmpegArgs(plan: VideoOutput, path: string): string[] {
   ];
 }
 
-/** Runs ffmpeg with `args`; kills it when `signal` aborts; rejects with its last words on failure. */
-export function runFfmpeg(args: string[], signal?: AbortSignal): Promise<void> {
+/**
+ * Runs ffmpeg with `args`; kills it when `signal` aborts; rejects with its last words on failure. With
+ * `feed`, its standard input is a pipe that `feed` writes (and that is ended after it).
+ */
+export function runFfmpeg(
+  args: string[],
+  signal?: AbortSignal,
+  feed?: (stdin: Writable) => Promise<void>,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
       return;
     }
     const child = spawn(FFMPEG_PATH, args, {
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: [feed ? 'pipe' : 'ignore', 'ignore', 'pipe'],
       signal,
       killSignal: 'SIGKILL',
     });
+    if (feed && child.stdin) {
+      const stdin = child.stdin;
+      // A write after ffmpeg ended (it failed, or was killed) is said by its exit, not by EPIPE.
+      stdin.on('error', () => {});
+      feed(stdin).then(
+        () => stdin.end(),
+        (error: unknown) => {
+          child.kill('SIGKILL');
+          reject(error);
+        },
+      );
+    }
     let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
       stderr = (stderr + chunk).slice(-4000);
     });
     child.on('error', (error) => {
