@@ -191,6 +191,9 @@ export function parseSize(text: string): number | null {
   return bytes > 0 && Number.isSafeInteger(bytes) ? bytes : null;
 }
 
+/** Slowest SIM_SPEED: a thousand times slower than the providers. */
+const MIN_SIM_SPEED = 0.001;
+
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /**
@@ -254,8 +257,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   const metricsToken = bearerToken(env, 'METRICS_TOKEN');
   const simSpeedText = env.SIM_SPEED?.trim() || '1';
   const simSpeed = Number(simSpeedText);
-  if (!Number.isFinite(simSpeed) || simSpeed <= 0)
-    throw new ConfigError('SIM_SPEED must be a positive number');
+  // A thousandth already makes a song take five days. Far below, the scaled times outgrow a date (a
+  // library step answered 500) and then Infinity, which a run's handle stores as null: the run ended at once.
+  if (!Number.isFinite(simSpeed) || simSpeed < MIN_SIM_SPEED)
+    throw new ConfigError(`SIM_SPEED must be a number of at least ${MIN_SIM_SPEED}`);
   const logLevel = (env.LOG_LEVEL?.trim() || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel))
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
