@@ -47,6 +47,17 @@ describe('simulator runs', () => {
     assert.equal((await sim.status(handle)).state, 'running');
   });
 
+  test('progress stays within 0 to 99 when the clock steps back a little after the start', async () => {
+    // The database clock is re-measured every minute, and a resumed run may be read by another process:
+    // either can put "now" a few milliseconds before the run's recorded start.
+    const clock = new ManualClock();
+    const sim = new Simulator({ clock, simSpeed: 100 });
+    const run = { key: 't1/1', startedAt: clock.now() };
+    const handle = await sim.create(request('a cup'), run);
+    clock.advance(-5);
+    assert.deepEqual(await sim.status(handle), { state: 'running', progress: 0, pollAfterMs: 45 });
+  });
+
   test('[sim:hang] polls never answer (the simulator takes no signal there at all)', async () => {
     const clock = new ManualClock();
     const sim = new Simulator({ clock, simSpeed: 1000 });

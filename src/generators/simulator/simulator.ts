@@ -141,7 +141,9 @@ export class Simulator implements Generator {
           ? run.durationMs * 0.5
           : run.durationMs;
     if (elapsed < endMs) {
-      const progress = Math.min(99, Math.floor((elapsed / Math.max(1, run.durationMs)) * 100));
+      // A clock a few milliseconds behind the run's start (re-measured, or another process's) is not -1 %.
+      const share = Math.max(0, elapsed) / Math.max(1, run.durationMs);
+      const progress = Math.min(99, Math.floor(share * 100));
       return {
         state: 'running',
         progress,
