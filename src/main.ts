@@ -6,6 +6,13 @@ import { collectStartupGarbage } from './lib/index.ts';
 /** Balance of the demo account made on first start (kopecks): 10,000 RUB. */
 const DEMO_BALANCE_MINOR = 1_000_000;
 
+/**
+ * How long a shutdown lets requests under way finish (milliseconds). A download to a client that reads
+ * slowly, or not at all, or a trickled upload, would otherwise hold the close for as long as it lasts
+ * (hours, for 100 MB at a few KB/s), the worker running on meanwhile; past this it is cut off.
+ */
+const SHUTDOWN_GRACE_MS = 5_000;
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const container = await createContainer(config);
@@ -24,7 +31,9 @@ async function main(): Promise<void> {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
+    const cutOff = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     await app.close();
+    clearTimeout(cutOff);
     await container.close();
     process.exit(0);
   };

@@ -1,0 +1,75 @@
+/**
+ * SIGTERM of the real process (`npm start`) while a client downloads a large file and stops reading: the
+ * download is cut off after a grace period and the process exits, instead of waiting for the client.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { exited, freePort, startServer } from './processes.ts';
+
+/** A WAV of `dataBytes` bytes of silence: larger than the socket buffers of loopback together. */
+function wav(dataBytes: number): Buffer<ArrayBuffer> {
+  const file = Buffer.alloc(44 + dataBytes);
+  file.write('RIFF', 0);
+  file.writeUInt32LE(36 + dataBytes, 4);
+  file.write('WAVEfmt ', 8);
+  file.writeUInt32LE(16, 16);
+  file.writeUInt16LE(1, 20);
+  file.writeUInt16LE(2, 22);
+  file.writeUInt32LE(44_100, 24);
+  file.writeUInt32LE(44_100 * 4, 28);
+  file.writeUInt16LE(4, 32);
+  file.writeUInt16LE(16, 34);
+  file.write('data', 36);
+  file.writeUInt32LE(dataBytes, 40);
+  return file;
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-shutdown-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+test('SIGTERM with a download whose client stopped reading exits within a few seconds', async () => {
+  const port = await freePort();
+  const server = await startServer({ PORT: String(port), DATA_DIR: dir, LOG_LEVEL: 'warn' });
+  const client = new net.Socket();
+  try {
+    const key = /gta_[A-Za-z0-9]{32}/.exec(server.output())?.[0];
+    assert.ok(key, server.output());
+    const res = await fetch(`${server.base}/v1/files?filename=long.wav`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'audio/wav' },
+      body: wav(40 * 1024 * 1024),
+    });
+    assert.equal(res.status, 201);
+    const link = new URL(((await res.json()) as { url: string }).url);
+
+    // A client that asks for the file, reads its first bytes and then reads nothing more.
+    await new Promise<void>((resolve, reject) => {
+      client.once('error', reject);
+      client.connect(port, '127.0.0.1', () => {
+        client.write(`GET ${link.pathname} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+        client.once('data', (chunk) => {
+          assert.match(String(chunk), /^HTTP\/1\.1 200/);
+          client.pause();
+          resolve();
+        });
+      });
+    });
+    client.on('error', () => {});
+
+    const started = Date.now();
+    server.child.kill('SIGTERM');
+    const code = await Promise.race([
+      exited(server.child),
+      new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 20_000).unref()),
+    ]);
+    assert.equal(code, 0, server.output());
+    assert.ok(Date.now() - started < 15_000, `exited after ${Date.now() - started} ms`);
+  } finally {
+    client.destroy();
+    if (server.child.exitCode === null) server.child.kill('SIGKILL');
+  }
+});
