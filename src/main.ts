@@ -40,15 +40,17 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
+  await app.ready();
+  collectStartupGarbage();
+  const address = await app.listen({ port: config.port, host: config.host });
+  // Only a process that got its port claims work: one that cannot listen (a second start on the same port
+  // and data) exits at once, and jobs it had claimed would wait out their lease.
   if (config.embeddedWorker) {
     container.worker.start();
     container.webhookSender.start();
   }
   container.sweeper.start();
   container.topupSweep.start(config.payments.sweepIntervalMs);
-  await app.ready();
-  collectStartupGarbage();
-  const address = await app.listen({ port: config.port, host: config.host });
   const base = config.publicBaseUrl;
   process.stdout.write(`Listening on ${address} (dashboard: ${base}/, docs: ${base}/docs)\n`);
 }
