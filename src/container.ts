@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { AdminService, KeyAuthenticator } from './accounts/index.ts';
 import { findModel, loadPriceTable, MODELS, type PriceTable } from './catalog/index.ts';
-import type { Config } from './config.ts';
+import { type Config, ConfigError } from './config.ts';
 import { createDb, type Db, migrateToLatest } from './db/index.ts';
 import { WebhookSender, type WebhookSenderOptions, WebhookService } from './events/index.ts';
 import { UploadService } from './files/index.ts';
@@ -132,10 +132,7 @@ export async function createContainer(
   const metrics = new Metrics({ processMetrics: config.metricsToken !== null });
   const telemetry = new TaskTelemetry({ log, metrics });
   const prices = overrides.prices ?? loadPriceTable(MODELS);
-  // A request's transactions give up on a row lock after a few seconds (answered as retryable) rather than
-  // wait behind a stuck worker until the statement timeout; the worker's and sweepers' wait as before.
-  const db = createDb(config.databaseUrl, { inRequest: () => currentRequestId() !== undefined });
-  await migrateToLatest(db);
+  const db = await openDatabase(config);
   // Leases, idempotency locks, deadlines and timestamps follow the database's clock, which every process
   // shares, not this host's.
   const dbClock = overrides.clock
@@ -452,4 +449,43 @@ export async function createContainer(
       await db.close();
     },
   };
+}
+
+/** Why a SQLite file cannot be the service's database: the folder or the file, not the service. */
+const SQLITE_OPEN_FAILURES = new Set([
+  'SQLITE_CANTOPEN',
+  'SQLITE_NOTADB',
+  'SQLITE_READONLY',
+  'SQLITE_CORRUPT',
+  'EACCES',
+  'EEXIST',
+  'ENOTDIR',
+  'EROFS',
+]);
+
+/**
+ * The database, migrated. A SQLite file that cannot be opened or written (a read-only DATA_DIR, a file
+ * where the folder should be, a file that is not a database) stops the start with a message naming it,
+ * as a bad setting does, not a stack trace.
+ */
+async function openDatabase(config: Config): Promise<Db> {
+  let db: Db | null = null;
+  try {
+    // A request's transactions give up on a row lock after a few seconds (answered as retryable) rather
+    // than wait behind a stuck worker until the statement timeout; the worker's and sweepers' wait as before.
+    db = createDb(config.databaseUrl, { inRequest: () => currentRequestId() !== undefined });
+    await migrateToLatest(db);
+    return db;
+  } catch (error) {
+    await db?.close().catch(() => {});
+    const code = (error as { code?: unknown }).code;
+    const sqlite = config.databaseUrl.startsWith('sqlite:');
+    if (!sqlite || typeof code !== 'string' || !SQLITE_OPEN_FAILURES.has(code)) throw error;
+    const file = config.databaseUrl.slice('sqlite:'.length);
+    const message = (error as Error).message;
+    throw new ConfigError(
+      `the SQLite database ${file} cannot be used (${message.startsWith(code) ? message : `${code}: ${message}`}); ` +
+        `DATA_DIR (${config.dataDir}) must be a writable folder of the service's own`,
+    );
+  }
 }

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { exited, freePort, ROOT } from './processes.ts';
+import { exited, freePort, ROOT, runToExit } from './processes.ts';
 
 let dir: string;
 
@@ -73,28 +73,15 @@ async function start(
 ): Promise<{ code: number | null; out: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of ['GENERATORS_FILE', 'SUNO_KEY_NOT_SET', 'DATABASE_URL', 'STORAGE_URL']) delete env[key];
-  const child = spawn(process.execPath, [script], {
-    cwd: ROOT,
-    env: {
-      ...env,
-      GENERATORS_FILE: file,
-      TRIPO_API_KEY: 'tsk_start',
-      ODD_KEY: 'odd',
-      PORT: String(await freePort()),
-      DATA_DIR: path.join(dir, `data-${name}`),
-      LOG_LEVEL: 'info',
-    },
-    stdio: 'pipe',
+  return runToExit(script, {
+    ...env,
+    GENERATORS_FILE: file,
+    TRIPO_API_KEY: 'tsk_start',
+    ODD_KEY: 'odd',
+    PORT: String(await freePort()),
+    DATA_DIR: path.join(dir, `data-${name}`),
+    LOG_LEVEL: 'info',
   });
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += String(d);
-  });
-  child.stderr?.on('data', (d) => {
-    out += String(d);
-  });
-  const code = await exited(child);
-  return { code, out };
 }
 
 test('a bad GENERATORS_FILE stops the API and the worker with exit 1 and a message naming the channel', async () => {

@@ -75,3 +75,19 @@ export async function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
   return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
 }
+
+/** Runs `script` (a process that is expected to stop by itself) to its end: its exit code and all it wrote. */
+export async function runToExit(
+  script: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: 'pipe' });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr?.on('data', (d) => {
+    out += String(d);
+  });
+  return { code: await exited(child), out };
+}
