@@ -64,6 +64,19 @@ describe('the delivery queue', () => {
     );
   });
 
+  /** What a claim of 8 takes while the host `dead:81` holds its whole share (8 of 8 slots). */
+  const claimedBesideFullHost = async (): Promise<string[]> =>
+    (
+      await claimDeliveries(db, {
+        owner: 'A',
+        limit: 8,
+        now: at(1_000),
+        leaseMs: 30_000,
+        busyKeys: new Set(),
+        hostShare: { busy: new Map([['dead:81', 8]]), max: 8 },
+      })
+    ).map((d) => d.id);
+
   test("a full host's backlog, however long, does not hide other hosts' deliveries behind it", async () => {
     await db.db.deleteFrom('webhook_deliveries').execute();
     // A dead receiver with its share in flight, and many events of other tasks (other order keys) queued for
@@ -72,18 +85,7 @@ describe('the delivery queue', () => {
       await add(`msg_dead${String(i).padStart(3, '0')}`, `t${i % 3}-${i}`, `http://dead:81/${i % 3}`, at(i));
     }
     await add('msg_live', 't9', 'http://live/hook', at(200));
-    const claimed = await claimDeliveries(db, {
-      owner: 'A',
-      limit: 8,
-      now: at(1_000),
-      leaseMs: 30_000,
-      busyKeys: new Set(),
-      hostShare: { busy: new Map([['dead:81', 8]]), max: 8 },
-    });
-    assert.deepEqual(
-      claimed.map((d) => d.id),
-      ['msg_live'],
-    );
+    assert.deepEqual(await claimedBesideFullHost(), ['msg_live']);
   });
 
   test("a full host's backlog to many URLs (one per task) does not hide other hosts' deliveries", async () => {
@@ -94,18 +96,7 @@ describe('the delivery queue', () => {
       await add(`msg_dead${String(i).padStart(3, '0')}`, `t${i}`, `http://dead:81/hook?task=t${i}`, at(i));
     }
     await add('msg_live', 't9', 'http://live/hook', at(500));
-    const claimed = await claimDeliveries(db, {
-      owner: 'A',
-      limit: 8,
-      now: at(1_000),
-      leaseMs: 30_000,
-      busyKeys: new Set(),
-      hostShare: { busy: new Map([['dead:81', 8]]), max: 8 },
-    });
-    assert.deepEqual(
-      claimed.map((d) => d.id),
-      ['msg_live'],
-    );
+    assert.deepEqual(await claimedBesideFullHost(), ['msg_live']);
   });
 
   test('a delivery ended while in flight (its endpoint deleted) stays ended whatever the attempt says', async () => {
