@@ -8,7 +8,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_TOKEN } from '../helpers.ts';
-import { confirmedPerson, launchBrowser, newContext, type Person, startWebApp, type WebApp } from './kit.ts';
+import {
+  chooseLanguage,
+  confirmedPerson,
+  launchBrowser,
+  newContext,
+  type Person,
+  startWebApp,
+  type WebApp,
+} from './kit.ts';
 
 const PHONE = { width: 375, height: 800 };
 /** The narrowest phones still sold. */
@@ -130,6 +138,30 @@ describe('pages on a 375 px wide screen', () => {
       assert.deepEqual(await tooWide(page, web.base, forms, SMALL_PHONE.width), [], acceptLanguage);
       await context.close();
     }
+  });
+
+  test("no task's page scrolls sideways on a 360 px screen, its settings' long Russian labels included", async () => {
+    const csrf = await person.page.locator('meta[name="csrf-token"]').getAttribute('content');
+    const paths: string[] = [];
+    for (const data of [
+      { model: 'music', settings: { mode: 'generate', songDescription: 'a song about a ginger cat' } },
+      { model: 'model-3d', settings: { task_type: 'text_to_model', prompt: 'a small wooden chair' } },
+    ]) {
+      const task = await person.page.request.post(`${web.base}/v1/tasks`, {
+        data,
+        headers: { 'x-csrf-token': csrf ?? '' },
+      });
+      assert.equal(task.status(), 202, await task.text());
+      paths.push(`/tasks/${((await task.json()) as { id: string }).id}`);
+    }
+    const { page } = person;
+    await page.setViewportSize(SMALL_PHONE);
+    assert.deepEqual(await tooWide(page, web.base, paths, SMALL_PHONE.width), []);
+    // The person's saved language wins over the browser's: they choose Russian, and English again after.
+    await chooseLanguage(page, 'Русский');
+    assert.equal(await page.getAttribute('html', 'lang'), 'ru');
+    assert.deepEqual(await tooWide(page, web.base, paths, SMALL_PHONE.width), [], 'ru');
+    await chooseLanguage(page, 'English');
   });
 
   test("no page of the operator console scrolls sideways, an account's included", async () => {
