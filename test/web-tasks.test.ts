@@ -184,6 +184,9 @@ describe('tasks pages without a worker (tasks stay queued)', () => {
     assert.match(res.body, />В очереди</);
     assert.match(res.body, />Создана</);
     assert.match(res.body, /\d{4} г\./, 'a Russian date');
+    // "Any" agrees with its filter's noun: Модель is feminine, Состояние neuter.
+    assert.match(res.body, /<select name="model">\s*<option value[^>]*>Любая</);
+    assert.match(res.body, /<select name="status">\s*<option value[^>]*>Любое</);
   });
 });
 

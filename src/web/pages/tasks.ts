@@ -101,7 +101,7 @@ export async function tasksPages(app: FastifyInstance, deps: PageDeps): Promise<
         </label>
         <label>${w.tasksStatus}
           <select name="status">
-            ${option('', w.tasksAny, filters.status)} ${TASK_STATUSES.map((s) => option(s, w[`status_${s}`], filters.status))}
+            ${option('', w.tasksAnyStatus, filters.status)} ${TASK_STATUSES.map((s) => option(s, w[`status_${s}`], filters.status))}
           </select>
         </label>
         <button type="submit" class="secondary">${w.tasksFilter}</button>
