@@ -39,6 +39,21 @@ async function tooWide(
   return wide;
 }
 
+/**
+ * Puts the person's pages in `lang`: a person's saved language wins over the browser's Accept-Language, so
+ * Russian is chosen with the Language control (and English chosen back by `restore`).
+ */
+async function inLanguage(page: Page, base: string, lang: string): Promise<() => Promise<void>> {
+  if (lang !== 'ru') return async () => {};
+  await page.goto(`${base}/`);
+  await chooseLanguage(page, 'Русский');
+  assert.equal(await page.getAttribute('html', 'lang'), 'ru');
+  return async () => {
+    await page.goto(`${base}/`);
+    await chooseLanguage(page, 'English');
+  };
+}
+
 describe('pages on a 375 px wide screen', () => {
   let web: WebApp;
   let browser: Browser;
@@ -86,7 +101,9 @@ describe('pages on a 375 px wide screen', () => {
     await russian.addCookies(await person.context.cookies());
     const ru = await russian.newPage();
     await ru.setViewportSize(PHONE);
-    assert.deepEqual(await tooWide(ru, web.base, paths), []);
+    const restore = await inLanguage(ru, web.base, 'ru');
+    assert.deepEqual(await tooWide(ru, web.base, paths), [], 'ru');
+    await restore();
     await russian.close();
   });
 
@@ -96,6 +113,7 @@ describe('pages on a 375 px wide screen', () => {
       await context.addCookies(await person.context.cookies());
       const page = await context.newPage();
       await page.setViewportSize(PHONE);
+      const restore = await inLanguage(page, web.base, acceptLanguage);
       await page.goto(`${web.base}/new`);
       const models = await page
         .locator('#new-model option')
@@ -120,6 +138,7 @@ describe('pages on a 375 px wide screen', () => {
         }
       }
       assert.deepEqual(wide, []);
+      await restore();
       await context.close();
     }
   });
@@ -130,12 +149,14 @@ describe('pages on a 375 px wide screen', () => {
       await context.addCookies(await person.context.cookies());
       const page = await context.newPage();
       await page.setViewportSize(SMALL_PHONE);
+      const restore = await inLanguage(page, web.base, acceptLanguage);
       await page.goto(`${web.base}/libraries`);
       const forms = await page
         .locator('a[href^="/libraries/"][href$="/new"]')
         .evaluateAll((links) => [...new Set(links.map((a) => a.getAttribute('href') ?? ''))]);
       assert.ok(forms.length >= 8, forms.join(' '));
       assert.deepEqual(await tooWide(page, web.base, forms, SMALL_PHONE.width), [], acceptLanguage);
+      await restore();
       await context.close();
     }
   });
