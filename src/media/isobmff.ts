@@ -215,10 +215,12 @@ function editListSeconds(bytes: Uint8Array, elst: Box, movieTimescale: number): 
 /**
  * Length of a track (seconds). `mdhd`'s duration is a header field the sender writes, which players do
  * not go by: they play the samples of the sample table (`stts`), cut by the edit list (`elst`) when there
- * is one. So the length is the longer of `mdhd`'s claim and what the samples play: a file whose headers
- * understate its length (a 9 s clip whose `mdhd`, `tkhd` and `mvhd` say 3 s, which ffmpeg decodes whole)
- * is not priced or bounded as a short one, and honest files read as they always did. Null when the sample
- * table is too long to measure: such a track has no length we can trust.
+ * is one. So a track with an edit list is as long as the samples it presents: ffmpeg's AAC track of an
+ * 8-minute M4A, whose samples and `mdhd` also count the encoder's delay (480.023 s), reads 480 s, as
+ * players show it. Without one the length is the longer of `mdhd`'s claim and what the samples play: a
+ * file whose headers understate its length (a 9 s clip whose `mdhd`, `tkhd` and `mvhd` say 3 s, which
+ * ffmpeg decodes whole) is not priced or bounded as a short one, and honest files read as they always
+ * did. Null when the sample table is too long to measure: such a track has no length we can trust.
  */
 function trackSeconds(
   bytes: Uint8Array,
@@ -232,10 +234,10 @@ function trackSeconds(
   const stts = descendant(bytes, trak, ['mdia', 'minf', 'stbl', 'stts'], budget);
   const units = stts && sampleTableDuration(bytes, stts);
   if (units === null) return null;
-  let played = timescale && units ? units / timescale : undefined;
+  const played = timescale && units ? units / timescale : undefined;
   const elst = movieTimescale && descendant(bytes, trak, ['edts', 'elst'], budget);
   const edited = elst && movieTimescale ? editListSeconds(bytes, elst, movieTimescale) : undefined;
-  if (played !== undefined && edited !== undefined) played = Math.min(played, edited);
+  if (played !== undefined && edited !== undefined && edited > 0) return Math.min(played, edited);
   const seconds = Math.max(claimed ?? 0, played ?? 0);
   return seconds > 0 ? seconds : undefined;
 }

@@ -127,6 +127,14 @@ describe('sniff and probe real files', () => {
     assert.ok(Math.abs((info.videoSeconds ?? -1) - 5) < 0.001);
   });
 
+  it("an M4A's length is what its edit list presents, not its encoder delay added", async () => {
+    // ffmpeg's AAC track of a 480 s file runs 480.023 s (mdhd, mvhd); its edit list presents 480 s, as
+    // players show it, so a cover or extend track of exactly 8 minutes is within its bound.
+    const path = await fixtures.makeM4a(dir, 480);
+    const probed = await probeFile(path, 'm4a');
+    assert.ok(Math.abs((probed.durationSeconds ?? -1) - 480) < 0.001, `${probed.durationSeconds}`);
+  });
+
   it('a length its headers understate is read from what the samples play (MP4 video, M4A sound)', async () => {
     // mvhd, tkhd and mdhd of every track say a third of the length; ffmpeg still decodes it all.
     const understate = (bytes: Buffer): Buffer => {

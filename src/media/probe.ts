@@ -187,10 +187,10 @@ export async function probeFile(
   }
   const result = await pool.probe(path, isVideo);
   if (format === 'mp4' || format === 'mov' || format === 'm4a') {
-    // A video's length is its video track's: the container's also counts a sound track's encoder delay,
-    // so a "5 s" clip of ffmpeg with AAC sound read 5.023 s, past a 5 s bound. A track's length is never
-    // less than its samples play, whatever its headers say (`isobmff.ts`, `trackSeconds`): a sound file's
-    // neither.
+    // A video's length is its video track's, a sound file's its sound track's: the container's also counts
+    // the AAC encoder's delay, so a "5 s" clip of ffmpeg with AAC sound read 5.023 s, past a 5 s bound, and
+    // an 8-minute M4A 480.023 s. A track's length is what its samples play, cut by its edit list, whatever
+    // its headers say (`isobmff.ts`, `trackSeconds`).
     const movie: MovieInfo = await withReader(path, readMovieInfo).catch(() => ({}));
     const track = isVideo && movie.videoSeconds !== undefined ? movie.videoSeconds : movie.soundSeconds;
     // A track too long to measure has no length to trust: none is given, rather than the headers' claim.
@@ -201,6 +201,8 @@ export async function probeFile(
       return sized;
     }
     if (isVideo && movie.videoSeconds !== undefined) result.durationSeconds = track;
+    else if (!isVideo && track !== undefined) result.durationSeconds = track;
+    // A video whose video track has no length: never shorter than its sound.
     else if (track !== undefined) result.durationSeconds = Math.max(result.durationSeconds ?? 0, track);
     fill(result, movie, isVideo);
   }
