@@ -121,6 +121,34 @@ export function makeMp4(
   );
 }
 
+/**
+ * Fragmented H.264 MP4 (`-movflags frag_keyframe`, a key frame each second) of `seconds`: its `moov`
+ * holds the first fragment's samples, `moof` boxes after it hold the rest.
+ */
+export function makeFragmentedMp4(
+  dir: string,
+  seconds: number,
+  width: number,
+  height: number,
+): Promise<string> {
+  return runFfmpeg(
+    [
+      ...testVideo(seconds, width, height),
+      '-c:v',
+      'libx264',
+      '-preset',
+      'ultrafast',
+      '-pix_fmt',
+      'yuv420p',
+      '-g',
+      '10',
+      '-movflags',
+      'frag_keyframe',
+    ],
+    fixturePath(dir, 'mp4'),
+  );
+}
+
 /** H.264 MP4 with an AAC sound track, `seconds` long. */
 export function makeMp4WithAudio(
   dir: string,

@@ -21,6 +21,11 @@ export interface MovieInfo {
   videoSeconds?: number | null;
   /** Length of the first sound track (seconds), as `videoSeconds`. */
   soundSeconds?: number | null;
+  /**
+   * The `moov` has an `mvex`: the movie goes on in fragments (`moof`) after it, which its durations and
+   * sample tables do not count, so none of the lengths above is given.
+   */
+  fragmented?: true;
 }
 
 /**
@@ -259,7 +264,8 @@ export async function readMovieInfo(read: ByteReader, fileSize: number): Promise
   let video: Box | undefined;
   let sound: Box | undefined;
   for (const box of children(moov, root.start, root.end, budget)) {
-    if (box.type === 'mvhd') {
+    if (box.type === 'mvex') info.fragmented = true;
+    else if (box.type === 'mvhd') {
       const duration = mvhdDuration(moov, box);
       if (duration !== undefined) info.durationSeconds = duration;
       movieTimescale = timescaleOf(moov, box);
@@ -272,6 +278,12 @@ export async function readMovieInfo(read: ByteReader, fileSize: number): Promise
         if (size) Object.assign(info, size);
       } else if (handler === 'soun' && sound === undefined) sound = box;
     }
+  }
+  // A fragmented movie's `moov` describes at most its first fragment: a 9 s clip of ffmpeg's
+  // `frag_keyframe` read 1 s. Its length is left to a reader that walks the fragments.
+  if (info.fragmented) {
+    delete info.durationSeconds;
+    return info;
   }
   const videoSeconds = video && trackSeconds(moov, video, movieTimescale, budget);
   if (videoSeconds !== undefined) info.videoSeconds = videoSeconds;

@@ -166,6 +166,18 @@ describe('sniff and probe real files', () => {
     }
   });
 
+  it("a fragmented MP4's length counts every fragment, not only the moov's first one", async () => {
+    // Its moov describes the first second; a 9 s clip read 1 s and passed a 5 s bound, priced as 1 s.
+    const path = await fixtures.makeFragmentedMp4(dir, 9, 64, 48);
+    const bytes = await readFile(path);
+    const info = await readMovieInfo(bufferReader(bytes), bytes.length);
+    assert.equal(info.fragmented, true);
+    assert.deepEqual([info.durationSeconds, info.videoSeconds], [undefined, undefined]);
+    const probed = await probeFile(path, 'mp4');
+    assert.ok(Math.abs((probed.durationSeconds ?? -1) - 9) < 0.001, `${probed.durationSeconds}`);
+    assert.deepEqual([probed.width, probed.height], [64, 48]);
+  });
+
   it('the ffprobe fallback reads length and frame size', async () => {
     const probed = await probeWithFfprobe(paths.get('mov')!, 'mov');
     assert.ok(Math.abs((probed.durationSeconds ?? -1) - 1.5) <= 0.15);

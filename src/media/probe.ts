@@ -12,7 +12,8 @@
  *    longest of the container and track durations.
  * 3. MP4/MOV/M4A: the `moov` box (`mvhd` duration, video `tkhd` size) read by `isobmff.ts`, and the
  *    length of the video track (of the sound track for a file without one), never less than its samples
- *    play, whatever the headers claim.
+ *    play, whatever the headers claim. A fragmented movie's length is ffprobe's: its `moov` does not
+ *    count the fragments.
  * 4. The bundled ffprobe's JSON report (the container's duration and the first video stream's size),
  *    last, because it runs a large demuxer on untrusted input.
  * A fact no source can read is left out; the caller decides what a missing length means.
@@ -192,6 +193,9 @@ export async function probeFile(
     // an 8-minute M4A 480.023 s. A track's length is what its samples play, cut by its edit list, whatever
     // its headers say (`isobmff.ts`, `trackSeconds`).
     const movie: MovieInfo = await withReader(path, readMovieInfo).catch(() => ({}));
+    // music-metadata reads the same `moov`, so it too counts only a fragmented movie's first fragment:
+    // ffprobe, which walks the fragments, gives the length.
+    if (movie.fragmented) delete result.durationSeconds;
     const track = isVideo && movie.videoSeconds !== undefined ? movie.videoSeconds : movie.soundSeconds;
     // A track too long to measure has no length to trust: none is given, rather than the headers' claim.
     if (track === null) {
