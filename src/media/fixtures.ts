@@ -97,6 +97,9 @@ export function makeAac(dir: string, seconds: number): Promise<string> {
   return runFfmpeg([...sine(seconds), '-c:a', 'aac', '-b:a', '64k', '-f', 'adts'], fixturePath(dir, 'aac'));
 }
 
+/** The H.264 encoding of the fixtures' video-only MP4s. */
+const H264 = ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'];
+
 /** H.264 MP4 (video only, faststart unless `moovAtEnd`) of `seconds`, `width`×`height` pixels. */
 export function makeMp4(
   dir: string,
@@ -106,23 +109,11 @@ export function makeMp4(
   moovAtEnd = false,
 ): Promise<string> {
   const faststart = moovAtEnd ? [] : ['-movflags', '+faststart'];
-  return runFfmpeg(
-    [
-      ...testVideo(seconds, width, height),
-      '-c:v',
-      'libx264',
-      '-preset',
-      'ultrafast',
-      '-pix_fmt',
-      'yuv420p',
-      ...faststart,
-    ],
-    fixturePath(dir, 'mp4'),
-  );
+  return runFfmpeg([...testVideo(seconds, width, height), ...H264, ...faststart], fixturePath(dir, 'mp4'));
 }
 
 /**
- * Fragmented H.264 MP4 (`-movflags frag_keyframe`, a key frame each second) of `seconds`: its `moov`
+ * Fragmented H.264 MP4 (`-movflags frag_keyframe`, a key frame every 10 frames) of `seconds`: its `moov`
  * holds the first fragment's samples, `moof` boxes after it hold the rest.
  */
 export function makeFragmentedMp4(
@@ -132,19 +123,7 @@ export function makeFragmentedMp4(
   height: number,
 ): Promise<string> {
   return runFfmpeg(
-    [
-      ...testVideo(seconds, width, height),
-      '-c:v',
-      'libx264',
-      '-preset',
-      'ultrafast',
-      '-pix_fmt',
-      'yuv420p',
-      '-g',
-      '10',
-      '-movflags',
-      'frag_keyframe',
-    ],
+    [...testVideo(seconds, width, height), ...H264, '-g', '10', '-movflags', 'frag_keyframe'],
     fixturePath(dir, 'mp4'),
   );
 }
