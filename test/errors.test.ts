@@ -238,13 +238,17 @@ describe('unexpected failures', () => {
     timeout: 20_000,
   }, async () => {
     const t = await startTestApp({ worker: false });
-    // A bucket or a database server that takes the connection and never answers (a stopped process, a
-    // cut network): a probe must hear "not ready", not wait for the clients' own 35 to 60 s timeouts.
-    t.container.storage.ping = () => new Promise<void>(() => {});
-    const started = performance.now();
-    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
-    expectError(ready, 503, 'not_ready');
-    assert.ok(performance.now() - started < READY_TIMEOUT_MS + 1_000);
-    await t.app.close();
+    try {
+      // A bucket or a database server that takes the connection and never answers (a stopped process, a
+      // cut network): a probe must hear "not ready", not wait for the clients' own 35 to 60 s timeouts.
+      t.container.storage.ping = () => new Promise<void>(() => {});
+      const started = performance.now();
+      const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+      expectError(ready, 503, 'not_ready');
+      assert.ok(performance.now() - started < READY_TIMEOUT_MS + 1_000);
+    } finally {
+      // The whole app, its database included: a PostgreSQL pool left open keeps the file's process alive.
+      await t.close();
+    }
   });
 });
