@@ -3,13 +3,12 @@
  * claim jobs first, which would then wait out their lease (`JOB_LEASE`) before anyone runs them.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { createDb } from '../src/db/index.ts';
-import { exited, freePort, ROOT, startServer } from './processes.ts';
+import { exited, freePort, runToExit, startServer } from './processes.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-port-taken-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -29,17 +28,9 @@ test('a start that finds its port taken exits without claiming a job', async () 
     });
     assert.equal(res.status, 202);
 
-    const second = spawn(process.execPath, ['src/main.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: 'pipe',
-    });
-    let err = '';
-    second.stderr?.on('data', (d) => {
-      err += String(d);
-    });
-    assert.equal(await exited(second), 1);
-    assert.match(err, /EADDRINUSE/);
+    const second = await runToExit('src/main.ts', { ...process.env, ...env });
+    assert.equal(second.code, 1);
+    assert.match(second.out, /EADDRINUSE/);
 
     const db = createDb(`sqlite:${path.join(dir, 'service.db')}`);
     try {
