@@ -114,13 +114,24 @@ export const SCREENSHOT_DIR =
     ? path.join(ROOT, 'docs', 'screenshots')
     : path.join(ROOT, '.tmp', 'screenshots');
 
+/** Tries of a screenshot: Chromium under load sometimes answers "Unable to capture screenshot" once. */
+const SCREENSHOT_TRIES = 3;
+
 /** Saves the whole page as `<name>.png`: 1280 wide, animations stopped, no caret. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   await page.setViewportSize(VIEWPORT);
-  await page.screenshot({ path: file, fullPage: true, animations: 'disabled', caret: 'hide' });
-  return file;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await page.screenshot({ path: file, fullPage: true, animations: 'disabled', caret: 'hide' });
+      return file;
+    } catch (error) {
+      // Only the compositor's transient refusal is tried again; a closed page or a timeout is a failure.
+      if (attempt >= SCREENSHOT_TRIES || !String(error).includes('Unable to capture screenshot')) throw error;
+      await page.waitForTimeout(250 * attempt);
+    }
+  }
 }
 
 /** The value of the page's first CSRF field (`_csrf`), as its forms carry it. */
