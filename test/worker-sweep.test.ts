@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
 import { HOUR_MS } from '../src/config.ts';
 import { UploadService } from '../src/files/index.ts';
 import { ManualClock } from '../src/lib/clock.ts';
+import { uuidv7 } from '../src/lib/index.ts';
 import { makePng } from '../src/media/fixtures.ts';
 import { IdempotencyStore } from '../src/tasks/idempotency.ts';
 import { Sweeper } from '../src/worker/sweeper.ts';
@@ -92,6 +95,24 @@ describe('sweepers', () => {
       assert.equal(await t.container.storage.stat(row.storage_key), null);
       const after = await t.container.db.db.selectFrom('uploads').selectAll().executeTakeFirstOrThrow();
       assert.ok(after.deleted_at);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("the sweep removes a killed process's unfinished write into the local store", async (ctx) => {
+    const t = await startTestApp({ worker: false });
+    try {
+      const { storageUrl } = t.container.config;
+      if (!storageUrl.startsWith('file://')) return ctx.skip('local storage only');
+      // What a `put` cut off by kill -9 leaves beside its key: never renamed, never named by a record.
+      const part = path.join(fileURLToPath(storageUrl), 'uploads', `${uuidv7()}.${uuidv7()}.part`);
+      fs.mkdirSync(path.dirname(part), { recursive: true });
+      fs.writeFileSync(part, 'partial');
+      const written = new Date(Date.now() - 2 * HOUR_MS);
+      fs.utimesSync(part, written, written);
+      await t.container.sweeper.sweepOnce();
+      assert.equal(fs.existsSync(part), false);
     } finally {
       await t.close();
     }

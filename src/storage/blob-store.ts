@@ -26,6 +26,11 @@ export interface BlobStore {
   stat(key: string): Promise<BlobInfo | null>;
   /** Removes an object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Removes what writes of killed processes left behind (a local store's `.part` files); resolves with
+   * how many. Absent where the store cleans up itself (S3: a lifecycle rule aborts multipart uploads).
+   */
+  removeAbandonedWrites?(): Promise<number>;
   /** Throws when the store cannot be reached (readiness). */
   ping(): Promise<void>;
 }

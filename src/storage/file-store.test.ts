@@ -47,4 +47,30 @@ describe('FileStore', () => {
     }
     assert.equal(await exists('race'), false);
   });
+  test("a killed process's unfinished writes are removed, a write under way and stored files are not", async () => {
+    const hour = 60 * 60_000;
+    const now = Date.now();
+    await put('results/t3/r1/0');
+    await put('uploads/u1');
+    // What a `put` cut off by kill -9 leaves: its temporary file beside its key, never renamed.
+    const part = (key: string) => `${key}.01a22c53-740d-76e8-8ccb-2484a13f279e.part`;
+    const write = async (relative: string, ageMs: number) => {
+      const file = path.join(root, relative);
+      await fsp.mkdir(path.dirname(file), { recursive: true });
+      await fsp.writeFile(file, 'partial');
+      const at = new Date(now - ageMs);
+      await fsp.utimes(file, at, at);
+    };
+    await write(part('results/t4/r1/0'), 2 * hour);
+    await write(part('uploads/u2'), 2 * hour);
+    await write(part('uploads/u3'), hour - 60_000);
+    assert.equal(await store.removeAbandonedWrites(now), 2);
+    assert.equal(await exists(part('uploads/u2')), false);
+    assert.equal(await exists('results/t4'), false, 'with the folders it leaves empty');
+    assert.equal(await exists(part('uploads/u3')), true, 'written to within the hour: perhaps under way');
+    assert.equal(await exists('results/t3/r1/0'), true);
+    assert.equal(await exists('uploads/u1'), true);
+    assert.equal(await store.removeAbandonedWrites(now + hour), 1);
+    assert.equal(await exists('uploads'), true, 'a folder still holding files stays');
+  });
 });

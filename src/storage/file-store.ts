@@ -8,6 +8,31 @@ import type { BlobInfo, BlobStore, ByteRange } from './blob-store.ts';
 import { FileBody } from './file-body.ts';
 import { resolveInside } from './secure-path.ts';
 
+/** The name of a write under way (`put`): `<key>.<uuid>.part`, beside the object it becomes. */
+const PART_NAME = /\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.part$/;
+/**
+ * Time since its last write after which a `.part` file is taken for abandoned. A write under way adds to
+ * it as bytes come, and every `put` reads a local file or stops at its caller's timeout, so only a write
+ * of a process that was killed stays untouched this long, whatever host or pid namespace wrote it.
+ */
+const ABANDONED_PART_MS = 60 * 60_000;
+
+/** The `.part` files under `dir`, one folder open at a time per level; a folder deleted meanwhile has none. */
+async function* partFiles(dir: string): AsyncGenerator<string> {
+  let entries: fs.Dir;
+  try {
+    entries = await fsp.opendir(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  for await (const entry of entries) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) yield* partFiles(file);
+    else if (entry.isFile() && PART_NAME.test(entry.name)) yield file;
+  }
+}
+
 /** Objects as files under one directory; writes go to a temporary name and are renamed into place. */
 export class FileStore implements BlobStore {
   readonly #root: string;
@@ -101,6 +126,22 @@ export class FileStore implements BlobStore {
       }
       dir = path.dirname(dir);
     }
+  }
+
+  /**
+   * Removes the `.part` files of writes that a killed process (`kill -9`, a crash, the OOM killer) left
+   * behind, with the folders this leaves empty; resolves with how many. A write under way is never
+   * touched (`ABANDONED_PART_MS`), and one that ends meanwhile has renamed its file away.
+   */
+  async removeAbandonedWrites(now: number = Date.now()): Promise<number> {
+    let removed = 0;
+    for await (const file of partFiles(this.#root)) {
+      const stat = await fsp.stat(file).catch(() => null);
+      if (stat === null || now - stat.mtimeMs < ABANDONED_PART_MS) continue;
+      await this.delete(path.relative(this.#root, file));
+      removed += 1;
+    }
+    return removed;
   }
 
   async ping(): Promise<void> {

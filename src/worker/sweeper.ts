@@ -40,9 +40,10 @@ interface SweeperDeps {
 /**
  * Removes what has outlived its retention: result files past `files_expire_at` (then the task shows
  * `files_expired: true` and downloads answer 404 artifact_expired), expired uploads and old idempotency
- * keys, and once an hour the temporary folders of processes that were killed. Bytes go first and the flag after: a crash between the two leaves a task the next pass finds
- * again, never bytes no pass would look for. Downloads already answer 404 from `files_expire_at` on, and
- * deletes are idempotent, so two processes sweeping the same task do no harm.
+ * keys, and once an hour (from the first pass on) the temporary folders and the store's unfinished writes
+ * of processes that were killed. Bytes go first and the flag after: a crash between the two leaves a task
+ * the next pass finds again, never bytes no pass would look for. Downloads already answer 404 from
+ * `files_expire_at` on, and deletes are idempotent, so two processes sweeping the same task do no harm.
  */
 export class Sweeper {
   readonly #deps: SweeperDeps;
@@ -123,13 +124,19 @@ export class Sweeper {
     }
     await idempotency.sweep();
     await this.#deps.uploads.sweep();
-    // Temporary folders a killed process left (an upload cut off mid-body, a run's outputs): removed here,
-    // as nothing else would ever look for them (lib/temp-folders.ts).
+    // Temporary folders a killed process left (an upload cut off mid-body, a run's outputs) and its writes
+    // into the store cut off before their rename: removed here, as nothing else would ever look for them
+    // (lib/temp-folders.ts, FileStore.removeAbandonedWrites).
     if (Date.now() - this.#tempSweptAt >= ORPHAN_TEMP_SWEEP_MS) {
       this.#tempSweptAt = Date.now();
       await removeOrphanTempFolders().catch((err: unknown) =>
         this.#deps.log.warn({ err }, 'removing the temporary folders of ended processes failed'),
       );
+      await storage
+        .removeAbandonedWrites?.()
+        .catch((err: unknown) =>
+          this.#deps.log.warn({ err }, 'removing the stored files of abandoned writes failed'),
+        );
     }
     await this.#deps.callbacks?.sweep(new Date(clock.now().getTime() - CALLBACKS_KEPT_MS), batch);
     return removed;
