@@ -49,7 +49,8 @@ export const vocalGender = z.enum(['m', 'f']);
 /** Reference (add_vocals and the modes that copy it): "m, f; default empty; only raises the chance". */
 export const vocalHint = z.enum(['', 'm', 'f']).default('');
 /** Reference: "duration integer 10 to 360, default 20". */
-export const songDuration = z.int().min(10).max(360);
+export const SHORTEST_SONG_SECONDS = 10;
+export const songDuration = z.int().min(SHORTEST_SONG_SECONDS).max(360);
 
 /** Singing persona or voice (reference: "persona or voice (optional ids, not together)"). */
 export const personaOrVoice = {
@@ -150,6 +151,16 @@ export function musicPriceRule(
 /** Typical lengths where the settings fix none (seconds). */
 export const TYPICAL_SONG_SECONDS = 120;
 export const TYPICAL_SOUND_SECONDS = 10;
+
+/**
+ * Length of a song that follows its source track (rounded: encoder padding adds no second), a typical
+ * song's when the track's is unknown. The reference sets no least length of a source here, so a 0.2 s
+ * track is taken; the song made from it is never shorter than the shortest song the model makes.
+ */
+export function followingSeconds(sourceSeconds: number | undefined): number {
+  return Math.max(SHORTEST_SONG_SECONDS, Math.round(sourceSeconds ?? TYPICAL_SONG_SECONDS));
+}
+
 /** Reference: "A song takes 5 to 10 minutes, a sound about a minute". */
 export const SONG_WORK_SECONDS = 450;
 export const SOUND_WORK_SECONDS = 60;

@@ -452,6 +452,11 @@ describe('music plan', () => {
     ['replace_upload keeps the track', R, inputs(file('audio', 180)), 180],
     ['replace_upload without length', R, NO_INPUTS, 30],
     ['mashup simple follows the base track', M, inputs(file('audio', 70), file('audio2', 90)), 70],
+    // No least source length in the reference: a 0.2 s track makes a song of the shortest length, not of 0 s.
+    ['add_vocals of a 0.2 s track: the shortest song', AV, inputs(file('audio', 0.2)), 10],
+    ['add_instrumental of a 0.2 s track: the shortest song', AI, inputs(file('audio', 0.2)), 10],
+    ['cover simple of a 0.2 s track: the shortest song', C, inputs(file('audio', 0.2)), 10],
+    ['mashup of a 0.2 s base: the shortest song', M, inputs(file('audio', 0.2), file('audio2', 90)), 10],
   ];
   for (const [name, settings, given, seconds] of durations) {
     it(`${name}: two mp3 of ${seconds} s`, () => {

@@ -9,7 +9,8 @@
  *   published schema is `not: {}` (`refusedSetting`), so a body built from the schema never sends it.
  * - Output lengths: the settings' `duration` in advanced mode; otherwise a typical 120 s song, or the
  *   length of the source track where the result follows it (simple cover and mashup, add_vocals,
- *   add_instrumental, replace_upload); extend = the kept part (continueAt) plus a 120 s continuation;
+ *   add_instrumental, replace_upload), at least the shortest song's 10 s (`followingSeconds`); extend = the
+ *   kept part (continueAt) plus a 120 s continuation;
  *   sounds 10 s.
  * - add_instrumental has the title only in texts: the lyrics are in the caller's vocals, not in the
  *   settings. A prompt sent with instrumental true is accepted and ignored (no lyrics in texts).
@@ -27,6 +28,7 @@ import { fileSeconds, refusedSetting, text } from './fields.ts';
 import type { ModeInputs, ModelSpec, Violation } from './model-spec.ts';
 import { addRule, twoDecimals } from './model-spec.ts';
 import {
+  followingSeconds,
   instrumental,
   LONG_AUDIO_INPUT,
   MUSIC_AUDIO_INPUT,
@@ -36,7 +38,6 @@ import {
   REPLACE_INCLUDED_INPUT_SECONDS,
   requireLyrics,
   singerRefs,
-  TYPICAL_SONG_SECONDS,
   TYPICAL_SOUND_SECONDS,
   twoTracksPlan,
   vocalGender,
@@ -106,7 +107,7 @@ const addVocals = musicMode({
       settings: s,
       title: s.title,
       lyrics: s.prompt,
-      durationSeconds: Math.round(fileSeconds(inputs, 'audio') ?? TYPICAL_SONG_SECONDS),
+      durationSeconds: followingSeconds(fileSeconds(inputs, 'audio')),
     }),
 });
 
@@ -129,7 +130,7 @@ const addInstrumental = musicMode({
       settings: s,
       title: s.title,
       lyrics: undefined,
-      durationSeconds: Math.round(fileSeconds(inputs, 'audio') ?? TYPICAL_SONG_SECONDS),
+      durationSeconds: followingSeconds(fileSeconds(inputs, 'audio')),
     }),
 });
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { fileSeconds, refusedSetting, text } from './fields.ts';
 import { addRule, defineMode, type GenerationPlan, type InputRule, type ModeSpec } from './model-spec.ts';
 import {
+  followingSeconds,
   instrumental,
   madeUpLyrics,
   madeUpTitle,
@@ -17,7 +18,6 @@ import {
   requireLyrics,
   singerRefs,
   songDuration,
-  TYPICAL_SONG_SECONDS,
   twoTracksPlan,
   WEIGHT_DEFAULT,
   weight,
@@ -119,9 +119,7 @@ export interface Song {
 export function songPlan(s: Song & Settings, sourceSeconds?: number): GenerationPlan {
   const title = s.customMode ? (s.title ?? 'Untitled') : madeUpTitle(s.songDescription ?? '');
   const lyrics = s.customMode ? s.prompt : madeUpLyrics(s.songDescription ?? '', title);
-  const durationSeconds = s.customMode
-    ? (s.duration ?? 20)
-    : Math.round(sourceSeconds ?? TYPICAL_SONG_SECONDS);
+  const durationSeconds = s.customMode ? (s.duration ?? 20) : followingSeconds(sourceSeconds);
   return twoTracksPlan({ settings: s, title, lyrics: s.instrumental ? undefined : lyrics, durationSeconds });
 }
 
