@@ -7,7 +7,7 @@ import {
   GeneratorTransientError,
   Simulator,
 } from '../src/generators/index.ts';
-import { ManualClock } from '../src/lib/clock.ts';
+import { type Clock, ManualClock } from '../src/lib/clock.ts';
 import { balances, expectError, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
 
 const body = (prompt = 'a teapot') => ({
@@ -33,7 +33,7 @@ async function statusOf(
 
 /** A generator that never finishes, or breaks a set number of times before delegating to the simulator. */
 function flakyGenerator(
-  clock: ManualClock,
+  clock: Clock,
   options: { breakTimes?: number; hang?: boolean },
 ): Generator & { creates: number } {
   const sim = new Simulator({ clock, simSpeed: 1000 });
@@ -73,6 +73,27 @@ describe('worker', () => {
       assert.equal(done.status, 'failed');
       assert.equal((done.error as { code: string }).code, 'timeout');
       assert.equal((await balances(t, acct.id)).available_minor, 10_000);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('the host’s clock set hours forward or back moves no running task’s deadline', async () => {
+    // Real time, with a wall clock that can be set: the deadline counts monotonic time.
+    let setByMs = 0;
+    const clock: Clock = { now: () => new Date(Date.now() + setByMs) };
+    const t = await startTestApp({ clock, generator: flakyGenerator(clock, { hang: true }) });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const id = (await t.call(acct.key, 'POST', '/v1/tasks', body())).json().id;
+      await until(async () => (await statusOf(t, acct.key, id)).progress === 42, 'progress');
+      for (const jump of [3 * HOUR_MS, -6 * HOUR_MS]) {
+        setByMs += jump;
+        // The deadline is looked at every second.
+        await new Promise((r) => setTimeout(r, 1_500));
+        assert.equal((await statusOf(t, acct.key, id)).status, 'running', `clock set by ${jump} ms`);
+      }
+      assert.equal((await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`)).statusCode, 200);
     } finally {
       await t.close();
     }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DbClock, ManualClock, moscowDay } from './clock.ts';
+import { type Clock, DbClock, ManualClock, moscowDay } from './clock.ts';
 
 test('moscowDay: the Moscow calendar day as UTC instants (UTC+3)', () => {
   const cases = [
@@ -66,6 +66,36 @@ test('DbClock: local time plus the offset measured against the database, kept wh
   failing = false;
   await clock.sync();
   assert.equal(clock.now().toISOString(), '2026-03-01T12:00:03.000Z');
+});
+
+test('DbClock: the host’s clock set hours forward or back between measurements moves nothing', async () => {
+  let setByMs = 0;
+  const local: Clock = { now: () => new Date(Date.now() + setByMs) };
+  const clock = new DbClock({ local, measure: async () => new Date(Date.now() + 5_000) });
+  await clock.sync();
+  const near = (what: string): void => {
+    const off = clock.now().getTime() - (Date.now() + 5_000);
+    assert.ok(Math.abs(off) < 200, `${what}: ${off} ms off the database`);
+  };
+  near('after the measurement');
+  setByMs = 3 * 60 * 60_000;
+  near('set forward');
+  setByMs = -3 * 60 * 60_000;
+  near('set back');
+  await clock.sync();
+  near('measured again');
+});
+
+test('ManualClock: advance and set pass time; jump sets the wall clock only', () => {
+  const clock = new ManualClock('2026-03-01T12:00:00.000Z');
+  const start = clock.monotonicMs();
+  clock.advance(1_000);
+  clock.set('2026-03-01T12:00:10.000Z');
+  clock.jump(-60 * 60_000);
+  assert.equal(clock.now().toISOString(), '2026-03-01T11:00:10.000Z');
+  assert.equal(clock.monotonicMs() - start, 10_000);
+  clock.set('2026-03-01T10:00:00.000Z');
+  assert.equal(clock.monotonicMs() - start, 10_000, 'set back: no time passed');
 });
 
 test('DbClock: start() measures at once and then periodically until stop()', async () => {

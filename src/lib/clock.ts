@@ -1,32 +1,59 @@
 /** Source of the current time; tests pass a controllable one. */
 export interface Clock {
+  /** The wall clock: what timestamps are stored as and compared with. */
   now(): Date;
+  /**
+   * A monotonic reading (milliseconds from an arbitrary origin) for measuring how long something takes:
+   * it never jumps when the host's wall clock is set forward or back. (Default: `performance.now()`)
+   */
+  monotonicMs?(): number;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+/** The clock's monotonic reading (`Clock.monotonicMs`), else the process's. */
+export function monotonicMs(clock: Clock): number {
+  return clock.monotonicMs?.() ?? performance.now();
+}
 
-/** A clock that only moves when told to (tests). */
+export const systemClock: Clock = { now: () => new Date(), monotonicMs: () => performance.now() };
+
+/**
+ * A clock that only moves when told to (tests). `advance` and `set` are time passing (a `set` backwards
+ * leaves the monotonic reading where it was); `jump` is the host's clock being set, which time does not
+ * pass by.
+ */
 export class ManualClock implements Clock {
   #ms: number;
+  #monotonicMs = 0;
   constructor(start: Date | string = '2026-01-01T00:00:00.000Z') {
     this.#ms = new Date(start).getTime();
   }
   now(): Date {
     return new Date(this.#ms);
   }
+  monotonicMs(): number {
+    return this.#monotonicMs;
+  }
   advance(ms: number): void {
     this.#ms += ms;
+    this.#monotonicMs += Math.max(0, ms);
   }
   set(at: Date | string): void {
+    this.advance(new Date(at).getTime() - this.#ms);
     this.#ms = new Date(at).getTime();
+  }
+  /** The wall clock is set `ms` forward (negative: back) while no time passes. */
+  jump(ms: number): void {
+    this.#ms += ms;
   }
 }
 
 /**
- * The database's time without a query per reading: the local clock plus an offset measured against the
- * database, re-measured every `intervalMs` (Default: 1 minute) until `stop()`. Every process of the service
- * then agrees on leases, idempotency locks and deadlines even when their hosts' clocks drift apart; a
- * process whose clock ran 30 s ahead would otherwise take over live workers' jobs.
+ * The database's time without a query per reading: the database's time at the last measurement plus the
+ * monotonic time elapsed since, re-measured every `intervalMs` (Default: 1 minute) until `stop()`. Every
+ * process of the service then agrees on leases, idempotency locks and deadlines even when their hosts'
+ * clocks drift apart; a process whose clock ran 30 s ahead would otherwise take over live workers' jobs.
+ * Between two measurements the host's wall clock is not read at all, so setting it forward or back by
+ * hours moves no lease, lock or deadline.
  */
 export class DbClock implements Clock {
   readonly #measure: () => Promise<Date>;
@@ -34,6 +61,8 @@ export class DbClock implements Clock {
   readonly #intervalMs: number;
   readonly #onError: (error: unknown) => void;
   #offsetMs = 0;
+  /** The database's time at the last measurement and the local monotonic reading then; null before it. */
+  #synced: { databaseMs: number; monotonicMs: number } | null = null;
   #timer: NodeJS.Timeout | null = null;
 
   /** `measure` reads the database's clock; `local` is this host's (Default: the system clock). */
@@ -50,7 +79,13 @@ export class DbClock implements Clock {
   }
 
   now(): Date {
-    return new Date(this.#local.now().getTime() + this.#offsetMs);
+    const synced = this.#synced;
+    if (synced === null) return this.#local.now();
+    return new Date(synced.databaseMs + (this.monotonicMs() - synced.monotonicMs));
+  }
+
+  monotonicMs(): number {
+    return monotonicMs(this.#local);
   }
 
   /** How far the database's clock is ahead of this host's (milliseconds; negative when behind). */
@@ -68,10 +103,13 @@ export class DbClock implements Clock {
   /** Measures the offset now. A failed measurement keeps the last offset. */
   async sync(): Promise<void> {
     const before = this.#local.now().getTime();
+    const beforeMonotonic = this.monotonicMs();
     const database = (await this.#measure()).getTime();
     const after = this.#local.now().getTime();
+    const afterMonotonic = this.monotonicMs();
     // The database read its clock somewhere within the round trip; its middle is the best guess (as NTP).
     this.#offsetMs = Math.round(database - (before + after) / 2);
+    this.#synced = { databaseMs: database, monotonicMs: (beforeMonotonic + afterMonotonic) / 2 };
   }
 
   stop(): void {

@@ -1,7 +1,7 @@
 export { Alarm } from './alarm.ts';
 export { BoundedMap } from './bounded-map.ts';
 export { clientAddressKey } from './client-address.ts';
-export { type Clock, DbClock, moscowDay } from './clock.ts';
+export { type Clock, DbClock, monotonicMs, moscowDay } from './clock.ts';
 export { withTimeout } from './deadline.ts';
 export { decodeOrKeep } from './decode.ts';
 export { uuidv7 } from './ids.ts';
