@@ -6,9 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type KlingWorld, startKlingWorld } from './fakes/kling-kit.ts';
+import { KLING_KEYS, type KlingWorld, startKlingWorld } from './fakes/kling-kit.ts';
 import { expectError, waitForFinal } from './helpers.ts';
-import { assertNoUpstreamUrl, channelCounts, deleteRecordAndSweep, sweepAgain } from './providers-kit.ts';
+import {
+  assertNoUpstreamUrl,
+  channelCounts,
+  deleteRecordAndSweep,
+  sweepAgain,
+  until,
+} from './providers-kit.ts';
 
 let w: KlingWorld;
 
@@ -173,4 +179,67 @@ test('two creations of one name at once: the loser’s element made at Kling is 
   assert.equal(made().length, 2, 'both creations reached Kling before either was saved');
   assert.equal(await w.t.container.services.libraries.deleteUpstreamCopies(), 1);
   assert.deepEqual(made().filter(owned).length, 1, 'only the saved element stays at Kling');
+});
+
+test('a creation whose answer never came: the element Kling made is found by our external id and deleted', async () => {
+  // A call timeout of a second instead of 30 s: the POST Kling takes but never answers times out soon.
+  const lost = await startKlingWorld({ adapterLimits: { callTimeoutMs: 1_000 } });
+  try {
+    lost.fake.fail('lost-answer');
+    const res = await lost.t.call(lost.account.key, 'POST', ELEMENTS, {
+      name: 'Unanswered',
+      tag: 'object',
+      image_urls: [lost.files.front],
+    });
+    expectError(res, 503, 'sg_unavailable');
+    const task = [...lost.fake.tasks.values()].find((t) => t.kind === 'element');
+    assert.ok(task, 'Kling took the creation');
+    await until(async () => task.status === 'succeed', 'Kling to make the element');
+    const owned = (): boolean =>
+      [...lost.fake.elements.values()].some((set) => set.has(task.elementId ?? ''));
+    assert.ok(owned(), 'the element is at Kling, the caller has no record of it');
+    const recordId = String(task.body['external_task_id']).replace(/^element-/, '');
+    assert.equal(await lost.t.container.services.libraries.deleteUpstreamCopies(), 0, 'not due at once');
+    assert.equal(await sweepAgain(lost.t, recordId), 1);
+    assert.ok(!owned(), 'the element is gone at Kling');
+    const deletes = lost.fake.calls.filter((c) => c.path === '/v1/general/delete-elements');
+    assert.deepEqual(deletes.at(-1)?.body, { element_id: task.elementId });
+    const list = await lost.t.call(lost.account.key, 'GET', ELEMENTS);
+    assert.deepEqual(list.json().elements, [], 'no record shows');
+  } finally {
+    await lost.close();
+  }
+});
+
+test('an unanswered creation Kling never took leaves nothing to delete; one still running is asked again', async () => {
+  const generator = await w.t.container.services.libraries.deps.generatorAt?.('kling-main');
+  assert.ok(generator?.deleteUnanswered);
+  const request = { model: 'video-elements', library: 'elements' };
+  const deletes = (): number => w.fake.calls.filter((c) => c.path === '/v1/general/delete-elements').length;
+  const before = deletes();
+  await generator.deleteUnanswered({ ...request, recordId: 'never-sent' }, AbortSignal.timeout(5_000));
+  assert.equal(deletes(), before, 'nothing to delete');
+  const now = Date.now();
+  w.fake.tasks.set('element-running', {
+    id: 'element-running',
+    kind: 'element',
+    iss: KLING_KEYS.KLING_ACCESS_KEY,
+    body: { external_task_id: 'element-still-running' },
+    status: 'processing',
+    message: '',
+    outcome: 'succeed',
+    videoUrl: null,
+    videoUntil: 0,
+    elementId: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  try {
+    await assert.rejects(
+      generator.deleteUnanswered({ ...request, recordId: 'still-running' }, AbortSignal.timeout(5_000)),
+      /still making/,
+    );
+  } finally {
+    w.fake.tasks.delete('element-running');
+  }
 });

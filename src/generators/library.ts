@@ -147,6 +147,14 @@ export interface RecordDeletion {
   upstreamId: string;
 }
 
+/** A creation that failed without our learning what the provider made of it (`deleteUnanswered`). */
+export interface UnansweredCreation {
+  model: string;
+  library: string;
+  /** The record id the creation was sent with (`LibraryCreateRequest.recordId`). */
+  recordId: string;
+}
+
 export interface LyricsVariant {
   title: string;
   text: string;
@@ -180,6 +188,14 @@ export interface LibraryGenerator {
    * later). Only generators that keep records at a provider implement it.
    */
   deleteRecord?(request: RecordDeletion, signal: AbortSignal): Promise<void>;
+  /**
+   * Deletes what the provider may have made of a creation that failed without its outcome known (the
+   * create call went unanswered, our wait ran out), found by the record id it was sent with. Resolves once
+   * nothing is left there, including when the provider never took the creation; throws while the provider
+   * cannot be asked or is still making it (the service asks again later). Only generators that can find a
+   * creation by our id implement it.
+   */
+  deleteUnanswered?(request: UnansweredCreation, signal: AbortSignal): Promise<void>;
   /** Runs a free helper. */
   runHelper<H extends HelperName>(
     helper: H,

@@ -9,7 +9,7 @@ import type { Db, Tx } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
 import { type ApiError, errors } from '../errors.ts';
 import { holdUploads, releaseUploads } from '../files/index.ts';
-import { LIBRARY_WAIT_MS, type LibraryGenerator } from '../generators/index.ts';
+import { LIBRARY_WAIT_MS, type LibraryGenerator, LibraryRejected } from '../generators/index.ts';
 import { ruDecimal } from '../i18n/index.ts';
 import type { Clock } from '../lib/index.ts';
 import { uuidv7 } from '../lib/index.ts';
@@ -40,7 +40,7 @@ import type {
   ResolvedInput,
   StoredRecord,
 } from './types.ts';
-import { deleteUpstreamCopies, upstreamCopyOf } from './upstream-deletes.ts';
+import { deleteUpstreamCopies, UPSTREAM_DELETE_RETRY_MS, upstreamCopyOf } from './upstream-deletes.ts';
 
 export type RecordView = Record<string, unknown>;
 
@@ -287,17 +287,24 @@ export class LibraryService {
     const taken = (): ApiError => decl.taken?.(plan) ?? errors.internal();
     if (plan.uniqueKey !== undefined && (await this.#uniqueTaken(query, plan.uniqueKey))) throw taken();
     const created = await askGenerator(decl.failCode, () =>
-      generator.createRecord(
-        {
-          model: decl.model,
-          library: decl.segment,
-          recordId: ctx.recordId,
-          fields: body as Record<string, unknown>,
-          ...(decl.learns ? { learningMs: decl.learns.typicalMs } : {}),
-          ...(plan.source ? { source: plan.source } : {}),
-        },
-        ctx.signal,
-      ),
+      generator
+        .createRecord(
+          {
+            model: decl.model,
+            library: decl.segment,
+            recordId: ctx.recordId,
+            fields: body as Record<string, unknown>,
+            ...(decl.learns ? { learningMs: decl.learns.typicalMs } : {}),
+            ...(plan.source ? { source: plan.source } : {}),
+          },
+          ctx.signal,
+        )
+        .catch(async (error: unknown) => {
+          // Not a refusal: the provider may have made the record all the same.
+          if (!(error instanceof LibraryRejected))
+            await this.#forsakeUnanswered(decl, query, ctx.recordId, { generator, channel });
+          throw error;
+        }),
     ).catch(async (error: unknown) => {
       // A concurrent creation of the same song version may have won at the provider, which then refused
       // this one (Suno keeps one persona per track): that is the reference's 409, not a 502 to retry.
@@ -387,6 +394,47 @@ export class LibraryService {
     await this.#deps.db.db
       .insertInto('library_records')
       .values({ ...toRow(record), deleted_at: now, updated_at: now, upstream_delete_at: now })
+      .execute()
+      .catch(() => {});
+  }
+
+  /**
+   * A creation that failed without its outcome known (the provider's answer never came, our wait ran out):
+   * the provider may still have made the record (the caller's pictures) with nothing here to delete it by.
+   * A deleted stand-in is stored under the record id the creation was sent with, owing its provider
+   * deletion, so the sweeper finds what the channel made of it by that id and deletes it there
+   * (upstream-deletes.ts); first after one retry interval, so that a creation the provider was still
+   * taking when we gave up shows by then. Only for channels whose generator can find a creation by our id.
+   * Best effort: the caller gets the first failure anyway.
+   */
+  async #forsakeUnanswered(
+    decl: LibraryDecl,
+    query: RecordQuery,
+    recordId: string,
+    placed: PlacedGenerator,
+  ): Promise<void> {
+    if (placed.channel === null || !placed.generator.deleteUnanswered) return;
+    const now = this.#deps.clock.now();
+    const record: StoredRecord = {
+      id: recordId,
+      accountId: query.accountId,
+      model: decl.model,
+      library: decl.segment,
+      name: null,
+      status: 'failed',
+      data: {},
+      private: { channel: placed.channel, unanswered: true },
+      uniqueKey: null,
+      error: null,
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      readyAt: null,
+      deletedAt: now.toISOString(),
+    };
+    const due = new Date(now.getTime() + UPSTREAM_DELETE_RETRY_MS).toISOString();
+    await this.#deps.db.db
+      .insertInto('library_records')
+      .values({ ...toRow(record), upstream_delete_at: due })
       .execute()
       .catch(() => {});
   }

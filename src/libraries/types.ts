@@ -64,6 +64,11 @@ export interface PrivateData {
    * only. Absent for records the simulator keeps.
    */
   channel?: string;
+  /**
+   * Set on the deleted stand-in of a creation that failed without its outcome known: whatever the channel
+   * made of it is found by the record id and deleted there (upstream-deletes.ts).
+   */
+  unanswered?: boolean;
   [key: string]: unknown;
 }
 

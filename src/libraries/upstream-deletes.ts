@@ -4,7 +4,9 @@
  * `upstream_delete_at` in the same UPDATE, and the sweeper asks the channel that made it to delete its
  * copy (`LibraryGenerator.deleteRecord`). An attempt that fails while the provider cannot be asked
  * (unreachable, busy, the channel switched off) is made again later, for a week at most; a refusal for
- * good is not. Either way the attempts end with a warning.
+ * good is not. Either way the attempts end with a warning. A creation that failed without its outcome
+ * known leaves a deleted stand-in (`unanswered`, no upstream id): its channel is asked to find what it made
+ * of it by the record id and delete that (`LibraryGenerator.deleteUnanswered`).
  */
 import type { Db } from '../db/index.ts';
 import { GenerationError, type LibraryGenerator } from '../generators/index.ts';
@@ -59,14 +61,19 @@ export async function deleteUpstreamCopies(deps: UpstreamDeleteDeps, batch = 20)
       .where('upstream_delete_at', '=', row.upstream_delete_at)
       .executeTakeFirst();
     if (Number(claimed.numUpdatedRows) === 0) continue;
-    const copy = upstreamCopyOf(JSON.parse(row.private) as PrivateData);
+    const stored = JSON.parse(row.private) as PrivateData;
+    const copy = upstreamCopyOf(stored);
+    const request = { model: row.model, library: row.library, recordId: row.id };
     try {
       if (copy !== null && deps.generatorAt) {
         const generator = await deps.generatorAt(copy.channel);
         await generator.deleteRecord?.(
-          { model: row.model, library: row.library, recordId: row.id, upstreamId: copy.upstreamId },
+          { ...request, upstreamId: copy.upstreamId },
           AbortSignal.timeout(UPSTREAM_DELETE_WAIT_MS),
         );
+      } else if (stored.unanswered === true && typeof stored.channel === 'string' && deps.generatorAt) {
+        const generator = await deps.generatorAt(stored.channel);
+        await generator.deleteUnanswered?.(request, AbortSignal.timeout(UPSTREAM_DELETE_WAIT_MS));
       }
     } catch (error) {
       // The provider refused for good (GenerationError): asking again would not change its mind.

@@ -6,7 +6,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeMp4, makePng } from '../../src/media/fixtures.ts';
-import type { TestAccount, TestApp } from '../helpers.ts';
+import type { TestAccount, TestApp, TestAppOptions } from '../helpers.ts';
 import { startChannelApp } from '../providers-kit.ts';
 import { type KlingFake, startKlingFake } from './kling.ts';
 
@@ -23,8 +23,11 @@ export interface KlingWorld {
   close(): Promise<void>;
 }
 
-/** The fake, the app with channel `kling-main` (v4.0 and v4.0-omni mapped), an account and its uploads. */
-export async function startKlingWorld(): Promise<KlingWorld> {
+/**
+ * The fake, the app with channel `kling-main` (v4.0 and v4.0-omni mapped), an account and its uploads;
+ * `app` adds to the app's options (a shorter call timeout).
+ */
+export async function startKlingWorld(app: TestAppOptions = {}): Promise<KlingWorld> {
   const fake = await startKlingFake({
     keys: { [KLING_KEYS.KLING_ACCESS_KEY]: KLING_KEYS.KLING_SECRET_KEY },
     stepMs: 150,
@@ -43,7 +46,7 @@ export async function startKlingWorld(): Promise<KlingWorld> {
         upstream_models: { 'v4.0': 'kling-v4', 'v4.0-omni': 'kling-v4-omni' },
       },
     ],
-    { env: { ...KLING_KEYS } },
+    { ...app, env: { ...KLING_KEYS } },
   );
   const account = await t.account({ balanceMinor: 100_000_000 });
   const dir = join(tmpdir(), `kling-e2e-${randomUUID()}`);

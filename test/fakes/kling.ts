@@ -5,7 +5,8 @@
  * a callback at each change, `GET` of a task, video links that expire, element creation as an
  * asynchronous task, and faults on demand. Prompt markers: `[kling:refuse]` (400/1301 at creation),
  * `[kling:policy]` (the task fails with a risk-control message), `[kling:failed]` (fails otherwise); an
- * element named with `[kling:refuse]` fails its creation.
+ * element named with `[kling:refuse]` fails its creation. `GET /v1/general/advanced-custom-elements`
+ * lists an account's element creations, newest first, `pageNum`/`pageSize` paged.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,7 +33,9 @@ export type KlingFault =
   /** The next POST answers a gateway's HTML page: 429 with `Retry-After: 7`. */
   | 'gateway-429'
   /** The next POST answers a gateway's HTML page: 503 with `Retry-After: 3`. */
-  | 'gateway-503';
+  | 'gateway-503'
+  /** The next POST is taken (its task starts) but never answered: the caller's wait runs out. */
+  | 'lost-answer';
 
 export interface KlingFakeOptions {
   /** Access key → secret key of the accounts. (Default: `{ 'kling-ak': 'kling-sk' }`) */
@@ -189,7 +192,11 @@ export async function startKlingFake(options: KlingFakeOptions = {}): Promise<Kl
       else move(task, 'succeed');
     });
   };
-  const create = (request: FakeRequest, iss: string, kind: KlingTask['kind']): FakeReply => {
+  const create = (
+    request: FakeRequest,
+    iss: string,
+    kind: KlingTask['kind'],
+  ): FakeReply | Promise<FakeReply> => {
     const fault = faults.shift();
     if (fault === '429')
       return refuse({ status: 429, code: 1302, message: 'rate limit exceeded' }, { 'retry-after': '1' });
@@ -240,6 +247,7 @@ export async function startKlingFake(options: KlingFakeOptions = {}): Promise<Kl
     };
     tasks.set(task.id, task);
     run(task);
+    if (fault === 'lost-answer') return new Promise<FakeReply>(() => {});
     return envelope(view(task));
   };
 
@@ -265,6 +273,15 @@ export async function startKlingFake(options: KlingFakeOptions = {}): Promise<Kl
       if (!elements.get(checked.iss)?.delete(id))
         return refuse({ status: 404, code: 1202, message: 'element not found' });
       return envelope({});
+    }
+    if (request.method === 'GET' && request.path === kinds.element) {
+      const size = Number(request.query.get('pageSize') ?? 30);
+      const page = Number(request.query.get('pageNum') ?? 1);
+      const listed = [...tasks.values()]
+        .filter((t) => t.kind === 'element' && t.iss === checked.iss)
+        .reverse()
+        .slice((page - 1) * size, page * size);
+      return envelope(listed.map(view));
     }
     for (const [kind, prefix] of Object.entries(kinds) as [KlingTask['kind'], string][]) {
       if (request.method === 'POST' && request.path === prefix) return create(request, checked.iss, kind);

@@ -15,6 +15,7 @@ import type {
   RecordDeletion,
   SettleAnswer,
   SettleRequest,
+  UnansweredCreation,
 } from '../library.ts';
 
 /** The no credit in a failure or its causes (an adapter may have wrapped it), or null. */
@@ -29,8 +30,8 @@ function outOfCreditIn(error: unknown): ChannelOutOfCredit | null {
 
 /**
  * `library` with every call guarded: no credit calls `outOfCredit` (which disables the channel), then
- * throws `GeneratorUnavailable`; every other answer or failure passes unchanged. The optional `settle` and
- * `deleteRecord` are there only when `library` has them (the services test for them).
+ * throws `GeneratorUnavailable`; every other answer or failure passes unchanged. The optional `settle`,
+ * `deleteRecord` and `deleteUnanswered` are there only when `library` has them (the services test for them).
  */
 export function channelLibrary(
   library: LibraryGenerator,
@@ -48,6 +49,7 @@ export function channelLibrary(
   };
   const settle = library.settle?.bind(library);
   const deleteRecord = library.deleteRecord?.bind(library);
+  const deleteUnanswered = library.deleteUnanswered?.bind(library);
   return {
     ensureAvailable: (fields, signal) => guard(() => library.ensureAvailable(fields, signal)),
     createRecord: (request, signal) => guard(() => library.createRecord(request, signal)),
@@ -69,6 +71,12 @@ export function channelLibrary(
       : {
           deleteRecord: (request: RecordDeletion, signal: AbortSignal): Promise<void> =>
             guard(() => deleteRecord(request, signal)),
+        }),
+    ...(deleteUnanswered === undefined
+      ? {}
+      : {
+          deleteUnanswered: (request: UnansweredCreation, signal: AbortSignal): Promise<void> =>
+            guard(() => deleteUnanswered(request, signal)),
         }),
   };
 }

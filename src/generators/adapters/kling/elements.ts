@@ -4,6 +4,8 @@
  * 5 minutes, the reference's wait); the record keeps Kling's `element_id` as its upstream id. A refusal
  * is 502 element_create_failed; a busy or broken Kling is 503 sg_unavailable. No credit is thrown as
  * `ChannelOutOfCredit`: the channel router disables the channel and answers 503 (channel-library.ts).
+ * A creation sent with our `external_task_id` that went unanswered is found in Kling's list by that id
+ * later and its element deleted (`deleteUnanswered`).
  */
 import { cutUnits } from '../../../lib/index.ts';
 import { GenerationError, GeneratorTransientError, GeneratorUnavailable } from '../../generator.ts';
@@ -17,6 +19,7 @@ import {
   type LibraryGenerator,
   LibraryRejected,
   type RecordDeletion,
+  type UnansweredCreation,
 } from '../../library.ts';
 import { type AdapterDeps, ChannelOutOfCredit } from '../types.ts';
 import type { KlingApi } from './adapter.ts';
@@ -28,12 +31,25 @@ const NOT_FOUND_CODES = new Set([1202, 1203]);
 
 /** Between two reads of an element's creation (milliseconds). */
 export const ELEMENT_POLL_MS = 2_000;
+/** Our `external_task_id` of the creation of the record `recordId`. */
+const externalIdOf = (recordId: string): string => `element-${recordId}`;
+/** Pages of Kling's element list searched for an unanswered creation, and their size. */
+const LIST_PAGES = 10;
+const LIST_PAGE_SIZE = 100;
 /** Kling's tag of a person (`character` of ours); other tags send no `tag_list`. */
 const CHARACTER_TAG = 'o_102';
 
 function links(value: unknown): string[] {
   if (typeof value === 'string') return [value];
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** The `element_id` a succeeded creation made, or null. */
+function elementIdOf(data: Record<string, unknown>): string | null {
+  const result = isRecord(data['task_result']) ? data['task_result'] : {};
+  const first = Array.isArray(result['elements']) ? result['elements'][0] : undefined;
+  const id = isRecord(first) ? first['element_id'] : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? String(id) : null;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -98,7 +114,7 @@ export class KlingElements implements LibraryGenerator {
     if (request.library !== 'elements') throw new LibraryRejected(`Kling keeps no ${request.library}`);
     return asLibraryCall(async () => {
       const json = elementBody(request.fields, (url) => this.#deps.publicUrl(url), {
-        external_task_id: `element-${request.recordId}`,
+        external_task_id: externalIdOf(request.recordId),
       });
       const created = await this.#api.call(
         { method: 'POST', path: ELEMENTS, json, signal },
@@ -134,10 +150,8 @@ export class KlingElements implements LibraryGenerator {
       if (status === 'failed')
         throw new LibraryRejected(`Kling refused the element: ${text(data['task_status_msg']) ?? 'failed'}`);
       if (status === 'succeed') {
-        const result = isRecord(data['task_result']) ? data['task_result'] : {};
-        const first = Array.isArray(result['elements']) ? result['elements'][0] : undefined;
-        const id = isRecord(first) ? first['element_id'] : undefined;
-        if (typeof id === 'string' || typeof id === 'number') return String(id);
+        const id = elementIdOf(data);
+        if (id !== null) return id;
         throw new LibraryRejected('Kling said the element succeeded but gave no element_id');
       }
       await sleep(ELEMENT_POLL_MS, deadline);
@@ -156,6 +170,43 @@ export class KlingElements implements LibraryGenerator {
     const code = isRecord(response.body) ? response.body['code'] : undefined;
     if (response.status === 404 || (typeof code === 'number' && NOT_FOUND_CODES.has(code))) return;
     dataOf(response, 'element delete');
+  }
+
+  /**
+   * A creation whose answer never came, or that we stopped waiting for: Kling reads a creation by its own
+   * task id only, but its list (`GET …/advanced-custom-elements?pageNum=&pageSize=`) names each with our
+   * `external_task_id`. The element found there is deleted; a creation still running is asked about again
+   * later (thrown as transient); none found, or a failed one, left nothing behind.
+   */
+  async deleteUnanswered(request: UnansweredCreation, signal: AbortSignal): Promise<void> {
+    if (request.library !== 'elements') return;
+    const task = await this.#listed(externalIdOf(request.recordId), signal);
+    if (task === null || text(task['task_status']) === 'failed') return;
+    if (text(task['task_status']) !== 'succeed')
+      throw new GeneratorTransientError(`Kling is still making the element of record ${request.recordId}`);
+    const elementId = elementIdOf(task);
+    if (elementId !== null) await this.deleteRecord({ ...request, upstreamId: elementId }, signal);
+  }
+
+  /** The creation sent with `externalId` in Kling's element list, or null. */
+  async #listed(externalId: string, signal: AbortSignal): Promise<Record<string, unknown> | null> {
+    for (let page = 1; page <= LIST_PAGES; page++) {
+      const path = `${ELEMENTS}?pageNum=${page}&pageSize=${LIST_PAGE_SIZE}`;
+      const response = await this.#api.send({ method: 'GET', path, signal });
+      const body = isRecord(response.body) ? response.body : {};
+      const tasks = body['data'];
+      if (!Array.isArray(tasks) || body['code'] !== 0 || response.status >= 300) {
+        dataOf(response, 'element list');
+        throw new GeneratorTransientError('Kling element list: the answer has no list');
+      }
+      const found = tasks.find(
+        (t): t is Record<string, unknown> =>
+          isRecord(t) && isRecord(t['task_info']) && t['task_info']['external_task_id'] === externalId,
+      );
+      if (found) return found;
+      if (tasks.length < LIST_PAGE_SIZE) return null;
+    }
+    return null;
   }
 
   async issuePhrase(): Promise<string> {
