@@ -99,7 +99,7 @@ describe('the delivery queue', () => {
     assert.deepEqual(await claimedBesideFullHost(), ['msg_live']);
   });
 
-  test('a delivery ended while in flight (its endpoint deleted) stays ended whatever the attempt says', async () => {
+  test('a delivery ended while in flight (its endpoint deleted) stays ended; the attempt made is counted', async () => {
     await db.db.deleteFrom('webhook_deliveries').execute();
     await add('msg_gone', 't1', 'http://r/gone');
     assert.equal((await claim('A', T0)).length, 1);
@@ -118,10 +118,17 @@ describe('the delivery queue', () => {
     });
     const row = await db.db
       .selectFrom('webhook_deliveries')
-      .select(['state', 'last_error', 'attempts'])
+      .select(['state', 'last_error', 'attempts', 'last_status_code', 'lease_owner'])
       .where('id', '=', 'msg_gone')
       .executeTakeFirstOrThrow();
-    assert.deepEqual(row, { state: 'failed', last_error: 'endpoint deleted', attempts: 0 });
+    // The receiver got the request: the log says so, as it does for any attempt.
+    assert.deepEqual(row, {
+      state: 'failed',
+      last_error: 'endpoint deleted',
+      attempts: 1,
+      last_status_code: 500,
+      lease_owner: null,
+    });
   });
 
   test('a lease keeps others off until it runs out; then another sender takes the delivery (kill -9)', async () => {

@@ -200,12 +200,23 @@ export async function recordOutcome(
         : outcome.kind === 'dropped'
           ? { ...base, state: 'failed' as const, last_error: outcome.error, next_attempt_at: null }
           : base;
-  await db.db
+  const recorded = await db.db
     .updateTable('webhook_deliveries')
     .set(set)
     .where('id', '=', input.id)
     .where('lease_owner', '=', input.owner)
     // Ended while in flight (its endpoint deleted): the attempt's outcome does not bring it back.
     .where('state', '=', 'pending')
+    .executeTakeFirst();
+  if (Number(recorded.numUpdatedRows) > 0 || (outcome.kind !== 'succeeded' && outcome.kind !== 'failed'))
+    return;
+  // But the receiver got the request all the same: the log counts the attempt and its status. Only the
+  // deletion ends a delivery and leaves its lease, so this lease's holder finds it failed.
+  await db.db
+    .updateTable('webhook_deliveries')
+    .set({ ...base, attempts: input.attempts + 1, last_status_code: outcome.status })
+    .where('id', '=', input.id)
+    .where('lease_owner', '=', input.owner)
+    .where('state', '=', 'failed')
     .execute();
 }
