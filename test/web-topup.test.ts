@@ -1,9 +1,11 @@
 /**
  * The top-up form without scripts (CONTRACT §13, §14): a form sent twice makes one top-up; the same form
- * sent again with another amount makes another; a form without its key still works.
+ * sent again with another amount makes another; a form without its key still works; a double click while
+ * YooKassa is still creating the payment ends on that same top-up.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { YookassaFake } from './fakes/yookassa.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { Browser, FakePeople, lastToken } from './web-kit.ts';
 
@@ -107,5 +109,62 @@ describe('top-up form without scripts', () => {
     assert.deepEqual(listed, made.toReversed(), 'every top-up once, newest first');
     const bad = await browser.get('/topup?cursor=nonsense');
     assert.equal(bad.statusCode, 422, bad.body);
+  });
+});
+
+describe('top-up form without scripts, YooKassa slow to create the payment', () => {
+  let fake: YookassaFake;
+  let t: TestApp;
+  let people: FakePeople;
+  const realFetch = globalThis.fetch;
+  /** While set, the service's POST to YooKassa waits for it; `entered` tells that one is waiting. */
+  let gate: { open: Promise<void>; entered: () => void } | null = null;
+  before(async () => {
+    fake = await YookassaFake.start();
+    globalThis.fetch = async (input, init) => {
+      if (gate && init?.method === 'POST' && String(input).startsWith(fake.baseUrl)) {
+        gate.entered();
+        await gate.open;
+      }
+      return realFetch(input, init);
+    };
+    t = await startTestApp({
+      worker: false,
+      env: fake.env,
+      people: (container) => {
+        people = new FakePeople(container);
+        return people;
+      },
+    });
+  });
+  after(async () => {
+    globalThis.fetch = realFetch;
+    await t.close();
+    await fake.close();
+  });
+
+  test('a double click: the second send waits for the first and goes on to the same top-up', async () => {
+    const browser = new Browser(t);
+    await browser.signUp();
+    await people.confirmEmail(lastToken(people.confirmTokens));
+    const formKey = /name="form_key" value="([0-9a-f-]{36})"/.exec((await browser.get('/topup')).body)?.[1];
+    assert.ok(formKey);
+    let open = () => {};
+    let entered = () => {};
+    const waiting = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    gate = { open: new Promise<void>((resolve) => (open = resolve)), entered };
+    const first = browser.post('/topup', { amount: '1500', form_key: formKey });
+    await waiting;
+    const second = browser.post('/topup', { amount: '1500', form_key: formKey });
+    setTimeout(open, 500);
+    const [a, b] = await Promise.all([first, second]);
+    gate = null;
+    assert.equal(a.statusCode, 303, a.body);
+    // The browser shows the second answer: the top-up's page, not a 409 whose new form makes another.
+    assert.equal(b.statusCode, 303, b.body);
+    assert.equal(b.headers.location, a.headers.location);
+    assert.equal(fake.payments.size, 1);
   });
 });
