@@ -37,6 +37,7 @@ const meshPlan: GenerationPlan = {
       kind: 'image',
       format: 'png',
       filename: 'preview.png',
+      optional: true,
       caption: 'preview',
       seed: 's',
       width: 512,
@@ -227,10 +228,11 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
       const { adapter, dir } = await setup({
         outputAs: 'url',
         outputShape,
+        // A single string holds one link: the mesh, which a 3D run cannot end without.
         files: [
           { bytes: TINY_PNG, contentType: 'image/png' },
           { bytes: GLB, contentType: 'application/octet-stream' },
-        ],
+        ].slice(outputShape === 'string' ? 1 : 0),
       });
       const key = await runKey();
       const handle = await adapter.create(request(), { key, startedAt: new Date() }, signal());
@@ -238,7 +240,7 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
       const out = await adapter.outputs(handle, request(), dir, signal());
       const expected =
         outputShape === 'string'
-          ? [['image', 'preview.png']]
+          ? [['document', 'model.glb']]
           : [
               ['image', 'preview.png'],
               ['document', 'model.glb'],
@@ -262,12 +264,14 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
     await assert.rejects(adapter.outputs(handle, request(), dir, signal()), GeneratorTransientError);
   });
 
-  test('no files, a file of no known type, or none of the promised kind: generation_failed', async () => {
+  test('no files, a file of no known type, or no mesh (the preview alone): generation_failed', async () => {
     const mp3 = fs.readFileSync(await makeMp3(t.dir, 1));
     const cases: Array<[CogFakeOptions['files'], RegExp]> = [
       [[], /no files/],
       [[{ bytes: Buffer.from('just some text'), contentType: 'text/plain' }], /not a file type/],
-      [[{ bytes: mp3, contentType: 'audio/mpeg' }], /not of the promised kind/],
+      [[{ bytes: mp3, contentType: 'audio/mpeg' }], /lack the promised kind \(document\)/],
+      // The reference's 3D output: a preview 0 or 1 times, the mesh exactly once.
+      [[{ bytes: TINY_PNG, contentType: 'image/png' }], /lack the promised kind \(document\)/],
     ];
     for (const [files, reason] of cases) {
       const { adapter, dir } = await setup({ files });

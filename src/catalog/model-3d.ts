@@ -237,6 +237,8 @@ function plan3d(s: Settings3d, subject: string): GenerationPlan {
         kind: 'image',
         format: 'png',
         filename: 'preview.png',
+        // The reference's "0 or 1" preview: a run without one still delivers its mesh.
+        optional: true,
         caption: '',
         seed,
         subject: 'mesh',

@@ -91,6 +91,11 @@ export interface LibraryRef {
 interface OutputBase {
   /** Name of the file as the model chooses it (Content-Disposition of the download). */
   filename: string;
+  /**
+   * A run may end without it (the reference's "0 or 1", a 3D preview); every other output's kind must come
+   * back at least once, or the run failed (`filesForPlan`).
+   */
+  optional?: true;
   /** May be empty. */
   caption: string;
   /** Text the simulator derives its drawing or tune from, so different settings give different files. */

@@ -22,8 +22,9 @@ function withExtension(filename: string, format: string): string {
 }
 
 /**
- * Names the downloaded files after the plan. A file no artifact kind fits, or outputs none of which is of
- * a kind the plan promises, end the run as `generation_failed` (retrying would fetch the same files).
+ * Names the downloaded files after the plan. A file no artifact kind fits, or outputs that lack a kind the
+ * plan requires (a 3D run's mesh: only its preview is `optional`), end the run as `generation_failed`
+ * (retrying would fetch the same files).
  */
 export function filesForPlan(downloads: readonly DownloadedOutput[], plan: GenerationPlan): GeneratedFile[] {
   const unused = [...plan.outputs];
@@ -47,12 +48,13 @@ export function filesForPlan(downloads: readonly DownloadedOutput[], plan: Gener
       caption: planned?.caption ?? '',
     };
   });
-  const promised = new Set(plan.outputs.map((output) => output.kind));
-  if (promised.size > 0 && !files.some((file) => promised.has(file.kind))) {
-    const got = downloads.map((download) => download.format).join(', ');
+  const required = new Set(plan.outputs.filter((output) => !output.optional).map((output) => output.kind));
+  const missing = [...required].filter((kind) => !files.some((file) => file.kind === kind));
+  if (missing.length > 0) {
+    const got = downloads.map((download) => download.format).join(', ') || 'none';
     throw new GenerationError(
       'generation_failed',
-      `the outputs (${got}) are not of the promised kind (${[...promised].join(', ')})`,
+      `the outputs (${got}) lack the promised kind (${missing.join(', ')})`,
     );
   }
   return files;
