@@ -1,3 +1,4 @@
+import { domainToASCII } from 'node:url';
 import { errors } from '../errors.ts';
 
 /** Longest e-mail address (RFC 5321's path limit less the brackets). */
@@ -15,9 +16,16 @@ const INVISIBLE = /\p{C}/u;
 /**
  * The form an address is stored and looked up in: trimmed, lowercased and in Unicode NFC (RFC 6532 §3.1),
  * so `é` typed as one character or as `e` and a combining accent is one address, not two that read alike.
+ * A domain typed in Unicode (`exämple.com`) takes its ASCII form (`xn--exmple-cua.com`), the one browsers
+ * send from an e-mail field and mail is routed by; one holding invisible characters is left for the check.
  */
 export function emailKey(input: string): string {
-  return input.trim().toLowerCase().normalize('NFC');
+  const email = input.trim().toLowerCase().normalize('NFC');
+  const at = email.lastIndexOf('@');
+  const domain = email.slice(at + 1);
+  if (at < 0 || INVISIBLE.test(domain) || /^[ -~]*$/.test(domain)) return email;
+  const ascii = domainToASCII(domain);
+  return ascii === '' ? email : `${email.slice(0, at + 1)}${ascii}`;
 }
 
 /** The address in its stored form (`emailKey`), or 422 invalid_request. */

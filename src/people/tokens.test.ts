@@ -20,6 +20,9 @@ test('e-mails are trimmed and lowercased; malformed or longer than 254 character
   assert.equal(normalizeEmail('  Ann.Lee+dash@Example.COM '), 'ann.lee+dash@example.com');
   assert.equal(normalizeEmail('ops@localhost'), 'ops@localhost');
   assert.equal(normalizeEmail(`${'a'.repeat(64)}@${'b'.repeat(185)}.com`).length, 254);
+  // A domain typed in Unicode takes the ASCII form browsers send and mail is routed by; the local part stays.
+  assert.equal(normalizeEmail(' Zoë@Exämple.COM'), 'zoë@xn--exmple-cua.com');
+  assert.equal(normalizeEmail('zoë@xn--exmple-cua.com'), 'zoë@xn--exmple-cua.com');
   for (const bad of [
     '',
     'ann',
@@ -35,6 +38,8 @@ test('e-mails are trimmed and lowercased; malformed or longer than 254 character
     'ann\u00ad@example.com',
     '\u202eann@example.com',
     'ann\u0000@example.com',
+    'ann@exä\u200bmple.com',
+    'ann@exä mple.com',
   ]) {
     assert.throws(() => normalizeEmail(bad), { code: 'invalid_request' }, bad);
   }

@@ -129,6 +129,39 @@ describe('sign-in: wrong passwords, limits, password reset', () => {
     await context.close();
   });
 
+  test('an e-mail with accents signs up, signs in and gets a reset link through the forms', async () => {
+    // The service takes any Unicode local part; an e-mail field (type="email") would refuse it in the
+    // browser before any request, so such a person could use none of these forms.
+    const typed = 'Zoë@Exämple.com';
+    const stored = 'zoë@xn--exmple-cua.com';
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await signUp(page, web.base, typed, PASSWORD);
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForLoadState('load');
+    assert.equal(await signIn(page, web.base, 'zoë@exämple.com', PASSWORD), 303);
+    assert.ok(
+      ((await page.locator('header').textContent()) ?? '').includes(stored),
+      'signed in as the stored form',
+    );
+    await context.close();
+
+    const signedOut = await newContext(browser);
+    const reset = await signedOut.newPage();
+    await reset.goto(`${web.base}/reset`);
+    await reset.getByLabel('E-mail', { exact: true }).fill(typed);
+    await reset.getByLabel('E-mail', { exact: true }).press('Enter');
+    await reset.waitForLoadState('load');
+    // nodemailer writes the domain of the To header back in Unicode.
+    const mail = await waitForMail(
+      () => readOutbox(web.dir),
+      'zoë@',
+      (m) => m.links.some((l) => new URL(l).pathname === '/reset/new'),
+    );
+    assert.ok(linkTo(mail, '/reset/new'));
+    await signedOut.close();
+  });
+
   // Last: the limit holds this address too, so nothing may sign in from here after it.
   test('too many wrong attempts: 429 with a readable error, and even the right password waits', async () => {
     const context = await newContext(browser);

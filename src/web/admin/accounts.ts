@@ -139,7 +139,7 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
               <form method="post" action=${`${base}/email`} class="stack">
                 ${consoleCsrf(context)}
                 ${errorBox(view.attachError ?? null)}
-                <label>${w.email}<input id="attach-email" name="email" type="email" required value=${view.email ?? ''} ...${email.attributes} /></label>
+                <label>${w.email}<input id="attach-email" name="email" type="text" inputmode="email" autocapitalize="none" required value=${view.email ?? ''} ...${email.attributes} /></label>
                 ${email.note}
                 <button type="submit">${w.adminAttachButton}</button>
               </form>`

@@ -33,7 +33,7 @@ function credentialsForm(
   return html`<form class="stack" method="post" action=${kind === 'signin' ? '/signin' : '/signup'}>
     ${csrfField(context)}
     ${kind === 'signin' ? html`<input type="hidden" name="next" value=${values.next} />` : null}
-    <label>${w.email}<input type="email" name="email" autocomplete="email" required value=${values.email} ...${email.attributes} /></label>
+    <label>${w.email}<input type="text" inputmode="email" autocapitalize="none" name="email" autocomplete="email" required value=${values.email} ...${email.attributes} /></label>
     ${email.note}
     <label>${w.password}
       <input type="password" name="password" required minlength="8"
@@ -193,7 +193,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
         ? []
         : html`<form class="stack" method="post" action="/reset">
             ${csrfField(context)}
-            <label>${w.email}<input type="email" name="email" autocomplete="email" required /></label>
+            <label>${w.email}<input type="text" inputmode="email" autocapitalize="none" name="email" autocomplete="email" required /></label>
             <button type="submit">${w.resetSend}</button>
           </form>`,
     });
