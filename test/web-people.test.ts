@@ -99,6 +99,30 @@ describe('dashboard on the people service', () => {
     assert.equal((await me(bobSession)).statusCode, 401, "Bob's old session opens nothing any more");
   });
 
+  test("a reset link opened over another person's session ends that session, whose cookie it drops", async () => {
+    const alice = new Browser(t);
+    await alice.signUp();
+    await alice.get('/settings');
+    const aliceSession = alice.cookies.get('gta_session')?.value;
+    assert.ok(aliceSession);
+    const bob = new Browser(t);
+    const bobEmail = await bob.signUp();
+    await bob.post('/signout', {});
+    // Bob asks for a reset link and opens it in Alice's browser, where she is signed in.
+    await bob.get('/reset');
+    await bob.post('/reset', { email: bobEmail });
+    await alice.get(`/reset/new?token=${await mailedLink(t.dir, bobEmail, 'reset/new')}`);
+    await alice.get('/reset/new');
+    assert.equal((await alice.post('/reset/new', { password: 'bob new password' })).statusCode, 303);
+    assert.equal(alice.cookies.get('gta_session'), undefined, 'the browser is signed out');
+    const me = await t.app.inject({
+      method: 'GET',
+      url: '/v1/me',
+      headers: { cookie: `gta_session=${aliceSession}` },
+    });
+    assert.equal(me.statusCode, 401, "Alice's dropped session opens nothing any more");
+  });
+
   test("refusals name the field with the form's label, in the page's language; the API keeps its words", async () => {
     // Said at the field: the one control marked invalid (with the focus) names the message under it.
     const atField = (body: string) => {

@@ -283,7 +283,9 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
       return sendHtml(reply, refusal.status, newPasswordPage(context, false, dead ? null : refusal));
     }
     reply.clearCookie(RESET_COOKIE, { path: RESET_PATH });
-    // Every session of the person ended with the reset, this browser's too.
+    // Every session of the person ended with the reset. This browser's may be another person's (the link
+    // opened where someone else is signed in): the cookie is dropped either way, so its session ends too.
+    if (context.sessionToken) await people.signOut(context.sessionToken);
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     setFlash(reply, 'flash_reset_done', secure);
     return seeOther(reply, '/signin');
