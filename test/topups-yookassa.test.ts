@@ -184,6 +184,23 @@ describe('top-ups through YooKassa', () => {
     assert.deepEqual(await credits(acct.id), []);
   });
 
+  test('a burst of notifications for one payment reads it from YooKassa twice, not once per request', async () => {
+    const acct = await t.account();
+    const { id, paymentId } = await topUp(acct.key, 9900);
+    const before = fake.reads;
+    const answers = await Promise.all(
+      Array.from({ length: 100 }, () => notify({ object: { id: paymentId } })),
+    );
+    for (const res of answers) assert.equal(res.statusCode, 200, res.body);
+    // The first read, then one shared by everyone who came while it ran: the shop's rate limit is safe.
+    assert.ok(fake.reads - before <= 2, `${fake.reads - before} reads`);
+    assert.equal((await t.call(acct.key, 'GET', `/v1/topups/${id}`)).json().status, 'pending');
+    // A notification after the payment succeeded still gets a read of its own, which credits.
+    fake.succeed(paymentId);
+    assert.equal((await notify(fake.notification(paymentId))).statusCode, 200);
+    assert.deepEqual(await credits(acct.id, paymentId), [9900]);
+  });
+
   test('unknown and malformed notifications are 200 without effect; an unparsable body is 400', async () => {
     const reads = fake.reads;
     for (const body of [

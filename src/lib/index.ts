@@ -10,6 +10,7 @@ export { oncePerTurn, oncePerTurnAsync } from './once-per-turn.ts';
 export { randomBase62 } from './random.ts';
 export { Repeating } from './repeating.ts';
 export { exactSeconds } from './seconds.ts';
+export { SharedCalls } from './shared-calls.ts';
 export { collectStartupGarbage } from './startup-heap.ts';
 export { ByteCounter, readCapped } from './streams.ts';
 export { makeTempFolder, removeOrphanTempFolders, type TempUse } from './temp-folders.ts';

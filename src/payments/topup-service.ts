@@ -12,7 +12,7 @@ import { type Db, isUniqueViolation, type TopupsTable, type Tx } from '../db/ind
 import { errors, isApiError } from '../errors.ts';
 import { credit } from '../ledger/index.ts';
 import type { Clock } from '../lib/index.ts';
-import { uuidv7 } from '../lib/index.ts';
+import { SharedCalls, uuidv7 } from '../lib/index.ts';
 import type { IdempotencyStore } from '../tasks/index.ts';
 import { type PaymentProvider, type ProviderPayment, ProviderUnavailable } from './provider.ts';
 import { pageOf, view } from './topup-list.ts';
@@ -84,6 +84,8 @@ export async function isTopupPayment(tx: Tx, accountId: string, reference: strin
 
 export class TopupService {
   readonly #deps: TopupServiceDeps;
+  /** Read-backs of payments, one at a time per payment id (`settle`). */
+  readonly #reads = new SharedCalls<TopupStatus | 'unknown'>();
 
   constructor(deps: TopupServiceDeps) {
     this.#deps = deps;
@@ -242,8 +244,17 @@ export class TopupService {
    * credits the wallet in one transaction (reference = the payment id), `canceled` cancels it. Answers
    * the top-up's status after that, or `unknown` for a payment no top-up has. Throws ProviderUnavailable
    * when the provider did not answer (a notification is then answered 500, so it comes again).
+   *
+   * Reads of one payment go one at a time in this process (`SharedCalls`): notifications and polls that
+   * arrive while one runs share the next, so anyone who knows a payment's id (a payer does: it is in the
+   * checkout link) cannot make the service read it from the provider once per request, pushing the shop
+   * into the provider's rate limit. Each caller's answer still comes from a read begun after it arrived.
    */
-  async settle(paymentId: string): Promise<TopupStatus | 'unknown'> {
+  settle(paymentId: string): Promise<TopupStatus | 'unknown'> {
+    return this.#reads.run(paymentId, () => this.#settleNow(paymentId));
+  }
+
+  async #settleNow(paymentId: string): Promise<TopupStatus | 'unknown'> {
     const row = await this.#deps.db.db
       .selectFrom('topups')
       .selectAll()
