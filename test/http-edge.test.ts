@@ -325,6 +325,32 @@ describe('the HTTP edge', () => {
     assert.equal((await get('/v1/tasks?limit=1&status=queued&lang=ru')).statusCode, 200);
   });
 
+  test('a query parameter a route does not know is refused naming it, on every route that reads one', async () => {
+    const { id: accountId } = await t.account();
+    const get = (url: string) => t.app.inject({ url, headers: { authorization: `Bearer ${key}` } });
+    const admin = (url: string) => t.app.inject({ url, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    // A mistyped filter (`statuss`) used to be dropped: the whole unfiltered list came back as if it applied.
+    for (const res of [
+      await get('/v1/tasks?statuss=queued'),
+      await get('/v1/tasks/some-task?statuss=5'),
+      await get('/v1/webhook-deliveries?statuss=queued'),
+      await get('/v1/topups?statuss=queued'),
+      await admin(`/admin/v1/accounts/${accountId}/ledger?statuss=queued`),
+      await admin('/admin/v1/accounts?statuss=queued'),
+    ]) {
+      expectTableError(res, 422, 'invalid_request');
+      assert.match(res.json().error.message, /^querystring\.statuss: /);
+    }
+    // ?lang= is known everywhere, as are each route's own parameters.
+    for (const res of [
+      await get('/v1/tasks?status=queued&lang=ru'),
+      await get('/v1/webhook-deliveries?limit=5&lang=ru'),
+      await admin(`/admin/v1/accounts/${accountId}/ledger?limit=5&lang=ru`),
+    ]) {
+      assert.equal(res.statusCode, 200, res.body);
+    }
+  });
+
   test('a bodyless request answered at once keeps its connection: the pipelined request is answered', async () => {
     if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as net.AddressInfo).port;

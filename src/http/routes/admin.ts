@@ -103,7 +103,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         summary: 'Money movements of an account, newest first',
         description: `At most \`limit\` entries a page (1 to ${LEDGER_PAGE_MAX}, the default); \`next_cursor\` continues after the last one, null at the end.`,
         params: idParams,
-        querystring: z.object({
+        querystring: z.strictObject({
           cursor: z.string().max(500).optional(),
           limit: pageLimit(LEDGER_PAGE_MAX),
           lang: z.string().optional(),

@@ -107,7 +107,7 @@ async function uploadRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {
         summary: 'Upload an own file to get a direct link for URL settings',
         description:
           "multipart/form-data with one part `file`, or a raw body with its Content-Type and ?filename=. Types are recognised by content: jpeg, png, webp, mp3, wav, ogg, m4a, flac, aac, mp4, mov; up to 100 MB, and within the account's upload quota.",
-        querystring: z.object({
+        querystring: z.strictObject({
           // Cleaned and cut to 200 characters like a multipart part's name, never refused for its length.
           filename: z.string().optional().describe('name of a raw upload; cut to 200 characters'),
           lang: z.string().optional(),

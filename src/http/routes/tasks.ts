@@ -223,7 +223,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         tags,
         operationId: 'listTasks',
         summary: "The caller's tasks, newest first",
-        querystring: z.object({
+        querystring: z.strictObject({
           limit: pageLimit(100, 20),
           status: emptyIsNone(z.enum(['queued', 'running', 'succeeded', 'failed', 'canceled'])),
           model: z.string().optional(),
@@ -257,7 +257,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         description:
           'With `wait=N` (1–60 s) the answer comes as soon as the task is final, or after N seconds with its state then.',
         params: taskId,
-        querystring: z.object({
+        querystring: z.strictObject({
           // Read by waitParam, which names `wait` in its own 422; documented as what it accepts.
           wait: z.string().optional().meta({
             type: 'integer',

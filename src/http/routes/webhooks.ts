@@ -183,11 +183,12 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
         summary: 'The delivery log',
         description:
           'Newest first; every delivery of the account, to its endpoints and to tasks’ own webhook_url.',
-        querystring: z.object({
+        querystring: z.strictObject({
           task_id: emptyIsNone(z.string().max(100)),
           webhook_id: emptyIsNone(z.string().max(100)),
           cursor: emptyIsNone(z.string().max(200)),
           limit: pageLimit(100, 20),
+          lang: z.string().optional(),
         }),
         response: {
           200: z.object({ deliveries: z.array(deliverySchema), next_cursor: z.string().nullable() }),
