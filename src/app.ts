@@ -30,6 +30,7 @@ import {
   installJsonParser,
   installNotFound,
   installNulGuard,
+  installRepeatedLangGuard,
   installRequestContext,
   libraryRoutes,
   metricsRoutes,
@@ -149,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (metricsToken !== null) await metricsRoutes(app, { metrics: deps.metrics, metricsToken, limiter });
   await app.register(async (authenticated) => {
     installApiKeyAuth(authenticated, deps, limiter);
+    installRepeatedLangGuard(authenticated);
     await modelRoutes(authenticated, deps);
     await taskRoutes(authenticated, deps);
     await taskEventRoutes(authenticated, deps);
@@ -164,6 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (adminToken !== null) {
     await app.register(async (operator) => {
       installAdminAuth(operator, adminToken, limiter);
+      installRepeatedLangGuard(operator);
       await adminRoutes(operator, deps);
       await adminChannelRoutes(operator, deps);
       await adminPeopleRoutes(operator, deps);

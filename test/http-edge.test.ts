@@ -305,6 +305,10 @@ describe('the HTTP edge', () => {
       ['/v1/tasks/some-task?wait=1&wait=2', 'wait'],
       ['/v1/webhook-deliveries?cursor=a&cursor=a', 'cursor'],
       ['/v1/topups?limit=5&limit=5', 'limit'],
+      // Routes without a query schema of their own read ?lang= all the same.
+      ['/v1/models?lang=ru&lang=en', 'lang'],
+      ['/v1/me?lang=ru&lang=ru', 'lang'],
+      ['/v1/models/model-3d?lang=en&lang=ru', 'lang'],
     ] as const) {
       const res = await get(url);
       expectTableError(res, 422, 'invalid_request');
@@ -321,8 +325,18 @@ describe('the HTTP edge', () => {
     });
     expectTableError(admin, 422, 'invalid_request');
     assert.match(admin.json().error.message, /^querystring\.q: given more than once/);
+    const { id: accountId } = await t.account();
+    const account = await t.app.inject({
+      url: `/admin/v1/accounts/${accountId}?lang=ru&lang=en`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expectTableError(account, 422, 'invalid_request');
+    assert.match(account.json().error.message, /^querystring\.lang: given more than once/);
+    // Without a key, the key is what is wrong.
+    expectTableError(await t.app.inject({ url: '/v1/models?lang=ru&lang=en' }), 401, 'invalid_api_key');
     // Given once, each is read as before.
     assert.equal((await get('/v1/tasks?limit=1&status=queued&lang=ru')).statusCode, 200);
+    assert.equal((await get('/v1/models?lang=ru')).statusCode, 200);
   });
 
   test('a query parameter a route does not know is refused naming it, on every route that reads one', async () => {

@@ -33,4 +33,4 @@ export { taskRoutes } from './routes/tasks.ts';
 export { adminTopupRoutes, paymentNotificationRoutes, topupRoutes } from './routes/topups.ts';
 export { webhookRoutes } from './routes/webhooks.ts';
 export { type AppDeps, requestLimitsOf, type Services } from './types.ts';
-export { validatorCompiler } from './validator.ts';
+export { installRepeatedLangGuard, validatorCompiler } from './validator.ts';

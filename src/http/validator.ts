@@ -1,6 +1,12 @@
-import type { FastifyError, FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifySchemaCompiler,
+  FastifySchemaValidationError,
+} from 'fastify';
 import type { z } from 'zod';
 import { safeParse } from 'zod/v4/core';
+import { errors } from '../errors.ts';
 
 const ISSUE = Symbol('zod issue');
 
@@ -43,9 +49,34 @@ function repeatedParameters(data: unknown): z.core.$ZodIssue[] {
       code: 'custom',
       path: [name],
       input: value,
-      message: 'given more than once; send it once',
-      params: { ru: 'задан больше одного раза; передайте его один раз' },
+      message: REPEATED.en,
+      params: { ru: REPEATED.ru },
     }));
+}
+
+const REPEATED = {
+  en: 'given more than once; send it once',
+  ru: 'задан больше одного раза; передайте его один раз',
+} as const;
+
+/**
+ * `?lang=` given more than once on a route of the context that has no query schema of its own (models,
+ * libraries, keys, …): every route reads it, so it is refused there as the validator refuses it on a route
+ * with one, instead of being dropped for Accept-Language. After authentication, as the validator's refusal.
+ */
+export function installRepeatedLangGuard(app: FastifyInstance): void {
+  // A callback, not an async function: it runs on every request of the API.
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.routeOptions.schema?.querystring !== undefined) return done();
+    const lang = (request.query as Record<string, unknown> | undefined)?.lang;
+    if (!Array.isArray(lang)) return done();
+    done(
+      errors.invalidRequest({
+        en: `querystring.lang: ${REPEATED.en}`,
+        ru: `querystring.lang: ${REPEATED.ru}`,
+      }),
+    );
+  });
 }
 
 /** The zod issues of a validation failure of `validatorCompiler`, or null for any other error. */
