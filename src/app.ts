@@ -24,6 +24,7 @@ import {
   helperRoutes,
   installAdminAuth,
   installApiKeyAuth,
+  installBodyGate,
   installBodyPace,
   installCors,
   installErrorHandler,
@@ -115,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installRequestContext(app);
   installRequestTelemetry(app, deps.metrics);
   installJsonParser(app);
+  installBodyGate(app);
   installBodyPace(app, deps.config.bodyTimeoutMs);
   installErrorHandler(app, links);
   installNulGuard(app);

@@ -220,6 +220,46 @@ describe('the HTTP edge', () => {
     assert.match(answer, /\{"error":\{"code":"invalid_request","message":"[^"]+"\}\}$/);
   });
 
+  test('a body under a transfer coding other than chunked is refused, never read as plain', async () => {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    const chunked = (body: string) => `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    const send = (path: string, coding: string, type: string, body: string, auth = `Bearer ${key}`) =>
+      rawExchange(
+        port,
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${auth}\r\nContent-Type: ${type}\r\n` +
+          `Transfer-Encoding: ${coding}\r\nConnection: close\r\n\r\n${chunked(body)}`,
+      );
+    const price = JSON.stringify({
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a chair' },
+    });
+    // Node took the chunks apart and the rest was read as plain JSON: an account was created from it.
+    for (const answer of [
+      await send(
+        '/admin/v1/accounts',
+        'gzip, chunked',
+        'application/json',
+        '{"name":"coded"}',
+        `Bearer ${ADMIN_TOKEN}`,
+      ),
+      await send('/v1/price', 'GZIP , chunked', 'application/json', price),
+      await send('/v1/price', 'x-custom, chunked', 'application/json', price),
+      await send('/v1/files?filename=a.png', 'deflate, chunked', 'image/png', 'plain bytes'),
+    ]) {
+      assert.match(answer, /^HTTP\/1\.1 422 /, answer);
+      assert.match(answer, /"code":"invalid_request"/);
+      assert.match(answer, /Transfer-Encoding other than chunked/);
+      assert.match(answer, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+    }
+    // Without a key, the key is what is wrong; plain chunks are read as ever.
+    assert.match(
+      await send('/v1/price', 'gzip, chunked', 'application/json', price, 'Bearer x'),
+      /^HTTP\/1\.1 401 /,
+    );
+    assert.match(await send('/v1/price', 'chunked', 'application/json', price), /^HTTP\/1\.1 200 /);
+  });
+
   test("an HTTP/1.1 request without Host is refused in the error table's shape and closed", async () => {
     if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as net.AddressInfo).port;

@@ -1,3 +1,4 @@
+export { installBodyGate } from './body-gate.ts';
 export { CONNECTIONS_CHECK_MS, HEADERS_TIMEOUT_MS, installBodyPace } from './body-pace.ts';
 export { installCors } from './cors.ts';
 export { installErrorHandler, installNulGuard } from './error-handler.ts';
