@@ -318,6 +318,47 @@ describe('the HTTP edge', () => {
     assert.match(refused, /\{"error":\{"code":"invalid_api_key","message":"[^"]+"\}\}$/);
   });
 
+  test('Expect: 100-continue is answered 100 only once the key and the declared length pass', async () => {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    const head = (path: string, type: string, length: number, auth: string | null) =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\n${auth === null ? '' : `Authorization: ${auth}\r\n`}` +
+      `Content-Type: ${type}\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`;
+    // Node said 100 Continue at once: a caller without a key was asked for its body, then refused.
+    for (const [path, type, length, auth, status, code] of [
+      ['/v1/tasks', 'application/json', 60_000, null, 401, 'invalid_api_key'],
+      ['/v1/files?filename=a.png', 'image/png', 50_000_000, 'Bearer gta_wrong', 401, 'invalid_api_key'],
+      ['/v1/tasks', 'application/json', 10_000_000, `Bearer ${key}`, 413, 'request_too_large'],
+      ['/v1/files?filename=a.png', 'image/png', 104_900_000, `Bearer ${key}`, 413, 'file_too_large'],
+      ['/admin/v1/accounts', 'application/json', 100, 'Bearer wrong-token', 401, 'invalid_admin_token'],
+    ] as const) {
+      // The body never comes: the answer must come, and the connection close, without it.
+      const answer = await rawExchange(port, head(path, type, length, auth));
+      assert.match(answer, new RegExp(`^HTTP/1\\.1 ${status} `), answer);
+      assert.match(answer, new RegExp(`"code":"${code}"`));
+      assert.doesNotMatch(answer, /100 Continue/);
+    }
+    // A request that passes is asked for its body, then served.
+    const price = JSON.stringify({
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a chair' },
+    });
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString();
+      if (answer === 'HTTP/1.1 100 Continue\r\n\r\n') socket.write(price);
+    });
+    socket.write(
+      head('/v1/price', 'application/json', Buffer.byteLength(price), `Bearer ${key}`).replace(
+        '\r\n\r\n',
+        '\r\nConnection: close\r\n\r\n',
+      ),
+    );
+    await new Promise((resolve) => socket.on('close', resolve));
+    assert.match(answer, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /, answer);
+  });
+
   test('a CONNECT is answered in the error table (405 with Allow, or 404) and closed, not dropped', async () => {
     if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as net.AddressInfo).port;

@@ -18,14 +18,31 @@ function transferCodingRefusal(request: FastifyRequest): ApiError | null {
 }
 
 /**
- * What the app decides of a request body from its headers alone, before reading it: a transfer coding
- * nothing decodes is refused (`transferCodingRefusal`), at an address someone serves.
+ * What the app decides of a request body from its headers alone, before asking for it or reading it. A
+ * transfer coding nothing decodes is refused (`transferCodingRefusal`). Node answers `Expect: 100-continue`
+ * with `100 Continue` as soon as the headers arrive, so a caller without a valid key, or with a body past
+ * the route's limit, was told to send it and then refused; the 100 now goes out once the request passed its
+ * `onRequest` hooks (authentication, the rate limit, an upload's declared size), just before the body is
+ * read (Fastify reads it at an address nobody serves too), never for a declared length past the route's
+ * body limit, whose 413 comes without the body.
  */
 export function installBodyGate(app: FastifyInstance): void {
+  app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res));
   // A callback, not an async function: it runs on every request.
-  app.addHook('preParsing', (request, _reply, payload, done) => {
+  app.addHook('preParsing', (request, reply, payload, done) => {
     const refused = request.is404 ? null : transferCodingRefusal(request);
     if (refused) return done(refused);
+    const declared = Number(request.headers['content-length']);
+    if (expectsContinue(request) && !(declared > request.routeOptions.bodyLimit)) reply.raw.writeContinue();
     done(null, payload);
   });
+}
+
+/** Node's own test of an `Expect` header (lib/_http_server.js). */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+
+/** Whether the client waits for `100 Continue` before its body: Node asks only on HTTP/1.1. */
+function expectsContinue(request: FastifyRequest): boolean {
+  const expect = request.headers.expect;
+  return expect !== undefined && request.raw.httpVersion === '1.1' && CONTINUE.test(expect);
 }

@@ -3,7 +3,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errors, isApiError } from '../../errors.ts';
+import { type ApiError, errors, isApiError } from '../../errors.ts';
 import { MAX_UPLOAD_BYTES, multipartFilename } from '../../files/index.ts';
 import { presetSample } from '../../libraries/index.ts';
 import { parseRange } from '../../tasks/index.ts';
@@ -101,6 +101,8 @@ async function uploadRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {
     '/v1/files',
     {
       bodyLimit: MAX_UPLOAD_BYTES + MULTIPART_ROOM,
+      // After authentication, before the body is asked for (`Expect: 100-continue`) or read.
+      onRequest: (request, _reply, done) => done(refusedByHeaders(request) ?? undefined),
       schema: {
         tags,
         operationId: 'uploadFile',
@@ -124,14 +126,6 @@ async function uploadRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {
     async (request, reply) => {
       // A client that leaves mid-body gets no answer, so no onResponse: its line and series say 499.
       clientGone(reply);
-      // A compressed upload would be stored compressed, then refused as an unknown type.
-      const encoded = encodedBodyRefusal(request);
-      if (encoded) throw encoded;
-      // A body declared larger than any upload may be is refused before a byte of it is read.
-      const declared = Number(request.headers['content-length']);
-      const ceiling = MAX_UPLOAD_BYTES + (request.isMultipart() ? MULTIPART_ROOM : 0);
-      if (Number.isFinite(declared) && declared > ceiling)
-        throw errors.fileTooLarge('file', MAX_UPLOAD_BYTES);
       let upload: Awaited<ReturnType<typeof uploads.upload>>;
       if (request.isMultipart()) {
         // The first part's headers must come within a body window; the file part is then watched itself.
@@ -166,6 +160,21 @@ async function uploadRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {
       return reply.code(201).send(upload);
     },
   );
+}
+
+const MULTIPART = /^\s*multipart\/form-data\s*(?:;|$)/i;
+
+/**
+ * What an upload's headers alone refuse: a Content-Encoding (a compressed upload would be stored
+ * compressed, then refused as an unknown type) and a body declared larger than any upload may be.
+ */
+function refusedByHeaders(request: FastifyRequest): ApiError | null {
+  const encoded = encodedBodyRefusal(request);
+  if (encoded) return encoded;
+  const declared = Number(request.headers['content-length']);
+  const ceiling =
+    MAX_UPLOAD_BYTES + (MULTIPART.test(request.headers['content-type'] ?? '') ? MULTIPART_ROOM : 0);
+  return declared > ceiling ? errors.fileTooLarge('file', MAX_UPLOAD_BYTES) : null;
 }
 
 function withinWindow<T>(promise: Promise<T>, windowMs: number): Promise<T> {
