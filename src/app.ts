@@ -39,6 +39,7 @@ import {
   type NotFoundPage,
   type OpenApiDocument,
   operatorDocsRoutes,
+  originFormOf,
   PATH_PARAM_MAX,
   paymentNotificationRoutes,
   publicDocument,
@@ -77,6 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.log,
     bodyLimit: DEFAULT_BODY_LIMIT,
     genReqId: requestIdOf,
+    // An absolute-form target (`GET http://host/v1/models`) is served as its path and query.
+    rewriteUrl: originFormOf,
     routerOptions: { maxParamLength: PATH_PARAM_MAX },
     // Only the proxies TRUST_PROXY names may say who the client is (X-Forwarded-For).
     trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,

@@ -359,6 +359,31 @@ describe('the HTTP edge', () => {
     assert.match(answer, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /, answer);
   });
 
+  test('an absolute-form request target is served as its path, by the API and the dashboard alike', async () => {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    const send = (line: string, headers = '') =>
+      rawExchange(port, `${line} HTTP/1.1\r\nHost: x\r\n${headers}Connection: close\r\n\r\n`);
+    // The router found the route, but what read the URL saw `http://…`: a preflight was 405, the sign-in
+    // page redirected to itself, a 404 quoted the host.
+    const preflight = await send(
+      'OPTIONS http://x/v1/tasks',
+      'Origin: https://app.example\r\nAccess-Control-Request-Method: POST\r\n',
+    );
+    assert.match(preflight, /^HTTP\/1\.1 204 /, preflight);
+    assert.match(preflight, /\r\naccess-control-allow-origin: \*\r\n/i);
+    const signin = await send('GET http://x/signin?next=/tasks', 'Accept: text/html\r\n');
+    assert.match(signin, /^HTTP\/1\.1 200 /, signin.slice(0, 300));
+    const missing = await send('GET HTTP://x:8080/v1/nothing?lang=ru');
+    assert.match(missing, /^HTTP\/1\.1 404 /, missing);
+    assert.match(missing, /GET \/v1\/nothing /);
+    const models = await send('GET http://x/v1/models', `Authorization: Bearer ${key}\r\n`);
+    assert.match(models, /^HTTP\/1\.1 200 /);
+    // An asterisk and a path that starts with two slashes are no address of ours: a clean 405 or 404.
+    assert.match(await send('OPTIONS *'), /^HTTP\/1\.1 405 [\s\S]*"code":"method_not_allowed"/);
+    assert.match(await send('GET //v1/models'), /^HTTP\/1\.1 404 [\s\S]*"code":"not_found"/);
+  });
+
   test('a CONNECT is answered in the error table (405 with Allow, or 404) and closed, not dropped', async () => {
     if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as net.AddressInfo).port;

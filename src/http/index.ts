@@ -17,7 +17,7 @@ export {
 export { installAdminAuth } from './plugins/admin-auth.ts';
 export { installApiKeyAuth } from './plugins/auth.ts';
 export { RequestLimiter } from './plugins/rate-limit.ts';
-export { installRequestContext, requestIdOf } from './plugins/request-context.ts';
+export { installRequestContext, originFormOf, requestIdOf } from './plugins/request-context.ts';
 export { adminRoutes } from './routes/admin.ts';
 export { adminChannelRoutes } from './routes/admin-channels.ts';
 export { adminPeopleRoutes } from './routes/admin-people.ts';

@@ -12,6 +12,25 @@ export function requestIdOf(req: RawRequestDefaultExpression): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
+/** The scheme and authority of an absolute-form request target (`http://host:8080`). */
+const ABSOLUTE = /^https?:\/\/([^/?#]*)/i;
+
+/**
+ * A request target in its origin form (RFC 9112 §3.2): `GET http://host/v1/models?lang=ru`, the absolute
+ * form a server must accept (§3.2.2), is served as `GET /v1/models?lang=ru`. The router found the route
+ * either way, but everything reading the URL saw the absolute form: a CORS preflight was 405, the sign-in
+ * page redirected to itself, 404 messages quoted the host. Any other target is left as it came.
+ */
+export function originFormOf(req: RawRequestDefaultExpression): string {
+  const url = req.url ?? '/';
+  if (url.charCodeAt(0) === 47) return url;
+  const target = ABSOLUTE.exec(url);
+  // An authority that is no host (`user@host`, `[::1`) is left as it came, as before.
+  if (target === null || !HOST.test(target[1] ?? '')) return url;
+  const rest = url.slice(target[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 /**
  * X-Request-Id and `X-Content-Type-Options: nosniff` on every response and the message language of every
  * request (CONTRACT §8). An HTTP/1.1 request without Host, and any with more than one or with one that
