@@ -174,3 +174,99 @@ test('a lookup that a revocation overtook is not cached; entries expire after th
     await db.close();
   }
 });
+
+// `whenRevoked`: the signal that ends a key's long-polls and event streams when the key is revoked (issue
+// 18), heard in this process at once, from another process on SQLite through the `keys` epoch, and from
+// another process on PostgreSQL through NOTIFY.
+
+/** Resolves with the time it took the signal to abort; rejects after `ms`. */
+function aborted(signal: AbortSignal, ms = 5_000): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return resolve(0);
+    const timer = setTimeout(() => reject(new Error(`not aborted within ${ms} ms`)), ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve(performance.now() - started);
+    });
+  });
+}
+
+test('whenRevoked aborts when the key is revoked in this process, and for a key revoked before it', async () => {
+  const { db, drop } = await openTestDatabase('gta_keywatch');
+  const auth = new KeyAuthenticator(db);
+  await auth.start();
+  try {
+    const key = await newKey(db);
+    const other = await newKey(db);
+    const watched = auth.whenRevoked(key.id);
+    const bystander = auth.whenRevoked(other.id);
+    const again = auth.whenRevoked(key.id);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(watched.signal.aborted, false, 'an active key: nothing ends');
+    await db.dialect.transaction(db.db, (tx) => revokeKey(tx, key.id, new Date()));
+    await aborted(watched.signal);
+    await aborted(again.signal);
+    assert.equal(bystander.signal.aborted, false, "another key's calls go on");
+    // Revoked between a request's authentication and its watch: no notification comes again.
+    const late = auth.whenRevoked(key.id);
+    await aborted(late.signal);
+    for (const w of [watched, again, bystander, late]) w.close();
+  } finally {
+    await auth.close();
+    await drop();
+  }
+});
+
+test('SQLite: whenRevoked aborts for a key revoked by another process on the same file', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-keywatch-'));
+  const file = path.join(dir, 'keys.db');
+  const mine = createDb(`sqlite:${file}`);
+  await migrateToLatest(mine);
+  // Another handle on the file plays another process: its notifications never reach `mine`.
+  const other = createDb(`sqlite:${file}`);
+  const auth = new KeyAuthenticator(mine, { revocationCheckMs: 50 });
+  await auth.start();
+  try {
+    const key = await newKey(mine);
+    const watched = auth.whenRevoked(key.id);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(watched.signal.aborted, false);
+    await other.dialect.transaction(other.db, (tx) => revokeKey(tx, key.id, new Date()));
+    const ms = await aborted(watched.signal, 2_000);
+    assert.ok(ms < 2_000, `aborted ${ms} ms after the revocation`);
+    watched.close();
+  } finally {
+    await auth.close();
+    await other.close();
+    await mine.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('PostgreSQL: whenRevoked aborts for a key revoked by another process', async (t) => {
+  const server = process.env.TEST_DATABASE_URL;
+  if (!server) return t.skip('needs TEST_DATABASE_URL');
+  const fresh = await freshPostgres(server, 'gta_keywatch_pg');
+  const db = createDb(fresh.url);
+  await migrateToLatest(db);
+  // A second pool on the same database plays another process.
+  const other = createDb(fresh.url);
+  const auth = new KeyAuthenticator(db);
+  await auth.start();
+  try {
+    const key = await newKey(db);
+    const watched = auth.whenRevoked(key.id);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(watched.signal.aborted, false);
+    await other.dialect.transaction(other.db, (tx) => revokeKey(tx, key.id, new Date()));
+    const ms = await aborted(watched.signal, 2_000);
+    assert.ok(ms < 2_000, `aborted ${ms} ms after the revocation`);
+    watched.close();
+  } finally {
+    await auth.close();
+    await other.close();
+    await db.close();
+    await fresh.drop();
+  }
+});

@@ -9,6 +9,7 @@ import {
   type KeyPrincipal,
   looksLikeKey,
   principalOfHash,
+  revokedAmong,
 } from './keys.ts';
 
 /**
@@ -30,6 +31,11 @@ export interface KeyCacheOptions {
   epochTtlMs?: number;
   /** Keys kept at most; the oldest go first. (Default: 10,000) */
   maxEntries?: number;
+  /**
+   * On SQLite, while calls wait on keys (`whenRevoked`): how often the `keys` epoch is looked at for
+   * revocations by other processes, which cannot notify this one. (Default: 250 ms)
+   */
+  revocationCheckMs?: number;
   /** Monotonic milliseconds (tests move it). */
   now?: () => number;
 }
@@ -52,6 +58,9 @@ interface Entry {
  *   client's next request could reach another process before the notification did.)
  * - In this process, the revoking transaction's notification drops the cache on commit.
  * Unknown and revoked keys are never cached: each such attempt is looked up and counted by the limiter.
+ *
+ * Calls that answer long after their request was authenticated (long-polls, event streams) watch their
+ * key with `whenRevoked`, which hears of the same revocations and ends them at once.
  */
 export class KeyAuthenticator {
   readonly #db: Db;
@@ -69,6 +78,13 @@ export class KeyAuthenticator {
   readonly #keysEpoch: () => number | null;
   /** On PostgreSQL, the `keys` epoch read by one query per turn (`oncePerTurnAsync`); null on SQLite. */
   readonly #keysEpochQuery: (() => Promise<number>) | null;
+  /** The calls watching each key (`whenRevoked`): each aborts when the key is revoked. */
+  readonly #watchers = new Map<string, Set<AbortController>>();
+  readonly #revocationCheckMs: number;
+  /** On SQLite, while keys are watched: the look at the `keys` epoch for other processes' revocations. */
+  #revocationTimer: NodeJS.Timeout | null = null;
+  /** The `keys` epoch the watched keys were last looked up at. */
+  #watchedEpoch: number | null = null;
 
   constructor(db: Db, options: KeyCacheOptions = {}) {
     this.#db = db;
@@ -76,6 +92,7 @@ export class KeyAuthenticator {
     this.#ttlMs = sqlite ? (options.epochTtlMs ?? 60_000) : (options.notifiedTtlMs ?? 1_000);
     this.#entries = new BoundedMap(options.maxEntries ?? 10_000);
     this.#now = options.now ?? (() => performance.now());
+    this.#revocationCheckMs = options.revocationCheckMs ?? 250;
     this.#keysEpoch = sqlite ? oncePerTurn(() => db.readEpoch('keys'), { now: this.#now }) : () => null;
     this.#keysEpochQuery = sqlite
       ? null
@@ -87,7 +104,13 @@ export class KeyAuthenticator {
   /** Starts listening for revocations; until then nothing is cached. */
   async start(): Promise<void> {
     if (this.#unlisten) return;
-    this.#unlisten = await this.#db.listen(KEYS_CHANNEL, () => this.forget());
+    this.#unlisten = await this.#db.listen(KEYS_CHANNEL, (keyId) => {
+      this.forget();
+      // The payload names the revoked key (`revokeKey`). Null after a lost LISTEN connection was made
+      // again: what was notified meanwhile is lost, so every watched key is looked up.
+      if (keyId) this.#revoked(keyId);
+      else this.#lookUpWatched([...this.#watchers.keys()]);
+    });
   }
 
   /** Stops listening and forgets every key. */
@@ -95,6 +118,8 @@ export class KeyAuthenticator {
     const unlisten = this.#unlisten;
     this.#unlisten = null;
     this.forget();
+    this.#watchers.clear();
+    this.#stopRevocationChecks();
     if (unlisten) await unlisten();
   }
 
@@ -102,6 +127,77 @@ export class KeyAuthenticator {
   forget(): void {
     this.#generation += 1;
     this.#entries.clear();
+  }
+
+  /**
+   * A signal that aborts when the key is revoked, by this process or another, for a call that answers
+   * long after its request was authenticated (a long-poll, an event stream): it ends at once and gives its
+   * waiting place back, instead of holding it until its wait or its next heartbeat ends. Heard from the
+   * revoking transaction's notification (this process; every process on PostgreSQL) and, on SQLite, from
+   * the `keys` epoch, looked at every `revocationCheckMs` while any key is watched. `close` stops watching:
+   * call it when the call ends.
+   */
+  whenRevoked(keyId: string): { signal: AbortSignal; close: () => void } {
+    const controller = new AbortController();
+    let watchers = this.#watchers.get(keyId);
+    if (!watchers) {
+      watchers = new Set();
+      this.#watchers.set(keyId, watchers);
+    }
+    watchers.add(controller);
+    this.#startRevocationChecks();
+    // A revocation between the request's authentication and now was announced before this watcher was.
+    this.#lookUpWatched([keyId]);
+    return {
+      signal: controller.signal,
+      close: () => {
+        const set = this.#watchers.get(keyId);
+        if (!set?.delete(controller)) return;
+        if (set.size === 0) this.#watchers.delete(keyId);
+        if (this.#watchers.size === 0) this.#stopRevocationChecks();
+      },
+    };
+  }
+
+  #revoked(keyId: string): void {
+    const watchers = this.#watchers.get(keyId);
+    if (watchers) for (const controller of watchers) controller.abort();
+  }
+
+  /** Aborts the watchers of those of `keyIds` that are revoked. */
+  #lookUpWatched(keyIds: string[]): void {
+    if (keyIds.length === 0) return;
+    revokedAmong(this.#db.db, keyIds).then(
+      (revoked) => {
+        for (const keyId of revoked) this.#revoked(keyId);
+      },
+      // A failed lookup ends nothing: the calls still ask for their key at their next heartbeat or at the
+      // end of their wait, and the next notification or move of the epoch looks again.
+      () => {},
+    );
+  }
+
+  /** On SQLite, where other processes cannot notify this one: looks at the `keys` epoch while keys are watched. */
+  #startRevocationChecks(): void {
+    if (this.#revocationTimer !== null || this.#keysEpochQuery !== null) return;
+    this.#watchedEpoch = this.#db.readEpoch('keys');
+    this.#revocationTimer = setInterval(() => {
+      let epoch: number | null;
+      try {
+        epoch = this.#db.readEpoch('keys');
+      } catch {
+        return;
+      }
+      if (epoch === this.#watchedEpoch) return;
+      this.#watchedEpoch = epoch;
+      this.#lookUpWatched([...this.#watchers.keys()]);
+    }, this.#revocationCheckMs);
+    this.#revocationTimer.unref();
+  }
+
+  #stopRevocationChecks(): void {
+    if (this.#revocationTimer !== null) clearInterval(this.#revocationTimer);
+    this.#revocationTimer = null;
   }
 
   /**

@@ -85,6 +85,21 @@ export async function stillAuthenticated(request: FastifyRequest, deps: AppDeps)
     : isKeyActive(deps.db.db, principal.keyId);
 }
 
+/**
+ * Aborts when the key that authenticated the request is revoked, in this process or another
+ * (`KeyAuthenticator.whenRevoked`): a long-poll or an event stream of that key ends at once and gives its
+ * place back. A dashboard session has no key: its signal never aborts (its calls ask `stillAuthenticated`).
+ * `close` when the call ends.
+ */
+export function keyRevocation(
+  request: FastifyRequest,
+  deps: AppDeps,
+): { signal: AbortSignal; close: () => void } {
+  const keyId = request.principal?.keyId;
+  if (keyId == null) return { signal: new AbortController().signal, close: () => {} };
+  return deps.services.keys.whenRevoked(keyId);
+}
+
 /** One cookie's value from a Cookie header, or null. */
 export function cookieValue(header: string | undefined, name: string): string | null {
   if (!header) return null;

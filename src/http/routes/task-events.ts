@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../errors.ts';
-import { stillAuthenticated } from '../plugins/auth.ts';
+import { keyRevocation, stillAuthenticated } from '../plugins/auth.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone } from '../waiting.ts';
 import { errorResponses, errorSchema, eventStreamResponse, pathParam } from './schemas.ts';
@@ -67,9 +67,11 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
         subscription.close();
         throw error;
       }
-      // A revoked key, or a session signed out, stops opening the stream, as it stops opening everything.
+      // A revoked key, or a session signed out, stops opening the stream, as it stops opening everything;
+      // a key's revocation ends it at once, wherever it was made.
       const stillOpen = (): Promise<boolean> => stillAuthenticated(request, deps);
-      const stop = AbortSignal.any([clientGone(reply), watch.closing]);
+      const revocation = keyRevocation(request, deps);
+      const stop = AbortSignal.any([clientGone(reply), watch.closing, revocation.signal]);
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -108,11 +110,13 @@ export async function taskEventRoutes(app: FastifyInstance, deps: AppDeps): Prom
           }
           if (!(await stillOpen())) return;
           state = await tasks.watchState(principal, id, request.lang);
+          if (revocation.signal.aborted) return;
         }
       } catch (error) {
         // Headers are gone: a failed read ends the stream; the client reconnects with Last-Event-ID.
         request.log.warn({ err: error, taskId: id }, 'event stream ended by an error');
       } finally {
+        revocation.close();
         subscription.close();
         release();
         res.end();

@@ -6,7 +6,7 @@ import { LIBRARIES } from '../../libraries/index.ts';
 import type { TaskView } from '../../tasks/index.ts';
 import { openArtifact, parseIdempotencyKey } from '../../tasks/index.ts';
 import { TASK_BODY_LIMIT } from '../limits.ts';
-import { stillAuthenticated } from '../plugins/auth.ts';
+import { keyRevocation, stillAuthenticated } from '../plugins/auth.ts';
 import { cacheSecondsUntil, rangeHeaderOf, sendBytes, storedEtag } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone, preferWait, waitParam } from '../waiting.ts';
@@ -137,12 +137,14 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         await record?.();
         return reply.code(created.status).headers(pollHint(created.task)).send(created.task);
       }
+      // A key revoked meanwhile ends the wait at once: the answer is the task as it is then.
+      const revocation = keyRevocation(request, deps);
       try {
         const state = await deps.services.watch.untilFinal(
           created.task.id,
           () => tasks.watchState(principal, created.task.id, request.lang),
           seconds * 1000,
-          clientGone(reply),
+          AbortSignal.any([clientGone(reply), revocation.signal]),
         );
         reply.header('Preference-Applied', `wait=${seconds}`);
         if (!state.final) reply.header('Retry-After', '5');
@@ -158,6 +160,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         await record?.().catch(() => {});
         throw error;
       } finally {
+        revocation.close();
         release();
       }
     },
@@ -177,19 +180,31 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     const first = await tasks.poll(principal, id, lang);
     const release = first.final ? null : deps.services.watch.admit(principal.accountId);
     if (!first.final && !release) throw errors.tooManyStreams(deps.services.watch.perAccount);
+    // A key revoked during the wait ends it at once, wherever the revocation was made.
+    const revocation = first.final ? null : keyRevocation(request, deps);
     try {
-      const state = first.final
-        ? { json: first.json, final: true }
-        : await deps.services.watch.untilFinal(id, read, seconds * 1000, clientGone(reply));
+      const state =
+        revocation === null
+          ? { json: first.json, final: true }
+          : await deps.services.watch.untilFinal(
+              id,
+              read,
+              seconds * 1000,
+              AbortSignal.any([clientGone(reply), revocation.signal]),
+            );
       // A key revoked (a session ended) during the wait gets no answer from it (CONTRACT §9). Not asked
       // when the process is shutting down: every waiting call then answers at once, and on PostgreSQL a
       // read at that moment held the shutdown for about a minute (test/task-events-processes.test.ts).
       const closing = deps.services.watch.closing.aborted;
-      if (!first.final && !closing && !(await stillAuthenticated(request, deps)))
+      if (
+        revocation !== null &&
+        (revocation.signal.aborted || (!closing && !(await stillAuthenticated(request, deps))))
+      )
         throw errors.invalidApiKey(request.headers.authorization !== undefined);
       if (!state.final) reply.header('Retry-After', '5');
       return reply.type('application/json; charset=utf-8').send(state.json);
     } finally {
+      revocation?.close();
       release?.();
     }
   };
