@@ -379,8 +379,13 @@ describe('the HTTP edge', () => {
     assert.match(missing, /GET \/v1\/nothing /);
     const models = await send('GET http://x/v1/models', `Authorization: Bearer ${key}\r\n`);
     assert.match(models, /^HTTP\/1\.1 200 /);
-    // An asterisk and a path that starts with two slashes are no address of ours: a clean 405 or 404.
-    assert.match(await send('OPTIONS *'), /^HTTP\/1\.1 405 [\s\S]*"code":"method_not_allowed"/);
+    // The asterisk form asks about the server (OPTIONS only, RFC 9112 §3.2.4); a path that starts with two
+    // slashes is no address of ours.
+    const server = await send('OPTIONS *');
+    assert.match(server, /^HTTP\/1\.1 204 /, server);
+    assert.match(server, /\r\nallow: GET, HEAD, POST, DELETE, OPTIONS\r\n/i);
+    for (const method of ['GET', 'DELETE', 'POST'])
+      assert.match(await send(`${method} *`), /^HTTP\/1\.1 422 [\s\S]*is for OPTIONS only/, method);
     assert.match(await send('GET //v1/models'), /^HTTP\/1\.1 404 [\s\S]*"code":"not_found"/);
   });
 

@@ -58,9 +58,27 @@ export function installRequestContext(app: FastifyInstance): void {
       done(errors.badHost());
       return;
     }
+    // The asterisk form names the server, not a resource, and only OPTIONS takes it (RFC 9112 §3.2.4); the
+    // router would take it for `/`, the dashboard's page.
+    if (request.raw.url === '*') {
+      if (request.method !== 'OPTIONS') {
+        done(errors.invalidRequest(ASTERISK_REFUSAL));
+        return;
+      }
+      reply.code(204).header('allow', SERVER_METHODS).send();
+      return;
+    }
     done();
   });
 }
+
+/** Every method some address of the service answers: what `OPTIONS *` tells of the server as a whole. */
+const SERVER_METHODS = 'GET, HEAD, POST, DELETE, OPTIONS';
+
+const ASTERISK_REFUSAL = {
+  en: 'The request target "*" is for OPTIONS only: name a path such as /v1/models.',
+  ru: 'Цель запроса "*" допустима только для OPTIONS: укажите путь, например /v1/models.',
+};
 
 /** A Host value (RFC 9112 §3.2, RFC 3986 §3.2.2): a name, an IPv4 or a bracketed IPv6 address, a port. */
 const HOST = /^(?:\[[0-9A-Za-z:.%]+\]|[\w\-.~!$&'()*+,;=%]*)(?::\d*)?$/;
