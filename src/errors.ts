@@ -164,6 +164,17 @@ export const errors = {
     new ApiError('invalid_admin_token', { headers: bearerChallenge(sent) }),
   insufficientFunds: (amountMinor: number, availableMinor: number): ApiError =>
     new ApiError('insufficient_funds', { params: { amount: amountMinor, available: availableMinor } }),
+  /**
+   * The balance is below the cheapest price the settings can have, checked before their input files are
+   * read: the run costs at least that much, and its files may add to it, so the amount is not "the" price.
+   */
+  insufficientFundsForAtLeast: (floorMinor: number, availableMinor: number): ApiError =>
+    new ApiError('insufficient_funds', {
+      detail: {
+        en: `The balance is too low: the run costs at least ${floorMinor} kopecks (its input files may add to that; POST /v1/price answers the exact amount), ${availableMinor} are available. No task was created.`,
+        ru: `Недостаточно средств: запуск стоит не меньше ${floorMinor} коп. (входные файлы могут добавить к этому; точную сумму отвечает POST /v1/price), доступно ${availableMinor}. Задача не создана.`,
+      },
+    }),
   modelNotAllowedForKey: (model: string): ApiError =>
     new ApiError('model_not_allowed_for_key', { params: { model } }),
   keyDailyLimitExceeded: (limitMinor: number, spentMinor: number): ApiError =>

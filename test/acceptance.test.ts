@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { makePng } from '../src/media/fixtures.ts';
-import { balances, expectError, startTestApp, type TestApp } from './helpers.ts';
+import { makePng, makeWav } from '../src/media/fixtures.ts';
+import { balances, errorOf, expectError, startTestApp, type TestApp } from './helpers.ts';
 
 const MB = 1024 * 1024;
 
@@ -100,6 +100,29 @@ describe('acceptance checks what it can before downloading', () => {
     assert.equal(price.statusCode, 200, price.body);
     assert.equal(price.json().available_minor, 0);
     assert.ok(price.json().amount_minor > 0);
+  });
+
+  test('[10.17] a refusal before the downloads names the cheapest price as a floor, not as the price', async () => {
+    // music extend: 1200 kopecks with up to 90 s of input; a 121 s file adds two started 30 s blocks.
+    const acct = await t.account({ balanceMinor: 1000 });
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: '/v1/files?filename=track.wav',
+      payload: fs.readFileSync(await makeWav(t.dir, 121)),
+      headers: { 'content-type': 'audio/wav', authorization: `Bearer ${acct.key}` },
+    });
+    assert.equal(uploaded.statusCode, 201, uploaded.body);
+    const extend = {
+      model: 'music',
+      settings: { mode: 'extend', audio: [uploaded.json().url], continueAt: 60, instrumental: true },
+    };
+    const price = await t.call(acct.key, 'POST', '/v1/price', extend);
+    assert.equal(price.json().amount_minor, 1800, price.body);
+    const refused = await t.call(acct.key, 'POST', '/v1/tasks', extend);
+    expectError(refused, 402, 'insufficient_funds');
+    assert.match(errorOf(refused).message, /costs at least 1200 kopecks/);
+    const ru = await t.call(acct.key, 'POST', '/v1/tasks', extend, { 'accept-language': 'ru' });
+    assert.match(errorOf(ru).message, /стоит не меньше 1200 коп\./);
   });
 
   test('[10.17] the active-task limit and the daily limit refuse before any download', async () => {

@@ -31,5 +31,5 @@ export async function mustBeAffordable(
     }
   }
   const available = (await balancesOf(tx, principal.accountId))?.availableMinor ?? 0;
-  if (run.floorMinor > available) throw errors.insufficientFunds(run.floorMinor, available);
+  if (run.floorMinor > available) throw errors.insufficientFundsForAtLeast(run.floorMinor, available);
 }
