@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
-import type { GenerationPlan } from '../src/catalog/index.ts';
+import type { GenerationPlan, MeshOutput } from '../src/catalog/index.ts';
 import { CogAdapter } from '../src/generators/adapters/cog/index.ts';
 import { createAdapterDeps } from '../src/generators/adapters/deps.ts';
 import type { Channel } from '../src/generators/adapters/index.ts';
@@ -269,9 +269,9 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
     const cases: Array<[CogFakeOptions['files'], RegExp]> = [
       [[], /no files/],
       [[{ bytes: Buffer.from('just some text'), contentType: 'text/plain' }], /not a file type/],
-      [[{ bytes: mp3, contentType: 'audio/mpeg' }], /lack the promised kind \(document\)/],
+      [[{ bytes: mp3, contentType: 'audio/mpeg' }], /lack the promised kind \(document glb\)/],
       // The reference's 3D output: a preview 0 or 1 times, the mesh exactly once.
-      [[{ bytes: TINY_PNG, contentType: 'image/png' }], /lack the promised kind \(document\)/],
+      [[{ bytes: TINY_PNG, contentType: 'image/png' }], /lack the promised kind \(document glb\)/],
     ];
     for (const [files, reason] of cases) {
       const { adapter, dir } = await setup({ files });
@@ -288,6 +288,48 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
       await fake?.close();
       fake = null;
     }
+  });
+
+  test('a mesh of another format than planned (glb where quad asks for fbx, fbx for glb): generation_failed', async () => {
+    const [mesh, preview] = meshPlan.outputs as [MeshOutput, GenerationPlan['outputs'][number]];
+    const quadPlan: GenerationPlan = {
+      ...meshPlan,
+      outputs: [{ ...mesh, format: 'fbx', filename: 'model.fbx' }, preview],
+    };
+    const fbx = {
+      bytes: Buffer.from('Kaydara FBX Binary  \0\x1a\0'),
+      contentType: 'application/octet-stream',
+    };
+    const glb = { bytes: GLB, contentType: 'application/octet-stream' };
+    const cases: Array<[CogFakeOptions['files'], GenerationPlan, RegExp]> = [
+      [[glb], quadPlan, /lack the promised kind \(document fbx\)/],
+      [[fbx], meshPlan, /lack the promised kind \(document glb\)/],
+    ];
+    for (const [files, plan, reason] of cases) {
+      const { adapter, dir } = await setup({ files });
+      const key = await runKey();
+      const handle = await adapter.create(request(plan), { key, startedAt: new Date() }, signal());
+      await finished(adapter, handle);
+      await assert.rejects(
+        adapter.outputs(handle, request(plan), dir, signal()),
+        (error) =>
+          error instanceof GenerationError &&
+          error.code === 'generation_failed' &&
+          reason.test(error.message),
+      );
+      await fake?.close();
+      fake = null;
+    }
+    // The planned format is taken: an fbx for quad is the run's model.fbx.
+    const { adapter, dir } = await setup({ files: [fbx] });
+    const key = await runKey();
+    const handle = await adapter.create(request(quadPlan), { key, startedAt: new Date() }, signal());
+    await finished(adapter, handle);
+    const out = await adapter.outputs(handle, request(quadPlan), dir, signal());
+    assert.deepEqual(
+      out.files.map((file) => [file.kind, file.filename]),
+      [['document', 'model.fbx']],
+    );
   });
 
   test('a failed prediction fails the run with its error text, a safety refusal too (PROVIDERS.md)', async () => {

@@ -23,8 +23,8 @@ function withExtension(filename: string, format: string): string {
 
 /**
  * Names the downloaded files after the plan. A file no artifact kind fits, or outputs that lack a kind the
- * plan requires (a 3D run's mesh: only its preview is `optional`), end the run as `generation_failed`
- * (retrying would fetch the same files).
+ * plan requires (a 3D run's mesh, in its planned format: only its preview is `optional`), end the run as
+ * `generation_failed` (retrying would fetch the same files).
  */
 export function filesForPlan(downloads: readonly DownloadedOutput[], plan: GenerationPlan): GeneratedFile[] {
   const unused = [...plan.outputs];
@@ -35,7 +35,10 @@ export function filesForPlan(downloads: readonly DownloadedOutput[], plan: Gener
         'generation_failed',
         `output ${index + 1} is not a file type the service stores`,
       );
-    const at = unused.findIndex((output) => output.kind === kind);
+    // A mesh stands for the planned one only in its format: the reference's glb, or fbx when quad is true.
+    const at = unused.findIndex(
+      (output) => output.kind === kind && (kind !== 'document' || output.format === download.format),
+    );
     const planned = at >= 0 ? unused.splice(at, 1)[0] : undefined;
     return {
       path: download.path,
@@ -48,8 +51,14 @@ export function filesForPlan(downloads: readonly DownloadedOutput[], plan: Gener
       caption: planned?.caption ?? '',
     };
   });
-  const required = new Set(plan.outputs.filter((output) => !output.optional).map((output) => output.kind));
-  const missing = [...required].filter((kind) => !files.some((file) => file.kind === kind));
+  // Each required kind must have filled a planned file at least once (a provider may return fewer of a kind
+  // than planned: PROVIDERS.md fails a run for no file at all, not for one picture of `n`).
+  const named = (output: GenerationPlan['outputs'][number]): string =>
+    output.kind === 'document' ? `document ${output.format}` : output.kind;
+  const filled = new Set(plan.outputs.filter((output) => !unused.includes(output)).map(named));
+  const missing = [...new Set(plan.outputs.filter((output) => !output.optional).map(named))].filter(
+    (kind) => !filled.has(kind),
+  );
   if (missing.length > 0) {
     const got = downloads.map((download) => download.format).join(', ') || 'none';
     throw new GenerationError(
