@@ -264,6 +264,21 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
     await assert.rejects(adapter.outputs(handle, request(), dir, signal()), GeneratorTransientError);
   });
 
+  /** A finished prediction returning `files` for `plan` fails its outputs with generation_failed: `reason`. */
+  async function outputsFail(files: CogFakeOptions['files'], plan: GenerationPlan, reason: RegExp) {
+    const { adapter, dir } = await setup({ files });
+    const key = await runKey();
+    const handle = await adapter.create(request(plan), { key, startedAt: new Date() }, signal());
+    await finished(adapter, handle);
+    await assert.rejects(
+      adapter.outputs(handle, request(plan), dir, signal()),
+      (error) =>
+        error instanceof GenerationError && error.code === 'generation_failed' && reason.test(error.message),
+    );
+    await fake?.close();
+    fake = null;
+  }
+
   test('no files, a file of no known type, or no mesh (the preview alone): generation_failed', async () => {
     const mp3 = fs.readFileSync(await makeMp3(t.dir, 1));
     const cases: Array<[CogFakeOptions['files'], RegExp]> = [
@@ -273,21 +288,7 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
       // The reference's 3D output: a preview 0 or 1 times, the mesh exactly once.
       [[{ bytes: TINY_PNG, contentType: 'image/png' }], /lack the promised kind \(document glb\)/],
     ];
-    for (const [files, reason] of cases) {
-      const { adapter, dir } = await setup({ files });
-      const key = await runKey();
-      const handle = await adapter.create(request(), { key, startedAt: new Date() }, signal());
-      await finished(adapter, handle);
-      await assert.rejects(
-        adapter.outputs(handle, request(), dir, signal()),
-        (error) =>
-          error instanceof GenerationError &&
-          error.code === 'generation_failed' &&
-          reason.test(error.message),
-      );
-      await fake?.close();
-      fake = null;
-    }
+    for (const [files, reason] of cases) await outputsFail(files, meshPlan, reason);
   });
 
   test('a mesh of another format than planned (glb where quad asks for fbx, fbx for glb): generation_failed', async () => {
@@ -305,21 +306,7 @@ describe('Cog adapter against the fake Cog server (PROVIDERS.md §3)', () => {
       [[glb], quadPlan, /lack the promised kind \(document fbx\)/],
       [[fbx], meshPlan, /lack the promised kind \(document glb\)/],
     ];
-    for (const [files, plan, reason] of cases) {
-      const { adapter, dir } = await setup({ files });
-      const key = await runKey();
-      const handle = await adapter.create(request(plan), { key, startedAt: new Date() }, signal());
-      await finished(adapter, handle);
-      await assert.rejects(
-        adapter.outputs(handle, request(plan), dir, signal()),
-        (error) =>
-          error instanceof GenerationError &&
-          error.code === 'generation_failed' &&
-          reason.test(error.message),
-      );
-      await fake?.close();
-      fake = null;
-    }
+    for (const [files, plan, reason] of cases) await outputsFail(files, plan, reason);
     // The planned format is taken: an fbx for quad is the run's model.fbx.
     const { adapter, dir } = await setup({ files: [fbx] });
     const key = await runKey();

@@ -22,6 +22,21 @@ import { ResponseValidator } from './openapi-validator.ts';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
+/**
+ * The environment of another process of the service on `t`'s database, storage and data folder (a second
+ * API process, a worker): the operator token, no render threads, warnings only. Add PORT, WORKER and the rest.
+ */
+export function sharedProcessEnv(t: Pick<TestApp, 'container' | 'dir'>): Record<string, string> {
+  return {
+    DATABASE_URL: t.container.config.databaseUrl,
+    STORAGE_URL: t.container.config.storageUrl,
+    DATA_DIR: t.dir,
+    ADMIN_TOKEN,
+    RENDER_THREADS: '0',
+    LOG_LEVEL: 'warn',
+  };
+}
+
 export interface TestApp {
   app: FastifyInstance;
   container: Container;

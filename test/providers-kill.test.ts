@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { SunoFake } from './fakes/suno.ts';
 import { TripoFake } from './fakes/tripo.ts';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from './helpers.ts';
+import { sharedProcessEnv, startTestApp, type TestApp } from './helpers.ts';
 import { exited, freePort, type Server, startServer, startWorker } from './processes.ts';
 import {
   assertCapturedOnce,
@@ -125,13 +125,8 @@ describe('kill -9 of the worker while a run waits upstream', () => {
         const port = await freePort();
         const env = {
           ...channelEnv(writeChannelFile([upstream.channel]), `http://127.0.0.1:${port}`),
-          DATABASE_URL: t.container.config.databaseUrl,
-          STORAGE_URL: t.container.config.storageUrl,
-          DATA_DIR: t.dir,
-          ADMIN_TOKEN,
+          ...sharedProcessEnv(t),
           JOB_LEASE: '5s',
-          RENDER_THREADS: '0',
-          LOG_LEVEL: 'warn',
         };
         const api = await startServer({ ...env, PORT: String(port), WORKER: 'off' });
         children.push(api);

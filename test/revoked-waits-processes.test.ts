@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from './helpers.ts';
+import { sharedProcessEnv, startTestApp, type TestApp } from './helpers.ts';
 import { exited, freePort, type Server, startServer } from './processes.ts';
 import { openStream } from './sse.ts';
 
@@ -17,12 +17,7 @@ test('a key revoked by another process ends its long-poll and stream at once and
   try {
     t = await startTestApp({ worker: false });
     api = await startServer({
-      DATABASE_URL: t.container.config.databaseUrl,
-      STORAGE_URL: t.container.config.storageUrl,
-      DATA_DIR: t.dir,
-      ADMIN_TOKEN,
-      RENDER_THREADS: '0',
-      LOG_LEVEL: 'warn',
+      ...sharedProcessEnv(t),
       WORKER: 'off',
       PORT: String(await freePort()),
       // Two places, and one heartbeat a minute: a stream that ended within seconds was not ended by one.

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from './helpers.ts';
+import { sharedProcessEnv, startTestApp, type TestApp } from './helpers.ts';
 import { exited, freePort, type Server, startServer, startWorker } from './processes.ts';
 import { openStream } from './sse.ts';
 
@@ -16,16 +16,7 @@ test('a task finished by a worker process wakes a long-poll and a stream held by
   const children: Server[] = [];
   try {
     t = await startTestApp({ worker: false });
-    const env = {
-      DATABASE_URL: t.container.config.databaseUrl,
-      STORAGE_URL: t.container.config.storageUrl,
-      DATA_DIR: t.dir,
-      ADMIN_TOKEN,
-      RENDER_THREADS: '0',
-      SIM_SPEED: '50',
-      LOG_LEVEL: 'warn',
-      WORKER: 'off',
-    };
+    const env = { ...sharedProcessEnv(t), SIM_SPEED: '50', WORKER: 'off' };
     const [portA, portB] = [await freePort(), await freePort()];
     const apiA = await startServer({ ...env, PORT: String(portA) });
     children.push(apiA);
@@ -86,16 +77,7 @@ test('SIGTERM ends the open streams and waiting calls of an API process, which t
   try {
     t = await startTestApp({ worker: false });
     const port = await freePort();
-    api = await startServer({
-      DATABASE_URL: t.container.config.databaseUrl,
-      STORAGE_URL: t.container.config.storageUrl,
-      DATA_DIR: t.dir,
-      ADMIN_TOKEN,
-      RENDER_THREADS: '0',
-      LOG_LEVEL: 'warn',
-      WORKER: 'off',
-      PORT: String(port),
-    });
+    api = await startServer({ ...sharedProcessEnv(t), WORKER: 'off', PORT: String(port) });
     const account = await t.account({ balanceMinor: 10_000_000 });
     const auth = { authorization: `Bearer ${account.key}` };
     const created = await fetch(`${api.base}/v1/tasks`, {

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { YookassaFake } from './fakes/yookassa.ts';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from './helpers.ts';
+import { sharedProcessEnv, startTestApp, type TestApp } from './helpers.ts';
 import { exited, freePort, type Server, startServer } from './processes.ts';
 
 async function call(server: Server, key: string, method: string, path: string, body?: unknown) {
@@ -27,16 +27,11 @@ describe('top-up credits across processes', () => {
   let fake: YookassaFake;
   let t: TestApp;
   const env = (port: number): Record<string, string> => ({
-    DATABASE_URL: t.container.config.databaseUrl,
-    STORAGE_URL: t.container.config.storageUrl,
-    DATA_DIR: t.dir,
-    ADMIN_TOKEN,
+    ...sharedProcessEnv(t),
     PORT: String(port),
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     ...fake.env,
     WORKER: 'off',
-    RENDER_THREADS: '0',
-    LOG_LEVEL: 'warn',
   });
   const credits = async (
     accountId: string,

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from './helpers.ts';
+import { sharedProcessEnv, startTestApp, type TestApp } from './helpers.ts';
 import { exited, freePort, type Server, startServer } from './processes.ts';
 import { eventually, type Receiver, startReceiver } from './webhooks-kit.ts';
 
@@ -44,17 +44,12 @@ describe('kill -9 with pending webhook deliveries', () => {
       receiver = await startReceiver(() => (up ? { status: 200 } : { status: 503 }));
       const apiPort = await freePort();
       const env = {
-        DATABASE_URL: t.container.config.databaseUrl,
-        STORAGE_URL: t.container.config.storageUrl,
-        DATA_DIR: t.dir,
-        ADMIN_TOKEN,
+        ...sharedProcessEnv(t),
         PORT: String(apiPort),
         PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
         FETCH_ALLOW_ADDRESSES: '127.0.0.1',
         WEBHOOK_RETRY_SCHEDULE: Array(20).fill('500ms').join(','),
         SIM_SPEED: '1000',
-        RENDER_THREADS: '0',
-        LOG_LEVEL: 'warn',
       };
       const first = await startServer(env);
       children.push(first);

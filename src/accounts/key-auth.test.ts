@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { freshPostgres, openTestDatabase } from '../../test/databases.ts';
 import { createDb, type Db, migrateToLatest } from '../db/index.ts';
 import { createAccount } from './accounts.ts';
@@ -20,6 +20,49 @@ async function newKey(db: Db): Promise<{ id: string; key: string; accountId: str
     const issued = await issueKey(tx, { accountId: account.id, at });
     return { id: issued.id, key: issued.key, accountId: account.id };
   });
+}
+
+/**
+ * Two handles on one SQLite file, `mine` and `other`: the second plays another process, whose notifications
+ * never reach `mine`. Both are closed and the file removed after `body`.
+ */
+async function withTwoSqliteProcesses(body: (mine: Db, other: Db) => Promise<void>): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-keycache-'));
+  const file = path.join(dir, 'keys.db');
+  const mine = createDb(`sqlite:${file}`);
+  await migrateToLatest(mine);
+  const other = createDb(`sqlite:${file}`);
+  try {
+    await body(mine, other);
+  } finally {
+    await other.close();
+    await mine.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Two pools on one fresh PostgreSQL database of `TEST_DATABASE_URL`, `mine` and `other`: the second plays
+ * another process. Skips without the server; the database is dropped after `body`.
+ */
+async function withTwoPostgresProcesses(
+  t: TestContext,
+  name: string,
+  body: (mine: Db, other: Db) => Promise<void>,
+): Promise<void> {
+  const server = process.env.TEST_DATABASE_URL;
+  if (!server) return t.skip('needs TEST_DATABASE_URL');
+  const fresh = await freshPostgres(server, name);
+  const mine = createDb(fresh.url);
+  await migrateToLatest(mine);
+  const other = createDb(fresh.url);
+  try {
+    await body(mine, other);
+  } finally {
+    await other.close();
+    await mine.close();
+    await fresh.drop();
+  }
 }
 
 /**
@@ -92,60 +135,45 @@ test('one connection presenting different keys in turn gets each key’s own rig
 });
 
 test('SQLite: a key revoked by another process on the same file is refused on the very next request', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-keycache-'));
-  const file = path.join(dir, 'keys.db');
-  const mine = createDb(`sqlite:${file}`);
-  await migrateToLatest(mine);
-  // Another handle on the file plays another process: its notifications never reach `mine`.
-  const other = createDb(`sqlite:${file}`);
-  const auth = new KeyAuthenticator(mine);
-  await auth.start();
-  try {
-    const key = await newKey(mine);
-    assert.equal((await auth.authenticate(key.key))?.keyId, key.id);
-    assert.equal((await auth.authenticate(key.key))?.keyId, key.id, 'served from the cache');
-    await other.dialect.transaction(other.db, (tx) => revokeKey(tx, key.id, new Date()));
-    // The next request arrives after the revocation: in a later turn of the event loop.
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(auth.cached(key.key), undefined, 'the synchronous path reads the epoch too');
-    assert.equal(await auth.authenticate(key.key), null, 'no wait, no notification needed');
-  } finally {
-    await auth.close();
-    await other.close();
-    await mine.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  await withTwoSqliteProcesses(async (mine, other) => {
+    const auth = new KeyAuthenticator(mine);
+    await auth.start();
+    try {
+      const key = await newKey(mine);
+      assert.equal((await auth.authenticate(key.key))?.keyId, key.id);
+      assert.equal((await auth.authenticate(key.key))?.keyId, key.id, 'served from the cache');
+      await other.dialect.transaction(other.db, (tx) => revokeKey(tx, key.id, new Date()));
+      // The next request arrives after the revocation: in a later turn of the event loop.
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(auth.cached(key.key), undefined, 'the synchronous path reads the epoch too');
+      assert.equal(await auth.authenticate(key.key), null, 'no wait, no notification needed');
+    } finally {
+      await auth.close();
+    }
+  });
 });
 
 test('PostgreSQL: a key revoked by another process is refused on the very next request', async (t) => {
-  const server = process.env.TEST_DATABASE_URL;
-  if (!server) return t.skip('needs TEST_DATABASE_URL');
-  const fresh = await freshPostgres(server, 'gta_keycache_pg');
-  const db = createDb(fresh.url);
-  await migrateToLatest(db);
-  // A second pool on the same database plays another process.
-  const other = createDb(fresh.url);
-  // A long time to live: only the epoch (or the notification) can make it forget within the test.
-  const auth = new KeyAuthenticator(db, { notifiedTtlMs: 600_000 });
-  await auth.start();
-  try {
-    const key = await newKey(db);
-    assert.equal((await auth.authenticate(key.key))?.keyId, key.id);
-    assert.equal((await auth.authenticate(key.key))?.keyId, key.id, 'cached');
-    assert.equal(auth.cached(key.key), undefined, 'never answered without the epoch’s query');
-    await other.dialect.transaction(other.db, (tx) => revokeKey(tx, key.id, new Date()));
-    // No wait for the NOTIFY, which may land after the client's next request: the epoch read by the
-    // request's turn already tells.
-    assert.equal(await auth.authenticate(key.key), null, 'refused at once');
-    // Many requests of one turn share one read of the epoch, and all are refused.
-    const turn = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(key.key)));
-    assert.deepEqual(new Set(turn), new Set([null]));
-  } finally {
-    await auth.close();
-    await other.close();
-    await db.close();
-    await fresh.drop();
-  }
+  await withTwoPostgresProcesses(t, 'gta_keycache_pg', async (db, other) => {
+    // A long time to live: only the epoch (or the notification) can make it forget within the test.
+    const auth = new KeyAuthenticator(db, { notifiedTtlMs: 600_000 });
+    await auth.start();
+    try {
+      const key = await newKey(db);
+      assert.equal((await auth.authenticate(key.key))?.keyId, key.id);
+      assert.equal((await auth.authenticate(key.key))?.keyId, key.id, 'cached');
+      assert.equal(auth.cached(key.key), undefined, 'never answered without the epoch’s query');
+      await other.dialect.transaction(other.db, (tx) => revokeKey(tx, key.id, new Date()));
+      // No wait for the NOTIFY, which may land after the client's next request: the epoch read by the
+      // request's turn already tells.
+      assert.equal(await auth.authenticate(key.key), null, 'refused at once');
+      // Many requests of one turn share one read of the epoch, and all are refused.
+      const turn = await Promise.all(Array.from({ length: 20 }, () => auth.authenticate(key.key)));
+      assert.deepEqual(new Set(turn), new Set([null]));
+    } finally {
+      await auth.close();
+    }
+  });
 });
 
 test('a lookup that a revocation overtook is not cached; entries expire after their time to live', async () => {
@@ -218,14 +246,8 @@ test('whenRevoked aborts when the key is revoked in this process, and for a key 
   }
 });
 
-test('SQLite: whenRevoked aborts for a key revoked by another process on the same file', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-keywatch-'));
-  const file = path.join(dir, 'keys.db');
-  const mine = createDb(`sqlite:${file}`);
-  await migrateToLatest(mine);
-  // Another handle on the file plays another process: its notifications never reach `mine`.
-  const other = createDb(`sqlite:${file}`);
-  const auth = new KeyAuthenticator(mine, { revocationCheckMs: 50 });
+/** `auth` (on `mine`) ends a watch of a key that `other`, another process, revokes. */
+async function revokedElsewhere(auth: KeyAuthenticator, mine: Db, other: Db): Promise<void> {
   await auth.start();
   try {
     const key = await newKey(mine);
@@ -238,35 +260,17 @@ test('SQLite: whenRevoked aborts for a key revoked by another process on the sam
     watched.close();
   } finally {
     await auth.close();
-    await other.close();
-    await mine.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+test('SQLite: whenRevoked aborts for a key revoked by another process on the same file', async () => {
+  await withTwoSqliteProcesses((mine, other) =>
+    revokedElsewhere(new KeyAuthenticator(mine, { revocationCheckMs: 50 }), mine, other),
+  );
 });
 
 test('PostgreSQL: whenRevoked aborts for a key revoked by another process', async (t) => {
-  const server = process.env.TEST_DATABASE_URL;
-  if (!server) return t.skip('needs TEST_DATABASE_URL');
-  const fresh = await freshPostgres(server, 'gta_keywatch_pg');
-  const db = createDb(fresh.url);
-  await migrateToLatest(db);
-  // A second pool on the same database plays another process.
-  const other = createDb(fresh.url);
-  const auth = new KeyAuthenticator(db);
-  await auth.start();
-  try {
-    const key = await newKey(db);
-    const watched = auth.whenRevoked(key.id);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.equal(watched.signal.aborted, false);
-    await other.dialect.transaction(other.db, (tx) => revokeKey(tx, key.id, new Date()));
-    const ms = await aborted(watched.signal, 2_000);
-    assert.ok(ms < 2_000, `aborted ${ms} ms after the revocation`);
-    watched.close();
-  } finally {
-    await auth.close();
-    await other.close();
-    await db.close();
-    await fresh.drop();
-  }
+  await withTwoPostgresProcesses(t, 'gta_keywatch_pg', (mine, other) =>
+    revokedElsewhere(new KeyAuthenticator(mine), mine, other),
+  );
 });
