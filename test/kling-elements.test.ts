@@ -211,10 +211,46 @@ test('a creation whose answer never came: the element Kling made is found by our
   }
 });
 
+test('an unanswered creation with over ten pages of newer creations at Kling is still found', async () => {
+  const lost = await startKlingWorld({ adapterLimits: { callTimeoutMs: 1_000 } });
+  try {
+    lost.fake.fail('lost-answer');
+    const res = await lost.t.call(lost.account.key, 'POST', ELEMENTS, {
+      name: 'Buried',
+      tag: 'object',
+      image_urls: [lost.files.front],
+    });
+    expectError(res, 503, 'sg_unavailable');
+    const task = [...lost.fake.tasks.values()].find((t) => t.kind === 'element');
+    assert.ok(task, 'Kling took the creation');
+    await until(async () => task.status === 'succeed', 'Kling to make the element');
+    // Other creations of the Kling account made since list before it: more than 10 pages of 100.
+    const now = Date.now();
+    for (let i = 0; i < 1_050; i++) {
+      lost.fake.tasks.set(`newer-${i}`, {
+        ...task,
+        id: `newer-${i}`,
+        body: { external_task_id: `element-other-${i}` },
+        status: 'failed',
+        elementId: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+    const owned = (): boolean =>
+      [...lost.fake.elements.values()].some((set) => set.has(task.elementId ?? ''));
+    const recordId = String(task.body['external_task_id']).replace(/^element-/, '');
+    assert.equal(await sweepAgain(lost.t, recordId), 1);
+    assert.ok(!owned(), 'the element is gone at Kling');
+  } finally {
+    await lost.close();
+  }
+});
+
 test('an unanswered creation Kling never took leaves nothing to delete; one still running is asked again', async () => {
   const generator = await w.t.container.services.libraries.deps.generatorAt?.('kling-main');
   assert.ok(generator?.deleteUnanswered);
-  const request = { model: 'video-elements', library: 'elements' };
+  const request = { model: 'video-elements', library: 'elements', sentAt: new Date().toISOString() };
   const deletes = (): number => w.fake.calls.filter((c) => c.path === '/v1/general/delete-elements').length;
   const before = deletes();
   await generator.deleteUnanswered({ ...request, recordId: 'never-sent' }, AbortSignal.timeout(5_000));

@@ -153,6 +153,8 @@ export interface UnansweredCreation {
   library: string;
   /** The record id the creation was sent with (`LibraryCreateRequest.recordId`). */
   recordId: string;
+  /** When the creation was sent (ISO 8601): what the provider made of it is no older. */
+  sentAt: string;
 }
 
 export interface LyricsVariant {

@@ -286,6 +286,7 @@ export class LibraryService {
     const plan = await decl.prepare(body, ctx);
     const taken = (): ApiError => decl.taken?.(plan) ?? errors.internal();
     if (plan.uniqueKey !== undefined && (await this.#uniqueTaken(query, plan.uniqueKey))) throw taken();
+    const sentAt = clock.now();
     const created = await askGenerator(decl.failCode, () =>
       generator
         .createRecord(
@@ -302,7 +303,7 @@ export class LibraryService {
         .catch(async (error: unknown) => {
           // Not a refusal: the provider may have made the record all the same.
           if (!(error instanceof LibraryRejected))
-            await this.#forsakeUnanswered(decl, query, ctx.recordId, { generator, channel });
+            await this.#forsakeUnanswered(decl, query, ctx.recordId, sentAt, { generator, channel });
           throw error;
         }),
     ).catch(async (error: unknown) => {
@@ -404,13 +405,15 @@ export class LibraryService {
    * A deleted stand-in is stored under the record id the creation was sent with, owing its provider
    * deletion, so the sweeper finds what the channel made of it by that id and deletes it there
    * (upstream-deletes.ts); first after one retry interval, so that a creation the provider was still
-   * taking when we gave up shows by then. Only for channels whose generator can find a creation by our id.
-   * Best effort: the caller gets the first failure anyway.
+   * taking when we gave up shows by then. Its `created_at` is when the creation was sent (`sentAt`), which
+   * tells the channel how far back to look. Only for channels whose generator can find a creation by our
+   * id. Best effort: the caller gets the first failure anyway.
    */
   async #forsakeUnanswered(
     decl: LibraryDecl,
     query: RecordQuery,
     recordId: string,
+    sentAt: Date,
     placed: PlacedGenerator,
   ): Promise<void> {
     if (placed.channel === null || !placed.generator.deleteUnanswered) return;
@@ -426,7 +429,7 @@ export class LibraryService {
       private: { channel: placed.channel, unanswered: true },
       uniqueKey: null,
       error: null,
-      createdAt: now.toISOString(),
+      createdAt: sentAt.toISOString(),
       updatedAt: now.toISOString(),
       readyAt: null,
       deletedAt: now.toISOString(),

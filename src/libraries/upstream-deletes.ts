@@ -5,8 +5,9 @@
  * copy (`LibraryGenerator.deleteRecord`). An attempt that fails while the provider cannot be asked
  * (unreachable, busy, the channel switched off) is made again later, for a week at most; a refusal for
  * good is not. Either way the attempts end with a warning. A creation that failed without its outcome
- * known leaves a deleted stand-in (`unanswered`, no upstream id): its channel is asked to find what it made
- * of it by the record id and delete that (`LibraryGenerator.deleteUnanswered`).
+ * known leaves a deleted stand-in (`unanswered`, no upstream id, created when the creation was sent): its
+ * channel is asked to find what it made of it by the record id and delete that
+ * (`LibraryGenerator.deleteUnanswered`).
  */
 import type { Db } from '../db/index.ts';
 import { GenerationError, type LibraryGenerator } from '../generators/index.ts';
@@ -46,7 +47,7 @@ export async function deleteUpstreamCopies(deps: UpstreamDeleteDeps, batch = 20)
   const now = deps.clock.now();
   const due = await db
     .selectFrom('library_records')
-    .select(['id', 'model', 'library', 'private', 'deleted_at', 'upstream_delete_at'])
+    .select(['id', 'model', 'library', 'private', 'created_at', 'deleted_at', 'upstream_delete_at'])
     .where('upstream_delete_at', 'is not', null)
     .where('upstream_delete_at', '<=', now.toISOString())
     .orderBy('upstream_delete_at')
@@ -73,7 +74,10 @@ export async function deleteUpstreamCopies(deps: UpstreamDeleteDeps, batch = 20)
         );
       } else if (stored.unanswered === true && typeof stored.channel === 'string' && deps.generatorAt) {
         const generator = await deps.generatorAt(stored.channel);
-        await generator.deleteUnanswered?.(request, AbortSignal.timeout(UPSTREAM_DELETE_WAIT_MS));
+        await generator.deleteUnanswered?.(
+          { ...request, sentAt: row.created_at },
+          AbortSignal.timeout(UPSTREAM_DELETE_WAIT_MS),
+        );
       }
     } catch (error) {
       // The provider refused for good (GenerationError): asking again would not change its mind.

@@ -33,8 +33,12 @@ const NOT_FOUND_CODES = new Set([1202, 1203]);
 export const ELEMENT_POLL_MS = 2_000;
 /** Our `external_task_id` of the creation of the record `recordId`. */
 const externalIdOf = (recordId: string): string => `element-${recordId}`;
-/** Pages of Kling's element list searched for an unanswered creation, and their size. */
-const LIST_PAGES = 10;
+/**
+ * Kling's element list, newest first, is searched for an unanswered creation page by page until a page
+ * holds only creations made this long before ours was sent (clock skew), at most `LIST_PAGES` pages.
+ */
+const LIST_SKEW_MS = 10 * 60_000;
+const LIST_PAGES = 100;
 const LIST_PAGE_SIZE = 100;
 /** Kling's tag of a person (`character` of ours); other tags send no `tag_list`. */
 const CHARACTER_TAG = 'o_102';
@@ -174,13 +178,14 @@ export class KlingElements implements LibraryGenerator {
 
   /**
    * A creation whose answer never came, or that we stopped waiting for: Kling reads a creation by its own
-   * task id only, but its list (`GET …/advanced-custom-elements?pageNum=&pageSize=`) names each with our
-   * `external_task_id`. The element found there is deleted; a creation still running is asked about again
-   * later (thrown as transient); none found, or a failed one, left nothing behind.
+   * task id only, but its list (`GET …/advanced-custom-elements?pageNum=&pageSize=`, newest first) names
+   * each with our `external_task_id`. The element found there is deleted; a creation still running is
+   * asked about again later (thrown as transient); none found down to creations older than ours, or a
+   * failed one, left nothing behind. A list too long to reach them is given up (thrown as final).
    */
   async deleteUnanswered(request: UnansweredCreation, signal: AbortSignal): Promise<void> {
     if (request.library !== 'elements') return;
-    const task = await this.#listed(externalIdOf(request.recordId), signal);
+    const task = await this.#listed(externalIdOf(request.recordId), Date.parse(request.sentAt), signal);
     if (task === null || text(task['task_status']) === 'failed') return;
     if (text(task['task_status']) !== 'succeed')
       throw new GeneratorTransientError(`Kling is still making the element of record ${request.recordId}`);
@@ -188,8 +193,12 @@ export class KlingElements implements LibraryGenerator {
     if (elementId !== null) await this.deleteRecord({ ...request, upstreamId: elementId }, signal);
   }
 
-  /** The creation sent with `externalId` in Kling's element list, or null. */
-  async #listed(externalId: string, signal: AbortSignal): Promise<Record<string, unknown> | null> {
+  /** The creation sent with `externalId` at `sentAt` (epoch ms) in Kling's element list, or null. */
+  async #listed(
+    externalId: string,
+    sentAt: number,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown> | null> {
     for (let page = 1; page <= LIST_PAGES; page++) {
       const path = `${ELEMENTS}?pageNum=${page}&pageSize=${LIST_PAGE_SIZE}`;
       const response = await this.#api.send({ method: 'GET', path, signal });
@@ -205,8 +214,14 @@ export class KlingElements implements LibraryGenerator {
       );
       if (found) return found;
       if (tasks.length < LIST_PAGE_SIZE) return null;
+      // Newest first: once a whole page was made before ours was sent, ours is not further down.
+      const newest = Math.max(...tasks.map((t) => (isRecord(t) ? Number(t['created_at']) : Number.NaN)));
+      if (newest < sentAt - LIST_SKEW_MS) return null;
     }
-    return null;
+    throw new GenerationError(
+      'generation_failed',
+      `Kling element list: ${externalId} not found in ${LIST_PAGES} pages of newer creations`,
+    );
   }
 
   async issuePhrase(): Promise<string> {
