@@ -140,6 +140,19 @@ test('each schema bound is checked, in the page language', () => {
   ]);
 });
 
+test('numbers in the messages are written as the page language writes them', () => {
+  const faces = { type: 'integer', minimum: 48, maximum: 2_000_000 };
+  assert.deepEqual(checkValue('face_limit', faces, 3_000_000, false, ru), [
+    'Предел числа граней: не больше 2\u00a0000\u00a0000.',
+  ]);
+  assert.deepEqual(checkValue('face_limit', faces, 3_000_000, false, en), ['Face limit: at most 2,000,000.']);
+  assert.deepEqual(
+    checkValue('prompt', { type: 'string', maxLength: 10_000 }, 'я'.repeat(10_001), true, ru),
+    ['Описание (промпт): не длиннее 10\u00a0000 символов.'],
+  );
+  assert.deepEqual(checkValue('w', { type: 'number', maximum: 0.5 }, 0.75, false, ru), ['W: не больше 0,5.']);
+});
+
 test('a link is checked as the API checks it', () => {
   const api = z.url({ protocol: /^https?$/ });
   const typed = [
@@ -166,7 +179,7 @@ test('a step (multipleOf) is checked as the API checks it', () => {
     'Audio weight: a multiple of 0.01 is needed.',
   ]);
   assert.deepEqual(checkValue('audioWeight', weight, 0.655, false, ru), [
-    `${fieldLabel('audioWeight', {}, ru)}: нужно число, кратное 0.01.`,
+    `${fieldLabel('audioWeight', {}, ru)}: нужно число, кратное 0,01.`,
   ]);
   // The API's rule itself (src/catalog/model-spec.ts), asked about the values a person may type.
   const api = twoDecimals(z.number());

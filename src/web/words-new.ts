@@ -38,6 +38,8 @@ export const en = {
   newCheckFewItems: '{field}: at least {n} items.',
   newCheckManyItems: '{field}: at most {n} items.',
   newCheckUrl: '{field}: a link (http or https) is needed.',
+  /** How the checks write their numbers: `2,000,000`, `0.01`. */
+  newNumberLocale: 'en-US',
   newNeedsScript: 'The settings form needs JavaScript in the browser.',
 } as const;
 
@@ -76,5 +78,6 @@ export const ru: Record<keyof typeof en, string> = {
   newCheckFewItems: '{field}: не меньше {n} элементов.',
   newCheckManyItems: '{field}: не больше {n} элементов.',
   newCheckUrl: '{field}: нужна ссылка (http или https).',
+  newNumberLocale: 'ru-RU',
   newNeedsScript: 'Для формы настроек нужен JavaScript в браузере.',
 };

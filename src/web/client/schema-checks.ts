@@ -50,8 +50,13 @@ export function hintText(
   return words[`hint:${name}`] ?? schema.description;
 }
 
+/** A message of the checks, its number written as the page's language writes it (`2 000 000`, `0,01`). */
 function say(words: Record<string, string>, key: string, field: string, n?: number): string {
-  return (words[key] ?? key).replace('{field}', field).replace('{n}', n === undefined ? '' : String(n));
+  const number =
+    n === undefined
+      ? ''
+      : new Intl.NumberFormat(words.newNumberLocale ?? 'en-US', { maximumFractionDigits: 20 }).format(n);
+  return (words[key] ?? key).replace('{field}', field).replace('{n}', number);
 }
 
 /** Characters as the API counts them (code points: an emoji is one), not UTF-16 units. */
