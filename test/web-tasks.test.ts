@@ -315,6 +315,22 @@ describe('tasks pages with the simulator', () => {
     assert.match(en.body, /<dt>prompt<\/dt>/);
     assert.match(ru.body, /<dt>Описание \(промпт\) \(prompt\)<\/dt>/);
   });
+
+  test('a Russian page says the settings’ yes, no and fractions in Russian', async () => {
+    const { browser, key } = await person(t, people);
+    const id = await create(t, key, {
+      model: 'music',
+      settings: { mode: 'generate', songDescription: 'песня про лису', audioWeight: 0.65 },
+    });
+    const en = await browser.get(`/tasks/${id}`);
+    assert.match(en.body, /<dt>instrumental<\/dt><dd>false<\/dd>/);
+    assert.match(en.body, /<dt>audioWeight<\/dt><dd>0\.65<\/dd>/);
+    await browser.post('/language', { lang: 'ru', next: `/tasks/${id}` });
+    const ru = (await browser.get(`/tasks/${id}`)).body;
+    assert.match(ru, /\(instrumental\)<\/dt><dd>нет<\/dd>/);
+    assert.match(ru, /\(audioWeight\)<\/dt><dd>0,65<\/dd>/);
+    assert.doesNotMatch(ru, /<dd>(true|false)<\/dd>/);
+  });
 });
 
 describe('tasks pages after the files expire', () => {

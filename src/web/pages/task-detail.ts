@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { errors, isApiError } from '../../errors.ts';
-import type { Lang } from '../../i18n/index.ts';
+import { type Lang, ruDecimal } from '../../i18n/index.ts';
 import { sessionPrincipal } from '../../people/index.ts';
 import { fieldLabel } from '../client/schema-checks.ts';
 import { contextOf, setFlash } from '../context.ts';
@@ -34,8 +34,13 @@ function settingName(key: string, lang: Lang): string {
   return lang === 'ru' ? `${fieldLabel(key, {}, settingWords(lang))} (${key})` : key;
 }
 
-/** A setting's value as text: strings as they are, anything else as compact JSON. */
-function settingText(value: unknown): string {
+/**
+ * A setting's value as text: strings as they are, anything else as compact JSON; Russian pages say yes
+ * and no in their words and write a number with its decimal comma (`да`, `0,65`).
+ */
+function settingText(value: unknown, w: Words, lang: Lang): string {
+  if (lang === 'ru' && typeof value === 'boolean') return value ? w.newYes : w.newNo;
+  if (lang === 'ru' && typeof value === 'number') return ruDecimal(value);
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
@@ -115,7 +120,7 @@ export function taskBody(task: WebTask, csrf: VNode, w: Words, lang: Lang): VNod
     </dl>
     <h2>${w.taskSettings}</h2>
     <dl class="task-settings">
-      ${Object.entries(task.settings).map(([key, value]) => html`<dt>${settingName(key, lang)}</dt><dd>${settingText(value)}</dd>`)}
+      ${Object.entries(task.settings).map(([key, value]) => html`<dt>${settingName(key, lang)}</dt><dd>${settingText(value, w, lang)}</dd>`)}
     </dl>
     ${results(task, w, lang)}`;
 }
