@@ -17,10 +17,16 @@ const canvas = document.querySelector<HTMLCanvasElement>('canvas[data-spend]');
 if (canvas && typeof Chart === 'function') {
   const data = JSON.parse(canvas.dataset.spend ?? '{}') as SpendData;
   const money = new Intl.NumberFormat(data.locale, { style: 'currency', currency: data.currency });
+  // Day and month in the page's order: `30.11` on Russian pages, `11/30` on English ones.
+  const dayMonth = new Intl.DateTimeFormat(data.locale, {
+    day: '2-digit',
+    month: '2-digit',
+    timeZone: 'UTC',
+  });
   new Chart(canvas, {
     type: 'bar',
     data: {
-      labels: data.days.map((day) => day.slice(5)),
+      labels: data.days.map((day) => dayMonth.format(new Date(`${day}T00:00:00Z`))),
       datasets: Object.entries(data.byModel).map(([model, amounts], i) => ({
         label: model,
         data: amounts.map((minor) => minor / 100),
