@@ -40,6 +40,7 @@ export function originFormOf(req: RawRequestDefaultExpression): string {
 export function installRequestContext(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('lang', 'en');
+  const served = servedMethods(app);
   // A callback, not an async function: it runs on every request, and a promise per hook is measurable.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -65,15 +66,33 @@ export function installRequestContext(app: FastifyInstance): void {
         done(errors.invalidRequest(ASTERISK_REFUSAL));
         return;
       }
-      reply.code(204).header('allow', SERVER_METHODS).send();
+      reply.code(204).header('allow', served()).send();
       return;
     }
     done();
   });
 }
 
-/** Every method some address of the service answers: what `OPTIONS *` tells of the server as a whole. */
-const SERVER_METHODS = 'GET, HEAD, POST, DELETE, OPTIONS';
+/** The methods an `Allow` lists, in the order it lists them. */
+const METHOD_ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+
+/**
+ * Every method some address of the service answers, read from the routes as they are added: what
+ * `OPTIONS *` tells of the server as a whole. A fixed list left out the operator's PATCH. OPTIONS is
+ * always answered (CORS preflights, the 405 of an address), as the asterisk form itself is.
+ */
+function servedMethods(app: FastifyInstance): () => string {
+  const methods = new Set<string>(['OPTIONS']);
+  let allow: string | null = null;
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) methods.add(method);
+    allow = null;
+  });
+  return () => {
+    allow ??= METHOD_ORDER.filter((method) => methods.has(method)).join(', ');
+    return allow;
+  };
+}
 
 const ASTERISK_REFUSAL = {
   en: 'The request target "*" is for OPTIONS only: name a path such as /v1/models.',
