@@ -387,6 +387,10 @@ describe('the HTTP edge', () => {
     assert.match(server, /\r\nallow: GET, HEAD, POST, PATCH, DELETE, OPTIONS\r\n/i);
     for (const method of ['GET', 'DELETE', 'POST'])
       assert.match(await send(`${method} *`), /^HTTP\/1\.1 422 [\s\S]*is for OPTIONS only/, method);
+    // A query after the asterisk took the router to `/` again: the sign-in redirect, the root's 405.
+    assert.match(await send('OPTIONS *?lang=ru'), /^HTTP\/1\.1 204 [\s\S]*\r\nallow: GET, HEAD, POST, /i);
+    assert.match(await send('GET *?a=1'), /^HTTP\/1\.1 422 [\s\S]*is for OPTIONS only/);
+    assert.match(await send('POST *?'), /^HTTP\/1\.1 422 [\s\S]*is for OPTIONS only/);
     assert.match(await send('GET //v1/models'), /^HTTP\/1\.1 404 [\s\S]*"code":"not_found"/);
   });
 

@@ -60,8 +60,8 @@ export function installRequestContext(app: FastifyInstance): void {
       return;
     }
     // The asterisk form names the server, not a resource, and only OPTIONS takes it (RFC 9112 §3.2.4); the
-    // router would take it for `/`, the dashboard's page.
-    if (request.raw.url === '*') {
+    // router would take it for `/`, the dashboard's page, with a query after it (`*?lang=ru`) too.
+    if (isAsterisk(request.raw.url)) {
       if (request.method !== 'OPTIONS') {
         done(errors.invalidRequest(ASTERISK_REFUSAL));
         return;
@@ -71,6 +71,11 @@ export function installRequestContext(app: FastifyInstance): void {
     }
     done();
   });
+}
+
+/** Whether a request target is the asterisk form, a query after it read as on any other target. */
+function isAsterisk(url: string | undefined): boolean {
+  return url !== undefined && url.charCodeAt(0) === 42 && (url.length === 1 || url.charCodeAt(1) === 63);
 }
 
 /** The methods an `Allow` lists, in the order it lists them. */
