@@ -379,6 +379,24 @@ describe('the HTTP edge', () => {
     assert.match(missing, /GET \/v1\/nothing /);
     const models = await send('GET http://x/v1/models', `Authorization: Bearer ${key}\r\n`);
     assert.match(models, /^HTTP\/1\.1 200 /);
+    // An authority that names no host was served as sent: the route answered, the sign-in page redirected
+    // to itself, a preflight was 405.
+    for (const line of ['GET http://u@x/v1/models', 'GET http://x:1@evil/v1/models']) {
+      const refused = await send(line, `Authorization: Bearer ${key}\r\n`);
+      assert.match(refused, /^HTTP\/1\.1 422 [\s\S]*"code":"invalid_request"[\s\S]*must name a host/, line);
+    }
+    assert.match(
+      await send(
+        'OPTIONS http://u@x/v1/tasks',
+        'Origin: https://app.example\r\nAccess-Control-Request-Method: POST\r\n',
+      ),
+      /^HTTP\/1\.1 422 /,
+    );
+    // An empty one (`http:///`) is left to the router, which finds no address in it.
+    assert.match(
+      await send('GET http:///v1/models', `Authorization: Bearer ${key}\r\n`),
+      /^HTTP\/1\.1 404 [\s\S]*"code":"not_found"/,
+    );
     // The asterisk form asks about the server (OPTIONS only, RFC 9112 §3.2.4); a path that starts with two
     // slashes is no address of ours.
     const server = await send('OPTIONS *');

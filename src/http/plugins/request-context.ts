@@ -25,8 +25,8 @@ export function originFormOf(req: RawRequestDefaultExpression): string {
   const url = req.url ?? '/';
   if (url.charCodeAt(0) === 47) return url;
   const target = ABSOLUTE.exec(url);
-  // An authority that is no host (`user@host`, `[::1`) is left as it came, as before.
-  if (target === null || !HOST.test(target[1] ?? '')) return url;
+  // An authority that is no host (`user@host`, `[::1`, none at all) is left as it came, to be refused.
+  if (target === null || !target[1] || !HOST.test(target[1])) return url;
   const rest = url.slice(target[0].length);
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
@@ -57,6 +57,13 @@ export function installRequestContext(app: FastifyInstance): void {
     // Node keeps the first of several Host lines, where a proxy in front may have read another.
     if (host !== undefined && (!HOST.test(host) || hostLines(request.raw.rawHeaders) > 1)) {
       done(errors.badHost());
+      return;
+    }
+    // An absolute-form target `originFormOf` left as it came names no host (`http://user@host/`: RFC 9110
+    // §4.2.4 has userinfo treated as an error). The router would serve it all the same, while CORS, the
+    // pages and 404 messages read the target as sent. (One it cannot read, `http:///`, it answers 404.)
+    if (ABSOLUTE.test(request.url)) {
+      done(errors.invalidRequest(AUTHORITY_REFUSAL));
       return;
     }
     // The asterisk form names the server, not a resource, and only OPTIONS takes it (RFC 9112 §3.2.4); the
@@ -98,6 +105,11 @@ function servedMethods(app: FastifyInstance): () => string {
     return allow;
   };
 }
+
+const AUTHORITY_REFUSAL = {
+  en: 'The request target must name a host (http://host/path) or be a path such as /v1/models.',
+  ru: 'Цель запроса должна называть хост (http://host/path) или быть путём, например /v1/models.',
+};
 
 const ASTERISK_REFUSAL = {
   en: 'The request target "*" is for OPTIONS only: name a path such as /v1/models.',
