@@ -227,6 +227,11 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<No
   await app.register(async (web) => {
     await web.register(cookie);
     await web.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+    // The route's own limit is the form's too, so a form sent with `Expect: 100-continue` is asked for its
+    // body up to the size the form parser reads (http/body-gate.ts), not refused past the default 16 KB.
+    web.addHook('onRoute', (route) => {
+      route.bodyLimit ??= FORM_BODY_LIMIT;
+    });
     await web.register(helmet, HELMET);
     web.addHook('preHandler', async (request, reply) => {
       const context = await loadContext(request, reply, { people: deps.people, secure });

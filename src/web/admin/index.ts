@@ -110,6 +110,11 @@ export async function consoleRoutes(
   await app.register(async (web) => {
     await web.register(cookie);
     await web.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+    // The route's own limit is the form's too, so a form sent with `Expect: 100-continue` is asked for its
+    // body up to the size the form parser reads (http/body-gate.ts), not refused past the default 16 KB.
+    web.addHook('onRoute', (route) => {
+      route.bodyLimit ??= FORM_BODY_LIMIT;
+    });
     await web.register(helmet, deps.helmet);
     web.addHook('preHandler', async (request, reply) => {
       const session = request.cookies[CONSOLE_COOKIE];
