@@ -191,6 +191,10 @@ export class FaultyStore implements BlobStore {
     return this.inner.delete(key);
   }
 
+  deleteFolder(folder: string): Promise<void> {
+    return this.inner.deleteFolder(folder);
+  }
+
   ping(): Promise<void> {
     return this.inner.ping();
   }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger } from 'fastify';
@@ -71,6 +72,30 @@ describe('sweepers', () => {
         .where('id', '=', id)
         .executeTakeFirstOrThrow();
       assert.equal(task.files_expired, 1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test("expiry removes the files of a run killed before it recorded them, with the task's own", async () => {
+    const clock = new ManualClock();
+    const t = await startTestApp({ clock, env: { RESULT_RETENTION: '1h' } });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const id = (await t.call(acct.key, 'POST', '/v1/tasks', body3d())).json().id;
+      for (;;) {
+        clock.advance(1_000);
+        const task = await waitForFinal(t, acct.key, id, 200);
+        if (task.status === 'succeeded') break;
+        assert.ok(task.status === 'running' || task.status === 'queued', task.status);
+      }
+      // What a run killed (kill -9) after storing a file and before its commit leaves: a file under the
+      // task's folder of a run no artifact names; the run that finished later stored its own.
+      const killed = `results/${id}/${uuidv7()}/0`;
+      await t.container.storage.put(killed, Readable.from([Buffer.from('left by a killed run')]));
+      clock.advance(2 * HOUR_MS);
+      await t.container.sweeper.sweepOnce();
+      assert.equal(await t.container.storage.stat(killed), null);
     } finally {
       await t.close();
     }

@@ -27,6 +27,11 @@ export interface BlobStore {
   /** Removes an object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
   /**
+   * Removes every object whose key starts with `folder/` (all the runs' files of a task, those of a run
+   * killed between storing them and recording them included); an empty folder is not an error.
+   */
+  deleteFolder(folder: string): Promise<void>;
+  /**
    * Removes what writes of killed processes left behind (a local store's `.part` files); resolves with
    * how many. Absent where the store cleans up itself (S3: a lifecycle rule aborts multipart uploads).
    */

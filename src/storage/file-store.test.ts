@@ -37,6 +37,19 @@ describe('FileStore', () => {
     await store.delete('results/t2/r1/0');
   });
 
+  test("deleteFolder removes every run's files of a folder, and the folders it leaves empty", async () => {
+    await put('results/t1/r1/0');
+    await put('results/t1/r2/0');
+    await put('results/t10/r1/0');
+    await store.deleteFolder('results/t1');
+    assert.equal(await exists('results/t1'), false);
+    assert.equal(await exists('results/t10/r1/0'), true, 'a folder it only begins');
+    await store.deleteFolder('results/t1');
+    await store.deleteFolder('results/t10');
+    assert.equal(await exists('results'), false);
+    assert.equal(await exists(''), true, 'never the root');
+  });
+
   test('writes racing with deletes in one folder all land', async () => {
     for (let round = 0; round < 50; round += 1) {
       await put('race/a/old');

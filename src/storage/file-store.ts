@@ -118,7 +118,18 @@ export class FileStore implements BlobStore {
   async delete(key: string): Promise<void> {
     const file = resolveInside(this.#root, key);
     await fsp.rm(file, { force: true });
-    for (let dir = path.dirname(file); dir !== this.#root && dir.startsWith(this.#root + path.sep); ) {
+    await this.#removeEmptyFolders(path.dirname(file));
+  }
+
+  async deleteFolder(folder: string): Promise<void> {
+    const dir = resolveInside(this.#root, folder);
+    await fsp.rm(dir, { recursive: true, force: true });
+    await this.#removeEmptyFolders(path.dirname(dir));
+  }
+
+  /** Removes `from` and every folder above it while they are empty, up to the root (never the root). */
+  async #removeEmptyFolders(from: string): Promise<void> {
+    for (let dir = from; dir !== this.#root && dir.startsWith(this.#root + path.sep); ) {
       try {
         await fsp.rmdir(dir);
       } catch {

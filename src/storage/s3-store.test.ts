@@ -176,6 +176,23 @@ describe('S3Store against s3rver', () => {
     await store.delete('never/existed');
   });
 
+  test("deleteFolder removes every run's files of a folder, under the URL prefix, and no other folder", async () => {
+    const prefixed = new S3Store(parseS3Url(server.url.replace('?', '/tenant/b/?')));
+    try {
+      const put = (key: string) => prefixed.put(key, Readable.from([Buffer.from('x')]));
+      await Promise.all([put('results/t1/r1/0'), put('results/t1/r2/0'), put('results/t10/r1/0')]);
+      await prefixed.deleteFolder('results/t1');
+      assert.equal(await prefixed.stat('results/t1/r1/0'), null);
+      assert.equal(await prefixed.stat('results/t1/r2/0'), null);
+      assert.deepEqual(await prefixed.stat('results/t10/r1/0'), { sizeBytes: 1 }, 'a folder it only begins');
+      await prefixed.deleteFolder('results/t1');
+      await prefixed.deleteFolder('results/t10');
+      assert.equal(await prefixed.stat('results/t10/r1/0'), null);
+    } finally {
+      prefixed.close();
+    }
+  });
+
   test('aborting a put rejects with the signal reason, closes the source and stores nothing', async () => {
     const slow = endless(20);
     const controller = new AbortController();

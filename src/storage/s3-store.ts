@@ -6,6 +6,8 @@ import {
   type GetObjectCommandOutput,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
   S3Client,
   type S3ClientConfig,
   S3ServiceException,
@@ -234,6 +236,33 @@ export class S3Store implements BlobStore {
       if (error instanceof S3ServiceException && error.name === 'NoSuchKey') return;
       throw translate('delete', key, error);
     }
+  }
+
+  async deleteFolder(folder: string): Promise<void> {
+    const prefix = `${this.#key(folder)}/`;
+    let token: string | undefined;
+    do {
+      let page: ListObjectsV2CommandOutput;
+      try {
+        page = await this.#client.send(
+          new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, ContinuationToken: token }),
+        );
+      } catch (error) {
+        throw translate('list', `${folder}/`, error);
+      }
+      // Keys as listed, the store's prefix included: removed as they are, one call each (the few files
+      // of a task; DeleteObjects would need a Content-MD5 some S3-compatible servers do not take).
+      for (const object of page.Contents ?? []) {
+        if (object.Key === undefined) continue;
+        try {
+          await this.#client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: object.Key }));
+        } catch (error) {
+          if (error instanceof S3ServiceException && error.name === 'NoSuchKey') continue;
+          throw translate('delete', object.Key, error);
+        }
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
   }
 
   async ping(): Promise<void> {

@@ -110,6 +110,9 @@ export class Sweeper {
           .where('task_id', '=', id)
           .execute();
         await Promise.all(artifacts.map((a) => storage.delete(a.storage_key)));
+        // And what no artifact names: the files of a run killed between storing them and its commit
+        // (its per-run keys are recorded nowhere), which nothing else would ever remove.
+        await storage.deleteFolder(`results/${id}`);
         const flipped = await db.db
           .updateTable('tasks')
           .set({ files_expired: 1 })
