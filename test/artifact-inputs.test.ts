@@ -143,6 +143,35 @@ test('Seedance gets a direct link lent for the run, which works without a key', 
   assert.deepEqual([listed.files.length, listed.usedBytes], [0, 0]);
 });
 
+test('a lent link expires no later than the result file it lends', async () => {
+  const tasks = () => t.container.db.db.updateTable('tasks').where('id', '=', sources.picture.taskId);
+  const original = await t.container.db.db
+    .selectFrom('tasks')
+    .select('files_expire_at')
+    .where('id', '=', sources.picture.taskId)
+    .executeTakeFirstOrThrow();
+  // The picture's files expire in 5 minutes, within the channel's 10-minute timeout.
+  const filesExpireAt = new Date(Date.now() + 5 * 60_000).toISOString();
+  await tasks().set({ files_expire_at: filesExpireAt }).execute();
+  try {
+    await succeeded('video', {
+      mode: 'reference',
+      prompt: 'the fox of @Image1 sleeps',
+      ref_image_urls: [sources.picture.link],
+    });
+    const row = await t.container.db.db
+      .selectFrom('uploads')
+      .select('expires_at')
+      .where('source_artifact', '=', `${sources.picture.taskId}/0`)
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
+    // Past it the download answers 404 artifact_expired: the link must not go on serving the bytes.
+    assert.ok(row.expires_at <= filesExpireAt, `${row.expires_at} > ${filesExpireAt}`);
+  } finally {
+    await tasks().set({ files_expire_at: original.files_expire_at }).execute();
+  }
+});
+
 test('Cog gets the lent link among its input, like an upload of ours', async () => {
   await succeeded('music', { mode: 'cover_upload', audio: [sources.track.link], songDescription: 'a cover' });
   const input = (cog.submissions.at(-1) as { input: { audio: string[] } }).input;

@@ -62,7 +62,8 @@ export async function findOwnArtifact(
   if (models !== null) query = query.where('tasks.model', 'in', models);
   const row = await query.executeTakeFirst();
   if (!row) return null;
-  if (row.files_expired === 1 || (row.files_expire_at ?? '') <= now.toISOString()) return null;
+  if (row.files_expired === 1 || row.files_expire_at === null || row.files_expire_at <= now.toISOString())
+    return null;
   return {
     accountId,
     storageKey: row.storage_key,
@@ -70,6 +71,7 @@ export async function findOwnArtifact(
     contentType: row.content_type,
     kind: row.kind as ArtifactKind,
     sizeBytes: Number(row.size_bytes),
+    filesExpireAt: row.files_expire_at,
   };
 }
 

@@ -42,6 +42,8 @@ export interface StoredArtifact {
   contentType: string;
   kind: ArtifactKind;
   sizeBytes: number;
+  /** The task's `files_expire_at`: from then on the file answers 404, lent or not. */
+  filesExpireAt: string;
 }
 
 /** Our own upload links: `/files/<token>` or `/files/<token>/<name>`, whatever host they name (CONTRACT §6). */
@@ -107,7 +109,7 @@ export async function inputLinksOf(
  * A direct link to the result file an input names, for the provider (an artifact link needs an API key,
  * which no provider has): the upload links' own `/files/{token}` form and route, lending the file's
  * bytes. The provider may fetch it at any moment of the run, whose deadline is the channel's timeout from
- * its move to running, just before now: the link lives that long from now.
+ * its move to running, just before now: the link lives that long from now, or until the file expires.
  */
 async function lendArtifact(
   file: InputFile,
@@ -136,7 +138,10 @@ async function lendArtifact(
     ...(file.width === undefined ? {} : { width: file.width }),
     ...(file.height === undefined ? {} : { height: file.height }),
     source: `${link.taskId}/${link.index}`,
-    expiresAt: new Date(runtime.clock.now().getTime() + channel.timeoutMs),
+    // Never past the file's own expiry: the link must not serve a result file its download refuses.
+    expiresAt: new Date(
+      Math.min(runtime.clock.now().getTime() + channel.timeoutMs, Date.parse(artifact.filesExpireAt)),
+    ),
   });
   return publicUrlOf(lent, runtime.publicBaseUrl);
 }
