@@ -105,6 +105,17 @@ describe('POST /v1/files and direct links', () => {
     assert.equal(cached.statusCode, 304);
     assert.equal(cached.rawPayload.length, 0);
     assert.equal(cached.headers.etag, etag);
+    // A 304 names no length but the file's own (RFC 9110 §8.6), to a HEAD as well as to a GET.
+    for (const method of ['GET', 'HEAD'] as const) {
+      const conditional = await t.app.inject({
+        method,
+        url: pathOf(up.url),
+        headers: { 'if-none-match': etag },
+      });
+      assert.equal(conditional.statusCode, 304, method);
+      const length = conditional.headers['content-length'];
+      assert.ok(length === undefined || Number(length) === fs.statSync(png).size, `${method}: ${length}`);
+    }
     const changed = await t.app.inject({
       method: 'GET',
       url: pathOf(up.url),

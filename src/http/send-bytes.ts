@@ -75,9 +75,13 @@ export function sendBytes(
     // in the service's origin, where the dashboard's session lives. Embedding (img, audio, video) is unaffected.
     .header('Content-Security-Policy', STORED_FILE_POLICY);
   if (notModified(reply.request, file.etag)) {
-    // The validator and the caching headers above, no body (RFC 9110 §15.4.5).
+    // The validator and the caching headers above, no body (RFC 9110 §15.4.5), and no length: a length
+    // may only be the file's own (§8.6), and Fastify's HEAD route says 0 for an answer sent empty.
     file.body.destroy();
-    return reply.code(304).removeHeader('Content-Type').send();
+    return reply
+      .code(304)
+      .removeHeader('Content-Type')
+      .send(reply.request.method === 'HEAD' ? Readable.from([]) : undefined);
   }
   if (file.range) {
     reply
