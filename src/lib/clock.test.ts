@@ -86,6 +86,39 @@ test('DbClock: the host’s clock set hours forward or back between measurements
   near('measured again');
 });
 
+test('DbClock: a measurement that waited for a pooled connection sets the clock neither ahead nor back', async () => {
+  const local = new ManualClock('2026-03-01T12:00:00.000Z');
+  let databaseAheadMs = 5_000;
+  let waitMs = 0;
+  const clock = new DbClock({
+    local,
+    measure: async () => {
+      local.advance(waitMs); // the pool's connections are all taken: the query waits before it is sent
+      const read = new Date(local.now().getTime() + databaseAheadMs);
+      local.advance(2); // the answer's way back
+      return read;
+    },
+  });
+  const offDatabase = (): number => clock.now().getTime() - (local.now().getTime() + databaseAheadMs);
+  await clock.sync();
+  const first = offDatabase();
+  assert.ok(Math.abs(first) <= 2, `${first} ms off the database`);
+  local.advance(60_000);
+  waitMs = 4_000;
+  await clock.sync();
+  assert.equal(offDatabase(), first, 'the wait moved nothing');
+  const beforeQuick = clock.now().getTime();
+  local.advance(60_000);
+  waitMs = 0;
+  const at = clock.now().getTime();
+  await clock.sync();
+  assert.ok(clock.now().getTime() >= at, `stepped back by ${at - clock.now().getTime()} ms`);
+  assert.ok(clock.now().getTime() > beforeQuick);
+  databaseAheadMs = -60_000;
+  await clock.sync();
+  assert.ok(Math.abs(offDatabase()) <= 2, 'the database’s clock set back is followed');
+});
+
 test('ManualClock: advance and set pass time; jump sets the wall clock only', () => {
   const clock = new ManualClock('2026-03-01T12:00:00.000Z');
   const start = clock.monotonicMs();

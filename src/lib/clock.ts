@@ -109,7 +109,19 @@ export class DbClock implements Clock {
     const afterMonotonic = this.monotonicMs();
     // The database read its clock somewhere within the round trip; its middle is the best guess (as NTP).
     this.#offsetMs = Math.round(database - (before + after) / 2);
-    this.#synced = { databaseMs: database, monotonicMs: (beforeMonotonic + afterMonotonic) / 2 };
+    // Counted on, though, the clock must not step back at the next measurement: at the round trip's end
+    // the database's time lies between `database` and `database` plus the round trip, and a wait in it (for
+    // a pooled connection, before the database reads its clock) only widens that range. The time counted
+    // on from the last measurement is kept while it lies inside, else moved to the range's nearest edge;
+    // the first measurement takes the low edge. A slow measurement then moves nothing, where its middle
+    // would set the clock ahead by half the wait and the next quick one back by as much.
+    const roundTripMs = afterMonotonic - beforeMonotonic;
+    const synced = this.#synced;
+    const counted = synced === null ? database : synced.databaseMs + (afterMonotonic - synced.monotonicMs);
+    this.#synced = {
+      databaseMs: Math.min(Math.max(counted, database), database + roundTripMs),
+      monotonicMs: afterMonotonic,
+    };
   }
 
   stop(): void {
