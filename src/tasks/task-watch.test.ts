@@ -101,6 +101,27 @@ test('untilFinal re-reads only when woken and stops at the first final state', a
   await watch.close();
 });
 
+test('untilFinal: the host’s clock set back while it waits does not make it wait longer', async (t) => {
+  const fake = fakeDb();
+  const watch = new TaskWatch(fake.db, { checkIntervalMs: HOUR, perAccount: 5 });
+  let revision = 0;
+  const started = performance.now();
+  const done = watch.untilFinal('task-a', async () => ({ revision, final: false }), 300);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = Date.now;
+    t.mock.method(Date, 'now', () => now() - HOUR);
+    // A change (progress) after the clock was set: the wait goes on for what is left of its 300 ms.
+    revision = 1;
+    fake.notify('task-a');
+    const state = await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 2_000, 'waiting'))]);
+    assert.deepEqual(state, { revision: 1, final: false });
+    assert.ok(performance.now() - started < 1_000);
+  } finally {
+    await watch.close();
+  }
+});
+
 test('admit counts per account and gives places back once', () => {
   const watch = new TaskWatch(fakeDb().db, { checkIntervalMs: HOUR, perAccount: 2 });
   const one = watch.admit('acct-1');

@@ -167,13 +167,14 @@ export class TaskWatch {
     signal?: AbortSignal,
   ): Promise<S> {
     const stop = signal ? AbortSignal.any([signal, this.closing]) : this.closing;
-    const deadline = Date.now() + waitMs;
+    // Monotonic: the host's clock set back while the call waits must not keep it waiting for hours.
+    const deadline = performance.now() + waitMs;
     const subscription = this.subscribe(taskId);
     try {
       let state = await read();
       while (!state.final) {
         subscription.seenRevision = state.revision;
-        if (!(await subscription.changed(deadline - Date.now(), stop))) return state;
+        if (!(await subscription.changed(deadline - performance.now(), stop))) return state;
         state = await read();
       }
       return state;
