@@ -167,6 +167,27 @@ describe('GET /v1/models and GET /v1/me', () => {
     }
   });
 
+  test('a switch and a limit changed together both stay: neither change writes back the other field', async () => {
+    // Two operators at once: one switches the model off, the other sets its limit. Each change names one
+    // field; the other must stay as the database has it, not be written back as it was read before.
+    const models = t.container.services.models;
+    try {
+      for (let round = 0; round < 3; round++) {
+        await models.update('image', { available: true, maxActive: 10 });
+        const [off, limited] = await Promise.all([
+          models.update('image', { available: false }),
+          models.update('image', { maxActive: 7 }),
+        ]);
+        assert.equal(off?.available, false);
+        assert.equal(limited?.max_active, 7);
+        const listed = (await models.list(null)).find((m) => m.key === 'image');
+        assert.deepEqual([listed?.available, listed?.max_active], [false, 7], `round ${round}`);
+      }
+    } finally {
+      await models.update('image', { available: true, maxActive: 10 });
+    }
+  });
+
   test('/v1/me shows the key rights: models, daily limit, spent today, Moscow day reset; never the key', async () => {
     const acct = await t.account({ models: ['image'], dailyLimitMinor: 5000, balanceMinor: 100 });
     const res = await t.call(acct.key, 'GET', '/v1/me');

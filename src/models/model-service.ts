@@ -139,30 +139,30 @@ export class ModelService {
   async update(key: string, patch: { available?: boolean; maxActive?: number }): Promise<ModelView | null> {
     const model = this.find(key);
     if (!model) return null;
-    const current = await this.state(key);
-    const next = {
-      available: patch.available ?? current.available,
-      maxActive: patch.maxActive ?? current.maxActive,
-    };
-    const row = {
-      key,
-      available: next.available ? 1 : 0,
-      max_active: next.maxActive,
-      updated_at: this.#clock.now().toISOString(),
-    };
-    await this.#db.dialect.transaction(this.#db.db, async (tx) => {
-      await tx
+    const updatedAt = this.#clock.now().toISOString();
+    // Only the fields given are written, in the row's own statement: a field read before and written back
+    // would undo another operator's change made in between (one switching the model off while another
+    // sets its limit). A model without a row starts from the defaults `state` reads.
+    const next = await this.#db.dialect.transaction(this.#db.db, async (tx) => {
+      const row = await tx
         .insertInto('model_settings')
-        .values(row)
+        .values({
+          key,
+          available: (patch.available ?? true) ? 1 : 0,
+          max_active: patch.maxActive ?? DEFAULT_MAX_ACTIVE,
+          updated_at: updatedAt,
+        })
         .onConflict((oc) =>
           oc.column('key').doUpdateSet({
-            available: row.available,
-            max_active: row.max_active,
-            updated_at: row.updated_at,
+            ...(patch.available === undefined ? {} : { available: patch.available ? 1 : 0 }),
+            ...(patch.maxActive === undefined ? {} : { max_active: patch.maxActive }),
+            updated_at: updatedAt,
           }),
         )
-        .execute();
+        .returning(['available', 'max_active'])
+        .executeTakeFirstOrThrow();
       await bumpEpoch(tx, MODELS_EPOCH);
+      return { available: row.available === 1, maxActive: row.max_active ?? DEFAULT_MAX_ACTIVE };
     });
     return this.#view(model, next);
   }
