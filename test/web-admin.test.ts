@@ -476,6 +476,9 @@ describe('operator console', () => {
         /<tr data-channel=[\s\S]*?<\/tr>/.exec((await browser.get('/admin/channels')).body)?.[0] ?? '',
       );
       assert.match(ru, /замкнут, запуски идут \(closed\)/);
+      // A channel (канал) is said to be on in the masculine, a model (модель) in the feminine.
+      assert.match(ru, /включён/);
+      assert.doesNotMatch(ru, /включена/);
       await browser.post('/admin/language', { lang: 'en', next: '/admin/channels' });
       await browser.get('/admin/channels');
       // A form without on or off changes nothing and says so, never "Saved.".

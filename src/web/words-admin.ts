@@ -35,6 +35,8 @@ export const en = {
   adminState: 'State',
   adminOn: 'on',
   adminOff: 'off',
+  adminChannelOn: 'on',
+  adminChannelOff: 'off',
   adminTurnOn: 'Turn on',
   adminTurnOff: 'Turn off',
   adminMaxActive: 'Active tasks limit',
@@ -90,6 +92,9 @@ export const ru: Record<keyof typeof en, string> = {
   adminState: 'Состояние',
   adminOn: 'включена',
   adminOff: 'выключена',
+  // A channel (канал) is masculine, a model (модель) feminine.
+  adminChannelOn: 'включён',
+  adminChannelOff: 'выключен',
   adminTurnOn: 'Включить',
   adminTurnOff: 'Выключить',
   adminMaxActive: 'Лимит активных задач',

@@ -118,7 +118,7 @@ export async function catalogPages(app: FastifyInstance, deps: ConsolePageDeps):
                     <form class="inline" method="post" action=${`/admin/channels/${encodeURIComponent(c.name)}`}>
                       ${consoleCsrf(context)}
                       <input type="hidden" name="enabled" value=${c.enabled ? 'off' : 'on'} />
-                      <span>${c.enabled ? w.adminOn : w.adminOff}</span>
+                      <span>${c.enabled ? w.adminChannelOn : w.adminChannelOff}</span>
                       <button type="submit" class="secondary" aria-label=${`${c.enabled ? w.adminTurnOff : w.adminTurnOn} ${c.name}`}>
                         ${c.enabled ? w.adminTurnOff : w.adminTurnOn}
                       </button>
