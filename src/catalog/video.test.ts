@@ -112,6 +112,11 @@ const cases: Case[] = [
     { ...reference, quality: '1080p', aspect_ratio: '4:3' },
     bad('aspect_ratio'),
   ],
+  [
+    'reference: an empty first_frame_url gives no frame, so 4:3 at 1080p is refused',
+    { ...reference, first_frame_url: [], quality: '1080p', aspect_ratio: '4:3' },
+    bad('aspect_ratio'),
+  ],
   ['reference: first_frame_url max 1', { ...reference, first_frame_url: [IMG, IMG] }, bad('first_frame_url')],
   ['reference: multi_shots true', { ...reference, multi_shots: true }, bad('multi_shots')],
   ['reference: @Image2 missing', { ...reference, ref_image_urls: [IMG, IMG] }, bad('prompt')],

@@ -133,8 +133,9 @@ const reference = defineMode({
       multi_shots: multiShots,
     })
     .superRefine((s, ctx) => {
-      // Reference: with first_frame_url "aspect_ratio has no effect", so no ratio is refused for it.
-      if (s.first_frame_url === undefined) checkCommon(s, ctx);
+      // Reference: with first_frame_url "aspect_ratio has no effect", so no ratio is refused for it. An
+      // empty list gives no frame: the ratio then shapes the video and is checked as without the field.
+      if (!s.first_frame_url?.length) checkCommon(s, ctx);
       if (s.multi_shots) olderVersionsOnly(ctx, 'multi_shots', 'multi_shots true');
       const pictures = s.ref_image_urls?.length ?? 0;
       const videos = s.ref_video_urls?.length ?? 0;
