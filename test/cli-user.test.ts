@@ -144,6 +144,33 @@ describe('gta user commands', () => {
     await t.call(account.key, 'POST', `/v1/tasks/${id}/cancel`);
   });
 
+  test('run whose key is revoked while it follows the task names the created task, exit 1', async () => {
+    const owner = await t.account({ balanceMinor: 100_000 });
+    const child = spawn(process.execPath, [GTA, 'run', 'image', '--set', 'prompt=long [sim:hang]'], {
+      env: { ...process.env, GTA_API_KEY: owner.key, GTA_BASE_URL: baseUrl },
+      cwd: t.dir,
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    const ended = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    await new Promise<void>((resolve) => {
+      child.stderr.on('data', (text: string) => {
+        stderr += text;
+        if (/^(queued|running) \d+%$/m.test(stderr)) resolve();
+      });
+    });
+    assert.equal((await t.admin('DELETE', `/admin/v1/keys/${owner.keyId}`)).statusCode, 204);
+    assert.equal(await ended, 1, stderr);
+    assert.match(stderr, /^error 401 invalid_api_key: /m);
+    // Without the id the paid task was lost to the command line, and a second run paid for another.
+    const id = /^task (\S+) was created and keeps going; .*gta download \1$/m.exec(stderr)?.[1];
+    assert.ok(id, stderr);
+    const other = await t.admin('POST', `/admin/v1/accounts/${owner.id}/keys`, {});
+    const key = other.json().key as string;
+    assert.ok(['queued', 'running'].includes((await t.call(key, 'GET', `/v1/tasks/${id}`)).json().status));
+    await t.call(key, 'POST', `/v1/tasks/${id}/cancel`);
+  });
+
   test('tasks list, get and cancel; a second cancel is refused with code and message, exit 1', async () => {
     const created = (
       await t.call(account.key, 'POST', '/v1/tasks', {

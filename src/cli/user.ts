@@ -102,16 +102,27 @@ function report(error: unknown, io: CliIo): number {
   }
   if (error instanceof ApiError) {
     io.err(
-      `error ${error.status} ${error.code}: ${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}\n`,
+      `error ${error.status} ${error.code}: ${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}\n${created(error)}`,
     );
     return 1;
   }
   if (error instanceof ConnectionError || error instanceof WaitTimeoutError) {
-    io.err(`error: ${error.message}\n`);
+    io.err(`error: ${error.message}\n${error instanceof ConnectionError ? created(error) : ''}`);
     return 1;
   }
   io.err(`error: ${error instanceof Error ? error.message : String(error)}\n`);
   return 1;
+}
+
+/**
+ * The task `run` created before the error (a key revoked, the service gone while following it): it runs on
+ * and is charged like any other, so its id is what picks it up again, never a second `run` that pays twice.
+ */
+function created(error: ApiError | ConnectionError): string {
+  const id = error.task?.id;
+  return id
+    ? `task ${id} was created and keeps going; follow it with gta tasks get ${id}, fetch its files with gta download ${id}\n`
+    : '';
 }
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
