@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Transform, type TransformCallback } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -95,9 +96,33 @@ export function installBodyPace(app: FastifyInstance, windowMs: number): void {
   // complete (a preflight or a refused query, answered in the same turn as its headers arrived): its
   // connection stays open for the next request, pipelined ones included.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete && hasBody(request.headers)) reply.header('connection', 'close');
+    if (!request.raw.complete && hasBody(request.headers)) {
+      reply.header('connection', 'close');
+      linger(request.raw.socket);
+    }
     done(null, payload);
   });
+}
+
+/** How long a connection closed with its request's body unread still takes that body in (milliseconds). */
+export const LINGER_MS = 2_000;
+
+/**
+ * Node ends a `Connection: close` answer by destroying the socket once the answer is written. With the
+ * client's body still coming in, the kernel then resets the connection, and a client that is still
+ * writing (fetch) saw `write EPIPE` instead of the answer, a 413 file_too_large one upload in three. The
+ * socket instead stops writing and reads (and drops) what still comes, until the client closes its side
+ * or `LINGER_MS` passes (the "lingering close" of RFC 9112 §9.6), so the answer is read first.
+ */
+function linger(socket: Socket): void {
+  socket.destroySoon = () => {
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    socket.once('end', () => socket.destroy());
+    socket.end();
+    socket.resume();
+  };
 }
 
 /** Whether a request says a body follows its headers (RFC 9112 §6.3). */
