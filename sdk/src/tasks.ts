@@ -45,6 +45,10 @@ export interface WaitOptions {
    * that ended with no change, a stream's first event after the creation's answer) is not reported again.
    */
   onUpdate?: (task: Task) => void;
+  /**
+   * Ends the call with the signal's reason, as `fetch` does. In `run`, the task created before the abort
+   * keeps running: `onUpdate` was given it first.
+   */
   signal?: AbortSignal;
 }
 
