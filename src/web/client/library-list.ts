@@ -1,8 +1,8 @@
 /**
  * Lists of the libraries and uploads pages: deleting after a confirmation in the row (the `/v1`
  * DELETE; the uploads page's bytes used and the libraries page's counts follow), and, on the libraries
- * page, the live state of records that learn or wait: each row with `data-poll` reads its record every
- * 2 s while its state is one of those and updates its badge and error.
+ * page, the live state of records that learn or wait: the rows with `data-poll` are followed by reading
+ * their kind's list every 2 s while their state is one of those, updating their badges and errors.
  */
 import { api, sessionEnded } from './api.js';
 
@@ -93,37 +93,64 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('button[data-d
 }
 
 interface RecordState {
+  id?: string;
   status?: string;
   error?: string;
 }
 
-function watch(row: HTMLElement): void {
+/** Shows a record's state in its row; false once the state is final (the row is no longer followed). */
+function show(row: HTMLElement, record: RecordState): boolean {
   const passing = (row.dataset.poll ?? '').split(' ');
   const badge = row.querySelector<HTMLElement>('[data-state]');
   const error = row.querySelector<HTMLElement>('[data-record-error]');
+  const status = record.status ?? '';
+  if (badge && status !== badge.dataset.state) {
+    badge.dataset.state = status;
+    badge.className = `badge state-${status}`;
+    badge.textContent = states[status] ?? status;
+  }
+  if (error && record.error) error.textContent = record.error;
+  if (passing.includes(status)) return true;
+  delete row.dataset.poll;
+  return false;
+}
+
+/**
+ * Follows the rows of one kind with a single read of the kind's list every 2 s, however many of its
+ * records are learning: the page's reads count against the account's request budget, which its API keys
+ * share (reference "Limits"), so one read per record would let a page take it all. A record gone from the
+ * list (deleted meanwhile) is no longer followed.
+ */
+function watch(listPath: string, rows: HTMLElement[]): void {
+  const field = listPath.slice(listPath.lastIndexOf('/') + 1);
+  let followed = rows;
   const tick = async () => {
-    if (!row.isConnected) return;
+    followed = followed.filter((row) => row.isConnected);
+    if (followed.length === 0) return;
     try {
-      const record = await api<RecordState>('GET', row.dataset.record ?? '');
-      const status = record.status ?? '';
-      if (badge && status !== badge.dataset.state) {
-        badge.dataset.state = status;
-        badge.className = `badge state-${status}`;
-        badge.textContent = states[status] ?? status;
-      }
-      if (error && record.error) error.textContent = record.error;
-      if (!passing.includes(status)) {
+      const list = await api<Record<string, RecordState[] | undefined>>('GET', listPath);
+      const byId = new Map((list[field] ?? []).map((record) => [record.id, record]));
+      followed = followed.filter((row) => {
+        const record = byId.get((row.dataset.record ?? '').slice(listPath.length + 1));
+        if (record) return show(row, record);
         delete row.dataset.poll;
-        return;
-      }
+        return false;
+      });
     } catch (error) {
       // Signed out meanwhile: the reload goes to the sign-in page, which leads back here.
       if (sessionEnded(error)) return location.reload();
-      // A lost connection or a deleted record: try again at the next tick.
+      // A lost connection: try again at the next tick.
     }
-    setTimeout(tick, 2000);
+    if (followed.length > 0) setTimeout(tick, 2000);
   };
   setTimeout(tick, 2000);
 }
 
-for (const row of document.querySelectorAll<HTMLElement>('[data-record][data-poll]')) watch(row);
+/** The followed rows by the list they are read from (`/v1/models/{key}/{library}`). */
+const byList = new Map<string, HTMLElement[]>();
+for (const row of document.querySelectorAll<HTMLElement>('[data-record][data-poll]')) {
+  const path = row.dataset.record ?? '';
+  const listPath = path.slice(0, path.lastIndexOf('/'));
+  byList.set(listPath, [...(byList.get(listPath) ?? []), row]);
+}
+for (const [listPath, rows] of byList) watch(listPath, rows);
