@@ -63,10 +63,11 @@ function start(form: HTMLFormElement): void {
       if (!found) {
         found = api<Record<string, unknown>>('GET', path)
           .then((answer) =>
-            ((answer[library] ?? []) as Array<Record<string, unknown>>).map((r) => ({
-              id: String(r.id),
-              name: String(r.name ?? r.id),
-            })),
+            ((answer[library] ?? []) as Array<Record<string, unknown>>)
+              // A record with a state is usable once ready (CONTRACT §7): one still learning or failed
+              // would only be refused (`style_not_ready`, `voice_not_ready`).
+              .filter((r) => r.status === undefined || r.status === 'ready')
+              .map((r) => ({ id: String(r.id), name: String(r.name ?? r.id) })),
           )
           .catch(() => []);
         records.set(path, found);
