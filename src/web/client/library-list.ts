@@ -4,7 +4,7 @@
  * page, the live state of records that learn or wait: the rows with `data-poll` are followed by reading
  * their kind's list every 2 s while their state is one of those, updating their badges and errors.
  */
-import { api, sessionEnded } from './api.js';
+import { ApiFailure, api, sessionEnded } from './api.js';
 
 const list = document.querySelector<HTMLElement>('[data-library-list]');
 const errorBox = document.querySelector<HTMLElement>('[data-list-error]');
@@ -71,7 +71,10 @@ function confirmDelete(button: HTMLButtonElement): void {
   yes.addEventListener('click', async () => {
     yes.disabled = true;
     try {
-      await api('DELETE', button.dataset.delete ?? '');
+      // Gone already (deleted in another tab or by a key): what the person asked for, so the row goes too.
+      await api('DELETE', button.dataset.delete ?? '').catch((error: unknown) => {
+        if (!(error instanceof ApiFailure && error.status === 404)) throw error;
+      });
       const row = button.closest('tr');
       const near = row?.nextElementSibling ?? row?.previousElementSibling;
       row?.remove();
