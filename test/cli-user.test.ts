@@ -118,12 +118,15 @@ describe('gta user commands', () => {
     assert.match(run.stderr, new RegExp(`^error: GET /v1/me: .*ECONNREFUSED 127\\.0\\.0\\.1:${port}`));
   });
 
-  test('Ctrl-C during run leaves the task running, names it and exits 130', async () => {
-    // Its own process group, as a terminal's Ctrl-C reaches bin/gta.js and the CLI under it together.
+  /**
+   * `gta run image` of a task that never ends, once it shows its progress: the child, its exit code to
+   * come and its standard error so far.
+   */
+  async function runFollowing(key: string, options: { detached?: boolean } = {}) {
     const child = spawn(process.execPath, [GTA, 'run', 'image', '--set', 'prompt=long [sim:hang]'], {
-      env: { ...process.env, GTA_API_KEY: account.key, GTA_BASE_URL: baseUrl },
+      env: { ...process.env, GTA_API_KEY: key, GTA_BASE_URL: baseUrl },
       cwd: t.dir,
-      detached: true,
+      detached: options.detached ?? false,
     });
     let stderr = '';
     child.stderr.setEncoding('utf8');
@@ -134,8 +137,15 @@ describe('gta user commands', () => {
         if (/^(queued|running) \d+%$/m.test(stderr)) resolve();
       });
     });
-    process.kill(-child.pid!, 'SIGINT');
-    const code = await ended;
+    return { child, ended, stderr: () => stderr };
+  }
+
+  test('Ctrl-C during run leaves the task running, names it and exits 130', async () => {
+    // Its own process group, as a terminal's Ctrl-C reaches bin/gta.js and the CLI under it together.
+    const run = await runFollowing(account.key, { detached: true });
+    process.kill(-run.child.pid!, 'SIGINT');
+    const code = await run.ended;
+    const stderr = run.stderr();
     assert.equal(code, 130, stderr);
     const id = /task (\S+) keeps running/.exec(stderr)?.[1];
     assert.ok(id, stderr);
@@ -146,21 +156,11 @@ describe('gta user commands', () => {
 
   test('run whose key is revoked while it follows the task names the created task, exit 1', async () => {
     const owner = await t.account({ balanceMinor: 100_000 });
-    const child = spawn(process.execPath, [GTA, 'run', 'image', '--set', 'prompt=long [sim:hang]'], {
-      env: { ...process.env, GTA_API_KEY: owner.key, GTA_BASE_URL: baseUrl },
-      cwd: t.dir,
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    const ended = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    await new Promise<void>((resolve) => {
-      child.stderr.on('data', (text: string) => {
-        stderr += text;
-        if (/^(queued|running) \d+%$/m.test(stderr)) resolve();
-      });
-    });
+    const run = await runFollowing(owner.key);
     assert.equal((await t.admin('DELETE', `/admin/v1/keys/${owner.keyId}`)).statusCode, 204);
-    assert.equal(await ended, 1, stderr);
+    const code = await run.ended;
+    const stderr = run.stderr();
+    assert.equal(code, 1, stderr);
     assert.match(stderr, /^error 401 invalid_api_key: /m);
     // Without the id the paid task was lost to the command line, and a second run paid for another.
     const id = /^task (\S+) was created and keeps going; .*gta download \1$/m.exec(stderr)?.[1];

@@ -181,13 +181,17 @@ test('two creations of one name at once: the loser’s element made at Kling is 
   assert.deepEqual(made().filter(owned).length, 1, 'only the saved element stays at Kling');
 });
 
-test('a creation whose answer never came: the element Kling made is found by our external id and deleted', async () => {
+/**
+ * A world whose element creation named `name` Kling took but never answered: the caller got 503 and Kling
+ * made the element all the same. `owned`: the element is still at Kling; `recordId`: the id it was sent as.
+ */
+async function unansweredCreation(name: string) {
   // A call timeout of a second instead of 30 s: the POST Kling takes but never answers times out soon.
   const lost = await startKlingWorld({ adapterLimits: { callTimeoutMs: 1_000 } });
   try {
     lost.fake.fail('lost-answer');
     const res = await lost.t.call(lost.account.key, 'POST', ELEMENTS, {
-      name: 'Unanswered',
+      name,
       tag: 'object',
       image_urls: [lost.files.front],
     });
@@ -197,8 +201,18 @@ test('a creation whose answer never came: the element Kling made is found by our
     await until(async () => task.status === 'succeed', 'Kling to make the element');
     const owned = (): boolean =>
       [...lost.fake.elements.values()].some((set) => set.has(task.elementId ?? ''));
-    assert.ok(owned(), 'the element is at Kling, the caller has no record of it');
     const recordId = String(task.body['external_task_id']).replace(/^element-/, '');
+    return { lost, task, owned, recordId };
+  } catch (error) {
+    await lost.close();
+    throw error;
+  }
+}
+
+test('a creation whose answer never came: the element Kling made is found by our external id and deleted', async () => {
+  const { lost, task, owned, recordId } = await unansweredCreation('Unanswered');
+  try {
+    assert.ok(owned(), 'the element is at Kling, the caller has no record of it');
     assert.equal(await lost.t.container.services.libraries.deleteUpstreamCopies(), 0, 'not due at once');
     assert.equal(await sweepAgain(lost.t, recordId), 1);
     assert.ok(!owned(), 'the element is gone at Kling');
@@ -212,18 +226,8 @@ test('a creation whose answer never came: the element Kling made is found by our
 });
 
 test('an unanswered creation with over ten pages of newer creations at Kling is still found', async () => {
-  const lost = await startKlingWorld({ adapterLimits: { callTimeoutMs: 1_000 } });
+  const { lost, task, owned, recordId } = await unansweredCreation('Buried');
   try {
-    lost.fake.fail('lost-answer');
-    const res = await lost.t.call(lost.account.key, 'POST', ELEMENTS, {
-      name: 'Buried',
-      tag: 'object',
-      image_urls: [lost.files.front],
-    });
-    expectError(res, 503, 'sg_unavailable');
-    const task = [...lost.fake.tasks.values()].find((t) => t.kind === 'element');
-    assert.ok(task, 'Kling took the creation');
-    await until(async () => task.status === 'succeed', 'Kling to make the element');
     // Other creations of the Kling account made since list before it: more than 10 pages of 100.
     const now = Date.now();
     for (let i = 0; i < 1_050; i++) {
@@ -237,9 +241,6 @@ test('an unanswered creation with over ten pages of newer creations at Kling is 
         updatedAt: now,
       });
     }
-    const owned = (): boolean =>
-      [...lost.fake.elements.values()].some((set) => set.has(task.elementId ?? ''));
-    const recordId = String(task.body['external_task_id']).replace(/^element-/, '');
     assert.equal(await sweepAgain(lost.t, recordId), 1);
     assert.ok(!owned(), 'the element is gone at Kling');
   } finally {
