@@ -243,6 +243,9 @@ describe('POST /v1/files and direct links', () => {
     });
     assert.equal(res.statusCode, 201, res.body);
     const up = res.json();
+    // A 201 names what it created (RFC 9110 §15.3.2), as every other creation does.
+    assert.equal(res.headers.location, `/v1/files/${up.id}`);
+    assert.equal((await t.call(acct.key, 'GET', String(res.headers.location))).statusCode, 200);
     assert.equal(up.filename, 'take.mp3');
     assert.equal(up.kind, 'audio');
     assert.equal(up.content_type, 'audio/mpeg');

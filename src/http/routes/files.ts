@@ -18,7 +18,7 @@ import {
 } from '../send-bytes.ts';
 import type { AppDeps } from '../types.ts';
 import { clientGone } from '../waiting.ts';
-import { errorResponses, errorSchema, pathParam } from './schemas.ts';
+import { errorResponses, errorSchema, locationHeader, pathParam, withHeaders } from './schemas.ts';
 
 /** Room for a multipart body's boundaries and part headers beside its file. */
 const MULTIPART_ROOM = 1024 * 1024;
@@ -115,7 +115,7 @@ async function uploadRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {
           lang: z.string().optional(),
         }),
         response: {
-          201: uploadSchema,
+          201: withHeaders(uploadSchema, 'the upload and its direct link', { Location: locationHeader }),
           ...errorResponses,
           408: errorSchema.describe('request_timeout: the body stalled or trickled'),
           413: errorSchema.describe('file_too_large, storage_quota_exceeded'),
@@ -157,7 +157,7 @@ async function uploadRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {
           ...(request.query.filename ? { filename: request.query.filename } : {}),
         });
       }
-      return reply.code(201).send(upload);
+      return reply.code(201).header('Location', `/v1/files/${upload.id}`).send(upload);
     },
   );
 }
