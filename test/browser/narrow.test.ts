@@ -185,6 +185,20 @@ describe('pages on a 375 px wide screen', () => {
     await chooseLanguage(page, 'English');
   });
 
+  test("the new key's box does not scroll sideways on a 360 px screen, Russian's longer Copy included", async () => {
+    const { page } = person;
+    await page.setViewportSize(SMALL_PHONE);
+    await page.goto(`${web.base}/`);
+    await chooseLanguage(page, 'Русский');
+    await page.goto(`${web.base}/keys`);
+    await page.getByLabel('Название', { exact: true }).fill('narrow');
+    await page.getByRole('button', { name: 'Создать ключ', exact: true }).click();
+    await page.getByRole('button', { name: 'Копировать', exact: true }).waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    await chooseLanguage(page, 'English');
+    assert.ok(width <= SMALL_PHONE.width, `/keys with the new key: ${width}px`);
+  });
+
   test("no page of the operator console scrolls sideways, an account's included", async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
