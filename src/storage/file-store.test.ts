@@ -60,6 +60,27 @@ describe('FileStore', () => {
     }
     assert.equal(await exists('race'), false);
   });
+  test("a write whose mkdir loses its new parent folder to a delete's cleanup still lands", async (t) => {
+    // The interleaving seen under load: mkdir -p makes `race2`, a delete's cleanup removes that (still
+    // empty) folder, and mkdir's next step, `race2/a`, fails with ENOENT. Played here in that order.
+    const mkdir = fsp.mkdir;
+    let calls = 0;
+    t.mock.method(fsp, 'mkdir', async (...args: Parameters<typeof fsp.mkdir>) => {
+      calls += 1;
+      if (calls > 1) return mkdir(...args);
+      await mkdir(path.join(root, 'race2'));
+      await fsp.rmdir(path.join(root, 'race2'));
+      throw Object.assign(new Error(`ENOENT: no such file or directory, mkdir '${args[0]}'`), {
+        code: 'ENOENT',
+      });
+    });
+    const written = await put('race2/a/new', 'hello');
+    assert.equal(written.sizeBytes, 5);
+    assert.equal(calls, 2);
+    assert.equal(await exists('race2/a/new'), true);
+    await store.delete('race2/a/new');
+  });
+
   test("a killed process's unfinished writes are removed, a write under way and stored files are not", async () => {
     const hour = 60 * 60_000;
     const now = Date.now();

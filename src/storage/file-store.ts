@@ -59,15 +59,16 @@ export class FileStore implements BlobStore {
 
   /**
    * Creates the file `temp` and its folders. A delete of the last file of a folder removes the folder
-   * (`delete`), which may happen between the `mkdir` and the open: the folder is made again then.
+   * and the empty ones above it (`delete`), which may happen between the `mkdir` and the open, or within
+   * the `mkdir` itself (between its making a parent and its child): either step then starts again.
    */
   async #create(temp: string): Promise<FileHandle> {
     for (let attempt = 1; ; attempt += 1) {
-      await fsp.mkdir(path.dirname(temp), { recursive: true });
       try {
+        await fsp.mkdir(path.dirname(temp), { recursive: true });
         return await fsp.open(temp, 'wx');
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 5) throw error;
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 10) throw error;
       }
     }
   }
