@@ -517,6 +517,29 @@ describe('the HTTP edge', () => {
     }
   });
 
+  test('a limit refused for any reason names the bounds, as the range check does, in both languages', async () => {
+    const { id: accountId } = await t.account();
+    const get = (url: string, lang: string) =>
+      t.app.inject({ url, headers: { authorization: `Bearer ${key}`, 'accept-language': lang } });
+    const admin = (url: string, lang: string) =>
+      t.app.inject({ url, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'accept-language': lang } });
+    // `abc` and `-1` used to read "expected number, received NaN"; `0` and `101` named one bound only.
+    for (const limit of ['abc', '-1', '0', '101', '1e1', '+']) {
+      for (const path of ['/v1/tasks', '/v1/webhook-deliveries', '/v1/topups']) {
+        const en = await get(`${path}?limit=${limit}`, 'en');
+        expectTableError(en, 422, 'invalid_request');
+        assert.equal(en.json().error.message, 'querystring.limit: expected a whole number from 1 to 100');
+        const ru = await get(`${path}?limit=${limit}`, 'ru');
+        assert.equal(ru.json().error.message, 'querystring.limit: ожидается целое число от 1 до 100');
+      }
+    }
+    const ledger = await admin(`/admin/v1/accounts/${accountId}/ledger?limit=abc`, 'en');
+    expectTableError(ledger, 422, 'invalid_request');
+    assert.equal(ledger.json().error.message, 'querystring.limit: expected a whole number from 1 to 1000');
+    assert.equal((await get('/v1/tasks?limit=100', 'en')).statusCode, 200);
+    assert.equal((await get('/v1/tasks?limit=1', 'en')).statusCode, 200);
+  });
+
   test('a bodyless request answered at once keeps its connection: the pipelined request is answered', async () => {
     if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as net.AddressInfo).port;

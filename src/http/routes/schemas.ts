@@ -26,15 +26,23 @@ const blankIsAbsent = (value: unknown): unknown => (value === '' ? undefined : v
  * bound is checked after the digits: a value past any integer (`100000000000000000000`) is then told the
  * list's bound, not JavaScript's largest safe integer. An empty `?limit=` is no limit given, as an empty
  * filter (`?model=`) is no filter: a form or a client that sends every field of its query, empty or not,
- * gets the default page.
+ * gets the default page. Every refusal (`abc`, `-1`, `0`, `101`) says the same words, naming both bounds:
+ * zod's own read "expected number, received NaN" for `abc` and `-1`, and named one bound only otherwise.
  */
 export function pageLimit(max: number): z.ZodType<number | undefined>;
 export function pageLimit(max: number, fallback: number): z.ZodType<number>;
 export function pageLimit(max: number, fallback?: number): z.ZodType<number | undefined> {
-  const limit = z.preprocess(
-    (value) => (typeof value === 'string' && !/^\d+$/.test(value) ? Number.NaN : value),
-    z.coerce.number().min(1).max(max).int(),
-  );
+  const limit = z.preprocess((value, ctx) => {
+    const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (Number.isInteger(number) && number >= 1 && number <= max) return number;
+    ctx.addIssue({
+      code: 'custom',
+      input: value,
+      message: `expected a whole number from 1 to ${max}`,
+      params: { ru: `ожидается целое число от 1 до ${max}` },
+    });
+    return value;
+  }, z.number().min(1).max(max).int());
   return fallback === undefined ? emptyIsNone(limit) : z.preprocess(blankIsAbsent, limit.default(fallback));
 }
 
