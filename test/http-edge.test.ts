@@ -331,6 +331,9 @@ describe('the HTTP edge', () => {
       ['/v1/tasks', 'application/json', 10_000_000, `Bearer ${key}`, 413, 'request_too_large'],
       ['/v1/files?filename=a.png', 'image/png', 104_900_000, `Bearer ${key}`, 413, 'file_too_large'],
       ['/admin/v1/accounts', 'application/json', 100, 'Bearer wrong-token', 401, 'invalid_admin_token'],
+      // The query is validated after the body is parsed: an upload it refuses was still asked for its body.
+      ['/v1/files?filenam=a.png', 'image/png', 50_000_000, `Bearer ${key}`, 422, 'invalid_request'],
+      ['/v1/files?filename=a&filename=b', 'image/png', 50_000_000, `Bearer ${key}`, 422, 'invalid_request'],
     ] as const) {
       // The body never comes: the answer must come, and the connection close, without it.
       const answer = await rawExchange(port, head(path, type, length, auth));
@@ -338,6 +341,14 @@ describe('the HTTP edge', () => {
       assert.match(answer, new RegExp(`"code":"${code}"`));
       assert.doesNotMatch(answer, /100 Continue/);
     }
+    // An upload whose query passes is asked for its body.
+    const upload = net.connect(port, '127.0.0.1');
+    upload.write(head('/v1/files?filename=a.png&lang=ru', 'image/png', 50_000_000, `Bearer ${key}`));
+    const first = await new Promise<string>((resolve) =>
+      upload.once('data', (chunk) => resolve(String(chunk))),
+    );
+    upload.destroy();
+    assert.equal(first, 'HTTP/1.1 100 Continue\r\n\r\n');
     // A request that passes is asked for its body, then served.
     const price = JSON.stringify({
       model: 'model-3d',

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type ApiError, errors } from '../errors.ts';
+import { queryRefusal } from './validator.ts';
 
 /**
  * A body under a transfer coding other than `chunked` (`gzip, chunked`): Node takes the chunks apart and
@@ -24,7 +25,8 @@ function transferCodingRefusal(request: FastifyRequest): ApiError | null {
  * the route's limit, was told to send it and then refused; the 100 now goes out once the request passed its
  * `onRequest` hooks (authentication, the rate limit, an upload's declared size), just before the body is
  * read (Fastify reads it at an address nobody serves too), never for a declared length past the route's
- * body limit, whose 413 comes without the body.
+ * body limit, whose 413 comes without the body, nor for a query the route's schema refuses (`queryRefusal`),
+ * whose 422 used to follow the 100 since the query is validated after the body is parsed.
  */
 export function installBodyGate(app: FastifyInstance): void {
   app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res));
@@ -32,8 +34,12 @@ export function installBodyGate(app: FastifyInstance): void {
   app.addHook('preParsing', (request, reply, payload, done) => {
     const refused = request.is404 ? null : transferCodingRefusal(request);
     if (refused) return done(refused);
+    if (!expectsContinue(request)) return done(null, payload);
+    // A query the route refuses is refused now, without asking for the body (an upload's 100 MB).
+    const query = queryRefusal(request);
+    if (query) return done(query);
     const declared = Number(request.headers['content-length']);
-    if (expectsContinue(request) && !(declared > request.routeOptions.bodyLimit)) reply.raw.writeContinue();
+    if (!(declared > request.routeOptions.bodyLimit)) reply.raw.writeContinue();
     done(null, payload);
   });
 }

@@ -1,6 +1,7 @@
 import type {
   FastifyError,
   FastifyInstance,
+  FastifyRequest,
   FastifySchemaCompiler,
   FastifySchemaValidationError,
 } from 'fastify';
@@ -35,6 +36,25 @@ export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
     }));
     return { error: entries };
   };
+
+/**
+ * What the route's query schema refuses, checked ahead of the validation step: the refusal that step would
+ * give (the same error, so the error table words it the same), or null when the query passes or the route
+ * has none. For a body's `100 Continue`, which must not ask for a body the query already refuses.
+ */
+export function queryRefusal(request: FastifyRequest): FastifyError | null {
+  const validate = request.getValidationFunction('querystring') as
+    | ((data: unknown) => { error?: Entry[] })
+    | undefined;
+  const entries = validate?.(request.query).error;
+  if (entries === undefined) return null;
+  return Object.assign(new Error(entries[0]?.message ?? 'invalid query') as FastifyError, {
+    statusCode: 400,
+    code: 'FST_ERR_VALIDATION',
+    validation: entries,
+    validationContext: 'querystring' as const,
+  });
+}
 
 /**
  * A query parameter given more than once (`?limit=1&limit=2`) arrives as a list, which every schema
