@@ -94,15 +94,33 @@ const EN_SETTING_WORDS: Readonly<Record<string, string>> = Object.freeze({
   'setting:model': 'Provider model version',
   'setting:mode': 'Generation mode',
 });
+/**
+ * Names of the settings' choices that are English words (`standard`, `align_image`, `m`), by their API
+ * value, the same value meaning the same thing in every setting: the form's choosers and the task's page
+ * show them before the value (`choiceLabel`), as a mode's name. Values that are no words (`720p`, `16:9`,
+ * `V6`, `C#m`, `v3.0`) show as they are. The API values themselves never change.
+ */
+export const RU_CHOICE_NAMES: Readonly<Record<string, string>> = {
+  standard: 'Стандартное',
+  detailed: 'Детальное',
+  default: 'По умолчанию',
+  align_image: 'По изображению',
+  original_image: 'По исходному изображению',
+  geometry: 'По геометрии',
+  m: 'Мужской',
+  f: 'Женский',
+};
+
 /** Built once: a task's page asks for it once per setting. */
 const RU_SETTING_WORDS: Readonly<Record<string, string>> = Object.freeze({
   ...Object.fromEntries(Object.entries(RU_SETTING_LABELS).map(([name, label]) => [`setting:${name}`, label])),
   ...Object.fromEntries(Object.entries(RU_SETTING_HINTS).map(([name, hint]) => [`hint:${name}`, hint])),
+  ...Object.fromEntries(Object.entries(RU_CHOICE_NAMES).map(([value, name]) => [`choice:${value}`, name])),
 });
 
 /**
  * The settings' words the new-task island looks up in the page's language (`setting:<name>`,
- * `hint:<name>`); English pages have only the few that keep labels apart and otherwise fall back to the
+ * `hint:<name>`, `choice:<value>`); English pages have only the few that keep labels apart and otherwise fall back to the
  * schemas.
  */
 export function settingWords(lang: Lang): Readonly<Record<string, string>> {

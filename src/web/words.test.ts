@@ -1,10 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MODELS } from '../catalog/index.ts';
+import { MODELS, settingsJsonSchema } from '../catalog/index.ts';
+import { choiceLabel } from './client/schema-checks.ts';
+import { html, renderPage } from './html.ts';
 import { LIBRARIES } from './libraries-port.ts';
 import { fieldsOf, valueLabel } from './pages/library-form.ts';
+import { taskBody } from './pages/task-detail.ts';
 import { fill, isFlashKey, wordsOf } from './words.ts';
-import { kindLabel, modeLabel, modelLabel, RU_MODE_NAMES, RU_MODEL_NAMES } from './words-settings.ts';
+import {
+  kindLabel,
+  modeLabel,
+  modelLabel,
+  RU_MODE_NAMES,
+  RU_MODEL_NAMES,
+  settingWords,
+} from './words-settings.ts';
 
 test('the Russian words are the interface’s own, not copies of the English ones', () => {
   const en = wordsOf('en');
@@ -91,4 +101,47 @@ test('every value a library form offers has a Russian word; English pages show t
   }
   assert.ok(values >= 7, 'the element tags and the style types at least');
   assert.equal(valueLabel(ru, 'vector'), 'Векторный (vector)');
+});
+
+test('every choice of the catalog that is a word has a Russian name on both the form and the task page', () => {
+  const words: string[] = [];
+  const walk = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const values = (node as { enum?: unknown[] }).enum ?? [];
+    for (const v of values) if (typeof v === 'string' && /^[a-z][a-z_]*$/.test(v)) words.push(v);
+    Object.values(node).forEach(walk);
+  };
+  for (const model of MODELS) for (const mode of model.modes) walk(settingsJsonSchema(mode.schema));
+  assert.ok(words.includes('detailed') && words.includes('align_image'), 'the 3D qualities and orientation');
+  for (const value of words) {
+    assert.equal(choiceLabel(value, settingWords('en')), value, 'English pages show the API value');
+    assert.match(choiceLabel(value, settingWords('ru')), new RegExp(`^[А-ЯЁ][^()]* \\(${value}\\)$`), value);
+  }
+  assert.equal(choiceLabel('720p', settingWords('ru')), '720p', 'a value that is no word shows as it is');
+  assert.equal(choiceLabel('', settingWords('ru')), '""');
+  // The task's page names the mode and the choices as the form does; the API values stay beside them.
+  const task = {
+    id: '01900000-0000-7000-8000-000000000000',
+    model: 'model-3d',
+    mode: 'text_to_model',
+    status: 'failed' as const,
+    settings: {
+      task_type: 'text_to_model',
+      texture_quality: 'detailed',
+      orientation: 'default',
+      face_limit: 500,
+    },
+    price: { amount_minor: 100, currency: 'RUB' },
+    progress: 0,
+    created_at: '2026-01-01T00:00:00Z',
+    started_at: null,
+  };
+  const page = (lang: 'en' | 'ru') => renderPage(taskBody(task, html`<i></i>`, wordsOf(lang), lang));
+  const ru = page('ru');
+  assert.match(ru, /<dd>Из текста \(text_to_model\)<\/dd>/);
+  assert.match(ru, /<dd>Детальное \(detailed\)<\/dd>/);
+  assert.match(ru, /<dd>По умолчанию \(default\)<\/dd>/);
+  const en = page('en');
+  assert.match(en, /<dd>text_to_model<\/dd>/);
+  assert.match(en, /<dd>detailed<\/dd>/);
 });

@@ -41,6 +41,16 @@ export function fieldLabel(name: string, schema: { title?: string }, words: Reco
   return schema.title ?? readable(name);
 }
 
+/**
+ * A setting's choice as the page shows it: its API value, after its name in the page's words
+ * (`choice:<value>`, Russian pages only: `Детальное (detailed)`); the empty text as `""`.
+ */
+export function choiceLabel(value: unknown, words: Record<string, string>): string {
+  const text = value === '' ? '""' : String(value);
+  const name = typeof value === 'string' ? words[`choice:${value}`] : undefined;
+  return name === undefined ? text : `${name} (${text})`;
+}
+
 /** The hint of a setting in the page's words (`hint:<name>`), else the schema's description. */
 export function hintText(
   name: string,

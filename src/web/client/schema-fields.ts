@@ -4,7 +4,7 @@
  * carries `data-path` and answers its value (undefined when not set) and its client-side checks.
  */
 import { showProblems } from './form-feedback.js';
-import { checkValue, fieldLabel, hintText } from './schema-checks.js';
+import { checkValue, choiceLabel, fieldLabel, hintText } from './schema-checks.js';
 
 /** The part of JSON Schema the catalog's settings use. */
 export interface Schema {
@@ -123,7 +123,7 @@ export function enumControl(
   if (unset) select.append(el('option', { value: '', 'data-unset': '' }, hooks.words.newNotSet ?? '—'));
   const start = initial ?? schema.default;
   values.forEach((v, i) => {
-    const option = el('option', { value: String(i) }, v === '' ? '""' : String(v));
+    const option = el('option', { value: String(i) }, choiceLabel(v, hooks.words));
     if (v === start) option.selected = true;
     select.append(option);
   });

@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { errors, isApiError } from '../../errors.ts';
 import { type Lang, ruDecimal } from '../../i18n/index.ts';
 import { sessionPrincipal } from '../../people/index.ts';
-import { fieldLabel } from '../client/schema-checks.ts';
+import { choiceLabel, fieldLabel } from '../client/schema-checks.ts';
 import { contextOf, setFlash } from '../context.ts';
 import { html, type VNode } from '../html.ts';
 import { csrfField, page } from '../layout.ts';
@@ -18,7 +18,7 @@ import { seeOther, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { TASK_STATUSES, type WebTask } from '../tasks-port.ts';
 import { fill, type Words, wordsOf } from '../words.ts';
-import { settingWords } from '../words-settings.ts';
+import { modeLabel, settingWords } from '../words-settings.ts';
 import { money } from './overview.ts';
 import { artifactCard, needsModelViewer, withModelViewer } from './players.ts';
 import { localeOf, moscowTime, statusBadge } from './tasks.ts';
@@ -36,12 +36,18 @@ function settingName(key: string, lang: Lang): string {
 
 /**
  * A setting's value as text: strings as they are, anything else as compact JSON; Russian pages say yes
- * and no in their words and write a number with its decimal comma (`да`, `0,65`).
+ * and no in their words, write a number with its decimal comma (`да`, `0,65`) and name a choice and the
+ * mode as the new-task form does (`Детальное (detailed)`, `Из текста (text_to_model)`).
  */
-function settingText(value: unknown, w: Words, lang: Lang): string {
+function settingText(value: unknown, task: WebTask, w: Words, lang: Lang): string {
   if (lang === 'ru' && typeof value === 'boolean') return value ? w.newYes : w.newNo;
   if (lang === 'ru' && typeof value === 'number') return ruDecimal(value);
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  if (typeof value !== 'string') return JSON.stringify(value);
+  return value === task.mode
+    ? modeLabel(lang, value)
+    : value === ''
+      ? value
+      : choiceLabel(value, settingWords(lang));
 }
 
 function isRunning(task: WebTask): boolean {
@@ -111,7 +117,7 @@ export function taskBody(task: WebTask, csrf: VNode, w: Words, lang: Lang): VNod
     }
     <dl class="facts">
       <dt>${w.tasksModel}</dt><dd>${task.model}</dd>
-      <dt>${w.tasksMode}</dt><dd>${task.mode}</dd>
+      <dt>${w.tasksMode}</dt><dd>${modeLabel(lang, task.mode)}</dd>
       <dt>${w.tasksPrice}</dt><dd>${money(task.price.amount_minor, localeOf(lang))}</dd>
       ${charge(task, w, lang)}
       ${when(w.tasksCreated, task.created_at, lang)}
@@ -120,7 +126,7 @@ export function taskBody(task: WebTask, csrf: VNode, w: Words, lang: Lang): VNod
     </dl>
     <h2>${w.taskSettings}</h2>
     <dl class="task-settings">
-      ${Object.entries(task.settings).map(([key, value]) => html`<dt>${settingName(key, lang)}</dt><dd>${settingText(value, w, lang)}</dd>`)}
+      ${Object.entries(task.settings).map(([key, value]) => html`<dt>${settingName(key, lang)}</dt><dd>${settingText(value, task, w, lang)}</dd>`)}
     </dl>
     ${results(task, w, lang)}`;
 }
