@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { isApiError } from '../src/errors.ts';
 import { YookassaFake } from './fakes/yookassa.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 import { Browser, FakePeople, lastToken } from './web-kit.ts';
@@ -158,6 +159,17 @@ describe('top-up form without scripts, YooKassa slow to create the payment', () 
     const first = browser.post('/topup', { amount: '1500', form_key: formKey });
     await waiting;
     const second = browser.post('/topup', { amount: '1500', form_key: formKey });
+    // POST /v1/topups under the same key (the island's) does not wait: 409 request_in_progress at once.
+    const accountId = [...people.persons.values()].at(-1)?.accountId;
+    assert.ok(accountId);
+    await assert.rejects(
+      t.container.services.topups.create(
+        accountId,
+        { amount_minor: 150_000 },
+        `topup-form-${formKey}-150000`,
+      ),
+      (error) => isApiError(error) && error.code === 'request_in_progress',
+    );
     setTimeout(open, 500);
     const [a, b] = await Promise.all([first, second]);
     gate = null;

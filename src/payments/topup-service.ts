@@ -99,11 +99,14 @@ export class TopupService {
   /**
    * POST /v1/topups: 201 with the pending top-up and its confirmation URL. The same Idempotency-Key and
    * body replay it; a provider that does not answer is 503 payments_unavailable and nothing is kept.
+   * `waitMs`: how long a request under a key still being processed waits for it (`IdempotencyStore.run`);
+   * the API's is 0, an immediate 409 request_in_progress.
    */
   async create(
     accountId: string,
     body: { amount_minor: number; return_url?: string | undefined },
     idempotencyKey: string | null,
+    waitMs = 0,
   ): Promise<{ status: number; topup: TopupView; replayed: boolean }> {
     const provider = this.#deps.provider;
     if (!provider) throw errors.paymentsUnavailable(60);
@@ -117,7 +120,7 @@ export class TopupService {
     const returnUrl = body.return_url === undefined ? undefined : new URL(body.return_url).href;
     const request = { amount_minor: body.amount_minor, return_url: returnUrl };
     return this.#deps.idempotency.run<{ status: number; topup: TopupView; replayed: boolean }>(
-      { accountId, key: idempotencyKey, scope: 'POST /v1/topups', body: request },
+      { accountId, key: idempotencyKey, scope: 'POST /v1/topups', body: request, waitMs },
       {
         replay: async (id, status) => ({
           status,

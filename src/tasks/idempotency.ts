@@ -12,9 +12,10 @@
  * it over.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Tx } from '../db/index.ts';
 import { isUniqueViolation } from '../db/index.ts';
-import { errors } from '../errors.ts';
+import { errors, isApiError } from '../errors.ts';
 import type { Clock } from '../lib/index.ts';
 
 /**
@@ -25,6 +26,8 @@ import type { Clock } from '../lib/index.ts';
 export const PROCESSING_LOCK_MS = 60_000;
 /** How long keys are kept (CONTRACT §4: at least 24 hours). */
 export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
+/** How often a request that waits for the original under its key (`run`'s `waitMs`) looks again (ms). */
+const WAIT_POLL_MS = 200;
 /** Printable ASCII, the space included (as for X-Request-Id); HTTP trims spaces at either end. */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
@@ -209,9 +212,20 @@ export class IdempotencyStore {
    * `create` runs with the hook that marks the key done inside its transaction, and a refused creation
    * frees the key again. The request (`scope`, `body`) is hashed only under a key: without one there is
    * nothing to compare it with.
+   *
+   * `waitMs`: while the original is still being processed, wait up to this long for its outcome (its
+   * replay, or the key again when it was refused) before 409 request_in_progress. The API answers at once
+   * (0, CONTRACT §4); a form sent twice waits, so its second send lands on the first one's resource.
    */
   async run<T>(
-    claim: { accountId: string; key: string | null; scope: string; body: unknown; lockMs?: number },
+    claim: {
+      accountId: string;
+      key: string | null;
+      scope: string;
+      body: unknown;
+      lockMs?: number;
+      waitMs?: number;
+    },
     handlers: {
       replay(resourceId: string, status: number): Promise<T>;
       create(complete: CompleteClaim | null): Promise<T>;
@@ -220,7 +234,18 @@ export class IdempotencyStore {
     const { accountId, key } = claim;
     if (key === null) return handlers.create(null);
     const hash = requestHash(claim.scope, claim.body);
-    const claimed = await this.claim(accountId, key, hash, claim.lockMs ?? PROCESSING_LOCK_MS);
+    const lockMs = claim.lockMs ?? PROCESSING_LOCK_MS;
+    const until = performance.now() + (claim.waitMs ?? 0);
+    let claimed: IdempotencyClaim;
+    for (;;) {
+      try {
+        claimed = await this.claim(accountId, key, hash, lockMs);
+        break;
+      } catch (error) {
+        if (!isApiError(error) || error.code !== 'request_in_progress' || performance.now() >= until) throw error;
+        await sleep(Math.min(WAIT_POLL_MS, until - performance.now()));
+      }
+    }
     if (claimed.kind === 'replay') return handlers.replay(claimed.resourceId, claimed.status);
     try {
       return await handlers.create(claimed.complete);

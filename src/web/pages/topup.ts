@@ -7,9 +7,8 @@
  * with Pay and Decline, for the top-up's owner only.
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { errors, isApiError } from '../../errors.ts';
+import { errors } from '../../errors.ts';
 import { contextOf, field, type WebContext } from '../context.ts';
 import { html, type VNode } from '../html.ts';
 import { csrfField, errorBox, type FormProblem, fieldProblem, page } from '../layout.ts';
@@ -44,10 +43,12 @@ export interface TopupPort {
     query: { limit?: number; cursor?: string },
   ): Promise<{ topups: WebTopup[]; next_cursor: string | null }>;
   get(accountId: string, id: string): Promise<WebTopup>;
+  /** `waitMs`: how long a send under a key still being processed waits for it, then 409 request_in_progress. */
   create(
     accountId: string,
     body: { amount_minor: number },
     idempotencyKey: string | null,
+    waitMs: number,
   ): Promise<{ topup: WebTopup }>;
   decideTest(accountId: string, id: string, outcome: 'succeeded' | 'canceled'): Promise<WebTopup>;
 }
@@ -160,25 +161,12 @@ export function topupFormKey(formKey: string, amountMinor: number): string | nul
     : null;
 }
 
-/** How long a form sent again waits for its first send, which may be waiting on the provider (ms). */
-const SAME_FORM_WAIT_MS = 15_000;
-
 /**
- * `create` under the form's key, waiting while the same form's first send is still being processed (409
- * request_in_progress): a double click sends the form twice, the browser shows the second answer, and that
- * answer must be the same top-up rather than a refusal whose form, with a new key, would make another.
+ * How long a form sent again waits for its first send, which may be waiting on the provider (ms): a double
+ * click sends the form twice, the browser shows the second answer, and that answer must be the same top-up
+ * rather than a 409 request_in_progress whose form, with a new key, would make another.
  */
-async function createOnce<T>(create: () => Promise<T>): Promise<T> {
-  const until = Date.now() + SAME_FORM_WAIT_MS;
-  for (;;) {
-    try {
-      return await create();
-    } catch (error) {
-      if (!isApiError(error) || error.code !== 'request_in_progress' || Date.now() >= until) throw error;
-      await sleep(200);
-    }
-  }
-}
+const SAME_FORM_WAIT_MS = 15_000;
 
 /** Registers the top-up pages when the service has top-ups wired. */
 export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
@@ -208,7 +196,7 @@ export async function topupPages(app: FastifyInstance, deps: PageDeps): Promise<
     try {
       const key = topupFormKey(field(request.body, 'form_key'), minor);
       const accountId = session(context).accountId;
-      const { topup } = await createOnce(() => port.create(accountId, { amount_minor: minor }, key));
+      const { topup } = await port.create(accountId, { amount_minor: minor }, key, SAME_FORM_WAIT_MS);
       // The top-up's own page, whose link goes on to the payment: the policy's `form-action 'self'` holds
       // a form's redirect too, so a 303 straight to the provider's checkout would leave the payer here.
       return seeOther(reply, `/topups/${topup.id}`);
