@@ -29,9 +29,9 @@ import {
   installCors,
   installErrorHandler,
   installJsonParser,
+  installLangQuery,
   installNotFound,
   installNulGuard,
-  installRepeatedLangGuard,
   installRequestContext,
   libraryRoutes,
   metricsRoutes,
@@ -155,7 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (metricsToken !== null) await metricsRoutes(app, { metrics: deps.metrics, metricsToken, limiter });
   await app.register(async (authenticated) => {
     installApiKeyAuth(authenticated, deps, limiter);
-    installRepeatedLangGuard(authenticated);
+    installLangQuery(authenticated);
     await modelRoutes(authenticated, deps);
     await taskRoutes(authenticated, deps);
     await taskEventRoutes(authenticated, deps);
@@ -171,7 +171,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (adminToken !== null) {
     await app.register(async (operator) => {
       installAdminAuth(operator, adminToken, limiter);
-      installRepeatedLangGuard(operator);
+      installLangQuery(operator);
       await adminRoutes(operator, deps);
       await adminChannelRoutes(operator, deps);
       await adminPeopleRoutes(operator, deps);

@@ -500,6 +500,12 @@ describe('the HTTP edge', () => {
     // Given once, each is read as before.
     assert.equal((await get('/v1/tasks?limit=1&status=queued&lang=ru')).statusCode, 200);
     assert.equal((await get('/v1/models?lang=ru')).statusCode, 200);
+    // A route that reads only ?lang= does not read other parameters, given twice or not.
+    assert.equal((await get('/v1/models?foo=1&foo=2')).statusCode, 200);
+    assert.equal((await get('/v1/me?lang=ru&foo=1')).statusCode, 200);
+    // Its lang is documented as the shared parameter, as before it had a schema.
+    const doc = (await t.app.inject({ url: '/openapi.json' })).json();
+    assert.deepEqual(doc.paths['/v1/me'].get.parameters[0], { $ref: '#/components/parameters/Lang' });
   });
 
   test('a query parameter a route does not know is refused naming it, on every route that reads one', async () => {

@@ -34,4 +34,4 @@ export { taskRoutes } from './routes/tasks.ts';
 export { adminTopupRoutes, paymentNotificationRoutes, topupRoutes } from './routes/topups.ts';
 export { webhookRoutes } from './routes/webhooks.ts';
 export { type AppDeps, requestLimitsOf, type Services } from './types.ts';
-export { installRepeatedLangGuard, validatorCompiler } from './validator.ts';
+export { installLangQuery, validatorCompiler } from './validator.ts';

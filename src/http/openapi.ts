@@ -71,13 +71,16 @@ const CSRF_REFUSAL: [status: string, name: string, description: string] = [
 /** Its code, added to the description of an operation's own 403. */
 const CSRF_CODE = 'csrf_failed';
 
+/** What `?lang=` is, where an operation does not say more of it. */
+export const LANG_DESCRIPTION = 'language of error messages (en, ru); before Accept-Language';
+
 /** Parameters every operation takes (CONTRACT §8): the message language and the caller's request id. */
 const SHARED_PARAMETERS: Record<string, Json> = {
   Lang: {
     in: 'query',
     name: 'lang',
     required: false,
-    description: 'language of error messages (en, ru); before Accept-Language',
+    description: LANG_DESCRIPTION,
     schema: { type: 'string' },
   },
   AcceptLanguage: {
@@ -253,9 +256,16 @@ export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): 
   return doc;
 }
 
-/** The shared parameters an operation does not declare itself (a route's own `lang` wins). */
+/**
+ * The shared parameters an operation does not declare itself (a route's own `lang` wins). One it declares
+ * just as the shared one is (`installLangQuery`'s `lang`) is written as the shared one's reference.
+ */
 function addParameters(operation: OpenApiOperation): void {
-  const own = (operation.parameters ?? []) as Json[];
+  const isShared = (p: Json) =>
+    Object.values(SHARED_PARAMETERS).some(
+      (shared) => shared.in === p.in && shared.name === p.name && shared.description === p.description,
+    );
+  const own = ((operation.parameters ?? []) as Json[]).filter((p) => !isShared(p));
   const taken = new Set(own.map((p) => `${String(p.in)}:${String(p.name).toLowerCase()}`));
   const shared = Object.entries(SHARED_PARAMETERS)
     .filter(([, p]) => !taken.has(`${String(p.in)}:${String(p.name).toLowerCase()}`))

@@ -5,9 +5,9 @@ import type {
   FastifySchemaCompiler,
   FastifySchemaValidationError,
 } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { safeParse } from 'zod/v4/core';
-import { errors } from '../errors.ts';
+import { LANG_DESCRIPTION } from './openapi.ts';
 
 const ISSUE = Symbol('zod issue');
 
@@ -22,7 +22,7 @@ type Entry = FastifySchemaValidationError & { [ISSUE]: z.core.$ZodIssue };
 export const validatorCompiler: FastifySchemaCompiler<z.ZodType> =
   ({ schema, httpPart }) =>
   (data) => {
-    const repeated = httpPart === 'querystring' ? repeatedParameters(data) : [];
+    const repeated = httpPart === 'querystring' ? repeatedParameters(schema, data) : [];
     const result = repeated.length > 0 ? null : safeParse(schema, data, { reportInput: true });
     if (result?.success) return { value: result.data };
     const issues = result === null ? repeated : result.error.issues;
@@ -61,10 +61,12 @@ export function queryRefusal(request: FastifyRequest): FastifyError | null {
  * would refuse in words about the value ("expected number, received NaN", "expected one of …"): none of
  * the API's parameters takes a list, so the refusal says what is wrong instead, naming the parameter.
  */
-function repeatedParameters(data: unknown): z.core.$ZodIssue[] {
+function repeatedParameters(schema: z.ZodType, data: unknown): z.core.$ZodIssue[] {
   if (typeof data !== 'object' || data === null) return [];
+  // A schema that drops parameters it does not name (`langQuery`) never reads them, repeated or not.
+  const dropped = schema instanceof z.ZodObject && schema.def.catchall === undefined ? schema.shape : null;
   return Object.entries(data)
-    .filter(([, value]) => Array.isArray(value))
+    .filter(([name, value]) => Array.isArray(value) && (dropped === null || Object.hasOwn(dropped, name)))
     .map(([name, value]) => ({
       code: 'custom',
       path: [name],
@@ -80,22 +82,20 @@ const REPEATED = {
 } as const;
 
 /**
- * `?lang=` given more than once on a route of the context that has no query schema of its own (models,
- * libraries, keys, …): every route reads it, so it is refused there as the validator refuses it on a route
- * with one, instead of being dropped for Accept-Language. After authentication, as the validator's refusal.
+ * The query of a route that reads nothing of it but `?lang=`, as every route of the API and the operator
+ * API does (the caller's language). Other parameters are not its own: they are dropped, unread, as before.
  */
-export function installRepeatedLangGuard(app: FastifyInstance): void {
-  // A callback, not an async function: it runs on every request of the API.
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.routeOptions.schema?.querystring !== undefined) return done();
-    const lang = (request.query as Record<string, unknown> | undefined)?.lang;
-    if (!Array.isArray(lang)) return done();
-    done(
-      errors.invalidRequest({
-        en: `querystring.lang: ${REPEATED.en}`,
-        ru: `querystring.lang: ${REPEATED.ru}`,
-      }),
-    );
+const langQuery = z.object({ lang: z.string().optional().meta({ description: LANG_DESCRIPTION }) });
+
+/**
+ * Gives every route of the context without a query schema of its own (models, libraries, keys, …) the one
+ * of `?lang=`, so the validator refuses a `lang` given more than once there as on any route, after
+ * authentication, instead of dropping it for Accept-Language. Before the context's routes are added.
+ */
+export function installLangQuery(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (route.schema?.querystring !== undefined) return;
+    route.schema = { ...route.schema, querystring: langQuery };
   });
 }
 
