@@ -260,6 +260,7 @@ export async function createContainer(
     prices,
     generator,
     idempotency,
+    resultRetentionMs: config.resultRetentionMs,
     // Records a provider is still settling (a voice being verified at Suno) are asked about first.
     resolveReferences: (accountId, refs) =>
       resolveReferences(db, accountId, refs, clock.now(), (r, now) => libraries.askSteps(r, now)),

@@ -85,7 +85,8 @@ describe('cancel racing a completion', () => {
       await dialect.lockAccount(tx, acct.id);
       second = t.call(acct.key, 'POST', '/v1/tasks', body);
       await gate;
-      const canceled = await markCanceled(tx, first.json().id as string, t.container.clock.now());
+      const now = t.container.clock.now();
+      const canceled = await markCanceled(tx, first.json().id as string, now, now);
       // Its commit a little after its time, so the two entries never share a millisecond.
       await new Promise((resolve) => setTimeout(resolve, 5));
       return canceled;

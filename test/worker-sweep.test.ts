@@ -13,7 +13,7 @@ import { makePng } from '../src/media/fixtures.ts';
 import { IdempotencyStore } from '../src/tasks/idempotency.ts';
 import { Sweeper } from '../src/worker/sweeper.ts';
 import { startTestApp, type TestApp, waitForFinal } from './helpers.ts';
-import { body3d, FaultyStore } from './worker-kit.ts';
+import { body3d, FakeGenerator, FaultyStore, statusOf, until } from './worker-kit.ts';
 
 /** A sweeper whose storage refuses its first delete: the process dies, say, between two statements. */
 function sweeperWithFlakyDelete(t: TestApp): { sweeper: Sweeper; store: FaultyStore } {
@@ -97,6 +97,46 @@ describe('sweepers', () => {
       await t.container.sweeper.sweepOnce();
       assert.equal(await t.container.storage.stat(killed), null);
     } finally {
+      await t.close();
+    }
+  });
+
+  test("a failed or canceled task's folder goes RESULT_RETENTION after it ended, a killed run's files with it", async () => {
+    const clock = new ManualClock();
+    const generator = new FakeGenerator(clock);
+    // The first task's run breaks (failed at once), the second one's hangs until it is canceled.
+    generator.onCreate = (call) =>
+      call === 1 ? Promise.reject(new TypeError('cannot read properties of undefined')) : generator.hang();
+    const t = await startTestApp({ clock, generator, env: { RESULT_RETENTION: '1h' } });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      // What a run killed (kill -9) after storing a file and before its commit leaves: a file under the
+      // task's folder no artifact names. The task then ends without a result: failed by the run that
+      // resumed it, or canceled by its caller.
+      const leave = async (id: string): Promise<string> => {
+        const key = `results/${id}/${uuidv7()}/0`;
+        await t.container.storage.put(key, Readable.from([Buffer.from('left by a killed run')]));
+        return key;
+      };
+      const failed = (await t.call(acct.key, 'POST', '/v1/tasks', body3d())).json().id;
+      const failedFile = await leave(failed);
+      await until(async () => (await statusOf(t, acct.key, failed)).status === 'failed', 'the task to fail');
+      const canceled = (await t.call(acct.key, 'POST', '/v1/tasks', body3d())).json().id;
+      const canceledFile = await leave(canceled);
+      assert.equal(
+        (await t.call(acct.key, 'POST', `/v1/tasks/${canceled}/cancel`)).json().status,
+        'canceled',
+      );
+      clock.advance(HOUR_MS - 60_000);
+      await t.container.sweeper.sweepOnce();
+      assert.ok(await t.container.storage.stat(failedFile), 'kept until RESULT_RETENTION has passed');
+      assert.ok(await t.container.storage.stat(canceledFile));
+      clock.advance(2 * 60_000);
+      await t.container.sweeper.sweepOnce();
+      assert.equal(await t.container.storage.stat(failedFile), null);
+      assert.equal(await t.container.storage.stat(canceledFile), null);
+    } finally {
+      generator.releaseAll();
       await t.close();
     }
   });

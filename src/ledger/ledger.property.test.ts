@@ -149,9 +149,9 @@ async function apply(db: Db, world: World, op: Op): Promise<boolean | 'refused' 
       case 'finish':
         return markSucceeded(tx, task.id, { caption: '', texts: [], filesExpireAt: now, artifacts: [] }, now);
       case 'fail':
-        return markFailed(tx, task.id, { code: 'generation_failed', reason: 'property test' }, now);
+        return markFailed(tx, task.id, { code: 'generation_failed', reason: 'property test' }, now, now);
       case 'cancel':
-        return markCanceled(tx, task.id, now);
+        return markCanceled(tx, task.id, now, now);
     }
   });
 }

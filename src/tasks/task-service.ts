@@ -71,6 +71,8 @@ export interface TaskServiceDeps {
   prices: PriceTable;
   generator: Generator;
   idempotency: IdempotencyStore;
+  /** RESULT_RETENTION: a canceled task's folder is removed this long after the cancel (markCanceled). */
+  resultRetentionMs: number;
   /**
    * Library items the settings name, refused before any hold with the library's code (CONTRACT §7);
    * returns their public data by id.
@@ -398,7 +400,9 @@ export class TaskService {
       if (isFinal(row.status)) throw errors.taskNotCancelable(row.status);
       // The read above takes no lock on PostgreSQL: a completion may commit between it and the update,
       // whose condition then matches nothing. That is a final task too (CONTRACT §3: 409).
-      if (!(await markCanceled(tx, taskId, this.#deps.clock.now()))) {
+      const at = this.#deps.clock.now();
+      const filesExpireAt = new Date(at.getTime() + this.#deps.resultRetentionMs);
+      if (!(await markCanceled(tx, taskId, at, filesExpireAt))) {
         const now = await tx
           .selectFrom('tasks')
           .select(['status'])

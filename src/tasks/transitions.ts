@@ -209,18 +209,25 @@ function owedUpstreamCancel(at: Date) {
   return sql<string | null>`case when provider_ref is not null then ${at.toISOString()} end`;
 }
 
-/** queued | running → a final state without a result, voiding the hold. False when it was already final. */
+/**
+ * queued | running → a final state without a result, voiding the hold. False when it was already final.
+ * Such a task has no files to show, but its folder may hold some that no artifact names (a run killed
+ * between storing its files and its commit): `filesExpireAt` lets the sweeper remove them then, as it
+ * does a succeeded task's (Sweeper).
+ */
 async function endWithoutResult(
   tx: Tx,
   taskId: string,
   changes: { status: 'failed' | 'canceled'; error_code?: string; error_message?: string },
   at: Date,
+  filesExpireAt: Date,
 ): Promise<boolean> {
   const row = await tx
     .updateTable('tasks')
     .set((eb) => ({
       ...changes,
       finished_at: at.toISOString(),
+      files_expire_at: filesExpireAt.toISOString(),
       revision: eb('revision', '+', 1),
       // A caller's cancel owes the provider a cancel of the upstream task, if there is one: the worker
       // driving the run makes it, and the sweeper does when no worker drives it (upstream-cancels.ts).
@@ -238,22 +245,30 @@ async function endWithoutResult(
   return true;
 }
 
-/** queued | running → failed, voiding the hold. False when the task was already final. */
+/**
+ * queued | running → failed, voiding the hold. False when the task was already final. Whatever its folder
+ * holds is removed from `filesExpireAt` on (`RESULT_RETENTION` after the end, as for a success).
+ */
 export function markFailed(
   tx: Tx,
   taskId: string,
   failure: { code: TaskFailureCode; reason: string },
   at: Date,
+  filesExpireAt: Date,
 ): Promise<boolean> {
   return endWithoutResult(
     tx,
     taskId,
     { status: 'failed', error_code: failure.code, error_message: failure.reason },
     at,
+    filesExpireAt,
   );
 }
 
-/** queued | running → canceled, releasing the hold in full. False when the task was already final. */
-export function markCanceled(tx: Tx, taskId: string, at: Date): Promise<boolean> {
-  return endWithoutResult(tx, taskId, { status: 'canceled' }, at);
+/**
+ * queued | running → canceled, releasing the hold in full. False when the task was already final. Whatever
+ * its folder holds is removed from `filesExpireAt` on (`RESULT_RETENTION` after the end, as for a success).
+ */
+export function markCanceled(tx: Tx, taskId: string, at: Date, filesExpireAt: Date): Promise<boolean> {
+  return endWithoutResult(tx, taskId, { status: 'canceled' }, at, filesExpireAt);
 }

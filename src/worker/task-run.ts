@@ -337,12 +337,14 @@ export class TaskRun {
   }
 
   async #handleFailure(taskId: string, error: unknown): Promise<void> {
-    const { db, clock, log } = this.#deps;
+    const { db, clock, log, resultRetentionMs } = this.#deps;
     const reason: unknown = this.#signal.aborted ? this.#signal.reason : null;
     const fail = async (code: GenerationError['code'], message: string): Promise<boolean> => {
-      const failed = await db.dialect.transaction(db.db, (tx) =>
-        markFailed(tx, taskId, { code, reason: message }, clock.now()),
-      );
+      const failed = await db.dialect.transaction(db.db, (tx) => {
+        const now = clock.now();
+        const filesExpireAt = new Date(now.getTime() + resultRetentionMs);
+        return markFailed(tx, taskId, { code, reason: message }, now, filesExpireAt);
+      });
       if (failed) this.#logTransition('failed', code);
       return failed;
     };
