@@ -170,9 +170,8 @@ describe('sweepers', () => {
     try {
       const { storageUrl } = t.container.config;
       if (!storageUrl.startsWith('file://')) return ctx.skip('local storage only');
-      // What a `put` cut off by kill -9 leaves beside its key: never renamed, never named by a record.
-      const part = path.join(fileURLToPath(storageUrl), 'uploads', `${uuidv7()}.${uuidv7()}.part`);
-      fs.mkdirSync(path.dirname(part), { recursive: true });
+      // What a `put` cut off by kill -9 leaves in the parts' folder: never renamed, never named by a record.
+      const part = path.join(fileURLToPath(storageUrl), '.parts', `${uuidv7()}.part`);
       fs.writeFileSync(part, 'partial');
       const written = new Date(Date.now() - 2 * HOUR_MS);
       fs.utimesSync(part, written, written);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { FileStore } from './file-store.ts';
 
@@ -86,25 +86,61 @@ describe('FileStore', () => {
     const now = Date.now();
     await put('results/t3/r1/0');
     await put('uploads/u1');
-    // What a `put` cut off by kill -9 leaves: its temporary file beside its key, never renamed.
-    const part = (key: string) => `${key}.01a22c53-740d-76e8-8ccb-2484a13f279e.part`;
+    // What a `put` cut off by kill -9 leaves: its temporary file in the parts' folder, never renamed.
+    const part = (uuid: string) => `.parts/${uuid}.part`;
     const write = async (relative: string, ageMs: number) => {
       const file = path.join(root, relative);
-      await fsp.mkdir(path.dirname(file), { recursive: true });
       await fsp.writeFile(file, 'partial');
       const at = new Date(now - ageMs);
       await fsp.utimes(file, at, at);
     };
-    await write(part('results/t4/r1/0'), 2 * hour);
-    await write(part('uploads/u2'), 2 * hour);
-    await write(part('uploads/u3'), hour - 60_000);
+    await write(part('01a22c53-740d-76e8-8ccb-2484a13f279e'), 2 * hour);
+    await write(part('01a22c53-740d-76e8-8ccb-2484a13f2800'), 2 * hour);
+    await write(part('01a22c53-740d-76e8-8ccb-2484a13f2801'), hour - 60_000);
     assert.equal(await store.removeAbandonedWrites(now), 2);
-    assert.equal(await exists(part('uploads/u2')), false);
-    assert.equal(await exists('results/t4'), false, 'with the folders it leaves empty');
-    assert.equal(await exists(part('uploads/u3')), true, 'written to within the hour: perhaps under way');
+    assert.equal(await exists(part('01a22c53-740d-76e8-8ccb-2484a13f279e')), false);
+    assert.equal(
+      await exists(part('01a22c53-740d-76e8-8ccb-2484a13f2801')),
+      true,
+      'written to within the hour: perhaps under way',
+    );
     assert.equal(await exists('results/t3/r1/0'), true);
     assert.equal(await exists('uploads/u1'), true);
     assert.equal(await store.removeAbandonedWrites(now + hour), 1);
-    assert.equal(await exists('uploads'), true, 'a folder still holding files stays');
+    assert.equal(await exists('.parts'), true, 'the folder stays for the next writes');
+    await put('uploads/u2');
+    assert.equal(await exists('uploads/u2'), true);
+  });
+
+  test('a write under way is kept apart from the keys, and no key reaches it', async () => {
+    const body = new PassThrough();
+    const writing = store.put('apart/a/0', body);
+    body.write('half');
+    const partsDir = path.join(root, '.parts');
+    const listParts = () => fsp.readdir(partsDir).catch(() => [] as string[]);
+    for (let wait = 0; wait < 500 && (await listParts()).length === 0; wait += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const parts = await listParts();
+    assert.equal(parts.length, 1);
+    assert.match(parts[0] ?? '', /^[0-9a-f-]{36}\.part$/);
+    assert.equal(await exists('apart'), false, 'nothing beside the key while it is written');
+    const key = `.parts/${parts[0]}`;
+    await assert.rejects(store.stat(key), /unsafe storage key/);
+    await assert.rejects(store.get(key), /unsafe storage key/);
+    await assert.rejects(store.delete(key), /unsafe storage key/);
+    await assert.rejects(store.deleteFolder('.parts'), /unsafe storage key/);
+    await assert.rejects(store.put(key, Readable.from([Buffer.from('x')])), /unsafe storage key/);
+    body.end('done');
+    assert.equal((await writing).sizeBytes, 8);
+    assert.deepEqual(await fsp.readdir(path.join(root, '.parts')), []);
+    assert.deepEqual(await fsp.readdir(path.join(root, 'apart/a')), ['0']);
+    await store.delete('apart/a/0');
+  });
+
+  test('a write lands even when someone removed the parts folder', async () => {
+    await fsp.rm(path.join(root, '.parts'), { recursive: true });
+    await put('again/0', 'hello');
+    assert.equal(await exists('again/0'), true);
+    await store.delete('again/0');
   });
 });

@@ -8,8 +8,14 @@ import type { BlobInfo, BlobStore, ByteRange } from './blob-store.ts';
 import { FileBody } from './file-body.ts';
 import { resolveInside } from './secure-path.ts';
 
-/** The name of a write under way (`put`): `<key>.<uuid>.part`, beside the object it becomes. */
-const PART_NAME = /\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.part$/;
+/**
+ * The folder of the writes under way (`put`), `<uuid>.part` each, under the root: on the same filesystem
+ * as the keys, so the rename into place is atomic, and the one folder the sweep of abandoned writes reads.
+ * No key reaches it: every part of a key begins with a letter or a digit (`resolveInside`).
+ */
+const PARTS_FOLDER = '.parts';
+/** The name of a write under way in `PARTS_FOLDER`. */
+const PART_NAME = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.part$/;
 /**
  * Time since its last write after which a `.part` file is taken for abandoned. A write under way adds to
  * it as bytes come, and every `put` reads a local file or stops at its caller's timeout, so only a write
@@ -17,38 +23,24 @@ const PART_NAME = /\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  */
 const ABANDONED_PART_MS = 60 * 60_000;
 
-/** The `.part` files under `dir`, one folder open at a time per level; a folder deleted meanwhile has none. */
-async function* partFiles(dir: string): AsyncGenerator<string> {
-  let entries: fs.Dir;
-  try {
-    entries = await fsp.opendir(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw error;
-  }
-  for await (const entry of entries) {
-    const file = path.join(dir, entry.name);
-    if (entry.isDirectory()) yield* partFiles(file);
-    else if (entry.isFile() && PART_NAME.test(entry.name)) yield file;
-  }
-}
-
 /** Objects as files under one directory; writes go to a temporary name and are renamed into place. */
 export class FileStore implements BlobStore {
   readonly #root: string;
+  readonly #parts: string;
 
   constructor(root: string) {
     this.#root = path.resolve(root);
-    fs.mkdirSync(this.#root, { recursive: true });
+    this.#parts = path.join(this.#root, PARTS_FOLDER);
+    fs.mkdirSync(this.#parts, { recursive: true });
   }
 
   async put(key: string, body: Readable, options: { signal?: AbortSignal } = {}): Promise<BlobInfo> {
     const target = resolveInside(this.#root, key);
-    const temp = `${target}.${uuidv7()}.part`;
+    const temp = path.join(this.#parts, `${uuidv7()}.part`);
     const file = await this.#create(temp);
     try {
       await pipeline(body, fs.createWriteStream('', { fd: file }), { signal: options.signal });
-      await fsp.rename(temp, target);
+      await this.#moveInto(temp, target);
     } catch (error) {
       await fsp.rm(temp, { force: true });
       throw error;
@@ -57,16 +49,29 @@ export class FileStore implements BlobStore {
     return { sizeBytes: stat.size };
   }
 
-  /**
-   * Creates the file `temp` and its folders. A delete of the last file of a folder removes the folder
-   * and the empty ones above it (`delete`), which may happen between the `mkdir` and the open, or within
-   * the `mkdir` itself (between its making a parent and its child): either step then starts again.
-   */
+  /** Creates the file `temp` in the parts' folder, and the folder again if someone removed it. */
   async #create(temp: string): Promise<FileHandle> {
+    try {
+      return await fsp.open(temp, 'wx');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await fsp.mkdir(this.#parts, { recursive: true });
+      return fsp.open(temp, 'wx');
+    }
+  }
+
+  /**
+   * Renames `temp` to `target`, making the target's folders. A delete of the last file of a folder removes
+   * the folder and the empty ones above it (`delete`), which may happen between the `mkdir` and the
+   * rename, or within the `mkdir` itself (between its making a parent and its child): either step then
+   * starts again.
+   */
+  async #moveInto(temp: string, target: string): Promise<void> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await fsp.mkdir(path.dirname(temp), { recursive: true });
-        return await fsp.open(temp, 'wx');
+        await fsp.mkdir(path.dirname(target), { recursive: true });
+        await fsp.rename(temp, target);
+        return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 10) throw error;
       }
@@ -142,15 +147,24 @@ export class FileStore implements BlobStore {
 
   /**
    * Removes the `.part` files of writes that a killed process (`kill -9`, a crash, the OOM killer) left
-   * behind, with the folders this leaves empty; resolves with how many. A write under way is never
-   * touched (`ABANDONED_PART_MS`), and one that ends meanwhile has renamed its file away.
+   * behind; resolves with how many. Only the parts' folder is read, however many files are stored. A write
+   * under way is never touched (`ABANDONED_PART_MS`), and one that ends meanwhile has renamed its file away.
    */
   async removeAbandonedWrites(now: number = Date.now()): Promise<number> {
+    let entries: fs.Dir;
+    try {
+      entries = await fsp.opendir(this.#parts);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw error;
+    }
     let removed = 0;
-    for await (const file of partFiles(this.#root)) {
+    for await (const entry of entries) {
+      if (!entry.isFile() || !PART_NAME.test(entry.name)) continue;
+      const file = path.join(this.#parts, entry.name);
       const stat = await fsp.stat(file).catch(() => null);
       if (stat === null || now - stat.mtimeMs < ABANDONED_PART_MS) continue;
-      await this.delete(path.relative(this.#root, file));
+      await fsp.rm(file, { force: true });
       removed += 1;
     }
     return removed;
