@@ -18,12 +18,19 @@ export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 200;
 
 /**
- * Whether a password's length in characters (code points: an emoji is one, not its two UTF-16 units) is
- * within the bounds. A string too long to be within them is refused by its size, without walking it.
+ * UTF-16 units one character of a password may take before NFC joins it: a letter with its combining
+ * marks, decomposed, takes up to six (three code points outside the BMP).
+ */
+const UNITS_PER_CHARACTER = 6;
+
+/**
+ * Whether a password's length in characters (code points of its NFC form, as it is hashed: an emoji is
+ * one, not its two UTF-16 units, and `é` typed as `e` and an accent is one too) is within the bounds. A
+ * string too long to be within them is refused by its size, without walking it.
  */
 export function passwordFits(password: string, min = 0): boolean {
-  if (password.length > 2 * PASSWORD_MAX) return false;
-  const count = characters(password);
+  if (password.length > UNITS_PER_CHARACTER * PASSWORD_MAX) return false;
+  const count = characters(password.normalize('NFC'));
   return count >= min && count <= PASSWORD_MAX;
 }
 
