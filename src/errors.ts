@@ -87,6 +87,9 @@ export type TaskFailureCode = (typeof TASK_FAILURE_CODES)[number];
 /** Values a message template may interpolate. */
 export type MessageParams = Readonly<Record<string, string | number>>;
 
+/** Longest text a message echoes of the caller's (`clipped`). */
+const ECHOED_CHARS = 100;
+
 export interface ApiErrorOptions {
   params?: MessageParams;
   /** Extra response headers, for example `Retry-After`. */
@@ -111,11 +114,27 @@ export class ApiError extends Error {
     super(options.detail?.en ?? code, { cause: options.cause });
     this.code = code;
     this.status = ERROR_STATUS[code];
-    this.params = options.params ?? {};
+    this.params = clipped(options.params ?? {});
     this.headers = options.headers ?? {};
     this.body = options.body ?? {};
     this.detail = options.detail;
   }
+}
+
+/**
+ * The params with every text clipped to ECHOED_CHARS: a caller's 5,000-character id, key, name or path is
+ * not worth sending back in full, whichever message echoes it.
+ */
+function clipped(params: MessageParams): MessageParams {
+  let out: Record<string, string | number> | null = null;
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value !== 'string' || value.length <= ECHOED_CHARS) continue;
+    out ??= { ...params };
+    // Never half of a surrogate pair (an emoji) at the cut.
+    const end = /[\uD800-\uDBFF]/.test(value.charAt(ECHOED_CHARS - 1)) ? ECHOED_CHARS - 1 : ECHOED_CHARS;
+    out[name] = `${value.slice(0, end)}…`;
+  }
+  return out ?? params;
 }
 
 export function isApiError(error: unknown): error is ApiError {
@@ -148,8 +167,6 @@ export function storageFigures(quotaBytes: number, usedBytes: number): { quota: 
   }
 }
 
-/** Longest model key echoed in a model_not_found message: a 5,000-character key is not worth sending back. */
-const ECHOED_KEY_CHARS = 100;
 
 const bearerChallenge = (sent: boolean): Record<string, string> => ({
   'WWW-Authenticate': sent ? 'Bearer error="invalid_token"' : 'Bearer',
@@ -179,11 +196,8 @@ export const errors = {
     new ApiError('model_not_allowed_for_key', { params: { model } }),
   keyDailyLimitExceeded: (limitMinor: number, spentMinor: number): ApiError =>
     new ApiError('key_daily_limit_exceeded', { params: { limit: limitMinor, spent: spentMinor } }),
-  // A key of any length is looked up; the message echoes at most ECHOED_KEY_CHARS of it.
-  modelNotFound: (model: string): ApiError =>
-    new ApiError('model_not_found', {
-      params: { model: model.length > ECHOED_KEY_CHARS ? `${model.slice(0, ECHOED_KEY_CHARS)}…` : model },
-    }),
+  // A key of any length is looked up; the message echoes at most ECHOED_CHARS of it (ApiError).
+  modelNotFound: (model: string): ApiError => new ApiError('model_not_found', { params: { model } }),
   taskNotFound: (id: string): ApiError => new ApiError('task_not_found', { params: { id } }),
   artifactExpired: (id: string): ApiError => new ApiError('artifact_expired', { params: { id } }),
   artifactNotFound: (id: string, index: string | number): ApiError =>

@@ -157,6 +157,18 @@ describe('library items in tasks', () => {
     const song = { mode: 'generate', songDescription: 'a song about rain' };
     await refused(owner.key, owner.id, 'music', { ...song, persona: 'nope' }, 'persona_not_found');
     await refused(owner.key, owner.id, 'music', { ...song, voice: 'nope' }, 'voice_not_found');
+    // A caller's 5,000-character id is echoed clipped, as a model key is, in both languages.
+    for (const lang of ['en', 'ru']) {
+      const long = await t.call(owner.key, 'POST', `/v1/price?lang=${lang}`, {
+        model: 'music',
+        settings: { ...song, persona: `p${'x'.repeat(4999)}` },
+      });
+      assert.equal(long.statusCode, 422, long.body);
+      const message: string = long.json().error.message;
+      assert.equal(long.json().error.code, 'persona_not_found');
+      assert.ok(message.includes(`p${'x'.repeat(99)}…`), message);
+      assert.ok(message.length < 300, `${message.length} characters`);
+    }
     const source = await t.call(owner.key, 'POST', '/v1/tasks', {
       model: 'music',
       settings: {
