@@ -67,6 +67,37 @@ describe('request limits', () => {
     }
   });
 
+  test('requests with no key guess nothing: always 401, never counted among wrong keys (API and operator)', async () => {
+    const t = await startTestApp({ limits: { ...limits, accountRequests: 100 } });
+    try {
+      const from = (authorization: string | undefined, url = '/v1/models') =>
+        t.app.inject({
+          method: 'GET',
+          url,
+          headers: authorization === undefined ? {} : { authorization },
+          remoteAddress: '10.3.3.3',
+        });
+      // Many more than the budget of 3, as a client probing every route without a key sends.
+      for (let i = 0; i < 10; i++) {
+        expectError(await from(undefined), 401, 'invalid_api_key');
+        expectError(await from('Bearer '), 401, 'invalid_api_key');
+        expectError(await from('Basic dXNlcjpwYXNz'), 401, 'invalid_api_key');
+        expectError(await from(undefined, '/admin/v1/accounts'), 401, 'invalid_admin_token');
+      }
+      // The budget is untouched: three wrong keys still get their 401, the fourth its 429.
+      for (let i = 0; i < 3; i++) expectError(await from('Bearer gta_wrong'), 401, 'invalid_api_key');
+      expectError(await from('Bearer gta_wrong'), 429, 'rate_limited');
+      for (let i = 0; i < 3; i++)
+        expectError(await from('Bearer wrong-token-xxxx', '/admin/v1/accounts'), 401, 'invalid_admin_token');
+      expectError(await from('Bearer wrong-token-xxxx', '/admin/v1/accounts'), 429, 'rate_limited');
+      // Past both budgets, a request with no key or token is still told what is wrong with it.
+      expectError(await from(undefined), 401, 'invalid_api_key');
+      expectError(await from(undefined, '/admin/v1/accounts'), 401, 'invalid_admin_token');
+    } finally {
+      await t.close();
+    }
+  });
+
   test('wrong keys behind a trusted proxy: a port it writes beside the client address is the same address', async () => {
     const t = await startTestApp({ limits, env: { TRUST_PROXY: 'loopback' } });
     try {

@@ -11,8 +11,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Authenticates every request of the encapsulated context with `Authorization: Bearer <API_KEY>`:
- * missing, malformed, unknown or revoked keys are 401 invalid_api_key, and past 30 such attempts a
- * minute from one address 429 rate_limited. A valid key is never slowed by others' wrong attempts.
+ * missing, malformed, unknown or revoked keys are 401 invalid_api_key, and past 30 unknown or revoked
+ * keys a minute from one address those are 429 rate_limited (a request with no key still gets its 401). A valid key is never slowed by others' wrong attempts.
  *
  * Without an Authorization header, the dashboard's session cookie opens the API as its account, with
  * every model and no daily limit (CONTRACT §13); its unsafe requests must carry the session's
@@ -54,13 +54,15 @@ async function authenticateRequest(
     await limiter.takeAccountRequest(session.accountId, reply);
     return;
   }
-  const match = header ? BEARER.exec(header) : null;
-  const principal = match?.[1] ? await deps.services.keys.authenticate(match[1]) : null;
+  const token = header ? BEARER.exec(header)?.[1] : undefined;
+  // RFC 6750 §3.1: only a Bearer token that was sent is `invalid_token`; no header, an empty one or
+  // another scheme (Basic, Token) brought no token, and its challenge names the scheme alone. Such a
+  // request guesses no key: it is neither counted among the address's wrong keys nor refused for them.
+  if (!token) throw errors.invalidApiKey(false);
+  const principal = await deps.services.keys.authenticate(token);
   if (!principal) {
     const wait = await limiter.takeWrongKeyAttempt(request.ip);
-    // RFC 6750 §3.1: only a Bearer token that was sent is `invalid_token`; no header, an empty one or
-    // another scheme (Basic, Token) brought no token, and its challenge names the scheme alone.
-    throw wait === null ? errors.invalidApiKey(match !== null) : errors.rateLimited(wait);
+    throw wait === null ? errors.invalidApiKey(true) : errors.rateLimited(wait);
   }
   request.principal = principal;
   await limiter.takeAccountRequest(principal.accountId, reply);
