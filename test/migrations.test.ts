@@ -74,6 +74,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     'ff4de3a79f0e03d88529e49102bb49d038fda2a91862130de37a1d5860c9a795',
   'src/db/migrations/0029-delivery-receivers.ts':
     '0b895e20168420d8f2f31a820faaf1c11844c823b2441aa2a3e9ebdad24e80df',
+  'src/db/migrations/0030-ended-task-folders.ts':
+    '7ec9d45fb1befcc529377706cebd21b01f30f30baecb2b54aa2b5bd292d23591',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',
@@ -315,6 +317,57 @@ test('0028: addresses stored before NFC take the stored form, unless it is anoth
         decomposed: 'caf\u00e9@example.ru',
         plain: 'ann@example.ru',
         twin: 'ame\u0301lie@example.ru',
+      });
+    } finally {
+      await after.close();
+    }
+  } finally {
+    await old.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('0030: tasks that failed or were canceled before it have their folders due at their end', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-0030-'));
+  const old = await emptyDatabase(dir);
+  try {
+    const before = createDb(old.url);
+    const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0030'));
+    const { error } = await new Migrator({
+      db: before.db,
+      provider: { getMigrations: async () => earlier },
+    }).migrateToLatest();
+    assert.equal(error, undefined);
+    const accountId = randomUUID();
+    const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
+    await sql`insert into accounts (id, name, credited_minor, captured_minor, held_minor, created_at)
+      values (${accountId}, 'Old', 100000, 0, 0, ${at(0)})`.execute(before.db);
+    const tasks: Array<[string, string, string | null, string | null]> = [
+      ['failed', 'failed', at(10), null],
+      ['canceled', 'canceled', at(20), null],
+      ['succeeded', 'succeeded', at(30), at(40)],
+      ['running', 'running', null, null],
+      ['failed-dated', 'failed', at(50), at(60)],
+    ];
+    for (const [id, status, finished, expires] of tasks) {
+      await sql`insert into tasks (id, account_id, key_id, model, mode, status, settings, inputs, price_minor,
+          currency, progress, created_at, finished_at, files_expire_at, files_expired, revision)
+        values (${id}, ${accountId}, null, 'image', 'generate', ${status}, '{}', '[]', 100, 'RUB', 0, ${at(0)},
+          ${finished}, ${expires}, 0, 0)`.execute(before.db);
+    }
+    await before.close();
+
+    const after = createDb(old.url);
+    try {
+      await migrateToLatest(after);
+      const rows = await sql<{ id: string; files_expire_at: string | null }>`
+        select id, files_expire_at from tasks`.execute(after.db);
+      assert.deepEqual(Object.fromEntries(rows.rows.map((r) => [r.id, r.files_expire_at])), {
+        failed: at(10),
+        canceled: at(20),
+        succeeded: at(40),
+        running: null,
+        'failed-dated': at(60),
       });
     } finally {
       await after.close();
