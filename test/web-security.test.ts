@@ -103,6 +103,22 @@ describe('dashboard security', () => {
     assert.equal(cookieOnly.statusCode, 401);
   });
 
+  test("an account's /v1 answers are never stored, with a key or a session", async () => {
+    const account = await t.account();
+    for (const path of ['/v1/me', '/v1/tasks', '/v1/webhooks/default/secret', '/v1/tasks/nope']) {
+      const res = await t.call(account.key, 'GET', path);
+      assert.equal(res.headers['cache-control'], 'no-store', path);
+    }
+    const people = t.container.services.people;
+    const email = `cache-${Date.now()}@example.com`;
+    await people.signUp({ email, password: 'a long password', lang: 'en' });
+    const session = await people.signIn({ email, password: 'a long password', address: '203.0.113.9' });
+    const cookie = `gta_session=${session.token}`;
+    const me = await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie } });
+    assert.equal(me.statusCode, 200, me.body);
+    assert.equal(me.headers['cache-control'], 'no-store');
+  });
+
   test('session cookies are Secure when the public address is https', async () => {
     const secure = await startTestApp({
       env: { PUBLIC_BASE_URL: 'https://dash.example' },

@@ -22,6 +22,10 @@ export function installApiKeyAuth(app: FastifyInstance, deps: AppDeps, limiter: 
   // A callback, not an async function: a key whose rights are cached, counted by the limiter in memory (a
   // poll's usual case on SQLite), passes without a promise or a wait; the rest takes `authenticateRequest`.
   app.addHook('onRequest', (request, reply, done) => {
+    // An account's answers are its own: no cache keeps them, a shared one keyed on the address alone least
+    // of all (a session's calls carry no Authorization, which would keep them out of one). Downloads and
+    // event streams set their own policy.
+    reply.header('cache-control', 'no-store');
     const header = request.headers.authorization;
     const plain = header === undefined ? undefined : BEARER.exec(header)?.[1];
     const principal = plain === undefined ? undefined : deps.services.keys.cached(plain, request.raw.socket);
