@@ -63,8 +63,10 @@ export function csrfField(context: WebContext): VNode {
  */
 export function languageControl(lang: Lang, csrf: VNode, action: string, path: string): VNode {
   const w = wordsOf(lang);
+  // Each language is named in itself (English, Русский), so it carries its own `lang`: a screen reader
+  // then says `Русский` with Russian speech on an English page, and `English` with English on a Russian one.
   const option = (value: Lang, label: string) =>
-    html`<option value=${value} selected=${lang === value}>${label}</option>`;
+    html`<option value=${value} lang=${value} selected=${lang === value}>${label}</option>`;
   return html`<form class="inline" method="post" action=${action} data-autosubmit="">
     ${csrf}
     <input type="hidden" name="next" value=${path} />

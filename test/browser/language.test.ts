@@ -76,6 +76,30 @@ describe('the Russian interface', () => {
     await context.close();
   });
 
+  test('each language of the control is named in its own language, on English and Russian pages', async () => {
+    const context = await newContext(browser, { acceptLanguage: 'en' });
+    const page = await context.newPage();
+    // The language a screen reader speaks an option in: the nearest `lang` above it, the page's by default.
+    const spoken = () =>
+      page
+        .getByLabel(/^(Language|Язык)$/)
+        .locator('option')
+        .evaluateAll((options) =>
+          options.map((o) => `${o.textContent}:${o.closest<HTMLElement>('[lang]')?.lang ?? ''}`),
+        );
+    for (const path of ['/signin', '/admin/signin']) {
+      await page.goto(`${web.base}${path}`);
+      assert.deepEqual(await spoken(), ['English:en', 'Русский:ru'], `${path} in English`);
+    }
+    await chooseLanguage(page, 'Русский');
+    for (const path of ['/signin', '/admin/signin']) {
+      await page.goto(`${web.base}${path}`);
+      assert.equal(await page.locator('html').getAttribute('lang'), 'ru');
+      assert.deepEqual(await spoken(), ['English:en', 'Русский:ru'], `${path} in Russian`);
+    }
+    await context.close();
+  });
+
   test("the person's saved language follows them into a new browser that asks for English", async () => {
     const context = await newContext(browser, { acceptLanguage: 'en-US,en;q=0.9' });
     const page = await context.newPage();
