@@ -300,6 +300,12 @@ describe('the new-task page in a browser', () => {
     const said = page.locator(`#${(await prompt.getAttribute('aria-describedby'))?.split(' ').at(-1)}`);
     assert.equal(await said.textContent(), 'Prompt: required.');
     assert.equal(await page.locator('.field-problem').count(), 1, 'no other field is blamed');
+    // The keyboard goes on from the field to correct, as on a page the server refused.
+    assert.equal(
+      await prompt.evaluate((e) => e === document.activeElement),
+      true,
+      'the prompt has the focus',
+    );
     await page.locator('[data-path="face_limit"]').fill('10');
     await prompt.fill('a chair');
     // Solved, the prompt's message goes as the person types; the face limit's comes with the next Create.
@@ -313,6 +319,11 @@ describe('the new-task page in a browser', () => {
       'the face limit is marked',
     );
     assert.equal(await page.locator('.field-problem').textContent(), 'Face limit: at least 48.');
+    assert.equal(
+      await page.locator('[data-path="face_limit"]').evaluate((e) => e === document.activeElement),
+      true,
+      'the face limit has the focus',
+    );
     assert.deepEqual(creations, []);
     // An empty required list row is said once, by its row, not again by the list.
     await page.goto(`${web.base}/new?model=model-3d&mode=image_to_model`);

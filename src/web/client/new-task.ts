@@ -164,6 +164,8 @@ function start(form: HTMLFormElement): void {
     attempted = true;
     if (problems.length > 0) {
       showError(problems.join(' '));
+      // As on a page the server refused, the keyboard goes on from the first field to correct.
+      settingsBox.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
       return;
     }
     sending = true;
