@@ -8,7 +8,7 @@ import { type Assets, VENDOR_MODULES } from './assets.ts';
 import type { WebContext } from './context.ts';
 import { html, renderPage, type VNode } from './html.ts';
 import { CSRF_FIELD } from './people-port.ts';
-import { type WordKey, wordsOf } from './words.ts';
+import { type WordKey, type Words, wordsOf } from './words.ts';
 
 export interface PageOptions {
   title: string;
@@ -146,6 +146,14 @@ export function page(context: WebContext, assets: Assets, options: PageOptions):
 export interface FormProblem {
   message: string;
   field?: string | null;
+}
+
+/**
+ * Said only where the browser runs no script, on pages whose forms are sent by their script (a new task,
+ * uploads, libraries): without it their buttons would do nothing and say nothing.
+ */
+export function needsScript(w: Words): VNode {
+  return html`<noscript><p class="error" role="alert">${w.needsScript}</p></noscript>`;
 }
 
 /**

@@ -195,6 +195,61 @@ describe('refusals at their field', () => {
     assert.equal(await scripted.locator('.field-problem').count(), 0);
     await person.context.close();
   });
+  test('pages whose forms only their scripts send say so without scripts; a task page says to reload', async () => {
+    const person = await confirmedPerson(web, browser);
+    await web.admin('POST', `/admin/v1/accounts/${person.accountId}/credits`, {
+      amount_minor: 100_000,
+      reference: 'no-script pages',
+    });
+    const key = (await web.admin('POST', `/admin/v1/accounts/${person.accountId}/keys`, {})).json()
+      .key as string;
+    const made = await fetch(`${web.base}/v1/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'image', settings: { prompt: 'a red kite' } }),
+    });
+    const answer = await made.text();
+    assert.equal(made.status, 202, answer);
+    const taskId = (JSON.parse(answer) as { id: string }).id;
+    const notice = 'This page works with JavaScript: turn it on in your browser to send its forms.';
+    const scriptPages = [
+      '/new?model=image',
+      '/uploads',
+      '/libraries',
+      '/libraries/image/styles/new',
+      '/libraries/music/voices/new',
+    ];
+
+    const plain = await browser.newContext({ javaScriptEnabled: false });
+    await plain.addCookies(await person.context.cookies());
+    const page = await plain.newPage();
+    for (const path of scriptPages) {
+      await page.goto(`${web.base}${path}`);
+      assert.equal(await page.getByRole('alert').filter({ hasText: notice }).isVisible(), true, path);
+    }
+    await page.goto(`${web.base}/tasks/${taskId}`);
+    assert.equal(await page.getByText('The page follows the task as it runs.').isVisible(), false);
+    await page.getByRole('link', { name: 'Reload the page to see how the task goes on.' }).click();
+    await page.waitForLoadState('load');
+    assert.equal(new URL(page.url()).pathname, `/tasks/${taskId}`);
+    // Forms sent without scripts say nothing of it (settings, keys, top-up).
+    for (const path of ['/settings', '/keys', '/topup']) {
+      await page.goto(`${web.base}${path}`);
+      assert.equal(await page.getByText(notice).count(), 0, path);
+    }
+    await plain.close();
+
+    const scripted = person.page;
+    for (const path of scriptPages) {
+      await scripted.goto(`${web.base}${path}`);
+      assert.equal(await scripted.getByText(notice).isVisible(), false, path);
+    }
+    await scripted.goto(`${web.base}/tasks/${taskId}`);
+    await scripted.getByText('The page follows the task as it runs.').waitFor();
+    assert.equal(await scripted.getByText('Reload the page to see how the task goes on.').isVisible(), false);
+    await person.context.close();
+  });
+
   test('operator console: Credit and Attach say a refusal at `Amount`, `Reference` or `E-mail`', async () => {
     const id = (await web.admin('POST', '/admin/v1/accounts', { name: 'Console form' })).json().id as string;
     await web.admin('POST', `/admin/v1/accounts/${id}/credits`, { amount_minor: 500, reference: 'used' });

@@ -24,6 +24,8 @@ function follow(section: HTMLElement, id: string): void {
   const badge = section.querySelector<HTMLElement>('[data-task-status]');
   const bar = section.querySelector<HTMLProgressElement>('[data-task-progress]');
   const percent = section.querySelector<HTMLElement>('[data-task-percent]');
+  // The page says it follows the task only now that it does (a browser without scripts is told to reload).
+  section.querySelector<HTMLElement>('[data-task-live-hint]')?.removeAttribute('hidden');
   let reloaded = false;
   // A form sent from the page (Cancel) navigates by itself: a reload of ours would race it and could lose
   // its answer, so following stops there.

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { sessionPrincipal } from '../../people/index.ts';
 import { contextOf, type WebContext } from '../context.ts';
 import { html, type VNode } from '../html.ts';
-import { page } from '../layout.ts';
+import { needsScript, page } from '../layout.ts';
 import { findLibrary, LIBRARIES, type LibraryDecl, libraryPath } from '../libraries-port.ts';
 import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
@@ -122,6 +122,7 @@ function listPage(
   const w = wordsOf(context.lang);
   const models = [...new Set(LIBRARIES.map((d) => d.model))];
   const body = html`<p class="hint">${w.libIntro}</p>
+    ${needsScript(w)}
     <p class="error" role="alert" data-list-error="" hidden></p>
     <div data-library-list="" data-states=${stateWords(w)} data-deleted=${w.libDeleted}
       data-yes=${w.libDeleteYes} data-cancel=${w.cancel}>

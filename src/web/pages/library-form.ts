@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { html, type VNode } from '../html.ts';
+import { needsScript } from '../layout.ts';
 import type { LibraryDecl } from '../libraries-port.ts';
 import { fill, type Words } from '../words.ts';
 
@@ -214,7 +215,7 @@ export function creationForm(
   },
 ): VNode {
   const { w } = options;
-  return html`<form class="stack library-form" data-library-form="" data-path=${options.path}
+  return html`${needsScript(w)}<form class="stack library-form" data-library-form="" data-path=${options.path}
       data-idempotent=${options.idempotent ? '' : undefined}
       data-next=${options.next} data-creating=${w.libCreating} data-uploading=${w.libUploading}
       data-uploaded=${w.libUploadedFile}>

@@ -11,7 +11,7 @@ import type { Lang } from '../../i18n/index.ts';
 import { CURRENCY } from '../../ledger/index.ts';
 import { contextOf } from '../context.ts';
 import { html, type VNode } from '../html.ts';
-import { page } from '../layout.ts';
+import { needsScript, page } from '../layout.ts';
 import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { type Words, wordsOf } from '../words.ts';
@@ -88,7 +88,7 @@ export async function newTaskPage(app: FastifyInstance, deps: PageDeps): Promise
       ${
         start.model === null
           ? html`<p class="error" role="alert">${w.newNoModels}</p>`
-          : html`<form
+          : html`${needsScript(w)}<form
               id="new-task"
               class="stack new-task"
               novalidate

@@ -98,7 +98,13 @@ export function taskBody(task: WebTask, csrf: VNode, w: Words, lang: Lang): VNod
         <progress max="100" value=${task.progress} aria-label=${w.tasksProgress} data-task-progress=""></progress>
         <span data-task-percent="">${task.progress}%</span>
       </p>
-      ${running ? html`<p class="hint">${w.taskLive}</p>` : null}
+      ${
+        // The island that follows the task shows its hint; without scripts the page says to reload it.
+        running
+          ? html`<p class="hint" data-task-live-hint="" hidden>${w.taskLive}</p>
+            <noscript><p class="hint"><a href=${`/tasks/${task.id}`}>${w.taskReload}</a></p></noscript>`
+          : null
+      }
       ${
         running
           ? html`<form class="inline" method="post" action=${`/tasks/${task.id}/cancel`}>

@@ -112,8 +112,7 @@ function statusBody(context: WebContext, topup: WebTopup): VNode {
       : topup.status === 'canceled'
         ? html`<p class="error" role="status">${w.topupCanceledNote}</p>`
         : // The script that reloads the page says so; without it the page offers to check again.
-          html`<p class="hint" data-topup-poll=${topup.id} data-refreshes=${w.topupRefreshes}>${w.topupWaiting}
-              <a href=${`/topups/${encodeURIComponent(topup.id)}`}>${w.topupCheckAgain}</a></p>
+          html`<p class="hint" data-topup-poll=${topup.id} data-refreshes=${w.topupRefreshes}>${w.topupWaiting}${' '}<a href=${`/topups/${encodeURIComponent(topup.id)}`}>${w.topupCheckAgain}</a></p>
             ${topup.confirmation_url ? html`<p><a href=${topup.confirmation_url}>${w.topupContinue}</a></p>` : null}`;
   return html`<section class="cards">
       <div class="card"><div>${w.topupAmount}</div><div class="amount">${amount}</div></div>

@@ -12,7 +12,7 @@ import type { Lang } from '../../i18n/index.ts';
 import { sessionPrincipal } from '../../people/index.ts';
 import { contextOf, type WebContext } from '../context.ts';
 import { html, type VNode } from '../html.ts';
-import { page } from '../layout.ts';
+import { needsScript, page } from '../layout.ts';
 import { refusalOf, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import type { WebUpload } from '../uploads-port.ts';
@@ -94,6 +94,7 @@ function uploadsPage(
       used: bytesText(listed.usedBytes, lang),
       quota: bytesText(listed.quotaBytes, lang),
     })}</p>
+    ${needsScript(w)}
     <form class="stack" data-upload-form="" data-progress=${w.upProgress} data-done=${w.upDone}
       data-refusals=${JSON.stringify(fileRefusals(lang, w.upFilesNamed))}>
       <label>${w.upFiles}<input type="file" name="file" multiple required /></label>
