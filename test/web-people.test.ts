@@ -41,6 +41,11 @@ describe('dashboard on the people service', () => {
 
     const listed = await browser.get('/keys');
     assert.ok(!listed.body.includes(key), 'shown once');
+    // The hints under the models and the daily limit are read with them (their accessible descriptions).
+    assert.match(listed.body, /<fieldset aria-describedby="key-models-hint">/);
+    assert.match(listed.body, /<p class="hint" id="key-models-hint">/);
+    assert.match(listed.body, /name="daily_limit"[^>]*aria-describedby="key-limit-hint"/);
+    assert.match(listed.body, /<p class="hint" id="key-limit-hint">Rubles per Moscow day/);
     const id = /name="revoke" value="([^"]+)"/.exec(listed.body)?.[1];
     assert.ok(id);
     await browser.get(`/keys?revoke=${id}`);
@@ -52,6 +57,9 @@ describe('dashboard on the people service', () => {
   test('a taken e-mail and a wrong password are shown in the page; a reset link sets a new password', async () => {
     const browser = new Browser(t);
     const email = 'web-reset@example.com';
+    const signUpForm = (await browser.get('/signup')).body;
+    assert.match(signUpForm, /name="password"[^>]*aria-describedby="password-hint"/);
+    assert.match(signUpForm, /<p class="hint" id="password-hint">At least 8 characters\.<\/p>/);
     await browser.signUp(email, 'first password 1');
     await browser.post('/signout', {});
     await browser.get('/signup');

@@ -173,8 +173,14 @@ export function errorBox(problem: FormProblem | null): VNode | null {
 export function fieldProblem(
   problem: FormProblem | null,
   name: string,
+  /**
+   * The id of the field's hint (`At least 8 characters.`): its description until a problem is said there,
+   * which then is the description alone (the message says what the hint said, and what was wrong).
+   */
+  hint?: string,
 ): { attributes: Record<string, string | boolean>; note: VNode | null } {
-  if (!problem?.field || problem.field !== name) return { attributes: {}, note: null };
+  if (!problem?.field || problem.field !== name)
+    return { attributes: hint === undefined ? {} : { 'aria-describedby': hint }, note: null };
   const id = `field-${name}`;
   return {
     attributes: { id, 'aria-invalid': 'true', 'aria-describedby': `${id}-problem`, autofocus: true },

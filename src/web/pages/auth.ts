@@ -29,7 +29,7 @@ function credentialsForm(
   const w = wordsOf(context.lang);
   const submit = kind === 'signin' ? w.signIn : w.signUp;
   const email = fieldProblem(problem, 'email');
-  const password = fieldProblem(problem, 'password');
+  const password = fieldProblem(problem, 'password', kind === 'signup' ? 'password-hint' : undefined);
   return html`<form class="stack" method="post" action=${kind === 'signin' ? '/signin' : '/signup'}>
     ${csrfField(context)}
     ${kind === 'signin' ? html`<input type="hidden" name="next" value=${values.next} />` : null}
@@ -40,6 +40,7 @@ function credentialsForm(
         autocomplete=${kind === 'signin' ? 'current-password' : 'new-password'} ...${password.attributes} />
     </label>
     ${password.note}
+    ${kind === 'signup' ? html`<p class="hint" id="password-hint">${w.passwordHint}</p>` : null}
     <button type="submit">${submit}</button>
   </form>`;
 }
@@ -78,8 +79,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
       body: [
         errorBox(problem),
         credentialsForm(context, 'signup', { email, next: '/' }, problem),
-        html`<p class="hint">${w.passwordHint}</p>
-          <p>${w.haveAccount} <a href="/signin">${w.signIn}</a></p>`,
+        html`<p>${w.haveAccount} <a href="/signin">${w.signIn}</a></p>`,
       ],
     });
   };
@@ -222,7 +222,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
    */
   const newPasswordPage = (context: WebContext, open: boolean, problem: FormProblem | null) => {
     const w = wordsOf(context.lang);
-    const password = fieldProblem(problem, 'password');
+    const password = fieldProblem(problem, 'password', 'password-hint');
     return page(context, assets, {
       title: w.resetNewTitle,
       path: RESET_PATH,
@@ -235,7 +235,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
                 <input type="password" name="password" required minlength="8" autocomplete="new-password" ...${password.attributes} />
               </label>
               ${password.note}
-              <p class="hint">${w.passwordHint}</p>
+              <p class="hint" id="password-hint">${w.passwordHint}</p>
               <button type="submit">${w.resetSet}</button>
             </form>`,
           ]

@@ -73,24 +73,24 @@ function createForm(context: WebContext, view: KeysView, w: Words): VNode {
   }
   const chosen = new Set(view.form?.models ?? []);
   const name = fieldProblem(view.error ?? null, 'name');
-  const limit = fieldProblem(view.error ?? null, 'daily_limit');
+  const limit = fieldProblem(view.error ?? null, 'daily_limit', 'key-limit-hint');
   return html`<form class="stack" method="post" action="/keys">
     ${csrfField(context)}
     <input type="hidden" name="action" value="create" />
     <label>${w.keyName}<input type="text" name="name" required value=${view.form?.name ?? ''} ...${name.attributes} /></label>
     ${name.note}
-    <fieldset>
+    <fieldset aria-describedby="key-models-hint">
       <legend>${w.keyModels}</legend>
       ${view.models.map(
         (m) => html`<label class="check">
           <input type="checkbox" name="models" value=${m.key} checked=${chosen.has(m.key)} /> ${modelLabel(context.lang, m)}
         </label>`,
       )}
-      <p class="hint">${w.keyModelsHint}</p>
+      <p class="hint" id="key-models-hint">${w.keyModelsHint}</p>
     </fieldset>
     <label>${w.keyDailyLimit}<input type="text" name="daily_limit" inputmode="decimal" value=${view.form?.limit ?? ''} ...${limit.attributes} /></label>
     ${limit.note}
-    <p class="hint">${w.keyLimitHint} ${w.keysMax}</p>
+    <p class="hint" id="key-limit-hint">${w.keyLimitHint} ${w.keysMax}</p>
     <button type="submit">${w.createKey}</button>
   </form>`;
 }
