@@ -38,6 +38,25 @@ test('moscowDay: each instant gets its own day, whatever day the call before ask
   );
 });
 
+test('moscowDay: a day the clocks were changed on runs from its own midnight to the next', () => {
+  // Moscow moved its clocks until 2014: such a day lasts 23 or 25 hours, and its midnight's offset is not
+  // the one later that day. 1981-04-01 had no midnight (00:00 was 01:00): it starts when the clocks jumped.
+  const cases = [
+    ['2014-10-26T12:00:00.000Z', '2014-10-25T20:00:00.000Z', '2014-10-26T21:00:00.000Z'],
+    ['2014-10-25T20:30:00.000Z', '2014-10-25T20:00:00.000Z', '2014-10-26T21:00:00.000Z'],
+    ['2014-10-25T12:00:00.000Z', '2014-10-24T20:00:00.000Z', '2014-10-25T20:00:00.000Z'],
+    ['2010-03-28T12:00:00.000Z', '2010-03-27T21:00:00.000Z', '2010-03-28T20:00:00.000Z'],
+    ['2011-03-27T12:00:00.000Z', '2011-03-26T21:00:00.000Z', '2011-03-27T20:00:00.000Z'],
+    ['1981-03-31T12:00:00.000Z', '1981-03-30T21:00:00.000Z', '1981-03-31T21:00:00.000Z'],
+    ['1981-04-01T12:00:00.000Z', '1981-03-31T21:00:00.000Z', '1981-04-01T20:00:00.000Z'],
+    ['1981-09-30T12:00:00.000Z', '1981-09-29T20:00:00.000Z', '1981-09-30T21:00:00.000Z'],
+  ];
+  for (const [at, start, end] of cases) {
+    const day = moscowDay(new Date(at as string));
+    assert.deepEqual([day.start.toISOString(), day.end.toISOString()], [start, end], at);
+  }
+});
+
 test('DbClock: local time plus the offset measured against the database, kept when a measurement fails', async () => {
   const local = new ManualClock('2026-03-01T12:00:00.000Z');
   let databaseAheadMs = -30_000;

@@ -158,8 +158,22 @@ export function moscowDay(at: Date): { start: Date; end: Date } {
 
 let lastDay: { start: number; end: number } | null = null;
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 function moscowDayOf(at: Date): { start: Date; end: Date } {
-  const parts = Object.fromEntries(moscowParts.formatToParts(at).map((p) => [p.type, p.value]));
+  const offsetMs = moscowOffsetAt(at.getTime());
+  const midnight = Math.floor((at.getTime() + offsetMs) / DAY_MS) * DAY_MS;
+  // Each midnight at its own offset: on a day the clocks were changed (Moscow did until 2014) the offset
+  // at `at` is not the one at midnight, and the day lasts 23 or 25 hours.
+  return {
+    start: new Date(moscowMidnight(midnight, offsetMs)),
+    end: new Date(moscowMidnight(midnight + DAY_MS, offsetMs)),
+  };
+}
+
+/** Moscow's offset from UTC at the instant `ms`, from the time-zone database. */
+function moscowOffsetAt(ms: number): number {
+  const parts = Object.fromEntries(moscowParts.formatToParts(new Date(ms)).map((p) => [p.type, p.value]));
   const wallAsUtc = Date.UTC(
     Number(parts.year),
     Number(parts.month) - 1,
@@ -168,8 +182,18 @@ function moscowDayOf(at: Date): { start: Date; end: Date } {
     Number(parts.minute),
     Number(parts.second),
   );
-  const offsetMs = wallAsUtc - Math.floor(at.getTime() / 1000) * 1000;
-  const startWall = Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day));
-  const start = new Date(startWall - offsetMs);
-  return { start, end: new Date(start.getTime() + 24 * 60 * 60 * 1000) };
+  return wallAsUtc - Math.floor(ms / 1000) * 1000;
+}
+
+/**
+ * The instant a Moscow date starts, from its midnight read as UTC (`wall`) and a likely offset: the first of
+ * the readings at the offsets around it that is not before midnight (one the clocks skipped starts the day
+ * when they jump).
+ */
+function moscowMidnight(wall: number, likelyOffsetMs: number): number {
+  const guess = wall - likelyOffsetMs;
+  const offsetMs = moscowOffsetAt(guess);
+  if (offsetMs === likelyOffsetMs) return guess;
+  const other = wall - offsetMs;
+  return Math.min(...[guess, other].filter((at) => at + moscowOffsetAt(at) >= wall));
 }
