@@ -211,6 +211,33 @@ describe('the HTTP edge', () => {
     assert.match(empty.json().error.message, /body/);
   });
 
+  test('an address nobody serves is 404 or 405 whatever its JSON body, as with any other type', async () => {
+    // A text/plain body already got the 404 or 405; a JSON one was parsed first and refused for its shape.
+    const bodies: Array<[string | Buffer, Record<string, string>]> = [
+      ['{', {}],
+      [Buffer.from([0x7b, 0xff, 0x7d]), {}],
+      [`{"a":${'['.repeat(40)}${']'.repeat(40)}}`, {}],
+      ['{}', { 'content-encoding': 'gzip' }],
+    ];
+    for (const [payload, headers] of bodies) {
+      const send = (method: 'POST' | 'DELETE', url: string) =>
+        t.app.inject({
+          method,
+          url,
+          payload,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers },
+        });
+      expectTableError(await send('POST', '/v1/nope'), 404, 'not_found');
+      const notAllowed = await send('POST', '/v1/me?lang=ru');
+      expectTableError(notAllowed, 405, 'method_not_allowed');
+      assert.equal(notAllowed.headers.allow, 'GET, HEAD');
+      expectTableError(await send('DELETE', '/v1/tasks'), 405, 'method_not_allowed');
+      expectTableError(await send('POST', '/v1/models/nope/elements'), 404, 'model_not_found');
+    }
+    // An address that exists still reads its body.
+    expectTableError(await post('/v1/price', '{'), 422, 'invalid_request');
+  });
+
   test("[10.23] requests Node cannot parse are answered in the error table's shape", async () => {
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as net.AddressInfo).port;

@@ -129,7 +129,7 @@ export function encodedBodyRefusal(request: FastifyRequest): ApiError | null {
 /**
  * JSON bodies on every route: Fastify's own parser (prototype-poisoning checks, the route's body limit)
  * plus a count of values and a depth limit, 422 invalid_request past either, as for a Content-Encoding
- * other than identity; an empty body is no body.
+ * other than identity; an empty body is no body, and so is any body sent to an address nobody serves.
  * `text/plain` is no longer parsed: anything but JSON on a JSON route is refused as an unsupported type
  * with one clear message.
  */
@@ -137,6 +137,9 @@ export function installJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // An address nobody serves answers 404 or 405 whatever its body, as Fastify does for a type it has
+    // no parser for: a body it will never read is not refused for its shape, its coding or its bytes.
+    if (request.is404) return done(null, undefined);
     const bytes = body as Buffer;
     const text = bytes.toString('utf8');
     // No body at all, as many clients send on every call with this header (a cancel, a delete): none, as
