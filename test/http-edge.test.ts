@@ -211,6 +211,30 @@ describe('the HTTP edge', () => {
     assert.match(empty.json().error.message, /body/);
   });
 
+  test('a POST that takes no body refuses fields sent to it, and takes none or {}', async () => {
+    const create = () =>
+      post(
+        '/v1/tasks',
+        JSON.stringify({ model: 'model-3d', settings: { task_type: 'text_to_model', prompt: 'a chair' } }),
+      );
+    const task = (await create()).json().id;
+    for (const body of ['{"reason":"duplicate"}', '[]', '"x"', '1']) {
+      const res = await post(`/v1/tasks/${task}/cancel?lang=ru`, body);
+      expectTableError(res, 422, 'invalid_request');
+    }
+    assert.match((await post(`/v1/tasks/${task}/cancel`, '{"reason":"x"}')).json().error.message, /reason/);
+    assert.equal((await t.call(key, 'GET', `/v1/tasks/${task}`)).json().status, 'queued', 'not canceled');
+    assert.equal((await post(`/v1/tasks/${task}/cancel`, '{}')).statusCode, 200);
+    for (const route of ['/v1/webhook-deliveries/msg_x/retry', '/v1/models/music/voices/x/retry']) {
+      expectTableError(await post(route, '{"now":true}'), 422, 'invalid_request');
+      expectTableError(
+        await post(route, '{}'),
+        404,
+        route.includes('voices') ? 'record_not_found' : 'delivery_not_found',
+      );
+    }
+  });
+
   test('an address nobody serves is 404 or 405 whatever its JSON body, as with any other type', async () => {
     // A text/plain body already got the 404 or 405; a JSON one was parsed first and refused for its shape.
     const bodies: Array<[string | Buffer, Record<string, string>]> = [

@@ -159,6 +159,26 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     assert.ok(upload?.responses['201']);
   });
 
+  test('a POST that takes no body declares an optional empty object, and only those', () => {
+    const optional: string[] = [];
+    for (const [path, operations] of Object.entries(open.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        if (operation.requestBody?.required === false) optional.push(`${method} ${path}`);
+      }
+    }
+    assert.deepEqual(optional.sort(), [
+      'post /v1/models/music/voices/{id}/retry',
+      'post /v1/tasks/{id}/cancel',
+      'post /v1/webhook-deliveries/{id}/retry',
+      'post /v1/webhooks/{id}/rotate-secret',
+    ]);
+    const schema =
+      open.paths['/v1/tasks/{id}/cancel']?.post?.requestBody?.content['application/json']?.schema;
+    assert.deepEqual(schema, {
+      anyOf: [{ type: 'object', properties: {}, additionalProperties: false }, { type: 'null' }],
+    });
+  });
+
   test('downloads are binary with 200 and 206; 416 and other refusals share one Error', () => {
     const download = open.paths['/v1/tasks/{id}/artifacts/{index}']?.get;
     assert.ok(download);

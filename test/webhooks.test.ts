@@ -84,6 +84,27 @@ describe('webhook endpoints and the default secret', () => {
     expectError(await t.call(acct.key, 'DELETE', `/v1/webhooks/${created.id}`), 404, 'webhook_not_found');
   });
 
+  test('rotate-secret takes no body: a field sent to it is refused, never answered as if read', async () => {
+    const acct = await t.account();
+    const created = (
+      await t.call(acct.key, 'POST', '/v1/webhooks', { url: PUBLIC_URL, events: ['task.succeeded'] })
+    ).json();
+    const rotate = (body?: unknown) =>
+      t.call(acct.key, 'POST', `/v1/webhooks/${created.id}/rotate-secret`, body);
+    // A caller who meant to set its own secret was answered 200 with a random one.
+    for (const body of [{ secret: 'whsec_mine' }, [], 'x']) {
+      const refused = await rotate(body);
+      expectError(refused, 422, 'invalid_request');
+      if (!Array.isArray(body) && typeof body === 'object')
+        assert.match(refused.json().error.message, /secret/);
+    }
+    for (const body of [undefined, {}]) {
+      const res = await rotate(body);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(res.json().secret, /^whsec_/);
+    }
+  });
+
   test('an endpoint created or deleted by another process gets the very next event, or none', async () => {
     // A second handle on the same database stands for another process (a worker) that queues events.
     const other = createDb(t.container.config.databaseUrl);

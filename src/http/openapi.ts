@@ -236,6 +236,7 @@ export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): 
       const id = operation.operationId ?? '';
       if (TASK_REQUEST_OPERATIONS.has(id)) discriminateTaskRequest(operation, schemas, catalog);
       if (UPLOAD_OPERATIONS.has(id)) operation.requestBody = structuredClone(UPLOAD_BODY);
+      if (mayBeLeftOut(operation)) operation.requestBody!.required = false;
       addParameters(operation);
       for (const [status, answer] of Object.entries(operation.responses)) {
         if (typeof answer.$ref !== 'string') addHeaders(status, answer);
@@ -254,6 +255,16 @@ export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): 
     }
   }
   return doc;
+}
+
+/**
+ * Whether an operation's JSON body may be null (`noBody` in routes/schemas.ts): Fastify reads a request
+ * without a body as null, so such a body may be left out, which the generator's `required: true` denies.
+ */
+function mayBeLeftOut(operation: OpenApiOperation): boolean {
+  const schema = operation.requestBody?.content['application/json']?.schema;
+  const choices = (schema?.anyOf ?? []) as Json[];
+  return choices.some((choice) => choice.type === 'null');
 }
 
 /**

@@ -17,6 +17,7 @@ import {
   errorResponses,
   errorSchema,
   locationHeader,
+  noBody,
   pathParam,
   replayedHeader,
   withHeaders,
@@ -209,6 +210,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
         operationId: 'retrySingingVoice',
         summary: 'A new phrase from the same source recording (failed voices only)',
         params: recordId,
+        body: noBody,
         response: {
           200: recordOf(singingVoices),
           ...errorResponses,

@@ -46,6 +46,13 @@ export function pageLimit(max: number, fallback?: number): z.ZodType<number | un
   return fallback === undefined ? emptyIsNone(limit) : z.preprocess(blankIsAbsent, limit.default(fallback));
 }
 
+/**
+ * The body of a POST that takes none (a cancel, a retry, a secret's rotation): none (Fastify's `null`, or a
+ * JSON `null`), or an empty object as clients that always send JSON do. Any field is refused by name, as an unknown field is elsewhere, so
+ * `{"secret": "…"}` sent to a rotation is not answered with another secret as if it had been read.
+ */
+export const noBody = z.strictObject({}).nullish();
+
 /** The request headers of a file download, declared so the OpenAPI document lists them as parameters. */
 export const downloadHeaders = z.object({
   range: z

@@ -17,6 +17,7 @@ import {
   errorSchema,
   locationHeader,
   mediaResponse,
+  noBody,
   pageLimit,
   pathParam,
   pollHeader,
@@ -309,6 +310,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         operationId: 'cancelTask',
         summary: 'Cancel a queued or running task; its hold is released in full',
         params: taskId,
+        body: noBody,
         response: {
           200: taskSchema,
           ...errorResponses,

@@ -9,6 +9,7 @@ import {
   errorResponses,
   errorSchema,
   locationHeader,
+  noBody,
   pageLimit,
   pathParam,
   replayedHeader,
@@ -164,6 +165,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
         summary: "Replace an endpoint's secret",
         description: 'The previous secret also signs for 24 hours (two signatures in webhook-signature).',
         params: byId,
+        body: noBody,
         response: {
           200: z.object({ secret: z.string() }),
           ...errorResponses,
@@ -210,6 +212,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
         description:
           'Same webhook-id and body; one more attempt now (the retry schedule goes on from where it was).',
         params: byId,
+        body: noBody,
         response: {
           202: deliverySchema,
           ...errorResponses,
