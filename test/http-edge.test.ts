@@ -211,6 +211,38 @@ describe('the HTTP edge', () => {
     assert.match(empty.json().error.message, /body/);
   });
 
+  test('an empty body of any type is no body: a cancel or a delete is served, not refused for its type', async () => {
+    const created = await post(
+      '/v1/tasks',
+      JSON.stringify({ model: 'model-3d', settings: { task_type: 'text_to_model', prompt: 'a chair' } }),
+    );
+    assert.equal(created.statusCode, 202, created.body);
+    // What `curl -d ''` and `fetch(url, { body: '' })` send.
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain;charset=UTF-8']) {
+      const headers = { authorization: `Bearer ${key}`, 'content-type': type, 'content-length': '0' };
+      const unknown = await t.app.inject({ method: 'DELETE', url: '/v1/webhooks/wh_nope', headers });
+      expectTableError(unknown, 404, 'webhook_not_found');
+      const empty = await t.app.inject({ method: 'POST', url: '/v1/tasks', headers });
+      expectTableError(empty, 422, 'invalid_request');
+      assert.match(empty.json().error.message, /body/);
+    }
+    const canceled = await t.app.inject({
+      method: 'POST',
+      url: `/v1/tasks/${created.json().id}/cancel`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain', 'content-length': '0' },
+    });
+    assert.equal(canceled.statusCode, 200, canceled.body);
+    assert.equal(canceled.json().status, 'canceled');
+    // A body that is there keeps its type, and is refused for it.
+    const typed = await t.app.inject({
+      method: 'POST',
+      url: `/v1/tasks/${created.json().id}/cancel`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' },
+      payload: 'x',
+    });
+    expectTableError(typed, 422, 'invalid_request');
+  });
+
   test('a POST that takes no body refuses fields sent to it, and takes none or {}', async () => {
     const create = () =>
       post(

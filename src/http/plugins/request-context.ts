@@ -59,6 +59,16 @@ export function installRequestContext(app: FastifyInstance): void {
       done(errors.badHost());
       return;
     }
+    // An empty body is no body, whatever type it says it has (`curl -d ''` says a form, `fetch` with ''
+    // says text): Fastify would hand nothing to that type's parser and refuse the type, on a cancel or a
+    // delete that takes no body at all. Without its type Fastify reads it as the absent body it is.
+    const headers = request.headers;
+    if (
+      headers['content-length'] === '0' &&
+      headers['content-type'] !== undefined &&
+      !headers['transfer-encoding']
+    )
+      delete headers['content-type'];
     // Every target but the odd ones is a path by now (`originFormOf`): one test of its first character
     // keeps the checks below off the requests that make up the traffic.
     if (request.url.charCodeAt(0) === 47) {
