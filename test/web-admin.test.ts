@@ -1,7 +1,8 @@
 /**
  * The operator console at `/admin` over `app.inject` (CONTRACT §13): absent without ADMIN_TOKEN; the
  * token sign-in (wrong token refused, attempts limited per address, the cookie's flags), CSRF on every
- * form, a changed token ending the session, every page, a credit made once per reference, a model
+ * form, a changed token ending the session, every page, a credit made once per reference, a key made
+ * and shown once (its refusals at their fields, the eleventh refused), a model
  * switched off disappearing from /v1/models, and escaping of what people typed.
  */
 import assert from 'node:assert/strict';
@@ -330,6 +331,108 @@ describe('operator console', () => {
     assert.equal((await t.call(key.key, 'GET', '/v1/models')).statusCode, 200);
     const unknown = await browser.post(`/admin/accounts/${mine}/revoke`, { key_id: 'no-such-key' });
     assert.equal(unknown.statusCode, 404);
+  });
+
+  test('Create key: shown once with Copy, works on /v1; refusals at their field; the 11th is a 409', async () => {
+    const browser = await signedIn(t);
+    const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Keys' })).json().id as string;
+    const other = (await t.admin('POST', '/admin/v1/accounts', { name: 'Other keys' })).json().id as string;
+    const base = `/admin/accounts/${id}`;
+    /** The account's keys with `Revoke`, read from its page with another operator's session. */
+    const reader = await signedIn(t);
+    const activeKeys = async () =>
+      buttons((await reader.get(base)).body).filter((b) => b === 'Revoke').length;
+    const page = await browser.get(base);
+    assert.ok(buttons(page.body).includes('Create key'));
+    for (const label of ['Name', 'Daily limit, RUB']) assert.ok(labels(page.body).includes(label), label);
+    assert.match(
+      page.body,
+      new RegExp(`<form class="stack" method="post" action="${base}/keys"><input type="hidden" name="_csrf"`),
+    );
+    assert.match(page.body, /<input type="checkbox" name="models" value="model-3d"\/>/);
+
+    const created = await browser.post(`${base}/keys`, {
+      name: 'ops',
+      models: ['model-3d', 'music'],
+      daily_limit: '150,50',
+    });
+    // 303 to the account's page, which shows it: a reload makes no second key.
+    assert.equal(created.statusCode, 303, created.body);
+    assert.equal(created.headers.location, base);
+    assert.doesNotMatch(String(created.headers.location), /gta_/, 'never in the address');
+    const cookie = browser.cookies.get('gta_console_new_key');
+    assert.ok(cookie, 'the key travels to the page in a cookie of its own');
+    assert.match(cookie.attributes, new RegExp(`Path=${base}(;|$)`, 'i'));
+    assert.match(cookie.attributes, /HttpOnly/i);
+    assert.match(cookie.attributes, /SameSite=Strict/i);
+    assert.match(cookie.attributes, /Max-Age=60/i);
+    const shown = await browser.get(base);
+    const key = /id="new-key"[^>]*value="([^"]+)"/.exec(shown.body)?.[1] ?? '';
+    assert.match(key, /^gta_/);
+    assert.match(textOf(shown.body), /The account's new key\. Copy it now: it is shown only once\./);
+    assert.match(shown.body, /<button[^>]*data-copy="new-key"[^>]*>Copy<\/button>/);
+    assert.match(shown.body, /src="\/assets\/copy\.js\?v=/);
+    assert.equal(browser.cookies.has('gta_console_new_key'), false, 'the page that shows it clears it');
+    const me = await t.call(key, 'GET', '/v1/me');
+    assert.equal(me.statusCode, 200);
+    assert.equal(me.json().account_id, id);
+    assert.deepEqual(me.json().models, ['model-3d', 'music']);
+    assert.equal(me.json().daily_limit_minor, 15_050);
+    assert.ok(!(await browser.get(base)).body.includes(key), 'shown once: never again');
+    // The cookie shows a key only on its own account's page.
+    browser.cookies.set('gta_console_new_key', cookie);
+    assert.ok(!(await browser.get(`/admin/accounts/${other}`)).body.includes(key));
+    browser.cookies.delete('gta_console_new_key');
+
+    // The dashboard's checks, said at their field with what was typed kept.
+    await browser.get(base);
+    const badLimit = await browser.post(`${base}/keys`, { name: 'ci', daily_limit: 'lots' });
+    assert.equal(badLimit.statusCode, 422);
+    assert.match(badLimit.body, /<p class="error" role="alert">The daily limit must be an amount in rubles/);
+    assert.match(
+      badLimit.body,
+      /name="daily_limit"[^>]*value="lots" id="field-daily_limit" aria-invalid="true" aria-describedby="field-daily_limit-problem" autofocus/,
+    );
+    assert.match(
+      badLimit.body,
+      /<p class="error field-problem" id="field-daily_limit-problem">The daily limit/,
+    );
+    assert.match(badLimit.body, /name="name" required value="ci"/);
+    const noName = await browser.post(`${base}/keys`, { name: ' ', daily_limit: '5' });
+    assert.equal(noName.statusCode, 422);
+    assert.match(noName.body, /name="name"[^>]*id="field-name" aria-invalid="true"/);
+    const unknown = await browser.post(`${base}/keys`, { name: 'ci', models: 'no-such-model' });
+    assert.equal(unknown.statusCode, 422);
+    assert.match(textOf(unknown.body), /Choose models from the list\./);
+    assert.equal(await activeKeys(), 1);
+
+    // Ten active keys at most, as the API counts them: the 11th is refused in the form, nothing made.
+    for (let i = 2; i <= 10; i++) {
+      assert.equal((await browser.post(`${base}/keys`, { name: `k${i}` })).statusCode, 303, String(i));
+    }
+    browser.cookies.delete('gta_console_new_key');
+    const eleventh = await browser.post(`${base}/keys`, { name: 'k11', daily_limit: '5' });
+    assert.equal(eleventh.statusCode, 409);
+    assert.match(textOf(eleventh.body), /already has 10 active keys/);
+    assert.match(eleventh.body, /name="name" required value="k11"/);
+    assert.equal(browser.cookies.has('gta_console_new_key'), false);
+    assert.equal(await activeKeys(), 10);
+    // An unknown account is the console's 404 page, nothing made.
+    assert.equal((await browser.post('/admin/accounts/no-such-account/keys', { name: 'x' })).statusCode, 404);
+  });
+
+  test('Create key in Russian', async () => {
+    const browser = await signedIn(t);
+    const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Ключи' })).json().id as string;
+    await browser.get('/admin/accounts');
+    await browser.post('/admin/language', { lang: 'ru', next: '/admin' });
+    const page = await browser.get(`/admin/accounts/${id}`);
+    assert.ok(buttons(page.body).includes('Создать ключ'));
+    assert.ok(labels(page.body).includes('Лимит в день, ₽'));
+    await browser.post(`/admin/accounts/${id}/keys`, { name: 'ops' });
+    const shown = await browser.get(`/admin/accounts/${id}`);
+    assert.match(textOf(shown.body), /Новый ключ учётной записи\. Скопируйте его сейчас/);
+    assert.ok(buttons(shown.body).includes('Копировать'));
   });
 
   test('balances up to the largest amount are shown to the kopeck', async () => {

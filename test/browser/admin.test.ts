@@ -2,14 +2,23 @@
  * The operator console in a real browser (CONTRACT §13): a person signs up; in another context the
  * operator signs in at /admin with the token, finds the person by e-mail and credits 1 234,56 RUB; the
  * person's overview then shows the new available amount, the ledger page shows the credit and its CSV
- * download has it.
+ * download has it. The operator makes a key on an account's page: shown once, it works on /v1/me, and the
+ * eleventh is refused in the form.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { ADMIN_TOKEN } from '../helpers.ts';
-import { confirmedPerson, launchBrowser, newContext, screenshot, startWebApp, type WebApp } from './kit.ts';
+import {
+  confirmedPerson,
+  launchBrowser,
+  me,
+  newContext,
+  screenshot,
+  startWebApp,
+  type WebApp,
+} from './kit.ts';
 
 describe('operator console in the browser', () => {
   let web: WebApp;
@@ -120,6 +129,64 @@ describe('operator console in the browser', () => {
     assert.match((await page.getByTestId('available').textContent()) ?? '', /RUB\s?100\.00/);
     await context.close();
     await person.context.close();
+  });
+  test('Create key on an account: shown once with Copy, works on /v1/me; the 11th is refused at the form', async () => {
+    const id = (await web.admin('POST', '/admin/v1/accounts', { name: 'Console keys' })).json().id as string;
+    const context = await newContext(browser);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: web.base });
+    const page = await context.newPage();
+    await page.goto(`${web.base}/admin`);
+    await page.getByLabel('Token', { exact: true }).fill(ADMIN_TOKEN);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
+    await page.goto(`${web.base}/admin/accounts/${id}`);
+
+    await page.getByLabel('Name', { exact: true }).fill('ops');
+    await page.getByLabel('Daily limit, RUB', { exact: true }).fill('99,50');
+    await page.getByRole('button', { name: 'Create key', exact: true }).click();
+    const shown = page.getByLabel('New key', { exact: true });
+    await shown.waitFor();
+    const key = await shown.inputValue();
+    assert.match(key, /^gta_[A-Za-z0-9]+$/);
+    assert.equal(new URL(page.url()).pathname, `/admin/accounts/${id}`);
+    assert.doesNotMatch(page.url(), /gta_|\?/, 'never in the address');
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    await page.getByRole('button', { name: 'Copied', exact: true }).waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), key);
+    const answer = await me(web.base, key);
+    assert.equal(answer.status, 200);
+    assert.equal((answer.body as { account_id: string }).account_id, id);
+    assert.equal((answer.body as { daily_limit_minor: number }).daily_limit_minor, 9_950);
+    assert.ok(
+      !(await context.cookies()).some((c) => c.value.includes(key)),
+      'no cookie keeps it past the page',
+    );
+    await page.reload();
+    await page.getByRole('button', { name: 'Create key', exact: true }).waitFor();
+    assert.equal(await page.getByLabel('New key', { exact: true }).count(), 0);
+    assert.ok(!(await page.content()).includes(key), 'shown once: not again on reload');
+
+    // Nine more make ten; the eleventh is refused in the page, what was typed kept.
+    for (let i = 2; i <= 10; i++) {
+      await page.getByLabel('Name', { exact: true }).fill(`k${i}`);
+      await page.getByRole('button', { name: 'Create key', exact: true }).click();
+      await page.getByLabel('New key', { exact: true }).waitFor();
+    }
+    await page.getByLabel('Name', { exact: true }).fill('k11');
+    await page.getByRole('button', { name: 'Create key', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'already has 10 active keys' }).waitFor();
+    assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'k11');
+    assert.equal(await page.getByLabel('New key', { exact: true }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: /^Revoke gta_/ }).count(), 10);
+
+    // A bad daily limit is said at its field, which takes the focus.
+    await page.getByLabel('Daily limit, RUB', { exact: true }).fill('lots');
+    await page.getByRole('button', { name: 'Create key', exact: true }).click();
+    const limit = page.getByLabel('Daily limit, RUB', { exact: true });
+    await page.waitForFunction(() => document.activeElement?.getAttribute('name') === 'daily_limit');
+    assert.equal(await limit.getAttribute('aria-invalid'), 'true');
+    assert.match((await limit.evaluate((el) => el.getAttribute('aria-describedby'))) ?? '', /problem/);
+    await context.close();
   });
   test("models: each row's controls are named with its model, and its limit is saved from the keyboard", async () => {
     const context = await newContext(browser);

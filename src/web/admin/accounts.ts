@@ -1,18 +1,28 @@
 /**
  * The console's accounts (CONTRACT §13): search by e-mail or name (the newest without a query), and an
  * account's page: name, e-mail and its confirmation, balances, a `Credit` form whose reference is
- * pre-filled with a fresh one (a double submit credits once), its ledger, its keys with `Revoke`, and
- * attaching an e-mail to an account without one.
+ * pre-filled with a fresh one (a double submit credits once), its ledger, its keys with `Revoke` and
+ * the dashboard's `Create key` form (the new key shown once, as the dashboard shows it), and attaching an
+ * e-mail to an account without one.
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../../errors.ts';
 import { characters } from '../../lib/index.ts';
 import { ACCOUNT_SEARCH_LIMIT, ACCOUNT_SEARCH_MAX_LENGTH } from '../../people/index.ts';
 import { field } from '../context.ts';
 import { html, type VNode } from '../html.ts';
 import { errorBox, type FormProblem, fieldProblem } from '../layout.ts';
-import { rublesToMinor } from '../pages/keys.ts';
+import {
+  type KeyForm,
+  keepNewKey,
+  keyForm,
+  type NewKeyCookie,
+  newKeyBox,
+  readKeyForm,
+  rublesToMinor,
+  takeNewKey,
+} from '../pages/keys.ts';
 import {
   ledgerFilters,
   ledgerPager,
@@ -32,6 +42,11 @@ import { accountTopups } from './topups.ts';
 const HIDE = { schema: { hide: true } } as const;
 const REFERENCE_MAX = 200;
 
+/** The cookie carrying a key just made to the account's page, which shows it once (pages/keys.ts). */
+function newKeyCookie(accountId: string): NewKeyCookie {
+  return { name: 'gta_console_new_key', path: `/admin/accounts/${encodeURIComponent(accountId)}` };
+}
+
 function emailCell(account: ConsoleAccount, w: Words): VNode {
   if (account.email === null) return html`<span class="hint">${w.adminNoEmail}</span>`;
   return html`<span>${account.email}</span>
@@ -46,6 +61,11 @@ interface AccountView {
   /** A refused `Attach`: its message (and `email` when it is about the e-mail), and the e-mail as typed. */
   attachError?: FormProblem;
   email?: string;
+  /** A refused `Create key`: its message (and field), and the form as typed. */
+  keyError?: FormProblem;
+  keyForm?: KeyForm;
+  /** Where the key just made is taken from, shown this once. */
+  newKey?: { request: FastifyRequest; reply: FastifyReply };
   status?: number;
 }
 
@@ -107,6 +127,10 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
     const locale = context.lang === 'ru' ? 'ru-RU' : 'en-US';
     const account = await deps.port.account(id);
     const keys = await deps.port.keys(id);
+    const models = await deps.port.models();
+    const issued = view.newKey
+      ? takeNewKey(view.newKey.request, view.newKey.reply, newKeyCookie(id), keys)
+      : null;
     const q = ledgerQuery(query);
     const ledger = q.problem
       ? { entries: [], next: null }
@@ -116,7 +140,8 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
     const amount = fieldProblem(view.error ?? null, 'amount');
     const reference = fieldProblem(view.error ?? null, 'reference');
     const email = fieldProblem(view.attachError ?? null, 'email');
-    const body = html`<section class="cards" aria-label=${w.balance}>
+    const body = html`${issued ? newKeyBox(issued.key, w.adminKeyShownOnce, w) : null}
+      <section class="cards" aria-label=${w.balance}>
         <div class="card"><div>${w.adminName}</div><div class="amount">${account.name}</div><div>${emailCell(account, w)}</div></div>
         <div class="card"><div>${w.balance}</div><div class="amount" data-testid="balance">${money(account.balance_minor, locale)}</div></div>
         <div class="card"><div>${w.held}</div><div class="amount" data-testid="held">${money(account.held_minor, locale)}</div></div>
@@ -175,6 +200,15 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
               </tbody>
             </table>`
       }
+      <h2>${w.createKey}</h2>
+      ${errorBox(view.keyError ?? null)}
+      ${keyForm(context.lang, {
+        action: `${base}/keys`,
+        hidden: consoleCsrf(context),
+        models,
+        form: view.keyForm,
+        error: view.keyError,
+      })}
       ${await accountTopups(deps.port, id, context.lang)}
       <h2>${w.ledger}</h2>
       ${ledgerFilters(q, w, base, null)}
@@ -188,14 +222,17 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
         title: account.name,
         path: base,
         body,
-        done: view.error || view.attachError ? null : doneOf(query),
+        done: view.error || view.attachError || view.keyError ? null : doneOf(query),
+        islands: ['copy'],
       }),
     };
   };
 
   app.get<{ Params: { id: string } }>('/admin/accounts/:id', HIDE, async (request, reply) => {
     const context = consoleContextOf(request);
-    const { status, markup } = await accountPage(context, request.params.id, request.query, {});
+    const { status, markup } = await accountPage(context, request.params.id, request.query, {
+      newKey: { request, reply },
+    });
     return sendHtml(reply, status, markup);
   });
 
@@ -237,6 +274,30 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
             ? 'reference'
             : refusal.field;
       return again(refusal.status, { message: refusal.message, field: about });
+    }
+  });
+
+  app.post<{ Params: { id: string } }>('/admin/accounts/:id/keys', HIDE, async (request, reply) => {
+    const context = consoleContextOf(request);
+    const id = request.params.id;
+    // The dashboard's checks, then the admin service's (10 active keys, an unknown model).
+    const known = new Set((await deps.port.models()).map((m) => m.key));
+    const read = readKeyForm(request.body, known, wordsOf(context.lang));
+    const again = async (status: number, keyError: FormProblem) => {
+      const { markup } = await accountPage(context, id, {}, { keyError, keyForm: read.form, status });
+      return sendHtml(reply, status, markup);
+    };
+    if (read.request === null) return again(422, read.problem);
+    try {
+      const issued = await deps.port.issueKey(id, read.request);
+      // Shown by the page the browser is sent to, so that a reload never makes a second key.
+      keepNewKey(reply, newKeyCookie(id), issued, deps.secure);
+      return seeOther(reply, `/admin/accounts/${encodeURIComponent(id)}`);
+    } catch (error) {
+      const refusal = refusalOf(error, context.lang);
+      if (refusal.code === 'account_not_found') throw error;
+      reply.headers(refusal.headers);
+      return again(refusal.status, refusal);
     }
   });
 

@@ -58,6 +58,8 @@ export interface ConsoleDeps {
 export interface ConsolePageDeps {
   port: ConsolePort;
   assets: Assets;
+  /** Whether cookies are `Secure` (PUBLIC_BASE_URL is https). */
+  secure: boolean;
 }
 
 const HIDE = { schema: { hide: true } } as const;
@@ -93,7 +95,7 @@ export async function consoleRoutes(
   /** Whether a cookie is a live session: signed with the token, not expired, not signed out. */
   const isSession = async (value: string | undefined): Promise<boolean> =>
     value !== undefined && keys.valid(value, now()) && !(await signedOut.marked(value));
-  const pageDeps: ConsolePageDeps = { port: deps.port, assets: deps.assets };
+  const pageDeps: ConsolePageDeps = { port: deps.port, assets: deps.assets, secure: deps.secure };
   /**
    * The context of a request refused before the hook below ran (a form body too large or of another
    * type), read from its cookies alone, so the page keeps the operator's header and language.

@@ -50,6 +50,8 @@ export interface ConsolePageOptions {
   path: string;
   body: VNode | Array<VNode | null>;
   done?: DoneKey | null;
+  /** Islands (`client/<name>.ts`) this page loads besides the `Language` control's. */
+  islands?: string[];
 }
 
 /** A whole page of the console. */
@@ -74,7 +76,7 @@ export function consolePage(context: ConsoleContext, assets: Assets, options: Co
       <title>${options.title} · ${w.adminTitle}</title>
       <link rel="icon" type="image/svg+xml" href=${assets.href('favicon.svg')} />
       <link rel="stylesheet" href=${assets.href('site.css')} />
-      <script type="module" src=${assets.href('language.js')}></script>
+      ${['language', ...(options.islands ?? [])].map((name) => html`<script type="module" src=${assets.href(`${name}.js`)}></script>`)}
     </head>
     <body class="console">
       ${skipLink(context.lang)}

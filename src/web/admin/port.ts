@@ -3,8 +3,9 @@
  * module's operator functions, the channel router and the ledger's reader, wired in src/app.ts.
  */
 import type { EntryPage, PageOptions } from '../../ledger/index.ts';
+import type { KeyRequest } from '../pages/keys.ts';
 import type { TopupRow } from '../pages/topups-table.ts';
-import type { WebKey } from '../people-port.ts';
+import type { WebIssuedKey, WebKey } from '../people-port.ts';
 
 /** An account as the operator sees it. */
 export interface ConsoleAccount {
@@ -51,6 +52,8 @@ export interface ConsolePort {
   /** Credits once per reference (`created` false for a repeat). */
   credit(accountId: string, amountMinor: number, reference: string): Promise<{ created: boolean }>;
   keys(accountId: string): Promise<WebKey[]>;
+  /** A key of the account, shown once: 409 too_many_keys past 10 active keys, 404 model_not_found. */
+  issueKey(accountId: string, request: KeyRequest): Promise<WebIssuedKey>;
   revokeKey(keyId: string): Promise<void>;
   attachEmail(accountId: string, email: string): Promise<unknown>;
   ledger(accountId: string, options: PageOptions): Promise<EntryPage>;

@@ -4,7 +4,7 @@
  */
 import type { EntryPage, PageOptions } from '../../ledger/index.ts';
 import type { TopupRow } from '../pages/topups-table.ts';
-import type { WebKey } from '../people-port.ts';
+import type { WebIssuedKey, WebKey } from '../people-port.ts';
 import type { ConsoleAccount, ConsoleChannel, ConsoleModel, ConsolePort } from './port.ts';
 
 /** The parts of the services the console calls. */
@@ -14,6 +14,10 @@ export interface ConsoleServices {
     credit(accountId: string, amountMinor: number, reference: string): Promise<{ created: boolean }>;
     /** An account's keys, newest first. */
     keys(accountId: string): Promise<WebKey[]>;
+    issueKey(
+      accountId: string,
+      input: { name: string | null; models: string[] | null; dailyLimitMinor: number | null },
+    ): Promise<WebIssuedKey>;
     revokeKey(keyId: string): Promise<void>;
     updateModel(key: string, patch: { available?: boolean; maxActive?: number }): Promise<unknown>;
   };
@@ -52,6 +56,7 @@ export function consolePort(services: ConsoleServices): ConsolePort {
     },
     credit: (accountId, amountMinor, reference) => services.admin.credit(accountId, amountMinor, reference),
     keys: (accountId) => services.admin.keys(accountId),
+    issueKey: (accountId, request) => services.admin.issueKey(accountId, request),
     revokeKey: (keyId) => services.admin.revokeKey(keyId),
     attachEmail: (accountId, email) => services.people.attachEmail(accountId, email),
     ledger: (accountId, options) => services.ledger.page(accountId, options),

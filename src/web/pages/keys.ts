@@ -3,8 +3,11 @@
  * name, model restrictions (checkboxes from the catalog) and a daily limit in rubles, the new key shown
  * once with a copy button, and revoking after a confirmation step. Until the e-mail is confirmed the
  * form explains why and offers to send the link again. Limits (10 active keys) are the people service's.
+ * The form, its checks, the box of the new key and the cookie that carries it to the next page are the
+ * operator console's too (admin/accounts.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Lang } from '../../i18n/index.ts';
 import { characters } from '../../lib/index.ts';
 import { contextOf, field, fields, setFlash, type WebContext } from '../context.ts';
 import { html, type VNode } from '../html.ts';
@@ -38,7 +41,7 @@ interface KeysView {
   error?: FormProblem | null;
   /** The key whose revocation waits for a confirmation. */
   revoking?: WebKey;
-  form?: { name: string; models: string[]; limit: string };
+  form?: KeyForm;
 }
 
 function keyRow(key: WebKey, w: Words, locale: string): VNode {
@@ -61,6 +64,94 @@ function keyRow(key: WebKey, w: Words, locale: string): VNode {
   </tr>`;
 }
 
+/** What the create form sent, as typed (given back with any refusal, the eleventh key's 409 too). */
+export interface KeyForm {
+  name: string;
+  models: string[];
+  limit: string;
+}
+
+/** What a create form asks for. */
+export interface KeyRequest {
+  name: string;
+  models: string[] | null;
+  dailyLimitMinor: number | null;
+}
+
+/**
+ * The `Create key` form of the dashboard and the console: `Name`, the models' checkboxes from the catalog
+ * and `Daily limit, RUB`, a refusal said at its field. `hidden` is the form's CSRF field and whatever else
+ * its page needs.
+ */
+export function keyForm(
+  lang: Lang,
+  options: {
+    action: string;
+    hidden: VNode;
+    models: readonly { key: string; name: string }[];
+    form?: KeyForm | undefined;
+    error?: FormProblem | null | undefined;
+  },
+): VNode {
+  const w = wordsOf(lang);
+  const chosen = new Set(options.form?.models ?? []);
+  const name = fieldProblem(options.error ?? null, 'name');
+  const limit = fieldProblem(options.error ?? null, 'daily_limit', 'key-limit-hint');
+  return html`<form class="stack" method="post" action=${options.action}>
+    ${options.hidden}
+    <label>${w.keyName}<input type="text" name="name" required value=${options.form?.name ?? ''} ...${name.attributes} /></label>
+    ${name.note}
+    <fieldset aria-describedby="key-models-hint">
+      <legend>${w.keyModels}</legend>
+      ${options.models.map(
+        (m) => html`<label class="check">
+          <input type="checkbox" name="models" value=${m.key} checked=${chosen.has(m.key)} /> ${modelLabel(lang, m)}
+        </label>`,
+      )}
+      <p class="hint" id="key-models-hint">${w.keyModelsHint}</p>
+    </fieldset>
+    <label>${w.keyDailyLimit}<input type="text" name="daily_limit" inputmode="decimal" value=${options.form?.limit ?? ''} ...${limit.attributes} /></label>
+    ${limit.note}
+    <p class="hint" id="key-limit-hint">${w.keyLimitHint} ${w.keysMax}</p>
+    <button type="submit">${w.createKey}</button>
+  </form>`;
+}
+
+/**
+ * The create form's fields as typed and the key they ask for, or the problem of the first wrong one: a
+ * name of 1 to 100 characters, a daily limit in rubles (or none), models of the catalog (`known`).
+ */
+export function readKeyForm(
+  body: unknown,
+  known: ReadonlySet<string>,
+  w: Words,
+): { form: KeyForm } & ({ problem: FormProblem; request: null } | { problem: null; request: KeyRequest }) {
+  const form = {
+    name: field(body, 'name').trim(),
+    models: fields(body, 'models'),
+    limit: field(body, 'daily_limit'),
+  };
+  const refused = (problem: FormProblem) => ({ form, problem, request: null });
+  if (form.name === '' || characters(form.name) > NAME_MAX)
+    return refused({ message: w.badName, field: 'name' });
+  const dailyLimitMinor = rublesToMinor(form.limit);
+  if (dailyLimitMinor === undefined) return refused({ message: w.badLimit, field: 'daily_limit' });
+  if (form.models.some((m) => !known.has(m))) return refused({ message: w.unknownModel });
+  const models = form.models.length === 0 ? null : [...new Set(form.models)];
+  return { form, problem: null, request: { name: form.name, models, dailyLimitMinor } };
+}
+
+/** The key just made, shown this once with a `Copy` button (the `copy` island); `lead` says so. */
+export function newKeyBox(key: string, lead: string, w: Words): VNode {
+  return html`<section class="flash" role="status">
+    <p>${lead}</p>
+    <div class="secret">
+      <input id="new-key" type="text" readonly value=${key} aria-label=${w.newKey} />
+      <button type="button" class="secondary" data-copy="new-key" data-copied=${w.copied} hidden>${w.copy}</button>
+    </div>
+  </section>`;
+}
+
 function createForm(context: WebContext, view: KeysView, w: Words): VNode {
   const session = context.session;
   if (session && !session.emailConfirmed) {
@@ -71,28 +162,13 @@ function createForm(context: WebContext, view: KeysView, w: Words): VNode {
         <button type="submit" class="secondary">${w.resend}</button>
       </form>`;
   }
-  const chosen = new Set(view.form?.models ?? []);
-  const name = fieldProblem(view.error ?? null, 'name');
-  const limit = fieldProblem(view.error ?? null, 'daily_limit', 'key-limit-hint');
-  return html`<form class="stack" method="post" action="/keys">
-    ${csrfField(context)}
-    <input type="hidden" name="action" value="create" />
-    <label>${w.keyName}<input type="text" name="name" required value=${view.form?.name ?? ''} ...${name.attributes} /></label>
-    ${name.note}
-    <fieldset aria-describedby="key-models-hint">
-      <legend>${w.keyModels}</legend>
-      ${view.models.map(
-        (m) => html`<label class="check">
-          <input type="checkbox" name="models" value=${m.key} checked=${chosen.has(m.key)} /> ${modelLabel(context.lang, m)}
-        </label>`,
-      )}
-      <p class="hint" id="key-models-hint">${w.keyModelsHint}</p>
-    </fieldset>
-    <label>${w.keyDailyLimit}<input type="text" name="daily_limit" inputmode="decimal" value=${view.form?.limit ?? ''} ...${limit.attributes} /></label>
-    ${limit.note}
-    <p class="hint" id="key-limit-hint">${w.keyLimitHint} ${w.keysMax}</p>
-    <button type="submit">${w.createKey}</button>
-  </form>`;
+  return keyForm(context.lang, {
+    action: '/keys',
+    hidden: html`${csrfField(context)}<input type="hidden" name="action" value="create" />`,
+    models: view.models,
+    form: view.form,
+    error: view.error,
+  });
 }
 
 function keysPage(context: WebContext, deps: PageDeps, view: KeysView): string {
@@ -112,17 +188,7 @@ function keysPage(context: WebContext, deps: PageDeps, view: KeysView): string {
       </form>`;
   } else {
     body = html`${errorBox(view.error ?? null)}
-      ${
-        view.issued
-          ? html`<section class="flash" role="status">
-              <p>${w.keyShownOnce}</p>
-              <div class="secret">
-                <input id="new-key" type="text" readonly value=${view.issued.key} aria-label=${w.newKey} />
-                <button type="button" class="secondary" data-copy="new-key" data-copied=${w.copied} hidden>${w.copy}</button>
-              </div>
-            </section>`
-          : null
-      }
+      ${view.issued ? newKeyBox(view.issued.key, w.keyShownOnce, w) : null}
       ${
         view.keys.length === 0
           ? html`<p class="hint">${w.noKeys}</p>`
@@ -141,23 +207,43 @@ function keysPage(context: WebContext, deps: PageDeps, view: KeysView): string {
 }
 
 /**
- * The key just made travels from the creating POST to the page it redirects to in a cookie of its own:
- * HttpOnly, only sent to /keys, for a minute at most, and cleared by the page that shows it, so the key
- * is shown once and a reload neither shows it again nor makes another.
+ * Where the key just made travels from the creating POST to the page it redirects to: a cookie of its
+ * own, HttpOnly, only sent to `path` (the page that shows it), for a minute at most, and cleared by that
+ * page as it shows it, so the key is shown once and a reload neither shows it again nor makes another.
  */
-const NEW_KEY_COOKIE = 'gta_new_key';
-const NEW_KEY_COOKIE_OPTIONS = (secure: boolean) =>
-  ({ path: '/keys', httpOnly: true, sameSite: 'strict', secure, maxAge: 60 }) as const;
+export interface NewKeyCookie {
+  name: string;
+  path: string;
+}
 
-/** The key of the cookie, if it is one of this person's live keys; the cookie is cleared either way. */
-function takeNewKey(
+const DASHBOARD_NEW_KEY: NewKeyCookie = { name: 'gta_new_key', path: '/keys' };
+
+/** Hands the key just made to the page the POST redirects to (`NewKeyCookie`). */
+export function keepNewKey(
+  reply: FastifyReply,
+  cookie: NewKeyCookie,
+  issued: Pick<WebIssuedKey, 'id' | 'key'>,
+  secure: boolean,
+): void {
+  reply.setCookie(cookie.name, `${issued.id}.${issued.key}`, {
+    path: cookie.path,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure,
+    maxAge: 60,
+  });
+}
+
+/** The key of the cookie, if it is one of the page's live `keys`; the cookie is cleared either way. */
+export function takeNewKey(
   request: FastifyRequest,
   reply: FastifyReply,
+  cookie: NewKeyCookie,
   keys: readonly WebKey[],
 ): Pick<WebIssuedKey, 'key'> | null {
-  const value = request.cookies[NEW_KEY_COOKIE];
+  const value = request.cookies[cookie.name];
   if (value === undefined) return null;
-  reply.clearCookie(NEW_KEY_COOKIE, { path: '/keys' });
+  reply.clearCookie(cookie.name, { path: cookie.path });
   const dot = value.indexOf('.');
   const [id, key] = [value.slice(0, dot), value.slice(dot + 1)];
   const own = keys.find((k) => k.id === id && !k.revoked_at);
@@ -175,7 +261,7 @@ export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<v
     const revokeId = (request.query as Record<string, unknown>).revoke;
     const revoking =
       typeof revokeId === 'string' ? keys.find((k) => k.id === revokeId && !k.revoked_at) : undefined;
-    const issued = takeNewKey(request, reply, keys);
+    const issued = takeNewKey(request, reply, DASHBOARD_NEW_KEY, keys);
     return sendHtml(
       reply,
       200,
@@ -212,29 +298,12 @@ export async function keysPages(app: FastifyInstance, deps: PageDeps): Promise<v
         setFlash(reply, 'flash_revoked', deps.secure);
         return seeOther(reply, '/keys');
       }
-      form = {
-        name: field(request.body, 'name').trim(),
-        models: fields(request.body, 'models'),
-        limit: field(request.body, 'daily_limit'),
-      };
-      const known = new Set((await catalog()).map((m) => m.key));
-      const dailyLimitMinor = rublesToMinor(form.limit);
-      const problem: FormProblem | null =
-        form.name === '' || characters(form.name) > NAME_MAX
-          ? { message: w.badName, field: 'name' }
-          : dailyLimitMinor === undefined
-            ? { message: w.badLimit, field: 'daily_limit' }
-            : form.models.some((m) => !known.has(m))
-              ? { message: w.unknownModel }
-              : null;
-      if (problem !== null || dailyLimitMinor === undefined) return rerender(422, { error: problem, form });
-      const issued = await deps.people.createKey(session.personId, {
-        name: form.name,
-        models: form.models.length === 0 ? null : [...new Set(form.models)],
-        dailyLimitMinor,
-      });
+      const read = readKeyForm(request.body, new Set((await catalog()).map((m) => m.key)), w);
+      form = read.form;
+      if (read.request === null) return rerender(422, { error: read.problem, form });
+      const issued = await deps.people.createKey(session.personId, read.request);
       // Shown by the page the browser is sent to, so that a reload never makes a second key.
-      reply.setCookie(NEW_KEY_COOKIE, `${issued.id}.${issued.key}`, NEW_KEY_COOKIE_OPTIONS(deps.secure));
+      keepNewKey(reply, DASHBOARD_NEW_KEY, issued, deps.secure);
       return seeOther(reply, '/keys');
     } catch (error) {
       const refusal = refusalOf(error, context.lang);
