@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { credit, EntriesReader } from '../src/ledger/index.ts';
-import { startTestApp, type TestApp, waitForFinal } from './helpers.ts';
+import { TopupService } from '../src/payments/index.ts';
+import { ADMIN_TOKEN, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
 import { Browser, FakePeople, lastToken, textOf } from './web-kit.ts';
 
 /** Parses RFC 4180 text (quoted fields, doubled quotes, CRLF lines). */
@@ -227,6 +228,7 @@ describe('ledger page and CSV export', () => {
       'currency',
       'task_id',
       'reference',
+      'topup_id',
     ]);
     const entries = rows.slice(1);
     assert.equal(entries.length, 7 + 60 + 1_100);
@@ -275,5 +277,113 @@ describe('ledger page and CSV export', () => {
     assert.equal((page.body.match(/<tr data-entry=/g) ?? []).length, 1);
     const anonymous = await new Browser(t).get('/ledger.csv');
     assert.equal(anonymous.statusCode, 303);
+  });
+});
+
+describe("the ledger names each top-up's credit by its top-up", () => {
+  let t: TestApp;
+  let people: FakePeople;
+  before(async () => {
+    t = await startTestApp({
+      env: { PAYMENTS: 'test' },
+      people: (container) => {
+        people = new FakePeople(container);
+        return people;
+      },
+    });
+  });
+  after(() => t.close());
+
+  /** A confirmed person's browser and account. */
+  async function person(): Promise<{ browser: Browser; accountId: string }> {
+    const browser = new Browser(t);
+    const email = await browser.signUp();
+    await people.confirmEmail(lastToken(people.confirmTokens));
+    const accountId = people.persons.get(email)?.accountId;
+    assert.ok(accountId);
+    return { browser, accountId };
+  }
+
+  /** Tops up `amount` rubles through the form and pays on the test page: the top-up and its payment. */
+  async function paidTopup(browser: Browser, accountId: string, amount: string) {
+    await browser.get('/topup');
+    const made = await browser.post('/topup', { amount });
+    assert.equal(made.statusCode, 303, made.body);
+    const id = /^\/topups\/(tp_[0-9a-f-]+)$/.exec(String(made.headers.location))?.[1];
+    assert.ok(id);
+    await browser.get(`/topups/${id}/pay`);
+    assert.equal((await browser.post(`/topups/${id}/pay`, { action: 'pay' })).statusCode, 303);
+    const listed = await t.admin('GET', `/admin/v1/topups?account_id=${accountId}`);
+    const topup = (listed.json().topups as Array<{ id: string; status: string; payment_id: string }>).find(
+      (one) => one.id === id,
+    );
+    assert.equal(topup?.status, 'succeeded');
+    return { id, paymentId: topup.payment_id };
+  }
+
+  test('the page links the top-up, in one call for the page; the CSV and the console name it', async () => {
+    const { browser, accountId } = await person();
+    const first = await paidTopup(browser, accountId, '150');
+    const second = await paidTopup(browser, accountId, '250');
+    const calls: string[][] = [];
+    const ofPayments = TopupService.prototype.ofPayments;
+    TopupService.prototype.ofPayments = function (this: TopupService, account, paymentIds) {
+      calls.push([...paymentIds]);
+      return ofPayments.call(this, account, paymentIds);
+    };
+    let page: Awaited<ReturnType<Browser['get']>>;
+    try {
+      page = await browser.get('/ledger');
+    } finally {
+      TopupService.prototype.ofPayments = ofPayments;
+    }
+    assert.equal(page.statusCode, 200);
+    assert.deepEqual(
+      calls.map((ids) => ids.toSorted()),
+      [[first.paymentId, second.paymentId].toSorted()],
+    );
+    for (const { id, paymentId } of [first, second]) {
+      const link = new RegExp(`<a href="/topups/${id}">top-up ${id}</a>`);
+      assert.match(page.body, link);
+      // The payment's id, the credit's reference, is still shown.
+      assert.match(page.body, new RegExp(`<span class="hint">${paymentId}</span>`));
+    }
+    await browser.post('/language', { lang: 'ru', next: '/ledger' });
+    const ru = await browser.get('/ledger');
+    assert.match(ru.body, new RegExp(`<a href="/topups/${first.id}">пополнение ${first.id}</a>`));
+    await browser.post('/language', { lang: 'en', next: '/ledger' });
+
+    const rows = parseCsv((await browser.get('/ledger.csv')).body);
+    assert.deepEqual(rows[0]?.slice(-3), ['task_id', 'reference', 'topup_id']);
+    const byRef = new Map(rows.slice(1).map((r) => [r[7], r]));
+    assert.equal(byRef.get(first.paymentId)?.[8], first.id);
+    assert.equal(byRef.get(second.paymentId)?.[8], second.id);
+
+    const operator = new Browser(t);
+    await operator.get('/admin/signin');
+    assert.equal((await operator.post('/admin/signin', { token: ADMIN_TOKEN })).statusCode, 303);
+    const console = await operator.get(`/admin/accounts/${accountId}`);
+    assert.equal(console.statusCode, 200);
+    assert.match(console.body, new RegExp(`<span>top-up ${first.id}</span>`));
+    assert.match(console.body, new RegExp(`<span class="hint">${first.paymentId}</span>`));
+  });
+
+  test("another account's payment id, taken as an operator's reference, is never linked", async () => {
+    const payer = await person();
+    const paid = await paidTopup(payer.browser, payer.accountId, '300');
+    const other = await person();
+    const credited = await t.admin('POST', `/admin/v1/accounts/${other.accountId}/credits`, {
+      amount_minor: 30_000,
+      reference: paid.paymentId,
+    });
+    assert.equal(credited.statusCode, 201, credited.body);
+    const page = await other.browser.get('/ledger');
+    assert.match(page.body, new RegExp(`<span>${paid.paymentId}</span>`));
+    assert.doesNotMatch(page.body, new RegExp(paid.id));
+    const rows = parseCsv((await other.browser.get('/ledger.csv')).body).slice(1);
+    assert.deepEqual(
+      rows.map((r) => [r[7], r[8]]),
+      [[paid.paymentId, '']],
+    );
   });
 });

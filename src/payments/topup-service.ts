@@ -218,6 +218,25 @@ export class TopupService {
     return { topups: page.rows.map(view), next_cursor: page.next };
   }
 
+  /**
+   * The account's succeeded top-ups whose payment ids are among `paymentIds` (the references of a page of
+   * its ledger), as payment id → top-up id, in one query: a credit's reference names its top-up only
+   * when the top-up is the account's own and was credited. An operator's credit under another
+   * account's payment id is never linked to that top-up.
+   */
+  async ofPayments(accountId: string, paymentIds: readonly string[]): Promise<Map<string, string>> {
+    const wanted = [...new Set(paymentIds)];
+    if (wanted.length === 0) return new Map();
+    const rows = await this.#deps.db.db
+      .selectFrom('topups')
+      .select(['id', 'payment_id'])
+      .where('account_id', '=', accountId)
+      .where('status', '=', 'succeeded')
+      .where('payment_id', 'in', wanted)
+      .execute();
+    return new Map(rows.map((row) => [row.payment_id, row.id]));
+  }
+
   /** The operator's list: every account's top-ups, or one account's, of a status, newest first. */
   async adminList(query: {
     account_id?: string | undefined;

@@ -81,8 +81,8 @@ describe('operator console in the browser', () => {
     ]);
     assert.match(download.suggestedFilename(), /^ledger-\d{4}-\d{2}-\d{2}\.csv$/);
     const csv = fs.readFileSync(await download.path(), 'utf8');
-    assert.match(csv, /^id,created_at,kind,amount_minor,amount_rub,currency,task_id,reference\r\n/);
-    assert.match(csv, /,credit,123456,1234\.56,RUB,,console-[0-9a-f-]{36}\r\n/);
+    assert.match(csv, /^id,created_at,kind,amount_minor,amount_rub,currency,task_id,reference,topup_id\r\n/);
+    assert.match(csv, /,credit,123456,1234\.56,RUB,,console-[0-9a-f-]{36},\r\n/);
 
     // The person tops up in test mode; the console's top-ups list it, paid, with a link to the account.
     await person.page.goto(`${web.base}/topup`);

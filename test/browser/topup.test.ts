@@ -1,8 +1,8 @@
 /**
  * The dashboard's top-up in the test mode (CONTRACT §13, §14): a confirmed person types 1500 in
  * `Amount`, presses `Top up`, lands on the test payment page, presses Pay, returns to the top-up's page
- * showing it paid, and the overview shows the money; Decline ends canceled with no money. Without
- * `PAYMENTS=test` the pay page does not exist. Pay also returns to a return_url on another site, and
+ * showing it paid, the overview shows the money and the ledger's credit links back to the top-up;
+ * Decline ends canceled with no money. Without `PAYMENTS=test` the pay page does not exist. Pay also returns to a return_url on another site, and
  * without scripts the form leads on to YooKassa's checkout through the top-up's page.
  * Screenshots: topup, topup-pay, topup-done.
  */
@@ -37,6 +37,7 @@ describe('top-up in the browser (PAYMENTS=test)', () => {
     await screenshot(page, 'topup-pay');
     await page.getByRole('button', { name: 'Pay', exact: true }).click();
     await page.waitForURL(/\/topups\/tp_[^/]+$/);
+    const topupUrl = page.url();
     const status = page.getByTestId('topup-status');
     assert.equal(await status.getAttribute('data-status'), 'succeeded');
     await screenshot(page, 'topup-done');
@@ -53,6 +54,12 @@ describe('top-up in the browser (PAYMENTS=test)', () => {
       creditsOf.map((e) => e.amount_minor),
       [150_000],
     );
+    // The dashboard's ledger names the credit by its top-up and leads back to the top-up's page.
+    await page.goto(`${web.base}/ledger`);
+    const topupId = new URL(topupUrl).pathname.split('/').at(-1) ?? '';
+    await page.getByRole('link', { name: `top-up ${topupId}`, exact: true }).click();
+    await page.waitForURL(topupUrl);
+    assert.equal(await page.getByTestId('topup-status').getAttribute('data-status'), 'succeeded');
     await person.context.close();
   });
 

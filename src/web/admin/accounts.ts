@@ -24,6 +24,7 @@ import {
   takeNewKey,
 } from '../pages/keys.ts';
 import {
+  creditTopups,
   ledgerFilters,
   ledgerPager,
   ledgerProblemBox,
@@ -135,6 +136,11 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
     const ledger = q.problem
       ? { entries: [], next: null }
       : await deps.port.ledger(id, { filter: q.filter, cursor: q.cursor });
+    // The console has no page of one top-up: a top-up's credit names it as text.
+    const topups = {
+      ids: await creditTopups(ledger.entries, (paymentIds) => deps.port.topupsOfPayments(id, paymentIds)),
+      href: null,
+    };
     const base = `/admin/accounts/${encodeURIComponent(id)}`;
     // A refusal about a field is said at it too, as the dashboard's forms say it (docs/dashboard.md).
     const amount = fieldProblem(view.error ?? null, 'amount');
@@ -213,7 +219,7 @@ export async function accountPages(app: FastifyInstance, deps: ConsolePageDeps):
       <h2>${w.ledger}</h2>
       ${ledgerFilters(q, w, base, null)}
       ${ledgerProblemBox(q, w)}
-      ${ledgerTable(ledger.entries, context.lang, null)}
+      ${ledgerTable(ledger.entries, context.lang, null, topups)}
       ${ledgerPager(q, ledger.next, w, base)}`;
     const status = view.status ?? (q.problem ? 422 : 200);
     return {

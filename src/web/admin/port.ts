@@ -66,5 +66,10 @@ export interface ConsolePort {
     status?: TopupRow['status'];
     cursor?: string;
   }): Promise<{ topups: TopupRow[]; next_cursor: string | null }>;
+  /**
+   * The account's credited top-ups of these payment ids (its ledger page's references), as payment id →
+   * top-up id, in one query (the payments module's `ofPayments`).
+   */
+  topupsOfPayments(accountId: string, paymentIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   setChannelEnabled(name: string, enabled: boolean): Promise<unknown>;
 }

@@ -38,6 +38,7 @@ export interface ConsoleServices {
       status?: TopupRow['status'];
       cursor?: string;
     }): Promise<{ topups: Array<TopupRow & { account_id: string }>; next_cursor: string | null }>;
+    ofPayments(accountId: string, paymentIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   };
 }
 
@@ -77,6 +78,7 @@ export function consolePort(services: ConsoleServices): ConsolePort {
         ...(query.status ? { status: query.status } : {}),
         ...(query.cursor ? { cursor: query.cursor } : {}),
       }),
+    topupsOfPayments: (accountId, paymentIds) => services.topups.ofPayments(accountId, paymentIds),
     setChannelEnabled: (name, enabled) => services.channels.setEnabled(name, enabled),
   };
 }

@@ -1,7 +1,9 @@
 /**
  * The ledger (CONTRACT §13): the account's entries newest first (Moscow time, kind in words, signed
- * amount, the task or reference, the available amount after each), filters by kind and period, cursor
- * pages, and `GET /ledger.csv`, the same entries as CSV, paged through the ledger's reader and streamed.
+ * amount, the task, the top-up or the reference, the available amount after each), filters by kind and
+ * period, cursor pages, and `GET /ledger.csv`, the same entries as CSV, paged through the ledger's reader
+ * and streamed. A top-up's credit has its payment id as reference; the page asks the top-ups port which
+ * top-ups a page's references are, once per page, and names and links them.
  * The amount's sign is its effect on the available money: a credit and a released hold add, a hold
  * takes, and a capture only turns held money into spent money (no sign).
  */
@@ -28,6 +30,31 @@ const CSV_BATCH = 500;
 /** The ledger's read side, as the pages use it (the ledger's `EntriesReader`). */
 export interface LedgerPort {
   page(accountId: string, options?: PageOptions): Promise<EntryPage>;
+}
+
+/**
+ * The top-ups of a page's credits: payment id (a credit's reference) → top-up id, from the payments
+ * module, scoped to the account by the caller.
+ */
+export type CreditTopups = ReadonlyMap<string, string>;
+
+/**
+ * Which of `entries`' credits are top-ups, asked of `lookup` (the account's top-ups of these payment ids)
+ * in one call for the whole page; no call without credits or without top-ups (`lookup` null).
+ */
+export async function creditTopups(
+  entries: readonly EntryView[],
+  lookup: ((paymentIds: readonly string[]) => Promise<CreditTopups>) | null,
+): Promise<CreditTopups> {
+  const references = entries.flatMap((entry) =>
+    entry.type === 'credit' && entry.reference !== null ? [entry.reference] : [],
+  );
+  return lookup && references.length > 0 ? lookup(references) : new Map();
+}
+
+/** The top-up of a credit, if it is one. */
+function topupOf(entry: EntryView, topups: CreditTopups): string | undefined {
+  return entry.type === 'credit' && entry.reference !== null ? topups.get(entry.reference) : undefined;
 }
 
 /** The first supported date of the filters: nothing in a ledger is older than the Unix epoch. */
@@ -158,22 +185,32 @@ function signed(entry: EntryView, locale: string): string {
 
 /**
  * The table of entries, shared with the operator console. `taskHref` gives a task entry's link
- * (null: the id as text).
+ * (null: the id as text); a credit of a top-up (`topups.ids`) is named by its top-up, linked by
+ * `topups.href` (null: as text), its payment id (the reference) after it.
  */
 export function ledgerTable(
   entries: readonly EntryView[],
   lang: Lang,
   taskHref: ((taskId: string) => string) | null,
+  topups: { ids: CreditTopups; href: ((topupId: string) => string) | null } = { ids: new Map(), href: null },
 ): VNode {
   const w = wordsOf(lang);
   const locale = lang === 'ru' ? 'ru-RU' : 'en-US';
   if (entries.length === 0) return html`<p class="hint">${w.ledgerNone}</p>`;
-  const what = (entry: EntryView) =>
-    entry.task_id
+  const topup = (id: string, reference: string) => {
+    const name = fill(w.ledgerTopup, { id });
+    return html`${topups.href ? html`<a href=${topups.href(id)}>${name}</a>` : html`<span>${name}</span>`}${' '}<span class="hint">${reference}</span>`;
+  };
+  const what = (entry: EntryView) => {
+    const topupId = topupOf(entry, topups.ids);
+    return entry.task_id
       ? taskHref
         ? html`<a href=${taskHref(entry.task_id)}>${fill(w.ledgerTask, { id: entry.task_id })}</a>`
         : html`<code>${entry.task_id}</code>`
-      : html`<span>${entry.reference ?? ''}</span>`;
+      : topupId
+        ? topup(topupId, entry.reference ?? '')
+        : html`<span>${entry.reference ?? ''}</span>`;
+  };
   return html`<table class="ledger">
     <thead>
       <tr><th>${w.ledgerWhen}</th><th>${w.ledgerKind}</th><th>${w.ledgerAmount}</th><th>${w.ledgerFor}</th><th>${w.ledgerAfter}</th></tr>
@@ -237,10 +274,14 @@ export const CSV_COLUMNS = [
   'currency',
   'task_id',
   'reference',
+  'topup_id',
 ] as const;
 
-/** One CSV line (CRLF-terminated) of an entry; amounts as stored, unsigned (the kind tells the way). */
-export function csvLine(entry: EntryView): string {
+/**
+ * One CSV line (CRLF-terminated) of an entry; amounts as stored, unsigned (the kind tells the way);
+ * `topup_id` the top-up a credit came from (`topups`), else empty.
+ */
+export function csvLine(entry: EntryView, topups: CreditTopups = new Map()): string {
   const rub = `${Math.trunc(entry.amount_minor / 100)}.${String(entry.amount_minor % 100).padStart(2, '0')}`;
   const cells = [
     safeCell(entry.id),
@@ -251,18 +292,21 @@ export function csvLine(entry: EntryView): string {
     safeCell(CURRENCY),
     safeCell(entry.task_id ?? ''),
     safeCell(entry.reference ?? ''),
+    safeCell(topupOf(entry, topups) ?? ''),
   ];
   return `${cells.map(csvField).join(',')}\r\n`;
 }
 
 /**
- * Every matching entry as CSV lines, read a batch at a time. The first chunk is the header with the first
- * batch, so the caller's first `next()` reads the database before anything is answered.
+ * Every matching entry as CSV lines, read a batch at a time, each batch's top-ups asked of `topups` in one
+ * call. The first chunk is the header with the first batch, so the caller's first `next()` reads the
+ * database before anything is answered.
  */
 export async function* csvLines(
   ledger: LedgerPort,
   accountId: string,
   filter: EntryFilter,
+  topups: ((paymentIds: readonly string[]) => Promise<CreditTopups>) | null = null,
 ): AsyncGenerator<string> {
   let header = `${CSV_COLUMNS.join(',')}\r\n`;
   let cursor: string | null = null;
@@ -273,7 +317,8 @@ export async function* csvLines(
       limit: CSV_BATCH,
       balances: false,
     });
-    yield header + batch.entries.map(csvLine).join('');
+    const ids = await creditTopups(batch.entries, topups);
+    yield header + batch.entries.map((entry) => csvLine(entry, ids)).join('');
     header = '';
     cursor = batch.next;
   } while (cursor);
@@ -286,6 +331,11 @@ function today(): string {
 
 /** Registers `GET /ledger` and `GET /ledger.csv` on the dashboard's context. */
 export async function ledgerPages(app: FastifyInstance, deps: PageDeps): Promise<void> {
+  // The account's own top-ups only: another account's payment id, taken as an operator's reference, is text.
+  const topupsOf = (accountId: string) => {
+    const port = deps.topups;
+    return port ? (paymentIds: readonly string[]) => port.ofPayments(accountId, paymentIds) : null;
+  };
   app.get('/ledger', HIDE, async (request, reply) => {
     const context = contextOf(request);
     const session = context.session;
@@ -295,10 +345,14 @@ export async function ledgerPages(app: FastifyInstance, deps: PageDeps): Promise
     const found = q.problem
       ? { entries: [], next: null }
       : await deps.ledger.page(session.accountId, { filter: q.filter, cursor: q.cursor, limit: LEDGER_PAGE });
+    const topups = {
+      ids: await creditTopups(found.entries, topupsOf(session.accountId)),
+      href: (id: string) => `/topups/${encodeURIComponent(id)}`,
+    };
     const body = html`<p class="hint">${w.ledgerIntro}</p>
       ${ledgerFilters(q, w, '/ledger', '/ledger.csv')}
       ${ledgerProblemBox(q, w)}
-      ${ledgerTable(found.entries, context.lang, (id) => `/tasks/${encodeURIComponent(id)}`)}
+      ${ledgerTable(found.entries, context.lang, (id) => `/tasks/${encodeURIComponent(id)}`, topups)}
       ${ledgerPager(q, found.next, w, '/ledger')}`;
     return sendHtml(
       reply,
@@ -318,7 +372,7 @@ export async function ledgerPages(app: FastifyInstance, deps: PageDeps): Promise
       return sendHtml(reply, 422, page(context, deps.assets, { title: w.ledger, path: '/ledger', body }));
     }
     // The first batch is read before answering, so a failing read is an error page, not a cut file.
-    const lines = csvLines(deps.ledger, session.accountId, q.filter);
+    const lines = csvLines(deps.ledger, session.accountId, q.filter, topupsOf(session.accountId));
     const first = await lines.next();
     const stream = Readable.from(
       (async function* () {

@@ -43,6 +43,11 @@ export interface TopupPort {
     query: { limit?: number; cursor?: string },
   ): Promise<{ topups: WebTopup[]; next_cursor: string | null }>;
   get(accountId: string, id: string): Promise<WebTopup>;
+  /**
+   * The account's credited top-ups of these payment ids (a ledger page's references), as payment id →
+   * top-up id, in one query; another account's payment is never among them.
+   */
+  ofPayments(accountId: string, paymentIds: readonly string[]): Promise<ReadonlyMap<string, string>>;
   /** `waitMs`: how long a send under a key still being processed waits for it, then 409 request_in_progress. */
   create(
     accountId: string,
