@@ -331,6 +331,21 @@ describe('the new-task page in a browser', () => {
     await page.locator('#new-error').waitFor({ state: 'visible' });
     assert.equal(await page.locator('#new-error').textContent(), 'Image url 1: required.');
     assert.equal(await page.locator('.field-problem').count(), 1, 'said by the row alone');
+    // A list refused as a whole (one shot of at least 2) is a fieldset: it takes the focus all the same.
+    await page.goto(`${web.base}/new?model=video-elements`);
+    await page.locator('[data-path="prompt"]').fill('a cat');
+    await page.locator('[data-add="shots"]').click();
+    await page.locator('[data-path="shots.0.prompt"]').fill('a cat sits');
+    await page.locator('[data-path="shots.0.duration"]').fill('3');
+    await page.getByRole('button', { name: 'Create task' }).click();
+    await page.locator('#new-error').filter({ hasText: 'Shots: at least 2 items.' }).waitFor();
+    const shots = page.locator('fieldset[data-path="shots"]');
+    assert.equal(await shots.getAttribute('aria-invalid'), 'true');
+    assert.equal(
+      await shots.evaluate((e) => e === document.activeElement),
+      true,
+      'the list of shots has the focus',
+    );
     assert.deepEqual(creations, []);
   });
 

@@ -164,8 +164,12 @@ function start(form: HTMLFormElement): void {
     attempted = true;
     if (problems.length > 0) {
       showError(problems.join(' '));
-      // As on a page the server refused, the keyboard goes on from the first field to correct.
-      settingsBox.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+      // As on a page the server refused, the keyboard goes on from the first field to correct. A list
+      // refused as a whole (too few rows) is marked on its fieldset, which takes the focus only with a
+      // tabindex: it is then read with its legend and its message, and Tab goes on into its rows.
+      const first = settingsBox.querySelector<HTMLElement>('[aria-invalid="true"]');
+      if (first instanceof HTMLFieldSetElement) first.tabIndex = -1;
+      first?.focus();
       return;
     }
     sending = true;
