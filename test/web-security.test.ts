@@ -117,6 +117,14 @@ describe('dashboard security', () => {
     const me = await t.app.inject({ method: 'GET', url: '/v1/me', headers: { cookie } });
     assert.equal(me.statusCode, 200, me.body);
     assert.equal(me.headers['cache-control'], 'no-store');
+    // The operator API's answers too: a new key's secret, accounts, refusals.
+    const made = await t.admin('POST', `/admin/v1/accounts/${account.id}/keys`, {});
+    assert.equal(made.statusCode, 201, made.body);
+    assert.equal(made.headers['cache-control'], 'no-store');
+    assert.equal((await t.admin('GET', '/admin/v1/accounts?q=x')).headers['cache-control'], 'no-store');
+    const refused = await t.app.inject({ method: 'GET', url: '/admin/v1/accounts' });
+    assert.equal(refused.statusCode, 401);
+    assert.equal(refused.headers['cache-control'], 'no-store');
   });
 
   test('session cookies are Secure when the public address is https', async () => {

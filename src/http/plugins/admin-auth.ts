@@ -13,7 +13,9 @@ const digest = (text: string): Buffer => createHash('sha256').update(text).diges
  */
 export function installAdminAuth(app: FastifyInstance, adminToken: string, limiter: RequestLimiter): void {
   const expected = digest(adminToken);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
+    // Accounts, balances and a new key's secret: no cache keeps them (as every /v1 answer of an account).
+    reply.header('cache-control', 'no-store');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     // No token at all guesses nothing: 401, neither counted nor refused for the address's guesses.
     if (!match?.[1]) throw errors.invalidAdminToken(false);
