@@ -5,6 +5,7 @@
  */
 
 import { plural } from './i18n/index.ts';
+import { echoed } from './lib/index.ts';
 
 /** Every error code the service answers with, and its HTTP status. */
 export const ERROR_STATUS = {
@@ -87,9 +88,6 @@ export type TaskFailureCode = (typeof TASK_FAILURE_CODES)[number];
 /** Values a message template may interpolate. */
 export type MessageParams = Readonly<Record<string, string | number>>;
 
-/** Longest text a message echoes of the caller's (`clipped`). */
-const ECHOED_CHARS = 100;
-
 export interface ApiErrorOptions {
   params?: MessageParams;
   /** Extra response headers, for example `Retry-After`. */
@@ -128,11 +126,10 @@ export class ApiError extends Error {
 function clipped(params: MessageParams): MessageParams {
   let out: Record<string, string | number> | null = null;
   for (const [name, value] of Object.entries(params)) {
-    if (typeof value !== 'string' || value.length <= ECHOED_CHARS) continue;
+    const shown = typeof value === 'string' ? echoed(value) : value;
+    if (shown === value) continue;
     out ??= { ...params };
-    // Never half of a surrogate pair (an emoji) at the cut.
-    const end = /[\uD800-\uDBFF]/.test(value.charAt(ECHOED_CHARS - 1)) ? ECHOED_CHARS - 1 : ECHOED_CHARS;
-    out[name] = `${value.slice(0, end)}…`;
+    out[name] = shown;
   }
   return out ?? params;
 }
@@ -166,7 +163,6 @@ export function storageFigures(quotaBytes: number, usedBytes: number): { quota: 
     if (!misreads || digits === 3) return { quota, used };
   }
 }
-
 
 const bearerChallenge = (sent: boolean): Record<string, string> => ({
   'WWW-Authenticate': sent ? 'Bearer error="invalid_token"' : 'Bearer',

@@ -243,6 +243,40 @@ describe('the HTTP edge', () => {
     expectTableError(typed, 422, 'invalid_request');
   });
 
+  test("a refusal echoes an unknown field's name clipped to 100 characters, and lists at most 10", async () => {
+    const long = 'k'.repeat(60_000);
+    const clipped = `${'k'.repeat(100)}…`;
+    const settings = { task_type: 'text_to_model', prompt: 'a chair' };
+    const many = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`k${i}`, 1]));
+    const refusals = [
+      [
+        'invalid_request',
+        await post('/v1/price', JSON.stringify({ model: 'model-3d', settings, [long]: 1 })),
+      ],
+      [
+        'unknown_setting',
+        await post('/v1/tasks', JSON.stringify({ model: 'model-3d', settings: { ...settings, [long]: 1 } })),
+      ],
+      ['invalid_request', await t.call(key, 'GET', `/v1/tasks?${'k'.repeat(6_000)}=1`)],
+    ] as const;
+    for (const [code, res] of refusals) {
+      expectTableError(res, 422, code);
+      const message: string = res.json().error.message;
+      assert.ok(message.includes(clipped), message.slice(0, 300));
+      assert.ok(message.length < 300, `${message.length} characters`);
+    }
+    for (const lang of ['en', 'ru']) {
+      const res = await post(
+        `/v1/price?lang=${lang}`,
+        JSON.stringify({ model: 'model-3d', settings: { ...settings, ...many } }),
+      );
+      expectTableError(res, 422, 'unknown_setting');
+      const message: string = res.json().error.message;
+      assert.match(message, /^settings\.k0: .*"k9", "…"$/, message);
+      assert.ok(message.length < 300, `${message.length} characters`);
+    }
+  });
+
   test('a POST that takes no body refuses fields sent to it, and takes none or {}', async () => {
     const create = () =>
       post(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { plural, ruDecimal } from '../i18n/index.ts';
+import { echoed } from '../lib/index.ts';
 import type { ModelSpec, ModeSpec, Violation } from './model-spec.ts';
 
 export type SettingsResult =
@@ -111,8 +112,9 @@ function unionTypes(issue: z.core.$ZodIssue): string[] | null {
   return types;
 }
 
+/** A field's dotted path; each name clipped as any text of the caller's a message echoes (`echoed`). */
 function fieldOf(path: readonly PropertyKey[]): string {
-  return path.map(String).join('.');
+  return path.map((name) => echoed(String(name))).join('.');
 }
 
 function localise(issue: z.core.$ZodIssue, lang: 'en' | 'ru'): string {
@@ -165,14 +167,26 @@ function zodWords(fn: typeof en, issue: z.core.$ZodIssue | Record<string, unknow
     : (text?.message ?? String((issue as { message?: unknown }).message));
 }
 
+/** Most unknown keys a refusal lists (each clipped by `echoed`); past them a last `…` says there are more. */
+const LISTED_KEYS = 10;
+
+function shownKeys(keys: readonly string[]): string[] {
+  const shown = keys.slice(0, LISTED_KEYS).map(echoed);
+  return keys.length > LISTED_KEYS ? [...shown, '…'] : shown;
+}
+
 /** Turns zod issues into violations naming the field, in both languages. */
 export function violationsOf(issues: readonly z.core.$ZodIssue[], prefix = ''): Violation[] {
   // zod still runs a list's or a text's length checks on a value of the wrong type ("expected array,
   // received string; Too big: expected string to have <=1 characters"): the wrong type says it all.
   const wrongType = new Set(issues.filter((i) => i.code === 'invalid_type').map((i) => fieldOf(i.path)));
   const told = issues.filter((i) => i.code === 'invalid_type' || !wrongType.has(fieldOf(i.path)));
-  return told.map((issue) => {
-    const path = issue.code === 'unrecognized_keys' ? [...issue.path, ...issue.keys.slice(0, 1)] : issue.path;
+  return told.map((refused) => {
+    const path =
+      refused.code === 'unrecognized_keys' ? [...refused.path, ...refused.keys.slice(0, 1)] : refused.path;
+    // Unknown keys are the caller's text, which zod's words would list in full, every one of them.
+    const issue =
+      refused.code === 'unrecognized_keys' ? { ...refused, keys: shownKeys(refused.keys) } : refused;
     // The whole value refused names the prefix alone (`body`, not `body.`).
     const field = path.length === 0 ? prefix.replace(/\.$/, '') : prefix + fieldOf(path);
     return { field, en: localise(issue, 'en'), ru: localise(issue, 'ru') };

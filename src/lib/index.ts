@@ -14,4 +14,4 @@ export { SharedCalls } from './shared-calls.ts';
 export { collectStartupGarbage } from './startup-heap.ts';
 export { ByteCounter, readCapped } from './streams.ts';
 export { makeTempFolder, removeOrphanTempFolders, type TempUse } from './temp-folders.ts';
-export { characters, cutUnits, withoutEmoji, wordSet } from './text.ts';
+export { characters, cutUnits, ECHOED_CHARS, echoed, withoutEmoji, wordSet } from './text.ts';

@@ -26,6 +26,18 @@ export function cutUnits(text: string, max: number): string {
   return text.slice(0, high >= 0xd800 && high <= 0xdbff ? max - 1 : max);
 }
 
+/** Longest text of the caller's an error message echoes (`echoed`). */
+export const ECHOED_CHARS = 100;
+
+/**
+ * A caller's text as an error message echoes it: whole up to ECHOED_CHARS, past that cut there (never
+ * inside an emoji's surrogate pair) and ended with `…`. A 5,000-character id or a 60,000-character field
+ * name is not worth sending back in full.
+ */
+export function echoed(text: string): string {
+  return text.length <= ECHOED_CHARS ? text : `${cutUnits(text, ECHOED_CHARS)}…`;
+}
+
 /** An emoji as it is written: a pictograph (or flag letters) with its modifiers, joined sequences included. */
 const EMOJI =
   /(?:\p{Extended_Pictographic}|\p{Regional_Indicator})(?:\p{Emoji_Modifier}|\uFE0F|\u20E3|[\u{E0020}-\u{E007F}])*(?:\u200D\p{Extended_Pictographic}(?:\p{Emoji_Modifier}|\uFE0F)*)*|\uFE0F\u20E3?|\u20E3/gu;
