@@ -179,6 +179,20 @@ describe('per-field rules that need the file (reference, CONTRACT §6)', () => {
     );
   });
 
+  test('an unreadable link is echoed clipped to 100 characters, in both languages', async () => {
+    const url = `https://a.invalid/${'x'.repeat(5_000)}.png`;
+    for (const lang of ['en', 'ru']) {
+      const res = await t.call(key, 'POST', `/v1/price?lang=${lang}`, {
+        model: 'model-3d',
+        settings: { task_type: 'image_to_model', image_url: [url] },
+      });
+      expectError(res, 422, 'invalid_settings');
+      const message: string = res.json().error.message;
+      assert.ok(message.includes(`${url.slice(0, 100)}…`), message.slice(0, 300));
+      assert.ok(message.length < 300, `${message.length} characters`);
+    }
+  });
+
   test('music: a track whose length cannot be read is refused, not priced or bounded as a short one', async () => {
     // A WAV whose header says 0 samples per second: recognised as audio, its length unreadable.
     const wav = fs.readFileSync(await makeWav(t.dir, 200));

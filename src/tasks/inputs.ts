@@ -9,7 +9,7 @@ import type { InputFile, InputRule, MediaFormat, ModeInputs, ModeSpec } from '..
 import { type ApiError, errors } from '../errors.ts';
 import type { UploadService } from '../files/index.ts';
 import { ruDecimal } from '../i18n/index.ts';
-import { exactSeconds, makeTempFolder } from '../lib/index.ts';
+import { echoed, exactSeconds, makeTempFolder } from '../lib/index.ts';
 import { FetchError, type FetchFailure, fetchToFile, inspectFile } from '../media/index.ts';
 import { type ArtifactInputDeps, probeArtifactLink } from './artifact-inputs.ts';
 import type { DownloadAllowance } from './download-budget.ts';
@@ -109,11 +109,13 @@ function unreadable(target: ProbeTarget, en: string, ru: string): ApiError {
 /** Probes one remote file: download (capped), recognise, measure. */
 async function probeRemote(url: string, target: ProbeTarget, deps: InputResolverDeps): Promise<ProbedFile> {
   const { label, maxBytes } = target;
+  // The link is the caller's text: a refusal echoes at most 100 characters of it, as of any other.
+  const shown = echoed(url);
   if (await deps.uploads.isGoneLink(url)) {
     throw unreadable(
       target,
-      `the upload at ${url} was deleted or has expired; upload the file again`,
-      `загрузка по адресу ${url} удалена или её срок истёк; загрузите файл заново`,
+      `the upload at ${shown} was deleted or has expired; upload the file again`,
+      `загрузка по адресу ${shown} удалена или её срок истёк; загрузите файл заново`,
     );
   }
   const dir = await makeTempFolder('input');
@@ -133,8 +135,8 @@ async function probeRemote(url: string, target: ProbeTarget, deps: InputResolver
       if (error.reason === 'empty') throw errors.fileEmpty(label);
       throw unreadable(
         target,
-        `the file at ${url} cannot be read (${error.reason})`,
-        `файл по адресу ${url} недоступен: ${RU_FETCH_FAILURES[error.reason]}`,
+        `the file at ${shown} cannot be read (${error.reason})`,
+        `файл по адресу ${shown} недоступен: ${RU_FETCH_FAILURES[error.reason]}`,
       );
     }
     const inspected = await inspectFile(fetched.path, fetched.sizeBytes);
