@@ -242,7 +242,8 @@ export class IdempotencyStore {
         claimed = await this.claim(accountId, key, hash, lockMs);
         break;
       } catch (error) {
-        if (!isApiError(error) || error.code !== 'request_in_progress' || performance.now() >= until) throw error;
+        if (!isApiError(error) || error.code !== 'request_in_progress' || performance.now() >= until)
+          throw error;
         await sleep(Math.min(WAIT_POLL_MS, until - performance.now()));
       }
     }
