@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import { hashKey } from '../src/accounts/keys.ts';
-import { createDb, migrateToLatest } from '../src/db/index.ts';
+import { createDb, type Db, migrateToLatest } from '../src/db/index.ts';
 import { migrations } from '../src/db/migrations/index.ts';
 import { spentToday } from '../src/ledger/index.ts';
 import { moscowDay } from '../src/lib/index.ts';
@@ -86,6 +86,43 @@ async function emptyDatabase(dir: string): Promise<{ url: string; drop: () => Pr
   const server = process.env.TEST_DATABASE_URL;
   if (!server) return { url: `sqlite:${path.join(dir, 'old.db')}`, drop: async () => {} };
   return freshPostgres(server, 'gta_old');
+}
+
+/**
+ * A database of the dialect under test migrated up to, not including, migration `name` (`db`, to fill as
+ * that version would have); `upgrade` closes it and runs every migration from `name` on; `drop` closes what
+ * is open and removes the database.
+ */
+async function databaseBefore(name: string): Promise<{
+  db: Kysely<unknown>;
+  upgrade: () => Promise<Db>;
+  drop: () => Promise<void>;
+}> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gta-${name}-`));
+  const old = await emptyDatabase(dir);
+  const before = createDb(old.url);
+  const earlier = Object.fromEntries(Object.entries(migrations).filter(([migration]) => migration < name));
+  const { error } = await new Migrator({
+    db: before.db,
+    provider: { getMigrations: async () => earlier },
+  }).migrateToLatest();
+  assert.equal(error, undefined);
+  let open: Db | null = before;
+  return {
+    db: before.db as Kysely<unknown>,
+    async upgrade() {
+      await before.close();
+      const after = createDb(old.url);
+      open = after;
+      await migrateToLatest(after);
+      return after;
+    },
+    async drop() {
+      await open?.close();
+      await old.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Column names and nullability of every service table, comparable across databases. */
@@ -167,23 +204,15 @@ test('[10.6] a database made by the first release upgrades and creates tasks', a
 });
 
 test('0024: each key’s spend of the Moscow day is filled from that day’s pending and posted transfers', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-0024-'));
-  const old = await emptyDatabase(dir);
+  const old = await databaseBefore('0024');
   try {
-    const before = createDb(old.url);
-    const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0024'));
-    const { error } = await new Migrator({
-      db: before.db,
-      provider: { getMigrations: async () => earlier },
-    }).migrateToLatest();
-    assert.equal(error, undefined);
     const accountId = randomUUID();
     const [keyA, keyB] = [randomUUID(), randomUUID()];
     const today = moscowDay(new Date());
     const inToday = new Date(today.start.getTime() + 1_000).toISOString();
     const yesterday = new Date(today.start.getTime() - 1_000).toISOString();
     await sql`insert into accounts (id, name, credited_minor, captured_minor, held_minor, created_at)
-      values (${accountId}, 'Old', 100000, 0, 0, ${yesterday})`.execute(before.db);
+      values (${accountId}, 'Old', 100000, 0, 0, ${yesterday})`.execute(old.db);
     const transfers: Array<[string | null, number, string, string]> = [
       [keyA, 100, 'pending', inToday],
       [keyA, 200, 'posted', inToday],
@@ -194,44 +223,26 @@ test('0024: each key’s spend of the Moscow day is filled from that day’s pen
     ];
     for (const [keyId, amount, status, at] of transfers) {
       await sql`insert into transfers (id, account_id, key_id, amount_minor, status, created_at, settled_at)
-        values (${randomUUID()}, ${accountId}, ${keyId}, ${amount}, ${status}, ${at}, null)`.execute(
-        before.db,
-      );
+        values (${randomUUID()}, ${accountId}, ${keyId}, ${amount}, ${status}, ${at}, null)`.execute(old.db);
     }
-    await before.close();
-
-    const after = createDb(old.url);
-    try {
-      await migrateToLatest(after);
-      assert.equal(await spentToday(after.db, keyA, today.start), 300);
-      assert.equal(await spentToday(after.db, keyB, today.start), 1600);
-      const rows = await sql<{ n: number }>`select count(*) as n from key_day_spend`.execute(after.db);
-      assert.equal(Number(rows.rows[0]?.n), 2, 'one row per key, today only');
-    } finally {
-      await after.close();
-    }
+    const after = await old.upgrade();
+    assert.equal(await spentToday(after.db, keyA, today.start), 300);
+    assert.equal(await spentToday(after.db, keyB, today.start), 1600);
+    const rows = await sql<{ n: number }>`select count(*) as n from key_day_spend`.execute(after.db);
+    assert.equal(Number(rows.rows[0]?.n), 2, 'one row per key, today only');
   } finally {
     await old.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
 test('0026: live records hold the live uploads of their account whose links they kept', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-0026-'));
-  const old = await emptyDatabase(dir);
+  const old = await databaseBefore('0026');
   try {
-    const before = createDb(old.url);
-    const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0026'));
-    const { error } = await new Migrator({
-      db: before.db,
-      provider: { getMigrations: async () => earlier },
-    }).migrateToLatest();
-    assert.equal(error, undefined);
     const at = new Date().toISOString();
     const [mine, theirs] = [randomUUID(), randomUUID()];
     for (const account of [mine, theirs]) {
       await sql`insert into accounts (id, name, credited_minor, captured_minor, held_minor, created_at)
-        values (${account}, 'Old', 0, 0, 0, ${at})`.execute(before.db);
+        values (${account}, 'Old', 0, 0, 0, ${at})`.execute(old.db);
     }
     const token = (c: string): string => c.repeat(32);
     const uploads: Array<[string, string, string, string | null]> = [
@@ -244,7 +255,7 @@ test('0026: live records hold the live uploads of their account whose links they
       await sql`insert into uploads (id, account_id, token, filename, content_type, format, kind, size_bytes,
           storage_key, created_at, expires_at, deleted_at)
         values (${id}, ${account}, ${tok}, 'a.png', 'image/png', 'png', 'image', 1, ${`uploads/${id}`}, ${at},
-          ${at}, ${deletedAt})`.execute(before.db);
+          ${at}, ${deletedAt})`.execute(old.db);
     }
     const links = (...tokens: string[]): string[] => tokens.map((t) => `http://api.test/files/${t}/a.png`);
     // An element keeps its links in `private.sources`, a Seedance character inside its upstream id.
@@ -257,42 +268,26 @@ test('0026: live records hold the live uploads of their account whose links they
       await sql`insert into library_records (id, account_id, model, library, name, status, data, private,
           created_at, updated_at, deleted_at)
         values (${id}, ${account}, 'video-elements', 'elements', ${id}, 'ready', '{}', ${JSON.stringify(priv)},
-          ${at}, ${at}, ${deletedAt})`.execute(before.db);
+          ${at}, ${at}, ${deletedAt})`.execute(old.db);
     }
-    await before.close();
-
-    const after = createDb(old.url);
-    try {
-      await migrateToLatest(after);
-      const held = await after.db
-        .selectFrom('library_uploads')
-        .select(['record_id', 'upload_id'])
-        .orderBy('record_id')
-        .execute();
-      assert.deepEqual(held, [
-        { record_id: 'character', upload_id: 'kept' },
-        { record_id: 'element', upload_id: 'kept' },
-      ]);
-    } finally {
-      await after.close();
-    }
+    const after = await old.upgrade();
+    const held = await after.db
+      .selectFrom('library_uploads')
+      .select(['record_id', 'upload_id'])
+      .orderBy('record_id')
+      .execute();
+    assert.deepEqual(held, [
+      { record_id: 'character', upload_id: 'kept' },
+      { record_id: 'element', upload_id: 'kept' },
+    ]);
   } finally {
     await old.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
 test('0028: addresses stored before NFC take the stored form, unless it is another person’s', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-0028-'));
-  const old = await emptyDatabase(dir);
+  const old = await databaseBefore('0028');
   try {
-    const before = createDb(old.url);
-    const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0028'));
-    const { error } = await new Migrator({
-      db: before.db,
-      provider: { getMigrations: async () => earlier },
-    }).migrateToLatest();
-    assert.equal(error, undefined);
     const people: Array<[string, string]> = [
       ['decomposed', 'cafe\u0301@example.ru'],
       ['composed', 'am\u00e9lie@example.ru'],
@@ -302,46 +297,30 @@ test('0028: addresses stored before NFC take the stored form, unless it is anoth
     for (const [i, [id, email]] of people.entries()) {
       const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
       await sql`insert into people (id, account_id, email, password_hash, created_at)
-        values (${id}, ${`acct-${id}`}, ${email}, null, ${at})`.execute(before.db);
+        values (${id}, ${`acct-${id}`}, ${email}, null, ${at})`.execute(old.db);
     }
-    await before.close();
-
-    const after = createDb(old.url);
-    try {
-      await migrateToLatest(after);
-      const rows = await sql<{ id: string; email: string }>`select id, email from people order by id`.execute(
-        after.db,
-      );
-      assert.deepEqual(Object.fromEntries(rows.rows.map((r) => [r.id, r.email])), {
-        composed: 'am\u00e9lie@example.ru',
-        decomposed: 'caf\u00e9@example.ru',
-        plain: 'ann@example.ru',
-        twin: 'ame\u0301lie@example.ru',
-      });
-    } finally {
-      await after.close();
-    }
+    const after = await old.upgrade();
+    const rows = await sql<{ id: string; email: string }>`select id, email from people order by id`.execute(
+      after.db,
+    );
+    assert.deepEqual(Object.fromEntries(rows.rows.map((r) => [r.id, r.email])), {
+      composed: 'am\u00e9lie@example.ru',
+      decomposed: 'caf\u00e9@example.ru',
+      plain: 'ann@example.ru',
+      twin: 'ame\u0301lie@example.ru',
+    });
   } finally {
     await old.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
 test('0030: tasks that failed or were canceled before it have their folders due at their end', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-0030-'));
-  const old = await emptyDatabase(dir);
+  const old = await databaseBefore('0030');
   try {
-    const before = createDb(old.url);
-    const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0030'));
-    const { error } = await new Migrator({
-      db: before.db,
-      provider: { getMigrations: async () => earlier },
-    }).migrateToLatest();
-    assert.equal(error, undefined);
     const accountId = randomUUID();
     const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
     await sql`insert into accounts (id, name, credited_minor, captured_minor, held_minor, created_at)
-      values (${accountId}, 'Old', 100000, 0, 0, ${at(0)})`.execute(before.db);
+      values (${accountId}, 'Old', 100000, 0, 0, ${at(0)})`.execute(old.db);
     const tasks: Array<[string, string, string | null, string | null]> = [
       ['failed', 'failed', at(10), null],
       ['canceled', 'canceled', at(20), null],
@@ -353,28 +332,20 @@ test('0030: tasks that failed or were canceled before it have their folders due 
       await sql`insert into tasks (id, account_id, key_id, model, mode, status, settings, inputs, price_minor,
           currency, progress, created_at, finished_at, files_expire_at, files_expired, revision)
         values (${id}, ${accountId}, null, 'image', 'generate', ${status}, '{}', '[]', 100, 'RUB', 0, ${at(0)},
-          ${finished}, ${expires}, 0, 0)`.execute(before.db);
+          ${finished}, ${expires}, 0, 0)`.execute(old.db);
     }
-    await before.close();
-
-    const after = createDb(old.url);
-    try {
-      await migrateToLatest(after);
-      const rows = await sql<{ id: string; files_expire_at: string | null }>`
-        select id, files_expire_at from tasks`.execute(after.db);
-      assert.deepEqual(Object.fromEntries(rows.rows.map((r) => [r.id, r.files_expire_at])), {
-        failed: at(10),
-        canceled: at(20),
-        succeeded: at(40),
-        running: null,
-        'failed-dated': at(60),
-      });
-    } finally {
-      await after.close();
-    }
+    const after = await old.upgrade();
+    const rows = await sql<{ id: string; files_expire_at: string | null }>`
+      select id, files_expire_at from tasks`.execute(after.db);
+    assert.deepEqual(Object.fromEntries(rows.rows.map((r) => [r.id, r.files_expire_at])), {
+      failed: at(10),
+      canceled: at(20),
+      succeeded: at(40),
+      running: null,
+      'failed-dated': at(60),
+    });
   } finally {
     await old.drop();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
