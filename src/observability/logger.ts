@@ -27,9 +27,13 @@ const REDACT_PATHS = [
   '*.apiKey',
   '*.api_key',
   'headers.cookie',
+  'headers["x-csrf-token"]',
   '*.headers.authorization',
   '*.headers.cookie',
   '*.headers["x-api-key"]',
+  // The dashboard's session CSRF token: with the cookie it makes any change (multipart's trace line
+  // carries the request's headers).
+  '*.headers["x-csrf-token"]',
 ];
 
 /**
