@@ -21,6 +21,8 @@ import { type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
 import { assertCapturedOnce, FAKE_KEYS, startChannelApp } from './providers-kit.ts';
 
 const FAST_POLL_MS = 100;
+/** The channel's key here: as long as a real one, so that the process keeps it among its secrets. */
+const LONG_KEY = 'tsk_faults_0123456789abcdef';
 
 interface FaultCase {
   name: string;
@@ -169,7 +171,7 @@ describe('provider faults end to end over HTTP (Tripo fake)', () => {
 
   before(async () => {
     tripo = await TripoFake.start({
-      apiKeys: [FAKE_KEYS.TRIPO_API_KEY],
+      apiKeys: [LONG_KEY],
       queuedMs: 50,
       runningMs: 150,
       outputTtlMs: 5_000,
@@ -189,6 +191,7 @@ describe('provider faults end to end over HTTP (Tripo fake)', () => {
         // Outputs over 1 MiB are too big, and a call unanswered for a second has timed out.
         adapterLimits: { maxOutputBytes: 1024 * 1024, callTimeoutMs: 1_000 },
         adapters: { tripo: fastPolling },
+        env: { TRIPO_API_KEY: LONG_KEY },
       },
     );
     account = await t.account({ balanceMinor: 100_000_000 });
@@ -242,6 +245,32 @@ describe('provider faults end to end over HTTP (Tripo fake)', () => {
     const ruError = ru.json().error as { message: string };
     assert.match(ruError.message, /^Генератор не смог получить результат\./);
     assert.match(ruError.message, /face_limit must be 1000 to 20000/);
+  });
+
+  test("a provider's error that quotes our key shows it nowhere: the task, the channel's last error", async () => {
+    // A refusal (final) and a 500 (transient, then a success) whose text carries the request's key.
+    tripo.inject('create', refusal(400, 1004, `bad face_limit in {"key":"${LONG_KEY}"}`));
+    const created = await t.call(account.key, 'POST', '/v1/tasks', {
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a stool whose refusal quotes the key' },
+    });
+    assert.equal(created.statusCode, 202, created.body);
+    const id = created.json().id as string;
+    const task = await waitForFinal(t, account.key, id, 60_000);
+    const message = (task['error'] as { message: string }).message;
+    assert.match(message, /bad face_limit/);
+    assert.ok(!message.includes(LONG_KEY), message);
+    const stored = await t.container.db.db
+      .selectFrom('tasks')
+      .select('error_message')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    assert.ok(!String(stored.error_message).includes(LONG_KEY), 'nor kept in the database');
+    const channels = (await t.admin('GET', '/admin/v1/channels')).json().channels as Array<{
+      last_error: string | null;
+    }>;
+    assert.match(String(channels[0]?.last_error), /bad face_limit/);
+    assert.ok(!String(channels[0]?.last_error).includes(LONG_KEY), String(channels[0]?.last_error));
   });
 });
 

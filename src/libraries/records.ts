@@ -5,6 +5,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { Db, LibraryRecordsTable, Tx } from '../db/index.ts';
+import { scrubSecrets } from '../observability/index.ts';
 import { SETTLE_ASK_MS } from './polled-steps.ts';
 import { recordChanged } from './record-events.ts';
 import type { LibraryDecl, PrivateData, StoredRecord } from './types.ts';
@@ -209,7 +210,8 @@ export function viewOf(decl: LibraryDecl, r: StoredRecord): Record<string, unkno
     name: r.name,
     ...(decl.states ? { status: r.status } : {}),
     ...(decl.view ? decl.view(r) : r.data),
-    ...(r.status === 'failed' && r.error !== null ? { error: r.error } : {}),
+    // The provider's reason, which may quote the request it got (our key with it), never shows a secret.
+    ...(r.status === 'failed' && r.error !== null ? { error: scrubSecrets(r.error) } : {}),
     created_at: r.createdAt,
   };
 }

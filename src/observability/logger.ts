@@ -136,7 +136,15 @@ export function secretsOfUrl(text: string): string[] {
 const UNRESERVED_ESCAPE = /%(2[DdEe]|3[0-9]|4[1-9A-Fa-f]|5[0-9Aa]|5[Ff]|6[1-9A-Fa-f]|7[0-9Aa]|7[Ee])/g;
 
 /**
- * Replaces secret shapes and the given exact secrets in a serialised line. Escapes of unreserved characters
+ * The exact secrets of this process (provider keys, operator and metrics tokens, …), given to
+ * `createLogger`: no text shown to a caller or an operator carries them either, whatever path brought them
+ * (a provider's error that quotes the request it got, shown as a task's reason or a channel's last error).
+ */
+const PROCESS_SECRETS = new Set<string>();
+
+/**
+ * Replaces secret shapes, the given exact secrets and the process's own (`PROCESS_SECRETS`) in a
+ * serialised line. Escapes of unreserved characters
  * are read first (`admin%2Dtoken` is `admin-token` to a URL, and to the scrub): a secret put in a URL with
  * some of its characters escaped is still found. Those escapes mean the same in any URL, and decoding them
  * adds no quote or backslash, so the line stays the JSON it was.
@@ -147,6 +155,7 @@ export function scrubSecrets(line: string, secrets: readonly string[] = []): str
     : line;
   for (const [shape, replacement] of SECRET_SHAPES) out = out.replace(shape, replacement);
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  for (const secret of PROCESS_SECRETS) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out;
 }
 
@@ -164,6 +173,7 @@ export interface LoggerOptions {
 /** Builds the logger every part of the process shares (the HTTP app, the worker, the sweeper). */
 export function createLogger(options: LoggerOptions): Logger {
   const secrets = (options.secrets ?? []).filter((s): s is string => typeof s === 'string' && s.length >= 8);
+  for (const secret of secrets) PROCESS_SECRETS.add(secret);
   return pino(
     {
       level: options.level,

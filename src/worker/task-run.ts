@@ -10,6 +10,7 @@ import {
   type UpstreamCost,
   UpstreamTrace,
 } from '../generators/index.ts';
+import { scrubSecrets } from '../observability/index.ts';
 import { isFinal, markFailed, recordProgress, recordRunKey, runKeyOf, saveHandle } from '../tasks/index.ts';
 import { backoffMs } from './backoff.ts';
 import { bounded } from './calls.ts';
@@ -343,7 +344,8 @@ export class TaskRun {
       const failed = await db.dialect.transaction(db.db, (tx) => {
         const now = clock.now();
         const filesExpireAt = new Date(now.getTime() + resultRetentionMs);
-        return markFailed(tx, taskId, { code, reason: message }, now, filesExpireAt);
+        // The provider's reason may quote the request it got, our key with it (scrubSecrets).
+        return markFailed(tx, taskId, { code, reason: scrubSecrets(message) }, now, filesExpireAt);
       });
       if (failed) this.#logTransition('failed', code);
       return failed;

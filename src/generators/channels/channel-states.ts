@@ -7,6 +7,7 @@
  */
 import type { CircuitState, Db, Tx } from '../../db/index.ts';
 import type { Clock } from '../../lib/index.ts';
+import { scrubSecrets } from '../../observability/index.ts';
 import type { Channel } from '../adapters/types.ts';
 
 /** Transient failures in a row that open a channel's circuit. */
@@ -148,7 +149,9 @@ export class ChannelStates {
       if (db.dialect.supportsSkipLocked) query = query.forUpdate();
       const state = await query.executeTakeFirst();
       if (!state) return;
-      const error = outcome.kind === 'succeeded' ? null : outcome.error.slice(0, MAX_ERROR_CHARS);
+      // A provider's error may quote the request it got, our key with it: kept and shown without it.
+      const error =
+        outcome.kind === 'succeeded' ? null : scrubSecrets(outcome.error).slice(0, MAX_ERROR_CHARS);
       const update = tx.updateTable('channel_states').where('name', '=', name);
       switch (outcome.kind) {
         case 'succeeded':
