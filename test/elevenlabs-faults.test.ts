@@ -5,8 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ElevenLabsAdapter } from '../src/generators/adapters/elevenlabs/index.ts';
 import { ChannelOutOfCredit, UpstreamRunLost } from '../src/generators/adapters/types.ts';
 import { GeneratorTransientError } from '../src/generators/generator.ts';
+import { pollingTestDeps, testChannel } from './fakes/adapter-deps.ts';
 import { catalogRequest } from './fakes/elevenlabs-kit.ts';
 import { type ElevenLabsRig, elevenLabsRig, KEY } from './fakes/elevenlabs-rig.ts';
 import { pollToEnd, runStart, runToEnd } from './fakes/suno-kit.ts';
@@ -114,6 +116,19 @@ describe('faults (CONTRACT §11, PROVIDERS.md §6 "Errors")', () => {
     const invalid = await pollToEnd(adapter, handle, request);
     assert.equal(invalid.state, 'failed');
     assert.match((invalid as { reason: string }).reason, /body\.inputs: bad/);
+  });
+
+  test('audio larger than the output cap fails the run at once, as a download over it would', async () => {
+    const small = new ElevenLabsAdapter({
+      ...pollingTestDeps(testChannel('elevenlabs', fake.url, KEY, ['voice']), { inputs: rig.inputs }),
+      maxOutputBytes: 60,
+    });
+    const calls = fake.callsTo('/v1/text-to-dialogue').length;
+    const { status } = await runToEnd(small, dialogue());
+    assert.equal(status.state, 'failed');
+    assert.equal((status as { code: string }).code, 'generation_failed');
+    assert.match((status as { reason: string }).reason, /larger than the service stores \(60 bytes\)/);
+    assert.equal(fake.callsTo('/v1/text-to-dialogue').length - calls, 1, 'one billed call, not retried');
   });
 
   test('a restart in the middle of a call: find answers null, a saved handle is a lost run', async () => {

@@ -115,6 +115,7 @@ export function createAdapterDeps(channel: Channel, runtime: AdapterRuntime): Ad
     clock: runtime.clock,
     http,
     download: transport.download,
+    maxOutputBytes: runtime.maxOutputBytes ?? MAX_OUTPUT_BYTES,
     publicUrl: (url) => publicUrlOf(url, runtime.publicBaseUrl),
     inputLinks: (request) => inputLinksOf(request, channel, runtime),
     readInput: (url, signal, forTaskId) => readInput(url, signal, runtime, forTaskId),

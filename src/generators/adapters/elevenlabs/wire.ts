@@ -3,6 +3,7 @@
  * mean, and the dialogue inputs built from our text.
  */
 import { GenerationError, type GenerationRequest, GeneratorTransientError } from '../../generator.ts';
+import { MAX_OUTPUT_BYTES } from '../fetch-file.ts';
 import { OUTPUT_SNIFF_BYTES, sniffOutput } from '../output-type.ts';
 import {
   type AdapterDeps,
@@ -90,6 +91,14 @@ export async function audioOf(deps: AdapterDeps, response: UpstreamResponse, wha
     (await sniffOutput(bytes.subarray(0, OUTPUT_SNIFF_BYTES))).kind !== 'audio'
   )
     throw new GeneratorTransientError(`${deps.channel.name}: ${what}: the answer carried no audio`);
+  // The audio is the answer itself, never downloaded: the output cap downloads have is checked here. Final,
+  // as calling again would bill another run for the same answer.
+  const cap = deps.maxOutputBytes ?? MAX_OUTPUT_BYTES;
+  if (bytes.length > cap)
+    throw new GenerationError(
+      'generation_failed',
+      `${what}: the audio (${bytes.length} bytes) is larger than the service stores (${cap} bytes)`,
+    );
   return bytes;
 }
 
