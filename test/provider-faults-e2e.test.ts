@@ -21,6 +21,11 @@ import { type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
 import { assertCapturedOnce, FAKE_KEYS, startChannelApp } from './providers-kit.ts';
 
 const FAST_POLL_MS = 100;
+
+interface TaskError {
+  code: string;
+  message: string;
+}
 /** The channel's key here: as long as a real one, so that the process keeps it among its secrets. */
 const LONG_KEY = 'tsk_faults_0123456789abcdef';
 
@@ -228,16 +233,24 @@ describe('provider faults end to end over HTTP (Tripo fake)', () => {
       await assertVoided(t, id);
     });
 
-  test("a final refusal's message quotes the provider's reason, in either language (CONTRACT §11)", async () => {
-    tripo.inject('create', refusal(400, 1004, 'face_limit must be 1000 to 20000'));
+  /** A task whose creation at Tripo is refused (400, code 1004) with `reason`, once it is final. */
+  async function refusedTask(reason: string, prompt: string): Promise<{ id: string; error: TaskError }> {
+    tripo.inject('create', refusal(400, 1004, reason));
     const created = await t.call(account.key, 'POST', '/v1/tasks', {
       model: 'model-3d',
-      settings: { task_type: 'text_to_model', prompt: 'a stool with a bad face limit' },
+      settings: { task_type: 'text_to_model', prompt },
     });
     assert.equal(created.statusCode, 202, created.body);
     const id = created.json().id as string;
     const task = await waitForFinal(t, account.key, id, 60_000);
-    const error = task['error'] as { code: string; message: string };
+    return { id, error: task['error'] as TaskError };
+  }
+
+  test("a final refusal's message quotes the provider's reason, in either language (CONTRACT §11)", async () => {
+    const { id, error } = await refusedTask(
+      'face_limit must be 1000 to 20000',
+      'a stool with a bad face limit',
+    );
     assert.equal(error.code, 'generation_failed');
     assert.match(error.message, /^The generator could not produce a result\./);
     assert.match(error.message, /face_limit must be 1000 to 20000/);
@@ -248,16 +261,12 @@ describe('provider faults end to end over HTTP (Tripo fake)', () => {
   });
 
   test("a provider's error that quotes our key shows it nowhere: the task, the channel's last error", async () => {
-    // A refusal (final) and a 500 (transient, then a success) whose text carries the request's key.
-    tripo.inject('create', refusal(400, 1004, `bad face_limit in {"key":"${LONG_KEY}"}`));
-    const created = await t.call(account.key, 'POST', '/v1/tasks', {
-      model: 'model-3d',
-      settings: { task_type: 'text_to_model', prompt: 'a stool whose refusal quotes the key' },
-    });
-    assert.equal(created.statusCode, 202, created.body);
-    const id = created.json().id as string;
-    const task = await waitForFinal(t, account.key, id, 60_000);
-    const message = (task['error'] as { message: string }).message;
+    // A refusal whose text carries the request's key, as a provider quoting what it got would send.
+    const { id, error } = await refusedTask(
+      `bad face_limit in {"key":"${LONG_KEY}"}`,
+      'a stool quoting the key',
+    );
+    const message = error.message;
     assert.match(message, /bad face_limit/);
     assert.ok(!message.includes(LONG_KEY), message);
     const stored = await t.container.db.db
