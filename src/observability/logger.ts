@@ -187,7 +187,8 @@ export function createLogger(options: LoggerOptions): Logger {
         }),
         url: (url: unknown) => (typeof url === 'string' ? loggedUrl(url, secrets) : url),
       },
-      hooks: { streamWrite: (line) => scrubSecrets(line, secrets) },
+      // The process's secrets, these among them (PROCESS_SECRETS).
+      hooks: { streamWrite: (line) => scrubSecrets(line) },
     },
     (options.destination ?? pino.destination(1)) as DestinationStream,
   );

@@ -7,9 +7,9 @@ const digest = (text: string): Buffer => createHash('sha256').update(text).diges
 
 /**
  * Operator routes accept only `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. A request
- * with no Bearer token is 401, uncounted: it guesses nothing. Wrong tokens count against the address's budget (the wrong-key budget, its own counter); past it the
- * address gets 429 rate_limited without any comparison, so guessing runs at most that fast (it ran at
- * about 1,150 a second without a limit).
+ * with no Bearer token is 401, uncounted: it guesses nothing. Wrong tokens count against the address's
+ * budget (the wrong-key budget, its own counter); past it the address gets 429 rate_limited without any
+ * comparison, so guessing runs at most that fast (it ran at about 1,150 a second without a limit).
  */
 export function installAdminAuth(app: FastifyInstance, adminToken: string, limiter: RequestLimiter): void {
   const expected = digest(adminToken);

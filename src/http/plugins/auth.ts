@@ -12,7 +12,8 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /**
  * Authenticates every request of the encapsulated context with `Authorization: Bearer <API_KEY>`:
  * missing, malformed, unknown or revoked keys are 401 invalid_api_key, and past 30 unknown or revoked
- * keys a minute from one address those are 429 rate_limited (a request with no key still gets its 401). A valid key is never slowed by others' wrong attempts.
+ * keys a minute from one address those are 429 rate_limited (a request with no key still gets its 401).
+ * A valid key is never slowed by others' wrong attempts.
  *
  * Without an Authorization header, the dashboard's session cookie opens the API as its account, with
  * every model and no daily limit (CONTRACT §13); its unsafe requests must carry the session's

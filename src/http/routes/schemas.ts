@@ -48,8 +48,9 @@ export function pageLimit(max: number, fallback?: number): z.ZodType<number | un
 
 /**
  * The body of a POST that takes none (a cancel, a retry, a secret's rotation): none (Fastify's `null`, or a
- * JSON `null`), or an empty object as clients that always send JSON do. Any field is refused by name, as an unknown field is elsewhere, so
- * `{"secret": "…"}` sent to a rotation is not answered with another secret as if it had been read.
+ * JSON `null`), or an empty object as clients that always send JSON do. Any field is refused by name, as
+ * an unknown field is elsewhere, so `{"secret": "…"}` sent to a rotation is not answered with another
+ * secret as if it had been read.
  */
 export const noBody = z.strictObject({}).nullish();
 
