@@ -10,7 +10,7 @@ import type { Container } from '../src/container.ts';
 import { ApiError, errors } from '../src/errors.ts';
 import type { Lang } from '../src/i18n/index.ts';
 import type { PeoplePort, WebIssuedKey, WebKey, WebSession } from '../src/web/index.ts';
-import type { TestApp } from './helpers.ts';
+import { startTestApp, type TestApp, type TestAppOptions } from './helpers.ts';
 
 interface Person {
   id: string;
@@ -33,6 +33,22 @@ const refused = (status: 'invalid' | 'taken' | 'short') =>
       : new ApiError('invalid_request', {
           detail: { en: 'The password is too short.', ru: 'Пароль слишком короткий.' },
         });
+
+/** A test app whose people service is a `FakePeople`, and that fake (whose mail the tests read). */
+export async function startWithFakePeople(
+  options: Omit<TestAppOptions, 'people'> = {},
+): Promise<{ t: TestApp; people: FakePeople }> {
+  let people: FakePeople | null = null;
+  const t = await startTestApp({
+    ...options,
+    people: (container) => {
+      people = new FakePeople(container);
+      return people;
+    },
+  });
+  if (people === null) throw new Error('the app was built without its people service');
+  return { t, people };
+}
 
 /** An in-memory people service; tests read the tokens it would have mailed. */
 export class FakePeople implements PeoplePort {

@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { credit, EntriesReader } from '../src/ledger/index.ts';
 import { TopupService } from '../src/payments/index.ts';
-import { ADMIN_TOKEN, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
-import { Browser, FakePeople, lastToken, textOf } from './web-kit.ts';
+import { ADMIN_TOKEN, type TestApp, waitForFinal } from './helpers.ts';
+import { Browser, type FakePeople, lastToken, startWithFakePeople, textOf } from './web-kit.ts';
 
 /** Parses RFC 4180 text (quoted fields, doubled quotes, CRLF lines). */
 function parseCsv(text: string): string[][] {
@@ -49,12 +49,7 @@ describe('ledger page and CSV export', () => {
   let taskId: string;
   let other: Browser;
   before(async () => {
-    t = await startTestApp({
-      people: (container) => {
-        people = new FakePeople(container);
-        return people;
-      },
-    });
+    ({ t, people } = await startWithFakePeople());
     browser = new Browser(t);
     const email = await browser.signUp();
     const person = people.persons.get(email);
@@ -284,13 +279,9 @@ describe("the ledger names each top-up's credit by its top-up", () => {
   let t: TestApp;
   let people: FakePeople;
   before(async () => {
-    t = await startTestApp({
+    ({ t, people } = await startWithFakePeople({
       env: { PAYMENTS: 'test' },
-      people: (container) => {
-        people = new FakePeople(container);
-        return people;
-      },
-    });
+    }));
   });
   after(() => t.close());
 

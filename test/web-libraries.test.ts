@@ -9,8 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { z } from 'zod';
 import { ManualClock } from '../src/lib/clock.ts';
 import { type InputResolver, LIBRARIES } from '../src/libraries/index.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
-import { Browser, buttons, FakePeople, textOf } from './web-kit.ts';
+import type { TestApp } from './helpers.ts';
+import { Browser, buttons, type FakePeople, startWithFakePeople, textOf } from './web-kit.ts';
 
 const file = (name: string): string => `https://files.test/${name}`;
 const fakeProbe: InputResolver = async (url) =>
@@ -23,14 +23,10 @@ describe('dashboard: libraries pages', () => {
   let t: TestApp;
   let people: FakePeople;
   before(async () => {
-    t = await startTestApp({
+    ({ t, people } = await startWithFakePeople({
       clock,
       resolveLibraryInput: fakeProbe,
-      people: (container) => {
-        people = new FakePeople(container);
-        return people;
-      },
-    });
+    }));
   });
   after(() => t.close());
 

@@ -5,19 +5,22 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestApp, type TestApp, waitForFinal } from './helpers.ts';
-import { Browser, buttons, FakePeople, labels, lastToken, textOf } from './web-kit.ts';
+import { type TestApp, waitForFinal } from './helpers.ts';
+import {
+  Browser,
+  buttons,
+  type FakePeople,
+  labels,
+  lastToken,
+  startWithFakePeople,
+  textOf,
+} from './web-kit.ts';
 
 describe('dashboard pages', () => {
   let t: TestApp;
   let people: FakePeople;
   before(async () => {
-    t = await startTestApp({
-      people: (container) => {
-        people = new FakePeople(container);
-        return people;
-      },
-    });
+    ({ t, people } = await startWithFakePeople());
   });
   after(() => t.close());
 

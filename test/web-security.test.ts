@@ -7,14 +7,14 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { startTestApp, type TestApp } from './helpers.ts';
-import { Browser, buttons, FakePeople, labels } from './web-kit.ts';
+import { Browser, buttons, FakePeople, labels, startWithFakePeople } from './web-kit.ts';
 
 describe('dashboard security', () => {
   let t: TestApp;
   let people: FakePeople;
   const lines: string[] = [];
   before(async () => {
-    t = await startTestApp({
+    ({ t, people } = await startWithFakePeople({
       env: { LOG_LEVEL: 'info' },
       logDestination: new Writable({
         write(chunk, _encoding, done) {
@@ -22,11 +22,7 @@ describe('dashboard security', () => {
           done();
         },
       }),
-      people: (container) => {
-        people = new FakePeople(container);
-        return people;
-      },
-    });
+    }));
   });
   after(() => t.close());
 

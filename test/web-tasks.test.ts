@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../src/lib/clock.ts';
 import { playerKind } from '../src/web/pages/players.ts';
-import { startTestApp, type TestApp, waitForFinal } from './helpers.ts';
-import { Browser, buttons, FakePeople, textOf } from './web-kit.ts';
+import { type TestApp, waitForFinal } from './helpers.ts';
+import { Browser, buttons, type FakePeople, startWithFakePeople, textOf } from './web-kit.ts';
 
 /** A signed-up person with money and a key of their account. */
 async function person(
@@ -57,13 +57,9 @@ describe('tasks pages without a worker (tasks stay queued)', () => {
   let t: TestApp;
   let people: FakePeople;
   before(async () => {
-    t = await startTestApp({
+    ({ t, people } = await startWithFakePeople({
       worker: false,
-      people: (container) => {
-        people = new FakePeople(container);
-        return people;
-      },
-    });
+    }));
   });
   after(() => t.close());
 
@@ -194,14 +190,10 @@ describe('tasks pages with the simulator', () => {
   let t: TestApp;
   let people: FakePeople;
   before(async () => {
-    t = await startTestApp({
+    ({ t, people } = await startWithFakePeople({
       // Own uploads and links are probed for real elsewhere; a style's pictures only need to be pictures.
       resolveLibraryInput: async () => ({ format: 'png', sizeBytes: 1000 }),
-      people: (container) => {
-        people = new FakePeople(container);
-        return people;
-      },
-    });
+    }));
   });
   after(() => t.close());
 
@@ -338,14 +330,10 @@ describe('tasks pages after the files expire', () => {
   let people: FakePeople;
   const clock = new ManualClock();
   before(async () => {
-    t = await startTestApp({
+    ({ t, people } = await startWithFakePeople({
       clock,
       env: { RESULT_RETENTION: '2h' },
-      people: (container) => {
-        people = new FakePeople(container);
-        return people;
-      },
-    });
+    }));
   });
   after(() => t.close());
 

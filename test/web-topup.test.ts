@@ -7,20 +7,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { isApiError } from '../src/errors.ts';
 import { YookassaFake } from './fakes/yookassa.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
-import { Browser, FakePeople, lastToken } from './web-kit.ts';
+import type { TestApp } from './helpers.ts';
+import { Browser, type FakePeople, lastToken, startWithFakePeople } from './web-kit.ts';
 
 describe('top-up form without scripts', () => {
   let t: TestApp;
   let people: FakePeople;
   before(async () => {
-    t = await startTestApp({
+    ({ t, people } = await startWithFakePeople({
       env: { PAYMENTS: 'test' },
-      people: (container) => {
-        people = new FakePeople(container);
-        return people;
-      },
-    });
+    }));
   });
   after(() => t.close());
 
@@ -129,14 +125,10 @@ describe('top-up form without scripts, YooKassa slow to create the payment', () 
       }
       return realFetch(input, init);
     };
-    t = await startTestApp({
+    ({ t, people } = await startWithFakePeople({
       worker: false,
       env: fake.env,
-      people: (container) => {
-        people = new FakePeople(container);
-        return people;
-      },
-    });
+    }));
   });
   after(async () => {
     globalThis.fetch = realFetch;

@@ -9,8 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import { drawPicture, encodePng } from '../src/generators/simulator/media/png.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { sessionPrincipal } from '../src/people/index.ts';
-import { startTestApp, type TestApp } from './helpers.ts';
-import { Browser, FakePeople, textOf } from './web-kit.ts';
+import type { TestApp } from './helpers.ts';
+import { Browser, type FakePeople, startWithFakePeople, textOf } from './web-kit.ts';
 
 const png = encodePng(8, 8, drawPicture(8, 8, 'uploads'));
 
@@ -19,13 +19,9 @@ describe('dashboard: uploads page', () => {
   let t: TestApp;
   let people: FakePeople;
   before(async () => {
-    t = await startTestApp({
+    ({ t, people } = await startWithFakePeople({
       clock,
-      people: (container) => {
-        people = new FakePeople(container);
-        return people;
-      },
-    });
+    }));
   });
   after(() => t.close());
 
