@@ -243,6 +243,37 @@ describe('the HTTP edge', () => {
     expectTableError(typed, 422, 'invalid_request');
   });
 
+  test('an empty chunked body of any type, or of none, is no body; a chunked body with bytes keeps its type', async () => {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as net.AddressInfo;
+    const exchange = async (type: string | null, chunks: string) => {
+      const created = await post(
+        '/v1/tasks',
+        JSON.stringify({ model: 'model-3d', settings: { task_type: 'text_to_model', prompt: 'a chair' } }),
+      );
+      assert.equal(created.statusCode, 202, created.body);
+      const id: string = created.json().id;
+      return rawExchange(
+        port,
+        `POST /v1/tasks/${id}/cancel HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+          `${type === null ? '' : `Content-Type: ${type}\r\n`}Transfer-Encoding: chunked\r\n` +
+          `Connection: close\r\n\r\n${chunks}0\r\n\r\n`,
+      );
+    };
+    // What a client streaming an empty body sends (a generator in Python's requests, a ReadableStream).
+    for (const type of [null, 'application/x-www-form-urlencoded', 'text/plain']) {
+      const answer = await exchange(type, '');
+      assert.match(answer, /^HTTP\/1\.1 200 /, `${type}: ${answer.slice(0, 400)}`);
+      assert.match(answer, /"status":"canceled"/);
+    }
+    for (const type of [null, 'text/plain']) {
+      const answer = await exchange(type, '1\r\nx\r\n');
+      assert.match(answer, /^HTTP\/1\.1 422 /, `${type}: ${answer.slice(0, 400)}`);
+      assert.match(answer, /"code":"invalid_request"/);
+      assert.match(answer, /Content-Type: application\/json/);
+    }
+  });
+
   test("a refusal echoes an unknown field's name clipped to 100 characters, and lists at most 10", async () => {
     const long = 'k'.repeat(60_000);
     const clipped = `${'k'.repeat(100)}…`;
@@ -329,7 +360,7 @@ describe('the HTTP edge', () => {
   });
 
   test("[10.23] requests Node cannot parse are answered in the error table's shape", async () => {
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
     const port = (t.app.server.address() as net.AddressInfo).port;
     const answer = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n');
     assert.match(answer, /^HTTP\/1\.1 422 /);

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { type ApiError, errors } from '../errors.ts';
 
 /**
@@ -185,5 +185,24 @@ export function installJsonParser(app: FastifyInstance): void {
       }
       done(null, value);
     });
+  });
+  // A body of any other type, or of none, is refused for its type (FST_ERR_CTP_INVALID_MEDIA_TYPE, as
+  // with no parser at all), once it has a byte: a chunked body that ends with none is no body, as one of
+  // `Content-Length: 0` is (request-context.ts), on a cancel or a delete that takes none. The routes that
+  // take other types (uploads, payment notices, the dashboard's forms) have parsers of their own.
+  app.addContentTypeParser('*', (request, payload, done) => {
+    if (request.is404) return done(null, undefined);
+    const refused = () => new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']);
+    if (request.headers['transfer-encoding'] === undefined) return done(refused(), undefined);
+    let settled = false;
+    const settle = (error: Error | null) => {
+      if (settled) return;
+      settled = true;
+      done(error, undefined);
+    };
+    // The rest of a refused body is read and dropped, so the connection stays in step.
+    payload.on('data', () => settle(refused()));
+    payload.on('end', () => settle(null));
+    payload.on('error', (error: Error) => settle(error));
   });
 }
