@@ -48,8 +48,9 @@ describe('cancel racing a completion', () => {
       const moved = await markSucceeded(
         tx,
         taskId,
-        { caption: '', texts: [], filesExpireAt: new Date(Date.now() + 60_000), artifacts: [] },
+        { caption: '', texts: [], artifacts: [] },
         new Date(),
+        60_000,
       );
       await gate;
       return moved;
@@ -86,7 +87,7 @@ describe('cancel racing a completion', () => {
       second = t.call(acct.key, 'POST', '/v1/tasks', body);
       await gate;
       const now = t.container.clock.now();
-      const canceled = await markCanceled(tx, first.json().id as string, now, now);
+      const canceled = await markCanceled(tx, first.json().id as string, now, 0);
       // Its commit a little after its time, so the two entries never share a millisecond.
       await new Promise((resolve) => setTimeout(resolve, 5));
       return canceled;

@@ -147,11 +147,11 @@ async function apply(db: Db, world: World, op: Op): Promise<boolean | 'refused' 
       case 'start':
         return markRunning(tx, task.id, now, `property:${task.id}`);
       case 'finish':
-        return markSucceeded(tx, task.id, { caption: '', texts: [], filesExpireAt: now, artifacts: [] }, now);
+        return markSucceeded(tx, task.id, { caption: '', texts: [], artifacts: [] }, now, 0);
       case 'fail':
-        return markFailed(tx, task.id, { code: 'generation_failed', reason: 'property test' }, now, now);
+        return markFailed(tx, task.id, { code: 'generation_failed', reason: 'property test' }, now, 0);
       case 'cancel':
-        return markCanceled(tx, task.id, now, now);
+        return markCanceled(tx, task.id, now, 0);
     }
   });
 }

@@ -401,8 +401,7 @@ export class TaskService {
       // The read above takes no lock on PostgreSQL: a completion may commit between it and the update,
       // whose condition then matches nothing. That is a final task too (CONTRACT §3: 409).
       const at = this.#deps.clock.now();
-      const filesExpireAt = new Date(at.getTime() + this.#deps.resultRetentionMs);
-      if (!(await markCanceled(tx, taskId, at, filesExpireAt))) {
+      if (!(await markCanceled(tx, taskId, at, this.#deps.resultRetentionMs))) {
         const now = await tx
           .selectFrom('tasks')
           .select(['status'])

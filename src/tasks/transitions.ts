@@ -110,7 +110,6 @@ export async function recordProgress(tx: Tx, taskId: string, progress: number, a
 export interface Success {
   caption: string;
   texts: string[];
-  filesExpireAt: Date;
   artifacts: Array<{
     kind: string;
     filename: string;
@@ -151,8 +150,26 @@ const toSucceeded = prepared<
     .returningAll(),
 );
 
-/** running → succeeded with its files, capturing the hold. False when the task left `running` first. */
-export async function markSucceeded(tx: Tx, taskId: string, success: Success, at: Date): Promise<boolean> {
+/**
+ * When a task's files are removed: `retentionMs` (RESULT_RETENTION) after its end, whichever way it ended.
+ * A failed or canceled task has none to show, but its folder may hold some that no artifact names (a run
+ * killed between storing its files and its commit), which the sweeper removes then too (Sweeper).
+ */
+function filesExpireAt(end: Date, retentionMs: number): string {
+  return new Date(end.getTime() + retentionMs).toISOString();
+}
+
+/**
+ * running → succeeded with its files, capturing the hold; its files are kept `retentionMs`. False when the
+ * task left `running` first.
+ */
+export async function markSucceeded(
+  tx: Tx,
+  taskId: string,
+  success: Success,
+  at: Date,
+  retentionMs: number,
+): Promise<boolean> {
   const artifacts = success.artifacts.map((a, idx) => ({
     task_id: taskId,
     idx,
@@ -169,7 +186,7 @@ export async function markSucceeded(tx: Tx, taskId: string, success: Success, at
     finishedAt: at.toISOString(),
     caption: success.caption,
     texts: JSON.stringify(success.texts),
-    filesExpireAt: success.filesExpireAt.toISOString(),
+    filesExpireAt: filesExpireAt(at, retentionMs),
     artifactViews: artifactViewsJson(artifacts),
   });
   const row = rows[0];
@@ -211,23 +228,21 @@ function owedUpstreamCancel(at: Date) {
 
 /**
  * queued | running → a final state without a result, voiding the hold. False when it was already final.
- * Such a task has no files to show, but its folder may hold some that no artifact names (a run killed
- * between storing its files and its commit): `filesExpireAt` lets the sweeper remove them then, as it
- * does a succeeded task's (Sweeper).
+ * Whatever its folder holds is removed `retentionMs` after the end, as a succeeded task's files are.
  */
 async function endWithoutResult(
   tx: Tx,
   taskId: string,
   changes: { status: 'failed' | 'canceled'; error_code?: string; error_message?: string },
   at: Date,
-  filesExpireAt: Date,
+  retentionMs: number,
 ): Promise<boolean> {
   const row = await tx
     .updateTable('tasks')
     .set((eb) => ({
       ...changes,
       finished_at: at.toISOString(),
-      files_expire_at: filesExpireAt.toISOString(),
+      files_expire_at: filesExpireAt(at, retentionMs),
       revision: eb('revision', '+', 1),
       // A caller's cancel owes the provider a cancel of the upstream task, if there is one: the worker
       // driving the run makes it, and the sweeper does when no worker drives it (upstream-cancels.ts).
@@ -247,28 +262,28 @@ async function endWithoutResult(
 
 /**
  * queued | running → failed, voiding the hold. False when the task was already final. Whatever its folder
- * holds is removed from `filesExpireAt` on (`RESULT_RETENTION` after the end, as for a success).
+ * holds is removed `retentionMs` (RESULT_RETENTION) after the end, as for a success.
  */
 export function markFailed(
   tx: Tx,
   taskId: string,
   failure: { code: TaskFailureCode; reason: string },
   at: Date,
-  filesExpireAt: Date,
+  retentionMs: number,
 ): Promise<boolean> {
   return endWithoutResult(
     tx,
     taskId,
     { status: 'failed', error_code: failure.code, error_message: failure.reason },
     at,
-    filesExpireAt,
+    retentionMs,
   );
 }
 
 /**
  * queued | running → canceled, releasing the hold in full. False when the task was already final. Whatever
- * its folder holds is removed from `filesExpireAt` on (`RESULT_RETENTION` after the end, as for a success).
+ * its folder holds is removed `retentionMs` (RESULT_RETENTION) after the end, as for a success.
  */
-export function markCanceled(tx: Tx, taskId: string, at: Date, filesExpireAt: Date): Promise<boolean> {
-  return endWithoutResult(tx, taskId, { status: 'canceled' }, at, filesExpireAt);
+export function markCanceled(tx: Tx, taskId: string, at: Date, retentionMs: number): Promise<boolean> {
+  return endWithoutResult(tx, taskId, { status: 'canceled' }, at, retentionMs);
 }

@@ -47,11 +47,12 @@ export async function storeResults(input: StoreResultsInput): Promise<boolean> {
     const success: Success = {
       caption: outputs.caption,
       texts: outputs.texts,
-      filesExpireAt: new Date(now.getTime() + deps.resultRetentionMs),
       artifacts,
     };
     // Runs ending together share a commit on SQLite (dialect.groupCommit), each in its own savepoint.
-    const succeeded = await db.dialect.groupCommit(db.db, (tx) => markSucceeded(tx, taskId, success, now));
+    const succeeded = await db.dialect.groupCommit(db.db, (tx) =>
+      markSucceeded(tx, taskId, success, now, deps.resultRetentionMs),
+    );
     // Canceled while the files were being stored: nothing was captured, so the files go too.
     if (!succeeded) await removeOrphans(input, stored);
     return succeeded;

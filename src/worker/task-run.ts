@@ -342,10 +342,9 @@ export class TaskRun {
     const reason: unknown = this.#signal.aborted ? this.#signal.reason : null;
     const fail = async (code: GenerationError['code'], message: string): Promise<boolean> => {
       const failed = await db.dialect.transaction(db.db, (tx) => {
-        const now = clock.now();
-        const filesExpireAt = new Date(now.getTime() + resultRetentionMs);
         // The provider's reason may quote the request it got, our key with it (scrubSecrets).
-        return markFailed(tx, taskId, { code, reason: scrubSecrets(message) }, now, filesExpireAt);
+        const failure = { code, reason: scrubSecrets(message) };
+        return markFailed(tx, taskId, failure, clock.now(), resultRetentionMs);
       });
       if (failed) this.#logTransition('failed', code);
       return failed;
