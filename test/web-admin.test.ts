@@ -431,7 +431,7 @@ describe('operator console', () => {
     assert.ok(labels(page.body).includes('Лимит в день, ₽'));
     await browser.post(`/admin/accounts/${id}/keys`, { name: 'ops' });
     const shown = await browser.get(`/admin/accounts/${id}`);
-    assert.match(textOf(shown.body), /Новый ключ учётной записи\. Скопируйте его сейчас/);
+    assert.match(textOf(shown.body), /Новый ключ аккаунта\. Скопируйте его сейчас/);
     assert.ok(buttons(shown.body).includes('Копировать'));
   });
 
@@ -533,7 +533,7 @@ describe('operator console', () => {
     assert.equal(lang.headers.location, '/admin/channels');
     const ru = await browser.get('/admin/channels');
     assert.match(textOf(ru.body), /Каналов нет/);
-    assert.match(textOf(ru.body), /Учётные записи/);
+    assert.match(textOf(ru.body), /Аккаунты/);
     // The page comes back as it was: a search or a ledger's filters stay.
     const search = await browser.post('/admin/language', { lang: 'en', next: '/admin/accounts?q=acme' });
     assert.equal(search.headers.location, '/admin/accounts?q=acme');

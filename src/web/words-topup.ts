@@ -46,7 +46,7 @@ export const ru: Record<keyof typeof en, string> = {
   topupWhen: 'Создано',
   topupState: 'Состояние',
   topupId: 'Пополнение',
-  topupAccount: 'Учётная запись',
+  topupAccount: 'Аккаунт',
   topup_pending: 'Ожидает оплаты',
   topup_succeeded: 'Оплачено',
   topup_canceled: 'Отменено',
