@@ -199,6 +199,46 @@ describe('pages on a 375 px wide screen', () => {
     assert.ok(width <= SMALL_PHONE.width, `/keys with the new key: ${width}px`);
   });
 
+  test("the ledger's filters keep each label at its field on a 360 px screen, fields a finger can hit", async () => {
+    // A label beside its field wrapped away from it ("From" ending a row, its date opening the next);
+    // the date fields, unstyled, were 21 px tall.
+    const context = await newContext(browser);
+    await context.addCookies(await person.context.cookies());
+    const page = await context.newPage();
+    await page.setViewportSize(SMALL_PHONE);
+    const apart: string[] = [];
+    for (const lang of ['en', 'ru']) {
+      const restore = await inLanguage(page, web.base, lang);
+      await page.goto(`${web.base}/ledger`);
+      const fields = await page.locator('form.filters').evaluate((form) =>
+        [...form.querySelectorAll('select, input:not([type="hidden"])')].map((field) => {
+          const label = (field as HTMLInputElement).labels?.[0];
+          const text = [...(label?.childNodes ?? [])].find(
+            (n) => n.nodeType === Node.TEXT_NODE && n.textContent?.trim(),
+          );
+          const range = document.createRange();
+          if (text) range.selectNodeContents(text);
+          const words = range.getBoundingClientRect();
+          const box = field.getBoundingClientRect();
+          const beside = words.bottom > box.top && words.top < box.bottom && words.right <= box.left;
+          const above = words.bottom <= box.top + 1 && words.left < box.right && words.right > box.left;
+          return {
+            name: (field as HTMLInputElement).name,
+            placed: Boolean(text) && (beside || above),
+            height: box.height,
+          };
+        }),
+      );
+      for (const f of fields) {
+        if (!f.placed) apart.push(`${lang} ${f.name}: label away from its field`);
+        if (f.height < 24) apart.push(`${lang} ${f.name}: ${f.height}px tall`);
+      }
+      await restore();
+    }
+    await context.close();
+    assert.deepEqual(apart, []);
+  });
+
   test("no page of the operator console scrolls sideways, an account's included", async () => {
     const context = await newContext(browser);
     const page = await context.newPage();

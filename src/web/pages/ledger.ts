@@ -232,15 +232,18 @@ export function ledgerTable(
 /** The filters' form (GET), for `action`. */
 export function ledgerFilters(q: LedgerQuery, w: Words, action: string, csv: string | null): VNode {
   return html`<form class="filters" method="get" action=${action}>
-    <label for="ledger-kind">${w.ledgerKind}</label>
-    <select id="ledger-kind" name="kind">
-      <option value="" selected=${q.kind === ''}>${w.ledgerAllKinds}</option>
-      ${ENTRY_KINDS.map((kind) => html`<option value=${kind} selected=${q.kind === kind}>${w[`kind_${kind}`]}</option>`)}
-    </select>
-    <label for="ledger-from">${w.ledgerFrom}</label>
-    <input id="ledger-from" type="date" name="from" value=${q.from} min=${LEDGER_MIN_DATE} max=${LEDGER_MAX_DATE} />
-    <label for="ledger-to">${w.ledgerTo}</label>
-    <input id="ledger-to" type="date" name="to" value=${q.to} min=${LEDGER_MIN_DATE} max=${LEDGER_MAX_DATE} />
+    <label>${w.ledgerKind}
+      <select id="ledger-kind" name="kind">
+        <option value="" selected=${q.kind === ''}>${w.ledgerAllKinds}</option>
+        ${ENTRY_KINDS.map((kind) => html`<option value=${kind} selected=${q.kind === kind}>${w[`kind_${kind}`]}</option>`)}
+      </select>
+    </label>
+    <label>${w.ledgerFrom}
+      <input id="ledger-from" type="date" name="from" value=${q.from} min=${LEDGER_MIN_DATE} max=${LEDGER_MAX_DATE} />
+    </label>
+    <label>${w.ledgerTo}
+      <input id="ledger-to" type="date" name="to" value=${q.to} min=${LEDGER_MIN_DATE} max=${LEDGER_MAX_DATE} />
+    </label>
     <button type="submit" class="secondary">${w.ledgerFilter}</button>
     ${csv === null ? null : html`<a class="button" href=${`${csv}${filterQuery(q)}`} download="">${w.ledgerCsv}</a>`}
   </form>`;
