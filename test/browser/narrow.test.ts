@@ -239,6 +239,32 @@ describe('pages on a 375 px wide screen', () => {
     assert.deepEqual(apart, []);
   });
 
+  test("a refusal naming a long link does not widen a 360 px screen: the price's and a library form's", async () => {
+    // The API's message quotes the link (cut to 72 characters, still one unbroken word of ~100).
+    const link = `${web.base}/files/${'a'.repeat(150)}/picture.png`;
+    const context = await newContext(browser);
+    await context.addCookies(await person.context.cookies());
+    const page = await context.newPage();
+    await page.setViewportSize(SMALL_PHONE);
+    const wide: string[] = [];
+    await page.goto(`${web.base}/new?model=video&mode=frames`);
+    await page.locator('#new-settings .settings').first().waitFor();
+    await page.getByLabel('Prompt', { exact: false }).first().fill('a fox');
+    await page.getByLabel(/^Image urls 1/).fill(link);
+    await page.locator('#new-price[data-state="error"]').waitFor();
+    let width = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (width > SMALL_PHONE.width) wide.push(`new-task price: ${width}px`);
+    await page.goto(`${web.base}/libraries/image/styles/new`);
+    await page.locator('form.library-form input[name="name"]').fill('fox');
+    await page.locator('form.library-form textarea[name="image_urls"]').fill(link);
+    await page.locator('form.library-form button[type="submit"]').last().click();
+    await page.locator('form.library-form .field-problem').first().waitFor();
+    width = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (width > SMALL_PHONE.width) wide.push(`library form's refusal: ${width}px`);
+    await context.close();
+    assert.deepEqual(wide, []);
+  });
+
   test("no page of the operator console scrolls sideways, an account's included", async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
