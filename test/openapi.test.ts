@@ -390,6 +390,28 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     for (const name of ['range', 'if-range', 'if-none-match']) assert.ok(headers.includes(name), name);
   });
 
+  test('every Idempotency-Key parameter declares the form the service takes: 1–255 printable', () => {
+    const declared = Object.entries(open.paths).flatMap(([path, operations]) =>
+      Object.entries(operations as Record<string, { parameters?: Json[] }>).flatMap(([method, operation]) =>
+        (operation.parameters ?? [])
+          .filter((p) => String(p.name).toLowerCase() === 'idempotency-key')
+          .map((p) => ({ where: `${method.toUpperCase()} ${path}`, schema: p.schema as Json })),
+      ),
+    );
+    assert.ok(declared.length >= 4, 'tasks, webhooks, top-ups and library creations take one');
+    for (const { where, schema } of declared) {
+      const pattern = new RegExp(String(schema.pattern), 'u');
+      const taken = (value: string) =>
+        value.length >= Number(schema.minLength) &&
+        value.length <= Number(schema.maxLength) &&
+        pattern.test(value);
+      assert.ok(taken('order 42') && taken('x'.repeat(255)), `${where} takes a printable key`);
+      for (const refused of ['', 'x'.repeat(256), 'tab\there', 'ключ']) {
+        assert.ok(!taken(refused), `${where} declares ${JSON.stringify(refused.slice(0, 20))} refused`);
+      }
+    }
+  });
+
   test('the waiting parameter and the webhook event types are declared as the service reads them', () => {
     const getTask = open.paths['/v1/tasks/{id}']?.get as unknown as { parameters: Json[] };
     const wait = getTask.parameters.find((p) => p.name === 'wait') as { schema: Json };

@@ -28,8 +28,11 @@ export const PROCESSING_LOCK_MS = 60_000;
 export const IDEMPOTENCY_RETENTION_MS = 48 * 60 * 60 * 1000;
 /** How often a request that waits for the original under its key (`run`'s `waitMs`) looks again (ms). */
 const WAIT_POLL_MS = 200;
-/** Printable ASCII, the space included (as for X-Request-Id); HTTP trims spaces at either end. */
-const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
+/**
+ * Printable ASCII, the space included (as for X-Request-Id); HTTP trims spaces at either end. The OpenAPI
+ * document declares the header with it (`idempotencyKeyHeader`).
+ */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 /** Canonical JSON: object keys sorted at every depth, so key order never changes the hash. */
 export function canonicalJson(value: unknown): string {
@@ -67,7 +70,7 @@ export function parseIdempotencyKey(rawHeaders: readonly string[]): string | nul
       ru: 'Отправьте один заголовок Idempotency-Key, а не несколько.',
     });
   }
-  if (value === undefined || !KEY_PATTERN.test(value)) {
+  if (value === undefined || !IDEMPOTENCY_KEY_PATTERN.test(value)) {
     throw errors.invalidRequest({
       en: 'Idempotency-Key must be 1 to 255 printable characters.',
       ru: 'Idempotency-Key должен состоять из 1–255 печатных символов.',

@@ -7,7 +7,12 @@ export { type ArtifactUpstream, artifactUpstream, parseArtifactUpstream } from '
 export { openArtifact, parseRange } from './artifacts.ts';
 export { DownloadAllowance } from './download-budget.ts';
 export { FinalTaskViews } from './final-task-views.ts';
-export { type CompleteClaim, IdempotencyStore, parseIdempotencyKey } from './idempotency.ts';
+export {
+  type CompleteClaim,
+  IDEMPOTENCY_KEY_PATTERN,
+  IdempotencyStore,
+  parseIdempotencyKey,
+} from './idempotency.ts';
 export { type ProbeBudget, probeUrl, resolveInputs } from './inputs.ts';
 export { TASK_CHANGED_CHANNEL, taskChanged } from './task-events.ts';
 export { TaskService } from './task-service.ts';

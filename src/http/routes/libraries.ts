@@ -16,6 +16,7 @@ import { keyMayUse } from './model-access.ts';
 import {
   errorResponses,
   errorSchema,
+  idempotencyKeyHeader,
   locationHeader,
   noBody,
   pathParam,
@@ -105,7 +106,7 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
           description: decl.learns
             ? `Answers 201 at once with status ${decl.learns.initial}; poll GET ${path}/{id}.`
             : 'Waits for the generator (client timeout of at least five minutes) and answers 201 with the record.',
-          headers: z.object({ 'idempotency-key': z.string().optional() }),
+          headers: z.object({ 'idempotency-key': idempotencyKeyHeader }),
           body: decl.body,
           response: {
             201: withHeaders(record, `the ${what}`, {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TASK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH } from '../../events/index.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../tasks/index.ts';
 import { PATH_PARAM_MAX } from '../limits.ts';
 
 /**
@@ -53,6 +54,18 @@ export function pageLimit(max: number, fallback?: number): z.ZodType<number | un
  * secret as if it had been read.
  */
 export const noBody = z.strictObject({}).nullish();
+
+/**
+ * The `Idempotency-Key` header of a creation (CONTRACT §4), declared with the form the service takes so the
+ * document does not offer keys it refuses. `parseIdempotencyKey` reads it from the raw header lines (two
+ * headers are refused, not joined) and refuses any other form in the caller's language.
+ */
+export const idempotencyKeyHeader = z.string().optional().meta({
+  description: 'label of a repeatable creation: 1 to 255 printable ASCII characters',
+  minLength: 1,
+  maxLength: 255,
+  pattern: IDEMPOTENCY_KEY_PATTERN.source,
+});
 
 /** The request headers of a file download, declared so the OpenAPI document lists them as parameters. */
 export const downloadHeaders = z.object({

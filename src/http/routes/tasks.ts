@@ -15,6 +15,7 @@ import {
   emptyIsNone,
   errorResponses,
   errorSchema,
+  idempotencyKeyHeader,
   locationHeader,
   mediaResponse,
   noBody,
@@ -93,7 +94,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         summary: 'Create a task',
         description:
           'Prices the run, holds the amount on the wallet and queues the task. Send Idempotency-Key to make retries safe. With `Prefer: wait=N` (N ≤ 60 s, RFC 7240) the answer waits up to N s: 200 with the final task if it finished, otherwise 202; both carry `Preference-Applied`. A replay (`Idempotent-Replayed: true`) answers with the original request’s status code and the task as it is then; while an original with `Prefer: wait` still waits, its code is not known yet and a replay is 409 request_in_progress (`Retry-After: 1`).',
-        headers: z.object({ 'idempotency-key': z.string().optional(), prefer: z.string().optional() }),
+        headers: z.object({ 'idempotency-key': idempotencyKeyHeader, prefer: z.string().optional() }),
         body: taskRequestSchema,
         response: {
           200: withHeaders(

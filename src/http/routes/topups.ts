@@ -11,6 +11,7 @@ import {
   emptyIsNone,
   errorResponses,
   errorSchema,
+  idempotencyKeyHeader,
   locationHeader,
   pageLimit,
   pathParam,
@@ -67,7 +68,7 @@ export async function topupRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         operationId: 'createTopup',
         summary: 'Top up the wallet',
         description: `Creates a payment for amount_minor kopecks (${TOPUP_MIN_MINOR}–${TOPUP_MAX_MINOR}); send the payer to confirmation_url. The wallet is credited once the payment succeeds. Idempotency-Key as for tasks.`,
-        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        headers: z.object({ 'idempotency-key': idempotencyKeyHeader }),
         body: z.strictObject({
           amount_minor: z.number().int().min(TOPUP_MIN_MINOR).max(TOPUP_MAX_MINOR).describe('kopecks'),
           return_url: z

@@ -8,6 +8,7 @@ import {
   emptyIsNone,
   errorResponses,
   errorSchema,
+  idempotencyKeyHeader,
   locationHeader,
   noBody,
   pageLimit,
@@ -73,7 +74,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
         operationId: 'createWebhook',
         summary: 'Add a webhook endpoint',
         description: `Events of the account's tasks and library records of the chosen types are sent to url, signed per Standard Webhooks. At most ${MAX_WEBHOOKS} endpoints. The secret is shown only here, and in a replay of this creation under its Idempotency-Key (as for tasks, kept 48 hours).`,
-        headers: z.object({ 'idempotency-key': z.string().optional() }),
+        headers: z.object({ 'idempotency-key': idempotencyKeyHeader }),
         body: z.strictObject({
           url: z.string().max(WEBHOOK_URL_MAX_LENGTH).describe('public http(s) address'),
           events: z
