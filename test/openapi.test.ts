@@ -434,6 +434,21 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     ]);
   });
 
+  test('webhook addresses are declared as URIs, as every other link field is', () => {
+    const create = open.paths['/v1/webhooks']?.post as unknown as {
+      requestBody: { content: Record<string, { schema: { properties: Record<string, Json> } }> };
+    };
+    const url = create.requestBody.content['application/json']?.schema.properties.url;
+    assert.equal(url?.format, 'uri');
+    const schemas = open.components.schemas ?? {};
+    const taskWebhooks = Object.entries(schemas).flatMap(([name, schema]) => {
+      const webhookUrl = (schema as { properties?: Record<string, Json> }).properties?.webhook_url;
+      return webhookUrl === undefined ? [] : [[name, webhookUrl.format] as const];
+    });
+    assert.ok(taskWebhooks.length > 0, 'the task requests declare webhook_url');
+    for (const [name, format] of taskWebhooks) assert.equal(format, 'uri', name);
+  });
+
   test('settings are discriminated by model, then by the model mode selector', async () => {
     const body = open.paths['/v1/tasks']?.post?.requestBody?.content['application/json']?.schema;
     assert.deepEqual(body, { $ref: '#/components/schemas/TaskRequest' });

@@ -166,6 +166,7 @@ export const taskRequestSchema = z.strictObject({
   webhook_url: z
     .string()
     .max(WEBHOOK_URL_MAX_LENGTH)
+    .meta({ format: 'uri' })
     .optional()
     .describe('called with signed events of this task (Standard Webhooks); public http(s) addresses only'),
   webhook_events: z

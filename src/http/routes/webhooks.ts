@@ -76,7 +76,11 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
         description: `Events of the account's tasks and library records of the chosen types are sent to url, signed per Standard Webhooks. At most ${MAX_WEBHOOKS} endpoints. The secret is shown only here, and in a replay of this creation under its Idempotency-Key (as for tasks, kept 48 hours).`,
         headers: z.object({ 'idempotency-key': idempotencyKeyHeader }),
         body: z.strictObject({
-          url: z.string().max(WEBHOOK_URL_MAX_LENGTH).describe('public http(s) address'),
+          url: z
+            .string()
+            .max(WEBHOOK_URL_MAX_LENGTH)
+            .meta({ format: 'uri' })
+            .describe('public http(s) address'),
           events: z
             .array(z.enum(EVENT_TYPES))
             .min(1)
