@@ -165,6 +165,43 @@ describe('sweepers', () => {
     }
   });
 
+  test('an expired upload whose bytes cannot be removed holds up no other upload', async () => {
+    const clock = new ManualClock();
+    const t = await startTestApp({ clock, worker: false, env: { UPLOAD_RETENTION: '1h' } });
+    try {
+      const acct = await t.account({ balanceMinor: 10_000 });
+      const png = await makePng(t.dir, 32, 32);
+      for (const name of ['a.png', 'b.png']) {
+        const res = await t.call(acct.key, 'POST', `/v1/files?filename=${name}`, fs.readFileSync(png), {
+          'content-type': 'application/octet-stream',
+        });
+        assert.equal(res.statusCode, 201, res.body);
+      }
+      clock.advance(2 * HOUR_MS);
+      const { sweeper, store } = sweeperWithFlakyDelete(t);
+      // The first object the sweep asks for never goes (a key the store keeps refusing), whichever it is.
+      let stuck: string | null = null;
+      store.onDelete = (key) => {
+        stuck ??= key;
+        return key === stuck ? Promise.reject(new Error('access denied')) : null;
+      };
+      await sweeper.sweepOnce();
+      const rows = await t.container.db.db.selectFrom('uploads').selectAll().execute();
+      assert.equal(rows.length, 2);
+      for (const row of rows) {
+        if (row.storage_key === stuck) {
+          assert.equal(row.deleted_at, null);
+          assert.ok(await t.container.storage.stat(row.storage_key));
+        } else {
+          assert.ok(row.deleted_at, 'the other expired upload is removed in the same pass');
+          assert.equal(await t.container.storage.stat(row.storage_key), null);
+        }
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
   test("the sweep removes a killed process's unfinished write into the local store", async (ctx) => {
     const t = await startTestApp({ worker: false });
     try {

@@ -331,9 +331,16 @@ export class UploadService {
    * Removes expired uploads no library record holds, and their bytes; returns how many. A held upload
    * stays until its last record is deleted, then goes at the next pass. Bytes go first and the flag after
    * (an expired link already answers 404, and deletes are idempotent): a crash between the two leaves a
-   * record the next sweep finds again, never bytes no sweep would look for.
+   * record the next sweep finds again, never bytes no sweep would look for. An upload whose removal fails
+   * is told to `onError` and left whole for the next pass, so it holds up none of the others (without
+   * `onError` the first failure ends the pass).
    */
-  async sweep(batch = 500): Promise<number> {
+  async sweep(
+    batch = 500,
+    onError: (error: unknown, uploadId: string) => void = (error) => {
+      throw error;
+    },
+  ): Promise<number> {
     const { db, storage, clock } = this.#deps;
     const now = clock.now();
     const due = await db.db
@@ -347,15 +354,19 @@ export class UploadService {
       .execute();
     let removed = 0;
     for (const row of due) {
-      // A lent link's bytes are its artifact's: they go when the task's files expire, not with the link.
-      if (row.source_artifact === null) await storage.delete(row.storage_key);
-      const flagged = await db.db
-        .updateTable('uploads')
-        .set({ deleted_at: clock.now().toISOString() })
-        .where('id', '=', row.id)
-        .where('deleted_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(flagged.numUpdatedRows) > 0) removed += 1;
+      try {
+        // A lent link's bytes are its artifact's: they go when the task's files expire, not with the link.
+        if (row.source_artifact === null) await storage.delete(row.storage_key);
+        const flagged = await db.db
+          .updateTable('uploads')
+          .set({ deleted_at: clock.now().toISOString() })
+          .where('id', '=', row.id)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst();
+        if (Number(flagged.numUpdatedRows) > 0) removed += 1;
+      } catch (error) {
+        onError(error, row.id);
+      }
     }
     return removed;
   }

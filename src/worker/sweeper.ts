@@ -126,7 +126,10 @@ export class Sweeper {
       }
     }
     await idempotency.sweep();
-    await this.#deps.uploads.sweep();
+    // Left as it is, a failed upload comes up again in the next pass; the others go in this one.
+    await this.#deps.uploads.sweep(batch, (err, uploadId) =>
+      this.#deps.log.warn({ err, uploadId }, 'removing an expired upload failed'),
+    );
     // Temporary folders a killed process left (an upload cut off mid-body, a run's outputs) and its writes
     // into the store cut off before their rename: removed here, as nothing else would ever look for them
     // (lib/temp-folders.ts, FileStore.removeAbandonedWrites).
