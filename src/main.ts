@@ -13,6 +13,13 @@ const DEMO_BALANCE_MINOR = 1_000_000;
  */
 const SHUTDOWN_GRACE_MS = 5_000;
 
+/**
+ * How often a shutdown closes the connections that became idle (milliseconds). Node closes those idle when
+ * the server closes, but a keep-alive connection whose request is answered afterwards stays open (for the
+ * keep-alive timeout), and would hold the close until the grace period cuts it.
+ */
+const SHUTDOWN_IDLE_CHECK_MS = 50;
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const container = await createContainer(config);
@@ -32,8 +39,10 @@ async function main(): Promise<void> {
     closing = true;
     app.log.info({ signal }, 'shutting down');
     const cutOff = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+    const idleCheck = setInterval(() => app.server.closeIdleConnections(), SHUTDOWN_IDLE_CHECK_MS);
     await app.close();
     clearTimeout(cutOff);
+    clearInterval(idleCheck);
     await container.close();
     process.exit(0);
   };

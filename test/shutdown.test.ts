@@ -73,3 +73,47 @@ test('SIGTERM with a download whose client stopped reading exits within a few se
     if (server.child.exitCode === null) server.child.kill('SIGKILL');
   }
 });
+
+test('SIGTERM while a request is under way exits once it is answered, not after the grace period', async () => {
+  const port = await freePort();
+  const data = fs.mkdtempSync(path.join(dir, 'keep-alive-'));
+  const server = await startServer({ PORT: String(port), DATA_DIR: data, LOG_LEVEL: 'warn' });
+  const client = new net.Socket();
+  try {
+    const key = /gta_[A-Za-z0-9]{32}/.exec(server.output())?.[0];
+    assert.ok(key, server.output());
+    const file = wav(64 * 1024);
+    // An upload on a keep-alive connection, its body half sent when the signal comes.
+    let answer = '';
+    await new Promise<void>((resolve, reject) => {
+      client.once('error', reject);
+      client.connect(port, '127.0.0.1', () => {
+        client.write(
+          `POST /v1/files?filename=short.wav HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: keep-alive\r\n` +
+            `Authorization: Bearer ${key}\r\nContent-Type: audio/wav\r\nContent-Length: ${file.length}\r\n\r\n`,
+        );
+        client.write(file.subarray(0, 1024), () => resolve());
+      });
+    });
+    client.on('error', () => {});
+    client.on('data', (chunk) => {
+      answer += String(chunk);
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    server.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 300));
+    client.write(file.subarray(1024));
+    const code = await Promise.race([
+      exited(server.child),
+      new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 20_000).unref()),
+    ]);
+    assert.match(answer, /^HTTP\/1\.1 201/);
+    assert.equal(code, 0, server.output());
+    // The answered connection is idle: nothing is left to wait for (the grace period is 5 s).
+    assert.ok(Date.now() - started < 3_000, `exited after ${Date.now() - started} ms`);
+  } finally {
+    client.destroy();
+    if (server.child.exitCode === null) server.child.kill('SIGKILL');
+  }
+});
