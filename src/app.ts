@@ -81,6 +81,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // An absolute-form target (`GET http://host/v1/models`) is served as its path and query.
     rewriteUrl: originFormOf,
     routerOptions: { maxParamLength: PATH_PARAM_MAX },
+    // A request on an open connection while the app closes is refused by the request context instead, in
+    // the error table's shape (http/plugins/request-context.ts).
+    return503OnClosing: false,
     // Only the proxies TRUST_PROXY names may say who the client is (X-Forwarded-For).
     trustProxy: deps.config.trustProxy.length > 0 ? [...deps.config.trustProxy] : false,
     // Node's cap on receiving a whole request; slow bodies are cut much sooner by the body pace.

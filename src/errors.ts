@@ -363,5 +363,14 @@ export const errors = {
   modelUnavailable: (model: string): ApiError =>
     new ApiError('model_unavailable', { params: { model }, headers: retryAfter(60) }),
   sgUnavailable: (): ApiError => new ApiError('sg_unavailable', { headers: retryAfter(30) }),
+  /** A request that reached this process while it stops (an open connection's next request). */
+  shuttingDown: (): ApiError =>
+    new ApiError('sg_unavailable', {
+      headers: { ...retryAfter(1), connection: 'close' },
+      detail: {
+        en: 'This server is restarting or shutting down and takes no new request; send it again in a moment.',
+        ru: 'Этот сервер перезапускается или останавливается и не принимает новых запросов; повторите запрос чуть позже.',
+      },
+    }),
   notReady: (): ApiError => new ApiError('not_ready'),
 } as const;

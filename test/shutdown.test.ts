@@ -103,7 +103,9 @@ test('SIGTERM while a request is under way exits once it is answered, not after 
     const started = Date.now();
     server.child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 300));
+    // And a request sent after it on the same connection, once the process has begun to stop.
     client.write(file.subarray(1024));
+    client.write(`GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n\r\n`);
     const code = await Promise.race([
       exited(server.child),
       new Promise<string>((resolve) => setTimeout(() => resolve('still running'), 20_000).unref()),
@@ -111,7 +113,13 @@ test('SIGTERM while a request is under way exits once it is answered, not after 
     assert.match(answer, /^HTTP\/1\.1 201/);
     assert.equal(code, 0, server.output());
     // The answered connection is idle: nothing is left to wait for (the grace period is 5 s).
-    assert.ok(Date.now() - started < 3_000, `exited after ${Date.now() - started} ms`);
+    assert.ok(Date.now() - started < 4_000, `exited after ${Date.now() - started} ms`);
+    // The request that came too late is refused in the error table's shape, to be sent again.
+    const late = answer.slice(answer.indexOf('HTTP/1.1', 1));
+    assert.match(late, /^HTTP\/1\.1 503 /, answer);
+    assert.match(late, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i, late);
+    assert.match(late, /\r\nretry-after: 1\r\n/i, late);
+    assert.match(late, /\{"error":\{"code":"sg_unavailable","message":"This server is restarting/, late);
   } finally {
     client.destroy();
     if (server.child.exitCode === null) server.child.kill('SIGKILL');

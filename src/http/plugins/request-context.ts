@@ -35,12 +35,18 @@ export function originFormOf(req: RawRequestDefaultExpression): string {
  * X-Request-Id and `X-Content-Type-Options: nosniff` on every response and the message language of every
  * request (CONTRACT §8). An HTTP/1.1 request without Host, and any with more than one or with one that
  * names no host (RFC 9112 §3.2), is refused here, as Node would refuse the first, but in the error
- * table's shape.
+ * table's shape. So is a request that comes while the app closes, on a connection opened before (Fastify's
+ * own answer to it is a 503 in its shape, without a request id): `503 sg_unavailable`, to be sent again.
  */
 export function installRequestContext(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('lang', 'en');
   const served = servedMethods(app);
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   // A callback, not an async function: it runs on every request, and a promise per hook is measurable.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -49,6 +55,10 @@ export function installRequestContext(app: FastifyInstance): void {
     reply.header('x-content-type-options', 'nosniff');
     const query = request.query as Record<string, unknown> | undefined;
     request.lang = negotiateLang(query?.lang, request.headers['accept-language']);
+    if (closing) {
+      done(errors.shuttingDown());
+      return;
+    }
     const host = request.headers.host;
     if (host === undefined && request.raw.httpVersion === '1.1') {
       done(errors.missingHost());
