@@ -278,6 +278,45 @@ describe('webhook deliveries', () => {
     assert.equal(d!.task_id, null);
   });
 
+  test('a stop lets an attempt in flight be answered and recorded: it is not sent again', async () => {
+    const acct = await t.account();
+    const hook = await receiver(() => ({ status: 200, delayMs: 300 }));
+    await queue(t, acct.id, { own: hook.url, taskId: 'task-stopped-answered' });
+    await hook.waitFor(1);
+    try {
+      await t.container.webhookSender.stop();
+      const [d] = await deliveries(t, acct.key, '?task_id=task-stopped-answered');
+      assert.equal(d?.state, 'succeeded');
+      assert.equal(d?.attempts, 1);
+    } finally {
+      t.container.webhookSender.start();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(hook.received.length, 1);
+  });
+
+  test('a stop gives back uncounted an attempt still unanswered after its grace: it is sent again', async () => {
+    const acct = await t.account();
+    const hook = await receiver((_request, index) => (index === 0 ? 'hang' : { status: 200 }));
+    await queue(t, acct.id, { own: hook.url, taskId: 'task-stopped-hanging' });
+    await hook.waitFor(1);
+    try {
+      await t.container.webhookSender.stop();
+      const [d] = await deliveries(t, acct.key, '?task_id=task-stopped-hanging');
+      assert.equal(d?.state, 'pending');
+      assert.equal(d?.attempts, 0);
+    } finally {
+      t.container.webhookSender.start();
+    }
+    const [first, second] = await hook.waitFor(2);
+    assert.equal(second?.headers['webhook-id'], first?.headers['webhook-id']);
+    const [d] = await eventually(
+      () => deliveries(t, acct.key, '?task_id=task-stopped-hanging'),
+      (list) => list[0]?.state === 'succeeded',
+    );
+    assert.equal(d?.attempts, 1);
+  });
+
   test('a name whose DNS answers include a private address is refused at send time', async () => {
     const acct = await t.account();
     const hook = await receiver();

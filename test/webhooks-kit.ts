@@ -9,8 +9,8 @@ export interface Received {
   at: number;
 }
 
-/** What a receiver answers: a status (and headers), or `hang` to never answer. */
-export type Answer = { status: number; headers?: Record<string, string> } | 'hang';
+/** What a receiver answers: a status (and headers, after `delayMs`), or `hang` to never answer. */
+export type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
 export interface Receiver {
   url: string;
@@ -42,8 +42,10 @@ export async function startReceiver(
       received.push(request);
       for (const w of waiters) w();
       if (reply === 'hang') return;
-      res.writeHead(reply.status, reply.headers ?? {});
-      res.end('ok');
+      setTimeout(() => {
+        res.writeHead(reply.status, reply.headers ?? {});
+        res.end('ok');
+      }, reply.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

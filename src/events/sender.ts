@@ -35,6 +35,13 @@ export interface WebhookSenderDeps {
   allowAddresses: readonly string[];
 }
 
+/**
+ * Longest a stop waits for the attempts in flight to be answered (milliseconds) before it aborts them and
+ * gives their deliveries back: an answered attempt is recorded, where one given back is sent again by the
+ * next process, a second call the receiver must recognise by its webhook-id.
+ */
+const STOP_GRACE_MS = 2_000;
+
 export interface WebhookSenderOptions {
   /** Deliveries in flight at once. (Default: 16) */
   concurrency?: number;
@@ -96,16 +103,25 @@ export class WebhookSender {
     return this.#inFlight.size;
   }
 
-  /** Stops claiming; attempts in flight are aborted and their deliveries given back uncounted. */
-  async stop(): Promise<void> {
+  /**
+   * Stops claiming. Attempts in flight get `graceMs` to be answered and recorded; those still waiting then
+   * are aborted and their deliveries given back uncounted.
+   */
+  async stop(graceMs = STOP_GRACE_MS): Promise<void> {
     this.#stopping = true;
     this.wake();
     await this.#loop;
     this.#loop = null;
     await (await this.#unlisten)?.();
     this.#unlisten = null;
+    const settled = () => Promise.allSettled([...this.#inFlight.values()].map((f) => f.done));
+    if (this.#inFlight.size > 0 && graceMs > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([settled(), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+      clearTimeout(timer);
+    }
     for (const { abort } of this.#inFlight.values()) abort.abort(new Error('sender stopping'));
-    await Promise.allSettled([...this.#inFlight.values()].map((f) => f.done));
+    await settled();
   }
 
   /** Claims and starts due deliveries once; resolves with how many were started. */
