@@ -54,8 +54,12 @@ describe('top-up in the browser (PAYMENTS=test)', () => {
       creditsOf.map((e) => e.amount_minor),
       [150_000],
     );
-    // The dashboard's ledger names the credit by its top-up and leads back to the top-up's page.
-    await page.goto(`${web.base}/ledger`);
+    // The top-up's page leads to its credit in the dashboard's ledger, which names the credit by its
+    // top-up and leads back to the top-up's page.
+    await page.goto(topupUrl);
+    await page.getByRole('link', { name: 'The credit in the ledger', exact: true }).click();
+    await page.waitForURL(/\/ledger\?kind=credit&from=\d{4}-\d\d-\d\d$/);
+    assert.equal(await page.locator('table.ledger tbody tr').count(), 1);
     const topupId = new URL(topupUrl).pathname.split('/').at(-1) ?? '';
     await page.getByRole('link', { name: `top-up ${topupId}`, exact: true }).click();
     await page.waitForURL(topupUrl);

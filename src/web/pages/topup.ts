@@ -16,6 +16,7 @@ import { refusalOf, seeOther, sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { fill, wordsOf } from '../words.ts';
 import { rublesToMinor } from './keys.ts';
+import { moscowDate } from './ledger.ts';
 import { money } from './overview.ts';
 import { topupState, topupsTable } from './topups-table.ts';
 
@@ -107,13 +108,22 @@ async function topupPage(
   return page(context, deps.assets, { title: w.topUpTitle, path: '/topup', body, islands: ['topup'] });
 }
 
+/**
+ * The ledger's credits from a top-up's day on, where its own credit is (the payment may succeed days after
+ * the top-up was made, never before): each names its top-up and links back here (ledger.ts).
+ */
+function creditsSince(createdAt: string): string {
+  return `/ledger?${new URLSearchParams({ kind: 'credit', from: moscowDate(createdAt) })}`;
+}
+
 function statusBody(context: WebContext, topup: WebTopup): VNode {
   const w = wordsOf(context.lang);
   const locale = context.lang === 'ru' ? 'ru-RU' : 'en-US';
   const amount = money(topup.amount_minor, locale);
   const note =
     topup.status === 'succeeded'
-      ? html`<p class="flash" role="status">${fill(w.topupDone, { amount })}</p>`
+      ? html`<p class="flash" role="status">${fill(w.topupDone, { amount })}</p>
+          <p><a href=${creditsSince(topup.created_at)}>${w.topupInLedger}</a></p>`
       : topup.status === 'canceled'
         ? html`<p class="error" role="status">${w.topupCanceledNote}</p>`
         : // The script that reloads the page says so; without it the page offers to check again.
