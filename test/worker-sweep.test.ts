@@ -218,6 +218,28 @@ describe('sweepers', () => {
       await t.close();
     }
   });
+
+  test('the sweep removes expired dashboard sessions and keeps the live ones', async () => {
+    const clock = new ManualClock();
+    const t = await startTestApp({ clock, worker: false, env: { SESSION_TTL: '2h' } });
+    try {
+      const people = t.container.services.people;
+      const password = 'correct horse battery';
+      await people.signUp({ email: 'ann@example.com', password, lang: 'en' });
+      const signIn = () => people.signIn({ email: 'ann@example.com', password, address: '203.0.113.1' });
+      // Every sign-in makes a session; none of these ever signs out.
+      for (let i = 0; i < 3; i += 1) await signIn();
+      clock.advance(HOUR_MS);
+      const live = await signIn();
+      clock.advance(HOUR_MS + 60_000);
+      await t.container.sweeper.sweepOnce();
+      const rows = await t.container.db.db.selectFrom('sessions').select('expires_at').execute();
+      assert.deepEqual(rows, [{ expires_at: live.expiresAt.toISOString() }]);
+      assert.ok(await people.session(live.token), 'the live session still works');
+    } finally {
+      await t.close();
+    }
+  });
 });
 
 test('library settling and provider deletions run apart, each one pass at a time', async () => {

@@ -28,7 +28,7 @@ import {
   verifyPassword,
 } from './password.ts';
 import { type AccountWithPerson, attachEmail, findAccounts } from './people-admin.ts';
-import { asLang, createSession, findSession, type Session } from './sessions.ts';
+import { asLang, createSession, deleteExpiredSessions, findSession, type Session } from './sessions.ts';
 import { endResetLinks, hashToken, issueToken, isTokenOpen, isTokenShaped, useToken } from './tokens.ts';
 
 export interface PeopleServiceDeps {
@@ -194,6 +194,11 @@ export class PeopleService {
   /** The session of a cookie's value, or null when it is unknown, ended or expired. */
   session(token: string): Promise<Session | null> {
     return findSession(this.#d.db.db, token, this.#d.clock.now());
+  }
+
+  /** Removes expired sessions (the sweeper's pass); resolves with how many. */
+  sweepSessions(): Promise<number> {
+    return deleteExpiredSessions(this.#d.db.db, this.#d.clock.now());
   }
 
   /** Ends one session. */
