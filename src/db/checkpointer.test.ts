@@ -31,3 +31,24 @@ test('the checkpoint thread copies committed writes from the WAL into the databa
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the checkpoint thread cuts the WAL back to nothing once the writes stop', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-checkpoint-'));
+  const file = path.join(dir, 'c.db');
+  const db = createDb(`sqlite:${file}`);
+  try {
+    await migrateToLatest(db);
+    // A burst of about 2 MB in one commit: SQLite reuses the WAL from its start after a checkpoint, but
+    // never makes the file smaller.
+    const rows = Array.from({ length: 2_000 }, (_, i) => ({ name: `k${i}-${'x'.repeat(1000)}`, value: i }));
+    await db.db.insertInto('epochs').values(rows).execute();
+    assert.ok(fs.statSync(`${file}-wal`).size > 1_000_000, 'the burst went through the WAL');
+    const empty = () => fs.statSync(`${file}-wal`).size === 0;
+    const deadline = Date.now() + 10_000;
+    while (!empty() && Date.now() < deadline) await sleep(50);
+    assert.ok(empty(), `the WAL is ${fs.statSync(`${file}-wal`).size} bytes after the writes stopped`);
+  } finally {
+    await db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
