@@ -390,7 +390,7 @@ export async function createContainer(
     uploads,
     callbacks,
     log,
-    sweepSessions: () => people.sweepSessions(),
+    sweepPeople: () => people.sweepExpired(),
     // Records that learn or wait reach ready/failed without a reader, so their webhooks go out.
     settleRecords: () => libraries.settleDue(),
     // The provider copies of deleted records are deleted there.

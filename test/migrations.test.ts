@@ -76,6 +76,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     '0b895e20168420d8f2f31a820faaf1c11844c823b2441aa2a3e9ebdad24e80df',
   'src/db/migrations/0030-ended-task-folders.ts':
     '7ec9d45fb1befcc529377706cebd21b01f30f30baecb2b54aa2b5bd292d23591',
+  'src/db/migrations/0031-people-expiry.ts':
+    '8cb326b7d6b11b1741164a09968e7fa6011ebc7732e25388e12c82e958e451c4',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',

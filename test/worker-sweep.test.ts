@@ -219,7 +219,7 @@ describe('sweepers', () => {
     }
   });
 
-  test('the sweep removes expired dashboard sessions and keeps the live ones', async () => {
+  test('the sweep removes expired dashboard sessions and e-mail links and keeps the live ones', async () => {
     const clock = new ManualClock();
     const t = await startTestApp({ clock, worker: false, env: { SESSION_TTL: '2h' } });
     try {
@@ -236,6 +236,14 @@ describe('sweepers', () => {
       const rows = await t.container.db.db.selectFrom('sessions').select('expires_at').execute();
       assert.deepEqual(rows, [{ expires_at: live.expiresAt.toISOString() }]);
       assert.ok(await people.session(live.token), 'the live session still works');
+      // E-mail links too: a reset link (an hour) goes once expired, the sign-up's (48 hours) stays.
+      const links = () =>
+        t.container.db.db.selectFrom('person_tokens').select('purpose').orderBy('purpose').execute();
+      await people.requestPasswordReset('ann@example.com');
+      assert.deepEqual(await links(), [{ purpose: 'confirm' }, { purpose: 'reset' }]);
+      clock.advance(HOUR_MS + 60_000);
+      await t.container.sweeper.sweepOnce();
+      assert.deepEqual(await links(), [{ purpose: 'confirm' }]);
     } finally {
       await t.close();
     }

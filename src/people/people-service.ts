@@ -29,7 +29,15 @@ import {
 } from './password.ts';
 import { type AccountWithPerson, attachEmail, findAccounts } from './people-admin.ts';
 import { asLang, createSession, deleteExpiredSessions, findSession, type Session } from './sessions.ts';
-import { endResetLinks, hashToken, issueToken, isTokenOpen, isTokenShaped, useToken } from './tokens.ts';
+import {
+  deleteExpiredTokens,
+  endResetLinks,
+  hashToken,
+  issueToken,
+  isTokenOpen,
+  isTokenShaped,
+  useToken,
+} from './tokens.ts';
 
 export interface PeopleServiceDeps {
   db: Db;
@@ -196,9 +204,12 @@ export class PeopleService {
     return findSession(this.#d.db.db, token, this.#d.clock.now());
   }
 
-  /** Removes expired sessions (the sweeper's pass); resolves with how many. */
-  sweepSessions(): Promise<number> {
-    return deleteExpiredSessions(this.#d.db.db, this.#d.clock.now());
+  /** Removes expired sessions and e-mail links (the sweeper's pass); resolves with how many. */
+  async sweepExpired(): Promise<number> {
+    const now = this.#d.clock.now();
+    return (
+      (await deleteExpiredSessions(this.#d.db.db, now)) + (await deleteExpiredTokens(this.#d.db.db, now))
+    );
   }
 
   /** Ends one session. */

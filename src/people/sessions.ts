@@ -70,9 +70,10 @@ export async function findSession(db: Kysely<Database>, token: string, now: Date
 }
 
 /**
- * Removes the sessions expired at `now`, at most `batch` of them; resolves with how many. A session ends
- * at its expiry, but its row was only ever deleted by signing out or a password change: every sign-in
- * left one that expired later and stayed for good (the sweeper's pass calls this).
+ * Removes the sessions expired at `now`, at most `batch` of them (by the expiry's index, migration 0031);
+ * resolves with how many. A session ends at its expiry, but its row was only ever deleted by signing out
+ * or a password change: every sign-in left one that expired later and stayed for good (the sweeper's pass
+ * calls this).
  */
 export async function deleteExpiredSessions(db: Kysely<Database>, now: Date, batch = 500): Promise<number> {
   const result = await db

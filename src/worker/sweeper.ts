@@ -19,8 +19,11 @@ interface SweeperDeps {
   uploads: UploadService;
   /** Callbacks of real providers, dropped an hour after their task ended. (Default: none) */
   callbacks?: CallbackStore;
-  /** Removes expired dashboard sessions (PeopleService.sweepSessions); run with each pass. (Default: none) */
-  sweepSessions?: () => Promise<number>;
+  /**
+   * Removes expired dashboard sessions and e-mail links (PeopleService.sweepExpired); run with each pass.
+   * (Default: none)
+   */
+  sweepPeople?: () => Promise<number>;
   log: Pick<FastifyBaseLogger, 'warn'>;
   /**
    * Settles library records whose pending step is due though nobody reads them, so their webhooks go out
@@ -132,7 +135,7 @@ export class Sweeper {
     await this.#deps.uploads.sweep(batch, (err, uploadId) =>
       this.#deps.log.warn({ err, uploadId }, 'removing an expired upload failed'),
     );
-    await this.#deps.sweepSessions?.();
+    await this.#deps.sweepPeople?.();
     // Temporary folders a killed process left (an upload cut off mid-body, a run's outputs) and its writes
     // into the store cut off before their rename: removed here, as nothing else would ever look for them
     // (lib/temp-folders.ts, FileStore.removeAbandonedWrites).

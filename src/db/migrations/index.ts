@@ -29,6 +29,7 @@ import * as m0027 from './0027-task-artifact-views.ts';
 import * as m0028 from './0028-people-email-nfc.ts';
 import * as m0029 from './0029-delivery-receivers.ts';
 import * as m0030 from './0030-ended-task-folders.ts';
+import * as m0031 from './0031-people-expiry.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -62,6 +63,7 @@ export const migrations: Record<string, Migration> = {
   '0028-people-email-nfc': m0028,
   '0029-delivery-receivers': m0029,
   '0030-ended-task-folders': m0030,
+  '0031-people-expiry': m0031,
 };
 
 export const migrationProvider: MigrationProvider = {
