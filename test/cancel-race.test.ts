@@ -69,6 +69,42 @@ describe('cancel racing a completion', () => {
     assert.deepEqual(ledger.map((e) => e.type).sort(), ['capture', 'credit', 'hold']);
   });
 
+  test('ten cancels of one running task at once: one is 200, the others 409, the hold voided once', async () => {
+    const acct = await t.account({ balanceMinor: 10_000, dailyLimitMinor: 1_500 });
+    const body = {
+      model: 'model-3d',
+      settings: { task_type: 'text_to_model', prompt: 'a chair', texture: false, pbr: false },
+    };
+    const created = await t.call(acct.key, 'POST', '/v1/tasks', body);
+    assert.equal(created.statusCode, 202, created.body);
+    const taskId = created.json().id as string;
+    const { db, dialect } = t.container.db;
+    await dialect.transaction(db, (tx) => markRunning(tx, taskId, new Date(), `test-run:${taskId}`));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => t.call(acct.key, 'POST', `/v1/tasks/${taskId}/cancel`)),
+    );
+    const codes = answers.map((a) => a.statusCode).sort();
+    assert.deepEqual(codes, [200, 409, 409, 409, 409, 409, 409, 409, 409, 409], answers[0]?.body);
+    for (const answer of answers.filter((a) => a.statusCode === 409)) {
+      expectError(answer, 409, 'task_not_cancelable');
+    }
+    const { entries } = await entriesOf(db, acct.id);
+    assert.deepEqual(
+      entries.map((e) => [e.type, e.amount_minor]),
+      [
+        ['void', 1_500],
+        ['hold', 1_500],
+        ['credit', 10_000],
+      ],
+    );
+    // The key's day got the amount back once: the whole limit is there again, no more.
+    const me = (await t.call(acct.key, 'GET', '/v1/me')).json();
+    assert.equal(me.spent_today_minor, 0);
+    assert.equal(me.available_minor, 10_000);
+    const again = await t.call(acct.key, 'POST', '/v1/tasks', body);
+    assert.equal(again.statusCode, 202, again.body);
+  });
+
   test('a creation that waited for the money a cancel released is held after that release in the ledger', async () => {
     const acct = await t.account({ balanceMinor: 400 });
     const body = { model: 'image', settings: { prompt: 'a fox' } };
