@@ -166,6 +166,28 @@ describe('top-ups in the test mode', () => {
     assert.equal((await t.call(acct.key, 'GET', '/v1/me')).json().available_minor, 2500);
   });
 
+  test('ten creations sent at once with one Idempotency-Key make one top-up and one payment', async () => {
+    const acct = await t.account();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 4000 }, { 'idempotency-key': 'burst' }),
+      ),
+    );
+    const created = answers.filter((a) => a.statusCode === 201);
+    for (const answer of answers.filter((a) => a.statusCode !== 201)) {
+      expectError(answer, 409, 'request_in_progress');
+    }
+    assert.ok(created.length >= 1);
+    assert.equal(new Set(created.map((a) => a.json().id)).size, 1);
+    assert.equal((await t.call(acct.key, 'GET', '/v1/topups')).json().topups.length, 1);
+    const payments = await t.container.db.db
+      .selectFrom('test_payments')
+      .select('id')
+      .where('topup_id', '=', created[0]?.json().id)
+      .execute();
+    assert.equal(payments.length, 1);
+  });
+
   test("an operator's credit cannot take a top-up's payment id; a taken one leaves the top-up pending", async () => {
     const acct = await t.account();
     const other = await t.account();
