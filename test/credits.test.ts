@@ -47,4 +47,31 @@ describe('credits once per reference', () => {
     assert.equal(entries.length, 1);
     assert.equal((await balances(t, id)).balance_minor, 12_345);
   });
+
+  test('ten amounts sent at once under one reference: one is credited, the nine others are 409', async () => {
+    const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Race amounts' })).json().id as string;
+    const url = `/admin/v1/accounts/${id}/credits`;
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        t.admin('POST', url, { amount_minor: 1_000 + i, reference: 'race-2' }),
+      ),
+    );
+    const won = answers.filter((a) => a.statusCode === 201);
+    assert.equal(won.length, 1, answers.map((a) => a.body).join('\n'));
+    for (const answer of answers.filter((a) => a.statusCode !== 201)) {
+      expectError(answer, 409, 'credit_reference_conflict');
+    }
+    const amount = won[0]?.json().amount_minor as number;
+    const entries = await t.container.db.db
+      .selectFrom('ledger_entries')
+      .select('amount_minor')
+      .where('account_id', '=', id)
+      .where('reference', '=', 'race-2')
+      .execute();
+    assert.deepEqual(
+      entries.map((e) => Number(e.amount_minor)),
+      [amount],
+    );
+    assert.equal((await balances(t, id)).balance_minor, amount);
+  });
 });
