@@ -5,9 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { loadConfig } from '../src/config.ts';
+import { createContainer } from '../src/container.ts';
 import { credit } from '../src/ledger/index.ts';
 import { ManualClock } from '../src/lib/clock.ts';
-import { expectError, startTestApp, type TestApp } from './helpers.ts';
+import { expectError, sharedProcessEnv, startTestApp, type TestApp } from './helpers.ts';
 
 async function creditsOf(t: TestApp, accountId: string, reference: string): Promise<number[]> {
   const ledger = await t.admin('GET', `/admin/v1/accounts/${accountId}/ledger`);
@@ -164,6 +166,57 @@ describe('top-ups in the test mode', () => {
     for (const res of reads) assert.equal(res.json().status, 'succeeded');
     assert.deepEqual(await creditsOf(t, acct.id, paymentId), [2500]);
     assert.equal((await t.call(acct.key, 'GET', '/v1/me')).json().available_minor, 2500);
+  });
+
+  test('Pay and Decline pressed at once in two processes: succeeded with one credit, or canceled with none', {
+    // Two services in one process on one SQLite file would wait for each other's write lock on the one
+    // event loop (busy_timeout blocks it); on PostgreSQL each has its own connections, as two processes do.
+    skip: process.env.TEST_DATABASE_URL ? false : 'PostgreSQL only (TEST_DATABASE_URL)',
+  }, async () => {
+    // A second process's services on the same database: its own reads of a payment, not shared with ours.
+    const other = await createContainer(
+      loadConfig({ ...sharedProcessEnv(t), PAYMENTS: 'test', LOG_LEVEL: 'silent' }),
+    );
+    try {
+      const acct = await t.account();
+      const made = await Promise.all(
+        Array.from({ length: 12 }, async () => {
+          const res = await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 1_000 });
+          assert.equal(res.statusCode, 201, res.body);
+          return res.json().id as string;
+        }),
+      );
+      // Each top-up gets both buttons at once, from both processes, in both orders.
+      await Promise.all(
+        made.flatMap((id, i) => {
+          const [pay, decline] = i % 2 === 0 ? [t.container, other] : [other, t.container];
+          return [
+            pay.services.topups.decideTest(acct.id, id, 'succeeded'),
+            decline.services.topups.decideTest(acct.id, id, 'canceled'),
+          ];
+        }),
+      );
+      let succeeded = 0;
+      for (const id of made) {
+        const topup = (await t.call(acct.key, 'GET', `/v1/topups/${id}`)).json();
+        const paymentId = await paymentOf(t, id);
+        const payment = await t.container.db.db
+          .selectFrom('test_payments')
+          .select('status')
+          .where('id', '=', paymentId)
+          .executeTakeFirstOrThrow();
+        assert.equal(topup.status, payment.status, `top-up ${id}`);
+        assert.deepEqual(
+          await creditsOf(t, acct.id, paymentId),
+          topup.status === 'succeeded' ? [1_000] : [],
+          `top-up ${id}`,
+        );
+        if (topup.status === 'succeeded') succeeded += 1;
+      }
+      assert.equal((await t.call(acct.key, 'GET', '/v1/me')).json().available_minor, succeeded * 1_000);
+    } finally {
+      await other.close();
+    }
   });
 
   test('ten creations sent at once with one Idempotency-Key make one top-up and one payment', async () => {
