@@ -142,8 +142,9 @@ export class FakePeople implements PeoplePort {
     await this.mailSent;
   }
 
-  async isResetLinkOpen(token: string) {
-    return this.resetTokens.has(token);
+  async resetLinkEmail(token: string) {
+    const personId = this.resetTokens.get(token);
+    return personId === undefined ? null : this.#byId(personId).email;
   }
 
   async resetPassword(token: string, password: string) {

@@ -107,7 +107,7 @@ describe('dashboard on the people service', () => {
     assert.equal((await me(bobSession)).statusCode, 401, "Bob's old session opens nothing any more");
   });
 
-  test("a reset link opened over another person's session ends that session, whose cookie it drops", async () => {
+  test("a reset link opened over another person's session names its owner, ends that session, drops its cookie", async () => {
     const alice = new Browser(t);
     await alice.signUp();
     await alice.get('/settings');
@@ -120,7 +120,10 @@ describe('dashboard on the people service', () => {
     await bob.get('/reset');
     await bob.post('/reset', { email: bobEmail });
     await alice.get(`/reset/new?token=${await mailedLink(t.dir, bobEmail, 'reset/new')}`);
-    await alice.get('/reset/new');
+    // The form says whose password it sets: a link passed on by its owner names the owner.
+    const form = (await alice.get('/reset/new')).body;
+    assert.match(form, /This link sets the password of the account of <strong>([^<]+)<\/strong>/);
+    assert.equal(/account of <strong>([^<]+)<\/strong>/.exec(form)?.[1], bobEmail);
     assert.equal((await alice.post('/reset/new', { password: 'bob new password' })).statusCode, 303);
     assert.equal(alice.cookies.get('gta_session'), undefined, 'the browser is signed out');
     const me = await t.app.inject({

@@ -34,8 +34,8 @@ import {
   endResetLinks,
   hashToken,
   issueToken,
-  isTokenOpen,
   isTokenShaped,
+  openTokenPerson,
   useToken,
 } from './tokens.ts';
 
@@ -238,11 +238,20 @@ export class PeopleService {
   }
 
   /**
-   * Whether a reset link would still set a password (known, unused, within its hour), without using it:
-   * the dashboard asks before it shows the `New password` form.
+   * The e-mail whose password a reset link would still set (known, unused, within its hour), without using
+   * it; null when it would not. The dashboard asks before it shows the `New password` form, and names the
+   * e-mail on it: a link mailed to someone else and passed on (to have a person set a password they may
+   * use elsewhere on the sender's account) says whose it is.
    */
-  async isResetLinkOpen(token: string): Promise<boolean> {
-    return isTokenOpen(this.#d.db.db, token, 'reset', this.#d.clock.now());
+  async resetLinkEmail(token: string): Promise<string | null> {
+    const personId = await openTokenPerson(this.#d.db.db, token, 'reset', this.#d.clock.now());
+    if (personId === null) return null;
+    const person = await this.#d.db.db
+      .selectFrom('people')
+      .select('email')
+      .where('id', '=', personId)
+      .executeTakeFirst();
+    return person?.email ?? null;
   }
 
   /**

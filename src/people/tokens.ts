@@ -62,11 +62,16 @@ export async function useToken(tx: Tx, token: string, purpose: TokenPurpose, at:
 }
 
 /**
- * Whether a token would be accepted now (known, of this purpose, unused, unexpired), without using it: a
- * page asks before it offers a form that needs the token.
+ * The person of a token that would be accepted now (known, of this purpose, unused, unexpired), without
+ * using it; null for any other: a page asks before it offers a form that needs the token.
  */
-export async function isTokenOpen(db: Tx, token: string, purpose: TokenPurpose, at: Date): Promise<boolean> {
-  if (!isTokenShaped(token)) return false;
+export async function openTokenPerson(
+  db: Tx,
+  token: string,
+  purpose: TokenPurpose,
+  at: Date,
+): Promise<string | null> {
+  if (!isTokenShaped(token)) return null;
   const row = await db
     .selectFrom('person_tokens')
     .select('person_id')
@@ -75,7 +80,7 @@ export async function isTokenOpen(db: Tx, token: string, purpose: TokenPurpose, 
     .where('used_at', 'is', null)
     .where('expires_at', '>', at.toISOString())
     .executeTakeFirst();
-  return row !== undefined;
+  return row?.person_id ?? null;
 }
 
 /**

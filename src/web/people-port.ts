@@ -36,8 +36,8 @@ export interface PeoplePort {
   session(token: string): Promise<WebSession | null>;
   signOut(token: string): Promise<void>;
   requestPasswordReset(email: string): Promise<void>;
-  /** Whether a reset link would still set a password; the link is not used up. */
-  isResetLinkOpen(token: string): Promise<boolean>;
+  /** The e-mail whose password a reset link would still set, null when it would not; not used up. */
+  resetLinkEmail(token: string): Promise<string | null>;
   resetPassword(token: string, password: string): Promise<void>;
   changePassword(
     personId: string,

@@ -220,16 +220,19 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
    * The `New password` form while the link is open; otherwise one message (`error`, or that the link is
    * dead) and the way to ask for a new link, with no form that could only be refused.
    */
-  const newPasswordPage = (context: WebContext, open: boolean, problem: FormProblem | null) => {
+  /** The form of an open link, naming whose password it sets (`email`), or the dead link's note (null). */
+  const newPasswordPage = (context: WebContext, email: string | null, problem: FormProblem | null) => {
     const w = wordsOf(context.lang);
     const password = fieldProblem(problem, 'password', 'password-hint');
     return page(context, assets, {
       title: w.resetNewTitle,
       path: RESET_PATH,
-      body: open
-        ? [
-            errorBox(problem),
-            html`<form class="stack" method="post" action=${RESET_PATH}>
+      body:
+        email !== null
+          ? [
+              errorBox(problem),
+              html`<p data-testid="reset-email">${w.resetFor} <strong>${email}</strong></p>`,
+              html`<form class="stack" method="post" action=${RESET_PATH}>
               ${csrfField(context)}
               <label>${w.newPassword}
                 <input type="password" name="password" required minlength="8" autocomplete="new-password" ...${password.attributes} />
@@ -238,8 +241,8 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
               <p class="hint" id="password-hint">${w.passwordHint}</p>
               <button type="submit">${w.resetSet}</button>
             </form>`,
-          ]
-        : html`<p class="error" role="alert">${problem?.message ?? w.resetExpired}</p>
+            ]
+          : html`<p class="error" role="alert">${problem?.message ?? w.resetExpired}</p>
             <p><a href="/reset">${w.resetAskAgain}</a></p>`,
     });
   };
@@ -258,16 +261,16 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     }
     // The link is checked (not used up) before the form is offered: a dead one is said at once.
     const held = request.cookies[RESET_COOKIE];
-    const open = held ? await people.isResetLinkOpen(held) : false;
-    if (held && !open) closeLink(reply);
-    return sendHtml(reply, 200, newPasswordPage(context, open, null));
+    const email = held ? await people.resetLinkEmail(held) : null;
+    if (held && email === null) closeLink(reply);
+    return sendHtml(reply, 200, newPasswordPage(context, email, null));
   });
 
   app.post(RESET_PATH, HIDE, async (request, reply) => {
     const context = contextOf(request);
     const token = request.cookies[RESET_COOKIE];
     // No link at all (its cookie's 15 minutes ran out) is a dead link, refused as one is.
-    if (!token) return sendHtml(reply, 422, newPasswordPage(context, false, null));
+    if (!token) return sendHtml(reply, 422, newPasswordPage(context, null, null));
     try {
       await people.resetPassword(token, field(request.body, 'password'));
     } catch (error) {
@@ -276,11 +279,11 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
       // A refused password may be tried again while the link is open (the password is checked first, so
       // a dead link's refusal may be about the password); a used or expired link is said once, in the
       // page's own words, without the API's message repeating it.
-      const open = refusal.code === 'invalid_request' && (await people.isResetLinkOpen(token));
-      if (open) return sendHtml(reply, refusal.status, newPasswordPage(context, true, refusal));
+      const email = refusal.code === 'invalid_request' ? await people.resetLinkEmail(token) : null;
+      if (email !== null) return sendHtml(reply, refusal.status, newPasswordPage(context, email, refusal));
       closeLink(reply);
       const dead = refusal.code === 'invalid_token' || refusal.code === 'invalid_request';
-      return sendHtml(reply, refusal.status, newPasswordPage(context, false, dead ? null : refusal));
+      return sendHtml(reply, refusal.status, newPasswordPage(context, null, dead ? null : refusal));
     }
     reply.clearCookie(RESET_COOKIE, { path: RESET_PATH });
     // Every session of the person ended with the reset. This browser's may be another person's (the link
