@@ -28,9 +28,9 @@ import {
   verifyPassword,
 } from './password.ts';
 import { type AccountWithPerson, attachEmail, findAccounts } from './people-admin.ts';
-import { asLang, createSession, deleteExpiredSessions, findSession, type Session } from './sessions.ts';
+import { asLang, createSession, findSession, type Session } from './sessions.ts';
 import {
-  deleteExpiredTokens,
+  deleteExpired,
   endResetLinks,
   hashToken,
   issueToken,
@@ -207,9 +207,8 @@ export class PeopleService {
   /** Removes expired sessions and e-mail links (the sweeper's pass); resolves with how many. */
   async sweepExpired(): Promise<number> {
     const now = this.#d.clock.now();
-    return (
-      (await deleteExpiredSessions(this.#d.db.db, now)) + (await deleteExpiredTokens(this.#d.db.db, now))
-    );
+    const db = this.#d.db.db;
+    return (await deleteExpired(db, 'sessions', now)) + (await deleteExpired(db, 'person_tokens', now));
   }
 
   /** Ends one session. */

@@ -70,26 +70,6 @@ export async function findSession(db: Kysely<Database>, token: string, now: Date
 }
 
 /**
- * Removes the sessions expired at `now`, at most `batch` of them (by the expiry's index, migration 0031);
- * resolves with how many. A session ends at its expiry, but its row was only ever deleted by signing out
- * or a password change: every sign-in left one that expired later and stayed for good (the sweeper's pass
- * calls this).
- */
-export async function deleteExpiredSessions(db: Kysely<Database>, now: Date, batch = 500): Promise<number> {
-  const result = await db
-    .deleteFrom('sessions')
-    .where('token_hash', 'in', (eb) =>
-      eb
-        .selectFrom('sessions')
-        .select('token_hash')
-        .where('expires_at', '<=', now.toISOString())
-        .limit(batch),
-    )
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
-}
-
-/**
  * The rights of a session: the whole account, as its owner has them (every model, no daily limit). `/v1`
  * with the session cookie and the dashboard's pages call the services with it.
  */

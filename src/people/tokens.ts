@@ -84,19 +84,21 @@ export async function openTokenPerson(
 }
 
 /**
- * Removes the e-mail links expired at `now`, used or not, at most `batch` of them (by the expiry's index,
- * migration 0031); resolves with how many. An expired link opens nothing (`useToken`, `isTokenOpen`), but
- * its row stayed for good: every sign-up and reset left one (the sweeper's pass calls this).
+ * Removes the sessions or e-mail links expired at `now`, at most `batch` of them (by the expiry's index,
+ * migration 0031); resolves with how many. An expired one opens nothing (`findSession`, `useToken`,
+ * `openTokenPerson`), but its row was only ever deleted by signing out or a password change: every
+ * sign-in, sign-up and reset left one for good (the sweeper's pass calls this).
  */
-export async function deleteExpiredTokens(db: Tx, now: Date, batch = 500): Promise<number> {
+export async function deleteExpired(
+  db: Tx,
+  table: 'sessions' | 'person_tokens',
+  now: Date,
+  batch = 500,
+): Promise<number> {
   const result = await db
-    .deleteFrom('person_tokens')
+    .deleteFrom(table)
     .where('token_hash', 'in', (eb) =>
-      eb
-        .selectFrom('person_tokens')
-        .select('token_hash')
-        .where('expires_at', '<=', now.toISOString())
-        .limit(batch),
+      eb.selectFrom(table).select('token_hash').where('expires_at', '<=', now.toISOString()).limit(batch),
     )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
