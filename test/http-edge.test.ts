@@ -274,6 +274,30 @@ describe('the HTTP edge', () => {
     }
   });
 
+  test('a typed request without Content-Length or Transfer-Encoding has no body: a cancel is served', async () => {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as net.AddressInfo;
+    // What `curl -X POST -H 'Content-Type: …'` sends: no body at all (RFC 9112 §6.3), as `Content-Length: 0`.
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+    ]) {
+      const created = await post(
+        '/v1/tasks',
+        JSON.stringify({ model: 'model-3d', settings: { task_type: 'text_to_model', prompt: 'a chair' } }),
+      );
+      assert.equal(created.statusCode, 202, created.body);
+      const answer = await rawExchange(
+        port,
+        `POST /v1/tasks/${created.json().id}/cancel HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+          `Content-Type: ${type}\r\nConnection: close\r\n\r\n`,
+      );
+      assert.match(answer, /^HTTP\/1\.1 200 /, `${type}: ${answer.slice(0, 400)}`);
+      assert.match(answer, /"status":"canceled"/);
+    }
+  });
+
   test("a refusal echoes an unknown field's name clipped to 100 characters, and lists at most 10", async () => {
     const long = 'k'.repeat(60_000);
     const clipped = `${'k'.repeat(100)}…`;

@@ -188,12 +188,15 @@ export function installJsonParser(app: FastifyInstance): void {
   });
   // A body of any other type, or of none, is refused for its type (FST_ERR_CTP_INVALID_MEDIA_TYPE, as
   // with no parser at all), once it has a byte: a chunked body that ends with none is no body, as one of
-  // `Content-Length: 0` is (request-context.ts), on a cancel or a delete that takes none. The routes that
-  // take other types (uploads, payment notices, the dashboard's forms) have parsers of their own.
+  // `Content-Length: 0` is (request-context.ts), on a cancel or a delete that takes none, and so is the
+  // body of a request with neither header (RFC 9112 §6.3: `curl -X POST -H 'Content-Type: text/plain'`).
+  // The routes that take other types (uploads, payment notices, the dashboard's forms) have parsers of
+  // their own.
   app.addContentTypeParser('*', (request, payload, done) => {
     if (request.is404) return done(null, undefined);
     const refused = () => new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']);
-    if (request.headers['transfer-encoding'] === undefined) return done(refused(), undefined);
+    const { 'content-length': length, 'transfer-encoding': coding } = request.headers;
+    if (length !== undefined && coding === undefined) return done(refused(), undefined);
     let settled = false;
     const settle = (error: Error | null) => {
       if (settled) return;
