@@ -356,13 +356,16 @@ describe('the HTTP edge', () => {
     }
   });
 
-  test('an address nobody serves is 404 or 405 whatever its JSON body, as with any other type', async () => {
+  test('an address nobody serves is 404 or 405 whatever its body, JSON, of another type or of none', async () => {
     // A text/plain body already got the 404 or 405; a JSON one was parsed first and refused for its shape.
     const bodies: Array<[string | Buffer, Record<string, string>]> = [
       ['{', {}],
       [Buffer.from([0x7b, 0xff, 0x7d]), {}],
       [`{"a":${'['.repeat(40)}${']'.repeat(40)}}`, {}],
       ['{}', { 'content-encoding': 'gzip' }],
+      // A type that names no media type, which Fastify refuses before any parser looks at the body.
+      ['x', { 'content-type': 'foo' }],
+      ['x', { 'content-type': '' }],
     ];
     for (const [payload, headers] of bodies) {
       const send = (method: 'POST' | 'DELETE', url: string) =>
@@ -379,8 +382,9 @@ describe('the HTTP edge', () => {
       expectTableError(await send('DELETE', '/v1/tasks'), 405, 'method_not_allowed');
       expectTableError(await send('POST', '/v1/models/nope/elements'), 404, 'model_not_found');
     }
-    // An address that exists still reads its body.
+    // An address that exists still reads its body, and refuses a type that is none.
     expectTableError(await post('/v1/price', '{'), 422, 'invalid_request');
+    expectTableError(await post('/v1/price', 'x', 'foo'), 422, 'invalid_request');
   });
 
   test("[10.23] requests Node cannot parse are answered in the error table's shape", async () => {

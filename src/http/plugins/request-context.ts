@@ -72,11 +72,12 @@ export function installRequestContext(app: FastifyInstance): void {
     // An empty body is no body, whatever type it says it has (`curl -d ''` says a form, `fetch` with ''
     // says text): Fastify would hand nothing to that type's parser and refuse the type, on a cancel or a
     // delete that takes no body at all. Without its type Fastify reads it as the absent body it is.
+    // An address nobody serves answers 404 or 405 whatever its body (not-found.ts), its type too: one
+    // that names no media type (`Content-Type: foo`) would be refused before any parser looked at it.
     const headers = request.headers;
     if (
-      headers['content-length'] === '0' &&
       headers['content-type'] !== undefined &&
-      !headers['transfer-encoding']
+      ((headers['content-length'] === '0' && !headers['transfer-encoding']) || request.is404)
     )
       delete headers['content-type'];
     // Every target but the odd ones is a path by now (`originFormOf`): one test of its first character
