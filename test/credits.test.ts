@@ -9,6 +9,17 @@ describe('credits once per reference', () => {
   });
   after(() => t.close());
 
+  /** The amounts of the account's ledger entries under `reference`. */
+  const creditedUnder = async (accountId: string, reference: string): Promise<number[]> =>
+    (
+      await t.container.db.db
+        .selectFrom('ledger_entries')
+        .select('amount_minor')
+        .where('account_id', '=', accountId)
+        .where('reference', '=', reference)
+        .execute()
+    ).map((e) => Number(e.amount_minor));
+
   test('[10.12] a reused reference with another amount is 409 credit_reference_conflict; the same amount replays', async () => {
     const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Acme' })).json().id as string;
     const url = `/admin/v1/accounts/${id}/credits`;
@@ -38,13 +49,7 @@ describe('credits once per reference', () => {
     const codes = answers.map((a) => a.statusCode).sort();
     assert.deepEqual(codes, [200, 200, 200, 200, 200, 200, 200, 200, 200, 201], answers[0]?.body);
     assert.equal(new Set(answers.map((a) => a.json().id)).size, 1);
-    const entries = await t.container.db.db
-      .selectFrom('ledger_entries')
-      .select('id')
-      .where('account_id', '=', id)
-      .where('reference', '=', 'race-1')
-      .execute();
-    assert.equal(entries.length, 1);
+    assert.deepEqual(await creditedUnder(id, 'race-1'), [12_345]);
     assert.equal((await balances(t, id)).balance_minor, 12_345);
   });
 
@@ -62,16 +67,7 @@ describe('credits once per reference', () => {
       expectError(answer, 409, 'credit_reference_conflict');
     }
     const amount = won[0]?.json().amount_minor as number;
-    const entries = await t.container.db.db
-      .selectFrom('ledger_entries')
-      .select('amount_minor')
-      .where('account_id', '=', id)
-      .where('reference', '=', 'race-2')
-      .execute();
-    assert.deepEqual(
-      entries.map((e) => Number(e.amount_minor)),
-      [amount],
-    );
+    assert.deepEqual(await creditedUnder(id, 'race-2'), [amount]);
     assert.equal((await balances(t, id)).balance_minor, amount);
   });
 });
