@@ -87,6 +87,7 @@ function buildDeps(
     channel,
     clock: systemClock,
     http: transport.http,
+    maxOutputBytes: transport.maxOutputBytes,
     download(url, dir, signal) {
       state.downloads.push(url);
       return transport.download(url, dir, signal);

@@ -89,12 +89,13 @@ export interface TransportOptions {
 export function createTransport(
   channel: Channel,
   options: TransportOptions,
-): Pick<AdapterDeps, 'http' | 'download'> {
+): Pick<AdapterDeps, 'http' | 'download' | 'maxOutputBytes'> {
   const maxOutputBytes = options.maxOutputBytes ?? MAX_OUTPUT_BYTES;
   const timeoutMs = options.callTimeoutMs ?? UPSTREAM_CALL_MS;
   return {
     http: { request: (request) => callUpstream(channel, request, timeoutMs, answerCap(maxOutputBytes)) },
     download: (url, dir, signal) => downloadOutput(url, dir, signal, { ...options, maxOutputBytes }),
+    maxOutputBytes,
   };
 }
 
@@ -115,7 +116,7 @@ export function createAdapterDeps(channel: Channel, runtime: AdapterRuntime): Ad
     clock: runtime.clock,
     http,
     download: transport.download,
-    maxOutputBytes: runtime.maxOutputBytes ?? MAX_OUTPUT_BYTES,
+    maxOutputBytes: transport.maxOutputBytes,
     publicUrl: (url) => publicUrlOf(url, runtime.publicBaseUrl),
     inputLinks: (request) => inputLinksOf(request, channel, runtime),
     readInput: (url, signal, forTaskId) => readInput(url, signal, runtime, forTaskId),

@@ -157,9 +157,9 @@ export interface AdapterDeps {
   download(url: string, dir: string, signal: AbortSignal): Promise<DownloadedOutput>;
   /**
    * Largest output file (bytes), which `download` enforces; an adapter whose output comes as a call's
-   * answer (ElevenLabs' audio) checks it there. (Default: `MAX_OUTPUT_BYTES`)
+   * answer (ElevenLabs' audio) checks it there.
    */
-  maxOutputBytes?: number;
+  maxOutputBytes: number;
   /**
    * An input link as the provider should see it: our own uploads as absolute URLs under PUBLIC_BASE_URL
    * (library steps; a task's run takes `inputLinks`, which also lends the caller's result files).

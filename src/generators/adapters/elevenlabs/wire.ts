@@ -3,7 +3,6 @@
  * mean, and the dialogue inputs built from our text.
  */
 import { GenerationError, type GenerationRequest, GeneratorTransientError } from '../../generator.ts';
-import { MAX_OUTPUT_BYTES } from '../fetch-file.ts';
 import { OUTPUT_SNIFF_BYTES, sniffOutput } from '../output-type.ts';
 import {
   type AdapterDeps,
@@ -93,11 +92,10 @@ export async function audioOf(deps: AdapterDeps, response: UpstreamResponse, wha
     throw new GeneratorTransientError(`${deps.channel.name}: ${what}: the answer carried no audio`);
   // The audio is the answer itself, never downloaded: the output cap downloads have is checked here. Final,
   // as calling again would bill another run for the same answer.
-  const cap = deps.maxOutputBytes ?? MAX_OUTPUT_BYTES;
-  if (bytes.length > cap)
+  if (bytes.length > deps.maxOutputBytes)
     throw new GenerationError(
       'generation_failed',
-      `${what}: the audio (${bytes.length} bytes) is larger than the service stores (${cap} bytes)`,
+      `${what}: the audio (${bytes.length} bytes) is larger than the service stores (${deps.maxOutputBytes} bytes)`,
     );
   return bytes;
 }
