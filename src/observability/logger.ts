@@ -88,11 +88,11 @@ export function safeUrl(url: string): string {
 }
 
 /**
- * The `url` of a line: scrubbed, then cut to a bounded length. In the other order a secret straddling the
- * cut would be written in part, most of it, and no longer match the scrub.
+ * The `url` of a line: scrubbed (of the process's secrets too), then cut to a bounded length. In the other
+ * order a secret straddling the cut would be written in part, most of it, and no longer match the scrub.
  */
-function loggedUrl(url: string, secrets: readonly string[]): string {
-  const shown = scrubSecrets(url, secrets);
+function loggedUrl(url: string): string {
+  const shown = scrubSecrets(url);
   return shown.length > LOGGED_URL_CHARS ? `${shown.slice(0, LOGGED_URL_CHARS)}…` : shown;
 }
 
@@ -144,9 +144,8 @@ const PROCESS_SECRETS = new Set<string>();
 
 /**
  * Replaces secret shapes, the given exact secrets and the process's own (`PROCESS_SECRETS`) in a
- * serialised line. Escapes of unreserved characters
- * are read first (`admin%2Dtoken` is `admin-token` to a URL, and to the scrub): a secret put in a URL with
- * some of its characters escaped is still found. Those escapes mean the same in any URL, and decoding them
+ * serialised line. Escapes of unreserved characters are read first (`admin%2Dtoken` is `admin-token` to a
+ * URL, and to the scrub): a secret put in a URL with some of its characters escaped is still found. Those escapes mean the same in any URL, and decoding them
  * adds no quote or backslash, so the line stays the JSON it was.
  */
 export function scrubSecrets(line: string, secrets: readonly string[] = []): string {
@@ -183,9 +182,9 @@ export function createLogger(options: LoggerOptions): Logger {
         err: pino.stdSerializers.errWithCause,
         req: (req: { method?: string; url?: string }) => ({
           method: req.method,
-          url: loggedUrl(safeUrl(req.url ?? ''), secrets),
+          url: loggedUrl(safeUrl(req.url ?? '')),
         }),
-        url: (url: unknown) => (typeof url === 'string' ? loggedUrl(url, secrets) : url),
+        url: (url: unknown) => (typeof url === 'string' ? loggedUrl(url) : url),
       },
       // The process's secrets, these among them (PROCESS_SECRETS).
       hooks: { streamWrite: (line) => scrubSecrets(line) },
