@@ -137,9 +137,6 @@ export function installJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    // An address nobody serves answers 404 or 405 whatever its body, as Fastify does for a type it has
-    // no parser for: a body it will never read is not refused for its shape, its coding or its bytes.
-    if (request.is404) return done(null, undefined);
     const bytes = body as Buffer;
     const text = bytes.toString('utf8');
     // No body at all, as many clients send on every call with this header (a cancel, a delete): none, as
@@ -191,7 +188,8 @@ export function installJsonParser(app: FastifyInstance): void {
   // `Content-Length: 0` is (request-context.ts), on a cancel or a delete that takes none, and so is the
   // body of a request with neither header (RFC 9112 §6.3: `curl -X POST -H 'Content-Type: text/plain'`).
   // The routes that take other types (uploads, payment notices, the dashboard's forms) have parsers of
-  // their own.
+  // their own. An address nobody serves answers 404 or 405 whatever its body: the request context took
+  // its type away, so its body comes here, and is not read.
   app.addContentTypeParser('*', (request, payload, done) => {
     if (request.is404) return done(null, undefined);
     const refused = () => new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']);

@@ -72,8 +72,9 @@ export function installRequestContext(app: FastifyInstance): void {
     // An empty body is no body, whatever type it says it has (`curl -d ''` says a form, `fetch` with ''
     // says text): Fastify would hand nothing to that type's parser and refuse the type, on a cancel or a
     // delete that takes no body at all. Without its type Fastify reads it as the absent body it is.
-    // An address nobody serves answers 404 or 405 whatever its body (not-found.ts), its type too: one
-    // that names no media type (`Content-Type: foo`) would be refused before any parser looked at it.
+    // An address nobody serves answers 404 or 405 whatever its body (not-found.ts), so its type goes too:
+    // its body then reaches only the fallback parser, which leaves it unread (json-body.ts), and a type
+    // that names no media type (`Content-Type: foo`) is not refused before any parser looks at it.
     const headers = request.headers;
     if (
       headers['content-type'] !== undefined &&
