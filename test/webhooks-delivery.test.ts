@@ -278,36 +278,46 @@ describe('webhook deliveries', () => {
     assert.equal(d!.task_id, null);
   });
 
-  test('a stop lets an attempt in flight be answered and recorded: it is not sent again', async () => {
+  /**
+   * Stops the sender while the delivery of one event to a receiver answering `answer` is in flight; the
+   * delivery as the stop left it, the sender started again.
+   */
+  async function stopInFlight(answer: Parameters<typeof startReceiver>[0], taskId: string) {
     const acct = await t.account();
-    const hook = await receiver(() => ({ status: 200, delayMs: 300 }));
-    await queue(t, acct.id, { own: hook.url, taskId: 'task-stopped-answered' });
+    const hook = await receiver(answer);
+    await queue(t, acct.id, { own: hook.url, taskId });
     await hook.waitFor(1);
     try {
       await t.container.webhookSender.stop();
-      const [d] = await deliveries(t, acct.key, '?task_id=task-stopped-answered');
-      assert.equal(d?.state, 'succeeded');
-      assert.equal(d?.attempts, 1);
+      const [delivery] = await deliveries(t, acct.key, `?task_id=${taskId}`);
+      return { acct, hook, delivery };
     } finally {
       t.container.webhookSender.start();
     }
+  }
+
+  test('a stop lets an attempt in flight be answered and recorded: it is not sent again', async () => {
+    const { hook, delivery: d } = await stopInFlight(
+      () => ({ status: 200, delayMs: 300 }),
+      'task-stopped-answered',
+    );
+    assert.equal(d?.state, 'succeeded');
+    assert.equal(d?.attempts, 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(hook.received.length, 1);
   });
 
   test('a stop gives back uncounted an attempt still unanswered after its grace: it is sent again', async () => {
-    const acct = await t.account();
-    const hook = await receiver((_request, index) => (index === 0 ? 'hang' : { status: 200 }));
-    await queue(t, acct.id, { own: hook.url, taskId: 'task-stopped-hanging' });
-    await hook.waitFor(1);
-    try {
-      await t.container.webhookSender.stop();
-      const [d] = await deliveries(t, acct.key, '?task_id=task-stopped-hanging');
-      assert.equal(d?.state, 'pending');
-      assert.equal(d?.attempts, 0);
-    } finally {
-      t.container.webhookSender.start();
-    }
+    const {
+      acct,
+      hook,
+      delivery: stopped,
+    } = await stopInFlight(
+      (_request, index) => (index === 0 ? 'hang' : { status: 200 }),
+      'task-stopped-hanging',
+    );
+    assert.equal(stopped?.state, 'pending');
+    assert.equal(stopped?.attempts, 0);
     const [first, second] = await hook.waitFor(2);
     assert.equal(second?.headers['webhook-id'], first?.headers['webhook-id']);
     const [d] = await eventually(
