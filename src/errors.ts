@@ -45,6 +45,7 @@ export const ERROR_STATUS = {
   task_not_cancelable: 409,
   voice_not_verifiable: 409,
   voice_not_retryable: 409,
+  precondition_failed: 412,
   request_too_large: 413,
   file_too_large: 413,
   storage_quota_exceeded: 413,
@@ -254,6 +255,8 @@ export const errors = {
     new ApiError('request_too_large', {
       detail: { en: 'The request headers are too large.', ru: 'Заголовки запроса слишком велики.' },
     }),
+  /** A download whose `If-Match` names another file (RFC 9110 §13.1.1). */
+  preconditionFailed: (): ApiError => new ApiError('precondition_failed'),
   /** A body that stalls or trickles; the connection is closed, as the rest of the body is never read. */
   requestTimeout: (): ApiError => new ApiError('request_timeout', { headers: { Connection: 'close' } }),
   /** An amount that would take a balance past 2^53 − 1 kopecks, where numbers stop being exact. */

@@ -31,7 +31,14 @@ describe('CORS on the API', () => {
     const methods = String(res.headers['access-control-allow-methods']).split(/,\s*/);
     for (const method of ['GET', 'POST', 'PATCH', 'DELETE']) assert.ok(methods.includes(method), method);
     const allowed = String(res.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/);
-    for (const header of ['authorization', 'content-type', 'idempotency-key', 'prefer', 'last-event-id'])
+    for (const header of [
+      'authorization',
+      'content-type',
+      'idempotency-key',
+      'prefer',
+      'last-event-id',
+      'if-match',
+    ])
       assert.ok(allowed.includes(header), header);
     assert.equal(res.headers['access-control-max-age'], '600');
     assert.equal(res.headers['access-control-allow-credentials'], undefined, 'keys, never cookies');

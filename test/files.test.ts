@@ -123,6 +123,17 @@ describe('POST /v1/files and direct links', () => {
     });
     assert.equal(changed.statusCode, 200);
     assert.deepEqual(changed.rawPayload, fs.readFileSync(png));
+    // If-Match (RFC 9110 §13.1.1): the link's ETag keeps the answer; another tag is 412, even beside an
+    // If-None-Match that names the link (If-Match comes first).
+    const matched = await t.app.inject({ method: 'GET', url: pathOf(up.url), headers: { 'if-match': etag } });
+    assert.equal(matched.statusCode, 200);
+    for (const headers of [{ 'if-match': '"older"' }, { 'if-match': '"older"', 'if-none-match': etag }]) {
+      expectError(
+        await t.app.inject({ method: 'GET', url: pathOf(up.url), headers }),
+        412,
+        'precondition_failed',
+      );
+    }
     // HEAD: the same headers, no body, and the file is not read for it.
     const head = await t.app.inject({ method: 'HEAD', url: pathOf(up.url) });
     assert.equal(head.statusCode, 200);

@@ -382,12 +382,14 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     assert.deepEqual(Object.keys(preset.properties).sort(), ['id', 'language', 'name', 'status']);
   });
 
-  test('a result download declares the Range, If-Range and If-None-Match headers it reads', () => {
+  test('a result download declares the Range, If-Range, If-None-Match and If-Match headers it reads', () => {
     const download = open.paths['/v1/tasks/{id}/artifacts/{index}']?.get as unknown as { parameters: Json[] };
     const headers = download.parameters
       .filter((p) => p.in === 'header')
       .map((p) => String(p.name).toLowerCase());
-    for (const name of ['range', 'if-range', 'if-none-match']) assert.ok(headers.includes(name), name);
+    for (const name of ['range', 'if-range', 'if-none-match', 'if-match']) {
+      assert.ok(headers.includes(name), name);
+    }
   });
 
   test('every Idempotency-Key parameter declares the form the service takes: 1–255 printable', () => {

@@ -160,6 +160,55 @@ describe('tasks: create, poll, download', () => {
     }
   });
 
+  test('If-Match: a download is answered only while it names the ETag (strongly), else 412', async () => {
+    const acct = await t.account({ balanceMinor: 100_000 });
+    const id = (await t.call(acct.key, 'POST', '/v1/tasks', text3d())).json().id;
+    const done = await waitForFinal(t, acct.key, id);
+    const artifact = (done.result as { artifacts: Array<{ size: number; download_path: string }> })
+      .artifacts[0]!;
+    const whole = await t.call(acct.key, 'GET', artifact.download_path);
+    const etag = String(whole.headers.etag);
+    // RFC 9110 §13.1.1: the listed tag (or `*`) keeps the answer, Range included.
+    for (const tag of [etag, `"older", ${etag}`, '*']) {
+      const kept = await t.call(acct.key, 'GET', artifact.download_path, undefined, {
+        'if-match': tag,
+        range: 'bytes=10-19',
+      });
+      assert.equal(kept.statusCode, 206, tag);
+      assert.deepEqual(kept.rawPayload, whole.rawPayload.subarray(10, 20));
+    }
+    // Another tag, or this one weak (If-Match compares strongly), is 412 before If-None-Match and Range
+    // are looked at (§13.2.2), to a HEAD as well; no attachment is offered for the error.
+    const beside: Array<Record<string, string>> = [
+      {},
+      { 'if-none-match': etag },
+      { range: `bytes=${artifact.size + 5}-` },
+    ];
+    for (const tag of ['"older"', `W/${etag}`]) {
+      for (const extra of beside) {
+        const refused = await t.call(acct.key, 'GET', artifact.download_path, undefined, {
+          'if-match': tag,
+          ...extra,
+        });
+        expectError(refused, 412, 'precondition_failed');
+        assert.equal(refused.headers['content-disposition'], undefined);
+      }
+      const head = await t.app.inject({
+        method: 'HEAD',
+        url: artifact.download_path,
+        headers: { authorization: `Bearer ${acct.key}`, 'if-match': tag },
+      });
+      assert.equal(head.statusCode, 412, tag);
+    }
+    // The task stays another account's secret: 404 whatever the precondition.
+    const stranger = await t.account();
+    expectError(
+      await t.call(stranger.key, 'GET', artifact.download_path, undefined, { 'if-match': '"older"' }),
+      404,
+      'task_not_found',
+    );
+  });
+
   test('an unknown task id of any length a client might send is 404 task_not_found', async () => {
     const acct = await t.account();
     for (const id of ['x', 'a'.repeat(101), 'я'.repeat(300), 'b'.repeat(1000)]) {

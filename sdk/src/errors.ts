@@ -34,6 +34,7 @@ export type ErrorCode =
   | 'request_too_large'
   | 'file_too_large'
   | 'storage_quota_exceeded'
+  | 'precondition_failed'
   | 'range_not_satisfiable'
   | 'invalid_request'
   | 'invalid_settings'

@@ -21,6 +21,7 @@ const API_CORS = {
     'Range',
     'If-Range',
     'If-None-Match',
+    'If-Match',
     'X-Request-Id',
   ],
   // What a caller reads back: request ids for support, the limits' headers to pace itself, the methods

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../errors.ts';
 import type { ByteRange } from '../storage/index.ts';
 
 /** The policy of every stored file answered: nothing loads, nothing runs, a unique origin. */
@@ -27,15 +28,25 @@ export function notModified(request: FastifyRequest, etag: string): boolean {
 }
 
 /**
+ * True when the request has an `If-Match` that names neither this file's validator nor `*` (RFC 9110
+ * §13.1.1: a comma-separated list, compared strongly, so a weak tag never matches): the answer is 412.
+ */
+export function preconditionFailed(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-match'];
+  if (header === undefined) return false;
+  return !header.split(',').some((tag) => tag.trim() === '*' || tag.trim() === etag);
+}
+
+/**
  * The request's Range header, if it is to be honoured: an `If-Range` that is not this file's validator (an
  * older ETag, or a date: stored files carry no Last-Modified) asks for the whole file (RFC 9110 §13.1.5),
- * and a matching `If-None-Match` comes first (§13.2.2): 304, whatever the range.
+ * and a failed `If-Match` or a matching `If-None-Match` comes first (§13.2.2): 412 or 304, whatever the range.
  */
 export function rangeHeaderOf(request: FastifyRequest, etag: string): string | undefined {
   const range = request.headers.range;
   const ifRange = request.headers['if-range'];
   if (range === undefined || (ifRange !== undefined && String(ifRange).trim() !== etag)) return undefined;
-  if (notModified(request, etag)) return undefined;
+  if (preconditionFailed(request, etag) || notModified(request, etag)) return undefined;
   return range;
 }
 
@@ -50,8 +61,9 @@ export function cacheSecondsUntil(expiresAt: string, now: Date, most: number): n
 
 /**
  * Streams stored bytes as the whole file (200) or the asked range (206 with Content-Range), with
- * `Accept-Ranges` and the right Content-Length; 304 without the bytes when the client's copy is current
- * (`If-None-Match`). Shared by result downloads and upload direct links.
+ * `Accept-Ranges` and the right Content-Length; 412 when `If-Match` names another file, and 304 without
+ * the bytes when the client's copy is current (`If-None-Match`). Shared by result downloads and upload
+ * direct links.
  */
 export function sendBytes(
   reply: FastifyReply,
@@ -65,6 +77,12 @@ export function sendBytes(
     etag: string;
   },
 ): FastifyReply {
+  if (preconditionFailed(reply.request, file.etag)) {
+    // An error, not the file: nothing of it is read, and no attachment is offered for the JSON.
+    file.body.destroy();
+    reply.removeHeader('Content-Disposition');
+    throw errors.preconditionFailed();
+  }
   reply
     .type(file.contentType)
     .header('Accept-Ranges', 'bytes')

@@ -49,6 +49,7 @@ export const en: Catalog = {
     "This file does not fit in the account's upload storage ({used} MB of {quota} MB in use). Delete uploads you no longer need.",
   request_too_large: 'The request body is larger than {limit} KB.',
   file_too_large: 'The file in {field} is larger than {limit} MB.',
+  precondition_failed: "The file's ETag is not one that If-Match names.",
   range_not_satisfiable: 'The requested byte range is outside the file.',
   invalid_settings: 'The settings do not match the mode.',
   unknown_setting: 'A setting is not listed for the chosen mode.',

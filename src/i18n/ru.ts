@@ -49,6 +49,7 @@ export const ru: Catalog = {
     'Файл не помещается в хранилище загрузок аккаунта (занято {used} МБ из {quota} МБ). Удалите ненужные загрузки.',
   request_too_large: 'Тело запроса больше {limit} КБ.',
   file_too_large: 'Файл в поле {field} больше {limit} МБ.',
+  precondition_failed: 'ETag файла не входит в те, что названы в If-Match.',
   range_not_satisfiable: 'Запрошенный диапазон байтов лежит за пределами файла.',
   invalid_settings: 'Настройки не соответствуют режиму.',
   unknown_setting: 'Настройка не предусмотрена для выбранного режима.',

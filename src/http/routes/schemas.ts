@@ -77,6 +77,10 @@ export const downloadHeaders = z.object({
     .string()
     .optional()
     .describe('the ETag the part must come from; another answers the whole file'),
+  'if-match': z
+    .string()
+    .optional()
+    .describe('ETags (or *) the file must still have; another answers 412 precondition_failed'),
   'if-none-match': z
     .string()
     .optional()

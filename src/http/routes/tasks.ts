@@ -331,7 +331,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         operationId: 'downloadArtifact',
         summary: 'Download a result file (Range requests supported)',
         description:
-          'Range: bytes=… answers 206 with that part. With If-Range, the part is answered only when it names the ETag this file answers; otherwise the whole file (200). If-None-Match naming that ETag (or `*`) answers 304 without the file.',
+          'Range: bytes=… answers 206 with that part. With If-Range, the part is answered only when it names the ETag this file answers; otherwise the whole file (200). If-None-Match naming that ETag (or `*`) answers 304 without the file; If-Match naming neither answers 412.',
         params: z.object({ id: pathParam, index: pathParam }),
         headers: downloadHeaders,
         response: {
@@ -347,6 +347,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
           304: withHeaders(z.null(), 'not modified: If-None-Match names the ETag of this file', FILE_HEADERS),
           ...errorResponses,
           404: errorSchema.describe('task_not_found, artifact_not_found, artifact_expired'),
+          412: errorSchema.describe('precondition_failed: If-Match does not name the ETag of this file'),
           416: withHeaders(errorSchema, 'range_not_satisfiable', {
             'Content-Range': {
               description: 'bytes */<size>: the size of the file',
