@@ -19,9 +19,12 @@ test('parseRange reads single byte ranges and refuses ranges outside the file', 
     ['bytes=200-300,400-500', null],
     ['bytes=-100', { start: 0, end: 99 }],
     ['bytes=-101', { start: 0, end: 99 }],
+    // Range units are case-insensitive (RFC 9110 §14.1), as nginx reads them.
+    ['Bytes=0-9', { start: 0, end: 9 }],
+    ['BYTES=-10', { start: 90, end: 99 }],
   ];
   for (const [header, expected] of cases) assert.deepEqual(parseRange(header, 100), expected, header);
-  for (const header of ['bytes=100-', 'bytes=150-200', 'bytes=-0']) {
+  for (const header of ['bytes=100-', 'bytes=150-200', 'bytes=-0', 'Bytes=100-']) {
     assert.throws(
       () => parseRange(header, 100),
       (e: unknown) => e instanceof ApiError && e.status === 416,

@@ -26,7 +26,8 @@ export interface ArtifactDownload {
  */
 export function parseRange(header: string | undefined, size: number): ByteRange | null {
   if (!header) return null;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  // The unit is case-insensitive (§14.1): `Bytes=0-9` is a range like `bytes=0-9`.
+  const match = /^bytes=(\d*)-(\d*)$/i.exec(header.trim());
   if (!match || (match[1] === '' && match[2] === '')) return null;
   let start: number;
   let end: number;
