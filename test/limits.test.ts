@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { expectError, startTestApp } from './helpers.ts';
+import { ADMIN_TOKEN, expectError, startTestApp } from './helpers.ts';
 
 // The reference's limits are 120 requests a minute per account and 30 wrong-key attempts a minute per
 // address; the window and budgets are configurable so the rules are tested with small numbers.
@@ -93,6 +93,44 @@ describe('request limits', () => {
       // Past both budgets, a request with no key or token is still told what is wrong with it.
       expectError(await from(undefined), 401, 'invalid_api_key');
       expectError(await from(undefined, '/admin/v1/accounts'), 401, 'invalid_admin_token');
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('operator tokens sent together are each counted before compared: a burst guesses no faster', async () => {
+    const t = await startTestApp({ limits, env: { METRICS_TOKEN: 'test-metrics-token-0123456789' } });
+    try {
+      for (const [url, right] of [
+        ['/admin/v1/accounts', ADMIN_TOKEN],
+        ['/metrics', 'test-metrics-token-0123456789'],
+      ] as const) {
+        // Twenty guesses at once from one address, the right one among them: with the budget read before
+        // the comparison and counted after it, every guess of the burst was compared (on PostgreSQL, whose
+        // counts arrive later), and the right one answered 200 past a budget of 3. Which three are
+        // compared is the store's order, not the array's; that no more than three are is the rule.
+        const guesses = Array.from({ length: 20 }, (_, i) => (i === 10 ? right : `wrong-token-${i}-xxxx`));
+        const answers = await Promise.all(
+          guesses.map((token) =>
+            t.app.inject({
+              method: 'GET',
+              url,
+              headers: { authorization: `Bearer ${token}` },
+              remoteAddress: url === '/metrics' ? '10.4.4.5' : '10.4.4.4',
+            }),
+          ),
+        );
+        const compared = answers.filter((answer) => answer.statusCode !== 429).length;
+        assert.ok(compared <= limits.wrongKeyAttempts, `${url}: ${compared} of the burst were compared`);
+      }
+      // Alone and within its budget, the right token is answered as always.
+      const alone = await t.app.inject({
+        method: 'GET',
+        url: '/admin/v1/accounts',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        remoteAddress: '10.4.4.6',
+      });
+      assert.equal(alone.statusCode, 200);
     } finally {
       await t.close();
     }

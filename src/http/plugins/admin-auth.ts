@@ -7,9 +7,10 @@ const digest = (text: string): Buffer => createHash('sha256').update(text).diges
 
 /**
  * Operator routes accept only `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. A request
- * with no Bearer token is 401, uncounted: it guesses nothing. Wrong tokens count against the address's
- * budget (the wrong-key budget, its own counter); past it the address gets 429 rate_limited without any
- * comparison, so guessing runs at most that fast (it ran at about 1,150 a second without a limit).
+ * with no Bearer token is 401, uncounted: it guesses nothing. Every token sent counts against the
+ * address's budget before it is compared (the wrong-key budget, its own counter), and a right one gives
+ * its attempt back; past it the address gets 429 rate_limited without any comparison, so guessing runs at
+ * most that fast, in bursts too (it ran at about 1,150 a second without a limit).
  */
 export function installAdminAuth(app: FastifyInstance, adminToken: string, limiter: RequestLimiter): void {
   const expected = digest(adminToken);
@@ -19,10 +20,11 @@ export function installAdminAuth(app: FastifyInstance, adminToken: string, limit
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     // No token at all guesses nothing: 401, neither counted nor refused for the address's guesses.
     if (!match?.[1]) throw errors.invalidAdminToken(false);
-    const wait = await limiter.adminTokenWait(request.ip);
+    // Counted before the comparison, in one step with the check: guesses sent together are weighed
+    // within the budget too. A right token gives its attempt back.
+    const wait = await limiter.takeAdminTokenAttempt(request.ip);
     if (wait !== null) throw errors.rateLimited(wait);
-    if (timingSafeEqual(digest(match[1]), expected)) return;
-    const over = await limiter.takeWrongAdminToken(request.ip);
-    throw over === null ? errors.invalidAdminToken(true) : errors.rateLimited(over);
+    if (!timingSafeEqual(digest(match[1]), expected)) throw errors.invalidAdminToken(true);
+    await limiter.adminTokenRight(request.ip);
   });
 }

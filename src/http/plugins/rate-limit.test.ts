@@ -70,13 +70,14 @@ test('the operator token budget is counted in this process while PostgreSQL is a
   });
   try {
     const limiter = new RequestLimiter({ accountRequests: 4, wrongKeyAttempts: 2, windowSeconds: 60 }, pool);
-    assert.equal(await limiter.adminTokenWait('192.0.2.1'), null);
-    assert.equal(await limiter.takeWrongAdminToken('192.0.2.1'), null);
-    assert.equal(await limiter.takeWrongAdminToken('192.0.2.1'), null);
+    assert.equal(await limiter.takeAdminTokenAttempt('192.0.2.1'), null);
+    // A right token gives its attempt back.
+    await limiter.adminTokenRight('192.0.2.1');
+    assert.equal(await limiter.takeAdminTokenAttempt('192.0.2.1'), null);
+    assert.equal(await limiter.takeAdminTokenAttempt('192.0.2.1'), null);
     // Past the budget the address waits, as it would with the database there.
-    assert.equal(await limiter.adminTokenWait('192.0.2.1'), 60);
-    assert.equal(await limiter.takeWrongAdminToken('192.0.2.1'), 60);
-    assert.equal(await limiter.adminTokenWait('192.0.2.2'), null);
+    assert.equal(await limiter.takeAdminTokenAttempt('192.0.2.1'), 60);
+    assert.equal(await limiter.takeAdminTokenAttempt('192.0.2.2'), null);
   } finally {
     await pool.end();
   }
@@ -96,10 +97,9 @@ test('the operator token budget does not wait for a PostgreSQL that takes connec
   try {
     const limiter = new RequestLimiter({ accountRequests: 4, wrongKeyAttempts: 1, windowSeconds: 60 }, pool);
     const started = performance.now();
-    assert.equal(await limiter.adminTokenWait('192.0.2.1'), null);
-    assert.equal(await limiter.takeWrongAdminToken('192.0.2.1'), null);
+    assert.equal(await limiter.takeAdminTokenAttempt('192.0.2.1'), null);
     // Past the budget the address waits (the window opened a few bounded waits ago).
-    assert.ok(((await limiter.adminTokenWait('192.0.2.1')) ?? 0) > 50);
+    assert.ok(((await limiter.takeAdminTokenAttempt('192.0.2.1')) ?? 0) > 50);
     assert.ok(performance.now() - started < 5_000, `took ${Math.round(performance.now() - started)} ms`);
   } finally {
     for (const socket of sockets) socket.destroy();

@@ -15,13 +15,11 @@ export class RequestLimiter {
   readonly #account: FixedWindows | RateLimiterAbstract;
   readonly #wrongKey: RateLimiterAbstract;
   readonly #wrongAdminToken: RateLimiterAbstract;
-  readonly #limits: RequestLimits;
   /** The `RateLimit-Policy` header of the account budget. */
   readonly #policy: string;
 
   /** With a PostgreSQL pool the counters are shared by every API process; otherwise kept in memory. */
   constructor(limits: RequestLimits, pgPool: pg.Pool | null = null) {
-    this.#limits = limits;
     this.#policy = `"account";q=${limits.accountRequests};w=${limits.windowSeconds}`;
     const make = (keyPrefix: string, points: number, duration: number): RateLimiterAbstract =>
       counterStore(keyPrefix, points, duration, pgPool);
@@ -99,23 +97,24 @@ export class RequestLimiter {
   }
 
   /**
-   * Seconds an address must wait before its next operator-token attempt is even compared, or null.
-   * Checked before the comparison, so past the budget a right guess looks exactly like a wrong one.
+   * Counts an operator-token attempt from an address before its token is compared: null, or the seconds to
+   * wait when the address is past its budget (then nothing is compared, so a right guess looks exactly
+   * like a wrong one). Counting and checking are one step, so attempts sent together cannot all pass a
+   * check that none of them has been counted in yet (on PostgreSQL each count is a round trip, during
+   * which a burst's other guesses would be compared). `adminTokenRight` gives back a right one.
    */
-  async adminTokenWait(address: string): Promise<number | null> {
-    const res = await this.#wrongAdminToken.get(clientAddressKey(address));
-    if (!res || res.consumedPoints < this.#limits.wrongKeyAttempts) return null;
-    return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-  }
-
-  /** Counts a wrong operator token from an address; the seconds to wait once it is past its budget, or null. */
-  async takeWrongAdminToken(address: string): Promise<number | null> {
+  async takeAdminTokenAttempt(address: string): Promise<number | null> {
     try {
       await this.#wrongAdminToken.consume(clientAddressKey(address));
       return null;
     } catch (rejection) {
       return Math.max(1, Math.ceil(asLimiterRes(rejection).msBeforeNext / 1000));
     }
+  }
+
+  /** The attempt `takeAdminTokenAttempt` counted had the right token: it is no failure. */
+  async adminTokenRight(address: string): Promise<void> {
+    await this.#wrongAdminToken.reward(clientAddressKey(address), 1);
   }
 }
 

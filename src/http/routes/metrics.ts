@@ -17,14 +17,15 @@ export async function metricsRoutes(
 ): Promise<void> {
   const expected = digest(deps.metricsToken);
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    const wait = await deps.limiter.adminTokenWait(request.ip);
+    // Counted before the comparison, in one step with the check (as the operator token's attempts).
+    const wait = await deps.limiter.takeAdminTokenAttempt(request.ip);
     if (wait !== null) throw errors.rateLimited(wait);
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
     // Security: compared as digests in constant time, so the comparison leaks neither length nor prefix.
     if (!(match?.[1] && timingSafeEqual(digest(match[1]), expected))) {
-      const over = await deps.limiter.takeWrongAdminToken(request.ip);
-      throw over === null ? errors.invalidAdminToken(match !== null) : errors.rateLimited(over);
+      throw errors.invalidAdminToken(match !== null);
     }
+    await deps.limiter.adminTokenRight(request.ip);
     const body = await deps.metrics.scrape();
     return reply.type(deps.metrics.contentType).send(body);
   });
