@@ -384,6 +384,64 @@ describe('people: sign-up, confirmation, sessions and keys', () => {
     );
   });
 
+  test('a sign-in with the old password that ends after a reset or a change opens no session', async () => {
+    // A sign-in compares the password (a tenth of a second of scrypt) before it makes its session: one
+    // that compared the old password while the person reset or changed it must not make a session after
+    // the new password ended every other one, or whoever knew the old password stays signed in.
+    /** A sign-in held between its comparison (then `compared` resolves) and its session until `go()`. */
+    const heldSignIn = (password: string, address: string) => {
+      const compared = Promise.withResolvers<void>();
+      const release = Promise.withResolvers<void>();
+      class HeldLimiter extends LoginLimiter {
+        override async succeeded(client: string, email: string): Promise<void> {
+          compared.resolve();
+          await release.promise;
+          await super.succeeded(client, email);
+        }
+      }
+      const held = new PeopleService({
+        db: t.container.db,
+        clock: t.container.clock,
+        mailer: { send: async () => {}, close: () => {} },
+        models: t.container.services.models,
+        limiter: new HeldLimiter(),
+        publicBaseUrl: 'http://api.test',
+        signupCreditMinor: 0,
+        sessionTtlMs: 3_600_000,
+      });
+      const code = codeOf(held.signIn({ email: 'quin@example.com', password, address }));
+      return { compared: compared.promise, go: () => release.resolve(), code };
+    };
+    const owner = await signedIn('quin@example.com');
+    const late = heldSignIn(PASSWORD, '192.0.2.90');
+    await late.compared;
+    await people.requestPasswordReset('quin@example.com');
+    await people.resetPassword(outboxLink(t.dir, 'quin@example.com', 'reset/new'), 'reset while signing in');
+    assert.equal(await people.session(owner.token), null);
+    late.go();
+    assert.equal(
+      await late.code,
+      'invalid_credentials',
+      'the password it compared is no longer the password',
+    );
+
+    // The same with a change of the password from a session, which stays.
+    const again = await people.signIn({
+      email: 'quin@example.com',
+      password: 'reset while signing in',
+      address: '192.0.2.91',
+    });
+    const stale = heldSignIn('reset while signing in', '192.0.2.92');
+    await stale.compared;
+    await people.changePassword(again.personId, 'reset while signing in', 'changed meanwhile', {
+      sessionToken: again.token,
+      address: '192.0.2.91',
+    });
+    stale.go();
+    assert.equal(await stale.code, 'invalid_credentials');
+    assert.ok(await people.session(again.token), 'the session that changed it stays');
+  });
+
   test('the current password asked by a change is limited like sign-in; reset mails per e-mail too', async () => {
     const s = await signedIn('oli@example.com');
     const from = { sessionToken: s.token, address: '198.51.100.70' };

@@ -196,7 +196,22 @@ export class PeopleService {
     const ok = await verifyPassword(fits ? input.password : '', person?.password_hash ?? DUMMY_HASH);
     if (!person || person.password_hash === null || !ok || !fits) throw errors.invalidCredentials();
     await this.#d.limiter.succeeded(input.address, email);
-    return createSession(this.#d.db.db, person.id, this.#d.clock.now(), this.#d.sessionTtlMs);
+    const compared = person.password_hash;
+    // Only while the password is still the one compared: a reset or a change that committed meanwhile
+    // ended every session, and one made after it from the old password would outlive them. The update
+    // locks the person's row, so a new password committed after it ends this session too.
+    const signed = await this.#tx(async (tx) => {
+      const same = await tx
+        .updateTable('people')
+        .set({ password_hash: compared })
+        .where('id', '=', person.id)
+        .where('password_hash', '=', compared)
+        .executeTakeFirst();
+      if (Number(same.numUpdatedRows) === 0) return null;
+      return createSession(tx, person.id, this.#d.clock.now(), this.#d.sessionTtlMs);
+    });
+    if (!signed) throw errors.invalidCredentials();
+    return signed;
   }
 
   /** The session of a cookie's value, or null when it is unknown, ended or expired. */
