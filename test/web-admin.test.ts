@@ -173,6 +173,13 @@ describe('operator console', () => {
     const statuses = together.map((res) => res.statusCode);
     assert.equal(statuses.filter((s) => s === 401).length, 10, statuses.join(' '));
     assert.equal(statuses.filter((s) => s === 429).length, 20, statuses.join(' '));
+    // A right token gives back its own attempt, not the address's failures: one who guesses from the
+    // operator's address (an office, a proxy not trusted) gets no fresh ten each time the operator signs in.
+    for (let i = 0; i < 9; i += 1)
+      assert.equal((await attempt('10.0.0.12', 'wrong-token-123456')).statusCode, 401);
+    assert.equal((await attempt('10.0.0.12', ADMIN_TOKEN)).statusCode, 303);
+    assert.equal((await attempt('10.0.0.12', 'wrong-token-123456')).statusCode, 401);
+    assert.equal((await attempt('10.0.0.12', 'wrong-token-123456')).statusCode, 429);
   });
 
   test('a POST without the CSRF token is refused, signed in or not', async () => {

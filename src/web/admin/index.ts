@@ -33,8 +33,8 @@ import { topupPages } from './topups.ts';
 export type { ConsoleAccount, ConsoleChannel, ConsoleModel, ConsolePort } from './port.ts';
 export { type ConsoleServices, consolePort } from './services.ts';
 
-/** Sign-ins per address: each counted before it is weighed (or refused with a wait), forgetting. */
-export type SignInLimiter = Pick<AttemptLimiter, 'take' | 'forget'>;
+/** Sign-ins per address: each counted before it is weighed (or refused with a wait), a right one given back. */
+export type SignInLimiter = Pick<AttemptLimiter, 'take' | 'giveBack'>;
 
 /** What the console needs. */
 export interface ConsoleDeps {
@@ -192,7 +192,9 @@ export async function consoleRoutes(
       const context = consoleContextOf(request);
       const w = wordsOf(context.lang);
       // Counted before the comparison, in one step with the check: sign-ins sent together cannot all be
-      // compared before any of them has failed. A right token forgets the address's count.
+      // compared before any of them has failed. A right token gives back its own attempt only: the
+      // address's failures stay counted, so a guesser sharing the operator's address (an office, a proxy
+      // not trusted) gets no fresh budget each time the operator signs in.
       const wait = await attempts.take(clientAddressKey(request.ip));
       if (wait !== null) {
         reply.header('retry-after', String(wait));
@@ -200,7 +202,7 @@ export async function consoleRoutes(
       }
       if (!keys.tokenMatches(field(request.body, 'token')))
         return signInPage(reply, context, 401, w.adminWrongToken);
-      await attempts.forget(clientAddressKey(request.ip));
+      await attempts.giveBack(clientAddressKey(request.ip));
       reply.setCookie(CONSOLE_COOKIE, keys.issue(now()), consoleCookie(deps.secure, 12 * 60 * 60));
       reply.clearCookie(CONSOLE_CSRF_COOKIE, { path: '/admin' });
       return seeOther(reply, '/admin/accounts');
