@@ -134,6 +134,24 @@ describe('POST /v1/files and direct links', () => {
         'precondition_failed',
       );
     }
+    // Last-Modified is the upload's creation, to the second; the date preconditions read it.
+    const modified = String(matched.headers['last-modified']);
+    assert.equal(
+      modified,
+      new Date(Math.floor(Date.parse(String(up.created_at)) / 1000) * 1000).toUTCString(),
+    );
+    const since = await t.app.inject({
+      method: 'GET',
+      url: pathOf(up.url),
+      headers: { 'if-modified-since': modified },
+    });
+    assert.equal(since.statusCode, 304);
+    const earlier = new Date(Date.parse(modified) - 1000).toUTCString();
+    expectError(
+      await t.app.inject({ method: 'GET', url: pathOf(up.url), headers: { 'if-unmodified-since': earlier } }),
+      412,
+      'precondition_failed',
+    );
     // HEAD: the same headers, no body, and the file is not read for it.
     const head = await t.app.inject({ method: 'HEAD', url: pathOf(up.url) });
     assert.equal(head.statusCode, 200);

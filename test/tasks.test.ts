@@ -209,6 +209,52 @@ describe('tasks: create, poll, download', () => {
     );
   });
 
+  test('Last-Modified: a download carries the task end, and the date preconditions read it', async () => {
+    const acct = await t.account({ balanceMinor: 100_000 });
+    const id = (await t.call(acct.key, 'POST', '/v1/tasks', text3d())).json().id;
+    const done = await waitForFinal(t, acct.key, id);
+    const artifact = (done.result as { artifacts: Array<{ download_path: string }> }).artifacts[0]!;
+    const whole = await t.call(acct.key, 'GET', artifact.download_path);
+    const modified = String(whole.headers['last-modified']);
+    // The task's end, to the second, as an IMF-fixdate (RFC 9110 §5.6.7).
+    assert.equal(
+      modified,
+      new Date(Math.floor(Date.parse(String(done.finished_at)) / 1000) * 1000).toUTCString(),
+    );
+    const etag = String(whole.headers.etag);
+    const earlier = new Date(Date.parse(modified) - 60_000).toUTCString();
+    const later = new Date(Date.parse(modified) + 60_000).toUTCString();
+    const get = (headers: Record<string, string>) =>
+      t.call(acct.key, 'GET', artifact.download_path, undefined, headers);
+    // If-Modified-Since (§13.1.3): 304 when the file is not newer, with its validators and no body.
+    for (const since of [modified, later]) {
+      const kept = await get({ 'if-modified-since': since });
+      assert.equal(kept.statusCode, 304, since);
+      assert.equal(kept.headers['last-modified'], modified);
+      assert.equal(kept.rawPayload.length, 0);
+    }
+    assert.equal((await get({ 'if-modified-since': earlier })).statusCode, 200);
+    // A date that does not parse is ignored; If-None-Match, when sent, decides instead of the date.
+    assert.equal((await get({ 'if-modified-since': 'yesterday' })).statusCode, 200);
+    assert.equal((await get({ 'if-modified-since': later, 'if-none-match': '"older"' })).statusCode, 200);
+    // If-Unmodified-Since (§13.1.4): 412 when the file is newer; If-Match, when sent, decides instead.
+    expectError(await get({ 'if-unmodified-since': earlier }), 412, 'precondition_failed');
+    assert.equal((await get({ 'if-unmodified-since': modified })).statusCode, 200);
+    assert.equal((await get({ 'if-unmodified-since': earlier, 'if-match': etag })).statusCode, 200);
+    // If-Range with the exact date keeps the range; another date asks for the whole file (§13.1.5).
+    const part = await get({ range: 'bytes=0-9', 'if-range': modified });
+    assert.equal(part.statusCode, 206);
+    assert.deepEqual(part.rawPayload, whole.rawPayload.subarray(0, 10));
+    assert.equal((await get({ range: 'bytes=0-9', 'if-range': earlier })).statusCode, 200);
+    // HEAD answers the same.
+    const head = await t.app.inject({
+      method: 'HEAD',
+      url: artifact.download_path,
+      headers: { authorization: `Bearer ${acct.key}`, 'if-modified-since': modified },
+    });
+    assert.equal(head.statusCode, 304);
+  });
+
   test('an unknown task id of any length a client might send is 404 task_not_found', async () => {
     const acct = await t.account();
     for (const id of ['x', 'a'.repeat(101), 'я'.repeat(300), 'b'.repeat(1000)]) {

@@ -313,7 +313,8 @@ export class UploadService {
   /** Streams the bytes of a direct link (no API key); 404 file_not_found once gone. */
   async open(
     tokenValue: string,
-    range: (size: number) => ByteRange | null,
+    /** The part to read of a file of `size` bytes made at `modifiedAt` (its validators decide). */
+    range: (size: number, modifiedAt: string) => ByteRange | null,
   ): Promise<{
     row: UploadsTable;
     body: Readable;
@@ -321,7 +322,7 @@ export class UploadService {
   }> {
     const row = await this.byToken(tokenValue);
     if (!row) throw errors.fileNotFound(tokenValue.slice(0, 8));
-    const wanted = range(Number(row.size_bytes));
+    const wanted = range(Number(row.size_bytes), row.created_at);
     const object = await this.#deps.storage.get(row.storage_key, wanted ?? undefined);
     if (!object) throw errors.fileNotFound(row.id);
     return { row, body: object.body, range: wanted };

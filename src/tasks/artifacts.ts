@@ -13,6 +13,8 @@ export interface ArtifactDownload {
   sizeBytes: number;
   /** The satisfied range, when one was asked for. */
   range: ByteRange | null;
+  /** When the run made the file: the task's end (`Last-Modified`). */
+  modifiedAt: string;
   /** The task's `files_expire_at`: no cache may keep the file past it. */
   expiresAt: string;
 }
@@ -52,7 +54,13 @@ function rangeNotSatisfiable(size: number): ApiError {
 /** Opens a result file for its owner: 404 task_not_found, artifact_expired or artifact_not_found. */
 export async function openArtifact(
   deps: { db: Db; storage: BlobStore; clock: Clock },
-  input: { principal: KeyPrincipal; taskId: string; index: string; rangeHeader?: string },
+  input: {
+    principal: KeyPrincipal;
+    taskId: string;
+    index: string;
+    /** The part to read of a file of `size` bytes made at `modifiedAt` (its validators decide); all without. */
+    range?: (size: number, modifiedAt: string) => ByteRange | null;
+  },
 ): Promise<ArtifactDownload> {
   // Both reads are compiled once (task-rows.ts): a download's fixed cost matters for small Range reads.
   const task = await taskRowOf(deps.db, input.principal.accountId, input.taskId);
@@ -66,7 +74,9 @@ export async function openArtifact(
   const expired = task.files_expired === 1 || (task.files_expire_at ?? '') <= deps.clock.now().toISOString();
   if (expired) throw errors.artifactExpired(input.taskId);
   const size = Number(artifact.size_bytes);
-  const range = parseRange(input.rangeHeader, size);
+  // Its bytes were made by the run: they date from its end.
+  const modifiedAt = task.finished_at ?? task.created_at;
+  const range = input.range?.(size, modifiedAt) ?? null;
   const object = await deps.storage.get(artifact.storage_key, range ?? undefined);
   if (!object) throw errors.artifactExpired(input.taskId);
   return {
@@ -75,6 +85,7 @@ export async function openArtifact(
     contentType: artifact.content_type,
     sizeBytes: size,
     range,
+    modifiedAt,
     expiresAt: task.files_expire_at ?? '',
   };
 }

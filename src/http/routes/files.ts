@@ -205,9 +205,8 @@ export async function directLinkRoutes(app: FastifyInstance, deps: AppDeps): Pro
     reply: FastifyReply,
   ): Promise<unknown> => {
     const etag = storedEtag(`upload:${request.params.token}`);
-    const rangeHeader = rangeHeaderOf(request, etag);
-    const file = await deps.services.uploads.open(request.params.token, (size) =>
-      parseRange(rangeHeader, size),
+    const file = await deps.services.uploads.open(request.params.token, (size, modifiedAt) =>
+      parseRange(rangeHeaderOf(request, { etag, modifiedAt }), size),
     );
     return sendBytes(reply, {
       body: file.body,
@@ -216,6 +215,7 @@ export async function directLinkRoutes(app: FastifyInstance, deps: AppDeps): Pro
       range: file.range,
       cacheSeconds: cacheSecondsUntil(file.row.expires_at, deps.clock.now(), 300),
       etag,
+      modifiedAt: file.row.created_at,
     });
   };
   const schema = { hide: true } as const;

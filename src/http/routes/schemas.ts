@@ -76,7 +76,7 @@ export const downloadHeaders = z.object({
   'if-range': z
     .string()
     .optional()
-    .describe('the ETag the part must come from; another answers the whole file'),
+    .describe('the ETag (or the Last-Modified date) the part must come from; another answers the whole file'),
   'if-match': z
     .string()
     .optional()
@@ -85,6 +85,14 @@ export const downloadHeaders = z.object({
     .string()
     .optional()
     .describe('an ETag (or *): 304 without the file when it still names it'),
+  'if-unmodified-since': z
+    .string()
+    .optional()
+    .describe('an HTTP date: 412 precondition_failed when the file is newer (read without If-Match)'),
+  'if-modified-since': z
+    .string()
+    .optional()
+    .describe('an HTTP date: 304 without the file when it is not newer (read without If-None-Match)'),
 });
 
 export const errorSchema = z

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { errors } from '../../errors.ts';
 import { LIBRARIES } from '../../libraries/index.ts';
 import type { TaskView } from '../../tasks/index.ts';
-import { openArtifact, parseIdempotencyKey } from '../../tasks/index.ts';
+import { openArtifact, parseIdempotencyKey, parseRange } from '../../tasks/index.ts';
 import { TASK_BODY_LIMIT } from '../limits.ts';
 import { keyRevocation, stillAuthenticated } from '../plugins/auth.ts';
 import { cacheSecondsUntil, rangeHeaderOf, sendBytes, storedEtag } from '../send-bytes.ts';
@@ -39,6 +39,10 @@ const ETAG_HEADER = {
 /** What every answer of a result file's download says of the file (send-bytes.ts and the route). */
 const FILE_HEADERS = {
   ETag: ETAG_HEADER,
+  'Last-Modified': {
+    description: 'when the file was made (the end of its task), an HTTP date',
+    schema: { type: 'string' },
+  },
   'Accept-Ranges': { description: '"bytes": parts of the file may be asked for', schema: { type: 'string' } },
   'Content-Disposition': {
     description: "attachment, with the file's name (filename, and filename* in UTF-8)",
@@ -331,7 +335,7 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
         operationId: 'downloadArtifact',
         summary: 'Download a result file (Range requests supported)',
         description:
-          'Range: bytes=… answers 206 with that part. With If-Range, the part is answered only when it names the ETag this file answers; otherwise the whole file (200). If-None-Match naming that ETag (or `*`) answers 304 without the file; If-Match naming neither answers 412.',
+          'Range: bytes=… answers 206 with that part. With If-Range, the part is answered only when it names the ETag this file answers; otherwise the whole file (200). If-None-Match naming that ETag (or `*`), or If-Modified-Since not before Last-Modified, answers 304 without the file; If-Match naming neither, or If-Unmodified-Since before Last-Modified, answers 412. If-Range may name the ETag or the Last-Modified date.',
         params: z.object({ id: pathParam, index: pathParam }),
         headers: downloadHeaders,
         response: {
@@ -344,10 +348,16 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
               ...FILE_HEADERS,
             },
           }),
-          304: withHeaders(z.null(), 'not modified: If-None-Match names the ETag of this file', FILE_HEADERS),
+          304: withHeaders(
+            z.null(),
+            'not modified: If-None-Match names the ETag of this file, or If-Modified-Since is not before it was made',
+            FILE_HEADERS,
+          ),
           ...errorResponses,
           404: errorSchema.describe('task_not_found, artifact_not_found, artifact_expired'),
-          412: errorSchema.describe('precondition_failed: If-Match does not name the ETag of this file'),
+          412: errorSchema.describe(
+            'precondition_failed: If-Match does not name the ETag of this file, or If-Unmodified-Since is before it was made',
+          ),
           416: withHeaders(errorSchema, 'range_not_satisfiable', {
             'Content-Range': {
               description: 'bytes */<size>: the size of the file',
@@ -359,12 +369,11 @@ export async function taskRoutes(app: FastifyInstance, deps: AppDeps): Promise<v
     },
     async (request, reply) => {
       const etag = storedEtag(`artifact:${request.params.id}:${request.params.index}`);
-      const rangeHeader = rangeHeaderOf(request, etag);
       const file = await openArtifact(deps, {
         principal: request.principal!,
         taskId: request.params.id,
         index: request.params.index,
-        ...(rangeHeader ? { rangeHeader } : {}),
+        range: (size, modifiedAt) => parseRange(rangeHeaderOf(request, { etag, modifiedAt }), size),
       });
       const ascii = file.filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
       reply.header(
