@@ -134,10 +134,14 @@ export class Transport {
   }
 
   /**
-   * `send`, with the attempt's bound: with `timeBody`, the answer's body is timed as its headers were (the
-   * caller reads it, then calls `done`), for answers read whole (JSON), never for downloads or streams.
+   * `send`, with `readBody` the answer's body read whole within the attempt (JSON answers, never downloads
+   * or streams): timed as its headers were, and a body cut short is a network error like a missing answer,
+   * so a creation whose answer broke off is repeated under its Idempotency-Key.
    */
-  async #exchange(call: CallOptions, timeBody: boolean): Promise<{ response: Response; bound: Bound }> {
+  async #exchange(
+    call: CallOptions,
+    readBody: boolean,
+  ): Promise<{ response: Response; text: string | undefined }> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.#apiKey}`, ...call.headers };
     if (this.#lang) headers['accept-language'] = this.#lang;
     let body: RequestInit['body'];
@@ -157,21 +161,23 @@ export class Transport {
           ...(bound.signal ? { signal: bound.signal } : {}),
         });
       } catch (error) {
-        if (call.signal?.aborted) throw error;
-        // A request that may have reached the service is repeated only when repeating it is harmless.
-        const repeatable = call.idempotent ?? (call.method === 'GET' || call.method === 'DELETE');
-        if (!repeatable || attempt >= this.maxRetries) {
-          const reason = bound.timedOut() ? bound.message : networkReason(error);
-          throw new ConnectionError(`${call.method} ${call.path}: ${reason}`, { cause: error });
-        }
-        await this.sleep(Math.min(500 * 2 ** attempt, this.#maxRetryDelayMs), call.signal);
+        await this.#afterNetworkError(call, attempt, bound, error);
         continue;
       } finally {
         bound.done();
       }
       if (response.ok) {
-        if (timeBody) bound.arm();
-        return { response, bound };
+        if (!readBody || response.status === 204) return { response, text: undefined };
+        // A body read whole is timed as its headers were.
+        bound.arm();
+        try {
+          return { response, text: await response.text() };
+        } catch (error) {
+          await this.#afterNetworkError(call, attempt, bound, error);
+          continue;
+        } finally {
+          bound.done();
+        }
       }
       const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
       // A wait longer than the client's longest pause (a helper's hour) would only be refused again: the
@@ -226,18 +232,25 @@ export class Transport {
     };
   }
 
-  /** A call answered with JSON, its body read within the timeout as its headers were. */
-  async json<T>(call: CallOptions): Promise<T> {
-    const { response, bound } = await this.#exchange(call, true);
-    try {
-      if (response.status === 204) return undefined as T;
-      return (await response.json()) as T;
-    } catch (error) {
-      if (!bound.timedOut() || call.signal?.aborted) throw error;
-      throw new ConnectionError(`${call.method} ${call.path}: ${bound.message}`, { cause: error });
-    } finally {
-      bound.done();
+  /**
+   * After a network error (no answer, or its body cut short): the caller's abort is thrown as it came; a
+   * call safe to repeat pauses before its next attempt while attempts are left; else a ConnectionError.
+   */
+  async #afterNetworkError(call: CallOptions, attempt: number, bound: Bound, error: unknown): Promise<void> {
+    if (call.signal?.aborted) throw error;
+    // A request that may have reached the service is repeated only when repeating it is harmless.
+    const repeatable = call.idempotent ?? (call.method === 'GET' || call.method === 'DELETE');
+    if (!repeatable || attempt >= this.maxRetries) {
+      const reason = bound.timedOut() ? bound.message : networkReason(error);
+      throw new ConnectionError(`${call.method} ${call.path}: ${reason}`, { cause: error });
     }
+    await this.sleep(Math.min(500 * 2 ** attempt, this.#maxRetryDelayMs), call.signal);
+  }
+
+  /** A call answered with JSON (undefined for 204), its body read within the attempt. */
+  async json<T>(call: CallOptions): Promise<T> {
+    const { text } = await this.#exchange(call, true);
+    return (text === undefined ? undefined : JSON.parse(text)) as T;
   }
 }
 

@@ -67,6 +67,45 @@ describe('retries', () => {
     assert.equal((await c.tasks.get(task.id)).id, task.id);
   });
 
+  test('an answer whose body breaks off is a network error: a creation is repeated under its key', async () => {
+    const before = await taskCount();
+    // The status and headers arrive, then the connection drops in the middle of the JSON body.
+    const cutBody = async (response: Response): Promise<Response> => {
+      const text = await response.text();
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(text.slice(0, 20)));
+          controller.error(new TypeError('terminated'));
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const { fetch, seen } = scriptedFetch(async (attempt, real) =>
+      attempt === 1 ? cutBody(await real()) : real(),
+    );
+    const c = new Client({ apiKey: live.account.key, baseUrl: live.baseUrl, fetch, ...noSleep });
+    const task = await c.tasks.create({ model: 'image', settings: { prompt: 'cut answer [sim:hang]' } });
+    assert.equal(seen.length, 2);
+    assert.ok(seen[0]!.key && seen[0]!.key === seen[1]!.key, 'one Idempotency-Key for both attempts');
+    assert.equal((await taskCount()) - before, 1);
+    assert.equal((await c.tasks.get(task.id)).id, task.id);
+
+    // A call that is not safe to repeat is not repeated: its broken answer is a ConnectionError (the task
+    // was canceled all the same).
+    const once = scriptedFetch(async (_attempt, real) => cutBody(await real()));
+    const other = new Client({
+      apiKey: live.account.key,
+      baseUrl: live.baseUrl,
+      fetch: once.fetch,
+      ...noSleep,
+    });
+    const error = await other.tasks.cancel(task.id).catch((e: unknown) => e);
+    assert.ok(error instanceof ConnectionError, String(error));
+    assert.match(error.message, /^POST \/v1\/tasks\/[^/]+\/cancel: terminated$/);
+    assert.equal(once.seen.length, 1);
+    assert.equal((await c.tasks.get(task.id)).status, 'canceled');
+  });
+
   test('503 before the service: retried with the same key, then the task is made once', async () => {
     const before = await taskCount();
     const { fetch, seen } = scriptedFetch(async (attempt, real) =>
