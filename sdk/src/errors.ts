@@ -103,7 +103,10 @@ export class ConflictError extends ApiError {}
 export class InvalidRequestError extends ApiError {}
 /** 429: too many requests or too many active tasks; retried by the client first. */
 export class RateLimitError extends ApiError {}
-/** 5xx: the service or the generation server failed or is unavailable; retried by the client for 503. */
+/**
+ * 5xx: the service or the generation server failed or is unavailable; retried by the client for 503, and
+ * for 500 or a gateway's 502/504 where the call is safe to repeat.
+ */
 export class ServerError extends ApiError {}
 
 /** The subclass of a status. */

@@ -13,7 +13,7 @@ export interface ClientOptions {
   fetch?: FetchLike;
   /**
    * How many times a request is repeated after 429 or 503 (after `Retry-After`) and, for calls that are
-   * safe to repeat, after a network error. (Default: 2)
+   * safe to repeat, after a network error, a 500 or a gateway's 502/504. (Default: 2)
    */
   maxRetries?: number;
   /** Longest pause before a retry, whatever Retry-After asks (milliseconds). (Default: 60_000) */
@@ -42,7 +42,7 @@ export interface CallOptions {
   /** A raw body (uploads). */
   body?: Uint8Array | Blob;
   headers?: Record<string, string>;
-  /** Safe to repeat after a network error: reads, deletes, creations under an Idempotency-Key. */
+  /** Safe to repeat after a network error or a 500: reads, deletes, creations under an Idempotency-Key. */
   idempotent?: boolean;
   /**
    * A 429 is thrown at once instead of waited out and repeated: the caller has another way that the limit
@@ -198,6 +198,17 @@ export class Transport {
         await this.sleep(Math.min((retryAfter ?? 1) * 1000, this.#maxRetryDelayMs), call.signal);
         continue;
       }
+      // A server error ("retry later"), or a gateway's answer instead of the service's (a 502 or 504 page):
+      // the request may have been handled, so it is repeated only where that is harmless, as after a network
+      // error. The service's own 502s (a generator refusing a library record) are final.
+      const transient =
+        error.status === 500 ||
+        ((error.status === 502 || error.status === 504) && error.code.startsWith('http_'));
+      if (transient && repeatable(call) && waitable && attempt < this.maxRetries) {
+        const waitMs = retryAfter === null ? 500 * 2 ** attempt : retryAfter * 1000;
+        await this.sleep(Math.min(waitMs, this.#maxRetryDelayMs), call.signal);
+        continue;
+      }
       throw error;
     }
   }
@@ -238,9 +249,7 @@ export class Transport {
    */
   async #afterNetworkError(call: CallOptions, attempt: number, bound: Bound, error: unknown): Promise<void> {
     if (call.signal?.aborted) throw error;
-    // A request that may have reached the service is repeated only when repeating it is harmless.
-    const repeatable = call.idempotent ?? (call.method === 'GET' || call.method === 'DELETE');
-    if (!repeatable || attempt >= this.maxRetries) {
+    if (!repeatable(call) || attempt >= this.maxRetries) {
       const reason = bound.timedOut() ? bound.message : networkReason(error);
       throw new ConnectionError(`${call.method} ${call.path}: ${reason}`, { cause: error });
     }
@@ -252,6 +261,11 @@ export class Transport {
     const { text } = await this.#exchange(call, true);
     return (text === undefined ? undefined : JSON.parse(text)) as T;
   }
+}
+
+/** A request that may have reached the service is repeated only when repeating it is harmless. */
+function repeatable(call: CallOptions): boolean {
+  return call.idempotent ?? (call.method === 'GET' || call.method === 'DELETE');
 }
 
 /**

@@ -32,7 +32,12 @@ function scriptedFetch(script: (attempt: number, real: () => Promise<Response>) 
 
 const answer = (status: number, headers: Record<string, string> = {}): Response =>
   new Response(
-    JSON.stringify({ error: { code: status === 429 ? 'rate_limited' : 'sg_unavailable', message: 'x' } }),
+    JSON.stringify({
+      error: {
+        code: status === 429 ? 'rate_limited' : status === 500 ? 'internal_error' : 'sg_unavailable',
+        message: 'x',
+      },
+    }),
     {
       status,
       headers: { 'content-type': 'application/json', 'x-request-id': `req-${status}`, ...headers },
@@ -118,6 +123,70 @@ describe('retries', () => {
       ['mine-1', 'mine-1'],
     );
     assert.equal((await taskCount()) - before, 1);
+  });
+
+  test('a 500, or a gateway’s 502/504, is repeated only where that is harmless', async () => {
+    const gateway = (status: number): Response =>
+      new Response('<html>Bad Gateway</html>', { status, headers: { 'content-type': 'text/html' } });
+    // A read after the service's 500 internal_error ("retry later").
+    const pauses: number[] = [];
+    const read = scriptedFetch(async (attempt, real) =>
+      attempt === 1 ? answer(500, { 'x-request-id': 'req-500' }) : real(),
+    );
+    const c = new Client({
+      apiKey: live.account.key,
+      baseUrl: live.baseUrl,
+      fetch: read.fetch,
+      sleep: async (ms) => {
+        pauses.push(ms);
+      },
+    });
+    assert.equal((await c.me()).account_id, live.account.id);
+    assert.equal(read.seen.length, 2);
+    assert.deepEqual(pauses, [500]);
+
+    // A creation the service made, whose answer a gateway replaced by its 504 page: the repeat under the
+    // same key finds it.
+    const before = await taskCount();
+    const lost = scriptedFetch(async (attempt, real) => {
+      const response = await real();
+      return attempt === 1 ? gateway(504) : response;
+    });
+    const keyed = new Client({
+      apiKey: live.account.key,
+      baseUrl: live.baseUrl,
+      fetch: lost.fetch,
+      ...noSleep,
+    });
+    const task = await keyed.tasks.create({
+      model: 'image',
+      settings: { prompt: 'behind a gateway [sim:hang]' },
+    });
+    assert.equal(lost.seen.length, 2);
+    assert.ok(lost.seen[0]!.key && lost.seen[0]!.key === lost.seen[1]!.key, 'one Idempotency-Key');
+    assert.equal((await taskCount()) - before, 1);
+
+    // Not a cancel (no key), nor the service's own 502 of a library creation (the generator refused it).
+    const cancel = scriptedFetch(async () => gateway(502));
+    const plain = new Client({
+      apiKey: live.account.key,
+      baseUrl: live.baseUrl,
+      fetch: cancel.fetch,
+      ...noSleep,
+    });
+    const error = await plain.tasks.cancel(task.id).catch((e: unknown) => e);
+    assert.ok(error instanceof ServerError);
+    assert.equal(error.code, 'http_502');
+    assert.equal(cancel.seen.length, 1);
+    const refused = scriptedFetch(async () =>
+      Response.json({ error: { code: 'library_create_failed', message: 'x' } }, { status: 502 }),
+    );
+    const library = new Client({ apiKey: 'k', baseUrl: live.baseUrl, fetch: refused.fetch, ...noSleep });
+    await assert.rejects(
+      library.libraries('image', 'styles').create({ name: 'S', image_urls: ['https://x/a.png'] }),
+      ServerError,
+    );
+    assert.equal(refused.seen.length, 1);
   });
 
   test('429 waits the Retry-After seconds before the next attempt', async () => {
