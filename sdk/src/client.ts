@@ -37,6 +37,11 @@ export interface UploadOptions {
   filename: string;
   /** (Default: `application/octet-stream`; the service recognises the type by content) */
   contentType?: string;
+  /**
+   * Ends the upload with the signal's reason, as `fetch` does: an upload is not bounded by `timeoutMs` (its
+   * answer comes only after the whole file is sent), so this is how a caller bounds it.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -96,6 +101,7 @@ export class Client {
         query: { filename: options.filename },
         body: bytes,
         headers: { 'content-type': options.contentType ?? 'application/octet-stream' },
+        signal: options.signal,
       }),
     get: (id: string): Promise<Upload> =>
       this.#t.json<Upload>({ method: 'GET', path: `/v1/files/${encodeURIComponent(id)}` }),

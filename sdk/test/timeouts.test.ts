@@ -113,6 +113,23 @@ describe('timeouts', () => {
     assert.deepEqual(service.hits, ['POST /600/v1/models/image/styles', 'POST /600/v1/models/music/lyrics']);
   });
 
+  test('an upload, which the timeout does not bound, ends with the caller’s signal', async () => {
+    service.hits.length = 0;
+    const c = client(`${service.baseUrl}/never`, 150);
+    const upload = c.files.upload(new Uint8Array([1, 2, 3]), {
+      filename: 'a.bin',
+      signal: AbortSignal.timeout(300),
+    });
+    let guard: ReturnType<typeof setTimeout> | undefined;
+    const hung = new Promise<never>((_, reject) => {
+      guard = setTimeout(() => reject(new Error('the upload was not ended by its signal')), 3_000);
+    });
+    await assert
+      .rejects(Promise.race([upload, hung]), { name: 'TimeoutError' })
+      .finally(() => clearTimeout(guard));
+    assert.deepEqual(service.hits, ['POST /never/v1/files?filename=a.bin']);
+  });
+
   test('a body that comes after the timeout is not cut: only the headers are timed', async () => {
     // Headers at once, the rest of the body 1.5 s later: well past the 500 ms timeout.
     const bytes = await client(`${service.baseUrl}/0`, 500).tasks.download('t1', 0);
