@@ -99,6 +99,21 @@ describe('CORS on the API', () => {
     assert.match(String(options.headers.allow), /GET/);
   });
 
+  test('an OPTIONS request of another origin that is no preflight gets the 405 with Allow, readable', async () => {
+    // No Access-Control-Request-Method: a page's own OPTIONS call, not a browser's preflight. The plugin's
+    // strict check answered it 400 "Invalid Preflight Request" in plain text, outside the error table.
+    for (const url of ['/v1/tasks', '/v1/tasks?lang=ru', '/v1/me']) {
+      const res = await t.app.inject({ method: 'OPTIONS', url, headers: { origin: ORIGIN } });
+      expectError(res, 405, 'method_not_allowed');
+      assert.match(String(res.headers.allow), /^GET, HEAD/, url);
+      assert.equal(res.headers['access-control-allow-origin'], '*', url);
+      assert.match(String(res.headers['access-control-expose-headers']), /Allow/, url);
+      assert.equal(res.headers['access-control-allow-methods'], undefined, 'no preflight answer');
+    }
+    const nowhere = await t.app.inject({ method: 'OPTIONS', url: '/v1/nope', headers: { origin: ORIGIN } });
+    expectError(nowhere, 404, 'not_found');
+  });
+
   test('the dashboard and the other pages allow no other origin', async () => {
     for (const url of ['/', '/sign-in', '/admin', '/openapi.json']) {
       const preflight = await t.app.inject({

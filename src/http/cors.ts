@@ -43,6 +43,14 @@ const API_CORS = {
   maxAge: 600,
 } satisfies FastifyCorsOptions;
 
+/**
+ * The same for a request that is no preflight: an OPTIONS call without `Access-Control-Request-Method`
+ * is a page's own request, answered as any other method the address does not take (405 with `Allow`, or
+ * 404), with the headers that let the page read it. With preflights on, the plugin answered it 400
+ * "Invalid Preflight Request" in plain text, outside the error table.
+ */
+const API_CORS_ACTUAL = { ...API_CORS, preflight: false } satisfies FastifyCorsOptions;
+
 /** Nothing for the dashboard, the console and the rest: their pages are served from this origin only. */
 const NO_CORS: FastifyCorsOptions = { origin: false };
 
@@ -54,13 +62,19 @@ const NO_CORS: FastifyCorsOptions = { origin: false };
  */
 export async function installCors(app: FastifyInstance): Promise<void> {
   await app.register(cors, {
-    delegator: (request, callback) => callback(null, isApiCall(request) ? API_CORS : NO_CORS),
+    delegator: (request, callback) =>
+      callback(null, !isApiCall(request) ? NO_CORS : isPreflight(request) ? API_CORS : API_CORS_ACTUAL),
   });
 }
 
 /** A page of another origin calling the API. */
 function isApiCall(request: FastifyRequest): boolean {
   return request.headers.origin !== undefined && (request.raw.url ?? request.url).startsWith('/v1/');
+}
+
+/** A browser's preflight: an OPTIONS request naming the method it asks for. */
+function isPreflight(request: FastifyRequest): boolean {
+  return request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
 }
 
 /**
@@ -72,7 +86,7 @@ function isApiCall(request: FastifyRequest): boolean {
 export function corsOutsideRouter(request: FastifyRequest, reply: FastifyReply): boolean {
   if (!isApiCall(request)) return false;
   reply.header('access-control-allow-origin', API_CORS.origin);
-  if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined) {
+  if (isPreflight(request)) {
     reply.headers({
       'access-control-allow-methods': API_CORS.methods.join(', '),
       'access-control-allow-headers': API_CORS.allowedHeaders.join(', '),
