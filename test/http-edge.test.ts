@@ -368,7 +368,7 @@ describe('the HTTP edge', () => {
       ['x', { 'content-type': '' }],
     ];
     for (const [payload, headers] of bodies) {
-      const send = (method: 'POST' | 'DELETE', url: string) =>
+      const send = (method: 'POST' | 'DELETE' | 'OPTIONS', url: string) =>
         t.app.inject({
           method,
           url,
@@ -381,6 +381,14 @@ describe('the HTTP edge', () => {
       assert.equal(notAllowed.headers.allow, 'GET, HEAD');
       expectTableError(await send('DELETE', '/v1/tasks'), 405, 'method_not_allowed');
       expectTableError(await send('POST', '/v1/models/nope/elements'), 404, 'model_not_found');
+      // OPTIONS reaches the CORS plugin's catch-all route, which serves nothing of its own: no preflight
+      // here (no Origin), so the address's 405 or 404, its body unread, as for any other method.
+      for (const url of ['/v1/tasks', '/healthz', '/admin/v1/accounts']) {
+        const options = await send('OPTIONS', url);
+        expectTableError(options, 405, 'method_not_allowed');
+        assert.match(String(options.headers.allow), /^GET, HEAD/, url);
+      }
+      expectTableError(await send('OPTIONS', '/v1/nope'), 404, 'not_found');
     }
     // An address that exists still reads its body, and refuses a type that is none.
     expectTableError(await post('/v1/price', '{'), 422, 'invalid_request');

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type ApiError, errors } from '../errors.ts';
+import { servesNothing } from './not-found.ts';
 import { queryRefusal } from './validator.ts';
 
 /**
@@ -32,7 +33,7 @@ export function installBodyGate(app: FastifyInstance): void {
   app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res));
   // A callback, not an async function: it runs on every request.
   app.addHook('preParsing', (request, reply, payload, done) => {
-    const refused = request.is404 ? null : transferCodingRefusal(request);
+    const refused = servesNothing(request) ? null : transferCodingRefusal(request);
     if (refused) return done(refused);
     if (!expectsContinue(request)) return done(null, payload);
     // A query the route refuses is refused now, without asking for the body (an upload's 100 MB).

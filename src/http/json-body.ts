@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { type ApiError, errors } from '../errors.ts';
+import { servesNothing } from './not-found.ts';
 
 /**
  * Deepest nesting a JSON body may have. The deepest real body (video shots: body → settings → shots →
@@ -191,7 +192,7 @@ export function installJsonParser(app: FastifyInstance): void {
   // their own. An address nobody serves answers 404 or 405 whatever its body: the request context took
   // its type away, so its body comes here, and is not read.
   app.addContentTypeParser('*', (request, payload, done) => {
-    if (request.is404) return done(null, undefined);
+    if (servesNothing(request)) return done(null, undefined);
     const refused = () => new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type']);
     const { 'content-length': length, 'transfer-encoding': coding } = request.headers;
     if (length !== undefined && coding === undefined) return done(refused(), undefined);

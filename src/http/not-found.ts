@@ -28,6 +28,15 @@ export function notFoundAt(links: ApiLinks, method: string, url: string): ApiErr
 export type NotFoundPage = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 
 /**
+ * Whether a request reaches no route that serves it: an address nobody serves (`is404`), or an OPTIONS
+ * request the CORS plugin's catch-all route took only to hand it to the not-found handler (a preflight is
+ * answered before any body is read). Either is answered 404 or 405 whatever its body, which is not read.
+ */
+export function servesNothing(request: FastifyRequest): boolean {
+  return request.is404 || (request.method === 'OPTIONS' && request.routeOptions.url === '*');
+}
+
+/**
  * Whether a visit is a browser's page load outside the API: a GET or HEAD that asks for HTML (browsers'
  * navigations do; API clients, curl and fetch do not) at a path outside `/v1/` and `/admin/v1/`.
  */

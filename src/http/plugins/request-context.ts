@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, RawRequestDefaultExpression } from 'fastify';
 import { errors } from '../../errors.ts';
 import { negotiateLang } from '../../i18n/index.ts';
+import { servesNothing } from '../not-found.ts';
 
 /** CONTRACT §15: an incoming X-Request-Id of printable ASCII, at most 128 characters, is kept. */
 const REQUEST_ID = /^[\x20-\x7e]{1,128}$/;
@@ -72,13 +73,14 @@ export function installRequestContext(app: FastifyInstance): void {
     // An empty body is no body, whatever type it says it has (`curl -d ''` says a form, `fetch` with ''
     // says text): Fastify would hand nothing to that type's parser and refuse the type, on a cancel or a
     // delete that takes no body at all. Without its type Fastify reads it as the absent body it is.
-    // An address nobody serves answers 404 or 405 whatever its body (not-found.ts), so its type goes too:
+    // An address nobody serves (or an OPTIONS call that is no preflight, which the CORS plugin's catch-all
+    // route hands on) answers 404 or 405 whatever its body (not-found.ts), so its type goes too:
     // its body then reaches only the fallback parser, which leaves it unread (json-body.ts), and a type
     // that names no media type (`Content-Type: foo`) is not refused before any parser looks at it.
     const headers = request.headers;
     if (
       headers['content-type'] !== undefined &&
-      ((headers['content-length'] === '0' && !headers['transfer-encoding']) || request.is404)
+      ((headers['content-length'] === '0' && !headers['transfer-encoding']) || servesNothing(request))
     )
       delete headers['content-type'];
     // Every target but the odd ones is a path by now (`originFormOf`): one test of its first character
