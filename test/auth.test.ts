@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { expectError, startTestApp, type TestApp } from './helpers.ts';
+import { ADMIN_TOKEN, expectError, startTestApp, type TestApp } from './helpers.ts';
 
 describe('authentication and keys', () => {
   let t: TestApp;
@@ -26,6 +26,38 @@ describe('authentication and keys', () => {
         401,
         'invalid_api_key',
       );
+    }
+  });
+
+  test('two Authorization headers are 401 whichever holds the key: one request, one credential', async () => {
+    // Node keeps the first of several Authorization lines, where a proxy in front may read the last: a
+    // valid key in the first line was served, in the second refused. Neither is taken now, nor counted as
+    // a guess; the key, just used alone, is in the key cache, which must not answer for it either.
+    const acct = await t.account();
+    assert.equal((await t.call(acct.key, 'GET', '/v1/me')).statusCode, 200);
+    for (const authorization of [
+      [`Bearer ${acct.key}`, 'Bearer gta_unknown'],
+      ['Bearer gta_unknown', `Bearer ${acct.key}`],
+      [`Bearer ${acct.key}`, `Bearer ${acct.key}`],
+    ]) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/v1/me',
+        headers: { Authorization: authorization },
+      });
+      expectError(res, 401, 'invalid_api_key');
+      assert.equal(res.headers['www-authenticate'], 'Bearer', 'no token was taken');
+    }
+    for (const authorization of [
+      [`Bearer ${ADMIN_TOKEN}`, 'Bearer wrong-token'],
+      [`Bearer ${ADMIN_TOKEN}`, `Bearer ${ADMIN_TOKEN}`],
+    ]) {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/admin/v1/accounts',
+        headers: { Authorization: authorization },
+      });
+      expectError(res, 401, 'invalid_admin_token');
     }
   });
 

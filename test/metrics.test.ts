@@ -49,12 +49,28 @@ describe('GET /metrics (CONTRACT §15)', () => {
     try {
       expectError(await t.app.inject({ method: 'GET', url: '/metrics' }), 401, 'invalid_admin_token');
       for (const authorization of [`Bearer ${METRICS_TOKEN}x`, 'Bearer nope', `Basic ${METRICS_TOKEN}`]) {
-        const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization } });
+        const res = await t.app.inject({
+          method: 'GET',
+          url: '/metrics',
+          headers: { Authorization: authorization },
+        });
         expectError(res, 401, 'invalid_admin_token');
         // RFC 6750 §3.1: invalid_token only for a Bearer token; another scheme brought none.
         const challenge = authorization.startsWith('Bearer') ? 'Bearer error="invalid_token"' : 'Bearer';
         assert.equal(res.headers['www-authenticate'], challenge);
         assert.ok(res.headers['x-request-id']);
+      }
+      // Two Authorization lines are one credential too many, whichever is right (Node reads the first).
+      for (const authorization of [
+        [`Bearer ${METRICS_TOKEN}`, 'Bearer nope'],
+        [`Bearer ${METRICS_TOKEN}`, `Bearer ${METRICS_TOKEN}`],
+      ]) {
+        const res = await t.app.inject({
+          method: 'GET',
+          url: '/metrics',
+          headers: { Authorization: authorization },
+        });
+        expectError(res, 401, 'invalid_admin_token');
       }
       const families = await scrape(t);
       assert.equal(families.get('process_cpu_user_seconds_total')?.type, 'counter');

@@ -1,4 +1,5 @@
 export { Alarm } from './alarm.ts';
+export { bearerToken } from './bearer.ts';
 export { BoundedMap } from './bounded-map.ts';
 export { clientAddressKey } from './client-address.ts';
 export { type Clock, DbClock, monotonicMs, moscowDay } from './clock.ts';

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import net from 'node:net';
 import { test } from 'node:test';
 import { Metrics } from './metrics.ts';
@@ -18,6 +19,21 @@ test("a worker's own GET /metrics: 401 without the token, the text format with i
     const wrong = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}x` } });
     assert.equal(wrong.status, 401);
     await wrong.body?.cancel();
+    // Two Authorization lines, the right token first: one credential too many, as on the API's route.
+    const twice = await new Promise<number | undefined>((resolve, reject) => {
+      const lines = [
+        'Host',
+        '127.0.0.1',
+        'Authorization',
+        `Bearer ${token}`,
+        'Authorization',
+        `Bearer ${token}x`,
+      ];
+      http
+        .get(`${base}/metrics`, { headers: lines }, (res) => resolve(res.resume().statusCode))
+        .on('error', reject);
+    });
+    assert.equal(twice, 401);
     const right = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal(right.status, 200);
     assert.match(right.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);

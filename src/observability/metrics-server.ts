@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { translate } from '../i18n/index.ts';
+import { bearerToken } from '../lib/index.ts';
 import type { Metrics } from './metrics.ts';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
@@ -83,17 +84,17 @@ export async function startMetricsServer(
         );
       if (req.method !== 'GET' || path !== '/metrics') return error(404, 'not_found');
       const address = req.socket.remoteAddress ?? '';
-      void answer(address, req.headers.authorization ?? '').catch(() =>
+      void answer(address, bearerToken(req)).catch(() =>
         send(500, 'text/plain; charset=utf-8', 'scrape failed\n'),
       );
-      async function answer(address: string, authorization: string): Promise<void> {
+      async function answer(address: string, token: string | undefined): Promise<void> {
         // Security: past the address's budget nothing is compared, so a right guess looks like a wrong one.
         const used = await wrong.get(address);
         if (used !== null && used.consumedPoints >= limit.count)
           return error(429, 'rate_limited', retryAfter(used));
-        const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-        // Security: compared as digests in constant time, as the API's route does.
-        if (!(match?.[1] && timingSafeEqual(digest(match[1]), expected))) {
+        // Security: compared as digests in constant time, as the API's route does; two Authorization lines
+        // bring no token (`bearerToken`), whichever of them is right.
+        if (!(token && timingSafeEqual(digest(token), expected))) {
           try {
             await wrong.consume(address);
           } catch (rejection) {

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.ts';
+import { bearerToken } from '../../lib/index.ts';
 import type { RequestLimiter } from './rate-limit.ts';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
@@ -17,14 +18,15 @@ export function installAdminAuth(app: FastifyInstance, adminToken: string, limit
   app.addHook('onRequest', async (request, reply) => {
     // Accounts, balances and a new key's secret: no cache keeps them (as every /v1 answer of an account).
     reply.header('cache-control', 'no-store');
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    // No token at all guesses nothing: 401, neither counted nor refused for the address's guesses.
-    if (!match?.[1]) throw errors.invalidAdminToken(false);
+    const token = bearerToken(request.raw);
+    // No token at all (or two Authorization lines) guesses nothing: 401, neither counted nor refused for
+    // the address's guesses.
+    if (token === undefined) throw errors.invalidAdminToken(false);
     // Counted before the comparison, in one step with the check: guesses sent together are weighed
     // within the budget too. A right token gives its attempt back.
     const wait = await limiter.takeAdminTokenAttempt(request.ip);
     if (wait !== null) throw errors.rateLimited(wait);
-    if (!timingSafeEqual(digest(match[1]), expected)) throw errors.invalidAdminToken(true);
+    if (!timingSafeEqual(digest(token), expected)) throw errors.invalidAdminToken(true);
     await limiter.adminTokenRight(request.ip);
   });
 }

@@ -2,11 +2,11 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isKeyActive } from '../../accounts/index.ts';
 import { errors } from '../../errors.ts';
+import { bearerToken } from '../../lib/index.ts';
 import { CSRF_HEADER, SESSION_COOKIE, type Session, sessionPrincipal } from '../../people/index.ts';
 import type { AppDeps } from '../types.ts';
 import type { RequestLimiter } from './rate-limit.ts';
 
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -27,8 +27,7 @@ export function installApiKeyAuth(app: FastifyInstance, deps: AppDeps, limiter: 
     // of all (a session's calls carry no Authorization, which would keep them out of one). Downloads and
     // event streams set their own policy.
     reply.header('cache-control', 'no-store');
-    const header = request.headers.authorization;
-    const plain = header === undefined ? undefined : BEARER.exec(header)?.[1];
+    const plain = bearerToken(request.raw);
     const principal = plain === undefined ? undefined : deps.services.keys.cached(plain, request.raw.socket);
     if (principal !== undefined) {
       request.principal = principal;
@@ -59,10 +58,11 @@ async function authenticateRequest(
     await limiter.takeAccountRequest(session.accountId, reply);
     return;
   }
-  const token = header ? BEARER.exec(header)?.[1] : undefined;
+  const token = bearerToken(request.raw);
   // RFC 6750 §3.1: only a Bearer token that was sent is `invalid_token`; no header, an empty one or
   // another scheme (Basic, Token) brought no token, and its challenge names the scheme alone. Such a
   // request guesses no key: it is neither counted among the address's wrong keys nor refused for them.
+  // Nor does one with two Authorization lines (`bearerToken`), whichever of them holds a valid key.
   if (!token) throw errors.invalidApiKey(false);
   const principal = await deps.services.keys.authenticate(token);
   if (!principal) {

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { errors } from '../../errors.ts';
+import { bearerToken } from '../../lib/index.ts';
 import type { Metrics } from '../../observability/index.ts';
 import type { RequestLimiter } from '../plugins/rate-limit.ts';
 
@@ -20,10 +21,11 @@ export async function metricsRoutes(
     // Counted before the comparison, in one step with the check (as the operator token's attempts).
     const wait = await deps.limiter.takeAdminTokenAttempt(request.ip);
     if (wait !== null) throw errors.rateLimited(wait);
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+    // Two Authorization lines bring no token (`bearerToken`), whichever of them is right.
+    const token = bearerToken(request.raw);
     // Security: compared as digests in constant time, so the comparison leaks neither length nor prefix.
-    if (!(match?.[1] && timingSafeEqual(digest(match[1]), expected))) {
-      throw errors.invalidAdminToken(match !== null);
+    if (!(token && timingSafeEqual(digest(token), expected))) {
+      throw errors.invalidAdminToken(token !== undefined);
     }
     await deps.limiter.adminTokenRight(request.ip);
     const body = await deps.metrics.scrape();
