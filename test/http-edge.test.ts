@@ -123,6 +123,39 @@ describe('the HTTP edge', () => {
     }
   });
 
+  test('a body with two Content-Type lines is refused, whichever comes first; its key is asked first', async () => {
+    // Node keeps the first line, where a proxy in front may have read the other: JSON then text was read
+    // as JSON, text then JSON refused for its type.
+    const price = JSON.stringify({ model: 'image', settings: { prompt: 'a fox' } });
+    const send = (types: string[], authorization = `Bearer ${key}`, url = '/v1/price') =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        payload: price,
+        headers: { authorization, 'Content-Type': types },
+      });
+    for (const types of [
+      ['application/json', 'text/plain'],
+      ['text/plain', 'application/json'],
+      ['application/json', 'application/json'],
+    ]) {
+      const res = await send(types);
+      expectTableError(res, 422, 'invalid_request');
+      assert.equal(res.json().error.message, 'Send one Content-Type header, not several.', types.join(' | '));
+      expectTableError(await send(types, 'Bearer gta_unknown'), 401, 'invalid_api_key');
+      // An address nobody serves is 404 or 405 whatever its body, as before.
+      expectTableError(await send(types, `Bearer ${key}`, '/v1/me'), 405, 'method_not_allowed');
+    }
+    assert.equal((await send(['application/json'])).statusCode, 200);
+    // A request whose body is not read is not refused for its type: a cancel without a body, a GET's.
+    const task = (await post('/v1/tasks', price)).json().id;
+    const headers = { authorization: `Bearer ${key}`, 'Content-Type': ['application/json', 'text/plain'] };
+    const cancel = await t.app.inject({ method: 'POST', url: `/v1/tasks/${task}/cancel`, headers });
+    assert.equal(cancel.statusCode, 200, cancel.body);
+    const get = await t.app.inject({ method: 'GET', url: `/v1/tasks/${task}`, headers, payload: '{}' });
+    assert.equal(get.statusCode, 200, get.body);
+  });
+
   test('a JSON body with a Content-Encoding is refused, compressed or not, never read as plain text', async () => {
     const price = JSON.stringify({
       model: 'model-3d',

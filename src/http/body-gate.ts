@@ -20,8 +20,32 @@ function transferCodingRefusal(request: FastifyRequest): ApiError | null {
 }
 
 /**
+ * A body whose type is given on more than one Content-Type line: Node keeps the first, where a proxy in
+ * front may have read (or checked) the body as another type. The header is one value; 422 invalid_request,
+ * as for two Idempotency-Key lines. Null with one line or none, and for a request whose body is not read:
+ * none at all (neither length nor chunks; an empty one lost its type in the request context) or a GET's.
+ */
+function contentTypeRefusal(request: FastifyRequest): ApiError | null {
+  const headers = request.headers;
+  if (headers['content-type'] === undefined) return null;
+  if (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined) return null;
+  if (request.method === 'GET' || request.method === 'HEAD') return null;
+  const raw = request.raw.rawHeaders;
+  let lines = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]?.length === 12 && raw[i]?.toLowerCase() === 'content-type') lines += 1;
+  }
+  if (lines < 2) return null;
+  return errors.invalidRequest({
+    en: 'Send one Content-Type header, not several.',
+    ru: 'Отправьте один заголовок Content-Type, а не несколько.',
+  });
+}
+
+/**
  * What the app decides of a request body from its headers alone, before asking for it or reading it. A
- * transfer coding nothing decodes is refused (`transferCodingRefusal`). Node answers `Expect: 100-continue`
+ * transfer coding nothing decodes is refused (`transferCodingRefusal`), and so is a type given twice
+ * (`contentTypeRefusal`). Node answers `Expect: 100-continue`
  * with `100 Continue` as soon as the headers arrive, so a caller without a valid key, or with a body past
  * the route's limit, was told to send it and then refused; the 100 now goes out once the request passed its
  * `onRequest` hooks (authentication, the rate limit, an upload's declared size), just before the body is
@@ -33,7 +57,9 @@ export function installBodyGate(app: FastifyInstance): void {
   app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res));
   // A callback, not an async function: it runs on every request.
   app.addHook('preParsing', (request, reply, payload, done) => {
-    const refused = servesNothing(request) ? null : transferCodingRefusal(request);
+    const refused = servesNothing(request)
+      ? null
+      : (transferCodingRefusal(request) ?? contentTypeRefusal(request));
     if (refused) return done(refused);
     if (!expectsContinue(request)) return done(null, payload);
     // A query the route refuses is refused now, without asking for the body (an upload's 100 MB).
