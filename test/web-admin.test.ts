@@ -132,6 +132,22 @@ describe('operator console', () => {
     assert.ok(buttons(plain.body).includes('Выйти'));
   });
 
+  test('a HEAD of a console page answers the headers of its GET, its Content-Length too', async () => {
+    const browser = await signedIn(t);
+    const { id } = await t.account();
+    for (const url of [
+      '/admin/accounts?q=a',
+      `/admin/accounts/${id}`,
+      '/admin/models',
+      '/admin/signin?x=1',
+    ]) {
+      const get = await browser.get(url);
+      const head = await browser.head(url);
+      assert.equal(head.statusCode, get.statusCode, url);
+      assert.equal(head.headers['content-length'], get.headers['content-length'], url);
+    }
+  });
+
   test('console pages start with a Skip to content link to their <main>', async () => {
     const skip = /<body[^>]*>\s*<a class="skip" href="#content">Skip to content<\/a>\s*<header/;
     const out = await new Browser(t).get('/admin/signin');

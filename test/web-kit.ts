@@ -270,6 +270,15 @@ export class Browser {
     return res;
   }
 
+  /** A HEAD of `url` with the jar's cookies; its answer is not kept (nothing changes the jar). */
+  async head(url: string): Promise<LightMyRequestResponse> {
+    return this.#t.app.inject({
+      method: 'HEAD',
+      url,
+      headers: { ...this.#headers, ...this.#cookieHeader() },
+    });
+  }
+
   /** Posts a form; the CSRF field is the last page's unless `form` names its own. */
   async post(url: string, form: Record<string, string | string[]>): Promise<LightMyRequestResponse> {
     const body = new URLSearchParams();

@@ -37,6 +37,24 @@ describe('dashboard pages', () => {
     }
   });
 
+  test('a HEAD of a page answers the headers of its GET: the same Location and Content-Length', async () => {
+    // RFC 9110 §9.3.2: HEAD is GET without the body. The language control's way back (and a signed-out
+    // visit's next) read the address of a GET only, so a HEAD's page was another, shorter one.
+    const browser = new Browser(t, { accept: 'text/html' });
+    const same = async (url: string) => {
+      const get = await browser.get(url);
+      const head = await browser.head(url);
+      assert.equal(head.statusCode, get.statusCode, url);
+      for (const name of ['location', 'content-length', 'content-type'])
+        assert.equal(head.headers[name], get.headers[name], `${name} of ${url}`);
+      assert.equal(head.body, '', url);
+    };
+    for (const url of ['/keys?revoke=x', '/tasks?status=queued', '/signin?next=%2Fkeys']) await same(url);
+    await browser.signUp();
+    for (const url of ['/tasks?status=queued', '/libraries/music/personas/new', '/keys', '/ledger?days=7'])
+      await same(url);
+  });
+
   test('a browser visiting an address nobody serves gets the 404 page; API clients keep the JSON', async () => {
     const browserAccept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
     for (const url of ['/nope', '/keys/extra/parts', '/favicon.ico']) {

@@ -65,6 +65,15 @@ export function isIssuedCsrf(value: string): boolean {
   return /^[A-Za-z0-9_-]{43}$/.test(value);
 }
 
+/**
+ * The address of a page being read, where its `Language` control (and a signed-out visit's sign-in) comes
+ * back to: a GET's, or a HEAD's, which is the GET without its body and must answer its headers (RFC 9110
+ * §9.3.2: the same Content-Length and Location). Null for a post, whose answer is no address to return to.
+ */
+export function pageAddress(request: FastifyRequest): string | null {
+  return request.method === 'GET' || request.method === 'HEAD' ? request.url : null;
+}
+
 /** The language of a page: the person's own, else the `lang` cookie's, else the browser's Accept-Language. */
 export function pageLang(
   request: FastifyRequest,
@@ -116,7 +125,7 @@ export async function loadContext(
   const flash = isFlashKey(flashValue) ? flashValue : null;
   if (flashValue !== undefined) reply.clearCookie(FLASH_COOKIE, { path: '/' });
   const lang = pageLang(request, request.cookies, session?.lang);
-  const here = request.method === 'GET' ? request.url : null;
+  const here = pageAddress(request);
   const context: WebContext = { session, sessionToken: session ? token : null, lang, csrf, flash, here };
   contexts.set(request, context);
   request.lang = lang;

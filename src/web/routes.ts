@@ -21,6 +21,7 @@ import {
   csrfValid,
   isIssuedCsrf,
   loadContext,
+  pageAddress,
   pageLang,
   type WebContext,
 } from './context.ts';
@@ -239,7 +240,7 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<No
         return csrfRefused(reply, context, assets);
       const path = request.url.split('?')[0] ?? '/';
       if (!context.session && !PUBLIC.has(path)) {
-        const next = request.method === 'GET' ? request.url : path;
+        const next = pageAddress(request) ?? path;
         return reply
           .code(303)
           .header('cache-control', 'no-store')

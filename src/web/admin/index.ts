@@ -12,7 +12,16 @@ import type { Lang } from '../../i18n/index.ts';
 import { clientAddressKey } from '../../lib/index.ts';
 import { AttemptLimiter, ExpiringMarks } from '../../people/index.ts';
 import type { Assets } from '../assets.ts';
-import { cookieOptions, field, isIssuedCsrf, LANG_COOKIE, langFrom, pageLang, safeNext } from '../context.ts';
+import {
+  cookieOptions,
+  field,
+  isIssuedCsrf,
+  LANG_COOKIE,
+  langFrom,
+  pageAddress,
+  pageLang,
+  safeNext,
+} from '../context.ts';
 import { html } from '../html.ts';
 import { FORM_BODY_LIMIT, pageFailure, refusalOf, seeOther, sendHtml, tooManyAttempts } from '../respond.ts';
 import { wordsOf } from '../words.ts';
@@ -132,7 +141,7 @@ export async function consoleRoutes(
         signedIn,
         lang,
         csrf,
-        here: request.method === 'GET' ? request.url : null,
+        here: pageAddress(request),
       };
       contexts.set(request, context);
       request.lang = lang;
