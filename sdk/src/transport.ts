@@ -109,8 +109,16 @@ export class Transport {
     this.#apiKey = options.apiKey;
     this.baseUrl = (options.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-    this.maxRetries = options.maxRetries ?? 2;
-    this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
+    // Checked as timeoutMs is: NaN (`Number(process.env.UNSET)`) would never reach `attempt >= maxRetries`,
+    // and a call that keeps failing would be repeated for good.
+    const maxRetries = options.maxRetries ?? 2;
+    if (!(Number.isInteger(maxRetries) && maxRetries >= 0))
+      throw new TypeError('maxRetries must be a whole number, 0 or more');
+    this.maxRetries = maxRetries;
+    const maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000;
+    if (!(maxRetryDelayMs >= 0))
+      throw new TypeError('maxRetryDelayMs must be a number of milliseconds, 0 or more');
+    this.#maxRetryDelayMs = maxRetryDelayMs;
     this.#lang = options.lang;
     this.sleep = options.sleep ?? timerSleep;
     const timeoutMs = options.timeoutMs ?? 60_000;

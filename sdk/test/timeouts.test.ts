@@ -152,3 +152,17 @@ describe('timeouts', () => {
     assert.throws(() => client(service.baseUrl, Number.NaN), /timeoutMs/);
   });
 });
+
+test('the retry and time options are refused when they are no count or length at all', () => {
+  // NaN (an unset variable through Number()) would let a failing call be repeated forever.
+  for (const maxRetries of [Number.NaN, -1, 1.5, Number.POSITIVE_INFINITY])
+    assert.throws(() => new Client({ apiKey: 'k', maxRetries }), /maxRetries/, String(maxRetries));
+  for (const maxRetryDelayMs of [Number.NaN, -1])
+    assert.throws(
+      () => new Client({ apiKey: 'k', maxRetryDelayMs }),
+      /maxRetryDelayMs/,
+      String(maxRetryDelayMs),
+    );
+  assert.throws(() => new Client({ apiKey: 'k', timeoutMs: Number.NaN }), /timeoutMs/);
+  assert.equal(new Client({ apiKey: 'k', maxRetries: 0 }).constructor, Client);
+});
