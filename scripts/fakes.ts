@@ -115,8 +115,8 @@ const FAKES: readonly FakeEntry[] = [
   {
     offset: 4,
     // Not a generator: wallet top-ups (CONTRACT §14) with PAYMENTS=yookassa YOOKASSA_SHOP_ID=100500
-    // YOOKASSA_SECRET_KEY=test_secret_key YOOKASSA_BASE_URL=<printed address>/v3. Its checkout page pays
-    // and notifies YOOKASSA_NOTIFY_URL (default: the service on its default address).
+    // YOOKASSA_SECRET_KEY=test_secret_key YOOKASSA_BASE_URL=<printed address> (it ends in /v3 already).
+    // Its checkout page pays and notifies YOOKASSA_NOTIFY_URL (default: the service on its default address).
     start: async (port) => {
       const notifyUrl =
         process.env.YOOKASSA_NOTIFY_URL || 'http://127.0.0.1:8080/v1/payments/yookassa/notifications';
