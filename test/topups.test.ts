@@ -398,4 +398,31 @@ describe('the sweep of pending top-ups (test mode, a manual clock)', () => {
     assert.equal(view.cancellation_reason, 'expired_on_confirmation');
     assert.deepEqual(await creditsOf(t, acct.id, paymentId), [1200]);
   });
+
+  test('top-ups a day old that the provider cannot end go to the back of the sweep, not stay first', async () => {
+    const acct = await t.account();
+    const topups = t.container.services.topups;
+    // Pending since before a switch of the payment mode: the test provider has no payment of theirs.
+    const stale: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const created = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 100 + i })).json();
+      const paymentId = await paymentOf(t, created.id);
+      await t.container.db.db.deleteFrom('test_payments').where('id', '=', paymentId).execute();
+      stale.push(created.id);
+    }
+    clock.advance(24 * 60 * 60 * 1000 + 61_000);
+    const paid = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 5600 })).json();
+    const paymentId = await paymentOf(t, paid.id);
+    await t.container.db.db
+      .updateTable('test_payments')
+      .set({ status: 'succeeded' })
+      .where('id', '=', paymentId)
+      .execute();
+    clock.advance(61_000);
+    // Passes of two: the three stale ones must not take every pass's places.
+    for (let pass = 0; pass < 3; pass++) await topups.sweep({ limit: 2 });
+    assert.deepEqual(await creditsOf(t, acct.id, paymentId), [5600]);
+    for (const id of stale)
+      assert.equal((await t.call(acct.key, 'GET', `/v1/topups/${id}`)).json().status, 'pending');
+  });
 });

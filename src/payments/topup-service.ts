@@ -339,10 +339,10 @@ export class TopupService {
       // provider no longer knows ends the top-up.
       if (provider.expire) {
         await provider.expire(row.payment_id);
-        await this.settle(row.payment_id);
-        return;
-      }
-      if ((await provider.read(row.payment_id)) === null) {
+        // Still pending (a payment this provider never made: another mode's, before a switch), it goes to
+        // the back like any other, or such top-ups would stay first and the sweep would reach no other.
+        if ((await this.settle(row.payment_id)) !== 'pending') return;
+      } else if ((await provider.read(row.payment_id)) === null) {
         await this.#cancel(row, 'expired');
         return;
       }
