@@ -231,7 +231,7 @@ describe('AdapterDeps of a channel', () => {
     assert.deepEqual(fs.readdirSync(dir), []);
   });
 
-  test('download: an expired link and a file over the cap are transient', async () => {
+  test('download: an expired link is transient; a file over the cap is final generation_failed', async () => {
     const dir = fs.mkdtempSync(path.join(t.dir, 'dl-'));
     const link = fake.serveFile(png, 'image/png', 1);
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -239,11 +239,15 @@ describe('AdapterDeps of a channel', () => {
       deps().download(link, dir, signal()),
       (error) => error instanceof GeneratorTransientError && /bad_status/.test(error.message),
     );
+    // The same file comes back as large from every retry, and a new call bills another run.
     const big = fake.serveFile(png, 'image/png', 10_000);
-    await assert.rejects(
-      deps({ maxOutputBytes: png.length - 1 }).download(big, dir, signal()),
-      (error) => error instanceof GeneratorTransientError && /too_large/.test(error.message),
-    );
+    const overCap = (error: unknown): boolean =>
+      error instanceof GenerationError &&
+      error.code === 'generation_failed' &&
+      new RegExp(`larger than the service stores \\(${png.length - 1} bytes\\)`).test(error.message);
+    await assert.rejects(deps({ maxOutputBytes: png.length - 1 }).download(big, dir, signal()), overCap);
+    const dataUrl = `data:image/png;base64,${png.toString('base64')}`;
+    await assert.rejects(deps({ maxOutputBytes: png.length - 1 }).download(dataUrl, dir, signal()), overCap);
     assert.deepEqual(fs.readdirSync(dir), []);
   });
 
@@ -256,7 +260,7 @@ describe('AdapterDeps of a channel', () => {
     assert.ok(fs.readFileSync(got.path).equals(png));
     await assert.rejects(
       deps({ maxOutputBytes: png.length - 1 }).download(url, dir, signal()),
-      (error) => error instanceof GeneratorTransientError && /over/.test(error.message),
+      (error) => error instanceof GenerationError && /larger than the service stores/.test(error.message),
     );
     await assert.rejects(
       deps().download('data:image/png;base64,@@@', dir, signal()),

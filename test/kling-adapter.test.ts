@@ -262,6 +262,23 @@ describe('a run', () => {
     await assert.rejects(adapter.outputs(handle, request, dir, signal()), GeneratorTransientError);
   });
 
+  test('a video larger than the output cap fails the run at once: no re-read, no second download', async () => {
+    const small = await createTestDeps(klingChannel(), { maxDownloadBytes: 100 });
+    others.push(small);
+    const capped = createKlingAdapter(small.deps);
+    const { request, handle } = await created({ prompt: 'huge' }, capped);
+    await pollToEnd(capped, handle, request);
+    const reads = fake.calls.filter((c) => c.method === 'GET').length;
+    await assert.rejects(capped.outputs(handle, request, dir, signal()), (error: unknown) => {
+      assert.ok(error instanceof GenerationError, String(error));
+      assert.equal(error.code, 'generation_failed');
+      assert.match(error.message, /larger than the service stores \(100 bytes\)/);
+      return true;
+    });
+    assert.equal(fake.calls.filter((c) => c.method === 'GET').length - reads, 1, 'one read of the task');
+    assert.equal(small.downloads.length, 1, 'one download');
+  });
+
   test('a resumed run whose handle was never saved finds its task from its callbacks, not a second one', async () => {
     const run = { key: 'task-resumed/1', startedAt: new Date() };
     const request = videoRequest('video-elements', { prompt: 'Element_aaa lands' }, records());

@@ -126,8 +126,8 @@ const CASES: FaultCase[] = [
     creates: 1,
   },
   {
-    // The download fails transiently; each retry reads the same upstream task again (it is not lost).
-    name: 'a model file over the size cap is retried on the same upstream task, then fails',
+    // The same upstream task would give the same file again: no retry, and no second creation.
+    name: 'a model file over the size cap fails at once',
     arm: ending('success', { outputFault: 'too_big' }),
     expect: failed('generation_failed'),
     creates: 1,

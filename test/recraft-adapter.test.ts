@@ -260,6 +260,26 @@ describe('faults (CONTRACT §11, PROVIDERS.md §7 "Errors")', () => {
     });
   });
 
+  test('a picture larger than the output cap fails the run at once: one billed call, not retried', async () => {
+    const small = new RecraftAdapter(
+      pollingTestDeps(testChannel('recraft', fake.url, KEY, ['image']), {
+        maxDownloadBytes: TINY_PNG.length - 1,
+      }),
+    );
+    const calls = fake.callsTo('/images/generations').length;
+    const r = request();
+    const handle = await small.create(r, runStart(), AbortSignal.timeout(5_000));
+    assert.equal((await pollToEnd(small, handle, r)).state, 'succeeded');
+    const dir = await mkdtemp(join(tmpdir(), 'recraft-'));
+    await assert.rejects(small.outputs(handle, r, dir, AbortSignal.timeout(5_000)), (error: unknown) => {
+      assert.ok(error instanceof GenerationError, String(error));
+      assert.equal(error.code, 'generation_failed');
+      assert.match(error.message, /larger than the service stores/);
+      return true;
+    });
+    assert.equal(fake.callsTo('/images/generations').length - calls, 1);
+  });
+
   test('an expired output link: the run is lost (a new call gives new links), never re-downloaded', async () => {
     fake.options.urlTtlMs = 1;
     try {

@@ -219,7 +219,7 @@ test('a failed download re-reads the task once for fresh links; a second failure
   assert.deepEqual(await readdir(failed), [], 'nothing half-fetched is left behind');
 });
 
-test('outputs that are not what was asked for fail; too big is transient; a missing preview is fine', async () => {
+test('outputs that are not what was asked for fail, too big included; a missing preview is fine', async () => {
   fake.nextTasks('success', { outputFault: 'wrong_type' });
   let run = await runToEnd(adapter(), text);
   await assert.rejects(adapter().outputs(run.handle, text, await outDir(), signal()), /png model where glb/);
@@ -230,7 +230,7 @@ test('outputs that are not what was asked for fail; too big is transient; a miss
   run = await runToEnd(adapter(), text);
   await assert.rejects(
     adapter({ maxDownloadBytes: 1024 * 1024 }).outputs(run.handle, text, await outDir(), signal()),
-    GeneratorTransientError,
+    (error: unknown) => error instanceof GenerationError && error.code === 'generation_failed',
   );
   fake.nextTasks('success', { outputFault: 'no_preview' });
   run = await runToEnd(adapter(), text);

@@ -1,5 +1,7 @@
 /** A decoded `data:` URL, or why it cannot be one. */
-export type DecodedDataUrl = { ok: true; bytes: Buffer; mediaType: string } | { ok: false; reason: string };
+export type DecodedDataUrl =
+  | { ok: true; bytes: Buffer; mediaType: string }
+  | { ok: false; reason: string; tooLarge?: true };
 
 /**
  * Decodes a `data:[<media type>][;base64],<data>` URL (RFC 2397), refusing one whose bytes would be more
@@ -17,16 +19,16 @@ export function decodeDataUrl(url: string, maxBytes: number): DecodedDataUrl {
     const clean = data.replace(/\s+/g, '');
     if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(clean)) return { ok: false, reason: 'invalid base64' };
     const estimated = Math.floor((clean.replace(/=+$/, '').length * 3) / 4);
-    if (estimated > maxBytes) return { ok: false, reason: `over ${maxBytes} bytes` };
+    if (estimated > maxBytes) return { ok: false, reason: `over ${maxBytes} bytes`, tooLarge: true };
     const bytes = Buffer.from(clean, 'base64');
     if (bytes.length === 0) return { ok: false, reason: 'empty' };
     return { ok: true, bytes, mediaType };
   }
   // Percent-encoded text: each byte takes at least one character, so the text's length bounds the size.
-  if (data.length > maxBytes * 3) return { ok: false, reason: `over ${maxBytes} bytes` };
+  if (data.length > maxBytes * 3) return { ok: false, reason: `over ${maxBytes} bytes`, tooLarge: true };
   const bytes = percentDecode(data);
   if (!bytes) return { ok: false, reason: 'invalid percent-encoding' };
-  if (bytes.length > maxBytes) return { ok: false, reason: `over ${maxBytes} bytes` };
+  if (bytes.length > maxBytes) return { ok: false, reason: `over ${maxBytes} bytes`, tooLarge: true };
   if (bytes.length === 0) return { ok: false, reason: 'empty' };
   return { ok: true, bytes, mediaType };
 }

@@ -6,7 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readCapped } from '../../lib/index.ts';
 import { FetchError, type LookupFn } from '../../media/index.ts';
-import { GeneratorTransientError } from '../generator.ts';
+import { GenerationError, GeneratorTransientError } from '../generator.ts';
 import type { CallbackStore } from './callback-store.ts';
 import { fetchFile, MAX_OUTPUT_BYTES } from './fetch-file.ts';
 import { artifactOfLink, type InputRuntime, inputLinksOf, publicUrlOf, readInput } from './input-files.ts';
@@ -198,7 +198,10 @@ async function callUpstream(
 
 /**
  * A provider's output file fetched into `dir`. Output links are short-lived and the provider's: a link
- * that cannot be fetched is transient (PROVIDERS.md "Rules"), the run retried.
+ * that cannot be fetched is transient (PROVIDERS.md "Rules"), the run retried. A file over the output cap
+ * is final `generation_failed`, as an input over its cap is refused (CONTRACT §11 "same … caps as
+ * inputs"): the same link, or a re-read of the task, gives the same file again, and a new call bills
+ * another run for an answer just as likely to be refused (ElevenLabs' audio answers are held to it too).
  */
 async function downloadOutput(
   url: string,
@@ -210,6 +213,11 @@ async function downloadOutput(
     return await fetchFile(url, dir, signal, runtime);
   } catch (error) {
     if (!(error instanceof FetchError)) throw error;
+    if (error.reason === 'too_large')
+      throw new GenerationError(
+        'generation_failed',
+        `an output file is larger than the service stores (${runtime.maxOutputBytes} bytes)`,
+      );
     throw new GeneratorTransientError(`output download failed (${error.reason}): ${error.message}`, {
       cause: error,
     });

@@ -48,7 +48,8 @@ export async function fetchFile(
   let sizeBytes: number;
   if (url.startsWith('data:')) {
     const decoded = decodeDataUrl(url, runtime.maxOutputBytes);
-    if (!decoded.ok) throw new FetchError('bad_url', `data URL: ${decoded.reason}`);
+    if (!decoded.ok)
+      throw new FetchError(decoded.tooLarge ? 'too_large' : 'bad_url', `data URL: ${decoded.reason}`);
     path = join(dir, randomUUID());
     await writeFile(path, decoded.bytes, { flag: 'wx' });
     sizeBytes = decoded.bytes.length;

@@ -41,6 +41,7 @@ test('data URLs: base64 and percent-encoded bytes, capped before decoding', () =
   assert.deepEqual(decodeDataUrl(`data:;base64,${PNG.toString('base64')}`, PNG.length - 1), {
     ok: false,
     reason: `over ${PNG.length - 1} bytes`,
+    tooLarge: true,
   });
   assert.equal(decodeDataUrl('data:,%zz', 10).ok, false);
   assert.equal(decodeDataUrl('data:;base64,', 10).ok, false);
