@@ -207,6 +207,41 @@ test('outputs whose links stay dead after the re-read are a transient failure', 
   }
 });
 
+test('a track our download refuses for good (over the output cap) fails at once: no re-read, no second try', async () => {
+  const request = song();
+  const handle = await create(request);
+  await pollToEnd(rig.adapter, handle, request);
+  const realDownload = rig.test.deps.download;
+  let downloads = 0;
+  rig.test.deps.download = async () => {
+    downloads += 1;
+    throw new GenerationError(
+      'generation_failed',
+      'an output file is larger than the service stores (1 bytes)',
+    );
+  };
+  const reads = rig.fake.calls.filter((c) => c.method === 'GET').length;
+  try {
+    await assert.rejects(
+      rig.adapter.outputs(
+        handle,
+        request,
+        await mkdtemp(join(tmpdir(), 'suno-')),
+        AbortSignal.timeout(10_000),
+      ),
+      isFinal('generation_failed'),
+    );
+    assert.equal(downloads, 1);
+    assert.equal(
+      rig.fake.calls.filter((c) => c.method === 'GET').length - reads,
+      1,
+      'the one read of outputs',
+    );
+  } finally {
+    rig.test.deps.download = realDownload;
+  }
+});
+
 test('callbacks arrive at each stage; they only wake the run, record-info decides', async () => {
   const request = song();
   const run = runStart();

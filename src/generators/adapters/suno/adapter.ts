@@ -196,7 +196,8 @@ export class SunoAdapter implements Adapter {
       try {
         downloaded = await this.#deps.download(links.get(track.id) as string, dir, signal);
       } catch (error) {
-        if (signal.aborted) throw error;
+        // A refusal for good (a file over the output cap) would come back from a fresh link too.
+        if (signal.aborted || !(error instanceof GeneratorTransientError)) throw error;
         // Links are short-lived (PROVIDERS.md): read the task once more for fresh ones, then it is transient.
         task = await this.#read(run.taskId, signal);
         for (const t of task.tracks) if (t.audioUrl !== undefined) links.set(t.id, t.audioUrl);
