@@ -360,6 +360,57 @@ describe('faults (CONTRACT §11)', () => {
     assert.equal(after.succeeded, counts.succeeded + 1);
   });
 
+  test('our storage failing to read a voice_change input once: the run waits, the channel is not blamed', async () => {
+    const before = fake.callsTo(/^\/v1\/speech-to-speech\//).length;
+    const counts = await channelCounts(t, 'eleven-main');
+    const storage = t.container.storage;
+    const get = storage.get;
+    let failed = 0;
+    storage.get = (key, range) => {
+      if (key.startsWith('uploads/') && failed === 0) {
+        failed += 1;
+        return Promise.reject(new Error('storage unreachable (test)'));
+      }
+      return get.call(storage, key, range);
+    };
+    try {
+      const id = await createTask('voice', { mode: 'voice_change', audio: [sample], voice: voiceB });
+      const task = await final(id);
+      assert.equal(task.status, 'succeeded', JSON.stringify(task));
+      assert.equal(failed, 1, 'the read failed once');
+      assert.equal(fake.callsTo(/^\/v1\/speech-to-speech\//).length - before, 1, 'one call for the run');
+      await assertCapturedOnce(t.container, id);
+    } finally {
+      storage.get = get;
+    }
+    // Reading an input of ours never counts against the channel (docs/providers.md "Circuit").
+    const after = await channelCounts(t, 'eleven-main');
+    assert.equal(after.failed, counts.failed);
+    assert.equal(after.succeeded, counts.succeeded + 1);
+  });
+
+  test('a voice_change input gone from our storage: input_unavailable before any call, the channel not blamed', async () => {
+    const before = fake.callsTo(/^\/v1\/speech-to-speech\//).length;
+    const counts = await channelCounts(t, 'eleven-main');
+    const storage = t.container.storage;
+    const get = storage.get;
+    storage.get = (key, range) =>
+      key.startsWith('uploads/') ? Promise.resolve(null) : get.call(storage, key, range);
+    try {
+      const id = await createTask('voice', { mode: 'voice_change', audio: [sample], voice: voiceB });
+      const task = await final(id);
+      assert.equal(task.status, 'failed', JSON.stringify(task));
+      assert.equal((task.error as { code: string }).code, 'input_unavailable');
+      assert.equal(fake.callsTo(/^\/v1\/speech-to-speech\//).length, before, 'no call reached ElevenLabs');
+    } finally {
+      storage.get = get;
+    }
+    // Neither a failure nor a working answer of the channel (docs/providers.md, "Failures").
+    const after = await channelCounts(t, 'eleven-main');
+    assert.equal(after.failed, counts.failed);
+    assert.equal(after.succeeded, counts.succeeded);
+  });
+
   test('a worker stopped while the call is open: the next one takes the same call, no second call', async () => {
     fake.options.callMs = 1_500;
     try {

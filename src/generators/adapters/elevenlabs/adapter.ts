@@ -41,9 +41,13 @@ export class ElevenLabsAdapter implements Adapter {
 
   async ensureAvailable(): Promise<void> {}
 
-  /** Checks what fails before any call (voices not saved here, too many voices), then starts the call. */
-  async create(request: GenerationRequest, run: RunStart, _signal: AbortSignal): Promise<string> {
-    const call = this.#callOf(request);
+  /**
+   * Checks what fails before any call (voices not saved here, too many voices) and reads the input file,
+   * then starts the call. A joined run (its call already started) reads nothing.
+   */
+  async create(request: GenerationRequest, run: RunStart, signal: AbortSignal): Promise<string> {
+    if (this.#runs.has(run.key)) return run.key;
+    const call = await this.#callOf(request, signal);
     this.#runs.start(run.key, call);
     return run.key;
   }
@@ -91,8 +95,16 @@ export class ElevenLabsAdapter implements Adapter {
     return this.#deps.channel.upstreamModels[key] ?? (UPSTREAM_MODELS[key] as string);
   }
 
-  /** The one call of the run, checked up front; throws `GenerationError` for what fails before any call. */
-  #callOf(request: GenerationRequest): (signal: AbortSignal) => Promise<Buffer> {
+  /**
+   * The one call of the run, checked up front; throws `GenerationError` for what fails before any call. The
+   * input file of a voice change is read here, before the call starts: our storage failing to give it, or
+   * the file being gone (`input_unavailable`), is then the run's create failing before any upstream call,
+   * which the worker neither counts against the channel nor, for our storage, against the run's attempts.
+   */
+  async #callOf(
+    request: GenerationRequest,
+    signal: AbortSignal,
+  ): Promise<(signal: AbortSignal) => Promise<Buffer>> {
     const deps = this.#deps;
     const s = request.settings;
     const query = `?output_format=${OUTPUT_FORMAT}`;
@@ -130,8 +142,8 @@ export class ElevenLabsAdapter implements Adapter {
       const voiceId = upstreamVoice(request, String(s['voice']));
       const audio = Array.isArray(s['audio']) ? String(s['audio'][0]) : String(s['audio']);
       const model = this.#model('voice_change');
+      const input = await deps.readInput(audio, signal, request.taskId);
       return async (signal) => {
-        const input = await deps.readInput(audio, signal, request.taskId);
         const form = new FormData();
         form.append(
           'audio',
