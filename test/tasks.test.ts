@@ -16,6 +16,16 @@ describe('tasks: create, poll, download', () => {
   });
   after(() => t.close());
 
+  /** A finished 3D task of a new account, its first result file and that file downloaded whole. */
+  async function downloadedArtifact() {
+    const acct = await t.account({ balanceMinor: 100_000 });
+    const id = (await t.call(acct.key, 'POST', '/v1/tasks', text3d())).json().id;
+    const done = await waitForFinal(t, acct.key, id);
+    const artifact = (done.result as { artifacts: Array<{ size: number; download_path: string }> })
+      .artifacts[0]!;
+    const whole = await t.call(acct.key, 'GET', artifact.download_path);
+    return { acct, id: String(id), done, artifact, whole };
+  }
   test('POST /v1/tasks answers 202 with Location, holds the price, and the task succeeds with its files', async () => {
     const acct = await t.account({ balanceMinor: 100_000 });
     const price = (await t.call(acct.key, 'POST', '/v1/price', text3d())).json();
@@ -86,12 +96,7 @@ describe('tasks: create, poll, download', () => {
   });
 
   test('artifact downloads honour Range; bad ranges are 416; missing indexes 404 artifact_not_found', async () => {
-    const acct = await t.account({ balanceMinor: 100_000 });
-    const id = (await t.call(acct.key, 'POST', '/v1/tasks', text3d())).json().id;
-    const done = await waitForFinal(t, acct.key, id);
-    const artifact = (done.result as { artifacts: Array<{ size: number; download_path: string }> })
-      .artifacts[0]!;
-    const whole = await t.call(acct.key, 'GET', artifact.download_path);
+    const { acct, id, artifact, whole } = await downloadedArtifact();
     const part = await t.call(acct.key, 'GET', artifact.download_path, undefined, { range: 'bytes=10-19' });
     assert.equal(part.statusCode, 206);
     assert.equal(part.headers['content-range'], `bytes 10-19/${artifact.size}`);
@@ -161,12 +166,7 @@ describe('tasks: create, poll, download', () => {
   });
 
   test('If-Match: a download is answered only while it names the ETag (strongly), else 412', async () => {
-    const acct = await t.account({ balanceMinor: 100_000 });
-    const id = (await t.call(acct.key, 'POST', '/v1/tasks', text3d())).json().id;
-    const done = await waitForFinal(t, acct.key, id);
-    const artifact = (done.result as { artifacts: Array<{ size: number; download_path: string }> })
-      .artifacts[0]!;
-    const whole = await t.call(acct.key, 'GET', artifact.download_path);
+    const { acct, artifact, whole } = await downloadedArtifact();
     const etag = String(whole.headers.etag);
     // RFC 9110 §13.1.1: the listed tag (or `*`) keeps the answer, Range included.
     for (const tag of [etag, `"older", ${etag}`, '*']) {
@@ -210,11 +210,7 @@ describe('tasks: create, poll, download', () => {
   });
 
   test('Last-Modified: a download carries the task end, and the date preconditions read it', async () => {
-    const acct = await t.account({ balanceMinor: 100_000 });
-    const id = (await t.call(acct.key, 'POST', '/v1/tasks', text3d())).json().id;
-    const done = await waitForFinal(t, acct.key, id);
-    const artifact = (done.result as { artifacts: Array<{ download_path: string }> }).artifacts[0]!;
-    const whole = await t.call(acct.key, 'GET', artifact.download_path);
+    const { acct, done, artifact, whole } = await downloadedArtifact();
     const modified = String(whole.headers['last-modified']);
     // The task's end, to the second, as an IMF-fixdate (RFC 9110 §5.6.7).
     assert.equal(

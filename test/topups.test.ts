@@ -28,6 +28,20 @@ async function paymentOf(t: TestApp, topupId: string): Promise<string> {
   return row.payment_id;
 }
 
+/**
+ * Pays a top-up at the test provider behind the service's back (no notification, no settle): what a lost
+ * notification leaves. Answers its payment id.
+ */
+async function paidUnnoticed(t: TestApp, topupId: string): Promise<string> {
+  const paymentId = await paymentOf(t, topupId);
+  await t.container.db.db
+    .updateTable('test_payments')
+    .set({ status: 'succeeded' })
+    .where('id', '=', paymentId)
+    .execute();
+  return paymentId;
+}
+
 describe('top-ups in the test mode', () => {
   let t: TestApp;
   before(async () => {
@@ -151,12 +165,7 @@ describe('top-ups in the test mode', () => {
   test('twenty concurrent settlements of one succeeded payment credit it once', async () => {
     const acct = await t.account();
     const created = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 2500 })).json();
-    const paymentId = await paymentOf(t, created.id);
-    await t.container.db.db
-      .updateTable('test_payments')
-      .set({ status: 'succeeded' })
-      .where('id', '=', paymentId)
-      .execute();
+    const paymentId = await paidUnnoticed(t, created.id);
     const topups = t.container.services.topups;
     const outcomes = await Promise.all(Array.from({ length: 20 }, () => topups.settle(paymentId)));
     assert.deepEqual(new Set(outcomes), new Set(['succeeded']));
@@ -375,12 +384,7 @@ describe('the sweep of pending top-ups (test mode, a manual clock)', () => {
     const acct = await t.account();
     const paid = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 1200 })).json();
     const unpaid = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 3400 })).json();
-    const paymentId = await paymentOf(t, paid.id);
-    await t.container.db.db
-      .updateTable('test_payments')
-      .set({ status: 'succeeded' })
-      .where('id', '=', paymentId)
-      .execute();
+    const paymentId = await paidUnnoticed(t, paid.id);
     const topups = t.container.services.topups;
     assert.equal(await topups.sweep(), 0, 'nothing idle for a minute yet');
     clock.advance(61_000);
@@ -412,12 +416,7 @@ describe('the sweep of pending top-ups (test mode, a manual clock)', () => {
     }
     clock.advance(24 * 60 * 60 * 1000 + 61_000);
     const paid = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 5600 })).json();
-    const paymentId = await paymentOf(t, paid.id);
-    await t.container.db.db
-      .updateTable('test_payments')
-      .set({ status: 'succeeded' })
-      .where('id', '=', paymentId)
-      .execute();
+    const paymentId = await paidUnnoticed(t, paid.id);
     clock.advance(61_000);
     // Passes of two: the three stale ones must not take every pass's places.
     for (let pass = 0; pass < 3; pass++) await topups.sweep({ limit: 2 });
