@@ -540,6 +540,39 @@ describe('libraries (CONTRACT §7)', () => {
       expectError(down, 503, 'sg_unavailable');
       assert.equal((await get(a.key, id)).status, 'pending_recording');
     });
+
+    test('the generator refusing a verify or a retry: 502 library_create_failed, as documented', async () => {
+      // As a provider channel may (Suno): the answers must match the OpenAPI document (test helpers).
+      const a = await t.account();
+      const id = await create(a.key);
+      clock.advance(60_000);
+      const generator = t.container.services.libraries.deps.generator;
+      const { checkRecording, issuePhrase } = generator;
+      generator.checkRecording = async () => {
+        throw new LibraryRejected('the recording was refused');
+      };
+      generator.issuePhrase = async () => {
+        throw new LibraryRejected('no new phrase');
+      };
+      try {
+        const verify = { recording_url: file('rec.mp3'), name: 'Me' };
+        const refused = await t.call(a.key, 'POST', `${path}/${id}/verify`, verify);
+        expectError(refused, 502, 'library_create_failed');
+        assert.equal(refused.headers['retry-after'], '60');
+        assert.equal((await get(a.key, id)).status, 'pending_recording');
+        generator.checkRecording = checkRecording;
+        await t.call(a.key, 'POST', `${path}/${id}/verify`, { ...verify, name: 'Me [sim:fail]' });
+        clock.advance(60_000);
+        assert.equal((await get(a.key, id)).status, 'failed');
+        const again = await t.call(a.key, 'POST', `${path}/${id}/retry`);
+        expectError(again, 502, 'library_create_failed');
+        assert.equal(again.headers['retry-after'], '60');
+        assert.equal((await get(a.key, id)).status, 'failed');
+      } finally {
+        generator.checkRecording = checkRecording;
+        generator.issuePhrase = issuePhrase;
+      }
+    });
   });
 
   describe('music styles', () => {

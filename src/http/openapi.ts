@@ -126,7 +126,10 @@ const RATE_LIMIT_HEADERS: Record<string, Json> = {
   },
 };
 const UNMETERED_RESPONSES = new Set(['Unauthorized', 'NotFound']);
-/** Statuses whose refusals may carry Retry-After: 502 is a library creation the generator refused (60 s). */
+/**
+ * Statuses whose refusals may carry Retry-After: 502 is a library creation or a singing voice's step the
+ * generator refused (60 s).
+ */
 const RETRY_STATUSES = new Set(['429', '500', '502', '503']);
 /** A code that carries Retry-After where its status otherwise does not (409 request_in_progress, 1 s). */
 const RETRY_CODE = 'request_in_progress';

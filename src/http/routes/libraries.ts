@@ -194,7 +194,11 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
           403: forbidden,
           404: notFound,
           409: errorSchema.describe('voice_not_verifiable'),
-          422: errorSchema.describe('invalid_request'),
+          // The recording is probed as a creation's links are.
+          413: errorSchema.describe('request_too_large, file_too_large'),
+          422: errorSchema.describe('invalid_request, file_type, file_empty'),
+          // The generator refused the check (a provider channel): the library's code, as for creation.
+          502: errorSchema.describe(singingVoices.failCode),
           503: errorSchema.describe('sg_unavailable'),
         },
       },
@@ -218,6 +222,9 @@ export async function libraryRoutes(app: FastifyInstance, deps: AppDeps): Promis
           403: forbidden,
           404: notFound,
           409: errorSchema.describe('voice_not_retryable'),
+          // The generator refused to issue a new phrase.
+          502: errorSchema.describe(singingVoices.failCode),
+          503: errorSchema.describe('sg_unavailable'),
         },
       },
     },
