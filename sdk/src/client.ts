@@ -24,10 +24,10 @@ export interface LibraryClient<L extends { list: unknown; record: unknown; creat
 }
 
 /**
- * How long the service may keep a library creation or a helper waiting for its generator, in seconds: the
- * reference asks clients for a timeout of at least five minutes there. The service locks a creation's
- * Idempotency-Key as long (and a minute more), so a repeat sent sooner could only be refused as still in
- * progress.
+ * How long the service may keep a library creation, a singing voice's step or a helper waiting for its
+ * generator, in seconds: the reference asks clients for a timeout of at least five minutes there. The
+ * service locks a creation's Idempotency-Key as long (and a minute more), so a repeat sent sooner could
+ * only be refused as still in progress.
  */
 const LIBRARY_WAIT_SECONDS = 5 * 60;
 
@@ -132,7 +132,10 @@ export class Client {
     };
   }
 
-  /** Steps of a singing voice (`music/voices`): send the phrase's recording, or ask for a new phrase. */
+  /**
+   * Steps of a singing voice (`music/voices`): send the phrase's recording, or ask for a new phrase. Each
+   * waits for the generator (the recording's check, the new phrase) as a creation does.
+   */
   readonly singingVoices = {
     verify: (
       id: string,
@@ -142,9 +145,14 @@ export class Client {
         method: 'POST',
         path: `/v1/models/music/voices/${encodeURIComponent(id)}/verify`,
         json: body,
+        waitSeconds: LIBRARY_WAIT_SECONDS,
       }),
     retry: (id: string): Promise<LibraryTypes['music/voices']['record']> =>
-      this.#t.json({ method: 'POST', path: `/v1/models/music/voices/${encodeURIComponent(id)}/retry` }),
+      this.#t.json({
+        method: 'POST',
+        path: `/v1/models/music/voices/${encodeURIComponent(id)}/retry`,
+        waitSeconds: LIBRARY_WAIT_SECONDS,
+      }),
   };
 
   /** A free helper by address: `c.helper('music/lyrics', { prompt })`. */

@@ -113,6 +113,21 @@ describe('timeouts', () => {
     assert.deepEqual(service.hits, ['POST /600/v1/models/image/styles', 'POST /600/v1/models/music/lyrics']);
   });
 
+  test("a singing voice's verify and retry wait for the generator as a creation does", async () => {
+    // Both ask the generator (a recording check, a new phrase; Suno polls a minute for the phrase) with
+    // the service's five-minute bound. Abandoned at the timeout, the step goes on at the service and a
+    // repeat meets its 409 voice_not_verifiable or voice_not_retryable.
+    service.hits.length = 0;
+    const c = client(`${service.baseUrl}/600`, 150);
+    const voices = c.singingVoices;
+    assert.deepEqual(await voices.verify('v1', { recording_url: 'https://x/r.mp3', name: 'Me' }), TASK);
+    assert.deepEqual(await voices.retry('v1'), TASK);
+    assert.deepEqual(service.hits, [
+      'POST /600/v1/models/music/voices/v1/verify',
+      'POST /600/v1/models/music/voices/v1/retry',
+    ]);
+  });
+
   test('an upload, which the timeout does not bound, ends with the caller’s signal', async () => {
     service.hits.length = 0;
     const c = client(`${service.baseUrl}/never`, 150);
