@@ -210,6 +210,28 @@ describe('webhook deliveries', () => {
     assert.equal(hook.received[3]!.body, hook.received[0]!.body);
   });
 
+  test('a manual retry during the last attempt is not lost when that attempt fails: it is sent again', async () => {
+    const acct = await t.account();
+    // The third attempt (the schedule's last) is answered 503 only after a second, 200 after it.
+    const hook = await receiver((_r, index) =>
+      index < 2 ? { status: 503 } : index === 2 ? { status: 503, delayMs: 1_000 } : { status: 200 },
+    );
+    await t.call(acct.key, 'POST', '/v1/webhooks', { url: hook.url, events: ['task.succeeded'] });
+    await queue(t, acct.id);
+    await hook.waitFor(3);
+    const [inFlight] = await deliveries(t, acct.key);
+    const retried = await t.call(acct.key, 'POST', `/v1/webhook-deliveries/${inFlight!.id}/retry`);
+    assert.equal(retried.statusCode, 202, retried.body);
+    assert.equal(retried.json().state, 'pending');
+    const [d] = await eventually(
+      () => deliveries(t, acct.key),
+      (list) => list[0]?.state !== 'pending',
+    );
+    assert.equal(d!.state, 'succeeded', JSON.stringify(d));
+    assert.equal(d!.attempts, 4);
+    assert.equal(hook.received.length, 4);
+  });
+
   test('a redirect is not followed: recorded with its status, nothing reaches its target', async () => {
     const acct = await t.account();
     const target = await receiver();

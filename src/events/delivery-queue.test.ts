@@ -113,6 +113,7 @@ describe('the delivery queue', () => {
       id: 'msg_gone',
       owner: 'A',
       attempts: 0,
+      dueAt: T0.toISOString(),
       now: at(1_000),
       outcome: { kind: 'failed', status: 500, error: 'HTTP 500', retryAt: at(60_000) },
     });
@@ -150,6 +151,7 @@ describe('the delivery queue', () => {
       id: 'msg_a',
       owner: 'A',
       attempts: 0,
+      dueAt: T0.toISOString(),
       now: at(30_002),
       outcome: { kind: 'succeeded', status: 200 },
     });
@@ -172,6 +174,7 @@ describe('the delivery queue', () => {
       id: 'msg_1',
       owner: 'A',
       attempts: 0,
+      dueAt: T0.toISOString(),
       now: T0,
       outcome: { kind: 'succeeded', status: 204 },
     });
@@ -207,6 +210,7 @@ describe('the delivery queue', () => {
       id: 'msg_1',
       owner: 'A',
       attempts: 0,
+      dueAt: T0.toISOString(),
       now: at(2),
       outcome: { kind: 'succeeded', status: 204 },
     });
@@ -224,6 +228,7 @@ describe('the delivery queue', () => {
       id: 'msg_r',
       owner: 'A',
       attempts: 0,
+      dueAt: T0.toISOString(),
       now: T0,
       outcome: { kind: 'failed', status: 500, error: 'status 500', retryAt: at(5_000) },
     });
@@ -235,6 +240,7 @@ describe('the delivery queue', () => {
       id: 'msg_r',
       owner: 'A',
       attempts: 1,
+      dueAt: at(5_000).toISOString(),
       now: at(5_001),
       outcome: { kind: 'failed', status: null, error: 'address not public', retryAt: null },
     });
@@ -244,6 +250,50 @@ describe('the delivery queue', () => {
       ['failed', 2, null, 'address not public', null, null],
     );
     assert.equal(await nextDueAt(db, at(6_000)), null);
+  });
+
+  test('a manual retry during a failed attempt keeps its time: the schedule neither puts it off nor ends it', async () => {
+    await db.db.deleteFrom('webhook_deliveries').execute();
+    await add('msg_m', 't1', 'http://r/1');
+    for (const [attempts, retryAt] of [
+      [0, at(60_000)],
+      [1, null],
+    ] as const) {
+      const [claimed] = await claim('A', at(attempts * 10_000));
+      assert.equal(claimed?.attempts, attempts);
+      // What POST /v1/webhook-deliveries/{id}/retry does to a pending delivery (webhook-service.ts).
+      const asked = at(attempts * 10_000 + 1_000).toISOString();
+      await db.db
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: asked, updated_at: asked })
+        .where('id', '=', 'msg_m')
+        .execute();
+      await recordOutcome(db, {
+        id: 'msg_m',
+        owner: 'A',
+        attempts,
+        dueAt: claimed!.dueAt,
+        now: at(attempts * 10_000 + 2_000),
+        outcome: { kind: 'failed', status: 503, error: 'status 503', retryAt },
+      });
+      const row = await db.db.selectFrom('webhook_deliveries').selectAll().executeTakeFirstOrThrow();
+      assert.deepEqual(
+        [row.state, row.attempts, row.last_status_code, row.next_attempt_at, row.lease_owner],
+        ['pending', attempts + 1, 503, asked, null],
+      );
+    }
+    // Without a retry asked meanwhile, the used-up schedule ends it.
+    const [last] = await claim('A', at(20_000));
+    await recordOutcome(db, {
+      id: 'msg_m',
+      owner: 'A',
+      attempts: 2,
+      dueAt: last!.dueAt,
+      now: at(20_001),
+      outcome: { kind: 'failed', status: 503, error: 'status 503', retryAt: null },
+    });
+    const row = await db.db.selectFrom('webhook_deliveries').selectAll().executeTakeFirstOrThrow();
+    assert.deepEqual([row.state, row.attempts, row.next_attempt_at], ['failed', 3, null]);
   });
 });
 

@@ -16,6 +16,8 @@ export interface ClaimedDelivery {
   attempts: number;
   /** Deliveries of one task (or record) to one URL share it; they go out one at a time, oldest first. */
   orderKey: string;
+  /** Its `next_attempt_at` when claimed: a later one was set by a manual retry during the attempt. */
+  dueAt: string;
 }
 
 export interface ClaimInput {
@@ -82,7 +84,7 @@ export async function claimDeliveries(db: Db, input: ClaimInput): Promise<Claime
     for (let look = 0; look < MAX_LOOKS && chosen.length < input.limit; look++) {
       let due = tx
         .selectFrom('webhook_deliveries')
-        .select(['id', 'account_id', 'webhook_id', 'url', 'body', 'attempts'])
+        .select(['id', 'account_id', 'webhook_id', 'url', 'body', 'attempts', 'next_attempt_at'])
         .select(ORDER_KEY.as('order_key'))
         .where('state', '=', 'pending')
         .where('next_attempt_at', '<=', now)
@@ -122,6 +124,7 @@ export async function claimDeliveries(db: Db, input: ClaimInput): Promise<Claime
           body: row.body,
           attempts: row.attempts,
           orderKey,
+          dueAt: row.next_attempt_at ?? now,
         });
       }
       // Every row seen is now chosen, or left out of the next look by its key or its URL.
@@ -170,14 +173,20 @@ export type Outcome =
   /** Never to be sent (its endpoint was deleted). */
   | { kind: 'dropped'; error: string };
 
-/** Records an attempt's outcome, if this sender still holds the lease. */
+/**
+ * Records an attempt's outcome, if this sender still holds the lease. A failed attempt during which a
+ * manual retry moved the delivery to a later time than it was claimed at (`dueAt`) keeps that time and
+ * stays pending: the retry asked for an attempt after this one, which its schedule must not put off (by
+ * up to 10 hours) or end (the schedule used up).
+ */
 export async function recordOutcome(
   db: Db,
-  input: { id: string; owner: string; attempts: number; now: Date; outcome: Outcome },
+  input: { id: string; owner: string; attempts: number; dueAt: string; now: Date; outcome: Outcome },
 ): Promise<void> {
   const { outcome } = input;
   const updatedAt = input.now.toISOString();
   const base = { lease_owner: null, lease_until: null, updated_at: updatedAt };
+  const retryAsked = sql<boolean>`next_attempt_at > ${input.dueAt}`;
   const set =
     outcome.kind === 'succeeded'
       ? {
@@ -191,11 +200,15 @@ export async function recordOutcome(
       : outcome.kind === 'failed'
         ? {
             ...base,
-            state: outcome.retryAt === null ? ('failed' as const) : ('pending' as const),
+            state: sql<
+              'pending' | 'failed'
+            >`case when ${retryAsked} then 'pending' else ${outcome.retryAt === null ? 'failed' : 'pending'} end`,
             attempts: input.attempts + 1,
             last_status_code: outcome.status,
             last_error: outcome.error,
-            next_attempt_at: outcome.retryAt?.toISOString() ?? null,
+            next_attempt_at: sql<
+              string | null
+            >`case when ${retryAsked} then next_attempt_at else ${outcome.retryAt?.toISOString() ?? null} end`,
           }
         : outcome.kind === 'dropped'
           ? { ...base, state: 'failed' as const, last_error: outcome.error, next_attempt_at: null }

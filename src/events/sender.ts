@@ -190,6 +190,7 @@ export class WebhookSender {
       id: delivery.id,
       owner: this.id,
       attempts: delivery.attempts,
+      dueAt: delivery.dueAt,
       now: this.#deps.clock.now(),
       outcome,
     });
