@@ -443,6 +443,31 @@ describe('webhook endpoints and the default secret', () => {
     );
   });
 
+  test('a retry that meets an attempt being recorded sees its outcome: a last attempt failing meanwhile gets one more', async () => {
+    const acct = await t.account();
+    await t.call(acct.key, 'POST', '/v1/webhooks', { url: PUBLIC_URL, events: ['task.succeeded'] });
+    await queueEvent(t, acct.id);
+    const [delivery] = (await t.call(acct.key, 'GET', '/v1/webhook-deliveries')).json().deliveries;
+    const { db, dialect } = t.container.db;
+    let retried: Promise<Awaited<ReturnType<TestApp['call']>>> | undefined;
+    // What the sender writes when the schedule's last attempt fails, while the retry is being asked.
+    await dialect.transaction(db, async (tx) => {
+      await tx
+        .updateTable('webhook_deliveries')
+        .set({ state: 'failed', attempts: 8, last_status_code: 503, next_attempt_at: null })
+        .where('id', '=', delivery.id)
+        .execute();
+      retried = t.call(acct.key, 'POST', `/v1/webhook-deliveries/${delivery.id}/retry`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    const res = await retried!;
+    assert.equal(res.statusCode, 202, res.body);
+    assert.equal(res.json().state, 'pending');
+    const [after] = (await t.call(acct.key, 'GET', '/v1/webhook-deliveries')).json().deliveries;
+    assert.equal(after.state, 'pending', JSON.stringify(after));
+    assert.notEqual(after.next_attempt_at, null);
+  });
+
   test('a restricted key manages the account’s endpoints too (account-level)', async () => {
     const acct = await t.account();
     const restricted = (

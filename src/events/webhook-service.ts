@@ -313,11 +313,14 @@ export class WebhookService {
     const { db, dialect } = this.#deps.db;
     const now = this.#now();
     return dialect.transaction(db, async (tx) => {
+      // Locked (PostgreSQL; SQLite's writer lock is held already): an attempt's outcome written meanwhile
+      // would otherwise be read stale, and a delivery its last attempt failed left `failed` for good.
       const row = await tx
         .selectFrom('webhook_deliveries')
         .select(DELIVERY_COLUMNS)
         .where('id', '=', id)
         .where('account_id', '=', accountId)
+        .$if(dialect.supportsSkipLocked, (qb) => qb.forUpdate())
         .executeTakeFirst();
       if (!row) throw errors.deliveryNotFound(id);
       if (row.webhook_id !== null) {
