@@ -717,6 +717,12 @@ describe('singing personas (reference "Singing personas")', () => {
     const bad = await t.call(a.key, 'POST', path, { ...body, index: 7 });
     expectError(bad, 422, 'invalid_request');
     assert.match(errorOf(bad).message, /index/);
+    // The description is required: one of invisible characters only is none, as a name so made is.
+    for (const description of ['\u200b', ' \u2060\ufeff '.trim(), '   ']) {
+      const blank = await t.call(a.key, 'POST', path, { ...body, index: 1, description });
+      expectError(blank, 422, 'invalid_request');
+      assert.match(errorOf(blank).message, /description/, JSON.stringify(description));
+    }
     await t.call(a.key, 'DELETE', `${path}/${second.json().id}`);
     expectError(
       await t.call(a.key, 'POST', path, { ...body, index: 1, name: 'Nope [sim:fail]' }),

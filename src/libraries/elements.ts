@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { addRule } from '../catalog/index.ts';
 import { errors } from '../errors.ts';
 import { defineLibrary } from './define.ts';
-import { IMAGE_FILES, nameField, urlField, urlList, VIDEO_FILES } from './fields.ts';
+import { IMAGE_FILES, urlField, urlList, VIDEO_FILES, visibleText } from './fields.ts';
 import { boundsOf } from './limits.ts';
 
 export const ELEMENT_TAGS = [
@@ -35,7 +35,7 @@ function elementNameKey(name: string): string {
 
 const body = z
   .strictObject({
-    name: nameField(1, 100),
+    name: visibleText(1, 100),
     description: z.string().max(500).default(''),
     tag: z.enum(TAG_KEYS).describe('kind of element; GET lists the tags'),
     image_urls: urlList(1, 4)

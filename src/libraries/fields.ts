@@ -34,10 +34,11 @@ export function urlList(min: number, max: number): z.ZodArray<typeof httpUrl> {
 const NOTHING_VISIBLE = /^[\p{White_Space}\p{Cf}]*$/u;
 
 /**
- * A record name: trimmed, then `min`–`max` characters, at least one of them visible: a name made only of
- * zero-width spaces would show as a blank row in every list and picker.
+ * A record's name, or another text it must have (a persona's description): trimmed, then `min`–`max`
+ * characters, at least one of them visible: a name made only of zero-width spaces would show as a blank
+ * row in every list and picker, and a required text so made would be missing all the same.
  */
-export function nameField(min: number, max: number): z.ZodString {
+export function visibleText(min: number, max: number): z.ZodString {
   return z
     .string()
     .trim()

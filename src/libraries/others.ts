@@ -8,10 +8,10 @@
 import { z } from 'zod';
 import { addRule } from '../catalog/index.ts';
 import { defineLibrary } from './define.ts';
-import { AUDIO_FILES, IMAGE_FILES, nameField, urlField, urlList } from './fields.ts';
+import { AUDIO_FILES, IMAGE_FILES, urlField, urlList, visibleText } from './fields.ts';
 import { boundsOf } from './limits.ts';
 
-const name = nameField(1, 100);
+const name = visibleText(1, 100);
 /** Records saved while the request waits: `ready` from the start (the reference shows "id and status"). */
 const SAVED_STATES = ['ready'] as const;
 const readyStatus = z.enum(SAVED_STATES);

@@ -8,14 +8,14 @@ import { errors } from '../errors.ts';
 import type { LibrarySource } from '../generators/index.ts';
 import { parseArtifactUpstream } from '../tasks/index.ts';
 import { defineLibrary } from './define.ts';
-import { nameField } from './fields.ts';
+import { visibleText } from './fields.ts';
 import { boundsOf } from './limits.ts';
 
 const body = z.strictObject({
   source_task_id: z.string().min(1).max(100).describe('id of a succeeded song task of model music'),
   index: z.int().min(0).describe('index of the song version in result.artifacts'),
-  name: nameField(1, 100),
-  description: z.string().trim().min(1).max(500),
+  name: visibleText(1, 100),
+  description: visibleText(1, 500),
   style: z.string().max(1000).optional(),
 });
 

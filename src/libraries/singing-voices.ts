@@ -10,7 +10,7 @@ import { errors } from '../errors.ts';
 import { ruDecimal } from '../i18n/index.ts';
 import { exactSeconds } from '../lib/index.ts';
 import { defineLibrary } from './define.ts';
-import { AUDIO_FILES, nameField, urlField } from './fields.ts';
+import { AUDIO_FILES, urlField, visibleText } from './fields.ts';
 import { boundsOf } from './limits.ts';
 import type { RecordStep } from './types.ts';
 
@@ -81,7 +81,7 @@ const body = z
 /** Body of POST …/voices/{id}/verify (CONTRACT §7). */
 export const verifyBody = z.strictObject({
   recording_url: urlField.describe('direct link to a recording of the phrase in the same voice'),
-  name: nameField(1, 100),
+  name: visibleText(1, 100),
 });
 
 export const singingVoices = defineLibrary({
