@@ -21,6 +21,10 @@ test('Prefer: wait=N read as RFC 7240 says: among others, any case, quoted, firs
   );
   assert.equal(preferWait('wait=0009'), 9);
   assert.equal(preferWait('wait=000'), 0);
+  // A comma inside another preference's quoted value is part of it (RFC 9110 §5.6.4).
+  assert.equal(preferWait('x="a,wait=3", wait=2'), 2);
+  assert.equal(preferWait('x="a\\",wait=3", wait=2'), 2);
+  assert.equal(preferWait('x="a", wait=4'), 4);
   for (const ignored of ['wait', 'wait=', 'wait=abc', 'wait=-1', 'wait=1.5', 'waiting=5', 'return=minimal'])
     assert.equal(preferWait(ignored), 0, ignored);
 });
@@ -31,7 +35,10 @@ test('?wait= is 0 (absent), 1–60, or 422 naming wait', () => {
   assert.equal(waitParam('0'), 0);
   assert.equal(waitParam('1'), 1);
   assert.equal(waitParam('60'), 60);
-  for (const bad of ['61', '-1', '1.5', ' 5', 'abc', '0x10', '1e1']) {
+  // Leading zeros, however many, as `Prefer: wait=` reads them.
+  assert.equal(waitParam('0000000001'), 1);
+  assert.equal(waitParam('00000000000060'), 60);
+  for (const bad of ['61', '-1', '1.5', ' 5', 'abc', '0x10', '1e1', '0000000061', '9'.repeat(400)]) {
     assert.throws(
       () => waitParam(bad),
       (e: unknown) => e instanceof ApiError && e.code === 'invalid_request',

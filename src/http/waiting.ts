@@ -14,7 +14,8 @@ export const MAX_WAIT_SECONDS = 60;
  */
 export function waitParam(text: string | undefined): number {
   if (text === undefined || text === '') return 0;
-  const seconds = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+  // Digits only, leading zeros allowed however many (`0000000001` is 1, as `Prefer: wait=` reads them).
+  const seconds = /^\d+$/.test(text) ? Number(text) : Number.NaN;
   if (!(seconds >= 0 && seconds <= MAX_WAIT_SECONDS)) {
     throw errors.invalidRequest({
       en: `wait: must be a whole number of seconds from 1 to ${MAX_WAIT_SECONDS} (0 answers at once), got "${text.slice(0, 20)}".`,
@@ -32,7 +33,7 @@ export function waitParam(text: string | undefined): number {
  */
 export function preferWait(header: string | string[] | undefined): number {
   if (header === undefined) return 0;
-  const preferences = (Array.isArray(header) ? header.join(',') : header).split(',');
+  const preferences = splitOutsideQuotes(Array.isArray(header) ? header.join(',') : header);
   for (const preference of preferences) {
     const [head = ''] = preference.split(';');
     const equals = head.indexOf('=');
@@ -50,6 +51,27 @@ export function preferWait(header: string | string[] | undefined): number {
     return /^0*\d{1,2}$/.test(value) ? Math.min(Number(value), MAX_WAIT_SECONDS) : MAX_WAIT_SECONDS;
   }
   return 0;
+}
+
+/**
+ * The comma-separated items of a header, a comma inside a quoted string (with its `\"` escapes, RFC 9110
+ * §5.6.4) being part of its item: `x="a,wait=3", wait=2` is two preferences, not three.
+ */
+function splitOutsideQuotes(text: string): string[] {
+  const items: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted && c === '\\') i++;
+    else if (c === '"') quoted = !quoted;
+    else if (c === ',' && !quoted) {
+      items.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  items.push(text.slice(start));
+  return items;
 }
 
 /**
