@@ -89,10 +89,10 @@ export class Tasks {
       json: params,
       headers: {
         'idempotency-key': key,
-        ...(options.wait ? { prefer: `wait=${Math.min(60, Math.max(1, Math.round(options.wait)))}` } : {}),
+        ...(options.wait ? { prefer: `wait=${waitSeconds(options.wait)}` } : {}),
       },
       idempotent: true,
-      waitSeconds: options.wait,
+      waitSeconds: options.wait ? waitSeconds(options.wait) : undefined,
       signal: options.signal,
     });
   }
@@ -111,8 +111,8 @@ export class Tasks {
     return this.#t.json<Task>({
       method: 'GET',
       path: `/v1/tasks/${encodeURIComponent(id)}`,
-      query: options.wait ? { wait: options.wait } : undefined,
-      waitSeconds: options.wait,
+      query: options.wait ? { wait: waitSeconds(options.wait) } : undefined,
+      waitSeconds: options.wait ? waitSeconds(options.wait) : undefined,
       rateLimitFallback,
       signal: options.signal,
     });
@@ -376,4 +376,12 @@ function concat(parts: Uint8Array[], length: number): Uint8Array {
     offset += part.length;
   }
   return bytes;
+}
+
+/**
+ * A wait the service takes: whole seconds from 1 to 60. `create` and `get` read `wait` alike: rounded and
+ * held to that range, where the service would refuse `?wait=2.5` or `?wait=90` with a 422.
+ */
+function waitSeconds(wait: number): number {
+  return Math.min(60, Math.max(1, Math.round(wait)));
 }

@@ -100,6 +100,18 @@ test('singing voice steps, a task with a webhook and Prefer: wait, ids escaped i
   });
 });
 
+test('a wait is sent as the service takes it, whole seconds 1–60, by get as by create', async () => {
+  const { c, sent } = recording({ 'GET /v1/tasks/t1': { id: 't1', status: 'running' } });
+  for (const wait of [2.5, 90, 0.4]) {
+    await c.tasks.get('t1', { wait });
+    await c.tasks.create({ model: 'image', settings: { prompt: 'x' } }, { wait });
+  }
+  assert.deepEqual(
+    sent.map((s) => (s.method === 'GET' ? s.path : s.headers.get('prefer'))),
+    ['/v1/tasks/t1?wait=3', 'wait=3', '/v1/tasks/t1?wait=60', 'wait=60', '/v1/tasks/t1?wait=1', 'wait=1'],
+  );
+});
+
 test('every creation carries a UUID Idempotency-Key, also where crypto.randomUUID is missing', async () => {
   const { c, sent } = recording({});
   await c.tasks.create({ model: 'image', settings: { prompt: 'x' } });
