@@ -50,6 +50,23 @@ describe('webhook endpoints and the default secret', () => {
     assert.notEqual(theirs, secret, 'each account has its own');
   });
 
+  test('a URL of 2048 characters is taken and one of 2049 refused, characters counted as the schema counts them', async () => {
+    const acct = await t.account();
+    // Characters past the Basic Multilingual Plane are two UTF-16 units each: counted once, as everywhere.
+    const of = (length: number) => PUBLIC_URL + '/' + '😀'.repeat(length - PUBLIC_URL.length - 1);
+    const taken = await t.call(acct.key, 'POST', '/v1/webhooks', {
+      url: of(2048),
+      events: ['task.succeeded'],
+    });
+    assert.equal(taken.statusCode, 201, taken.body);
+    const refused = await t.call(acct.key, 'POST', '/v1/webhooks', {
+      url: of(2049),
+      events: ['task.succeeded'],
+    });
+    expectError(refused, 422, 'invalid_request');
+    await t.call(acct.key, 'DELETE', `/v1/webhooks/${taken.json().id}`);
+  });
+
   test('POST /v1/webhooks → 201 with the secret once; GET lists it without; DELETE → 204', async () => {
     const acct = await t.account();
     const res = await t.call(acct.key, 'POST', '/v1/webhooks', {

@@ -27,7 +27,8 @@ const REASONS: Record<string, { en: string; ru: string }> = {
 export async function assertWebhookUrl(url: string, field: string, policy: WebhookUrlPolicy): Promise<void> {
   const refuse = (reason: { en: string; ru: string }) =>
     errors.invalidRequest({ en: `${field}: ${reason.en}.`, ru: `${field}: ${reason.ru}.` });
-  if (url.length > WEBHOOK_URL_MAX_LENGTH)
+  // In characters (code points), as the request's schema counts them: an emoji is one, not two.
+  if (url.length > WEBHOOK_URL_MAX_LENGTH && [...url].length > WEBHOOK_URL_MAX_LENGTH)
     throw refuse({
       en: `longer than ${WEBHOOK_URL_MAX_LENGTH} characters`,
       ru: `длиннее ${WEBHOOK_URL_MAX_LENGTH} символов`,
