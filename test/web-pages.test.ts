@@ -183,8 +183,24 @@ describe('dashboard pages', () => {
       },
     });
     assert.equal(plain.statusCode, 415);
-    assert.match(plain.body, /Что-то пошло не так/);
+    assert.match(
+      plain.body,
+      /Отправьте форму так, как это делает браузер: Content-Type: application\/x-www-form-urlencoded\./,
+    );
     assert.ok(buttons(plain.body).includes('Выйти'));
+    // A body of a type the dashboard reads (JSON) that does not parse.
+    const broken = await t.app.inject({
+      method: 'POST',
+      url: '/settings',
+      payload: '{bad',
+      headers: {
+        accept: 'text/html',
+        cookie: [...browser.cookies].map(([k, v]) => `${k}=${v.value}`).join('; '),
+        'content-type': 'application/json',
+      },
+    });
+    assert.equal(broken.statusCode, 400);
+    assert.match(broken.body, /Форму не удалось прочитать: её тело составлено неверно\./);
   });
 
   test('every page starts with a Skip to content link to its <main>, in its language', async () => {

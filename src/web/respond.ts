@@ -21,9 +21,10 @@ export const FORM_BODY_LIMIT = 64 * 1024;
 
 /**
  * What a page's error handler answers for an error: its status (a refusal's, Fastify's own 4xx, else 500)
- * and the refusal to word, if any: an API refusal as it is, and a body over its limit as the
- * request_too_large refusal naming that limit (a form's, or the route's for other bodies). Null: a fault
- * the page words as "Something went wrong".
+ * and the refusal to word, if any: an API refusal as it is, a body over its limit as the
+ * request_too_large refusal naming that limit (a form's, or the route's for other bodies), a body of a
+ * type no page reads (415) or one that does not parse (400) as what to send instead. Null: a fault the
+ * page words as "Something went wrong".
  */
 export function pageFailure(
   error: unknown,
@@ -32,6 +33,23 @@ export function pageFailure(
   if (isApiError(error)) return { status: error.status, refusal: error };
   const code = (error as { statusCode?: unknown }).statusCode;
   const status = typeof code === 'number' && code < 500 ? code : 500;
+  // A body the dashboard does not read (no browser's form sends one): said, not "something went wrong".
+  if (status === 415)
+    return {
+      status,
+      refusal: errors.invalidRequest({
+        en: 'Send the form as a browser does: Content-Type: application/x-www-form-urlencoded.',
+        ru: 'Отправьте форму так, как это делает браузер: Content-Type: application/x-www-form-urlencoded.',
+      }),
+    };
+  if (status === 400)
+    return {
+      status,
+      refusal: errors.invalidRequest({
+        en: 'The form could not be read: its body is malformed.',
+        ru: 'Форму не удалось прочитать: её тело составлено неверно.',
+      }),
+    };
   if (status !== 413) return { status, refusal: null };
   const form = /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '');
   const limit = form ? FORM_BODY_LIMIT : (request.routeOptions.bodyLimit ?? FORM_BODY_LIMIT);
