@@ -59,8 +59,12 @@ export class AdminService {
     return this.#db.dialect.transaction(this.#db.db, fn);
   }
 
+  /**
+   * The name is kept in Unicode NFC, the form the operator's search composes what it looks for into
+   * (`findAccounts`): a name sent decomposed (`й` as `и` and a combining breve) was found by no search.
+   */
   createAccount(name: string): Promise<AccountView> {
-    const trimmed = name.trim();
+    const trimmed = name.trim().normalize('NFC');
     if (trimmed === '' || characters(trimmed) > ACCOUNT_NAME_MAX) {
       throw errors.invalidRequest({
         en: `name: 1 to ${ACCOUNT_NAME_MAX} characters besides spaces.`,
