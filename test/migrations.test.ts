@@ -78,6 +78,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     '7ec9d45fb1befcc529377706cebd21b01f30f30baecb2b54aa2b5bd292d23591',
   'src/db/migrations/0031-people-expiry.ts':
     '8cb326b7d6b11b1741164a09968e7fa6011ebc7732e25388e12c82e958e451c4',
+  'src/db/migrations/0032-account-names-nfc.ts':
+    '8c2405625399c34f328ed309711482d0127c8ca936c936fbefe16e01cd6a790f',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',
@@ -345,6 +347,31 @@ test('0030: tasks that failed or were canceled before it have their folders due 
       succeeded: at(40),
       running: null,
       'failed-dated': at(60),
+    });
+  } finally {
+    await old.drop();
+  }
+});
+
+test('0032: account names stored before NFC take it', async () => {
+  const old = await databaseBefore('0032');
+  try {
+    const accounts: Array<[string, string]> = [
+      ['decomposed', 'ООО Зайка'.normalize('NFD')],
+      ['composed', 'ООО Зайка'],
+      ['plain', 'Acme'],
+    ];
+    for (const [i, [id, name]] of accounts.entries()) {
+      const at = new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
+      await sql`insert into accounts (id, name, credited_minor, captured_minor, held_minor, created_at)
+        values (${id}, ${name}, 0, 0, 0, ${at})`.execute(old.db);
+    }
+    const after = await old.upgrade();
+    const rows = await sql<{ id: string; name: string }>`select id, name from accounts`.execute(after.db);
+    assert.deepEqual(Object.fromEntries(rows.rows.map((r) => [r.id, r.name])), {
+      decomposed: 'ООО Зайка'.normalize('NFC'),
+      composed: 'ООО Зайка',
+      plain: 'Acme',
     });
   } finally {
     await old.drop();
