@@ -24,7 +24,9 @@ start() {
   fi
   local v; v="$(pg_version)"
   if ! pg_lsclusters -h 2>/dev/null | awk '{print $2}' | grep -qx "$PG_CLUSTER"; then
-    pg_createcluster "$v" "$PG_CLUSTER" --port "$PG_PORT" --start-conf manual \
+    # A UTF-8 locale whatever the caller's environment: under plain C, lower() folds ASCII only and the
+    # operator's search of Cyrillic names finds nothing (docs/deployment.md).
+    pg_createcluster "$v" "$PG_CLUSTER" --port "$PG_PORT" --start-conf manual --locale C.UTF-8 \
       --pgoption fsync=off --pgoption synchronous_commit=off --pgoption full_page_writes=off \
       --pgoption max_connections=300 -- --auth=trust >/dev/null
   fi
