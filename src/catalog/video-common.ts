@@ -3,6 +3,7 @@
  * attachment labels, frame sizes, input seconds, the per-second price and generation time.
  */
 import type { z } from 'zod';
+import { echoed } from '../lib/index.ts';
 import { MB } from './fields.ts';
 import { addRule, type GenerationPlan, type InputFile, type InputRule } from './model-spec.ts';
 import type { Quantity } from './price-rule.ts';
@@ -67,12 +68,16 @@ export function attachmentLabels(lists: readonly LabelledList[]): { label: strin
 
 /**
  * Reference: "every attachment must be mentioned by its label", written exactly (capital letter, no
- * space). `@Image1` is not mentioned by `@Image10`. Adds one `prompt` violation per missing label.
+ * space). `@Image1` is not mentioned by `@Image10`. Adds one `prompt` violation per missing label, and
+ * one per label that names no attachment (`@Image2` with one picture, `@Audio1` where no sound is sent):
+ * the number is the position of a URL in its list, so such a label points at nothing, and the run would
+ * be paid for a reference the generator never gets.
  */
 export function requireMentions(ctx: z.RefinementCtx, prompt: string, lists: readonly LabelledList[]): void {
   // One scan of the prompt; the greedy number keeps `@Image10` from counting as `@Image1`.
   const mentioned = new Set(Array.from(prompt.matchAll(/@(?:Image|Video|Audio)\d+/g), (m) => m[0]));
-  for (const { label, field } of attachmentLabels(lists)) {
+  const labels = attachmentLabels(lists);
+  for (const { label, field } of labels) {
     if (mentioned.has(label)) continue;
     addRule(
       ctx,
@@ -81,6 +86,17 @@ export function requireMentions(ctx: z.RefinementCtx, prompt: string, lists: rea
       `prompt должен упоминать каждое вложение по его метке: нет упоминания ${label} (${field})`,
     );
   }
+  const known = new Set(labels.map(({ label }) => label));
+  const stray = [...mentioned].filter((label) => !known.has(label));
+  if (stray.length === 0) return;
+  // One rule for them all, naming the first few: a long prompt may hold any number of them.
+  const named = stray.slice(0, 3).map(echoed).join(', ') + (stray.length > 3 ? ', …' : '');
+  addRule(
+    ctx,
+    'prompt',
+    `prompt names ${named}, but no attachment has such a label (the number is the position of the URL in its list)`,
+    `prompt называет ${named}, но вложения с такой меткой нет (номер — место URL в своём списке)`,
+  );
 }
 
 /**

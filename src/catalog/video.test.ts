@@ -125,6 +125,11 @@ const cases: Case[] = [
   ['reference: label without space', { ...reference, prompt: '@Image 1 walks' }, bad('prompt')],
   ['reference: label before punctuation', { ...reference, prompt: 'look at @Image1, walk' }, ok],
   ['reference: audio is not a setting', { ...reference, ref_audio_urls: [MP3] }, unknown('ref_audio_urls')],
+  ['reference: @Image2 names no picture', { ...reference, prompt: '@Image1 meets @Image2' }, bad('prompt')],
+  ['reference: @Video1 names no video', { ...reference, prompt: '@Image1 enters @Video1' }, bad('prompt')],
+  ['reference: @Audio1 names nothing', { ...reference, prompt: '@Image1 sings @Audio1' }, bad('prompt')],
+  ['reference: @Image0 names nothing', { ...reference, prompt: '@Image1 and @Image0' }, bad('prompt')],
+  ['reference: a label named twice', { ...reference, prompt: '@Image1 sees @Image1' }, ok],
   ['omni: 10 pictures', { ...omni, prompt: labels(10, 'Image'), ref_image_urls: urls(10, IMG) }, ok],
   [
     'omni: 11 pictures',
@@ -150,6 +155,12 @@ const cases: Case[] = [
   ],
   ['omni: nothing attached', { mode: 'omni', prompt: 'x' }, bad('ref_image_urls')],
   ['omni: @Audio1 missing', { ...omni, ref_audio_urls: [MP3] }, bad('prompt')],
+  ['omni: @Audio1 names no sound', { ...omni, prompt: '@Image1 sings @Audio1' }, bad('prompt')],
+  [
+    'omni: @Image11 names no picture',
+    { ...omni, prompt: `${labels(10, 'Image')} @Image11`, ref_image_urls: urls(10, IMG) },
+    bad('prompt'),
+  ],
   ['omni: multi_shots is not a setting', { ...omni, multi_shots: false }, unknown('multi_shots')],
   ['omni: first_frame_url is not a setting', { ...omni, first_frame_url: [IMG] }, unknown('first_frame_url')],
 ];
@@ -157,6 +168,21 @@ const cases: Case[] = [
 const suite = settingsCases(video);
 
 suite.describe('video settings', cases, () => {
+  it('names the label without an attachment in the message', () => {
+    const result = validateSettings(video, { ...reference, prompt: '@Image1 enters @Video1' });
+    assert.ok(
+      !result.ok && result.violations.some((v) => v.en.includes('@Video1') && v.ru.includes('@Video1')),
+    );
+  });
+
+  it('refuses any number of labels without attachments in one rule naming the first three', () => {
+    const prompt = `@Image1 ${labels(50, 'Video')}`;
+    const result = validateSettings(video, { ...reference, prompt });
+    assert.ok(!result.ok);
+    assert.equal(result.violations.length, 1);
+    assert.match(result.violations[0]?.en ?? '', /names @Video1, @Video2, @Video3, …, but/);
+  });
+
   it('names the missing label in the message', () => {
     const result = validateSettings(video, { ...reference, ref_video_urls: [VID] });
     assert.ok(
