@@ -46,6 +46,12 @@ test('safeUrl takes out callback and upload tokens and secret query values', () 
     ['//v1/callbacks/suno/s3cr3t-token', `//v1/callbacks/suno/${REDACTED}`],
     // An upload's id under /v1/files opens nothing without a key: it stays readable.
     ['/v1/files/01a229cb-5283-731f-a3b4-a8ade168f79b', '/v1/files/01a229cb-5283-731f-a3b4-a8ade168f79b'],
+    // An absolute-form target (`GET http://user:pass@host/… HTTP/1.1`) is routed too: its user info goes.
+    ['http://bob:hunter2-pass@127.0.0.1:8080/v1/tasks', `http://${REDACTED}@127.0.0.1:8080/v1/tasks`],
+    ['HTTPS://bob@example.com/v1/tasks?x=a@b', `HTTPS://${REDACTED}@example.com/v1/tasks?x=a@b`],
+    ['http://a:b%40c@h/files/tok/a.png', `http://${REDACTED}@h/files/${REDACTED}/a.png`],
+    ['http://127.0.0.1:8080/v1/tasks?by=a@b', 'http://127.0.0.1:8080/v1/tasks?by=a@b'],
+    ['/v1/tasks?next=http://u:p@h/', '/v1/tasks?next=http://u:p@h/'],
   ];
   for (const [url, shown] of cases) assert.equal(safeUrl(url), shown, url);
 });

@@ -50,15 +50,22 @@ const SECRET_SHAPES: readonly [RegExp, string][] = [
 /** Query parameters whose values are never logged, also in their list forms (`token[]`, `token[0]`). */
 const SECRET_QUERY =
   /^(token|key|api_key|apikey|access_token|secret|password|signature|sig|x-amz-.*)(\[[^\]]*\])?$/i;
+/**
+ * The user info of an absolute-form target (`GET http://user:pass@host/… HTTP/1.1`), which Node takes and
+ * the router routes by its path: a password sent there is still a password.
+ */
+const TARGET_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i;
 /** Longest URL written to a line: a 5,000-character path is noise. */
 const LOGGED_URL_CHARS = 300;
 
 /**
- * A request URL fit for a log line: the callback token of `/v1/callbacks/{channel}/{token}`, the upload
- * token of `/files/{token}/{name}` and the values of secret-looking query parameters replaced. The logger
+ * A request URL fit for a log line: the user info of an absolute-form target, the callback token of
+ * `/v1/callbacks/{channel}/{token}`, the upload token of `/files/{token}/{name}` and the values of
+ * secret-looking query parameters replaced. The logger
  * cuts it to a bounded length once its secrets are scrubbed (`url` serializer of `createLogger`).
  */
-export function safeUrl(url: string): string {
+export function safeUrl(target: string): string {
+  const url = target.replace(TARGET_USERINFO, `$1${REDACTED}@`);
   const at = url.indexOf('?');
   const raw = at < 0 ? url : url.slice(0, at);
   let path = redactedPath(raw);
