@@ -28,6 +28,15 @@ test('safeUrl takes out callback and upload tokens and secret query values', () 
     ['/x?%74oken=abc', `/x?%74oken=${REDACTED}`],
     ['/x?X-Amz-Signature=abc&cursor=c', `/x?X-Amz-Signature=${REDACTED}&cursor=c`],
     ['/x?flag', '/x?flag'],
+    // Where a client may put the credentials of a header or a cookie: the service's and the usual names.
+    [
+      '/v1/me?Authorization=k1&auth=k2&x-api-key=k3&cookie=k4&session=k5',
+      `/v1/me?Authorization=${REDACTED}&auth=${REDACTED}&x-api-key=${REDACTED}&cookie=${REDACTED}&session=${REDACTED}`,
+    ],
+    [
+      '/keys?gta_session=s1&gta_console=s2&gta_reset=s3&_csrf=c1&x-csrf-token=c2&gta_csrf=c3&lang=ru',
+      `/keys?gta_session=${REDACTED}&gta_console=${REDACTED}&gta_reset=${REDACTED}&_csrf=${REDACTED}&x-csrf-token=${REDACTED}&gta_csrf=${REDACTED}&lang=ru`,
+    ],
     ['/reset/new?token[]=abc&token%5B0%5D=def', `/reset/new?token[]=${REDACTED}&token%5B0%5D=${REDACTED}`],
     ['/files/vRqeBG5TyUZeg9gvhMZ0wlvPxrofTkco/a.png', `/files/${REDACTED}/a.png`],
     ['/files/vRqeBG5TyUZeg9gvhMZ0wlvPxrofTkco', `/files/${REDACTED}`],
@@ -87,6 +96,18 @@ test('scrubSecrets blanks key, webhook-secret and bearer shapes and the exact se
     assert.ok(!out.includes(secret), secret);
   assert.match(out, /Bearer \[redacted\]/);
   assert.equal(scrubSecrets('gta_tasks_created_total'), 'gta_tasks_created_total', 'metric names stay');
+  // A bearer or basic credential written into a URL, its space escaped (`%20`, `+`), or after a digit.
+  for (const escaped of [
+    '/v1/me?h=Bearer%20opaque-cred-1',
+    '/v1/me?h=Basic+opaque-cred-1',
+    '/v1/me?h=bearer%20%20opaque-cred-1&x=1',
+    '/v1/me?h=%20Bearer%20opaque-cred-1',
+    '/v1/me?h=Bearer%09opaque-cred-1',
+  ]) {
+    const scrubbed = scrubSecrets(`{"url":"${escaped}"}`);
+    assert.ok(!scrubbed.includes('opaque-cred-1'), scrubbed);
+    assert.doesNotThrow(() => JSON.parse(scrubbed));
+  }
   // Glued to what precedes them: a URL-encoded header in a query, a key pasted into a path.
   for (const glued of [`/v1/me?authorization=Bearer%20${key}`, `/v1/tasks/zzz${key}`, `?q=%22${key}%22`])
     assert.ok(!scrubSecrets(glued).includes(key), glued);

@@ -44,12 +44,17 @@ const REDACT_PATHS = [
 const SECRET_SHAPES: readonly [RegExp, string][] = [
   [/gta_[A-Za-z0-9]{20,}/g, REDACTED],
   [/whsec_[A-Za-z0-9+/=_-]+/g, REDACTED],
-  [/\b(Bearer|Basic)\s+[^\s",\\]+/gi, `$1 ${REDACTED}`],
+  // Also in a URL, its space escaped (`Bearer%20…`, `Basic+…`), where a digit of `%20` may precede it.
+  [/(?<![A-Za-z])(Bearer|Basic)(?:\s|%20|%09|\+)+[^\s",\\]+/gi, `$1 ${REDACTED}`],
 ];
 
-/** Query parameters whose values are never logged, also in their list forms (`token[]`, `token[0]`). */
+/**
+ * Query parameters whose values are never logged, also in their list forms (`token[]`, `token[0]`): the
+ * usual names of secrets, and those of the headers, cookies and form field that carry ours (a client that
+ * puts its `Authorization`, its `gta_session` cookie or the dashboard's `_csrf` in a query).
+ */
 const SECRET_QUERY =
-  /^(token|key|api_key|apikey|access_token|secret|password|signature|sig|x-amz-.*)(\[[^\]]*\])?$/i;
+  /^(token|key|api_key|apikey|x-api-key|access_token|secret|password|signature|sig|authorization|auth|cookie|session|_?csrf|x-csrf-token|gta_(?:session|console|console_csrf|reset|csrf)|x-amz-.*)(\[[^\]]*\])?$/i;
 /**
  * The user info of an absolute-form target (`GET http://user:pass@host/… HTTP/1.1`), which Node takes and
  * the router routes by its path: a password sent there is still a password.
