@@ -418,6 +418,70 @@ describe('logs (CONTRACT §15)', () => {
     }
   });
 
+  test('a download whose client leaves mid-file gets its line (499) and its series', async () => {
+    const captured = new Captured();
+    const t = await startTestApp({
+      env: { LOG_LEVEL: 'info', METRICS_TOKEN },
+      logDestination: captured,
+      worker: false,
+    });
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const port = (t.app.server.address() as { port: number }).port;
+      const a = await t.account();
+      // A 24 MB WAV: more than the socket buffers hold, so the answer cannot end while nobody reads it.
+      const data = 24_000_000;
+      const head = Buffer.alloc(44);
+      head.write('RIFF', 0);
+      head.writeUInt32LE(36 + data, 4);
+      head.write('WAVEfmt ', 8);
+      head.writeUInt32LE(16, 16);
+      head.writeUInt16LE(1, 20);
+      head.writeUInt16LE(1, 22);
+      head.writeUInt32LE(44_100, 24);
+      head.writeUInt32LE(88_200, 28);
+      head.writeUInt16LE(2, 32);
+      head.writeUInt16LE(16, 34);
+      head.write('data', 36);
+      head.writeUInt32LE(data, 40);
+      const uploaded = await t.app.inject({
+        method: 'POST',
+        url: '/v1/files?filename=a.wav',
+        headers: { authorization: `Bearer ${a.key}`, 'content-type': 'audio/wav' },
+        payload: Buffer.concat([head, Buffer.alloc(data)]),
+      });
+      assert.equal(uploaded.statusCode, 201, uploaded.body);
+      const link = new URL(uploaded.json().url as string).pathname;
+      const socket = net.connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.pause();
+      socket.write(`GET ${link} HTTP/1.1\r\nHost: x\r\nX-Request-Id: left-download\r\n\r\n`);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      socket.destroy();
+      const lineOf = () => captured.lines().filter((l) => l.requestId === 'left-download' && l.status);
+      for (let i = 0; i < 100 && lineOf().length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const lines = lineOf();
+      assert.equal(lines.length, 1, JSON.stringify(lines));
+      assert.equal(lines[0]?.status, 499);
+      assert.equal(lines[0]?.route, '/files/:token/*');
+      assert.equal(lines[0]?.msg, 'request closed by the client');
+      const metrics = await t.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      assert.match(
+        metrics.body,
+        /http_requests_total\{[^}]*route="\/files\/:token\/\*"[^}]*status="499"[^}]*\} 1/,
+      );
+    } finally {
+      await t.close();
+    }
+  });
+
   test("a signed-in person's dashboard pages name the account in their lines", async () => {
     const captured = new Captured();
     const t = await startTestApp({ worker: false, env: { LOG_LEVEL: 'info' }, logDestination: captured });

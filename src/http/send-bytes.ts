@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors } from '../errors.ts';
 import type { ByteRange } from '../storage/index.ts';
+import { clientGone } from './waiting.ts';
 
 /** The policy of every stored file answered: nothing loads, nothing runs, a unique origin. */
 export const STORED_FILE_POLICY = "default-src 'none'; sandbox";
@@ -142,5 +143,7 @@ export function sendBytes(
     file.body.destroy();
     return reply.send(Readable.from([]));
   }
+  // A client that leaves mid-file gets no answer end, so no onResponse: its line and series say 499.
+  clientGone(reply);
   return reply.send(file.body);
 }
