@@ -125,6 +125,33 @@ test('scrubSecrets blanks key, webhook-secret and bearer shapes and the exact se
   assert.equal(scrubSecrets('{"url":"/x?q=%22a%22%20b%5C"}'), '{"url":"/x?q=%22a%22%20b%5C"}');
 });
 
+test("a provider's words quoting a direct link or a callback address are written without their tokens", () => {
+  const upload = 'vRqeBG5TyUZeg9gvhMZ0wlvPxrofTkco';
+  const callback = 'Zx81aQ0pLmN7bV6cX5zS4dF3gH2jK1lQ';
+  const quoted = [
+    `could not fetch image_urls[0]: https://api.example.com/files/${upload}/a.png answered 403`,
+    `{"callBackUrl":"https://api.example.com/v1/callbacks/suno-main/${callback}","prompt":"x"}`,
+    `bad url http://h/FILES/${upload}?x=1 and http://h/v1/callbacks/cog/${callback}`,
+  ];
+  for (const text of quoted) {
+    const out = scrubSecrets(text);
+    assert.ok(!out.includes(upload) && !out.includes(callback), out);
+  }
+  const out = capture();
+  const log = createLogger({ level: 'info', destination: out.stream });
+  log.error({ err: new Error(quoted[0], { cause: new Error(quoted[1]) }) }, 'run failed');
+  assert.doesNotThrow(() => JSON.parse(out.text()));
+  assert.ok(!out.text().includes(upload) && !out.text().includes(callback), out.text());
+  // What only looks like it stays: an upload's id, a storage path, a shorter or longer word.
+  for (const kept of [
+    '/v1/files/01a229cb-5283-731f-a3b4-a8ade168f79b',
+    '/data/files/uploads/01a229cb-5283-731f-a3b4-a8ade168f79b',
+    `/files/${upload}X/a.png`,
+    `/files/${upload.slice(1)}/a.png`,
+  ])
+    assert.equal(scrubSecrets(kept), kept);
+});
+
 test('the logger redacts credential fields, serialises causes and never writes configured secrets', () => {
   const out = capture();
   const log = createLogger({

@@ -38,12 +38,17 @@ const REDACT_PATHS = [
 
 /**
  * Shapes of secrets, scrubbed from every line whatever field or message carries them: our API keys
- * (`gta_` and 32 base62 characters), webhook signing secrets (`whsec_…`), bearer credentials. The first
- * two wherever they stand, even glued to other characters (`%20gta_…` in a query, `/x/zzgta_…` in a path).
+ * (`gta_` and 32 base62 characters), webhook signing secrets (`whsec_…`), the tokens of direct links and
+ * callback addresses, bearer credentials. The first two wherever they stand, even glued to other
+ * characters (`%20gta_…` in a query, `/x/zzgta_…` in a path).
  */
 const SECRET_SHAPES: readonly [RegExp, string][] = [
   [/gta_[A-Za-z0-9]{20,}/g, REDACTED],
   [/whsec_[A-Za-z0-9+/=_-]+/g, REDACTED],
+  // The tokens of an upload's direct link and of a callback address (32 base62 characters each), wherever
+  // a text quotes them: a provider's error naming the input link it could not fetch, or the request it got.
+  [/((?<!\/v1)\/files\/)[A-Za-z0-9]{32}(?![A-Za-z0-9])/gi, `$1${REDACTED}`],
+  [/(\/callbacks\/[^/\s"\\]{1,100}\/)[A-Za-z0-9]{32}(?![A-Za-z0-9])/gi, `$1${REDACTED}`],
   // Also in a URL, its space escaped (`Bearer%20…`, `Basic+…`), where a digit of `%20` may precede it.
   [/(?<![A-Za-z])(Bearer|Basic)(?:\s|%20|%09|\+)+[^\s",\\]+/gi, `$1 ${REDACTED}`],
 ];
