@@ -125,6 +125,8 @@ A record deleted after its task was accepted ("a vanished voice gets a refusal w
   when it succeeds, like any run. Deleting the record stops only its later uses.`;
 }
 
+const LIBRARY_WAIT_MINUTES = LIBRARY_WAIT_MS / 60_000;
+
 const HELPERS = `## Free helpers
 
 | Method | Path | Body | Answer |
@@ -136,11 +138,11 @@ const HELPERS = `## Free helpers
 - Free. At most **${HELPER_CALLS_PER_HOUR} calls per sliding hour per account** (\`RATE_LIMIT_HELPERS\`, default \`${HELPER_CALLS_PER_HOUR}/1h\`) across all three, shared by the account's keys and by
   every process (counted in the \`helper_calls\` table); the ${HELPER_CALLS_PER_HOUR + 1}st is \`429 rate_limited\` with \`Retry-After\`: the
   seconds until the oldest call in the window leaves it.
-- A call the generator could not take (\`503 sg_unavailable\`, \`[sim:unavailable]\` in the input) does not count.
+- A call the generator could not take (\`503 sg_unavailable\`, \`[sim:unavailable]\` in the input) does not count, nor
+  does one it refused or did not answer within ${LIBRARY_WAIT_MINUTES} minutes: \`502 helper_failed\` with \`Retry-After\` (a helper
+  has no record, so never a library's \`*_create_failed\`).
 - \`lyrics\` and \`style-boost\` belong to model \`music\`, \`enhance\` to \`image\`: a key restricted to other models gets
   \`403 model_not_allowed_for_key\`.`;
-
-const LIBRARY_WAIT_MINUTES = LIBRARY_WAIT_MS / 60_000;
 
 const KNOWN_LIMITS = `## Idempotency of creations
 

@@ -69,6 +69,7 @@ export const ERROR_STATUS = {
   element_create_failed: 502,
   persona_create_failed: 502,
   library_create_failed: 502,
+  helper_failed: 502,
   model_unavailable: 503,
   sg_unavailable: 503,
   not_ready: 503,
@@ -360,8 +361,9 @@ export const errors = {
         ru: 'То, что меняет этот запрос, занято другой работой на нашей стороне; ничего не изменено. Повторите через несколько секунд.',
       },
     }),
+  /** The generator refused or did not answer in time: a library creation, or a free helper's call. */
   createFailed: (
-    code: 'element_create_failed' | 'persona_create_failed' | 'library_create_failed',
+    code: 'element_create_failed' | 'persona_create_failed' | 'library_create_failed' | 'helper_failed',
   ): ApiError => new ApiError(code, { headers: retryAfter(60) }),
   modelUnavailable: (model: string): ApiError =>
     new ApiError('model_unavailable', { params: { model }, headers: retryAfter(60) }),

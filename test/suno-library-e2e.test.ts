@@ -468,3 +468,28 @@ test('a library of a model served only by Cog answers 503 sg_unavailable', async
   assert.equal(refused.statusCode, 503, refused.body);
   assert.equal(refused.json().error.code, 'sg_unavailable');
 });
+
+test('a helper Suno refuses is 502 helper_failed, worded for a helper, and is not counted', async () => {
+  const helper = await t.account();
+  const counted = async (): Promise<number> =>
+    (
+      await t.container.db.db
+        .selectFrom('helper_calls')
+        .select('id')
+        .where('account_id', '=', helper.id)
+        .execute()
+    ).length;
+  const refused = await t.call(helper.key, 'POST', '/v1/models/music/lyrics', {
+    prompt: 'words [suno:sensitive]',
+  });
+  assert.equal(refused.statusCode, 502, refused.body);
+  assert.equal(refused.json().error.code, 'helper_failed');
+  assert.doesNotMatch(refused.json().error.message, /record|files/);
+  assert.ok(refused.headers['retry-after']);
+  const ru = await t.call(helper.key, 'POST', '/v1/models/music/lyrics?lang=ru', {
+    prompt: 'слова [suno:sensitive]',
+  });
+  assert.equal(ru.json().error.code, 'helper_failed');
+  assert.match(ru.json().error.message, /[а-я]/);
+  assert.equal(await counted(), 0, 'a refused helper call uses none of the hour');
+});

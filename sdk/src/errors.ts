@@ -54,6 +54,7 @@ export type ErrorCode =
   | 'element_create_failed'
   | 'persona_create_failed'
   | 'library_create_failed'
+  | 'helper_failed'
   | 'model_unavailable'
   | 'sg_unavailable'
   | 'payments_unavailable';

@@ -3,10 +3,10 @@
  * (elements, personas, voices, styles, characters), issue singing phrases, check a singer's recording
  * and run the free helpers. Real providers implement it as an adapter; the built-in simulator
  * (`simulator/library-sim.ts`) implements it offline. Unreachable: throw `GeneratorUnavailable`
- * (503 sg_unavailable, nothing created); refused: throw `LibraryRejected` (502 *_create_failed). A
- * provider adapter's library side throws `ChannelOutOfCredit` when its channel's account has no credit;
- * the channel router, through which the services reach it, disables the channel and throws
- * `GeneratorUnavailable` instead (channels/channel-library.ts).
+ * (503 sg_unavailable, nothing created); refused: throw `LibraryRejected` (502 *_create_failed, or
+ * helper_failed for a helper). A provider adapter's library side throws `ChannelOutOfCredit` when its
+ * channel's account has no credit; the channel router, through which the services reach it, disables the
+ * channel and throws `GeneratorUnavailable` instead (channels/channel-library.ts).
  */
 /**
  * How long we wait for the generator on a request (reference: "client timeout of at least five

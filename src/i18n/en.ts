@@ -71,6 +71,8 @@ export const en: Catalog = {
   element_create_failed: 'The generator did not accept the element; check the files and retry.',
   persona_create_failed: 'The generator could not save the persona; retry in about a minute.',
   library_create_failed: 'The generator did not accept or save the record; check the files and retry.',
+  helper_failed:
+    'The generator did not answer this helper call; it was not counted against the hourly limit. Change the input or retry later.',
   model_unavailable: 'Model "{model}" is switched off for now; retry later.',
   sg_unavailable: 'The generation server is unavailable; retry later.',
   not_ready: 'The service is not ready: the database or the storage does not answer.',

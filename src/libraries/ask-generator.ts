@@ -3,8 +3,14 @@ import { errors } from '../errors.ts';
 import { GeneratorUnavailable, LibraryRejected } from '../generators/index.ts';
 import type { CreateContext, CreationPlan, Learning, LibraryDecl, PendingStep } from './types.ts';
 
-/** Maps the generator's failures to the API's refusals: 503 sg_unavailable, 502 *_create_failed. */
-export async function askGenerator<T>(failCode: LibraryDecl['failCode'], call: () => Promise<T>): Promise<T> {
+/**
+ * Maps the generator's failures to the API's refusals: 503 sg_unavailable, 502 `failCode` (a library's
+ * `*_create_failed`, or `helper_failed` for a free helper's call).
+ */
+export async function askGenerator<T>(
+  failCode: Parameters<typeof errors.createFailed>[0],
+  call: () => Promise<T>,
+): Promise<T> {
   try {
     return await call();
   } catch (error) {

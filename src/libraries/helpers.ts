@@ -2,7 +2,8 @@
  * Free helpers (reference "Free helpers"): lyrics ideas, a detailed music style, a richer image prompt.
  * At most 20 calls per hour per account across all three, shared by its keys and processes: a sliding
  * hour over `helper_calls` with the injected clock; beyond it 429 rate_limited with Retry-After (seconds
- * until the oldest call in the window leaves it). A call the generator could not take does not count.
+ * until the oldest call in the window leaves it). A call the generator could not take does not count:
+ * 503 sg_unavailable, or 502 helper_failed when it refused or did not answer in time.
  */
 import type { KeyPrincipal } from '../accounts/index.ts';
 import { mayUseModel } from '../accounts/index.ts';
@@ -59,11 +60,11 @@ export class HelperService {
     const model = HELPER_MODELS[helper];
     if (!mayUseModel(principal, model)) throw errors.modelNotAllowedForKey(model);
     if (!(await this.#deps.models.state(model)).available) throw errors.modelUnavailable(model);
-    const generator = await askGenerator('library_create_failed', () => this.#deps.generatorFor(model));
-    await askGenerator('library_create_failed', () => generator.ensureAvailable(input));
+    const generator = await askGenerator('helper_failed', () => this.#deps.generatorFor(model));
+    await askGenerator('helper_failed', () => generator.ensureAvailable(input));
     const callId = await this.#take(principal.accountId);
     try {
-      return await askGenerator('library_create_failed', () =>
+      return await askGenerator('helper_failed', () =>
         generator.runHelper(helper, input, AbortSignal.timeout(LIBRARY_WAIT_MS)),
       );
     } catch (error) {

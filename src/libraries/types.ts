@@ -115,8 +115,8 @@ export interface CreationPlan {
   source?: LibrarySource;
 }
 
-/** Code of a refusal by the generator (reference: 502). */
-export type CreateFailedCode = Parameters<typeof errors.createFailed>[0];
+/** Code of a refusal by the generator of a library creation (reference: 502). */
+export type CreateFailedCode = Exclude<Parameters<typeof errors.createFailed>[0], 'helper_failed'>;
 /** Code of a refusal of a task that names a library item (CONTRACT §7: 422). */
 export type ItemCode = Parameters<typeof errors.libraryItem>[0];
 

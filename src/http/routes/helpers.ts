@@ -12,6 +12,9 @@ const refusals = {
   403: errorSchema.describe('model_not_allowed_for_key'),
   422: errorSchema.describe('invalid_request'),
   429: errorSchema.describe(`rate_limited: more than ${HELPER_CALLS_PER_HOUR} helper calls in an hour`),
+  502: errorSchema.describe(
+    'helper_failed: the generator refused the call or did not answer in time; not counted',
+  ),
   503: errorSchema.describe('sg_unavailable'),
 };
 const limitNote = `Free; at most ${HELPER_CALLS_PER_HOUR} helper calls per hour per account (all three helpers together).`;
