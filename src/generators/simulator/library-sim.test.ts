@@ -138,6 +138,18 @@ describe('LibrarySimulator (CONTRACT §10)', () => {
     assert.match(richer, /snow/);
     assert.match(richer, /moonlight/);
     assert.match(richer, /red/);
+    // A style in Russian names its genre, mood and vocals in Russian words.
+    assert.match(boostStyle('грустный джаз').style, /melancholic.* jazz, .*upright bass/);
+    const rock = boostStyle('инструментальный рок').style;
+    assert.match(rock, /guitars/);
+    assert.match(rock, /no vocals/);
+    assert.match(boostStyle('широкий эмбиент').style, / lo-fi, /, 'рок inside a word is no rock');
+    // "man" inside a word (romantic, german) asks for no male voice.
+    for (const style of ['romantic ballad', 'german techno', 'romantic female pop']) {
+      assert.doesNotMatch(boostStyle(style).style, /raspy male vocals/, style);
+    }
+    assert.match(boostStyle('rock, male vocals').style, /raspy male vocals/);
+    assert.match(boostStyle('мужской вокал, рок').style, /raspy male vocals/);
     const out = await sim.runHelper('style-boost', { style: 'rock' }, signal());
     assert.match(out.style, /guitars/);
     await assert.rejects(

@@ -154,19 +154,22 @@ interface Genre {
   production: string;
 }
 
-/** `match | name | bpm range | instruments | production`, one genre a line. */
+/**
+ * `match | name | bpm range | instruments | production`, one genre a line; the match has English and Russian
+ * stems (a short Russian one only at a word's start: `широкий` is no rock).
+ */
 const GENRE_TABLE = `
-rock|grunge | rock | 100-140 | overdriven electric guitars, punchy live drums, driving bass | wide stereo guitars, roomy drum sound
-metal | metal | 120-180 | down-tuned distorted guitars, double-kick drums, growling bass | tight, compressed and loud
-jazz|swing | jazz | 80-140 | upright bass, brushed drums, warm piano, muted trumpet | live room recording, natural dynamics
-hip.?hop|rap|trap | hip hop | 80-100 | deep 808 bass, crisp hi-hats, sampled keys | heavy low end, sidechained pads
-edm|electro|house|techno|dance|synth | electronic | 120-128 | analog synth leads, four-on-the-floor kick, arpeggiated bass | polished club mix with big drops
-folk|acoustic|country | folk | 80-110 | fingerpicked acoustic guitar, fiddle, soft percussion | intimate, close-miked and organic
-classical|orchestra|cinematic|epic | orchestral | 60-100 | string section, french horns, timpani, grand piano | concert-hall reverb, wide dynamics
-lo.?fi|chill|ambient | lo-fi | 70-90 | dusty Rhodes piano, vinyl crackle, lazy boom-bap drums | tape-saturated, mellow and warm
-r&b|rnb|soul|funk | soul | 85-110 | slap bass, wah guitar, brass stabs, Hammond organ | groovy, warm analog mix
-reggae|latin|salsa | latin | 90-120 | congas, nylon guitar, offbeat skank guitar | sunny, percussive and bright
-pop | pop | 95-125 | bright synth pads, tight electronic drums, catchy piano hook | radio-ready, crisp modern mix`;
+rock|grunge|(?<![а-яё])рок|гранж | rock | 100-140 | overdriven electric guitars, punchy live drums, driving bass | wide stereo guitars, roomy drum sound
+metal|метал | metal | 120-180 | down-tuned distorted guitars, double-kick drums, growling bass | tight, compressed and loud
+jazz|swing|джаз|свинг | jazz | 80-140 | upright bass, brushed drums, warm piano, muted trumpet | live room recording, natural dynamics
+hip.?hop|rap|trap|хип.?хоп|рэп|трэп | hip hop | 80-100 | deep 808 bass, crisp hi-hats, sampled keys | heavy low end, sidechained pads
+edm|electro|house|techno|dance|synth|электр|хаус|техно|танц|синт | electronic | 120-128 | analog synth leads, four-on-the-floor kick, arpeggiated bass | polished club mix with big drops
+folk|acoustic|country|фолк|акустич|кантри | folk | 80-110 | fingerpicked acoustic guitar, fiddle, soft percussion | intimate, close-miked and organic
+classical|orchestra|cinematic|epic|классич|оркестр|кинемат|эпич | orchestral | 60-100 | string section, french horns, timpani, grand piano | concert-hall reverb, wide dynamics
+lo.?fi|chill|ambient|лоу.?фай|чилл|эмбиент | lo-fi | 70-90 | dusty Rhodes piano, vinyl crackle, lazy boom-bap drums | tape-saturated, mellow and warm
+r&b|rnb|soul|funk|соул|фанк | soul | 85-110 | slap bass, wah guitar, brass stabs, Hammond organ | groovy, warm analog mix
+reggae|latin|salsa|регги|латин|сальса | latin | 90-120 | congas, nylon guitar, offbeat skank guitar | sunny, percussive and bright
+pop|(?<![а-яё])поп | pop | 95-125 | bright synth pads, tight electronic drums, catchy piano hook | radio-ready, crisp modern mix`;
 
 const GENRES: readonly Genre[] = GENRE_TABLE.trim()
   .split('\n')
@@ -208,11 +211,12 @@ export function boostStyle(style: string): HelperIO['style-boost']['output'] {
       : /sad|calm|chill|soft|melanch|грус/.test(text)
         ? rng.int(lo, mid)
         : rng.int(mid, hi);
-  const vocals = /instrumental|no vocals/.test(text)
+  // Whole words for the English voice: "man" inside romantic or german asks for no male voice.
+  const vocals = /instrumental|no vocals|инструментал|без вокала|без слов/.test(text)
     ? 'no vocals'
     : /female|woman|жен/.test(text)
       ? 'expressive female vocals'
-      : /male|man|муж/.test(text)
+      : /\b(?:male|man|men)\b|муж/.test(text)
         ? 'raspy male vocals'
         : rng.pick(['breathy female vocals', 'warm male vocals', 'layered harmonies']);
   const detailed = [
