@@ -146,3 +146,23 @@ describe('RATE_LIMIT_ACCOUNT, RATE_LIMIT_WRONG_KEY and RATE_LIMIT_HELPERS (CONTR
     }
   });
 });
+
+describe('the API document states the helper limit the operator set', () => {
+  test('RATE_LIMIT_HELPERS=5/10m is described as 5 helper calls per 10 minutes', async () => {
+    const t = await startTestApp({ env: { RATE_LIMIT_HELPERS: '5/10m' } });
+    try {
+      const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+      for (const path of [
+        '/v1/models/music/lyrics',
+        '/v1/models/music/style-boost',
+        '/v1/models/image/enhance',
+      ]) {
+        const op = doc.paths[path].post;
+        assert.match(op.description, /at most 5 helper calls per 10 minutes per account/, path);
+        assert.match(op.responses['429'].description, /more than 5 helper calls per 10 minutes/, path);
+      }
+    } finally {
+      await t.close();
+    }
+  });
+});
