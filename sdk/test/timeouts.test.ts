@@ -70,10 +70,11 @@ describe('timeouts', () => {
 
   test('a read with no answer is tried again, then ends in a ConnectionError naming the timeout', async () => {
     service.hits.length = 0;
-    const c = client(`${service.baseUrl}/never`, 150);
+    // Long enough for each attempt to reach the service on a loaded machine before it is given up.
+    const c = client(`${service.baseUrl}/never`, 500);
     await assert.rejects(c.tasks.get('t1'), (error: unknown) => {
       assert.ok(error instanceof ConnectionError);
-      assert.match(error.message, /^GET \/v1\/tasks\/t1: no answer within 150 ms$/);
+      assert.match(error.message, /^GET \/v1\/tasks\/t1: no answer within 500 ms$/);
       return true;
     });
     assert.equal(service.hits.length, 3, 'the first attempt and maxRetries more');
@@ -81,8 +82,8 @@ describe('timeouts', () => {
 
   test('a call that is not safe to repeat is not repeated after a timeout', async () => {
     service.hits.length = 0;
-    const c = client(`${service.baseUrl}/never`, 150);
-    await assert.rejects(c.tasks.cancel('t1'), /POST \/v1\/tasks\/t1\/cancel: no answer within 150 ms/);
+    const c = client(`${service.baseUrl}/never`, 500);
+    await assert.rejects(c.tasks.cancel('t1'), /POST \/v1\/tasks\/t1\/cancel: no answer within 500 ms/);
     assert.equal(service.hits.length, 1);
   });
 
