@@ -278,6 +278,42 @@ describe('AdapterDeps of a channel', () => {
     assert.equal(d.publicUrl('not a url'), 'not a url');
   });
 
+  test("inputLinks: a stranger's link shaped like ours stays at its host, our upload moves", async () => {
+    const acct = await t.account({ balanceMinor: 1 });
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: '/v1/files?filename=photo.png',
+      payload: png,
+      headers: { 'content-type': 'image/png', authorization: `Bearer ${acct.key}` },
+    });
+    assert.equal(uploaded.statusCode, 201, uploaded.body);
+    const ownPath = new URL(uploaded.json().url as string).pathname;
+    const own = `http://10.0.0.5:8080${ownPath}`;
+    // A CDN's address whose path is `/files/<32 hex>/<name>`: no upload of ours has that token, so at
+    // acceptance it was downloaded from its host (tasks/inputs.ts), and the provider must fetch it there.
+    const cdn = 'https://cdn.example.org/files/5d41402abc4b2a76b9719d911017c592/photo.png';
+    const file = (url: string, position: number) => ({
+      field: 'ref_image_urls',
+      position,
+      url,
+      format: 'png' as const,
+      sizeBytes: png.length,
+    });
+    const links = await deps().inputLinks(
+      {
+        taskId: '00000000-0000-7000-8000-000000000000',
+        model: 'video',
+        mode: 'reference',
+        settings: {},
+        inputs: { files: [file(own, 0), file(cdn, 1)] },
+        plan: { outputs: [], caption: '', texts: [], workSeconds: 1 },
+      },
+      signal(),
+    );
+    assert.equal(links(own), `https://api.example.com${ownPath}`);
+    assert.equal(links(cdn), cdn);
+  });
+
   test('readInput: an own upload comes from storage, any other link through the guarded download', async () => {
     const acct = await t.account({ balanceMinor: 1 });
     const boundary = '----deps-test';

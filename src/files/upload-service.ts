@@ -301,6 +301,15 @@ export class UploadService {
   }
 
   /**
+   * Whether a URL names an upload of ours by its token (live or not): a link only shaped like ours (a
+   * CDN's `/files/<32 hex>/…`) names none and is another host's file.
+   */
+  async isOwnLink(url: string): Promise<boolean> {
+    const token = linkToken(url);
+    return token !== null && (await this.#anyByToken(token)) !== null;
+  }
+
+  /**
    * Whether a URL is one of our direct links whose upload was deleted or has expired: such a link is
    * refused for what it is, not fetched over the network like a stranger's URL.
    */

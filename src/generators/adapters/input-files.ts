@@ -90,7 +90,8 @@ export function publicUrlOf(url: string, publicBaseUrl: string): string {
 
 /**
  * The run's input links as the provider sees them (`AdapterDeps.inputLinks`): each artifact link among
- * the run's input files lent by a direct link of its own, every other link as `publicUrlOf` gives it.
+ * the run's input files lent by a direct link of its own, an input file's link shaped like an upload's
+ * but naming none unchanged, every other link as `publicUrlOf` gives it.
  */
 export async function inputLinksOf(
   request: GenerationRequest,
@@ -98,11 +99,18 @@ export async function inputLinksOf(
   runtime: InputRuntime,
 ): Promise<(url: string) => string> {
   const lent = new Map<string, string>();
+  // Links shaped like our uploads' that name none: downloaded from their own host at acceptance
+  // (tasks/inputs.ts), so the provider fetches them there, not at a 404 of ours.
+  const foreign = new Set<string>();
   for (const file of request.inputs.files ?? []) {
-    if (lent.has(file.url) || artifactOfLink(file.url) === null) continue;
-    lent.set(file.url, await lendArtifact(file, request.taskId, channel, runtime));
+    if (lent.has(file.url) || foreign.has(file.url)) continue;
+    if (artifactOfLink(file.url) !== null) {
+      lent.set(file.url, await lendArtifact(file, request.taskId, channel, runtime));
+    } else if (publicUrlOf(file.url, runtime.publicBaseUrl) !== file.url) {
+      if (!(await runtime.uploads.isOwnLink(file.url))) foreign.add(file.url);
+    }
   }
-  return (url) => lent.get(url) ?? publicUrlOf(url, runtime.publicBaseUrl);
+  return (url) => lent.get(url) ?? (foreign.has(url) ? url : publicUrlOf(url, runtime.publicBaseUrl));
 }
 
 /**

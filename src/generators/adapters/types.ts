@@ -168,9 +168,10 @@ export interface AdapterDeps {
   /**
    * The input links of a task's run as its provider should see them, for providers that fetch inputs by
    * URL (PROVIDERS.md "Rules": absolute URLs under PUBLIC_BASE_URL): `publicUrl` of each link, except
-   * that an artifact link among the run's input files (`request.inputs.files`, the caller's own result
-   * file, checked at acceptance) becomes a direct link of its own made for the run, which works without an
-   * API key until the channel's timeout has passed. Throws `GenerationError('input_unavailable')` when such
+   * that among the run's input files (`request.inputs.files`) a link shaped like an upload's whose token
+   * names none stays as it is, and an artifact link (the caller's own result file, checked at acceptance)
+   * becomes a direct link of its own made for the run, which works without an API key until the channel's
+   * timeout has passed. Throws `GenerationError('input_unavailable')` when such
    * a file is no longer there (its files expired) or is not the task's account's.
    */
   inputLinks(request: GenerationRequest, signal: AbortSignal): Promise<(url: string) => string>;
