@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { MAX_UPLOAD_BYTES } from '../src/files/upload-service.ts';
@@ -45,6 +45,34 @@ describe('answers before the whole body', () => {
     assert.equal(refused.headers.get('connection'), 'close');
     const me = await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(me.status, 200);
+  });
+
+  test('a raw upload declaring more than the room left is refused before its body is asked for', async () => {
+    // The quota was only decided while reading: the client was told `100 Continue`, sent up to the room
+    // left (as much as 100 MB) and was refused then, although its Content-Length said so from the start.
+    const { key: fresh } = await t.account();
+    const port = (t.app.server.address() as AddressInfo).port;
+    const exchange = (length: number, type = 'image/png'): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const socket = net.connect(port, '127.0.0.1');
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => {
+          answer += chunk.toString();
+          if (answer.startsWith('HTTP/1.1 100 Continue')) socket.destroy();
+        });
+        socket.on('error', reject);
+        socket.on('close', () => resolve(answer));
+        socket.write(
+          `POST /v1/files?filename=a.png HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${fresh}\r\n` +
+            `Content-Type: ${type}\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`,
+        );
+      });
+    const refused = await exchange(2_000_000);
+    assert.match(refused, /^HTTP\/1\.1 413 /, refused);
+    assert.match(refused, /"code":"storage_quota_exceeded"/);
+    // A body within the room is asked for, and so is a multipart one, whose file is smaller than its body.
+    assert.match(await exchange(900_000), /^HTTP\/1\.1 100 Continue/);
+    assert.match(await exchange(2_000_000, 'multipart/form-data; boundary=x'), /^HTTP\/1\.1 100 Continue/);
   });
 
   test('a client still sending its body reads the refusal, not a reset connection', async () => {

@@ -173,6 +173,19 @@ export class UploadService {
   }
 
   /**
+   * What the quota refuses before an upload's body is asked for: a full account, or a file whose length
+   * is already known (`declaredBytes`, a raw body's Content-Length) to pass the room left. 413
+   * storage_quota_exceeded; `upload` decides again while reading and when the record is written.
+   */
+  async checkRoom(principal: KeyPrincipal, declaredBytes?: number): Promise<void> {
+    const quota = this.#deps.quotaBytes;
+    const used = await usedBytes(this.#deps.db.db, principal.accountId, this.#deps.clock.now());
+    if (used >= quota || (declaredBytes !== undefined && declaredBytes > quota - used)) {
+      throw errors.storageQuotaExceeded(quota, used);
+    }
+  }
+
+  /**
    * Writes the record if the account's live uploads still leave room for it. Under the account lock
    * (PostgreSQL row lock; SQLite's single writer), so concurrent uploads that each passed the first look
    * cannot together pass the quota.

@@ -102,7 +102,11 @@ async function uploadRoute(app: FastifyInstance, deps: AppDeps): Promise<void> {
     {
       bodyLimit: MAX_UPLOAD_BYTES + MULTIPART_ROOM,
       // After authentication, before the body is asked for (`Expect: 100-continue`) or read.
-      onRequest: (request, _reply, done) => done(refusedByHeaders(request) ?? undefined),
+      onRequest: async (request) => {
+        const refused = refusedByHeaders(request);
+        if (refused) throw refused;
+        await uploads.checkRoom(request.principal!, rawFileBytes(request));
+      },
       schema: {
         tags,
         operationId: 'uploadFile',
@@ -175,6 +179,16 @@ function refusedByHeaders(request: FastifyRequest): ApiError | null {
   const ceiling =
     MAX_UPLOAD_BYTES + (MULTIPART.test(request.headers['content-type'] ?? '') ? MULTIPART_ROOM : 0);
   return declared > ceiling ? errors.fileTooLarge('file', MAX_UPLOAD_BYTES) : null;
+}
+
+/**
+ * The file's length a raw body declares (its Content-Length), or undefined: chunked, or multipart, whose
+ * body also carries boundaries, part headers and fields.
+ */
+function rawFileBytes(request: FastifyRequest): number | undefined {
+  if (MULTIPART.test(request.headers['content-type'] ?? '')) return undefined;
+  const declared = Number(request.headers['content-length']);
+  return Number.isSafeInteger(declared) && declared > 0 ? declared : undefined;
 }
 
 function withinWindow<T>(promise: Promise<T>, windowMs: number): Promise<T> {
