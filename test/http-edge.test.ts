@@ -18,7 +18,7 @@ function expectTableError(
 }
 
 /** Sends raw bytes to a listening app and returns everything it answers until it closes. */
-async function rawExchange(port: number, text: string): Promise<string> {
+async function rawExchange(port: number, text: string | Buffer): Promise<string> {
   const socket = net.connect(port, '127.0.0.1');
   const chunks: Buffer[] = [];
   socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -772,6 +772,30 @@ describe('the HTTP edge', () => {
     assert.equal(ledger.json().error.message, 'querystring.limit: expected a whole number from 1 to 1000');
     assert.equal((await get('/v1/tasks?limit=100', 'en')).statusCode, 200);
     assert.equal((await get('/v1/tasks?limit=1', 'en')).statusCode, 200);
+  });
+
+  test('a request that cannot be parsed after one still being served waits for its answer', async () => {
+    if (!t.app.server.listening) await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (t.app.server.address() as net.AddressInfo).port;
+    // A Content-Length shorter than the body sent: the rest reads as a next request that does not
+    // parse. Its 422 went out first, so the client read it as the upload's answer (and the upload, stored
+    // all the same, was lost to it), or as the answer to a task created and charged.
+    const png = encodePng(8, 8, drawPicture(8, 8, 'a pipelined upload'));
+    const answer = await rawExchange(
+      port,
+      Buffer.concat([
+        Buffer.from(
+          `POST /v1/files?filename=a.png HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n` +
+            `Content-Type: image/png\r\nContent-Length: ${png.length}\r\n\r\n`,
+        ),
+        png,
+        Buffer.from('not a request\r\n\r\n'),
+      ]),
+    );
+    assert.match(answer, /^HTTP\/1\.1 201 /, answer);
+    // Then the refusal, and the connection closes.
+    const statuses = answer.match(/HTTP\/1\.1 \d{3}/g) ?? [];
+    assert.deepEqual(statuses, ['HTTP/1.1 201', 'HTTP/1.1 422'], answer);
   });
 
   test('a bodyless request answered at once keeps its connection: the pipelined request is answered', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type ApiError, errors } from '../errors.ts';
@@ -66,8 +67,9 @@ export function clientErrorHandler(
   log: Pick<FastifyBaseLogger, 'info'>,
   metrics: Metrics,
 ): (error: NodeJS.ErrnoException, socket: Socket) => void {
-  return (error, socket) => {
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const waiting = new WeakSet<Socket>();
+  const refuse = (error: NodeJS.ErrnoException, socket: Socket): void => {
+    if (socket.destroyed) return;
     const apiError = clientErrorOf(error.code);
     // An answer already under way cannot be replaced: only close the connection.
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
@@ -99,6 +101,23 @@ export function clientErrorHandler(
       );
     }
     socket.destroy(error);
+  };
+  return (error, socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed || waiting.has(socket)) return;
+    // What does not parse follows a request read whole whose answer is still being made (a pipelined
+    // request, or the rest of a body longer than its Content-Length): answers go out in order (RFC 9112
+    // §9.3), so the refusal waits for that one. Written first, it was read as that request's answer.
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (inFlight && !inFlight.writableFinished && inFlight.req?.complete) {
+      waiting.add(socket);
+      socket.pause();
+      inFlight.once('finish', () => refuse(error, socket));
+      inFlight.once('close', () => {
+        if (!inFlight.writableFinished) socket.destroy(error);
+      });
+      return;
+    }
+    refuse(error, socket);
   };
 }
 
