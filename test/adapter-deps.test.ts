@@ -278,7 +278,7 @@ describe('AdapterDeps of a channel', () => {
     assert.equal(d.publicUrl('not a url'), 'not a url');
   });
 
-  test("inputLinks: a stranger's link shaped like ours stays at its host, our upload moves", async () => {
+  test("inputLinks, publicLinks: a stranger's link shaped like ours stays at its host", async () => {
     const acct = await t.account({ balanceMinor: 1 });
     const uploaded = await t.app.inject({
       method: 'POST',
@@ -312,6 +312,9 @@ describe('AdapterDeps of a channel', () => {
     );
     assert.equal(links(own), `https://api.example.com${ownPath}`);
     assert.equal(links(cdn), cdn);
+    // A library step's links (a singing voice's source, an element's pictures) likewise.
+    const step = await deps().publicLinks([own, cdn]);
+    assert.deepEqual([step(own), step(cdn)], [`https://api.example.com${ownPath}`, cdn]);
   });
 
   test('readInput: an own upload comes from storage, any other link through the guarded download', async () => {

@@ -93,6 +93,7 @@ function buildDeps(
       return transport.download(url, dir, signal);
     },
     publicUrl,
+    publicLinks: async () => publicUrl,
     // Links lent for a run (the real deps lend artifact links by a direct link of their own).
     inputLinks: async () => (url) => options.lent?.[url] ?? publicUrl(url),
     async readInput(url): Promise<InputBytes> {

@@ -9,7 +9,14 @@ import { FetchError, type LookupFn } from '../../media/index.ts';
 import { GenerationError, GeneratorTransientError } from '../generator.ts';
 import type { CallbackStore } from './callback-store.ts';
 import { fetchFile, MAX_OUTPUT_BYTES } from './fetch-file.ts';
-import { artifactOfLink, type InputRuntime, inputLinksOf, publicUrlOf, readInput } from './input-files.ts';
+import {
+  artifactOfLink,
+  type InputRuntime,
+  inputLinksOf,
+  publicLinksOf,
+  publicUrlOf,
+  readInput,
+} from './input-files.ts';
 import type {
   AdapterDeps,
   Channel,
@@ -118,6 +125,7 @@ export function createAdapterDeps(channel: Channel, runtime: AdapterRuntime): Ad
     download: transport.download,
     maxOutputBytes: transport.maxOutputBytes,
     publicUrl: (url) => publicUrlOf(url, runtime.publicBaseUrl),
+    publicLinks: (urls) => publicLinksOf(urls, runtime),
     inputLinks: (request) => inputLinksOf(request, channel, runtime),
     readInput: (url, signal, forTaskId) => readInput(url, signal, runtime, forTaskId),
     callbacks: { urlFor: callbacks.urlFor, received: callbacks.received },

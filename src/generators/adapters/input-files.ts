@@ -99,18 +99,33 @@ export async function inputLinksOf(
   runtime: InputRuntime,
 ): Promise<(url: string) => string> {
   const lent = new Map<string, string>();
-  // Links shaped like our uploads' that name none: downloaded from their own host at acceptance
-  // (tasks/inputs.ts), so the provider fetches them there, not at a 404 of ours.
-  const foreign = new Set<string>();
   for (const file of request.inputs.files ?? []) {
-    if (lent.has(file.url) || foreign.has(file.url)) continue;
-    if (artifactOfLink(file.url) !== null) {
-      lent.set(file.url, await lendArtifact(file, request.taskId, channel, runtime));
-    } else if (publicUrlOf(file.url, runtime.publicBaseUrl) !== file.url) {
-      if (!(await runtime.uploads.isOwnLink(file.url))) foreign.add(file.url);
-    }
+    if (lent.has(file.url) || artifactOfLink(file.url) === null) continue;
+    lent.set(file.url, await lendArtifact(file, request.taskId, channel, runtime));
   }
-  return (url) => lent.get(url) ?? (foreign.has(url) ? url : publicUrlOf(url, runtime.publicBaseUrl));
+  const links = await publicLinksOf(
+    (request.inputs.files ?? []).map((file) => file.url),
+    runtime,
+  );
+  return (url) => lent.get(url) ?? links(url);
+}
+
+/**
+ * `publicUrlOf` of each link, except that a link among `urls` shaped like an upload's whose token names
+ * none of ours (a CDN's `/files/<32 hex>/photo.png`) stays as it is: it was downloaded from its own host
+ * when the request was accepted (tasks/inputs.ts), so the provider fetches it there, not at a 404 of ours.
+ * Other links are as `publicUrlOf` gives them (`AdapterDeps.publicLinks`).
+ */
+export async function publicLinksOf(
+  urls: readonly string[],
+  runtime: Pick<InputRuntime, 'uploads' | 'publicBaseUrl'>,
+): Promise<(url: string) => string> {
+  const foreign = new Set<string>();
+  for (const url of new Set(urls)) {
+    const moved = publicUrlOf(url, runtime.publicBaseUrl) !== url;
+    if (moved && !(await runtime.uploads.isOwnLink(url))) foreign.add(url);
+  }
+  return (url) => (foreign.has(url) ? url : publicUrlOf(url, runtime.publicBaseUrl));
 }
 
 /**

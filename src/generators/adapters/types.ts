@@ -162,9 +162,15 @@ export interface AdapterDeps {
   maxOutputBytes: number;
   /**
    * An input link as the provider should see it: our own uploads as absolute URLs under PUBLIC_BASE_URL
-   * (library steps; a task's run takes `inputLinks`, which also lends the caller's result files).
+   * (library steps; a task's run takes `inputLinks`, which also lends the caller's result files). By the
+   * link's shape alone: a library step's links go through `publicLinks`.
    */
   publicUrl(url: string): string;
+  /**
+   * `publicUrl` for the links of a library step, except that one shaped like an upload's whose token
+   * names none of ours (another host's `/files/<32 hex>/…`) stays as it is.
+   */
+  publicLinks(urls: readonly string[]): Promise<(url: string) => string>;
   /**
    * The input links of a task's run as its provider should see them, for providers that fetch inputs by
    * URL (PROVIDERS.md "Rules": absolute URLs under PUBLIC_BASE_URL): `publicUrl` of each link, except

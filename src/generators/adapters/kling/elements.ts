@@ -117,7 +117,9 @@ export class KlingElements implements LibraryGenerator {
   async createRecord(request: LibraryCreateRequest, signal: AbortSignal): Promise<LibraryCreated> {
     if (request.library !== 'elements') throw new LibraryRejected(`Kling keeps no ${request.library}`);
     return asLibraryCall(async () => {
-      const json = elementBody(request.fields, (url) => this.#deps.publicUrl(url), {
+      const fields = request.fields;
+      const linked = [...links(fields['image_urls']), ...links(fields['video_url'])];
+      const json = elementBody(fields, await this.#deps.publicLinks(linked), {
         external_task_id: externalIdOf(request.recordId),
       });
       const created = await this.#api.call(

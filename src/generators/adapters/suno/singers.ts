@@ -113,8 +113,9 @@ export class SunoSingers {
     if (!SUNO_VOICE_LANGUAGES.has(language)) {
       throw new GenerationError('generation_failed', `suno validates no singing voice in ${language}`);
     }
+    const source = String(f['source_url']);
     const body = {
-      voiceUrl: this.#deps.publicUrl(String(f['source_url'])),
+      voiceUrl: (await this.#deps.publicLinks([source]))(source),
       vocalStartS: f['start_seconds'],
       vocalEndS: f['end_seconds'],
       language,
@@ -163,7 +164,7 @@ export class SunoSingers {
     }
     const body = {
       taskId: check.upstreamId,
-      verifyUrl: this.#deps.publicUrl(check.recordingUrl),
+      verifyUrl: (await this.#deps.publicLinks([check.recordingUrl]))(check.recordingUrl),
       voiceName: check.name,
       callBackUrl: this.#deps.callbacks.urlFor(VOICE_CALLBACK_KEY),
     };
