@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ManualClock } from '../src/lib/clock.ts';
-import { balances, expectError, startTestApp, type TestApp, waitForFinal } from './helpers.ts';
+import {
+  balances,
+  expectError,
+  sharedProcessEnv,
+  startTestApp,
+  type TestApp,
+  waitForFinal,
+} from './helpers.ts';
+import { exited, freePort, type Server, startServer } from './processes.ts';
 
 const body = (prompt = 'a lamp', extra: Record<string, unknown> = {}) => ({
   model: 'model-3d',
@@ -186,6 +194,83 @@ describe('daily limit of a key (Moscow day)', () => {
       assert.equal((await t.call(acct.key, 'GET', '/v1/me')).json().spent_today_minor, PRICE);
     } finally {
       await t.close();
+    }
+  });
+});
+
+describe('daily limit of a key across processes', () => {
+  // Two models: each has its own active-task row, which would otherwise make one model's creations wait
+  // for each other and hide a daily limit that does not hold on its own.
+  test('two API processes creating and canceling at once never pass it, and each cancel gives back once', async () => {
+    let t: TestApp | null = null;
+    const servers: Server[] = [];
+    try {
+      t = await startTestApp({ worker: false });
+      const env = async () => ({
+        ...sharedProcessEnv(t as TestApp),
+        PORT: String(await freePort()),
+        WORKER: 'off',
+      });
+      servers.push(await startServer(await env()));
+      servers.push(await startServer(await env()));
+      const limit = PRICE * 5 + 100;
+      // The wallet could pay for a hundred tasks; the key's day only for about five.
+      const acct = await t.account({ balanceMinor: PRICE * 100, dailyLimitMinor: limit });
+      const send = (n: number, method: string, url: string, payload?: unknown) =>
+        fetch(`${servers[n % 2]?.base}${url}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${acct.key}`,
+            ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: payload === undefined ? undefined : JSON.stringify(payload),
+        }).then(async (r) => ({
+          status: r.status,
+          json: (await r.json()) as {
+            id: string;
+            price: { amount_minor: number };
+            spent_today_minor: number;
+            amount_minor: number;
+          },
+        }));
+      const create = (n: number, prompt: string) =>
+        send(
+          n,
+          'POST',
+          '/v1/tasks',
+          n % 4 < 2
+            ? body(`${prompt} [sim:slow]`)
+            : { model: 'image', settings: { prompt: `${prompt} [sim:slow]` } },
+        );
+      const imagePrice = (await send(0, 'POST', '/v1/price', { model: 'image', settings: { prompt: 'x' } }))
+        .json.amount_minor;
+      const cheapest = Math.min(PRICE, imagePrice);
+      const spent = async () => (await send(0, 'GET', '/v1/me')).json.spent_today_minor;
+      const sum = (rs: { json: { price: { amount_minor: number } } }[]) =>
+        rs.reduce((a, r) => a + r.json.price.amount_minor, 0);
+      const first = await Promise.all(Array.from({ length: 40 }, (_, n) => create(n, `race ${n}`)));
+      assert.ok(first.every((r) => r.status === 202 || r.status === 403));
+      const accepted = first.filter((r) => r.status === 202);
+      const held = sum(accepted);
+      assert.ok(held <= limit && limit - held < cheapest, JSON.stringify(first.map((r) => r.status)));
+      assert.equal(await spent(), held);
+      // Two cancels, each sent three times to both processes at once: the day gets each amount back once.
+      const canceled = accepted.slice(0, 2);
+      await Promise.all(
+        canceled.flatMap((r) =>
+          Array.from({ length: 6 }, (_, n) => send(n, 'POST', `/v1/tasks/${r.json.id}/cancel`)),
+        ),
+      );
+      assert.equal(await spent(), held - sum(canceled));
+      const second = await Promise.all(Array.from({ length: 20 }, (_, n) => create(n, `again ${n}`)));
+      const total = held - sum(canceled) + sum(second.filter((r) => r.status === 202));
+      assert.ok(total <= limit && limit - total < cheapest, JSON.stringify(second.map((r) => r.status)));
+      assert.equal(await spent(), total);
+      assert.equal((await balances(t, acct.id)).held_minor, total);
+    } finally {
+      for (const s of servers) s.child.kill('SIGTERM');
+      for (const s of servers) await exited(s.child);
+      await t?.close();
     }
   });
 });
