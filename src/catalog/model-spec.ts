@@ -245,7 +245,7 @@ export function rate(rates: PriceRates, name: string): number {
 export function twoDecimals(number: z.ZodNumber): z.ZodNumber {
   return number.multipleOf(0.01, { abort: true }).refine((value) => Number(value.toFixed(2)) === value, {
     message: 'Invalid number: must be a multiple of 0.01',
-    params: { ru: 'Неверное число: должно быть кратным 0.01' },
+    params: { ru: 'Неверное число: должно быть кратным 0,01' },
   });
 }
 

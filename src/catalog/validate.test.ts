@@ -153,9 +153,27 @@ test('a number with more than two decimals is told once, in both languages', () 
     if (result.ok) return;
     assert.deepEqual(
       result.violations.map((v) => [v.field, v.en, v.ru]),
-      [[field, 'Invalid number: must be a multiple of 0.01', 'Неверное число: должно быть кратным 0.01']],
+      [[field, 'Invalid number: must be a multiple of 0.01', 'Неверное число: должно быть кратным 0,01']],
     );
   }
+});
+
+test('Russian refusals write fractional bounds and steps with a decimal comma, English ones with a point', () => {
+  const schema = z.object({
+    step: z.number().multipleOf(0.25),
+    low: z.number().min(0.5),
+    high: z.number().lt(2.5),
+  });
+  const parsed = schema.safeParse({ step: 0.3, low: 0.2, high: 3 }, { reportInput: true });
+  assert.ok(!parsed.success);
+  assert.deepEqual(
+    violationsOf(parsed.error.issues).map((v) => [v.field, v.en, v.ru]),
+    [
+      ['step', 'Invalid number: must be a multiple of 0.25', 'Неверное число: должно быть кратным 0,25'],
+      ['low', 'Too small: expected number to be >=0.5', 'должно быть не меньше 0,5'],
+      ['high', 'Too big: expected number to be <2.5', 'должно быть меньше 2,5'],
+    ],
+  );
 });
 
 test('a fraction where a whole number is expected is said as such, not as "expected int, received number"', () => {

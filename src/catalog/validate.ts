@@ -60,8 +60,9 @@ function ruCount(n: number, origin: string): string {
 }
 
 /**
- * The Russian words of the type and bound refusals, with Russian type names and counted words; null for
- * the other issues, which zod's Russian locale words well enough.
+ * The Russian words of the type, bound and step refusals, with Russian type names, counted words and
+ * fractional numbers written with a decimal comma; null for the other issues, which zod's Russian locale
+ * words well enough.
  */
 function russian(issue: z.core.$ZodIssue): string | null {
   if (issue.code === 'invalid_type') return ruWrongType([issue.expected], issue);
@@ -69,6 +70,10 @@ function russian(issue: z.core.$ZodIssue): string | null {
     // Every branch refused the value's type (a link given as a number): one refusal naming every type.
     const types = unionTypes(issue);
     if (types !== null) return ruWrongType(types, issue);
+  }
+  // zod's Russian words write the step with a decimal point (`кратным 0.01`).
+  if (issue.code === 'not_multiple_of') {
+    return `Неверное число: должно быть кратным ${ruDecimal(Number(issue.divisor))}`;
   }
   if (issue.code === 'too_small' || issue.code === 'too_big') {
     const small = issue.code === 'too_small';
@@ -81,7 +86,7 @@ function russian(issue: z.core.$ZodIssue): string | null {
         : issue.inclusive
           ? 'не больше'
           : 'меньше';
-      return `должно быть ${word} ${bound}`;
+      return `должно быть ${word} ${ruDecimal(bound)}`;
     }
     if (issue.origin in RU_COUNTED) {
       return `${small ? 'нужно не меньше' : 'допустимо не больше'} ${ruCount(bound, issue.origin)}`;
