@@ -93,6 +93,20 @@ describe('errors, languages and framework edges', () => {
     assert.match(ru.message, /ключ/);
     assert.equal(query.message, en.message);
     assert.equal(q.message, ru.message);
+    // A ?lang= we do not speak, or an empty one, is no choice: the header decides, as the document says.
+    for (const lang of ['de', 'xx', '']) {
+      const other = errorOf(
+        await t.app.inject({
+          method: 'GET',
+          url: `/v1/models?lang=${lang}`,
+          headers: { 'accept-language': 'ru' },
+        }),
+      );
+      assert.equal(other.message, ru.message, `?lang=${lang}`);
+    }
+    const parameters = (await t.app.inject({ url: '/openapi.json' })).json().components.parameters;
+    assert.match(parameters.Lang.description, /other value.*Accept-Language/);
+    assert.match(parameters.AcceptLanguage.description, /not en or ru/);
   });
 
   test('malformed JSON and wrong body shapes are 422 invalid_request, in both languages', async () => {

@@ -72,7 +72,8 @@ const CSRF_REFUSAL: [status: string, name: string, description: string] = [
 const CSRF_CODE = 'csrf_failed';
 
 /** What `?lang=` is, where an operation does not say more of it. */
-export const LANG_DESCRIPTION = 'language of error messages (en, ru); before Accept-Language';
+export const LANG_DESCRIPTION =
+  'language of error messages (en, ru); before Accept-Language; any other value (empty, de) is ignored and Accept-Language decides';
 
 /** Parameters every operation takes (CONTRACT §8): the message language and the caller's request id. */
 const SHARED_PARAMETERS: Record<string, Json> = {
@@ -87,7 +88,8 @@ const SHARED_PARAMETERS: Record<string, Json> = {
     in: 'header',
     name: 'Accept-Language',
     required: false,
-    description: 'language of error messages when ?lang= is absent (q-values honoured; default en)',
+    description:
+      'language of error messages when ?lang= is absent or not en or ru (q-values honoured; default en)',
     schema: { type: 'string' },
   },
   RequestId: {
