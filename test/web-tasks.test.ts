@@ -180,6 +180,8 @@ describe('tasks pages without a worker (tasks stay queued)', () => {
     assert.match(res.body, />В очереди</);
     assert.match(res.body, />Создана</);
     assert.match(res.body, /\d{4} г\./, 'a Russian date');
+    // The mode is named as on the form and the task's page, its API name beside it.
+    assert.match(res.body, /<td>Основной \(default\)<\/td>/);
     // "Any" agrees with its filter's noun: Модель is feminine, Состояние neuter.
     assert.match(res.body, /<select name="model">\s*<option value[^>]*>Любая</);
     assert.match(res.body, /<select name="status">\s*<option value[^>]*>Любое</);

@@ -2,7 +2,8 @@
  * Tasks (issue 15): the account's tasks newest first, filtered by model and status with a small GET form
  * whose values stay in the query, one page of 20 at a time with an "Older" link (the service's cursor).
  * Each row shows when it was made (Moscow time, in the person's language), the model, mode, a status
- * badge, price and progress, and links to the task's page.
+ * badge, price and progress, and links to the task's page. The mode is named as the form and the task's
+ * page name it (`Из текста (text_to_model)` on Russian pages).
  */
 import type { FastifyInstance } from 'fastify';
 import type { TaskStatus } from '../../db/index.ts';
@@ -15,7 +16,7 @@ import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { TASK_STATUSES, type WebTask } from '../tasks-port.ts';
 import { type Words, wordsOf } from '../words.ts';
-import { modelLabel } from '../words-settings.ts';
+import { modeLabel, modelLabel } from '../words-settings.ts';
 import { money } from './overview.ts';
 
 /** Tasks per page of the list. */
@@ -58,7 +59,7 @@ function row(task: WebTask, w: Words, lang: Lang): VNode {
   return html`<tr>
     <td><a href=${`/tasks/${task.id}`}><time datetime=${task.created_at}>${moscowTime(task.created_at, lang)}</time></a></td>
     <td>${task.model}</td>
-    <td>${task.mode}</td>
+    <td>${modeLabel(lang, task.mode)}</td>
     <td>${statusBadge(task.status, w)}</td>
     <td>${money(task.price.amount_minor, localeOf(lang))}</td>
     <td><progress max="100" value=${task.progress} aria-label=${w.tasksProgress}></progress> ${task.progress}%</td>
