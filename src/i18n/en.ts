@@ -5,10 +5,10 @@ export const en: Catalog = {
     'The API key is missing, malformed, unknown or revoked. Send Authorization: Bearer <API_KEY>.',
   invalid_admin_token: 'The operator token is missing or wrong.',
   insufficient_funds:
-    'The balance is too low: the run costs {amount} kopecks, {available} are available. No task was created.',
+    'The balance is too low: the run costs {amount} {amount|kopeck|kopecks}, {available} {available|is|are} available. No task was created.',
   model_not_allowed_for_key: 'This API key may not use model "{model}".',
   key_daily_limit_exceeded:
-    'The daily spending limit of this key ({limit} kopecks, {spent} spent today, Moscow time) does not cover this run. No task was created.',
+    'The daily spending limit of this key ({limit} {limit|kopeck|kopecks}, {spent} spent today, Moscow time) does not cover this run. No task was created.',
   model_not_found: 'There is no model "{model}". GET /v1/models lists the models.',
   task_not_found: 'There is no task "{id}".',
   artifact_expired: 'The files of task "{id}" are past their storage period and no longer available.',

@@ -65,3 +65,22 @@ test('negotiateLang follows RFC 9110 on q spelling, `*` and more specific ranges
   ];
   for (const [header, expected] of cases) assert.equal(negotiateLang(undefined, header), expected, header);
 });
+
+test('English money refusals agree with their numbers: 1 kopeck is, 2 kopecks are', () => {
+  assert.equal(
+    translate('insufficient_funds', 'en', { amount: 2500, available: 1 }),
+    'The balance is too low: the run costs 2500 kopecks, 1 is available. No task was created.',
+  );
+  assert.equal(
+    translate('insufficient_funds', 'en', { amount: 1, available: 0 }),
+    'The balance is too low: the run costs 1 kopeck, 0 are available. No task was created.',
+  );
+  assert.match(
+    translate('key_daily_limit_exceeded', 'en', { limit: 1, spent: 1 }),
+    /^The daily spending limit of this key \(1 kopeck, 1 spent today, Moscow time\)/,
+  );
+  assert.match(
+    translate('key_daily_limit_exceeded', 'en', { limit: 500, spent: 0 }),
+    /\(500 kopecks, 0 spent/,
+  );
+});
