@@ -16,3 +16,4 @@ export { collectStartupGarbage } from './startup-heap.ts';
 export { ByteCounter, readCapped } from './streams.ts';
 export { makeTempFolder, removeOrphanTempFolders, type TempUse } from './temp-folders.ts';
 export { characters, cutUnits, ECHOED_CHARS, echoed, withoutEmoji, wordSet } from './text.ts';
+export { threadExecArgv } from './thread-exec-argv.ts';

@@ -10,6 +10,7 @@
  * hostile file by the limits below, whichever parser it targets.
  */
 import { Piscina } from 'piscina';
+import { threadExecArgv } from '../lib/index.ts';
 import type { ProbeResult } from './probe.ts';
 import type { ProbeJob } from './probe-thread.ts';
 
@@ -40,6 +41,7 @@ export class ProbePool {
     this.#pool = new Piscina<ProbeJob, ProbeResult>({
       filename: new URL('./probe-thread.ts', import.meta.url).href,
       name: 'probeWithMusicMetadata',
+      execArgv: threadExecArgv(),
       minThreads: 0,
       maxThreads: options.threads ?? 2,
       idleTimeout: 30_000,

@@ -6,6 +6,7 @@
  */
 import { Piscina } from 'piscina';
 import type { OutputPlan } from '../../../catalog/index.ts';
+import { threadExecArgv } from '../../../lib/index.ts';
 import { produce, type RenderedFile, type RenderOptions, renderOutput } from './index.ts';
 import type { RenderJob } from './render-thread.ts';
 
@@ -21,6 +22,7 @@ export class RenderPool {
       threads > 0
         ? new Piscina<RenderJob, void>({
             filename: new URL('./render-thread.ts', import.meta.url).href,
+            execArgv: threadExecArgv(),
             minThreads: 0,
             maxThreads: threads,
             idleTimeout: 30_000,
