@@ -24,6 +24,21 @@ const SECRET_QUERY = ['token', 'api_key', 'access_token', 'password', 'signature
 const random = (prefix: string): string => `${prefix}${randomBytes(16).toString('hex')}`;
 
 /** The first status read of each run fails transiently with the provider key in its message. */
+/**
+ * An app without a worker whose info lines are captured, listening on a port of its own (the tests here
+ * speak raw HTTP to it): the app, its lines and its port.
+ */
+async function listeningApp(): Promise<{ t: TestApp; captured: Captured; port: number }> {
+  const captured = new Captured();
+  const t = await startTestApp({
+    env: { LOG_LEVEL: 'info', METRICS_TOKEN },
+    logDestination: captured,
+    worker: false,
+  });
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  return { t, captured, port: (t.app.server.address() as { port: number }).port };
+}
+
 function leakyAdapters(upstream: ScriptedUpstream): Record<string, AdapterFactory> {
   const failed = new Set<string>();
   const leaky: AdapterFactory = (deps) => {
@@ -304,15 +319,9 @@ describe('logs (CONTRACT §15)', () => {
     );
   });
   test('a long-poll and an event stream the client leaves get their line (499) and their series', async () => {
-    const captured = new Captured();
-    const t = await startTestApp({
-      env: { LOG_LEVEL: 'info', METRICS_TOKEN },
-      logDestination: captured,
-      worker: false,
-    });
+    const { t, captured, port } = await listeningApp();
     try {
-      await t.app.listen({ port: 0, host: '127.0.0.1' });
-      const base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+      const base = `http://127.0.0.1:${port}`;
       const a = await t.account({ balanceMinor: 1_000_000 });
       const id = (await t.call(a.key, 'POST', '/v1/tasks', TASK)).json().id as string;
       const leave = async (path: string, requestId: string): Promise<void> => {
@@ -366,15 +375,8 @@ describe('logs (CONTRACT §15)', () => {
   });
 
   test('an upload whose client leaves mid-body gets its line (499) and its series', async () => {
-    const captured = new Captured();
-    const t = await startTestApp({
-      env: { LOG_LEVEL: 'info', METRICS_TOKEN },
-      logDestination: captured,
-      worker: false,
-    });
+    const { t, captured, port } = await listeningApp();
     try {
-      await t.app.listen({ port: 0, host: '127.0.0.1' });
-      const port = (t.app.server.address() as { port: number }).port;
       const a = await t.account();
       const png = fs.readFileSync(await makePng(t.dir, 16, 16));
       const lineOf = (requestId: string) =>
@@ -419,15 +421,8 @@ describe('logs (CONTRACT §15)', () => {
   });
 
   test('a download whose client leaves mid-file gets its line (499) and its series', async () => {
-    const captured = new Captured();
-    const t = await startTestApp({
-      env: { LOG_LEVEL: 'info', METRICS_TOKEN },
-      logDestination: captured,
-      worker: false,
-    });
+    const { t, captured, port } = await listeningApp();
     try {
-      await t.app.listen({ port: 0, host: '127.0.0.1' });
-      const port = (t.app.server.address() as { port: number }).port;
       const a = await t.account();
       // A 24 MB WAV: more than the socket buffers hold, so the answer cannot end while nobody reads it.
       const data = 24_000_000;
@@ -547,15 +542,8 @@ test('a path the router refuses (a bad escape, an overlong id) has its line and 
 });
 
 test('a request Node refuses before it is read (headers too large, unparsable) has its line and series', async () => {
-  const captured = new Captured();
-  const t = await startTestApp({
-    env: { LOG_LEVEL: 'info', METRICS_TOKEN },
-    logDestination: captured,
-    worker: false,
-  });
+  const { t, captured, port } = await listeningApp();
   try {
-    await t.app.listen({ port: 0, host: '127.0.0.1' });
-    const port = (t.app.server.address() as { port: number }).port;
     const raw = (text: string) =>
       new Promise<string>((resolve, reject) => {
         const socket = net.connect(port, '127.0.0.1', () => socket.end(text));
