@@ -366,7 +366,12 @@ describe('the new-task page in a browser', () => {
     await page.locator('[data-path="prompt"]').fill('a chair');
     await negative.fill(`${text}😀`);
     await page.getByRole('button', { name: 'Create task' }).click();
-    await page.locator('#new-error').filter({ hasText: 'at most 255 characters' }).waitFor();
+    // Longer than the default 10 s: the PostgreSQL pass of CI runs two files at once on two cores, and
+    // once it spent all ten seconds here.
+    await page
+      .locator('#new-error')
+      .filter({ hasText: 'at most 255 characters' })
+      .waitFor({ timeout: 30_000 });
   });
 
   test('no setting is a second `Model` or `Mode` control beside the choosers', async () => {
