@@ -19,6 +19,18 @@ export function sendHtml(reply: FastifyReply, status: number, markup: string): F
 /** The largest form body a dashboard or console page takes (@fastify/formbody). */
 export const FORM_BODY_LIMIT = 64 * 1024;
 
+/** What a page says of a form body it does not read, by the framework's status. */
+const UNREAD_BODY: Readonly<Record<number, { en: string; ru: string }>> = {
+  415: {
+    en: 'Send the form as a browser does: Content-Type: application/x-www-form-urlencoded.',
+    ru: 'Отправьте форму так, как это делает браузер: Content-Type: application/x-www-form-urlencoded.',
+  },
+  400: {
+    en: 'The form could not be read: its body is malformed.',
+    ru: 'Форму не удалось прочитать: её тело составлено неверно.',
+  },
+};
+
 /**
  * What a page's error handler answers for an error: its status (a refusal's, Fastify's own 4xx, else 500)
  * and the refusal to word, if any: an API refusal as it is, a body over its limit as the
@@ -33,23 +45,10 @@ export function pageFailure(
   if (isApiError(error)) return { status: error.status, refusal: error };
   const code = (error as { statusCode?: unknown }).statusCode;
   const status = typeof code === 'number' && code < 500 ? code : 500;
-  // A body the dashboard does not read (no browser's form sends one): said, not "something went wrong".
-  if (status === 415)
-    return {
-      status,
-      refusal: errors.invalidRequest({
-        en: 'Send the form as a browser does: Content-Type: application/x-www-form-urlencoded.',
-        ru: 'Отправьте форму так, как это делает браузер: Content-Type: application/x-www-form-urlencoded.',
-      }),
-    };
-  if (status === 400)
-    return {
-      status,
-      refusal: errors.invalidRequest({
-        en: 'The form could not be read: its body is malformed.',
-        ru: 'Форму не удалось прочитать: её тело составлено неверно.',
-      }),
-    };
+  // A body the dashboard does not read (415: no browser's form sends one) or cannot parse (400): said,
+  // not "something went wrong".
+  const unread = UNREAD_BODY[status];
+  if (unread) return { status, refusal: errors.invalidRequest(unread) };
   if (status !== 413) return { status, refusal: null };
   const form = /^application\/x-www-form-urlencoded/i.test(request.headers['content-type'] ?? '');
   const limit = form ? FORM_BODY_LIMIT : (request.routeOptions.bodyLimit ?? FORM_BODY_LIMIT);
