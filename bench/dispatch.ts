@@ -5,8 +5,9 @@ import { type ServerChild, startServer } from './child.ts';
 import type { Timing } from './dispatch/messages.ts';
 import { type DispatchResult, dispatchTable } from './dispatch/report.ts';
 import { ask } from './dispatch/rpc.ts';
-import { pinPostgresServer, postgresServerUrl, type RedisServer, startRedis } from './dispatch/services.ts';
+import { pinPostgresServer, type RedisServer, startRedis } from './dispatch/services.ts';
 import { drainOf, latencyOf } from './dispatch/stats.ts';
+import { benchPostgres } from './postgres-server.ts';
 import { runBench } from './report.ts';
 import { createScaleDatabase } from './scale/database.ts';
 import { CREATE_BODY, call, createAccount, raiseActiveLimit } from './setup.ts';
@@ -22,7 +23,7 @@ import { ensureBenchTools, pinProcess, planCpus } from './tools.ts';
  * - steady: tasks created at a steady rate while the worker runs; create → running latency p50/p99.
  * Options (env): BENCH_QUICK=1 or --quick, BENCH_DISPATCH_TASKS, BENCH_DISPATCH_RATE (per second),
  * BENCH_DISPATCH_SECONDS, BENCH_DISPATCH_DATABASES (sqlite,postgres), BENCH_DATABASE_URL (a PostgreSQL
- * server; unset: scripts/test-services.sh starts the project's), BENCH_PROFILE_DIR (--cpu-prof of the app).
+ * server; unset: the bench starts one of its own and stops it, bench/postgres-server.ts), BENCH_PROFILE_DIR (--cpu-prof of the app).
  */
 
 const log = (line: string): void => {
@@ -199,7 +200,8 @@ async function main(): Promise<number> {
   const plan = planCpus(cores);
   // Before this process is pinned: a PostgreSQL started here must not keep this process's CPUs once the
   // bench ends (it is pinned for the measurement only, pinPostgresServer).
-  const postgres = options.databases.includes('postgres') ? postgresServerUrl(process.env) : null;
+  const server = options.databases.includes('postgres') ? benchPostgres(process.env) : null;
+  const postgres = server?.url ?? null;
   // The creating client and Redis share the other CPU, away from the worker under test.
   pinProcess(process.pid, plan.generator);
   process.stdout.write(
@@ -240,6 +242,7 @@ async function main(): Promise<number> {
     }
   } finally {
     await redis.stop();
+    server?.stop();
   }
   const landmark = results.find((r) => r.name.startsWith('BullMQ'));
   if (!landmark) throw new Error('no landmark');

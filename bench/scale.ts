@@ -5,8 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createDb } from '../src/db/index.ts';
 import { type ServerChild, startServer } from './child.ts';
 import { readOptions } from './options.ts';
+import { benchPostgres } from './postgres-server.ts';
 import { runBench } from './report.ts';
-import { type Engine, pgServerUrl, prepareDatabase, type ScaleDatabase } from './scale/database.ts';
+import { type Engine, prepareDatabase, type ScaleDatabase } from './scale/database.ts';
 import { type FilledDatabase, planFill } from './scale/fill.ts';
 import { measureRounds, type ScaleScenario } from './scale/measure.ts';
 import { queryTable, timeCreationWrites, timeHotQueries } from './scale/queries.ts';
@@ -177,7 +178,8 @@ async function main(): Promise<number> {
       `${options.rounds} × ${options.durationSeconds / options.rounds} s; request limits lifted\n`,
   );
   const generator = { cpus: cpus.generator, threads: cpus.generatorCpus };
-  const pgUrl = engines.includes('pg') ? pgServerUrl(process.env) : null;
+  const pgServer = engines.includes('pg') ? benchPostgres(process.env) : null;
+  const pgUrl = pgServer?.url ?? null;
   const cacheDir = process.env.BENCH_SCALE_CACHE?.trim() || null;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-bench-scale-'));
   const databases: ScaleDatabase[] = [];
@@ -320,6 +322,7 @@ async function main(): Promise<number> {
     await Promise.all(servers.map((server) => server.stop()));
     for (const database of databases) await database.drop();
     fs.rmSync(tmp, { recursive: true, force: true });
+    pgServer?.stop();
   }
 }
 

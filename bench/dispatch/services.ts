@@ -2,7 +2,6 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { freePort, pinProcess } from '../tools.ts';
@@ -43,24 +42,6 @@ export async function startRedis(cpus: string | null): Promise<RedisServer> {
       await exited;
     },
   };
-}
-
-/**
- * The PostgreSQL server of the bench: BENCH_DATABASE_URL when set; otherwise the project's test cluster,
- * started (and installed when missing) by `scripts/test-services.sh start` with the caller's PG_CLUSTER,
- * PG_PORT, S3_PORT and STATE_DIR. The bench creates a throw-away database on it.
- */
-export function postgresServerUrl(env: NodeJS.ProcessEnv): string {
-  const given = env.BENCH_DATABASE_URL?.trim();
-  if (given) return given;
-  const script = path.join(import.meta.dirname, '..', '..', 'scripts', 'test-services.sh');
-  const printed = execFileSync('bash', [script, 'start'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const url = /TEST_DATABASE_URL=(\S+)/.exec(printed)?.[1];
-  if (!url) throw new Error('scripts/test-services.sh printed no TEST_DATABASE_URL');
-  return url;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,24 +13,6 @@ export type Engine = 'sqlite' | 'pg';
 export interface ScaleDatabase {
   url: string;
   drop(): Promise<void>;
-}
-
-/** The server URL `bash scripts/test-services.sh start` prints with its default port. */
-const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:55432/postgres';
-
-/**
- * The PostgreSQL server of the bench: BENCH_DATABASE_URL when set; otherwise the project's own, started
- * (or found running) through `scripts/test-services.sh` with the caller's PG_* variables.
- */
-export function pgServerUrl(env: NodeJS.ProcessEnv): string {
-  const given = env.BENCH_DATABASE_URL?.trim();
-  if (given) return given;
-  const script = path.join(import.meta.dirname, '..', '..', 'scripts', 'test-services.sh');
-  const out = execFileSync('bash', [script, 'start'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return /TEST_DATABASE_URL=(\S+)/.exec(out)?.[1] ?? DEFAULT_PG_URL;
 }
 
 async function onServer<T>(serverUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
