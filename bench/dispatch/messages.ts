@@ -7,6 +7,8 @@
 export type DispatchRequest =
   | { id: number; type: 'start-worker' }
   | { id: number; type: 'counts' }
+  /** How many jobs are left: a task's job is removed in the transaction that ends it. */
+  | { id: number; type: 'jobs' }
   /** The tasks created from `since` on (epoch milliseconds). */
   | { id: number; type: 'timings'; since: number }
   | { id: number; type: 'bullmq-drain'; jobs: number }
@@ -24,6 +26,7 @@ export type DispatchReply =
   /** `at`: the worker's start on its clock (epoch ms); `uptime`: the child's seconds until then (profiles). */
   | { id: number; type: 'worker-started'; at: number; uptime: number }
   | { id: number; type: 'counts'; queued: number; running: number; succeeded: number; other: number }
+  | { id: number; type: 'jobs'; jobs: number }
   | { id: number; type: 'timings'; timings: Timing[] }
   | { id: number; type: 'bullmq-result'; startedAt: number; timings: Timing[] }
   | { id: number; type: 'error'; message: string };

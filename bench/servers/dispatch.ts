@@ -6,7 +6,7 @@ import { serveBenchApp } from './serve-app.ts';
 /**
  * The real app of `src/main.ts` with its worker embedded (WORKER=on, production's default) but not yet
  * started, and every run on the zero-work generator. The parent queues tasks through the API, then asks
- * for the worker to start (`start-worker`), watches the counts and reads each task's timestamps.
+ * for the worker to start (`start-worker`), watches the jobs left, checks the counts and reads each task's timestamps.
  * BENCH_DISPATCH_DATABASE_URL: a PostgreSQL database; empty: SQLite in a temporary folder.
  */
 const databaseUrl = process.env.BENCH_DISPATCH_DATABASE_URL?.trim();
@@ -45,6 +45,13 @@ async function handle(request: DispatchRequest): Promise<DispatchReply> {
         succeeded,
         other: total - queued - running - succeeded,
       };
+    }
+    case 'jobs': {
+      const row = await db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirst();
+      return { id: request.id, type: 'jobs', jobs: Number(row?.n ?? 0) };
     }
     case 'timings': {
       const rows = await db
