@@ -221,8 +221,8 @@ export class TaskRun {
     const found = recordedEarlier ? await this.#call('find', (s) => generator.find(request, run, s)) : null;
     const handle = found ?? (await this.#create(request, run));
     this.#handle = handle;
-    // Handles saved together share a commit on SQLite (dialect.groupCommit).
-    if (await db.dialect.groupCommit(db.db, (tx) => saveHandle(tx, task.id, handle))) return handle;
+    // Handles saved together share a commit on SQLite; on PostgreSQL the one statement commits by itself.
+    if (await db.dialect.groupCommitStatement(db.db, (tx) => saveHandle(tx, task.id, handle))) return handle;
     await this.#cancelUpstream();
     return null;
   }
