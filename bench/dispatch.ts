@@ -23,7 +23,8 @@ import { ensureBenchTools, pinProcess, planCpus } from './tools.ts';
  * - steady: tasks created at a steady rate while the worker runs; create → running latency p50/p99.
  * Options (env): BENCH_QUICK=1 or --quick, BENCH_DISPATCH_TASKS, BENCH_DISPATCH_RATE (per second),
  * BENCH_DISPATCH_SECONDS, BENCH_DISPATCH_DATABASES (sqlite,postgres), BENCH_DATABASE_URL (a PostgreSQL
- * server; unset: the bench starts one of its own and stops it, bench/postgres-server.ts), BENCH_PROFILE_DIR (--cpu-prof of the app).
+ * server; unset: the bench starts one of its own and stops it, bench/postgres-server.ts), BENCH_PROFILE_DIR
+ * (--cpu-prof of the app).
  */
 
 const log = (line: string): void => {

@@ -12,19 +12,22 @@ export interface BenchPostgres {
 /**
  * The bench's PostgreSQL server: BENCH_DATABASE_URL when set (left running); otherwise a cluster of the
  * bench's own, started (and installed when missing) by `scripts/test-services.sh` and stopped and dropped
- * by `stop`. Its name and ports are not the test runs' (`gtabench`, 55440, S3 on 55441; PG_CLUSTER,
- * PG_PORT, S3_PORT choose others), so a bench never leaves a server that a later test run would share.
+ * by `stop`. Its name and ports are not the test runs' (`gtabench` on BENCH_PG_PORT, 55440 unless set,
+ * and the unused S3 fake of the script on the next port), so a bench never leaves a server that a later
+ * test run would share, and never stops one of the test runs' (their PG_CLUSTER and PG_PORT are ignored).
  */
 export function benchPostgres(env: NodeJS.ProcessEnv): BenchPostgres {
   const given = env.BENCH_DATABASE_URL?.trim();
   if (given) return { url: given, stop: () => {} };
   const script = path.join(import.meta.dirname, '..', 'scripts', 'test-services.sh');
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-bench-services-'));
+  const port = Number(env.BENCH_PG_PORT?.trim() || 55440);
+  if (!Number.isInteger(port) || port < 1 || port > 65534) throw new Error('BENCH_PG_PORT: not a port');
   const services = {
     ...env,
-    PG_CLUSTER: env.PG_CLUSTER?.trim() || 'gtabench',
-    PG_PORT: env.PG_PORT?.trim() || '55440',
-    S3_PORT: env.S3_PORT?.trim() || '55441',
+    PG_CLUSTER: 'gtabench',
+    PG_PORT: String(port),
+    S3_PORT: String(port + 1),
     STATE_DIR: stateDir,
   };
   const run = (verb: 'start' | 'stop'): string =>

@@ -6,7 +6,8 @@ import { serveBenchApp } from './serve-app.ts';
 /**
  * The real app of `src/main.ts` with its worker embedded (WORKER=on, production's default) but not yet
  * started, and every run on the zero-work generator. The parent queues tasks through the API, then asks
- * for the worker to start (`start-worker`), watches the jobs left, checks the counts and reads each task's timestamps.
+ * for the worker to start (`start-worker`), watches the jobs left, checks the counts and reads each task's
+ * timestamps.
  * BENCH_DISPATCH_DATABASE_URL: a PostgreSQL database; empty: SQLite in a temporary folder.
  */
 const databaseUrl = process.env.BENCH_DISPATCH_DATABASE_URL?.trim();
