@@ -10,7 +10,7 @@ import net from 'node:net';
 import { describe, test } from 'node:test';
 import type { AdapterFactory } from '../src/generators/adapters/index.ts';
 import { GeneratorTransientError } from '../src/generators/index.ts';
-import { makePng } from '../src/media/fixtures.ts';
+import { makePng, silentWav } from '../src/media/fixtures.ts';
 import { ScriptedUpstream, scriptedAdapters, testChannels } from './channel-adapters.ts';
 import { ADMIN_TOKEN, startTestApp, type TestAccount, type TestApp, waitForFinal } from './helpers.ts';
 import { Captured } from './log-capture.ts';
@@ -37,6 +37,42 @@ async function listeningApp(): Promise<{ t: TestApp; captured: Captured; port: n
   });
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   return { t, captured, port: (t.app.server.address() as { port: number }).port };
+}
+
+/**
+ * The one line of a request whose client left, once written: 499 on `route`, and no second line 300 ms
+ * later (the handler ends after its client left; nothing of it may log again).
+ */
+async function closedLine(
+  captured: Captured,
+  requestId: string,
+  route: string,
+): Promise<Record<string, unknown>> {
+  const linesOf = () => captured.lines().filter((l) => l.requestId === requestId && l.status);
+  for (let i = 0; i < 100 && linesOf().length === 0; i++)
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const lines = linesOf();
+  assert.equal(lines.length, 1, `${requestId}: ${JSON.stringify(lines)}`);
+  const [line] = lines as [Record<string, unknown>];
+  assert.equal(line.status, 499);
+  assert.equal(line.route, route);
+  assert.equal(line.msg, 'request closed by the client');
+  return line;
+}
+
+/** `/metrics` counts `count` requests on `route` closed by their clients (499). */
+async function closedSeries(t: TestApp, route: string, count: number): Promise<void> {
+  const metrics = await t.app.inject({
+    method: 'GET',
+    url: '/metrics',
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  });
+  const escaped = route.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  assert.match(
+    metrics.body,
+    new RegExp(`http_requests_total\\{[^}]*route="${escaped}"[^}]*status="499"[^}]*\\} ${count}\n`),
+  );
 }
 
 function leakyAdapters(upstream: ScriptedUpstream): Record<string, AdapterFactory> {
@@ -336,39 +372,14 @@ describe('logs (CONTRACT §15)', () => {
       };
       await leave(`/v1/tasks/${id}?wait=30`, 'left-long-poll');
       await leave(`/v1/tasks/${id}/events`, 'left-stream');
-      const lineOf = (requestId: string) => captured.lines().find((l) => l.requestId === requestId);
-      for (let i = 0; i < 100 && !(lineOf('left-long-poll') && lineOf('left-stream')); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      // The handlers end after their client left; nothing of theirs makes a second line.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      for (const requestId of ['left-long-poll', 'left-stream']) {
-        assert.equal(
-          captured.lines().filter((l) => l.requestId === requestId && l.status).length,
-          1,
-          requestId,
-        );
-      }
       for (const [requestId, route] of [
         ['left-long-poll', '/v1/tasks/:id'],
         ['left-stream', '/v1/tasks/:id/events'],
       ] as const) {
-        const line = lineOf(requestId);
-        assert.ok(line, `a line for ${requestId}`);
-        assert.equal(line.status, 499);
-        assert.equal(line.route, route);
-        assert.equal(line.msg, 'request closed by the client');
+        const line = await closedLine(captured, requestId, route);
         assert.ok(Number(line.durationMs) >= 250, String(line.durationMs));
       }
-      const metrics = await t.app.inject({
-        method: 'GET',
-        url: '/metrics',
-        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-      });
-      assert.match(
-        metrics.body,
-        /http_requests_total\{[^}]*route="\/v1\/tasks\/:id\/events"[^}]*status="499"[^}]*\} 1/,
-      );
+      await closedSeries(t, '/v1/tasks/:id/events', 1);
     } finally {
       await t.close();
     }
@@ -379,8 +390,6 @@ describe('logs (CONTRACT §15)', () => {
     try {
       const a = await t.account();
       const png = fs.readFileSync(await makePng(t.dir, 16, 16));
-      const lineOf = (requestId: string) =>
-        captured.lines().filter((l) => l.requestId === requestId && l.status);
       for (const [requestId, type, head] of [
         ['left-raw-upload', 'image/png', ''],
         [
@@ -398,23 +407,9 @@ describe('logs (CONTRACT §15)', () => {
         socket.write(png);
         await new Promise((resolve) => setTimeout(resolve, 300));
         socket.destroy();
-        for (let i = 0; i < 100 && lineOf(requestId).length === 0; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        // The handler ends after its client left; nothing of its makes a second line.
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        const lines = lineOf(requestId);
-        assert.equal(lines.length, 1, requestId);
-        assert.equal(lines[0]?.status, 499);
-        assert.equal(lines[0]?.route, '/v1/files');
-        assert.equal(lines[0]?.msg, 'request closed by the client');
+        await closedLine(captured, requestId, '/v1/files');
       }
-      const metrics = await t.app.inject({
-        method: 'GET',
-        url: '/metrics',
-        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-      });
-      assert.match(metrics.body, /http_requests_total\{[^}]*route="\/v1\/files"[^}]*status="499"[^}]*\} 2/);
+      await closedSeries(t, '/v1/files', 2);
     } finally {
       await t.close();
     }
@@ -425,25 +420,11 @@ describe('logs (CONTRACT §15)', () => {
     try {
       const a = await t.account();
       // A 24 MB WAV: more than the socket buffers hold, so the answer cannot end while nobody reads it.
-      const data = 24_000_000;
-      const head = Buffer.alloc(44);
-      head.write('RIFF', 0);
-      head.writeUInt32LE(36 + data, 4);
-      head.write('WAVEfmt ', 8);
-      head.writeUInt32LE(16, 16);
-      head.writeUInt16LE(1, 20);
-      head.writeUInt16LE(1, 22);
-      head.writeUInt32LE(44_100, 24);
-      head.writeUInt32LE(88_200, 28);
-      head.writeUInt16LE(2, 32);
-      head.writeUInt16LE(16, 34);
-      head.write('data', 36);
-      head.writeUInt32LE(data, 40);
       const uploaded = await t.app.inject({
         method: 'POST',
         url: '/v1/files?filename=a.wav',
         headers: { authorization: `Bearer ${a.key}`, 'content-type': 'audio/wav' },
-        payload: Buffer.concat([head, Buffer.alloc(data)]),
+        payload: silentWav(24_000_000, { rate: 44_100 }),
       });
       assert.equal(uploaded.statusCode, 201, uploaded.body);
       const link = new URL(uploaded.json().url as string).pathname;
@@ -453,25 +434,8 @@ describe('logs (CONTRACT §15)', () => {
       socket.write(`GET ${link} HTTP/1.1\r\nHost: x\r\nX-Request-Id: left-download\r\n\r\n`);
       await new Promise((resolve) => setTimeout(resolve, 300));
       socket.destroy();
-      const lineOf = () => captured.lines().filter((l) => l.requestId === 'left-download' && l.status);
-      for (let i = 0; i < 100 && lineOf().length === 0; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const lines = lineOf();
-      assert.equal(lines.length, 1, JSON.stringify(lines));
-      assert.equal(lines[0]?.status, 499);
-      assert.equal(lines[0]?.route, '/files/:token/*');
-      assert.equal(lines[0]?.msg, 'request closed by the client');
-      const metrics = await t.app.inject({
-        method: 'GET',
-        url: '/metrics',
-        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
-      });
-      assert.match(
-        metrics.body,
-        /http_requests_total\{[^}]*route="\/files\/:token\/\*"[^}]*status="499"[^}]*\} 1/,
-      );
+      await closedLine(captured, 'left-download', '/files/:token/*');
+      await closedSeries(t, '/files/:token/*', 1);
     } finally {
       await t.close();
     }

@@ -8,25 +8,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
+import { silentWav } from '../src/media/fixtures.ts';
 import { exited, freePort, startServer } from './processes.ts';
 
-/** A WAV of `dataBytes` bytes of silence: larger than the socket buffers of loopback together. */
-function wav(dataBytes: number): Buffer<ArrayBuffer> {
-  const file = Buffer.alloc(44 + dataBytes);
-  file.write('RIFF', 0);
-  file.writeUInt32LE(36 + dataBytes, 4);
-  file.write('WAVEfmt ', 8);
-  file.writeUInt32LE(16, 16);
-  file.writeUInt16LE(1, 20);
-  file.writeUInt16LE(2, 22);
-  file.writeUInt32LE(44_100, 24);
-  file.writeUInt32LE(44_100 * 4, 28);
-  file.writeUInt16LE(4, 32);
-  file.writeUInt16LE(16, 34);
-  file.write('data', 36);
-  file.writeUInt32LE(dataBytes, 40);
-  return file;
-}
+/** A stereo 44.1 kHz WAV of `dataBytes` bytes of silence: larger than the socket buffers of loopback together. */
+const wav = (dataBytes: number): Buffer<ArrayBuffer> => silentWav(dataBytes, { channels: 2, rate: 44_100 });
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gta-shutdown-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -47,6 +47,32 @@ function testPicture(width: number, height: number): string[] {
   return ['-f', 'lavfi', '-i', `testsrc=size=${width}x${height}:rate=1`, '-frames:v', '1'];
 }
 
+/** The 44-byte header of a 16-bit PCM WAV whose samples take `dataBytes`. */
+export function wavHeader(dataBytes: number, { channels = 1, rate = 8000 } = {}): Buffer<ArrayBuffer> {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'latin1');
+  header.writeUInt32LE(36 + dataBytes, 4);
+  header.write('WAVEfmt ', 8, 'latin1');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(channels, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * channels * 2, 28);
+  header.writeUInt16LE(channels * 2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'latin1');
+  header.writeUInt32LE(dataBytes, 40);
+  return header;
+}
+
+/** A 16-bit PCM WAV of `dataBytes` bytes of silence, written without ffmpeg. */
+export function silentWav(
+  dataBytes: number,
+  format: { channels?: number; rate?: number } = {},
+): Buffer<ArrayBuffer> {
+  return Buffer.concat([wavHeader(dataBytes, format), Buffer.alloc(dataBytes)]);
+}
+
 /** 16-bit mono PCM WAV of `seconds` (8 kHz sine), written without ffmpeg. */
 export async function makeWav(dir: string, seconds: number): Promise<string> {
   const rate = 8000;
@@ -54,21 +80,8 @@ export async function makeWav(dir: string, seconds: number): Promise<string> {
   const data = Buffer.alloc(samples * 2);
   for (let i = 0; i < samples; i++)
     data.writeInt16LE(Math.round(8000 * Math.sin((i * 2 * Math.PI * 440) / rate)), i * 2);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'latin1');
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8, 'latin1');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'latin1');
-  header.writeUInt32LE(data.length, 40);
   const path = fixturePath(dir, 'wav');
-  await writeFile(path, Buffer.concat([header, data]));
+  await writeFile(path, Buffer.concat([wavHeader(data.length, { rate }), data]));
   return path;
 }
 
