@@ -94,3 +94,52 @@ test('a claim takes due free jobs oldest first, then jobs whose lease ran out; n
   assert.equal(lapsed.locked_by, 'w');
   assert.equal(lapsed.locked_until, at(30_000));
 });
+
+test('a claim with nothing due answers from a read, without a write transaction', async () => {
+  // Every new task's notice and every run's end ask for a claim, and most find nothing: the write
+  // transaction (on SQLite the database's write lock) is taken only when a job is due.
+  const { db } = t.container.db;
+  await db.deleteFrom('jobs').execute();
+  let transactions = 0;
+  const real = t.container.db;
+  const counted = {
+    ...real,
+    dialect: {
+      ...real.dialect,
+      transaction: ((inner, fn) => {
+        transactions++;
+        return real.dialect.transaction(inner, fn);
+      }) as typeof real.dialect.transaction,
+    },
+  };
+  const now = new Date();
+  const at = (ms: number): string => new Date(now.getTime() + ms).toISOString();
+  await db
+    .insertInto('jobs')
+    .values([
+      { id: 'later', task_id: 'task-later', run_at: at(60_000), attempts: 0 },
+      {
+        id: 'held',
+        task_id: 'task-held',
+        run_at: at(-1_000),
+        locked_by: 'another',
+        locked_until: at(30_000),
+        attempts: 0,
+      },
+      { id: 'mine', task_id: 'task-mine', run_at: at(-1_000), attempts: 0 },
+    ])
+    .execute();
+  const claim = () =>
+    claimJobs(counted, { workerId: 'w', limit: 5, now, leaseMs: 30_000, exclude: ['mine'] });
+  assert.deepEqual(await claim(), []);
+  assert.equal(transactions, 0, 'a job not yet due, a live lease and its own job: no transaction');
+  // Once a job is due, the read finds it and the claim takes it in one transaction.
+  const becomesDue = async (id: string, change: { locked_until: string } | { run_at: string }) => {
+    await db.updateTable('jobs').set(change).where('id', '=', id).execute();
+    return (await claim()).map((j) => j.id);
+  };
+  assert.deepEqual(await becomesDue('held', { locked_until: at(-1) }), ['held'], 'a lapsed lease');
+  assert.equal(transactions, 1);
+  assert.deepEqual(await becomesDue('later', { run_at: at(-1) }), ['later'], 'a free job now due');
+  assert.equal(transactions, 2);
+});

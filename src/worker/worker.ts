@@ -177,22 +177,23 @@ export class Worker {
       now: this.#deps.clock.now(),
       leaseMs: this.#leaseMs,
       exclude: [...this.#running.keys()],
+      expectDue: this.#backlogged,
     });
-    this.#backlogged = free > 0 && jobs.length === free;
+    // Every slot taken (none free to begin with, too): more jobs may be due than the claim could take.
+    this.#backlogged = jobs.length === free;
     for (const job of jobs) this.#startJob(job);
     return jobs.length;
   }
 
   async #claimLoop(): Promise<void> {
     while (!this.#stopping) {
-      let started = 0;
       try {
-        started = await this.tick();
+        await this.tick();
       } catch (error) {
         this.#deps.log.error({ err: error }, 'claiming jobs failed');
       }
-      if (started > 0 && this.#running.size < this.#concurrency) continue;
-      // A wake-up that came while claiming ends this sleep at once.
+      // A claim that left a slot free took every due job: no second claim until a wake-up (a new job, a
+      // run's end) or the poll. A wake-up that came while claiming ends this sleep at once.
       await this.#alarm.sleep(this.#pollIntervalMs);
     }
   }
