@@ -6,12 +6,34 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createDb } from '../src/db/index.ts';
-import { emitEvent, WebhookService } from '../src/events/index.ts';
+import { ENDPOINTS_EPOCH_COLUMN, emitEvent, WebhookService } from '../src/events/index.ts';
 import { IdempotencyStore } from '../src/tasks/index.ts';
 import { expectError, startTestApp, type TestApp } from './helpers.ts';
 
 /** A public address that is never resolved (an IP literal) and never called (no sender here). */
 const PUBLIC_URL = 'https://93.184.216.34/hook';
+
+/**
+ * An endpoint row written straight into the table, without moving the endpoints' epoch as every path of
+ * the service does: an event that still does not see it answered from the endpoints it kept.
+ */
+async function unannouncedEndpoint(t: TestApp, accountId: string, event: string): Promise<void> {
+  await t.container.db.db
+    .insertInto('webhook_endpoints')
+    .values({
+      id: `we_unannounced_${accountId}`,
+      account_id: accountId,
+      url: PUBLIC_URL,
+      events: JSON.stringify([event]),
+      description: null,
+      secret: 'whsec_c2VjcmV0',
+      previous_secret: null,
+      previous_secret_expires_at: null,
+      created_at: new Date().toISOString(),
+      deleted_at: null,
+    })
+    .execute();
+}
 
 async function queueEvent(t: TestApp, accountId: string, taskId = 'task-x'): Promise<void> {
   const { db, dialect } = t.container.db;
@@ -160,6 +182,66 @@ describe('webhook endpoints and the default secret', () => {
     } finally {
       await other.close();
     }
+  });
+
+  test('an event that carries the endpoints’ epoch keeps them under it, and sees an endpoint’s change at once', async () => {
+    // The moves of a task return the epoch with the task (transitions.ts), so that PostgreSQL keeps the
+    // endpoints instead of reading them for every event; SQLite reads the epoch on its handle either way.
+    const other = createDb(t.container.config.databaseUrl);
+    try {
+      const acct = await t.account();
+      const emit = () =>
+        other.dialect.transaction(other.db, async (tx) => {
+          const read = await tx.selectNoFrom(ENDPOINTS_EPOCH_COLUMN).executeTakeFirstOrThrow();
+          return emitEvent(tx, {
+            accountId: acct.id,
+            type: 'task.succeeded',
+            taskId: 'task-z',
+            at: new Date(),
+            data: async () => ({ id: 'task-z' }),
+            endpointsEpoch: read.endpoints_epoch,
+          });
+        });
+      assert.equal(await emit(), 0, 'no endpoint yet');
+      // A row written without moving the epoch (no path of the service writes one so) is not seen: the
+      // answer of the first event was kept, not read again.
+      await unannouncedEndpoint(t, acct.id, 'task.succeeded');
+      assert.equal(await emit(), 0, 'kept under the epoch');
+      const made = await t.call(acct.key, 'POST', '/v1/webhooks', {
+        url: `${PUBLIC_URL}/2`,
+        events: ['task.succeeded'],
+      });
+      assert.equal(made.statusCode, 201, made.body);
+      assert.equal(await emit(), 2, 'the epoch moved: both endpoints are read');
+      assert.equal((await t.call(acct.key, 'DELETE', `/v1/webhooks/${made.json().id}`)).statusCode, 204);
+      assert.equal(await emit(), 1, 'a deleted endpoint gets no further event');
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('a task’s move hands its event the endpoints’ epoch: the endpoints are not read again', async () => {
+    const acct = await t.account({ balanceMinor: 100_000 });
+    const create = async () => {
+      const res = await t.call(acct.key, 'POST', '/v1/tasks', {
+        model: 'model-3d',
+        settings: { task_type: 'text_to_model', prompt: 'a chair' },
+      });
+      assert.equal(res.statusCode, 202, res.body);
+      return res.json().id as string;
+    };
+    const [first, second] = [await create(), await create()];
+    const cancel = async (id: string) =>
+      assert.equal((await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`)).statusCode, 200);
+    await cancel(first);
+    await unannouncedEndpoint(t, acct.id, 'task.canceled');
+    await cancel(second);
+    const deliveries = await t.container.db.db
+      .selectFrom('webhook_deliveries')
+      .select('task_id')
+      .where('account_id', '=', acct.id)
+      .execute();
+    assert.deepEqual(deliveries, [], 'the second cancel used the endpoints kept at the first');
   });
 
   test('a private, loopback or malformed url is 422 invalid_request naming url; so is webhook_url on a task', async () => {

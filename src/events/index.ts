@@ -1,5 +1,6 @@
 export {
   DEFAULT_TASK_WEBHOOK_EVENTS,
+  ENDPOINTS_EPOCH_COLUMN,
   EVENT_TYPES,
   type EventInput,
   type EventType,

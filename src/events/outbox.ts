@@ -4,8 +4,8 @@
  * for a change that rolled back. Each receiver subscribed to the event type gets one delivery row whose
  * body is frozen now; retries send those bytes under the same `webhook-id` (the row's id).
  */
+import { sql } from 'kysely';
 import {
-  type EpochReader,
   epochReaderOf,
   KeptUntilEpoch,
   notifyOnCommit,
@@ -56,6 +56,13 @@ export interface EventInput {
   at: Date;
   /** The object as GET answers it now; asked for only when some receiver wants the event. */
   data: () => Promise<unknown>;
+  /**
+   * The endpoints' epoch as a statement of this transaction read it (`ENDPOINTS_EPOCH_COLUMN` in the
+   * RETURNING of the change that causes the event), null when no endpoint was ever made: on PostgreSQL
+   * the account's endpoints are then kept under it instead of read (text: PostgreSQL's bigint). Unset:
+   * they are read.
+   */
+  endpointsEpoch?: number | string | null;
 }
 
 const endpointsOf = prepared<{ accountId: string }, Pick<WebhookEndpointsTable, 'id' | 'url' | 'events'>>(
@@ -77,29 +84,46 @@ interface Endpoint {
   events: readonly string[];
 }
 
-/** Accounts whose endpoints a SQLite handle keeps. */
+/**
+ * The endpoints' epoch, as a column a statement of the event's transaction returns (`endpoints_epoch`):
+ * the moves of a task add it to their `UPDATE … RETURNING` (transitions.ts), so that PostgreSQL learns it
+ * without a round trip of its own (`EventInput.endpointsEpoch`).
+ */
+export const ENDPOINTS_EPOCH_COLUMN = sql<
+  number | string | null
+>`(select value from epochs where name = ${sql.lit(ENDPOINTS_EPOCH)})`.as('endpoints_epoch');
+
+/** Accounts whose endpoints a handle keeps. */
 const ENDPOINT_CACHE_SIZE = 10_000;
 
-/** Per SQLite handle: the accounts' live endpoints, kept while the endpoints' epoch stays. */
-const endpointCaches = new WeakMap<EpochReader, KeptUntilEpoch<string, Endpoint[]>>();
+/** Per handle (its Kysely adapter): the accounts' live endpoints, kept while the endpoints' epoch stays. */
+const endpointCaches = new WeakMap<object, KeptUntilEpoch<string, Endpoint[]>>();
 
 /**
  * The account's live endpoints, as the transaction sees them. Every task event asks (two a task at the
- * least), and almost every account has none or the same few for months, so on SQLite they are kept per
- * handle until an endpoint is created or deleted, in any process: the endpoints' epoch, read straight on
- * the handle inside this transaction, which holds SQLite's only write lock, so it is the committed value
- * (an endpoint's change commits in a transaction of its own, never shared with an event's). PostgreSQL
- * reads them every time: a counter read there would cost the round trip it saves.
+ * least), and almost every account has none or the same few for months, so they are kept per handle until
+ * an endpoint is created or deleted, in any process, which moves the endpoints' epoch in the same
+ * transaction. SQLite reads the epoch straight on the handle inside this transaction, which holds SQLite's
+ * only write lock, so it is the committed value (an endpoint's change commits in a transaction of its own,
+ * never shared with an event's). PostgreSQL keeps them only under an epoch the event's own change read
+ * (`knownEpoch`): reading the counter apart would cost the round trip it saves. An endpoint's change that
+ * commits between that statement and this read can only be one made at the same moment as the event.
  */
-async function endpointsOfAccount(tx: Tx, accountId: string): Promise<readonly Endpoint[]> {
+async function endpointsOfAccount(
+  tx: Tx,
+  accountId: string,
+  knownEpoch: EventInput['endpointsEpoch'],
+): Promise<readonly Endpoint[]> {
   const read = epochReaderOf(tx);
-  if (read === null) return parsed((await endpointsOf(tx, { accountId })).rows);
-  let cache = endpointCaches.get(read);
+  const epoch =
+    read !== null ? read(ENDPOINTS_EPOCH) : knownEpoch === undefined ? null : Number(knownEpoch ?? 0);
+  if (epoch === null) return parsed((await endpointsOf(tx, { accountId })).rows);
+  const handle = tx.getExecutor().adapter;
+  let cache = endpointCaches.get(handle);
   if (cache === undefined) {
     cache = new KeptUntilEpoch(ENDPOINT_CACHE_SIZE);
-    endpointCaches.set(read, cache);
+    endpointCaches.set(handle, cache);
   }
-  const epoch = read(ENDPOINTS_EPOCH);
   const kept = cache.get(epoch, accountId);
   if (kept !== undefined) return kept;
   const endpoints = parsed((await endpointsOf(tx, { accountId })).rows);
@@ -115,7 +139,7 @@ function parsed(rows: ReadonlyArray<Pick<WebhookEndpointsTable, 'id' | 'url' | '
 export async function emitEvent(tx: Tx, event: EventInput): Promise<number> {
   const targets: Array<{ webhookId: string | null; url: string }> = [];
   if (event.own?.events.includes(event.type)) targets.push({ webhookId: null, url: event.own.url });
-  for (const endpoint of await endpointsOfAccount(tx, event.accountId)) {
+  for (const endpoint of await endpointsOfAccount(tx, event.accountId, event.endpointsEpoch)) {
     if (endpoint.events.includes(event.type)) targets.push({ webhookId: endpoint.id, url: endpoint.url });
   }
   if (targets.length === 0) return 0;

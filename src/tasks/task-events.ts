@@ -22,8 +22,11 @@ export async function taskChanged(
   tx: Tx,
   taskId: string,
   event?: { type: TaskEventType; at: Date },
-  /** The task as the change left it (an UPDATE … RETURNING of this transaction), saving a read. */
-  changed?: TasksTable,
+  /**
+   * The task as the change left it (an UPDATE … RETURNING of this transaction), saving a read; with the
+   * endpoints' epoch when the statement returned it (`ENDPOINTS_EPOCH_COLUMN`), saving another.
+   */
+  changed?: TasksTable & { endpoints_epoch?: number | string | null },
 ): Promise<void> {
   await notifyOnCommit(tx, TASK_CHANGED_CHANNEL, taskId);
   if (event === undefined) return;
@@ -40,5 +43,6 @@ export async function taskChanged(
         : { url: row.webhook_url, events: JSON.parse(row.webhook_events ?? '[]') as string[] },
     at,
     data: async () => toTaskView(row, await viewFilesOf(tx, row), WEBHOOK_LANG, at),
+    endpointsEpoch: changed?.endpoints_epoch,
   });
 }

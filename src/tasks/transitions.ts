@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import { prepared, type TaskStatus, type TasksTable, type Tx } from '../db/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
+import { ENDPOINTS_EPOCH_COLUMN } from '../events/index.ts';
 import { settle } from '../ledger/index.ts';
 import { giveBackActivePlace } from './active-tasks.ts';
 import { taskChanged } from './task-events.ts';
@@ -30,7 +31,10 @@ export function runKeyOf(taskId: string, run = 1): string {
   return `${taskId}/${run}`;
 }
 
-const toRunning = prepared<{ taskId: string; startedAt: string; runKey: string }, TasksTable>((db, value) =>
+/** A task as its move returns it: with the endpoints' epoch, so its event reads no endpoints (outbox.ts). */
+type MovedTask = TasksTable & { endpoints_epoch: number | string | null };
+
+const toRunning = prepared<{ taskId: string; startedAt: string; runKey: string }, MovedTask>((db, value) =>
   db
     .updateTable('tasks')
     .set((eb) => ({
@@ -41,7 +45,8 @@ const toRunning = prepared<{ taskId: string; startedAt: string; runKey: string }
     }))
     .where('id', '=', value('taskId'))
     .where('status', '=', 'queued')
-    .returningAll(),
+    .returningAll()
+    .returning(ENDPOINTS_EPOCH_COLUMN),
 );
 
 /**
@@ -131,7 +136,7 @@ const toSucceeded = prepared<
     filesExpireAt: string;
     artifactViews: string;
   },
-  TasksTable
+  MovedTask
 >((db, value) =>
   db
     .updateTable('tasks')
@@ -147,7 +152,8 @@ const toSucceeded = prepared<
     }))
     .where('id', '=', value('taskId'))
     .where('status', '=', 'running')
-    .returningAll(),
+    .returningAll()
+    .returning(ENDPOINTS_EPOCH_COLUMN),
 );
 
 /**
@@ -252,6 +258,7 @@ async function endWithoutResult(
     .where('id', '=', taskId)
     .where('status', 'in', ACTIVE_STATUSES)
     .returningAll()
+    .returning(ENDPOINTS_EPOCH_COLUMN)
     .executeTakeFirst();
   if (row === undefined) return false;
   const type = changes.status === 'failed' ? 'task.failed' : 'task.canceled';
