@@ -104,6 +104,52 @@ describe('task webhook fields (CONTRACT §12)', () => {
     assert.deepEqual(delivered.data, (await t.call(a.key, 'GET', `/v1/tasks/${task.id}`)).json());
   });
 
+  test('repeated event types count once, on a task and on an endpoint; a list past 50 items is refused', async () => {
+    const a = await t.account({ balanceMinor: 1_000_000 });
+    // Six items naming two types: a set of two, not a list over the five task types.
+    const repeated = [
+      'task.succeeded',
+      'task.failed',
+      'task.succeeded',
+      'task.failed',
+      'task.succeeded',
+      'task.failed',
+    ];
+    const res = await t.call(
+      a.key,
+      'POST',
+      '/v1/tasks',
+      body({ webhook_url: HOOK, webhook_events: repeated }),
+    );
+    assert.equal(res.statusCode, 202, res.body);
+    const row = await t.container.db.db
+      .selectFrom('tasks')
+      .select('webhook_events')
+      .where('id', '=', res.json().id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(JSON.parse(row.webhook_events!).sort(), ['task.failed', 'task.succeeded']);
+    const endpoint = await t.call(a.key, 'POST', '/v1/webhooks', {
+      url: HOOK,
+      events: Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? 'task.succeeded' : 'library.ready')),
+    });
+    assert.equal(endpoint.statusCode, 201, endpoint.body);
+    assert.deepEqual([...endpoint.json().events].sort(), ['library.ready', 'task.succeeded']);
+    const tooMany = Array.from({ length: 51 }, () => 'task.succeeded');
+    const refused = await t.call(
+      a.key,
+      'POST',
+      '/v1/tasks',
+      body({ webhook_url: HOOK, webhook_events: tooMany }),
+    );
+    expectError(refused, 422, 'invalid_request');
+    assert.match(errorOf(refused).message, /webhook_events/);
+    expectError(
+      await t.call(a.key, 'POST', '/v1/webhooks', { url: HOOK, events: tooMany }),
+      422,
+      'invalid_request',
+    );
+  });
+
   test('webhook_url is kept without the spaces around it, as an endpoint url is', async () => {
     const a = await t.account({ balanceMinor: 1_000_000 });
     const res = await t.call(a.key, 'POST', '/v1/tasks', body({ webhook_url: ` ${HOOK}\t\n` }));

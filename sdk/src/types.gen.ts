@@ -1140,35 +1140,15 @@ export interface TaskRequestModel3D {
    */
   webhook_url?: string;
   /**
-   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled)
+   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled); repeats count once
    *
    * @minItems 1
-   * @maxItems 5
+   * @maxItems 50
    */
-  webhook_events?:
-    | ['task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled']
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ];
+  webhook_events?: [
+    'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
+    ...('task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled')[],
+  ];
 }
 export interface TaskRequestVideo {
   model: 'video';
@@ -1178,35 +1158,15 @@ export interface TaskRequestVideo {
    */
   webhook_url?: string;
   /**
-   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled)
+   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled); repeats count once
    *
    * @minItems 1
-   * @maxItems 5
+   * @maxItems 50
    */
-  webhook_events?:
-    | ['task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled']
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ];
+  webhook_events?: [
+    'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
+    ...('task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled')[],
+  ];
 }
 export interface TaskRequestMusic {
   model: 'music';
@@ -1216,35 +1176,15 @@ export interface TaskRequestMusic {
    */
   webhook_url?: string;
   /**
-   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled)
+   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled); repeats count once
    *
    * @minItems 1
-   * @maxItems 5
+   * @maxItems 50
    */
-  webhook_events?:
-    | ['task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled']
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ];
+  webhook_events?: [
+    'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
+    ...('task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled')[],
+  ];
 }
 export interface TaskRequestVideoElements {
   model: 'video-elements';
@@ -1254,35 +1194,15 @@ export interface TaskRequestVideoElements {
    */
   webhook_url?: string;
   /**
-   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled)
+   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled); repeats count once
    *
    * @minItems 1
-   * @maxItems 5
+   * @maxItems 50
    */
-  webhook_events?:
-    | ['task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled']
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ];
+  webhook_events?: [
+    'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
+    ...('task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled')[],
+  ];
 }
 export interface TaskRequestVoice {
   model: 'voice';
@@ -1292,35 +1212,15 @@ export interface TaskRequestVoice {
    */
   webhook_url?: string;
   /**
-   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled)
+   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled); repeats count once
    *
    * @minItems 1
-   * @maxItems 5
+   * @maxItems 50
    */
-  webhook_events?:
-    | ['task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled']
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ];
+  webhook_events?: [
+    'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
+    ...('task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled')[],
+  ];
 }
 export interface TaskRequestImage {
   model: 'image';
@@ -1330,35 +1230,15 @@ export interface TaskRequestImage {
    */
   webhook_url?: string;
   /**
-   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled)
+   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled); repeats count once
    *
    * @minItems 1
-   * @maxItems 5
+   * @maxItems 50
    */
-  webhook_events?:
-    | ['task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled']
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ];
+  webhook_events?: [
+    'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
+    ...('task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled')[],
+  ];
 }
 export interface TaskRequestMusicStyles {
   model: 'music-styles';
@@ -1368,35 +1248,15 @@ export interface TaskRequestMusicStyles {
    */
   webhook_url?: string;
   /**
-   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled)
+   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled); repeats count once
    *
    * @minItems 1
-   * @maxItems 5
+   * @maxItems 50
    */
-  webhook_events?:
-    | ['task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled']
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ];
+  webhook_events?: [
+    'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
+    ...('task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled')[],
+  ];
 }
 export interface TaskRequestVideoOmni {
   model: 'video-omni';
@@ -1406,35 +1266,15 @@ export interface TaskRequestVideoOmni {
    */
   webhook_url?: string;
   /**
-   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled)
+   * event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled); repeats count once
    *
    * @minItems 1
-   * @maxItems 5
+   * @maxItems 50
    */
-  webhook_events?:
-    | ['task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled']
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ]
-    | [
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-        'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
-      ];
+  webhook_events?: [
+    'task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled',
+    ...('task.started' | 'task.progress' | 'task.succeeded' | 'task.failed' | 'task.canceled')[],
+  ];
 }
 export interface TaskList {
   tasks: Task[];

@@ -8,6 +8,7 @@ export {
   isEventType,
   LIBRARY_EVENT_TYPES,
   type LibraryEventType,
+  MAX_EVENT_LIST_ITEMS,
   TASK_EVENT_TYPES,
   type TaskEventType,
   WEBHOOKS_CHANNEL,

@@ -26,6 +26,13 @@ export const TASK_EVENT_TYPES = [
 export const LIBRARY_EVENT_TYPES = ['library.ready', 'library.failed'] as const;
 export const EVENT_TYPES = [...TASK_EVENT_TYPES, ...LIBRARY_EVENT_TYPES] as const;
 
+/**
+ * Most items an event list of a request may have (a task's `webhook_events`, an endpoint's `events`).
+ * Repeats count once for the subscription, so a list may hold more items than there are types; the cap
+ * only bounds the work of reading one.
+ */
+export const MAX_EVENT_LIST_ITEMS = 50;
+
 export type TaskEventType = (typeof TASK_EVENT_TYPES)[number];
 export type LibraryEventType = (typeof LIBRARY_EVENT_TYPES)[number];
 export type EventType = (typeof EVENT_TYPES)[number];

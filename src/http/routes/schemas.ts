@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TASK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH } from '../../events/index.ts';
+import { MAX_EVENT_LIST_ITEMS, TASK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH } from '../../events/index.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../tasks/index.ts';
 import { PATH_PARAM_MAX } from '../limits.ts';
 
@@ -184,9 +184,11 @@ export const taskRequestSchema = z.strictObject({
   webhook_events: z
     .array(z.enum(TASK_EVENT_TYPES))
     .min(1)
-    .max(TASK_EVENT_TYPES.length)
+    .max(MAX_EVENT_LIST_ITEMS)
     .optional()
-    .describe('event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled)'),
+    .describe(
+      'event types sent to webhook_url (default: task.succeeded, task.failed, task.canceled); repeats count once',
+    ),
 });
 
 /** A response header as the OpenAPI document declares it. */

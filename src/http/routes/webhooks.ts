@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { EVENT_TYPES, MAX_WEBHOOKS, WEBHOOK_URL_MAX_LENGTH } from '../../events/index.ts';
+import {
+  EVENT_TYPES,
+  MAX_EVENT_LIST_ITEMS,
+  MAX_WEBHOOKS,
+  WEBHOOK_URL_MAX_LENGTH,
+} from '../../events/index.ts';
 import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
 import {
@@ -84,7 +89,8 @@ export async function webhookRoutes(app: FastifyInstance, deps: AppDeps): Promis
           events: z
             .array(z.enum(EVENT_TYPES))
             .min(1)
-            .max(EVENT_TYPES.length * 2),
+            .max(MAX_EVENT_LIST_ITEMS)
+            .describe('event types to send; repeats count once'),
           // null as GET shows it: no description.
           description: z.string().max(500).nullable().optional(),
         }),
