@@ -282,6 +282,51 @@ describe('operator API (CONTRACT §9)', () => {
     );
   });
 
+  test('max_active null (the command line: default) gives a model the service default back', async () => {
+    const stored = async () =>
+      (
+        await t.container.db.db
+          .selectFrom('model_settings')
+          .select('max_active')
+          .where('key', '=', 'music')
+          .executeTakeFirst()
+      )?.max_active;
+    const listed = async () => {
+      const models = (await t.call((await t.account()).key, 'GET', '/v1/models')).json().models as Array<{
+        key: string;
+        max_active: number;
+      }>;
+      return models.find((m) => m.key === 'music')?.max_active;
+    };
+    const set = await t.admin('PATCH', '/admin/v1/models/music', { max_active: 3 });
+    assert.equal(set.json().max_active, 3);
+    assert.equal(await listed(), 3);
+    const reset = await t.admin('PATCH', '/admin/v1/models/music', { max_active: null });
+    assert.equal(reset.statusCode, 200, reset.body);
+    assert.equal(reset.json().max_active, 10);
+    assert.equal(await stored(), null, 'the default itself, not a copy of its value');
+    assert.equal(await listed(), 10);
+    const services = t.container.services;
+    await runAdminCommand(services, ['models', 'set', 'music'], { 'max-active': '4' });
+    assert.equal(await listed(), 4);
+    const back = (await runAdminCommand(services, ['models', 'set', 'music'], {
+      'max-active': 'default',
+    })) as {
+      max_active: number;
+    };
+    assert.equal(back.max_active, 10);
+    assert.equal(await stored(), null);
+    // A switch of a model without a row of its own keeps following the default too.
+    assert.equal((await t.admin('PATCH', '/admin/v1/models/voice', { available: false })).statusCode, 200);
+    const voice = await t.container.db.db
+      .selectFrom('model_settings')
+      .select('max_active')
+      .where('key', '=', 'voice')
+      .executeTakeFirstOrThrow();
+    assert.equal(voice.max_active, null);
+    await t.admin('PATCH', '/admin/v1/models/voice', { available: true });
+  });
+
   test('a model change with nothing to change is refused in Russian when asked', async () => {
     const res = await t.app.inject({
       method: 'PATCH',

@@ -2,7 +2,7 @@ import type { Db, Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import { credit, type LedgerEntry, ledgerOf, MAX_PAGE } from '../ledger/index.ts';
 import { type Clock, characters } from '../lib/index.ts';
-import type { ModelService, ModelView } from '../models/index.ts';
+import type { ModelPatch, ModelService, ModelView } from '../models/index.ts';
 import { type AccountView, createAccount, getAccount } from './accounts.ts';
 import { type IssuedKey, issueKey, type KeyView, listKeys, revokeKey } from './keys.ts';
 
@@ -167,7 +167,7 @@ export class AdminService {
     this.#onKeyRevoked();
   }
 
-  async updateModel(key: string, patch: { available?: boolean; maxActive?: number }): Promise<ModelView> {
+  async updateModel(key: string, patch: ModelPatch): Promise<ModelView> {
     // Nothing to change is refused, as the API refuses `{}`: the command line printed the model unchanged.
     if (patch.available === undefined && patch.maxActive === undefined) {
       throw errors.invalidRequest({
@@ -176,7 +176,7 @@ export class AdminService {
       });
     }
     const max = patch.maxActive;
-    if (max !== undefined && (!Number.isInteger(max) || max < 1 || max > MAX_ACTIVE_LIMIT)) {
+    if (max !== undefined && max !== null && (!Number.isInteger(max) || max < 1 || max > MAX_ACTIVE_LIMIT)) {
       throw errors.invalidRequest({
         en: `max_active: a whole number from 1 to ${MAX_ACTIVE_LIMIT}.`,
         ru: `max_active: целое число от 1 до ${MAX_ACTIVE_LIMIT}.`,

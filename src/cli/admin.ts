@@ -12,7 +12,7 @@ export const ADMIN_USAGE = `Usage: npm run admin -- <command> [options]
   keys create ACCOUNT_ID [--name N] [--models a,b] [--daily-limit KOPECKS]
                                            issue an API key (shown once)
   keys revoke KEY_ID                       revoke an API key
-  models set MODEL_KEY [--available true|false] [--max-active N]
+  models set MODEL_KEY [--available true|false] [--max-active N|default]
                                            switch a model, set its active-task limit
   channels list                            channels of GENERATORS_FILE and their state
   channels set NAME --enabled true|false   enable (also after running out of credit) or disable
@@ -135,7 +135,10 @@ export async function runAdminCommand(
         ...(options.available === undefined ? {} : { available: bool(options.available, '--available') }),
         ...(options['max-active'] === undefined
           ? {}
-          : { maxActive: integer(options['max-active'], '--max-active') }),
+          : {
+              maxActive:
+                options['max-active'] === 'default' ? null : integer(options['max-active'], '--max-active'),
+            }),
       });
     case 'channels list':
       return { channels: await channels.views() };

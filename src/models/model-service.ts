@@ -11,6 +11,13 @@ import { markLibraryFields } from './library-marks.ts';
 /** Default simultaneous unfinished tasks of one model per account (CONTRACT §3). */
 export const DEFAULT_MAX_ACTIVE = 10;
 
+/** An operator's change of a model: only the fields given change. */
+export interface ModelPatch {
+  available?: boolean;
+  /** Simultaneous unfinished tasks per account; null: back to the service default (`DEFAULT_MAX_ACTIVE`). */
+  maxActive?: number | null;
+}
+
 export interface ModeView {
   name: string;
   /** JSON Schema (draft 2020-12) of the mode's settings, as callers send them. */
@@ -136,7 +143,7 @@ export class ModelService {
   }
 
   /** Operator: switches a model on or off and/or sets its active-task limit. */
-  async update(key: string, patch: { available?: boolean; maxActive?: number }): Promise<ModelView | null> {
+  async update(key: string, patch: ModelPatch): Promise<ModelView | null> {
     const model = this.find(key);
     if (!model) return null;
     const updatedAt = this.#clock.now().toISOString();
@@ -149,7 +156,7 @@ export class ModelService {
         .values({
           key,
           available: (patch.available ?? true) ? 1 : 0,
-          max_active: patch.maxActive ?? DEFAULT_MAX_ACTIVE,
+          max_active: patch.maxActive ?? null,
           updated_at: updatedAt,
         })
         .onConflict((oc) =>

@@ -9,6 +9,7 @@ import {
   LEDGER_PAGE_MAX,
   MAX_ACTIVE_LIMIT,
 } from '../../accounts/index.ts';
+import { DEFAULT_MAX_ACTIVE } from '../../models/index.ts';
 import type { AppDeps } from '../types.ts';
 import { errorSchema, modelSchema, pageLimit, pathParam } from './schemas.ts';
 
@@ -184,7 +185,14 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         body: z
           .strictObject({
             available: z.boolean().optional(),
-            max_active: z.number().int().min(1).max(MAX_ACTIVE_LIMIT).optional(),
+            max_active: z
+              .number()
+              .int()
+              .min(1)
+              .max(MAX_ACTIVE_LIMIT)
+              .nullable()
+              .optional()
+              .describe(`unfinished tasks per account; null: back to the default (${DEFAULT_MAX_ACTIVE})`),
           })
           .refine((b) => b.available !== undefined || b.max_active !== undefined, {
             message: 'send available and/or max_active',

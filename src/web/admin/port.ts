@@ -58,7 +58,7 @@ export interface ConsolePort {
   attachEmail(accountId: string, email: string): Promise<unknown>;
   ledger(accountId: string, options: PageOptions): Promise<EntryPage>;
   models(): Promise<ConsoleModel[]>;
-  updateModel(key: string, patch: { available?: boolean; maxActive?: number }): Promise<unknown>;
+  updateModel(key: string, patch: { available?: boolean; maxActive?: number | null }): Promise<unknown>;
   channels(): Promise<ConsoleChannel[]>;
   /** Top-ups of every account or of one, of a status, newest first (the payments module's list). */
   topups(query: {

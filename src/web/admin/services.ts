@@ -19,7 +19,7 @@ export interface ConsoleServices {
       input: { name: string | null; models: string[] | null; dailyLimitMinor: number | null },
     ): Promise<WebIssuedKey>;
     revokeKey(keyId: string): Promise<void>;
-    updateModel(key: string, patch: { available?: boolean; maxActive?: number }): Promise<unknown>;
+    updateModel(key: string, patch: { available?: boolean; maxActive?: number | null }): Promise<unknown>;
   };
   people: {
     findAccounts(query: { q?: string }): Promise<ConsoleAccount[]>;
