@@ -315,6 +315,9 @@ describe('AdapterDeps of a channel', () => {
     // A library step's links (a singing voice's source, an element's pictures) likewise.
     const step = await deps().publicLinks([own, cdn]);
     assert.deepEqual([step(own), step(cdn)], [`https://api.example.com${ownPath}`, cdn]);
+    // A preset's stored sample is ours by its path (a Seedance record's voice sends it): made absolute.
+    const sample = '/samples/preset-warm-narrator.mp3';
+    assert.equal((await deps().publicLinks([sample]))(sample), `https://api.example.com${sample}`);
   });
 
   test('readInput: an own upload comes from storage, any other link through the guarded download', async () => {

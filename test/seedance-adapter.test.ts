@@ -196,6 +196,24 @@ describe('request bodies (PROVIDERS.md §4 "Our mapping")', () => {
     });
   });
 
+  test("video-omni: a record's link shaped like ours but naming no upload stays at its own host", async () => {
+    // A CDN's /files/<md5>/… looks like one of our direct links; it names no upload of ours, so moving it
+    // under PUBLIC_BASE_URL would hand Seedance a 404. Our own upload in the same record still moves.
+    const cdn = `https://cdn.example.com/files/${'0123456789abcdef'.repeat(2)}/portrait.png`;
+    const ours = 'https://api.example.test/v1/files/a/body.png';
+    const lookalike = createSeedanceAdapter(
+      pollingTestDeps(testChannel('seedance', fake.url, KEY, ['video', 'video-omni']), { foreign: [cdn] }),
+    );
+    const records = { c1: { id: 'c1', upstream_id: JSON.stringify({ images: [cdn, ours], audio: [] }) } };
+    const request = videoRequest('video-omni', { prompt: 'a dancer', character_ids: ['c1'] }, records);
+    const task = fake.tasks.get(await lookalike.create(request, RUN, signal()));
+    assert.ok(task, 'the task exists upstream');
+    const urls = (task.body['content'] as Array<{ image_url?: { url: string } }>).flatMap((item) =>
+      item.image_url === undefined ? [] : [item.image_url.url],
+    );
+    assert.deepEqual(urls, [cdn, `${PUB}/v1/files/a/body.png`]);
+  });
+
   test('video-omni: a voice with no sample kept fails before any call (PROVIDERS.md §4)', async () => {
     const request = videoRequest(
       'video-omni',

@@ -29,6 +29,11 @@ export interface TestDepsOptions {
   artifacts?: Record<string, UpstreamArtifact>;
   /** The direct link a run lends for an input link (`AdapterDeps.inputLinks`), by link. */
   lent?: Record<string, string>;
+  /**
+   * Links shaped like our uploads' that name none of ours (a CDN's `/files/<32 hex>/…`): `publicLinks` and
+   * `inputLinks` leave them at their own host when they are among the links asked for, as the real deps.
+   */
+  foreign?: readonly string[];
   /** Largest output accepted (bytes). (Default: TEST_OUTPUT_CAP) */
   maxDownloadBytes?: number;
   /** Limit of one API call (milliseconds). (Default: 30 s, as PROVIDERS.md says) */
@@ -77,6 +82,10 @@ function buildDeps(
 ): AdapterDeps {
   const publicUrl = (url: string): string =>
     new URL(new URL(url, PUBLIC_BASE).pathname, PUBLIC_BASE).toString();
+  const keptForeign =
+    (urls: readonly string[]) =>
+    (url: string): string =>
+      urls.includes(url) && options.foreign?.includes(url) === true ? url : publicUrl(url);
   const transport = createTransport(channel, {
     // The fakes serve their files on loopback, which the address rules refuse in production.
     fetchAllowAddresses: ['127.0.0.1'],
@@ -93,9 +102,13 @@ function buildDeps(
       return transport.download(url, dir, signal);
     },
     publicUrl,
-    publicLinks: async () => publicUrl,
-    // Links lent for a run (the real deps lend artifact links by a direct link of their own).
-    inputLinks: async () => (url) => options.lent?.[url] ?? publicUrl(url),
+    publicLinks: async (urls) => keptForeign(urls),
+    // Links lent for a run (the real deps lend artifact links by a direct link of their own); a foreign
+    // link is left as it is only among the run's input files, as `inputLinksOf` does.
+    inputLinks: async (request) => {
+      const link = keptForeign((request.inputs.files ?? []).map((file) => file.url));
+      return (url) => options.lent?.[url] ?? link(url);
+    },
     async readInput(url): Promise<InputBytes> {
       const bytes = options.inputs?.get(url);
       if (bytes === undefined) throw new Error(`no test input at ${url}`);

@@ -122,6 +122,8 @@ export async function publicLinksOf(
 ): Promise<(url: string) => string> {
   const foreign = new Set<string>();
   for (const url of new Set(urls)) {
+    // A preset's stored sample (`/samples/…`) is ours by its path: no upload names it.
+    if (OWN_SAMPLE_PATH.test(url)) continue;
     const moved = publicUrlOf(url, runtime.publicBaseUrl) !== url;
     if (moved && !(await runtime.uploads.isOwnLink(url))) foreign.add(url);
   }

@@ -19,7 +19,7 @@ import {
 import { singleOutput } from '../output-files.ts';
 import type { Adapter, AdapterDeps, DownloadedOutput, UpstreamRequest } from '../types.ts';
 import { SeedanceLibrary } from './library.ts';
-import { bodyOf, type SeedanceTask, statusOf, taskBody, taskOf } from './wire.ts';
+import { bodyOf, recordLinks, type SeedanceTask, statusOf, taskBody, taskOf } from './wire.ts';
 
 /** Seedance's public API root, for a channel without `base_url` (PROVIDERS.md §4). */
 export const SEEDANCE_BASE_URL = 'https://ark.ap-southeast.bytepluses.com/api/v3';
@@ -43,10 +43,16 @@ export class SeedanceAdapter implements Adapter {
   async ensureAvailable(): Promise<void> {}
 
   async create(request: GenerationRequest, _run: RunStart, signal: AbortSignal): Promise<string> {
+    const records = recordsOf(request);
+    // A record's files are no input files of the run: their links go through `publicLinks`, so one shaped
+    // like an upload's but naming none (another host's `/files/<32 hex>/…`) stays at its own host.
+    const kept = recordLinks(records.records);
+    const keptLink = await this.#deps.publicLinks(kept);
+    const runLink = await this.#deps.inputLinks(request, signal);
     const json = taskBody(
-      { model: request.model, mode: request.mode, settings: request.settings, ...recordsOf(request) },
+      { model: request.model, mode: request.mode, settings: request.settings, ...records },
       this.#deps.channel,
-      await this.#deps.inputLinks(request, signal),
+      (url) => (kept.includes(url) ? keptLink(url) : runLink(url)),
     );
     const body = await this.#call({ method: 'POST', path: TASKS, json, signal }, 'create');
     const id = body['id'];

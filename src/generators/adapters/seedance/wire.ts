@@ -61,6 +61,21 @@ export function keptFiles(record: Readonly<Record<string, unknown>> | undefined)
   }
 }
 
+/**
+ * Every link the records of a request hold (a character's pictures, a voice's samples, a preset's stored
+ * sample): the links `taskBody` may send for them.
+ */
+export function recordLinks(records: BodyRequest['records']): string[] {
+  const links: string[] = [];
+  for (const record of Object.values(records ?? {})) {
+    const kept = keptFiles(record);
+    if (kept !== null) links.push(...kept.images, ...kept.audio);
+    const sample = record['sample_url'];
+    if (typeof sample === 'string') links.push(sample);
+  }
+  return links;
+}
+
 /** What the body builder needs of a request. */
 export interface BodyRequest {
   model: string;
