@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { HOUR_MS } from '../src/config.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { makePng } from '../src/media/fixtures.ts';
-import { expectError, startTestApp, type TestApp } from './helpers.ts';
+import { errorOf, expectError, startTestApp, type TestApp } from './helpers.ts';
 
 describe('uploads held by library records', () => {
   const clock = new ManualClock(new Date());
@@ -91,6 +91,70 @@ describe('uploads held by library records', () => {
     await t.container.sweeper.sweepOnce();
     assert.equal(await swept(portrait.id), true);
     assert.equal(await swept(fullBody.id), true);
+  });
+
+  /**
+   * Creates a character whose generator step waits until `meanwhile` has run (the upload's expiry, a
+   * sweep, a DELETE), and answers the creation's response.
+   */
+  async function characterAcross(key: string, url: string, meanwhile: () => Promise<void>) {
+    const generator = t.container.services.libraries.deps.generator;
+    const original = generator.createRecord.bind(generator);
+    let reached = (): void => {};
+    const atGenerator = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    let release = (): void => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    generator.createRecord = async (request, signal) => {
+      reached();
+      await gate;
+      return original(request, signal);
+    };
+    try {
+      const pending = t.call(key, 'POST', '/v1/models/video-omni/characters', {
+        name: 'Ann',
+        portrait_url: url,
+        full_body_url: url,
+      });
+      await atGenerator;
+      await meanwhile();
+      release();
+      return await pending;
+    } finally {
+      generator.createRecord = original;
+    }
+  }
+
+  test('an upload that expires while its record is made is held all the same, and lives again', async () => {
+    const a = await t.account();
+    const portrait = await upload(a.key);
+    const res = await characterAcross(a.key, portrait.url, async () => {
+      clock.advance(HOUR_MS + 1_000);
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    await t.container.sweeper.sweepOnce();
+    assert.equal(await swept(portrait.id), false);
+    assert.equal((await link(portrait.url)).statusCode, 200);
+  });
+
+  test('an upload swept or deleted while its record is made refuses the record: 422, nothing kept', async () => {
+    const a = await t.account();
+    const before = (await t.call(a.key, 'GET', '/v1/models/video-omni/characters')).json();
+    const sweptAway = await upload(a.key);
+    const res = await characterAcross(a.key, sweptAway.url, expireAndSweep);
+    expectError(res, 422, 'invalid_request');
+    assert.match(errorOf(res).message, /body\.portrait_url: the upload at .* was deleted or has expired/);
+    assert.equal(await swept(sweptAway.id), true);
+    const deleting = await upload(a.key);
+    const deleted = await characterAcross(a.key, deleting.url, async () => {
+      assert.equal((await t.call(a.key, 'DELETE', `/v1/files/${deleting.id}`)).statusCode, 204);
+    });
+    expectError(deleted, 422, 'invalid_request');
+    const after = (await t.call(a.key, 'GET', '/v1/models/video-omni/characters')).json();
+    assert.deepEqual(after, before, 'no record made');
   });
 
   test("an element's cover link (its first picture) outlives the upload's retention", async () => {

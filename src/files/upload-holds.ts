@@ -37,28 +37,36 @@ export function isLiveAt(
 /**
  * Holds the uploads among `urls` (any host, as direct links are recognised) for the record `recordId`.
  * Only the account's own uploads are held: a link to another account's upload works while that upload
- * lives, but a stranger's record never keeps it (nor its bytes in its owner's quota) alive.
+ * lives, but a stranger's record never keeps it (nor its bytes in its owner's quota) alive. One expired
+ * but not yet swept is held too, and lives again. Answers the links among `urls` whose upload of the
+ * account is gone (deleted, or swept after its expiry): the record would keep a link that answers 404.
  */
 export async function holdUploads(
   tx: Tx,
   hold: { recordId: string; accountId: string; urls: readonly string[] },
-): Promise<void> {
+): Promise<string[]> {
   const tokens = [...new Set(hold.urls.map(linkToken).filter((token): token is string => token !== null))];
-  if (tokens.length === 0) return;
+  if (tokens.length === 0) return [];
   const uploads = await tx
     .selectFrom('uploads')
-    .select('id')
+    .select(['id', 'token', 'deleted_at'])
     .where('token', 'in', tokens)
     .where('account_id', '=', hold.accountId)
-    .where('deleted_at', 'is', null)
     // A lent link's bytes are an artifact's, kept with its task.
     .where('source_artifact', 'is', null)
     .execute();
-  if (uploads.length === 0) return;
-  await tx
-    .insertInto('library_uploads')
-    .values(uploads.map((u) => ({ record_id: hold.recordId, upload_id: u.id })))
-    .execute();
+  const live = uploads.filter((u) => u.deleted_at === null);
+  if (live.length > 0) {
+    await tx
+      .insertInto('library_uploads')
+      .values(live.map((u) => ({ record_id: hold.recordId, upload_id: u.id })))
+      .execute();
+  }
+  const gone = new Set(uploads.filter((u) => u.deleted_at !== null).map((u) => u.token));
+  return hold.urls.filter((url) => {
+    const token = linkToken(url);
+    return token !== null && gone.has(token);
+  });
 }
 
 /** Releases every upload the record held; the sweeper treats each by its own expiry from then on. */

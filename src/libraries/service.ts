@@ -12,7 +12,7 @@ import { holdUploads, releaseUploads } from '../files/index.ts';
 import { LIBRARY_WAIT_MS, type LibraryGenerator, LibraryRejected } from '../generators/index.ts';
 import { ruDecimal } from '../i18n/index.ts';
 import type { Clock } from '../lib/index.ts';
-import { uuidv7 } from '../lib/index.ts';
+import { echoed, uuidv7 } from '../lib/index.ts';
 import type { ModelService } from '../models/index.ts';
 import type { CompleteClaim, DownloadAllowance, IdempotencyStore } from '../tasks/index.ts';
 import { askGenerator, learned } from './ask-generator.ts';
@@ -44,13 +44,28 @@ import { deleteUpstreamCopies, UPSTREAM_DELETE_RETRY_MS, upstreamCopyOf } from '
 
 export type RecordView = Record<string, unknown>;
 
-/** Every link of the body's URL fields (`LibraryDecl.files`), in order. */
-function linkedUrls(decl: LibraryDecl, body: unknown): string[] {
+/** Every link of the body's URL fields (`LibraryDecl.files`), in order, with its label (`field.i`). */
+function linkedUrls(decl: LibraryDecl, body: unknown): Array<{ label: string; url: string }> {
   const fields = body as Record<string, unknown>;
   return Object.keys(decl.files).flatMap((field) => {
     const value = fields[field];
     const urls = Array.isArray(value) ? value : value === undefined ? [] : [value];
-    return urls.filter((url): url is string => typeof url === 'string');
+    return urls.flatMap((url, i) =>
+      typeof url === 'string' ? [{ label: Array.isArray(value) ? `${field}.${i}` : field, url }] : [],
+    );
+  });
+}
+
+/**
+ * A link of the body whose upload went while the generator made the record (the caller deleted it, or the
+ * sweeper removed it after its expiry): the record would keep a link that answers 404, so it is refused as
+ * a link gone before the request is (tasks/inputs.ts).
+ */
+function goneWhileMade(link: { label: string; url: string }): ApiError {
+  const shown = echoed(link.url);
+  return errors.invalidRequest({
+    en: `body.${link.label}: the upload at ${shown} was deleted or has expired while the record was being made; upload the file again`,
+    ru: `body.${link.label}: загрузка по адресу ${shown} удалена или её срок истёк, пока создавалась запись; загрузите файл заново`,
   });
 }
 
@@ -367,11 +382,15 @@ export class LibraryService {
         }
         await tx.insertInto('library_records').values(toRow(record)).execute();
         // The uploads the body links to live as long as the record (files/upload-holds.ts).
-        await holdUploads(tx, {
+        const links = linkedUrls(decl, body);
+        const gone = await holdUploads(tx, {
           recordId: record.id,
           accountId: query.accountId,
-          urls: linkedUrls(decl, body),
+          urls: links.map((link) => link.url),
         });
+        const first = links.find((link) => gone.includes(link.url));
+        // Refused in the transaction, so nothing is saved, and the provider's copy is forsaken below.
+        if (first !== undefined) throw goneWhileMade(first);
         await recordChanged(tx, null, record, now);
         await complete?.(tx, 201, record.id);
       });
