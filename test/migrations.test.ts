@@ -80,6 +80,8 @@ const SHIPPED_MIGRATIONS: Record<string, string> = {
     '8cb326b7d6b11b1741164a09968e7fa6011ebc7732e25388e12c82e958e451c4',
   'src/db/migrations/0032-account-names-nfc.ts':
     '8c2405625399c34f328ed309711482d0127c8ca936c936fbefe16e01cd6a790f',
+  'src/db/migrations/0033-topups-needs-operator.ts':
+    '2bf2506a427d8ec2b9e3037f3d239c7af6aab110ffa42536cde470bb53dfa8a9',
   // 0001 as the first release ran it (with tasks.attempts, without tasks.provider_ref).
   'test/fixtures/migrations/0001-initial.shipped.ts':
     '63e543e86e04d59da530861cd42c4460fa56c9d8824e2d9afacaa99a1ac1164c',

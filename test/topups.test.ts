@@ -10,6 +10,8 @@ import { createContainer } from '../src/container.ts';
 import { credit } from '../src/ledger/index.ts';
 import { ManualClock } from '../src/lib/clock.ts';
 import { expectError, sharedProcessEnv, startTestApp, type TestApp } from './helpers.ts';
+import { Captured } from './log-capture.ts';
+import { operatorSignedIn, textOf } from './web-kit.ts';
 
 async function creditsOf(t: TestApp, accountId: string, reference: string): Promise<number[]> {
   const ledger = await t.admin('GET', `/admin/v1/accounts/${accountId}/ledger`);
@@ -374,9 +376,15 @@ describe('top-ups switched off (PAYMENTS=off, the default)', () => {
 
 describe('the sweep of pending top-ups (test mode, a manual clock)', () => {
   const clock = new ManualClock(new Date());
+  const captured = new Captured();
   let t: TestApp;
   before(async () => {
-    t = await startTestApp({ worker: false, clock, env: { PAYMENTS: 'test' } });
+    t = await startTestApp({
+      worker: false,
+      clock,
+      env: { PAYMENTS: 'test', LOG_LEVEL: 'error' },
+      logDestination: captured,
+    });
   });
   after(() => t.close());
 
@@ -401,6 +409,51 @@ describe('the sweep of pending top-ups (test mode, a manual clock)', () => {
     assert.equal(view.status, 'canceled');
     assert.equal(view.cancellation_reason, 'expired_on_confirmation');
     assert.deepEqual(await creditsOf(t, acct.id, paymentId), [1200]);
+  });
+
+  test('a paid top-up that cannot be credited is logged once, left to the operator, not swept again', async () => {
+    const acct = await t.account();
+    const created = (await t.call(acct.key, 'POST', '/v1/topups', { amount_minor: 7700 })).json();
+    const paymentId = await paidUnnoticed(t, created.id);
+    // The provider's payment says another amount than the top-up asked for: never credited.
+    await t.container.db.db
+      .updateTable('test_payments')
+      .set({ amount_minor: 7701 })
+      .where('id', '=', paymentId)
+      .execute();
+    const topups = t.container.services.topups;
+    const told = () =>
+      captured
+        .lines()
+        .filter((line) => line['msg'] === 'a succeeded payment does not match its top-up; not credited');
+    const operatorRow = async () =>
+      (await t.admin('GET', `/admin/v1/topups?account_id=${acct.id}`))
+        .json()
+        .topups.find((x: { id: string }) => x.id === created.id);
+    clock.advance(61_000);
+    assert.equal(await topups.sweep(), 1, 'read back once');
+    assert.equal(told().length, 1);
+    assert.equal(told()[0]?.['topupId'], created.id);
+    const marked = clock.now().toISOString();
+    assert.deepEqual(
+      [(await operatorRow()).status, (await operatorRow()).needs_operator_at],
+      ['pending', marked],
+    );
+    for (let pass = 0; pass < 3; pass++) {
+      clock.advance(61_000);
+      assert.equal(await topups.sweep(), 0, 'the sweep reads it no more');
+    }
+    clock.advance(24 * 60 * 60 * 1000);
+    assert.equal(await topups.sweep(), 0, 'nor ends it after a day: the payer paid');
+    // The payer's read still reads it back, changes nothing and tells nobody again.
+    assert.equal((await t.call(acct.key, 'GET', `/v1/topups/${created.id}`)).json().status, 'pending');
+    assert.equal(await topups.settle(paymentId), 'pending');
+    assert.equal(told().length, 1);
+    assert.equal((await operatorRow()).needs_operator_at, marked);
+    assert.deepEqual(await creditsOf(t, acct.id, paymentId), []);
+    // The console says so on the operator's list.
+    const page = await (await operatorSignedIn(t)).get(`/admin/topups?account=${acct.id}`);
+    assert.match(textOf(page.body), /Waiting for payment paid, not credited: see the log/);
   });
 
   test('top-ups a day old that the provider cannot end go to the back of the sweep, not stay first', async () => {

@@ -9,16 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ScriptedUpstream, scriptedAdapters, testChannels } from './channel-adapters.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from './helpers.ts';
-import { Browser, buttons, labels, textOf } from './web-kit.ts';
-
-async function signedIn(t: TestApp): Promise<Browser> {
-  const browser = new Browser(t);
-  await browser.get('/admin/signin');
-  const res = await browser.post('/admin/signin', { token: ADMIN_TOKEN });
-  assert.equal(res.statusCode, 303, res.body);
-  assert.equal(res.headers.location, '/admin/accounts');
-  return browser;
-}
+import { Browser, buttons, labels, operatorSignedIn, textOf } from './web-kit.ts';
 
 /** An account with a person's e-mail attached through the operator API. */
 async function accountWithEmail(t: TestApp, email: string, name = 'Person'): Promise<string> {
@@ -78,7 +69,7 @@ describe('operator console', () => {
 
   test("an /admin address nobody serves shows the console's header of the operator's state", async () => {
     const accept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
-    const operator = await signedIn(t);
+    const operator = await operatorSignedIn(t);
     for (const url of ['/admin/nope', '/admin/accounts/x/y']) {
       const res = await operator.get(url, { accept });
       assert.equal(res.statusCode, 404, url);
@@ -97,14 +88,14 @@ describe('operator console', () => {
   });
 
   test('a console form past 64 KiB is a 413 page that says so', async () => {
-    const operator = await signedIn(t);
+    const operator = await operatorSignedIn(t);
     const big = await operator.post('/admin/accounts/x/credit', { note: 'x'.repeat(70_000) });
     assert.equal(big.statusCode, 413);
     assert.match(textOf(big.body), /The request body is larger than 64 KB\./);
   });
 
   test("a console form refused before it is read keeps the operator's header and language", async () => {
-    const operator = await signedIn(t);
+    const operator = await operatorSignedIn(t);
     await operator.get('/admin/accounts');
     assert.equal((await operator.post('/admin/language', { lang: 'ru', next: '/admin' })).statusCode, 303);
     await operator.get('/admin/accounts');
@@ -133,7 +124,7 @@ describe('operator console', () => {
   });
 
   test('a HEAD of a console page answers the headers of its GET, its Content-Length too', async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const { id } = await t.account();
     for (const url of [
       '/admin/accounts?q=a',
@@ -152,7 +143,7 @@ describe('operator console', () => {
     const skip = /<body[^>]*>\s*<a class="skip" href="#content">Skip to content<\/a>\s*<header/;
     const out = await new Browser(t).get('/admin/signin');
     assert.match(out.body, skip);
-    const operator = await signedIn(t);
+    const operator = await operatorSignedIn(t);
     for (const url of ['/admin/accounts', '/admin/models', '/admin/channels', '/admin/topups']) {
       const res = await operator.get(url);
       assert.match(res.body, skip, url);
@@ -205,7 +196,7 @@ describe('operator console', () => {
       (await anonymous.post('/admin/signin', { _csrf: 'forged', token: ADMIN_TOKEN })).statusCode,
       403,
     );
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const id = await accountWithEmail(t, 'csrf@example.com');
     await browser.get(`/admin/accounts/${id}`);
     const forged = await browser.post(`/admin/accounts/${id}/credit`, {
@@ -219,8 +210,8 @@ describe('operator console', () => {
   });
 
   test('Sign out ends the session for every copy of its cookie, and no other session', async () => {
-    const browser = await signedIn(t);
-    const other = await signedIn(t);
+    const browser = await operatorSignedIn(t);
+    const other = await operatorSignedIn(t);
     const copy = String(browser.cookies.get('gta_console')?.value);
     const withCopy = () =>
       t.app.inject({ method: 'GET', url: '/admin/accounts', headers: { cookie: `gta_console=${copy}` } });
@@ -234,7 +225,7 @@ describe('operator console', () => {
   });
 
   test('a changed ADMIN_TOKEN ends every console session', async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const other = await startTestApp({ worker: false, env: { ADMIN_TOKEN: `${ADMIN_TOKEN}-rotated` } });
     try {
       const res = await other.app.inject({
@@ -258,7 +249,7 @@ describe('operator console', () => {
   });
 
   test('accounts: a list cut at its 50 says so; a search longer than the API takes is refused, not cut', async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     for (let i = 0; i < 51; i++) await t.admin('POST', '/admin/v1/accounts', { name: `bulk ${i}` });
     const cut = await browser.get('/admin/accounts?q=bulk');
     assert.equal((cut.body.match(/href="\/admin\/accounts\/[^"]+"/g) ?? []).length, 50);
@@ -275,7 +266,7 @@ describe('operator console', () => {
   });
 
   test('accounts: search by e-mail or name, the account page, credit once per reference, keys', async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const id = await accountWithEmail(t, 'findme@example.com', 'Anna <b>Bold</b>');
     await accountWithEmail(t, 'someone@example.com', 'Other');
     const newest = await browser.get('/admin/accounts');
@@ -343,7 +334,7 @@ describe('operator console', () => {
   });
 
   test("Revoke with another account's key id is refused, never answered as revoked", async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const mine = (await t.admin('POST', '/admin/v1/accounts', { name: 'Mine' })).json().id as string;
     const other = (await t.admin('POST', '/admin/v1/accounts', { name: 'Other' })).json().id as string;
     const key = (await t.admin('POST', `/admin/v1/accounts/${other}/keys`, {})).json();
@@ -357,12 +348,12 @@ describe('operator console', () => {
   });
 
   test('Create key: shown once with Copy, works on /v1; refusals at their field; the 11th is a 409', async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Keys' })).json().id as string;
     const other = (await t.admin('POST', '/admin/v1/accounts', { name: 'Other keys' })).json().id as string;
     const base = `/admin/accounts/${id}`;
     /** The account's keys with `Revoke`, read from its page with another operator's session. */
-    const reader = await signedIn(t);
+    const reader = await operatorSignedIn(t);
     const activeKeys = async () =>
       buttons((await reader.get(base)).body).filter((b) => b === 'Revoke').length;
     const page = await browser.get(base);
@@ -445,7 +436,7 @@ describe('operator console', () => {
   });
 
   test('Create key in Russian', async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Ключи' })).json().id as string;
     await browser.get('/admin/accounts');
     await browser.post('/admin/language', { lang: 'ru', next: '/admin' });
@@ -459,7 +450,7 @@ describe('operator console', () => {
   });
 
   test('balances up to the largest amount are shown to the kopeck', async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Huge' })).json().id as string;
     const credit = await t.admin('POST', `/admin/v1/accounts/${id}/credits`, {
       amount_minor: Number.MAX_SAFE_INTEGER - 4,
@@ -471,7 +462,7 @@ describe('operator console', () => {
   });
 
   test('attach an e-mail to an operator-made account', async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const made = await t.admin('POST', '/admin/v1/accounts', { name: 'Bare' });
     const id = made.json().id as string;
     const page = await browser.get(`/admin/accounts/${id}`);
@@ -484,7 +475,7 @@ describe('operator console', () => {
   });
 
   test('a refused Attach shows its message in its own form, the e-mail kept and named as labelled', async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Typo' })).json().id as string;
     await browser.get(`/admin/accounts/${id}`);
     const bad = await browser.post(`/admin/accounts/${id}/email`, { email: 'ann@@example.com' });
@@ -501,7 +492,7 @@ describe('operator console', () => {
   });
 
   test('Attach sent again once the account has an e-mail says why it was refused', async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const id = (await t.admin('POST', '/admin/v1/accounts', { name: 'Twice' })).json().id as string;
     await browser.get(`/admin/accounts/${id}`);
     const first = await browser.post(`/admin/accounts/${id}/email`, { email: 'twice@example.com' });
@@ -517,7 +508,7 @@ describe('operator console', () => {
   });
 
   test('models: switching one off takes it off /v1/models; the active tasks limit is saved', async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const customer = await t.account();
     const page = await browser.get('/admin/models');
     assert.equal(page.statusCode, 200);
@@ -548,7 +539,7 @@ describe('operator console', () => {
   });
 
   test('channels, and the console in Russian', async () => {
-    const browser = await signedIn(t);
+    const browser = await operatorSignedIn(t);
     const channels = await browser.get('/admin/channels');
     assert.equal(channels.statusCode, 200);
     assert.match(textOf(channels.body), /No channels/);
@@ -587,7 +578,7 @@ describe('operator console', () => {
       adapters: scriptedAdapters(new ScriptedUpstream()),
     });
     try {
-      const browser = await signedIn(withChannels);
+      const browser = await operatorSignedIn(withChannels);
       const page = await browser.get('/admin/channels');
       assert.equal(page.statusCode, 200);
       assert.match(page.body, /<code>tripo-main<\/code>/);
@@ -629,7 +620,7 @@ describe('operator console', () => {
   test("top-ups: every account's, filtered by state and linked to the account; an account's on its page", async () => {
     const paying = await startTestApp({ worker: false, env: { PAYMENTS: 'test' } });
     try {
-      const browser = await signedIn(paying);
+      const browser = await operatorSignedIn(paying);
       const a = await paying.account();
       const b = await paying.account();
       const topups = paying.container.services.topups;

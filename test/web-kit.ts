@@ -4,13 +4,14 @@
  * the people module's interface, whose keys are real keys of the service (made and revoked through the
  * operator's service), so they work on /v1.
  */
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Container } from '../src/container.ts';
 import { ApiError, errors } from '../src/errors.ts';
 import type { Lang } from '../src/i18n/index.ts';
 import type { PeoplePort, WebIssuedKey, WebKey, WebSession } from '../src/web/index.ts';
-import { startTestApp, type TestApp, type TestAppOptions } from './helpers.ts';
+import { ADMIN_TOKEN, startTestApp, type TestApp, type TestAppOptions } from './helpers.ts';
 
 interface Person {
   id: string;
@@ -221,6 +222,16 @@ export function lastToken(tokens: Map<string, string>): string {
 export interface JarCookie {
   value: string;
   attributes: string;
+}
+
+/** A browser signed in to the operator console with the test app's ADMIN_TOKEN. */
+export async function operatorSignedIn(t: TestApp): Promise<Browser> {
+  const browser = new Browser(t);
+  await browser.get('/admin/signin');
+  const res = await browser.post('/admin/signin', { token: ADMIN_TOKEN });
+  assert.equal(res.statusCode, 303, res.body);
+  assert.equal(res.headers.location, '/admin/accounts');
+  return browser;
 }
 
 /** A browser over `app.inject`: keeps cookies, posts forms with the current page's CSRF token. */

@@ -383,6 +383,11 @@ export interface TopupsTable {
   cancellation_reason: string | null;
   created_at: string;
   updated_at: string;
+  /**
+   * When its provider's succeeded payment was found not creditable (migration 0033): left pending for the
+   * operator, logged once, read back by the sweep no more.
+   */
+  needs_operator_at: string | null;
 }
 
 /** A payment of the test mode (`PAYMENTS=test`), moved by the Pay and Decline buttons. */

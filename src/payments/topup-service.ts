@@ -45,6 +45,8 @@ export interface AdminTopupView extends TopupView {
   account_id: string;
   provider: string;
   payment_id: string;
+  /** When its succeeded payment was found not creditable; null otherwise. */
+  needs_operator_at: string | null;
 }
 
 export interface TopupServiceDeps {
@@ -162,6 +164,7 @@ export class TopupService {
             cancellation_reason: null,
             created_at: at,
             updated_at: at,
+            needs_operator_at: null,
           };
           try {
             await this.#deps.db.dialect.transaction(this.#deps.db.db, async (tx) => {
@@ -256,6 +259,7 @@ export class TopupService {
         account_id: row.account_id,
         provider: row.provider,
         payment_id: row.payment_id,
+        needs_operator_at: row.needs_operator_at,
       })),
       next_cursor: page.next,
     };
@@ -317,6 +321,8 @@ export class TopupService {
       .selectAll()
       .where('status', '=', 'pending')
       .where('updated_at', '<=', before)
+      // Left for the operator: another read changes nothing (`#needsOperator`).
+      .where('needs_operator_at', 'is', null)
       .orderBy('updated_at')
       .limit(options.limit ?? 50)
       .execute();
@@ -370,7 +376,8 @@ export class TopupService {
       (payment.topupId !== null && payment.topupId !== row.id)
     ) {
       // Never credit what was not asked for; the operator sees it in the log.
-      this.#deps.log.error(
+      await this.#needsOperator(
+        row,
         { topupId: row.id, paymentId: payment.id, amountMinor: payment.amountMinor },
         'a succeeded payment does not match its top-up; not credited',
       );
@@ -399,11 +406,26 @@ export class TopupService {
       // the operator.
       const lasting = isApiError(error) ? UNCREDITABLE[error.code] : undefined;
       if (lasting === undefined) throw error;
-      this.#deps.log.error({ topupId: row.id, paymentId: row.payment_id, amountMinor }, lasting);
+      await this.#needsOperator(row, { topupId: row.id, paymentId: row.payment_id, amountMinor }, lasting);
       return 'pending';
     }
     if (credited) this.#deps.log.info({ topupId: row.id, amountMinor }, 'top-up credited');
     return 'succeeded';
+  }
+
+  /**
+   * A succeeded payment no read-back will make creditable: the top-up stays pending for the operator, who
+   * is told once (the first read to find it marks the row); the sweep reads it no more.
+   */
+  async #needsOperator(row: Row, fields: Record<string, unknown>, message: string): Promise<void> {
+    const marked = await this.#deps.db.db
+      .updateTable('topups')
+      .set({ needs_operator_at: this.#deps.clock.now().toISOString() })
+      .where('id', '=', row.id)
+      .where('status', '=', 'pending')
+      .where('needs_operator_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(marked.numUpdatedRows) > 0) this.#deps.log.error(fields, message);
   }
 
   async #cancel(row: Row, reason: string): Promise<void> {

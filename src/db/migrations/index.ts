@@ -31,6 +31,7 @@ import * as m0029 from './0029-delivery-receivers.ts';
 import * as m0030 from './0030-ended-task-folders.ts';
 import * as m0031 from './0031-people-expiry.ts';
 import * as m0032 from './0032-account-names-nfc.ts';
+import * as m0033 from './0033-topups-needs-operator.ts';
 
 /** Numbered, append-only migrations; the same set runs on SQLite and PostgreSQL. */
 export const migrations: Record<string, Migration> = {
@@ -66,6 +67,7 @@ export const migrations: Record<string, Migration> = {
   '0030-ended-task-folders': m0030,
   '0031-people-expiry': m0031,
   '0032-account-names-nfc': m0032,
+  '0033-topups-needs-operator': m0033,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -43,6 +43,12 @@ const adminTopupSchema = topupSchema.extend({
   account_id: z.string(),
   provider: z.string().describe('yookassa or test'),
   payment_id: z.string().describe("the provider's payment; the reference of the ledger's credit"),
+  needs_operator_at: z
+    .string()
+    .nullable()
+    .describe(
+      'when its succeeded payment was found not creditable (another amount, currency or top-up, or a credit the ledger refuses): pending for the operator, no longer read back by the sweep',
+    ),
 });
 
 const unavailable = errorSchema.describe(

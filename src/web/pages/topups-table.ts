@@ -15,6 +15,8 @@ export interface TopupRow {
   created_at: string;
   /** Shown in a column of its own when given (the operator's view). */
   account_id?: string;
+  /** The operator's view: when its succeeded payment was found not creditable (payments/topup-service.ts). */
+  needs_operator_at?: string | null;
 }
 
 /** The localised word of a top-up's state. */
@@ -59,7 +61,11 @@ export function topupsTable(
               : null
           }
           <td>${money(row.amount_minor, locale)}</td>
-          <td><span class=${`state state-${row.status}`}>${topupState(row.status, w)}</span></td>
+          <td><span class=${`state state-${row.status}`}>${topupState(row.status, w)}</span>${
+            row.needs_operator_at
+              ? html` <strong class="needs-operator">${w.adminTopupNeedsOperator}</strong>`
+              : null
+          }</td>
           <td>${link ? html`<a href=${link(row.id)}><code>${row.id}</code></a>` : html`<code>${row.id}</code>`}</td>
         </tr>`,
       )}
