@@ -112,6 +112,23 @@ describe('LibrarySimulator (CONTRACT §10)', () => {
     assert.notDeepEqual(writeLyrics('desert roads and thunder').variants, variants);
   });
 
+  test('lyrics of a song idea written in Russian are Russian, with the tags the provider reads', () => {
+    const { variants } = writeLyrics('песня про портовые огни и одинокого моряка');
+    for (const v of variants) {
+      assert.match(v.text, /\[Verse 1\][\s\S]*\[Chorus\]/);
+      assert.match(v.text, /портовые|огни|одинокого|моряка/);
+      const sung = v.text.replace(/\[(Verse \d|Chorus|Bridge)\]/g, '');
+      assert.doesNotMatch(sung, /[A-Za-z]/, 'no English line');
+      assert.doesNotMatch(`${v.title}${v.text}`, /\{[A-Za-z]\}/);
+      assert.match(v.title, /\p{Script=Cyrillic}/u);
+    }
+    // A Russian idea without content words falls back to Russian ones, not to "night".
+    for (const v of writeLyrics('про это').variants)
+      assert.doesNotMatch(v.text.replace(/\[[^\]]+\]/g, ''), /[A-Za-z]/);
+    // An English idea with one Russian word stays English.
+    assert.match(writeLyrics('a song about harbour lights, море').variants[0]!.text, /[A-Za-z]{4}/);
+  });
+
   test('helper answers fit the fields they feed and never split a character', () => {
     const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
     const chars = (text: string) => Array.from(text).length;

@@ -65,7 +65,9 @@ const STOPWORDS = new Set(
   (
     'the and for with about song songs that this from into over under your you are was were have has its our ' +
     'their not very some like just make made lost old new big small little good bad more most much many ' +
-    'what when where which who how want wants need needs feel feels'
+    'what when where which who how want wants need needs feel feels ' +
+    'песня песню песни песне про для очень который которая которое которые когда где этот эта это эти ' +
+    'чтобы тоже хочу хочет нужно'
   ).split(' '),
 );
 
@@ -102,6 +104,45 @@ const CHORUS = [
   'We will dance until the break of day',
 ];
 
+/**
+ * The lyrics helper's words in each language: a song idea written mostly in Cyrillic gets Russian lyrics.
+ * The section tags stay English (`[Verse 1]`, `[Chorus]`): the music provider reads them as tags.
+ */
+const LYRICS_WORDS = {
+  en: { titles: TITLES, verse: VERSE, chorus: CHORUS, fallback: ['night', 'road', 'heart'] },
+  ru: {
+    titles: ['{A}', '{A} этой ночью', 'Песня: {A}', '{A} и {B}', 'Там, где {A}', 'Снова {A}'],
+    verse: [
+      'Где-то рядом — {w}, и река бежит',
+      'Снова {w} зовёт меня остаться',
+      'Мы были молоды, а рядом — {w}',
+      'Не отпускай, пока со мной — {w}',
+      'Зажги огонь, пусть светит {w}',
+      'За горизонтом — {w}, я слышу твой зов',
+      'Считаю шаги, а впереди — {w}',
+      'Во мне звучит песня, и в ней — {w}',
+      'Бегу сквозь ночь, и мне не страшно: {w}',
+      'Это {w} — и это в звёздах',
+    ],
+    chorus: [
+      'О, {T}, забери меня домой',
+      '{A} и {B} — мы не одни',
+      'Пой громче, пусть сияет {A}',
+      'Пока {B} — наш, и твой, и мой',
+      'Пусть {A} никогда не гаснет',
+      'Мы будем танцевать до рассвета',
+    ],
+    fallback: ['ночь', 'дорога', 'сердце'],
+  },
+} as const;
+
+/** The language of a song idea's lyrics: Russian when it has more Cyrillic letters than Latin ones. */
+function lyricsLanguage(prompt: string): keyof typeof LYRICS_WORDS {
+  const cyrillic = prompt.match(/\p{Script=Cyrillic}/gu)?.length ?? 0;
+  const latin = prompt.match(/\p{Script=Latin}/gu)?.length ?? 0;
+  return cyrillic > latin ? 'ru' : 'en';
+}
+
 function fill(template: string, vars: Record<string, string>): string {
   return template.replace(/\{(\w)\}/g, (match, k: string) => vars[k] ?? match);
 }
@@ -111,7 +152,7 @@ function lines(rng: Rng, templates: readonly string[], count: number, words: rea
   const out: string[] = [];
   for (let i = 0; i < count && pool.length > 0; i++) {
     const [line] = pool.splice(rng.int(0, pool.length - 1), 1);
-    out.push(fill(line ?? '', { w: words[(i + rng.int(0, 2)) % words.length] ?? 'night' }));
+    out.push(fill(line ?? '', { w: words[(i + rng.int(0, 2)) % words.length] ?? words[0] ?? '' }));
   }
   return out;
 }
@@ -120,23 +161,27 @@ function lines(rng: Rng, templates: readonly string[], count: number, words: rea
 const LYRICS_TITLE_MAX = 80;
 const LYRICS_TEXT_MAX = 5000;
 
-/** Lyrics variants (verses and a repeated chorus) made from the words of the song idea. */
+/**
+ * Lyrics variants (verses and a repeated chorus) made from the words of the song idea, in its language
+ * (`LYRICS_WORDS`).
+ */
 export function writeLyrics(prompt: string): HelperIO['lyrics']['output'] {
-  const words = keywords(prompt);
+  const lang = LYRICS_WORDS[lyricsLanguage(prompt)];
+  const words = keywords(prompt, lang.fallback);
   const count = createRng(prompt, 'lyrics-count').next() < 0.5 ? 2 : 3;
   const variants = Array.from({ length: count }, (_, v) => {
     const rng = createRng(prompt, `lyrics-${v}`);
-    const a = words[(v * 2) % words.length] ?? 'night';
+    const a = words[(v * 2) % words.length] ?? lang.fallback[0];
     const b = words[(v * 2 + 1) % words.length] ?? a;
-    const title = fill(rng.pick(TITLES), { A: capital(a), B: capital(b) });
-    const chorus = lines(rng, CHORUS, 4, words).map((l) => capital(fill(l, { T: title, A: a, B: b })));
+    const title = fill(rng.pick(lang.titles), { A: capital(a), B: capital(b) });
+    const chorus = lines(rng, lang.chorus, 4, words).map((l) => capital(fill(l, { T: title, A: a, B: b })));
     const parts = [
-      `[Verse 1]\n${lines(rng, VERSE, 4, words).join('\n')}`,
+      `[Verse 1]\n${lines(rng, lang.verse, 4, words).join('\n')}`,
       `[Chorus]\n${chorus.join('\n')}`,
-      `[Verse 2]\n${lines(rng, VERSE, 4, [...words].reverse()).join('\n')}`,
+      `[Verse 2]\n${lines(rng, lang.verse, 4, [...words].reverse()).join('\n')}`,
       `[Chorus]\n${chorus.join('\n')}`,
     ];
-    if (v === 2) parts.push(`[Bridge]\n${lines(rng, VERSE, 2, [b, a]).join('\n')}`, parts[1] as string);
+    if (v === 2) parts.push(`[Bridge]\n${lines(rng, lang.verse, 2, [b, a]).join('\n')}`, parts[1] as string);
     // Usable as they are in a song's settings: title 1-80, lyrics (prompt) 1-5000 characters.
     return {
       title: firstChars(title, LYRICS_TITLE_MAX),
