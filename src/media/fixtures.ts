@@ -105,6 +105,11 @@ export function makeM4a(dir: string, seconds: number): Promise<string> {
   return runFfmpeg([...sine(seconds), '-c:a', 'aac', '-b:a', '64k', '-f', 'ipod'], fixturePath(dir, 'm4a'));
 }
 
+/** AAC alone in an MP4 of ffmpeg's generic brand (`isom`, no `M4A `): sound with no picture. */
+export function makeSoundOnlyMp4(dir: string, seconds: number): Promise<string> {
+  return runFfmpeg([...sine(seconds), '-c:a', 'aac', '-b:a', '64k', '-f', 'mp4'], fixturePath(dir, 'mp4'));
+}
+
 /** Raw AAC in ADTS frames of `seconds`. */
 export function makeAac(dir: string, seconds: number): Promise<string> {
   return runFfmpeg([...sine(seconds), '-c:a', 'aac', '-b:a', '64k', '-f', 'adts'], fixturePath(dir, 'aac'));

@@ -26,6 +26,8 @@ export interface MovieInfo {
    * sample tables do not count, so none of the lengths above is given.
    */
   fragmented?: true;
+  /** The movie has a sound track and no video track: a sound file in an MP4 or MOV container. */
+  soundOnly?: true;
 }
 
 /**
@@ -279,6 +281,7 @@ export async function readMovieInfo(read: ByteReader, fileSize: number): Promise
       } else if (handler === 'soun' && sound === undefined) sound = box;
     }
   }
+  if (sound !== undefined && video === undefined) info.soundOnly = true;
   // A fragmented movie's `moov` describes at most its first fragment: a 9 s clip of ffmpeg's
   // `frag_keyframe` read 1 s. Its length is left to a reader that walks the fragments.
   if (info.fragmented) {

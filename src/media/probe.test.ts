@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,7 @@ import type { MediaFormat } from '../catalog/model-spec.ts';
 import * as fixtures from './fixtures.ts';
 import { bufferReader } from './image-size.ts';
 import { readMovieInfo } from './isobmff.ts';
-import { parseFfprobeReport, probeFile, probeWithFfprobe } from './probe.ts';
+import { inspectFile, parseFfprobeReport, probeFile, probeWithFfprobe } from './probe.ts';
 import { SNIFF_BYTES, sniffFormat } from './sniff.ts';
 
 interface Case {
@@ -125,6 +125,19 @@ describe('sniff and probe real files', () => {
     const info = await readMovieInfo(bufferReader(bytes), bytes.length);
     assert.ok((info.durationSeconds ?? 0) > 5.01, 'the movie counts the sound track');
     assert.ok(Math.abs((info.videoSeconds ?? -1) - 5) < 0.001);
+  });
+
+  it('an MP4 with sound and no picture is inspected as the M4A it is; one with a picture stays MP4', async () => {
+    const soundOnly = await fixtures.makeSoundOnlyMp4(dir, 3);
+    assert.equal((await sniffFormat(await head(soundOnly)))?.format, 'mp4', 'its brand alone says mp4');
+    const inspected = await inspectFile(soundOnly, (await stat(soundOnly)).size);
+    assert.equal(inspected?.format, 'm4a');
+    assert.equal(inspected?.contentType, 'audio/mp4');
+    assert.ok(Math.abs((inspected?.durationSeconds ?? -1) - 3) < 0.05, `${inspected?.durationSeconds}`);
+    assert.equal(inspected?.width, undefined);
+    const withPicture = await fixtures.makeMp4WithAudio(dir, 2, 64, 48);
+    const video = await inspectFile(withPicture, (await stat(withPicture)).size);
+    assert.deepEqual([video?.format, video?.width, video?.height], ['mp4', 64, 48]);
   });
 
   it("an M4A's length is what its edit list presents, not its encoder delay added", async () => {

@@ -27,7 +27,7 @@ import { type ByteReader, IMAGE_HEAD_BYTES, jpegSize, pngSize, webpSize } from '
 import { type MovieInfo, readMovieInfo } from './isobmff.ts';
 import { countMp3Seconds } from './mp3-frames.ts';
 import { ProbePool } from './probe-pool.ts';
-import { kindOf, SNIFF_BYTES, type SniffResult, sniffFormat } from './sniff.ts';
+import { contentTypeOf, kindOf, SNIFF_BYTES, type SniffResult, sniffFormat } from './sniff.ts';
 
 export interface ProbeResult {
   /** Length of audio and video (seconds). */
@@ -229,8 +229,14 @@ export async function inspectFile(
   } finally {
     await handle.close();
   }
-  const sniffed = await sniffFormat(head);
+  let sniffed = await sniffFormat(head);
   if (!sniffed) return null;
+  if (sniffed.format === 'mp4' || sniffed.format === 'mov') {
+    // Sound without a picture is no video, whatever its brand says (an AAC track that ffmpeg wrote with
+    // `isom`): it is the sound file an M4A is, refused where a video is wanted and taken where an M4A is.
+    const movie: MovieInfo = await withReader(path, readMovieInfo).catch(() => ({}));
+    if (movie.soundOnly) sniffed = { format: 'm4a', contentType: contentTypeOf('m4a') };
+  }
   const probed = await probeFile(path, sniffed.format).catch((): ProbeResult => ({}));
   return { ...sniffed, ...probed };
 }

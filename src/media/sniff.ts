@@ -9,8 +9,8 @@
  * - major brand `qt  ` (and the older `moov`/`mdat`/`wide`/`free`-first QuickTime layouts) → `mov`;
  * - any other brand (`isom`, `mp41`, `mp42`, `M4V `, `dash`, ...) → `mp4`, except that a file whose
  *   compatible brands name `M4A ` and no video brand is `m4a`.
- * An audio-only MP4 written with a generic brand (`isom`) is therefore `mp4`: it is still accepted
- * wherever mp4 is and probes to an audio duration; fields that accept only m4a refuse it (422 file_type).
+ * An audio-only MP4 written with a generic brand (`isom`) is therefore `mp4` here; `inspectFile` (probe.ts),
+ * which reads its `moov`, then takes a movie with a sound track and no video track for the `m4a` it is.
  */
 import { fileTypeFromBuffer } from 'file-type';
 import type { MediaFormat } from '../catalog/index.ts';
