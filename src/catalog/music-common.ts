@@ -198,6 +198,24 @@ export function slug(title: string): string {
   return stem === '' ? 'track' : stem;
 }
 
+/**
+ * Reference: the caption names "model and its settings": the mode and version, then what shapes the
+ * song (advanced or simple, instrumental, a persona or singing voice) and its length.
+ */
+function musicCaption(settings: Settings, durationSeconds: number, isSound: boolean): string {
+  const shape = [
+    settings['customMode'] === true ? 'advanced' : settings['customMode'] === false ? 'simple' : '',
+    settings['instrumental'] === true ? 'instrumental' : '',
+    settings['persona'] !== undefined ? 'persona' : '',
+    settings['voice'] !== undefined ? 'own singing voice' : '',
+    isSound && settings['soundLoop'] === true ? 'loop' : '',
+  ].filter(Boolean);
+  const length = `${Math.round(durationSeconds)} s`;
+  return ['music', String(settings['mode']), `model ${String(settings['model'])}`, ...shape, length].join(
+    ' · ',
+  );
+}
+
 export interface TwoTracks {
   /** Accepted settings; their JSON goes into the seeds so different settings give different files. */
   settings: Settings;
@@ -215,7 +233,7 @@ export interface TwoTracks {
  */
 export function twoTracksPlan(track: TwoTracks): GenerationPlan {
   const { settings, title, lyrics, sound } = track;
-  const caption = `music · ${String(settings['mode'])} · model ${String(settings['model'])}`;
+  const caption = musicCaption(settings, track.durationSeconds, sound !== undefined);
   const outputs: AudioOutput[] = ['v1', 'v2'].map((version) => ({
     kind: 'audio',
     format: 'mp3',

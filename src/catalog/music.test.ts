@@ -502,6 +502,9 @@ describe('music plan', () => {
   it('caption names model, mode and version; work time', () => {
     const plan = planOf({ ...GA, model: 'V6_WILD' });
     assert.match(plan.caption, /music.*generate.*V6_WILD/);
+    // And the settings that shape the song, as the reference's caption names "model and its settings".
+    assert.match(planOf({ ...GA, instrumental: true }).caption, /advanced · instrumental · \d+ s$/);
+    assert.match(planOf(S).caption, /^music · sounds · model V6 · \d+ s$/);
     assert.ok(plan.workSeconds >= 300 && plan.workSeconds <= 600);
     assert.equal(planOf(S).workSeconds, 60);
   });
