@@ -89,7 +89,7 @@ export class FakePeople implements PeoplePort {
     };
     this.persons.set(input.email, person);
     this.confirmTokens.set(randomBytes(32).toString('base64url'), person.id);
-    return { personId: person.id, accountId: account.id };
+    return { personId: person.id, accountId: account.id, session: this.#open(person.id) };
   }
 
   async confirmEmail(token: string) {
@@ -111,10 +111,15 @@ export class FakePeople implements PeoplePort {
       this.wrong += 1;
       throw refused('invalid');
     }
+    return this.#open(person.id);
+  }
+
+  /** A new session of the person. */
+  #open(personId: string) {
     const token = randomBytes(32).toString('base64url');
     const csrf = randomBytes(32).toString('base64url');
-    this.sessions.set(token, { personId: person.id, csrf });
-    return { token, csrf, expiresAt: new Date(Date.now() + 3_600_000), personId: person.id };
+    this.sessions.set(token, { personId, csrf });
+    return { token, csrf, expiresAt: new Date(Date.now() + 3_600_000), personId };
   }
 
   async session(token: string): Promise<WebSession | null> {

@@ -204,3 +204,34 @@ describe('dashboard on the people service', () => {
     assert.ok(buttons(home.body).includes('Выйти'));
   });
 });
+
+describe('dashboard sign-up from an address locked out of sign-in', () => {
+  test("other people's failed sign-ins behind one address do not keep a new account out", async () => {
+    const t = await startTestApp({ worker: false });
+    try {
+      // Ten failures from this address (an office's, say): its sign-ins wait now.
+      const stranger = new Browser(t);
+      await stranger.get('/signin');
+      for (let i = 0; i < 10; i++)
+        await stranger.post('/signin', { email: 'x@example.com', password: 'wrong one' });
+      assert.equal(
+        (await stranger.post('/signin', { email: 'x@example.com', password: 'wrong one' })).statusCode,
+        429,
+      );
+      // A new person behind the same address signs up, and is signed in at once, as every new person is.
+      const browser = new Browser(t);
+      await browser.get('/signup');
+      const made = await browser.post('/signup', {
+        email: 'office@example.com',
+        password: 'correct horse battery',
+      });
+      assert.equal(made.statusCode, 303, made.body);
+      assert.equal(made.headers.location, '/');
+      const home = await browser.get('/');
+      assert.ok(buttons(home.body).includes('Sign out'));
+      assert.match(textOf(home.body), /We sent a confirmation link to your e-mail/);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -28,7 +28,7 @@ import {
   verifyPassword,
 } from './password.ts';
 import { type AccountWithPerson, attachEmail, findAccounts } from './people-admin.ts';
-import { asLang, createSession, findSession, type Session } from './sessions.ts';
+import { asLang, createSession, findSession, type Session, type SignedIn } from './sessions.ts';
 import {
   deleteExpired,
   endResetLinks,
@@ -96,14 +96,17 @@ export class PeopleService {
   }
 
   /**
-   * A new account with its person, the sign-up credit (once, reference `signup:<account id>`) and a
-   * confirmation mail. A taken e-mail is 409 email_taken: the whole transaction, credit included, is undone.
+   * A new account with its person, the sign-up credit (once, reference `signup:<account id>`), the person's
+   * first session and a confirmation mail. A taken e-mail is 409 email_taken: the whole transaction, credit
+   * included, is undone. The session is opened here rather than by a sign-in: the person has just set the
+   * password, and the sign-in limits of the address (other people's failures behind one office's address)
+   * must not keep a new account out.
    */
   async signUp(input: {
     email: string;
     password: string;
     lang: Lang | null;
-  }): Promise<{ personId: string; accountId: string }> {
+  }): Promise<{ personId: string; accountId: string; session: SignedIn }> {
     const email = normalizeEmail(input.email);
     mustBeGoodPassword(input.password);
     const passwordHash = await hashPassword(input.password);
@@ -134,13 +137,14 @@ export class PeopleService {
         });
       }
       const token = await issueToken(tx, personId, 'confirm', at);
-      return { personId, accountId: account.id, token };
+      const session = await createSession(tx, personId, at, this.#d.sessionTtlMs);
+      return { personId, accountId: account.id, token, session };
     }).catch((error: unknown) => {
       // Two sign-ups racing with one e-mail: the unique index refuses the second.
       throw isUniqueViolation(error) ? errors.emailTaken() : error;
     });
     await this.#mail('confirm', input.lang ?? 'en', email, made.token);
-    return { personId: made.personId, accountId: made.accountId };
+    return { personId: made.personId, accountId: made.accountId, session: made.session };
   }
 
   /**
@@ -177,11 +181,7 @@ export class PeopleService {
    * A new session. Wrong e-mail or password is 401 invalid_credentials (which one is never said); past
    * the failures allowed per address or per e-mail, 429 rate_limited with Retry-After.
    */
-  async signIn(input: {
-    email: string;
-    password: string;
-    address: string;
-  }): Promise<{ token: string; csrf: string; expiresAt: Date; personId: string }> {
+  async signIn(input: { email: string; password: string; address: string }): Promise<SignedIn> {
     const email = emailKey(input.email).slice(0, EMAIL_MAX);
     const wait = await this.#d.limiter.begin(input.address, email);
     if (wait !== null) throw errors.rateLimited(wait);

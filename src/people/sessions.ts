@@ -19,12 +19,20 @@ export const asLang = (value: string | null): Lang | null =>
   value === 'en' || value === 'ru' ? value : null;
 
 /** A new session of a person: the cookie's value and the CSRF token; only the value's hash is stored. */
+/** A session just opened: the cookie's value and its CSRF token (neither is stored as it is). */
+export interface SignedIn {
+  token: string;
+  csrf: string;
+  expiresAt: Date;
+  personId: string;
+}
+
 export async function createSession(
   db: Kysely<Database>,
   personId: string,
   at: Date,
   ttlMs: number,
-): Promise<{ token: string; csrf: string; expiresAt: Date; personId: string }> {
+): Promise<SignedIn> {
   const token = newToken();
   const csrf = newToken();
   const expiresAt = new Date(at.getTime() + ttlMs);

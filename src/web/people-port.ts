@@ -28,7 +28,7 @@ export interface PeoplePort {
     email: string;
     password: string;
     lang: Lang;
-  }): Promise<{ personId: string; accountId: string }>;
+  }): Promise<{ personId: string; accountId: string; session: WebSignIn }>;
   /** Whose e-mail the link confirmed. */
   confirmEmail(token: string): Promise<{ personId: string }>;
   resendConfirmation(personId: string): Promise<void>;

@@ -132,24 +132,19 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     const context = contextOf(request);
     const email = field(request.body, 'email').trim();
     const password = field(request.body, 'password');
+    let made: Awaited<ReturnType<typeof people.signUp>>;
     try {
-      await people.signUp({ email, password, lang: context.lang });
+      made = await people.signUp({ email, password, lang: context.lang });
     } catch (error) {
       const refusal = refusalOf(error, context.lang, credentialLabels(context));
       reply.headers(refusal.headers);
       return sendHtml(reply, refusal.status, signUpPage(context, email, refusal));
     }
-    // A new person is signed in at once: they may look around before confirming the e-mail.
-    try {
-      const signed = await people.signIn({ email, password, address: request.ip });
-      await startSession(reply, context, signed);
-      setFlash(reply, 'flash_check_mail', secure);
-      return seeOther(reply, '/');
-    } catch (error) {
-      refusalOf(error, context.lang);
-      setFlash(reply, 'flash_signup_done', secure);
-      return seeOther(reply, '/signin');
-    }
+    // A new person is signed in at once, with the session the sign-up opened (no sign-in, so no address
+    // limit): they may look around before confirming the e-mail.
+    await startSession(reply, context, made.session);
+    setFlash(reply, 'flash_check_mail', secure);
+    return seeOther(reply, '/');
   });
 
   app.post('/signout', HIDE, async (request, reply) => {
