@@ -427,7 +427,7 @@ describe('the new-task page in a browser', () => {
     await expectModelViewerCanvas(page);
   });
 
-  test('an empty wallet shows the API refusal and makes no task', async () => {
+  test('an empty wallet is said in rubles with the way to top up, and makes no task', async () => {
     const poor = await confirmedPerson(web, browser);
     const page = poor.page;
     const pageErrors = watchErrors(page);
@@ -467,7 +467,14 @@ describe('the new-task page in a browser', () => {
       settings: { mode: 'sounds', soundDescription: 'rain on a tin roof' },
     });
     assert.equal(refused.status, 402, JSON.stringify(refused.body));
-    assert.equal(await alert.textContent(), (refused.body.error as { message: string }).message);
+    // The page's own words and money, not the API's kopecks for programs, and the way to the top-up page.
+    const shown = await page.locator('#new-price').textContent();
+    assert.match(shown ?? '', /^RUB\s?\d+\.\d{2}$/);
+    assert.equal(
+      await alert.textContent(),
+      `Your wallet does not cover this run (${shown}). No task was created. Top up the wallet`,
+    );
+    assert.equal(await alert.getByRole('link', { name: 'Top up the wallet' }).getAttribute('href'), '/topup');
     assert.equal(await taskCount(page), 0);
     assert.ok(await page.getByRole('button', { name: 'Create task' }).isEnabled());
     // The button, disabled while sending, has the keyboard focus again.

@@ -90,6 +90,22 @@ function start(form: HTMLFormElement): void {
     errorBox.hidden = message === null;
   }
 
+  /**
+   * The wallet does not cover the run: said in the page's money (the API's message counts kopecks for
+   * programs), with the way to the top-up page.
+   */
+  function showNoMoney(): void {
+    const minor = Number(price.dataset.amountMinor);
+    const text = Number.isFinite(minor)
+      ? (words.newNoMoney ?? '').replace('{price}', money(minor))
+      : (words.newNoMoneyAny ?? '');
+    const link = document.createElement('a');
+    link.href = '/topup';
+    link.textContent = words.newTopUp ?? '';
+    errorBox.replaceChildren(`${text} `, link);
+    errorBox.hidden = false;
+  }
+
   function setPrice(state: string, text: string, minor?: number): void {
     price.dataset.state = state;
     price.textContent = text;
@@ -183,7 +199,8 @@ function start(form: HTMLFormElement): void {
       });
       location.assign(`/tasks/${encodeURIComponent(task.id)}`);
     } catch (error) {
-      showError(error instanceof Error ? error.message : String(error));
+      if (error instanceof ApiFailure && error.code === 'insufficient_funds') showNoMoney();
+      else showError(error instanceof Error ? error.message : String(error));
       sending = false;
       button.textContent = buttonLabel;
       giveBack(button);
