@@ -349,6 +349,34 @@ describe('the new-task page in a browser', () => {
     assert.deepEqual(creations, []);
   });
 
+  test("a refusal of the API's own rules marks the setting it names and takes the focus there", async () => {
+    // Reference mode needs a picture or a video: a rule across fields that only the API checks.
+    const page = person.page;
+    await page.goto(`${web.base}/new?model=video&mode=reference`);
+    await page.locator('[data-path="prompt"]').fill('a cat walks');
+    const answer = page.waitForResponse(
+      (r) => new URL(r.url()).pathname === '/v1/tasks' && r.request().method() === 'POST',
+    );
+    await page.getByRole('button', { name: 'Create task' }).click();
+    assert.equal((await answer).status(), 422);
+    const alert = page.locator('#new-error');
+    await alert.waitFor({ state: 'visible' });
+    const message = (await alert.textContent()) ?? '';
+    assert.match(message, /^settings\.ref_image_urls: /);
+    const pictures = page.locator('fieldset[data-path="ref_image_urls"]');
+    assert.equal(await pictures.getAttribute('aria-invalid'), 'true');
+    assert.equal(await pictures.locator('.field-problem').textContent(), message);
+    assert.equal(
+      await pictures.evaluate((e) => e === document.activeElement),
+      true,
+      'the pictures have the focus',
+    );
+    // The next change takes the API's mark away: it spoke of what the form held then.
+    await page.locator('[data-path="prompt"]').fill('a cat runs');
+    await page.locator('.field-problem').waitFor({ state: 'detached' });
+    assert.equal(await pictures.getAttribute('aria-invalid'), null);
+  });
+
   test('a text of emoji as long as the API takes is typed whole, passes the checks and is priced', async () => {
     const page = person.page;
     await page.goto(`${web.base}/new?model=model-3d&mode=text_to_model`);

@@ -5,7 +5,7 @@
  * retried, the button disabled while sending), then the task's page.
  */
 import { ApiFailure, api } from './api.js';
-import { giveBack } from './form-feedback.js';
+import { giveBack, showProblems } from './form-feedback.js';
 import { type Control, objectControl, type Schema } from './schema-form.js';
 
 interface Mode {
@@ -88,6 +88,26 @@ function start(form: HTMLFormElement): void {
   function showError(message: string | null): void {
     errorBox.textContent = message ?? '';
     errorBox.hidden = message === null;
+  }
+
+  /**
+   * The setting an API refusal names (`settings.<path>: …`, the first problem the API found), or the
+   * nearest field that holds it (a list's row may not be drawn): marked `aria-invalid`, the refusal said
+   * again right under it, as the library forms do. The client checks clear it with the next change.
+   */
+  function markRefused(message: string): HTMLElement | null {
+    let path = /^settings\.([\w.]+?):/.exec(message)?.[1] ?? null;
+    while (path) {
+      const control = settingsBox.querySelector<HTMLElement>(`[data-path="${CSS.escape(path)}"]`);
+      const box = control instanceof HTMLFieldSetElement ? control : control?.closest<HTMLElement>('.field');
+      if (control && box) {
+        showProblems(box, control, [message]);
+        if (control instanceof HTMLFieldSetElement) control.tabIndex = -1;
+        return control;
+      }
+      path = path.includes('.') ? path.slice(0, path.lastIndexOf('.')) : null;
+    }
+    return null;
   }
 
   /**
@@ -199,10 +219,20 @@ function start(form: HTMLFormElement): void {
       });
       location.assign(`/tasks/${encodeURIComponent(task.id)}`);
     } catch (error) {
-      if (error instanceof ApiFailure && error.code === 'insufficient_funds') showNoMoney();
-      else showError(error instanceof Error ? error.message : String(error));
       sending = false;
       button.textContent = buttonLabel;
+      if (error instanceof ApiFailure && error.code === 'insufficient_funds') showNoMoney();
+      else {
+        const message = error instanceof Error ? error.message : String(error);
+        showError(message);
+        // As for the client's own checks: the keyboard goes on from the field to correct.
+        const field = markRefused(message);
+        if (field) {
+          button.disabled = false;
+          field.focus();
+          return;
+        }
+      }
       giveBack(button);
     }
   }
