@@ -282,9 +282,20 @@ describe('dashboard pages', () => {
     assert.match(after.body, /Your e-mail is confirmed/);
     assert.ok(buttons(after.body).includes('Create key'));
 
+    // A dead link opened by a person whose e-mail is confirmed tells them so, not of a failure.
     const again = await browser.get(`/confirm?token=${'x'.repeat(43)}`);
     assert.equal(again.statusCode, 303);
-    assert.match((await browser.get('/keys')).body, /This confirmation link was used or has expired/);
+    const told = (await browser.get('/keys')).body;
+    assert.match(told, /Your e-mail is already confirmed\./);
+    assert.doesNotMatch(told, /This confirmation link was used or has expired/);
+    // Signed out, the link's person is unknown: the link is said to be dead.
+    const stranger = new Browser(t);
+    const dead = await stranger.get(`/confirm?token=${'x'.repeat(43)}`);
+    assert.equal(dead.statusCode, 303);
+    assert.match(
+      (await stranger.get(String(dead.headers.location))).body,
+      /This confirmation link was used or has expired/,
+    );
   });
 
   test("another person's link opened while signed in confirms that person and says so", async () => {

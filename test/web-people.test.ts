@@ -29,6 +29,11 @@ describe('dashboard on the people service', () => {
     assert.equal(confirmed.headers.location, '/keys');
     const keys = await browser.get('/keys');
     assert.match(keys.body, /Your e-mail is confirmed/);
+    // The same link again, by its person, signed in and confirmed: no failure to them.
+    await browser.get(`/confirm?token=${outboxLink(t.dir, email, 'confirm')}`);
+    const again = await browser.get('/keys');
+    assert.match(textOf(again.body), /Your e-mail is already confirmed\./);
+    assert.doesNotMatch(again.body, /was used or has expired/);
 
     const created = await browser.post('/keys', { action: 'create', name: 'laptop', models: 'model-3d' });
     assert.equal(created.statusCode, 303, created.body);

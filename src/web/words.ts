@@ -104,6 +104,7 @@ const en = {
   flash_confirmed_other:
     'That link confirmed the e-mail of another account than the one signed in here. Sign in with that e-mail to use it.',
   flash_confirm_failed: 'This confirmation link was used or has expired.',
+  flash_already_confirmed: 'Your e-mail is already confirmed.',
   flash_check_mail: 'Welcome! We sent a confirmation link to your e-mail.',
   flash_reset_done: 'The password is changed. Sign in with the new one.',
   flash_password_changed: 'The password is changed.',
@@ -215,6 +216,7 @@ const ru: Words = {
   flash_confirmed_other:
     'Эта ссылка подтвердила эл. почту другого аккаунта, не того, в который выполнен вход здесь. Чтобы пользоваться ею, войдите с этой почтой.',
   flash_confirm_failed: 'Эта ссылка подтверждения уже использована или устарела.',
+  flash_already_confirmed: 'Ваша эл. почта уже подтверждена.',
   flash_check_mail: 'Добро пожаловать! Мы отправили ссылку для подтверждения на вашу эл. почту.',
   flash_reset_done: 'Пароль изменён. Войдите с новым паролем.',
   flash_password_changed: 'Пароль изменён.',

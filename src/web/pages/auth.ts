@@ -168,9 +168,12 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
     }
     // A link opened in a browser signed in as someone else confirms its own person, and says so: "Your
     // e-mail is confirmed" above the signed-in person's own unconfirmed e-mail would read as a contradiction.
+    // A used link opened again by its person, signed in and confirmed, is no failure to them.
     const flash =
       confirmed === null
-        ? 'flash_confirm_failed'
+        ? context.session?.emailConfirmed
+          ? 'flash_already_confirmed'
+          : 'flash_confirm_failed'
         : context.session && context.session.personId !== confirmed
           ? 'flash_confirmed_other'
           : 'flash_confirmed';
