@@ -66,8 +66,14 @@ describe('dashboard: libraries pages', () => {
       assert.match(res.body, new RegExp(`<section class="library" id="${decl.model}-${decl.segment}"`));
       assert.ok(res.body.includes(`href="/libraries/${decl.model}/${decl.segment}/new"`), decl.title);
     }
+    // Each model by its name and key, as the other pages show models.
+    const names = new Map(
+      (await t.call((await t.account()).key, 'GET', '/v1/models'))
+        .json()
+        .models.map((m: { key: string; name: string }) => [m.key, m.name]),
+    );
     for (const model of new Set(LIBRARIES.map((d) => d.model)))
-      assert.ok(textOf(res.body).includes(`Model ${model}`));
+      assert.ok(textOf(res.body).includes(`Model ${names.get(model)} (${model})`), model);
     assert.match(textOf(res.body), /Singing voices 0 records/);
     const text = textOf(res.body);
     assert.match(text, /Pictures: jpeg, png, webp, up to 10 MB/, 'limits from the list response');
@@ -267,7 +273,7 @@ describe('dashboard: libraries pages', () => {
     const res = await browser.get('/libraries');
     const text = textOf(res.body);
     assert.match(text, /Певческие голоса/);
-    assert.match(text, /Модель music/);
+    assert.match(text, /Модель Песни и звуки \(music\)/);
     assert.match(text, /Новая запись/);
     // A limit the declaration writes as a sentence has Russian words too.
     assert.match(text, /Язык пения: код ISO 639-1, по умолчанию en/);

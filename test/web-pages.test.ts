@@ -670,10 +670,12 @@ describe('dashboard pages', () => {
     assert.equal(data.byModel['model-3d'].at(-1), price);
     assert.match(full.body, /src="\/assets\/vendor\/chart\.js\?v=[^"]+"/);
     assert.match(full.body, /src="\/assets\/spend-chart\.js\?v=[^"]+"/);
+    // Models by name, as the other pages show them: in the legend's data and in the table.
+    assert.equal(data.names['model-3d'], '3D model generator');
     const today = data.days.at(-1);
     assert.match(
       textOf(full.body),
-      new RegExp(`${today} model-3d RUB\\s?${(price / 100).toFixed(2)}`),
+      new RegExp(`${today} 3D model generator RUB\\s?${(price / 100).toFixed(2)}`),
       'the same numbers as a table',
     );
     assert.match(textOf(full.body), new RegExp(`Available RUB\\s?${((100_000 - price) / 100).toFixed(2)}`));

@@ -5,6 +5,8 @@
 interface SpendData {
   days: string[];
   byModel: Record<string, number[]>;
+  /** Each model's name in the page's language, by key. */
+  names?: Record<string, string>;
   currency: string;
   locale: string;
 }
@@ -28,7 +30,7 @@ if (canvas && typeof Chart === 'function') {
     data: {
       labels: data.days.map((day) => dayMonth.format(new Date(`${day}T00:00:00Z`))),
       datasets: Object.entries(data.byModel).map(([model, amounts], i) => ({
-        label: model,
+        label: data.names?.[model] ?? model,
         data: amounts.map((minor) => minor / 100),
         backgroundColor: COLORS[i % COLORS.length],
       })),

@@ -15,6 +15,7 @@ import { findLibrary, LIBRARIES, type LibraryDecl, libraryPath } from '../librar
 import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { fill, type Words, wordsOf } from '../words.ts';
+import { modelLabel } from '../words-settings.ts';
 import { moscowTime } from './ledger.ts';
 import { creationForm, fieldLabel, filesRule, kindTitle, valueLabel, wordOr } from './library-form.ts';
 import { kindHref, passingStates, stateBadge, stateWords } from './library-parts.ts';
@@ -118,9 +119,12 @@ function listPage(
   context: WebContext,
   deps: PageDeps,
   lists: Map<LibraryDecl, Record<string, unknown>>,
+  names: ReadonlyMap<string, string>,
 ): string {
   const w = wordsOf(context.lang);
   const models = [...new Set(LIBRARIES.map((d) => d.model))];
+  // A model as the other pages show it: its name in the page's language, then its key.
+  const shown = (key: string) => modelLabel(context.lang, { key, name: names.get(key) ?? key });
   const body = html`<p class="hint">${w.libIntro}</p>
     ${needsScript(w)}
     <p class="error" role="alert" data-list-error="" hidden></p>
@@ -128,7 +132,7 @@ function listPage(
       data-yes=${w.libDeleteYes} data-cancel=${w.cancel}>
       ${models.map(
         (model) => html`<section class="model" aria-labelledby=${`model-${model}`}>
-          <h2 id=${`model-${model}`}>${fill(w.libModel, { model })}</h2>
+          <h2 id=${`model-${model}`}>${fill(w.libModel, { model: shown(model) })}</h2>
           ${LIBRARIES.filter((d) => d.model === model).map((d) => kindSection(d, lists.get(d) ?? {}, w))}
         </section>`,
       )}
@@ -175,7 +179,8 @@ export async function librariesPages(app: FastifyInstance, deps: PageDeps): Prom
     const principal = sessionPrincipal(context.session);
     const lists = new Map<LibraryDecl, Record<string, unknown>>();
     for (const decl of LIBRARIES) lists.set(decl, await deps.libraries.list(principal, decl));
-    return sendHtml(reply, 200, listPage(context, deps, lists));
+    const names = new Map((await deps.models.list(null)).map((m) => [m.key, m.name]));
+    return sendHtml(reply, 200, listPage(context, deps, lists, names));
   });
 
   app.get<{ Params: { model: string; segment: string } }>(

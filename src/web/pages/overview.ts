@@ -11,6 +11,7 @@ import { page } from '../layout.ts';
 import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { wordsOf } from '../words.ts';
+import { modelName } from '../words-settings.ts';
 
 /** Days the overview's chart covers. */
 export const SPEND_DAYS = 30;
@@ -40,7 +41,15 @@ export async function overviewPage(app: FastifyInstance, deps: PageDeps): Promis
     const total = Object.values(spend.byModel)
       .flat()
       .reduce((sum, v) => sum + v, 0);
-    const data = JSON.stringify({ ...spend, currency: CURRENCY, locale });
+    // Models by their names in the page's language, as the other pages show them (a key left behind by a
+    // model no longer in the catalog stays a key).
+    const catalog = new Map((await deps.models.list(null)).map((m) => [m.key, m]));
+    const nameOf = (key: string) => {
+      const model = catalog.get(key);
+      return model ? modelName(context.lang, model) : key;
+    };
+    const names = Object.fromEntries(Object.keys(spend.byModel).map((key) => [key, nameOf(key)]));
+    const data = JSON.stringify({ ...spend, names, currency: CURRENCY, locale });
     const body = html`<section class="cards" aria-label=${w.balance}>
         <div class="card"><div>${w.available}</div><div class="amount" data-testid="available">${money(balances.availableMinor, locale)}</div></div>
         <div class="card"><div>${w.held}</div><div class="amount" data-testid="held">${money(balances.heldMinor, locale)}</div></div>
@@ -61,7 +70,7 @@ export async function overviewPage(app: FastifyInstance, deps: PageDeps): Promis
                         .filter(([, amounts]) => (amounts[i] ?? 0) > 0)
                         .map(
                           ([model, amounts]) =>
-                            html`<tr><td>${day}</td><td>${model}</td><td>${money(amounts[i] ?? 0, locale)}</td></tr>`,
+                            html`<tr><td>${day}</td><td>${nameOf(model)}</td><td>${money(amounts[i] ?? 0, locale)}</td></tr>`,
                         ),
                     )}
                   </tbody>
