@@ -131,7 +131,7 @@ const HELPERS = `## Free helpers
 
 | Method | Path | Body | Answer |
 |---|---|---|---|
-| POST | \`/v1/models/music/lyrics\` | \`prompt\` (1–3000) | \`{ variants: [ { title, text } ] }\`: 2 or 3 variants with verses and a chorus built from the idea's words |
+| POST | \`/v1/models/music/lyrics\` | \`prompt\` (1–3000) | \`{ variants: [ { title, text } ] }\`: 2 or 3 variants with verses and a chorus built from the idea's words, in its language (the simulator: Russian lines for an idea written mostly in Cyrillic, English otherwise; the \`[Verse 1]\`, \`[Chorus]\` tags stay English, as the provider reads them) |
 | POST | \`/v1/models/music/style-boost\` | \`style\` (1–1000) | \`{ style }\`: genre, tempo (BPM), key, instruments, vocals, production and structure derived from the input |
 | POST | \`/v1/models/image/enhance\` | \`prompt\` (1–10000) | \`{ prompt }\`: the caller's description first, then scene cues, light, palette, framing and finish |
 
