@@ -1539,7 +1539,7 @@ export interface VideoOmniVoicesCreate {
   /**
    * id of a ready voice from the list response presets
    */
-  base_voice_id: string;
+  base_voice_id: 'preset-warm-narrator' | 'preset-bright-host' | 'preset-deep-baritone' | 'preset-soft-alto';
   /**
    * 1 to 3 recordings of the voice
    *

@@ -6,7 +6,6 @@
  * in each declaration's `notes`.
  */
 import { z } from 'zod';
-import { addRule } from '../catalog/index.ts';
 import { defineLibrary } from './define.ts';
 import { AUDIO_FILES, IMAGE_FILES, urlField, urlList, visibleText } from './fields.ts';
 import { boundsOf } from './limits.ts';
@@ -160,20 +159,15 @@ export const OMNI_PRESETS = [
   { id: 'preset-deep-baritone', name: 'Deep baritone', status: 'ready', language: 'en' },
   { id: 'preset-soft-alto', name: 'Soft alto', status: 'ready', language: 'ru' },
 ] as const;
-const PRESET_IDS = OMNI_PRESETS.map((p) => p.id) as string[];
+const PRESET_IDS = OMNI_PRESETS.map((p) => p.id) as [string, ...string[]];
 
-const omniVoiceBody = z
-  .strictObject({
-    name,
-    base_voice_id: z.string().min(1).max(100).describe('id of a ready voice from the list response presets'),
-    sample_urls: urlList(1, 3).describe('1 to 3 recordings of the voice'),
-  })
-  .superRefine((b, ctx) => {
-    if (!PRESET_IDS.includes(b.base_voice_id)) {
-      const known = PRESET_IDS.join(', ');
-      addRule(ctx, 'base_voice_id', `must be one of: ${known}`, `должен быть одним из: ${known}`);
-    }
-  });
+// The presets as the schema's `enum`: the OpenAPI document lists them, and the dashboard's creation form,
+// drawn from the same schema, offers them as a choice rather than a text to guess.
+const omniVoiceBody = z.strictObject({
+  name,
+  base_voice_id: z.enum(PRESET_IDS).describe('id of a ready voice from the list response presets'),
+  sample_urls: urlList(1, 3).describe('1 to 3 recordings of the voice'),
+});
 export const omniVoices = defineLibrary({
   model: 'video-omni',
   segment: 'voices',

@@ -204,7 +204,7 @@ export interface LibraryDecl<B = unknown, Seg extends string = string, S extends
    */
   states?: readonly S[];
   /** Ready items anyone may name in tasks beside their own (omni voice presets); listed as `presets`. */
-  presets?: readonly { id: string }[];
+  presets?: readonly { id: string; name?: string }[];
   /** Code of a refusal by the generator (reference: 502). */
   failCode: CreateFailedCode;
   /** Codes of a task naming an item it cannot use. */

@@ -89,6 +89,8 @@ test('every value a library form offers has a Russian word; English pages show t
   for (const decl of LIBRARIES) {
     for (const field of fieldsOf(decl.body)) {
       for (const value of field.schema.enum ?? []) {
+        // A ready voice to start from is a name, not a word: the form shows its preset's name (library-form.ts).
+        if (decl.presets?.some((preset) => preset.id === value)) continue;
         values++;
         assert.equal(valueLabel(en, String(value)), String(value));
         assert.match(

@@ -168,10 +168,16 @@ export function fieldControl(
     </label>${hint}</div>`;
   }
   if (s.enum) {
+    // A ready voice to start from (an omni voice's base) reads by its name, then its id.
+    const preset = (v: string) => decl.presets?.find((p) => p.id === v);
+    const optionLabel = (v: string) => {
+      const found = preset(v);
+      return found ? `${found.name} (${v})` : valueLabel(w, v);
+    };
     return html`<div class="field"><label for=${id}>${label}</label>
       <select id=${id} name=${name} data-type="string" required=${required}>
         ${required && s.default === undefined ? html`<option value="">—</option>` : null}
-        ${s.enum.map((v) => html`<option value=${String(v)} selected=${v === s.default}>${valueLabel(w, String(v))}</option>`)}
+        ${s.enum.map((v) => html`<option value=${String(v)} selected=${v === s.default}>${optionLabel(String(v))}</option>`)}
       </select>${hint}</div>`;
   }
   if (s.type === 'number' || s.type === 'integer') {
@@ -181,7 +187,6 @@ export function fieldControl(
         step=${s.multipleOf ?? (s.type === 'integer' ? 1 : 'any')} value=${s.default === undefined ? undefined : String(s.default)} />
       ${hint}</div>`;
   }
-  const presets = decl.presets && name.endsWith('_id') ? decl.presets.map((p) => p.id) : null;
   const long = (s.maxLength ?? 0) > 200;
   // No `maxlength`: browsers count it in UTF-16 units and would stop a text of emoji at half of what the
   // API takes (it counts characters); the API's refusal of a longer one is said at the field.
@@ -189,11 +194,8 @@ export function fieldControl(
     ? html`<textarea id=${id} name=${name} rows="3" data-type="string" required=${required}
         minlength=${s.minLength}>${typeof s.default === 'string' ? s.default : ''}</textarea>`
     : html`<input id=${id} type="text" name=${name} data-type="string" required=${required}
-        minlength=${s.minLength} list=${presets ? `${id}-presets` : undefined}
-        value=${typeof s.default === 'string' ? s.default : undefined} />`;
+        minlength=${s.minLength} value=${typeof s.default === 'string' ? s.default : undefined} />`;
   return html`<div class="field"><label for=${id}>${label}</label>${control}
-    ${presets ? html`<datalist id=${`${id}-presets`}>${presets.map((p) => html`<option value=${p} />`)}</datalist>` : null}
-    ${presets ? html`<p class="hint">${fill(w.libPreset, { ids: presets.join(', ') })}</p>` : null}
     ${hint}</div>`;
 }
 
