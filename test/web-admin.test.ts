@@ -361,7 +361,9 @@ describe('operator console', () => {
     for (const label of ['Name', 'Daily limit, RUB']) assert.ok(labels(page.body).includes(label), label);
     assert.match(
       page.body,
-      new RegExp(`<form class="stack" method="post" action="${base}/keys"><input type="hidden" name="_csrf"`),
+      new RegExp(
+        `<form class="stack" method="post" action="${base}/keys" novalidate><input type="hidden" name="_csrf"`,
+      ),
     );
     assert.match(page.body, /<input type="checkbox" name="models" value="model-3d"\/>/);
 

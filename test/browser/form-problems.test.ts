@@ -103,6 +103,25 @@ describe('refusals at their field', () => {
     await context.close();
   });
 
+  test("a short password is said by the page, in the page's language, not by a bubble of the browser", async () => {
+    // A Russian page in a browser set to English: the browser's own check would speak English.
+    const context = await newContext(browser, { acceptLanguage: 'ru' });
+    const page = await context.newPage();
+    await page.goto(`${web.base}/signup`);
+    assert.equal(await page.locator('form[action="/signup"]').getAttribute('novalidate'), '');
+    await page.getByLabel('Эл. почта', { exact: true }).fill('short-password@example.com');
+    await page.getByLabel('Пароль', { exact: true }).fill('short');
+    assert.equal(await send(page, 'Зарегистрироваться'), 422);
+    const said = await focused(page);
+    assert.deepEqual([said.name, said.invalid], ['Пароль', 'true']);
+    assert.match(said.description, /^Пароль: /);
+    assert.equal(
+      await page.getByLabel('Эл. почта', { exact: true }).inputValue(),
+      'short-password@example.com',
+    );
+    await context.close();
+  });
+
   test('a refusal of the whole form stays in the alert and marks no field', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();

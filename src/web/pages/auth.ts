@@ -30,7 +30,9 @@ function credentialsForm(
   const submit = kind === 'signin' ? w.signIn : w.signUp;
   const email = fieldProblem(problem, 'email');
   const password = fieldProblem(problem, 'password', kind === 'signup' ? 'password-hint' : undefined);
-  return html`<form class="stack" method="post" action=${kind === 'signin' ? '/signin' : '/signup'}>
+  // `novalidate`: the service checks every field and says a refusal at its field in the page's language;
+  // the browser's own bubbles speak the browser's language and skip the page's accessible refusal.
+  return html`<form class="stack" method="post" action=${kind === 'signin' ? '/signin' : '/signup'} novalidate>
     ${csrfField(context)}
     ${kind === 'signin' ? html`<input type="hidden" name="next" value=${values.next} />` : null}
     <label>${w.email}<input type="text" inputmode="email" autocapitalize="none" name="email" autocomplete="email" required value=${values.email} ...${email.attributes} /></label>
@@ -189,7 +191,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
       // Sent: the layout shows the flash message, and the form is left out.
       body: sent
         ? []
-        : html`<form class="stack" method="post" action="/reset">
+        : html`<form class="stack" method="post" action="/reset" novalidate>
             ${csrfField(context)}
             <label>${w.email}<input type="text" inputmode="email" autocapitalize="none" name="email" autocomplete="email" required /></label>
             <button type="submit">${w.resetSend}</button>
@@ -230,7 +232,7 @@ export async function authPages(app: FastifyInstance, deps: PageDeps): Promise<v
           ? [
               errorBox(problem),
               html`<p data-testid="reset-email">${w.resetFor} <strong>${email}</strong></p>`,
-              html`<form class="stack" method="post" action=${RESET_PATH}>
+              html`<form class="stack" method="post" action=${RESET_PATH} novalidate>
               ${csrfField(context)}
               <label>${w.newPassword}
                 <input type="password" name="password" required minlength="8" autocomplete="new-password" ...${password.attributes} />

@@ -97,7 +97,7 @@ export function keyForm(
   const chosen = new Set(options.form?.models ?? []);
   const name = fieldProblem(options.error ?? null, 'name');
   const limit = fieldProblem(options.error ?? null, 'daily_limit', 'key-limit-hint');
-  return html`<form class="stack" method="post" action=${options.action}>
+  return html`<form class="stack" method="post" action=${options.action} novalidate>
     ${options.hidden}
     <label>${w.keyName}<input type="text" name="name" required value=${options.form?.name ?? ''} ...${name.attributes} /></label>
     ${name.note}

@@ -34,7 +34,7 @@ export async function settingsPages(app: FastifyInstance, deps: PageDeps): Promi
       path: '/settings',
       body: html`${errorBox(problem)}
         <h2>${w.password}</h2>
-        <form class="stack" method="post" action="/settings">
+        <form class="stack" method="post" action="/settings" novalidate>
           ${csrfField(context)}
           <label>${w.currentPassword}
             <input type="password" name="current" required autocomplete="current-password" ...${current.attributes} />
