@@ -39,7 +39,7 @@ async function create(t: TestApp, key: string, body: Record<string, unknown>): P
 
 const image = (prompt = 'a fox in the snow') => ({ model: 'image', settings: { prompt } });
 const rows = (body: string) =>
-  [...body.matchAll(/<tr><td><a href="\/tasks\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
+  [...body.matchAll(/<tr><td[^>]*><a href="\/tasks\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
 
 test('the player follows the content type; SVG is a picture, .glb a 3D model', () => {
   const kind = (content_type: string, filename = 'f') => playerKind({ content_type, filename });
@@ -181,7 +181,7 @@ describe('tasks pages without a worker (tasks stay queued)', () => {
     assert.match(res.body, />Создана</);
     assert.match(res.body, /\d{4} г\./, 'a Russian date');
     // The mode is named as on the form and the task's page, its API name beside it.
-    assert.match(res.body, /<td>Основной \(default\)<\/td>/);
+    assert.match(res.body, /<td data-label="Режим">Основной \(default\)<\/td>/);
     // "Any" agrees with its filter's noun: Модель is feminine, Состояние neuter.
     assert.match(res.body, /<select name="model">\s*<option value[^>]*>Любая</);
     assert.match(res.body, /<select name="status">\s*<option value[^>]*>Любое</);

@@ -5,8 +5,12 @@
  * mode, its lists filled.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { makePng } from '../../src/media/fixtures.ts';
 import { ADMIN_TOKEN } from '../helpers.ts';
 import {
   chooseLanguage,
@@ -105,6 +109,58 @@ describe('pages on a 375 px wide screen', () => {
     assert.deepEqual(await tooWide(ru, web.base, paths), [], 'ru');
     await restore();
     await russian.close();
+  });
+
+  test("a task's status and price, and a record's Delete, are on a 360 px screen without scrolling", async () => {
+    const { page } = person;
+    await page.setViewportSize(SMALL_PHONE);
+    // Within the screen: not cut by a table that scrolls sideways by itself.
+    const onScreen = async (selector: string) => {
+      const box = await page.locator(selector).first().boundingBox();
+      assert.ok(box, selector);
+      assert.ok(box.x >= 0 && box.x + box.width <= SMALL_PHONE.width, `${selector}: ${JSON.stringify(box)}`);
+    };
+    await page.goto(`${web.base}/tasks`);
+    for (const label of ['Status', 'Price', 'Progress'])
+      await onScreen(`table.tasks td[data-label="${label}"]`);
+    assert.equal(
+      await page
+        .locator('table.tasks td[data-label="Status"]')
+        .first()
+        .evaluate((td) => getComputedStyle(td, '::before').content),
+      '"Status: "',
+      'each line names its column',
+    );
+    // A record of the person's: an element from a picture they uploaded.
+    const csrf = (await page.locator('meta[name="csrf-token"]').getAttribute('content')) ?? '';
+    const dir = await mkdtemp(join(tmpdir(), 'narrow-'));
+    try {
+      const uploaded = await page.request.post(`${web.base}/v1/files`, {
+        multipart: {
+          file: {
+            name: 'car.png',
+            mimeType: 'image/png',
+            buffer: await readFile(await makePng(dir, 64, 64)),
+          },
+        },
+        headers: { 'x-csrf-token': csrf },
+      });
+      assert.equal(uploaded.status(), 201, await uploaded.text());
+      const element = await page.request.post(`${web.base}/v1/models/video-elements/elements`, {
+        data: {
+          name: 'Narrow car',
+          tag: 'vehicle',
+          image_urls: [((await uploaded.json()) as { url: string }).url],
+        },
+        headers: { 'x-csrf-token': csrf },
+      });
+      assert.equal(element.status(), 201, await element.text());
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    await page.goto(`${web.base}/libraries`);
+    await onScreen('section.library td.actions button[data-delete]');
+    await page.setViewportSize(PHONE);
   });
 
   test('no model or mode of the new-task form scrolls sideways, its lists filled to the most', async () => {

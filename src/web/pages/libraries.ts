@@ -86,9 +86,9 @@ function recordRow(decl: LibraryDecl, r: Record<string, unknown>, w: Words): VNo
       data-poll=${status !== null && passing.includes(status) ? passing.join(' ') : undefined}>
     <td class="cover">${coverOf(r)}</td>
     <td class="record-name">${decl.steps ? html`<a href=${`${kindHref(decl)}/${id}`}>${name}</a>` : name}</td>
-    <td>${status === null ? null : stateBadge(w, status)}
+    <td data-label=${w.libState}>${status === null ? null : stateBadge(w, status)}
       <span class="error-text" data-record-error="">${error ? fill(w.libError, { error }) : null}</span></td>
-    <td>${created ? html`<time datetime=${created}>${moscowTime(created)}</time>` : null}</td>
+    <td data-label=${w.libCreatedAt}>${created ? html`<time datetime=${created}>${moscowTime(created)}</time>` : null}</td>
     <td class="actions">
       <button type="button" class="danger" data-delete=${`${libraryPath(decl)}/${id}`}
         data-confirm=${fill(w.libDeleteConfirm, { name })} aria-label=${`${w.libDelete} ${name}`}>${w.libDelete}</button>
@@ -106,7 +106,7 @@ function kindSection(decl: LibraryDecl, list: Record<string, unknown>, w: Words)
     ${
       records.length === 0
         ? html`<p class="hint">${w.libEmpty}</p>`
-        : html`<table>
+        : html`<table class="stack-narrow">
             <thead><tr><th></th><th>${w.libRecord}</th><th>${w.libState}</th><th>${w.libCreatedAt}</th><th></th></tr></thead>
             <tbody>${records.map((r) => recordRow(decl, r, w))}</tbody>
           </table>`

@@ -56,13 +56,14 @@ function listHref(filters: { model?: string; status?: string }, cursor?: string)
 }
 
 function row(task: WebTask, w: Words, lang: Lang): VNode {
+  // `data-label`: each cell's column, shown before it where a phone's screen stacks the rows (site.css).
   return html`<tr>
-    <td><a href=${`/tasks/${task.id}`}><time datetime=${task.created_at}>${moscowTime(task.created_at, lang)}</time></a></td>
-    <td>${task.model}</td>
-    <td>${modeLabel(lang, task.mode)}</td>
-    <td>${statusBadge(task.status, w)}</td>
-    <td>${money(task.price.amount_minor, localeOf(lang))}</td>
-    <td><progress max="100" value=${task.progress} aria-label=${w.tasksProgress}></progress> ${task.progress}%</td>
+    <td data-label=${w.tasksCreated}><a href=${`/tasks/${task.id}`}><time datetime=${task.created_at}>${moscowTime(task.created_at, lang)}</time></a></td>
+    <td data-label=${w.tasksModel}>${task.model}</td>
+    <td data-label=${w.tasksMode}>${modeLabel(lang, task.mode)}</td>
+    <td data-label=${w.tasksStatus}>${statusBadge(task.status, w)}</td>
+    <td data-label=${w.tasksPrice}>${money(task.price.amount_minor, localeOf(lang))}</td>
+    <td data-label=${w.tasksProgress}><progress max="100" value=${task.progress} aria-label=${w.tasksProgress}></progress> ${task.progress}%</td>
     <td><a href=${`/tasks/${task.id}`} aria-label=${`${w.tasksOpen} ${task.id}`}>${w.tasksOpen}</a></td>
   </tr>`;
 }
@@ -110,7 +111,7 @@ export async function tasksPages(app: FastifyInstance, deps: PageDeps): Promise<
       ${
         found.tasks.length === 0
           ? html`<p class="hint" data-testid="tasks-empty">${w.tasksEmpty} <a href="/new">${w.tasksEmptyLink}</a></p>`
-          : html`<table class="tasks">
+          : html`<table class="tasks stack-narrow">
               <thead><tr>
                 <th>${w.tasksCreated}</th><th>${w.tasksModel}</th><th>${w.tasksMode}</th><th>${w.tasksStatus}</th>
                 <th>${w.tasksPrice}</th><th>${w.tasksProgress}</th><th></th>
