@@ -160,15 +160,22 @@ function fill(result: ProbeResult, more: ProbeResult, isVideo: boolean): void {
   }
 }
 
+/** The `moov` of an MP4, MOV or M4A file as `readMovieInfo` reads it; nothing when it cannot be read. */
+function readMovieOf(path: string): Promise<MovieInfo> {
+  return withReader(path, readMovieInfo).catch((): MovieInfo => ({}));
+}
+
 /**
  * Length (seconds) of audio and video and size (pixels) of pictures and video frames of the file at
  * `path`, whose content `sniffFormat` recognised as `format`. Facts that cannot be read are absent.
- * `pool` runs music-metadata (default: the process's shared pool).
+ * `pool` runs music-metadata (default: the process's shared pool); `movie`, the `moov` of an MP4, MOV or
+ * M4A already read (`inspectFile`), so it is not read twice.
  */
 export async function probeFile(
   path: string,
   format: MediaFormat,
   pool: ProbePool = sharedPool(),
+  movie?: MovieInfo,
 ): Promise<ProbeResult> {
   if (format === 'jpeg' || format === 'png' || format === 'webp') return probePicture(path, format);
   const isVideo = kindOf(format) === 'video';
@@ -192,7 +199,7 @@ export async function probeFile(
     // the AAC encoder's delay, so a "5 s" clip of ffmpeg with AAC sound read 5.023 s, past a 5 s bound, and
     // an 8-minute M4A 480.023 s. A track's length is what its samples play, cut by its edit list, whatever
     // its headers say (`isobmff.ts`, `trackSeconds`).
-    const movie: MovieInfo = await withReader(path, readMovieInfo).catch(() => ({}));
+    movie ??= await readMovieOf(path);
     // music-metadata reads the same `moov`, so it too counts only a fragmented movie's first fragment:
     // ffprobe, which walks the fragments, gives the length.
     if (movie.fragmented) delete result.durationSeconds;
@@ -231,12 +238,13 @@ export async function inspectFile(
   }
   let sniffed = await sniffFormat(head);
   if (!sniffed) return null;
+  let movie: MovieInfo | undefined;
   if (sniffed.format === 'mp4' || sniffed.format === 'mov') {
     // Sound without a picture is no video, whatever its brand says (an AAC track that ffmpeg wrote with
     // `isom`): it is the sound file an M4A is, refused where a video is wanted and taken where an M4A is.
-    const movie: MovieInfo = await withReader(path, readMovieInfo).catch(() => ({}));
+    movie = await readMovieOf(path);
     if (movie.soundOnly) sniffed = { format: 'm4a', contentType: contentTypeOf('m4a') };
   }
-  const probed = await probeFile(path, sniffed.format).catch((): ProbeResult => ({}));
+  const probed = await probeFile(path, sniffed.format, undefined, movie).catch((): ProbeResult => ({}));
   return { ...sniffed, ...probed };
 }
