@@ -198,7 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
             token: adminToken,
             port: consolePort({ ...deps.services, ledger: entries }),
             attempts: new AttemptLimiter('console-address', DEFAULT_LOGIN_LIMITS, deps.db.pgPool),
-            signedOut: new ExpiringMarks('console-signed-out', deps.db.pgPool),
+            signedOut: new ExpiringMarks('console-signed-out', deps.db.db),
           },
     publicBaseUrl: deps.config.publicBaseUrl,
     topups: deps.services.topups,

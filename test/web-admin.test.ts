@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { buildApp } from '../src/app.ts';
 import { ScriptedUpstream, scriptedAdapters, testChannels } from './channel-adapters.ts';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from './helpers.ts';
 import { Browser, buttons, labels, operatorSignedIn, textOf } from './web-kit.ts';
@@ -222,6 +223,35 @@ describe('operator console', () => {
     assert.equal(refused.statusCode, 303);
     assert.equal(refused.headers.location, '/admin/signin');
     assert.equal((await other.get('/admin/accounts')).statusCode, 200);
+  });
+
+  test('a signed-out session stays refused by an API restarted on the same database', async () => {
+    const browser = await operatorSignedIn(t);
+    const copy = String(browser.cookies.get('gta_console')?.value);
+    assert.equal((await browser.get('/admin/accounts')).statusCode, 200);
+    assert.equal((await browser.post('/admin/signout', {})).statusCode, 303);
+    // A new app on the same database and token: what a restart (or another API process) serves.
+    const restarted = await buildApp({ ...t.container });
+    try {
+      const res = await restarted.inject({
+        method: 'GET',
+        url: '/admin/accounts',
+        headers: { cookie: `gta_console=${copy}` },
+      });
+      assert.equal(res.statusCode, 303);
+      assert.equal(res.headers.location, '/admin/signin');
+      // Another session, never signed out, still works there.
+      const other = await operatorSignedIn(t);
+      const live = String(other.cookies.get('gta_console')?.value);
+      const ok = await restarted.inject({
+        method: 'GET',
+        url: '/admin/accounts',
+        headers: { cookie: `gta_console=${live}` },
+      });
+      assert.equal(ok.statusCode, 200);
+    } finally {
+      await restarted.close();
+    }
   });
 
   test('a changed ADMIN_TOKEN ends every console session', async () => {

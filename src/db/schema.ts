@@ -429,6 +429,18 @@ export interface Database {
   topups: TopupsTable;
   test_payments: TestPaymentsTable;
   epochs: EpochsTable;
+  rate_limits: RateLimitsTable;
+}
+
+/**
+ * Counters of rate-limiter-flexible's PostgreSQL store (migration 0004), in the layout that library expects;
+ * on both engines also the marks of `ExpiringMarks` (people module), under a key prefix of their own.
+ */
+export interface RateLimitsTable {
+  key: string;
+  points: number;
+  /** Epoch milliseconds (a bigint: a string when PostgreSQL returns it). */
+  expire: number | string | null;
 }
 
 /**

@@ -1,11 +1,6 @@
 export { EMAIL_MAX, normalizeEmail } from './email.ts';
-export {
-  AttemptLimiter,
-  DEFAULT_LOGIN_LIMITS,
-  ExpiringMarks,
-  LoginLimiter,
-  type LoginLimits,
-} from './login-limiter.ts';
+export { ExpiringMarks } from './expiring-marks.ts';
+export { AttemptLimiter, DEFAULT_LOGIN_LIMITS, LoginLimiter, type LoginLimits } from './login-limiter.ts';
 export { hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './password.ts';
 export { ACCOUNT_SEARCH_LIMIT, ACCOUNT_SEARCH_MAX_LENGTH, type AccountWithPerson } from './people-admin.ts';
 export { PeopleService, type PeopleServiceDeps } from './people-service.ts';

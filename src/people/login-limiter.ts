@@ -70,30 +70,6 @@ export class AttemptLimiter {
 }
 
 /**
- * Keys marked until a time of their own: signed-out console sessions, whose signed cookie would otherwise
- * stay valid until it expires. On PostgreSQL the marks are shared by every API process, in the table the
- * request limits use (expired rows are dropped with theirs); otherwise they live in the process.
- */
-export class ExpiringMarks {
-  readonly #store: RateLimiterAbstract;
-
-  constructor(keyPrefix: string, pgPool: pg.Pool | null = null) {
-    this.#store = counterStore(keyPrefix, 1, 60, pgPool);
-  }
-
-  /** Marks `key` for `seconds` (at least one). */
-  async mark(key: string, seconds: number): Promise<void> {
-    await this.#store.set(stored(key), 1, Math.max(1, Math.ceil(seconds)));
-  }
-
-  /** Whether `key` is marked now. */
-  async marked(key: string): Promise<boolean> {
-    const found = await this.#store.get(stored(key));
-    return found !== null && found.consumedPoints > 0;
-  }
-}
-
-/**
  * Counts failed sign-ins per client address and per e-mail (CONTRACT §13). Past either budget sign-in is
  * refused before the password is even compared, so guessing goes no faster, whichever it spreads over.
  * The current password asked when changing it counts alike; mails per e-mail have a budget of their own.

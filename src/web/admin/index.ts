@@ -10,7 +10,7 @@ import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Lang } from '../../i18n/index.ts';
 import { clientAddressKey } from '../../lib/index.ts';
-import { AttemptLimiter, ExpiringMarks } from '../../people/index.ts';
+import { AttemptLimiter, type ExpiringMarks } from '../../people/index.ts';
 import type { Assets } from '../assets.ts';
 import {
   cookieOptions,
@@ -55,10 +55,10 @@ export interface ConsoleDeps {
    */
   attempts?: SignInLimiter;
   /**
-   * Signed-out sessions, refused until they would have expired (the people module's `ExpiringMarks`,
-   * shared by every API process on PostgreSQL). (Default: in this process)
+   * Signed-out sessions, refused until they would have expired (the people module's `ExpiringMarks`, kept
+   * in the database: every API process sees them, and a restart forgets none).
    */
-  signedOut?: Pick<ExpiringMarks, 'mark' | 'marked'>;
+  signedOut: Pick<ExpiringMarks, 'mark' | 'marked'>;
   /** Milliseconds now. (Default: Date.now) */
   now?: () => number;
 }
@@ -99,7 +99,7 @@ export async function consoleRoutes(
 ): Promise<ConsoleNotFound> {
   const keys = new ConsoleKeys(deps.token);
   const attempts = deps.attempts ?? new AttemptLimiter('console-address');
-  const signedOut = deps.signedOut ?? new ExpiringMarks('console-signed-out');
+  const { signedOut } = deps;
   const now = deps.now ?? Date.now;
   /** Whether a cookie is a live session: signed with the token, not expired, not signed out. */
   const isSession = async (value: string | undefined): Promise<boolean> =>
