@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_WORKER_CONCURRENCY } from '../src/worker/index.ts';
 import { type ServerChild, startServer } from './child.ts';
 import type { Timing } from './dispatch/messages.ts';
 import { type DispatchResult, dispatchTable } from './dispatch/report.ts';
@@ -32,7 +33,7 @@ const log = (line: string): void => {
 };
 
 /** Production's worker concurrency (WorkerOptions.concurrency's default), and BullMQ's here. */
-const CONCURRENCY = 32;
+const CONCURRENCY = DEFAULT_WORKER_CONCURRENCY;
 /** Accounts the queued tasks are spread over (each far below the 10,000 active-task cap). */
 const ACCOUNTS = 10;
 /** Creation requests in flight while queuing. */

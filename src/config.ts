@@ -48,6 +48,8 @@ export interface Config {
   embeddedWorker: boolean;
   /** Lease of a claimed job; a crashed worker's tasks are resumed after it (milliseconds). (Default: 30 s) */
   jobLeaseMs: number;
+  /** Tasks one worker runs at once (`WORKER_CONCURRENCY`); null: the worker's default (128). */
+  workerConcurrency: number | null;
   /**
    * Test-only: exact IP addresses URL downloads may reach although they are private or loopback
    * (`FETCH_ALLOW_ADDRESSES=127.0.0.1`). Empty in production: no private address is ever fetched.
@@ -286,6 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     logLevel,
     embeddedWorker: worker === 'on',
     jobLeaseMs: durationVar(env, 'JOB_LEASE', '30s'),
+    workerConcurrency: env.WORKER_CONCURRENCY?.trim() ? intVar(env, 'WORKER_CONCURRENCY', 0, 1, 4096) : null,
     simCallLog: env.SIM_CALL_LOG?.trim() || null,
     downloadTimeoutMs: downloadTimeout(env),
     downloadRequestMaxBytes: intVar(env, 'DOWNLOAD_REQUEST_MB', 200, 1, 2000) * MIB,

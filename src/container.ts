@@ -234,7 +234,11 @@ export async function createContainer(
       log,
       telemetry,
     },
-    { leaseMs: config.jobLeaseMs, ...overrides.worker },
+    {
+      leaseMs: config.jobLeaseMs,
+      ...(config.workerConcurrency === null ? {} : { concurrency: config.workerConcurrency }),
+      ...overrides.worker,
+    },
   );
   // Links in settings and library bodies: one time and byte budget per request, an allowance per account
   // and minute (issues 10.1, 10.17), shared by every API process on PostgreSQL.

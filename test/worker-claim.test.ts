@@ -143,3 +143,43 @@ test('a claim with nothing due answers from a read, without a write transaction'
   assert.deepEqual(await becomesDue('later', { run_at: at(-1) }), ['later'], 'a free job now due');
   assert.equal(transactions, 2);
 });
+
+test('an account holding its share of the slots leaves the reserve to others, past its own older jobs', async () => {
+  const { db } = t.container.db;
+  await db.deleteFrom('jobs').execute();
+  assert.equal((await t.admin('PATCH', '/admin/v1/models/image', { max_active: 100 })).statusCode, 200);
+  try {
+    const heavy = await t.account({ balanceMinor: 10_000_000 });
+    const other = await t.account({ balanceMinor: 1_000_000 });
+    const create = async (key: string, prompt: string): Promise<string> => {
+      const res = await t.call(key, 'POST', '/v1/tasks', { model: 'image', settings: { prompt } });
+      assert.equal(res.statusCode, 202, res.body);
+      return res.json().id as string;
+    };
+    const heavyTasks: string[] = [];
+    for (let i = 0; i < 12; i++) heavyTasks.push(await create(heavy.key, `heavy ${i}`));
+    const otherTask = await create(other.key, 'other');
+    const claim = (shares?: Parameters<typeof claimJobs>[1]['shares']) =>
+      claimJobs(t.container.db, { workerId: 'w', limit: 4, now: new Date(), leaseMs: 30_000, shares });
+    // The heavy account already runs 2 here (its share): of 4 free slots it takes the 2 outside the
+    // reserve, oldest first; the other account's job, behind ten more of the heavy one's, gets the reserve.
+    const taken = await claim({ running: new Map([[heavy.id, 2]]), share: 2, reserve: 2 });
+    assert.deepEqual(
+      taken.map((j) => j.taskId),
+      [heavyTasks[0], heavyTasks[1], otherTask],
+    );
+    assert.equal(taken[2]?.task?.account_id, other.id);
+    // Without shares, or under its share, the queue's order alone: the heavy account's next four.
+    assert.deepEqual(
+      (await claim()).map((j) => j.taskId),
+      heavyTasks.slice(2, 6),
+    );
+    assert.deepEqual(
+      (await claim({ running: new Map([[heavy.id, 1]]), share: 2, reserve: 2 })).map((j) => j.taskId),
+      heavyTasks.slice(6, 8),
+      'the two slots outside the reserve (the first within its share); the reserve stays free',
+    );
+  } finally {
+    await t.admin('PATCH', '/admin/v1/models/image', { max_active: null });
+  }
+});

@@ -23,7 +23,7 @@ export class ZeroWorkGenerator implements Generator {
     return null;
   }
 
-  async status(): Promise<GenerationStatus> {
+  async status(_handle: string, _request: GenerationRequest): Promise<GenerationStatus> {
     return { state: 'succeeded' };
   }
 

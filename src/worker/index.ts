@@ -1,3 +1,3 @@
 export { Sweeper } from './sweeper.ts';
 export { cancelUpstreamRuns } from './upstream-cancels.ts';
-export { Worker, type WorkerOptions } from './worker.ts';
+export { DEFAULT_WORKER_CONCURRENCY, Worker, type WorkerOptions } from './worker.ts';

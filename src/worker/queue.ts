@@ -18,6 +18,27 @@ export interface ClaimedJob {
 }
 
 /**
+ * How a claim shares a worker's slots between accounts, so that one account's many long runs never keep
+ * another account's task waiting for a slot (CONTRACT §3: a slow task never holds up others). The last
+ * `reserve` free slots go only to accounts that hold fewer than `share` of this worker's slots; the rest
+ * go in queue order. An account alone can thus use all but `reserve` slots.
+ */
+export interface SlotShares {
+  /** This worker's running jobs per account. */
+  running: ReadonlyMap<string, number>;
+  /** Slots an account may hold before the reserve is closed to it. */
+  share: number;
+  /** Free slots kept for accounts under their share. */
+  reserve: number;
+}
+
+/** A due job as a claim first reads it. */
+interface DueJob {
+  id: string;
+  task_id: string;
+}
+
+/**
  * Claims up to `limit` due jobs for `workerId`. PostgreSQL: `for update skip locked`, so concurrent
  * workers never take the same job (graphile-worker's approach); SQLite: the claim runs under BEGIN
  * IMMEDIATE, the database's single writer, which gives the same guarantee.
@@ -32,22 +53,52 @@ export async function claimJobs(
     exclude?: readonly string[];
     /** Jobs are probably due (a backlog): skip the read that looks for any first. */
     expectDue?: boolean;
+    /** How the slots are shared between accounts. (Default: in queue order alone) */
+    shares?: SlotShares;
   },
 ): Promise<ClaimedJob[]> {
   if (input.limit <= 0) return [];
   const now = input.now.toISOString();
   const lockedUntil = new Date(input.now.getTime() + input.leaseMs).toISOString();
   // Free jobs that are due, oldest first, then jobs whose lease ran out: each read from its own partial
-  // index (migration 0021), so a claim never walks past the jobs other runs hold.
-  const due = (reader: Tx, leased: boolean, limit: number, lock: boolean) => {
-    let query = reader.selectFrom('jobs').select('id').where('run_at', '<=', now);
+  // index (migration 0021), so a claim never walks past the jobs other runs hold. `capped` leaves out the
+  // jobs of accounts that may take no more slots (through their tasks), `seen` the jobs already read.
+  const due = (
+    reader: Tx,
+    leased: boolean,
+    limit: number,
+    lock: boolean,
+    more?: { capped: readonly string[]; seen: readonly string[] },
+  ): Promise<DueJob[]> => {
+    let query = reader.selectFrom('jobs').select(['jobs.id', 'jobs.task_id']).where('jobs.run_at', '<=', now);
     query = leased
-      ? query.where('locked_until', 'is not', null).where('locked_until', '<', now).orderBy('locked_until')
-      : query.where('locked_until', 'is', null).orderBy('run_at');
+      ? query
+          .where('jobs.locked_until', 'is not', null)
+          .where('jobs.locked_until', '<', now)
+          .orderBy('jobs.locked_until')
+      : query.where('jobs.locked_until', 'is', null).orderBy('jobs.run_at');
     query = query.limit(limit);
     // A job this worker is still running is never claimed twice by it, even if its lease ran out.
-    if (input.exclude && input.exclude.length > 0) query = query.where('id', 'not in', [...input.exclude]);
-    return (lock && db.dialect.supportsSkipLocked ? query.forUpdate().skipLocked() : query).execute();
+    const exclude = [...(input.exclude ?? []), ...(more?.seen ?? [])];
+    if (exclude.length > 0) query = query.where('jobs.id', 'not in', exclude);
+    if (more && more.capped.length > 0)
+      query = query.where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('tasks')
+              .select('tasks.id')
+              .whereRef('tasks.id', '=', 'jobs.task_id')
+              .where('tasks.account_id', 'in', [...more.capped]),
+          ),
+        ),
+      );
+    return (lock && db.dialect.supportsSkipLocked ? query.forUpdate('jobs').skipLocked() : query).execute();
+  };
+  const dueBoth = async (tx: Tx, limit: number, more?: Parameters<typeof due>[4]): Promise<DueJob[]> => {
+    const jobs = await due(tx, false, limit, true, more);
+    if (jobs.length < limit) jobs.push(...(await due(tx, true, limit - jobs.length, true, more)));
+    return jobs;
   };
   // Most claims of a worker that keeps up find nothing (every run's end and every new task's notice asks):
   // one read says so without the write transaction a claim takes (on SQLite the database's write lock,
@@ -58,9 +109,36 @@ export async function claimJobs(
     (await due(db.db, false, 1, false)).length === 0 && (await due(db.db, true, 1, false)).length === 0;
   if (!input.expectDue && (await nothingDue())) return [];
   return db.dialect.transaction(db.db, async (tx) => {
-    const ids = (await due(tx, false, input.limit, true)).map((r) => r.id);
-    if (ids.length < input.limit)
-      ids.push(...(await due(tx, true, input.limit - ids.length, true)).map((r) => r.id));
+    const candidates = await dueBoth(tx, input.limit);
+    if (candidates.length === 0) return [];
+    // The claimed tasks in one statement, instead of one read per run when it starts.
+    const tasks = new Map<string, TasksTable>();
+    const readTasks = async (jobs: readonly DueJob[]): Promise<void> => {
+      if (jobs.length === 0) return;
+      const rows = await tx
+        .selectFrom('tasks')
+        .selectAll()
+        .where(
+          'id',
+          'in',
+          jobs.map((j) => j.task_id),
+        )
+        .execute();
+      for (const task of rows) tasks.set(task.id, task);
+    };
+    await readTasks(candidates);
+    const picker = new SharePicker(input.limit, input.shares);
+    const skipped = picker.pick(candidates, tasks);
+    if (skipped && picker.picked.length < input.limit) {
+      // Jobs of accounts under their share may wait behind the capped accounts' jobs: read past those.
+      const more = await dueBoth(tx, input.limit - picker.picked.length, {
+        capped: picker.capped(),
+        seen: candidates.map((j) => j.id),
+      });
+      await readTasks(more);
+      picker.pick(more, tasks);
+    }
+    const ids = picker.picked.map((j) => j.id);
     if (ids.length === 0) return [];
     const rows = await tx
       .updateTable('jobs')
@@ -68,24 +146,56 @@ export async function claimJobs(
       .where('id', 'in', ids)
       .returning(['id', 'task_id', 'attempts'])
       .execute();
-    // The claimed tasks in one statement, instead of one read per run when it starts.
-    const tasks = await tx
-      .selectFrom('tasks')
-      .selectAll()
-      .where(
-        'id',
-        'in',
-        rows.map((r) => r.task_id),
-      )
-      .execute();
-    const byId = new Map(tasks.map((task) => [task.id, task]));
     return rows.map((r) => ({
       id: r.id,
       taskId: r.task_id,
       attempts: r.attempts,
-      task: byId.get(r.task_id) ?? null,
+      task: tasks.get(r.task_id) ?? null,
     }));
   });
+}
+
+/** Picks due jobs in queue order under `SlotShares`' rule. */
+class SharePicker {
+  readonly picked: DueJob[] = [];
+  readonly #limit: number;
+  readonly #shares: SlotShares | undefined;
+  readonly #held = new Map<string, number>();
+
+  constructor(limit: number, shares: SlotShares | undefined) {
+    this.#limit = limit;
+    this.#shares = shares;
+    if (shares) for (const [account, count] of shares.running) this.#held.set(account, count);
+  }
+
+  /** Picks from `jobs` while slots are left; true when a job was passed over for its account's share. */
+  pick(jobs: readonly DueJob[], tasks: ReadonlyMap<string, TasksTable>): boolean {
+    let skipped = false;
+    for (const job of jobs) {
+      if (this.picked.length >= this.#limit) break;
+      const account = tasks.get(job.task_id)?.account_id;
+      const held = account === undefined ? 0 : (this.#held.get(account) ?? 0);
+      const leftAfter = this.#limit - this.picked.length - 1;
+      if (
+        this.#shares &&
+        account !== undefined &&
+        held >= this.#shares.share &&
+        leftAfter < this.#shares.reserve
+      ) {
+        skipped = true;
+        continue;
+      }
+      this.picked.push(job);
+      if (account !== undefined) this.#held.set(account, held + 1);
+    }
+    return skipped;
+  }
+
+  /** The accounts at or past their share, whose jobs cannot take the reserve. */
+  capped(): string[] {
+    const share = this.#shares?.share ?? Number.POSITIVE_INFINITY;
+    return [...this.#held].filter(([, held]) => held >= share).map(([account]) => account);
+  }
 }
 
 /** Renews the lease; false when the job is gone or another worker holds it now. */

@@ -9,7 +9,7 @@ import type { TaskTelemetry } from '../observability/index.ts';
 import type { BlobStore } from '../storage/index.ts';
 import { TASKS_CHANNEL } from '../tasks/index.ts';
 import { ShutdownSignal } from './failures.ts';
-import { type ClaimedJob, claimJobs, renewLease } from './queue.ts';
+import { type ClaimedJob, claimJobs, renewLease, type SlotShares } from './queue.ts';
 import { RunFolders } from './run-folder.ts';
 import { RunWakes } from './run-wakes.ts';
 import { TaskRun } from './task-run.ts';
@@ -40,6 +40,12 @@ export interface WorkerDeps {
  * (milliseconds): the gathered slots are filled by one claim transaction instead of one each.
  */
 const CLAIM_GATHER_MS = 5;
+
+/**
+ * Tasks a worker runs at once unless WORKER_CONCURRENCY says otherwise: more than one account's unfinished
+ * tasks under the default limits (10 per model), since a run mostly waits for its provider.
+ */
+export const DEFAULT_WORKER_CONCURRENCY = 128;
 /** Tasks whose waits in a row a worker counts at most. */
 const MAX_WAITING_TASKS = 10_000;
 
@@ -54,7 +60,10 @@ export interface RunOptions {
 }
 
 export interface WorkerOptions {
-  /** Tasks run at once by this worker. (Default: 32) */
+  /**
+   * Tasks run at once by this worker (WORKER_CONCURRENCY). A quarter of the slots is kept for accounts
+   * that hold fewer than a quarter of them (queue.ts, `SlotShares`). (Default: DEFAULT_WORKER_CONCURRENCY)
+   */
   concurrency?: number;
   /** Lease of a claimed job (milliseconds), renewed at a third of it. (Default: 30 s) */
   leaseMs?: number;
@@ -85,7 +94,10 @@ export class Worker {
   readonly #leaseMs: number;
   readonly #pollIntervalMs: number;
   readonly #runOptions: RunOptions;
-  readonly #running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  readonly #running = new Map<
+    string,
+    { abort: AbortController; done: Promise<void>; accountId: string | null }
+  >();
   /** Runs sleeping between status reads, woken by their callbacks. */
   readonly #runWakes = new RunWakes();
   /** The runs' temporary folders, kept empty between runs (one per slot at most). */
@@ -107,7 +119,7 @@ export class Worker {
 
   constructor(deps: WorkerDeps, options: WorkerOptions = {}) {
     this.#deps = deps;
-    this.#concurrency = options.concurrency ?? 32;
+    this.#concurrency = options.concurrency ?? DEFAULT_WORKER_CONCURRENCY;
     this.#claimBatch = Math.max(1, Math.floor(this.#concurrency / 4));
     this.#folders = new RunFolders(this.#concurrency);
     this.#leaseMs = options.leaseMs ?? 30_000;
@@ -178,11 +190,21 @@ export class Worker {
       leaseMs: this.#leaseMs,
       exclude: [...this.#running.keys()],
       expectDue: this.#backlogged,
+      shares: this.#shares(),
     });
     // Every slot taken (none free to begin with, too): more jobs may be due than the claim could take.
     this.#backlogged = jobs.length === free;
     for (const job of jobs) this.#startJob(job);
     return jobs.length;
+  }
+
+  /** This worker's slots per account, and the share and reserve of SlotShares (a quarter each). */
+  #shares(): SlotShares {
+    const running = new Map<string, number>();
+    for (const { accountId } of this.#running.values())
+      if (accountId !== null) running.set(accountId, (running.get(accountId) ?? 0) + 1);
+    const quarter = Math.max(1, Math.floor(this.#concurrency / 4));
+    return { running, share: quarter, reserve: quarter };
   }
 
   async #claimLoop(): Promise<void> {
@@ -230,7 +252,7 @@ export class Worker {
         this.#running.delete(job.id);
         this.#runEnded();
       });
-    this.#running.set(job.id, { abort, done });
+    this.#running.set(job.id, { abort, done, accountId: job.task?.account_id ?? null });
   }
 
   /**
