@@ -24,6 +24,7 @@ import {
   type PriceTable,
   priceOf,
   settingsJsonSchema,
+  stepOf,
   validateSettings,
 } from '../src/catalog/index.ts';
 
@@ -103,7 +104,8 @@ const SECONDS: Unit = ['s', 's'];
 function numberBounds(schema: JsonSchema): string[] {
   const min = typeof schema.minimum === 'number' ? schema.minimum : undefined;
   const max = typeof schema.maximum === 'number' ? schema.maximum : undefined;
-  const step = schema.multipleOf === undefined ? '' : `step ${schema.multipleOf}`;
+  const stepValue = stepOf(schema as Parameters<typeof stepOf>[0]);
+  const step = stepValue === undefined ? '' : `step ${stepValue}`;
   return [range(min, max), step];
 }
 

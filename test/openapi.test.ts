@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import swagger from '@fastify/swagger';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import Fastify from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type OpenApiDocument, publicDocument, swaggerOptions } from '../src/http/index.ts';
@@ -478,6 +479,29 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
       }
       for (const mode of model.modes) assert.ok(schemas[`Settings.${model.key}.${mode.name}`], mode.name);
     }
+  });
+
+  test('a step of two decimals is published so that standard validators take what the service takes', async () => {
+    const key = (await t.account({ balanceMinor: 100_000 })).key;
+    const published = JSON.stringify(open) + (await t.call(key, 'GET', '/v1/models')).body;
+    // JSON Schema validators check multipleOf by floating-point division: 0.07 / 0.01 is not whole.
+    assert.equal(/"multipleOf":\s*[0-9]*\.[0-9]/.test(published), false, 'a fractional multipleOf');
+    assert.ok(published.includes('"x-multipleOf":0.01'));
+    const ajv = new Ajv2020({ strict: false });
+    const settings = ajv.compile(open.components.schemas?.['Settings.music.generate'] as object);
+    const body = { mode: 'generate', customMode: true, title: 't', style: 's', prompt: 'p' };
+    for (const styleWeight of [0.07, 0.29, 0.57, 0.94]) {
+      const sent = { ...body, styleWeight };
+      assert.ok(settings(sent), `${styleWeight}: ${JSON.stringify(settings.errors)}`);
+      const priced = await t.call(key, 'POST', '/v1/price', { model: 'music', settings: sent });
+      assert.equal(priced.statusCode, 200, priced.body);
+    }
+    // The service still refuses a third decimal.
+    const refused = await t.call(key, 'POST', '/v1/price', {
+      model: 'music',
+      settings: { ...body, styleWeight: 0.075 },
+    });
+    assert.equal(refused.statusCode, 422, refused.body);
   });
 
   test('the response validator refuses undeclared statuses, media types and bodies', () => {

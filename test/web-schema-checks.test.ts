@@ -185,12 +185,17 @@ test('a step (multipleOf) is checked as the API checks it', () => {
   const api = twoDecimals(z.number());
   const typed = [0.07, 0.29, 0.57, 0.58, 0.655, 0.001, 0.123, 1e-300, 5e-324, 12.34, 0.1 + 0.2];
   for (let i = 0; i <= 100; i++) typed.push(i / 100, i * 0.01);
+  // The published schemas carry a decimal step as `x-multipleOf` (catalog DECIMAL_STEP); the same check.
   for (const value of typed)
-    assert.equal(
-      checkValue('w', { type: 'number', multipleOf: 0.01 }, value, false, en).length === 0,
-      api.safeParse(value).success,
-      `client and API disagree about ${value}`,
-    );
+    for (const schema of [
+      { type: 'number', multipleOf: 0.01 },
+      { type: 'number', 'x-multipleOf': 0.01 },
+    ])
+      assert.equal(
+        checkValue('w', schema, value, false, en).length === 0,
+        api.safeParse(value).success,
+        `client and API disagree about ${value} (${JSON.stringify(schema)})`,
+      );
   assert.deepEqual(checkValue('n', { type: 'integer', multipleOf: 5 }, 12, false, en), [
     'N: a multiple of 5 is needed.',
   ]);

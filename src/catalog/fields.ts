@@ -56,20 +56,51 @@ export function isRefusedSetting(schema: unknown): boolean {
 }
 
 /**
+ * Where a published schema says that a number has at most two decimals: `x-multipleOf: 0.01` instead of
+ * `multipleOf: 0.01`, which JSON Schema validators check by floating-point division, so Ajv and Python's
+ * jsonschema refuse 0.07 or 0.29, values the service takes. The service checks the decimals itself
+ * (`twoDecimals`); the dashboard and the generated docs read the step from either keyword (`stepOf`).
+ */
+export const DECIMAL_STEP = 'x-multipleOf';
+
+/** The step of a number's schema: `multipleOf`, or `x-multipleOf` (DECIMAL_STEP). */
+export function stepOf(schema: { multipleOf?: unknown; [DECIMAL_STEP]?: unknown }): number | undefined {
+  const step = schema.multipleOf ?? schema[DECIMAL_STEP];
+  return typeof step === 'number' ? step : undefined;
+}
+
+/** Moves every fractional `multipleOf` of a JSON Schema (in place, at any depth) to DECIMAL_STEP. */
+export function portableSteps<T>(node: T): T {
+  if (Array.isArray(node)) for (const item of node) portableSteps(item);
+  else if (typeof node === 'object' && node !== null) {
+    const record = node as Record<string, unknown>;
+    const step = record.multipleOf;
+    if (typeof step === 'number' && !Number.isInteger(step)) {
+      delete record.multipleOf;
+      record[DECIMAL_STEP] = step;
+    }
+    for (const value of Object.values(record)) portableSteps(value);
+  }
+  return node;
+}
+
+/**
  * The JSON Schema (draft 2020-12) of a mode's settings as callers send them, the one GET /v1/models
- * and the OpenAPI document publish: a refused setting is `not: {}`.
+ * and the OpenAPI document publish: a refused setting is `not: {}`, a step of two decimals DECIMAL_STEP.
  */
 export function settingsJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  return z.toJSONSchema(schema, {
-    io: 'input',
-    unrepresentable: 'any',
-    override: ({ zodSchema, jsonSchema }) => {
-      if (!isRefusedSetting(zodSchema)) return;
-      // Known to the mode only to be refused: never valid there.
-      for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
-      (jsonSchema as Record<string, unknown>)['not'] = {};
-    },
-  }) as Record<string, unknown>;
+  return portableSteps(
+    z.toJSONSchema(schema, {
+      io: 'input',
+      unrepresentable: 'any',
+      override: ({ zodSchema, jsonSchema }) => {
+        if (!isRefusedSetting(zodSchema)) return;
+        // Known to the mode only to be refused: never valid there.
+        for (const key of Object.keys(jsonSchema)) delete (jsonSchema as Record<string, unknown>)[key];
+        (jsonSchema as Record<string, unknown>)['not'] = {};
+      },
+    }) as Record<string, unknown>,
+  );
 }
 
 /** Length of the first file named by `field`, when it was probed (seconds). */

@@ -9,7 +9,7 @@ import { videoOmni } from './video-omni.ts';
 import { voice } from './voice.ts';
 
 export type { ExampleFile, ModeExample } from './example.ts';
-export { settingsJsonSchema } from './fields.ts';
+export { DECIMAL_STEP, portableSteps, settingsJsonSchema, stepOf } from './fields.ts';
 export * from './model-spec.ts';
 export type { PriceRule } from './price-rule.ts';
 export { loadPriceTable, type PriceTable, priceOf } from './prices.ts';

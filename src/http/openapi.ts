@@ -6,6 +6,7 @@
  */
 import type { SwaggerOptions } from '@fastify/swagger';
 import { createJsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { portableSteps } from '../catalog/index.ts';
 import { discriminateTaskRequest, type Json, ref, type SettingsCatalog } from './openapi-settings.ts';
 
 type Transform = ReturnType<typeof createJsonSchemaTransform>;
@@ -259,7 +260,8 @@ export function finishDocument(doc: OpenApiDocument, catalog: SettingsCatalog): 
       }
     }
   }
-  return doc;
+  // Library bodies' decimal steps, as the settings' (catalog `portableSteps`).
+  return portableSteps(doc);
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Client-side checks of one settings value against its JSON Schema, before `Create task` is sent: required,
- * lengths, bounds, whole numbers, steps (`multipleOf`), item counts and links. The API checks everything
+ * lengths, bounds, whole numbers, steps (`multipleOf`, or `x-multipleOf` where a published schema keeps
+ * a decimal step from validators that divide in floating point), item counts and links. The API checks everything
  * again; these only spare a call that would be refused.
  */
 
@@ -11,11 +12,17 @@ interface Checked {
   minimum?: number;
   maximum?: number;
   multipleOf?: number;
+  'x-multipleOf'?: number;
   minLength?: number;
   maxLength?: number;
   format?: string;
   minItems?: number;
   maxItems?: number;
+}
+
+/** The step of a number: `multipleOf`, or the published schemas' `x-multipleOf` for decimal steps. */
+export function stepOf(schema: Pick<Checked, 'multipleOf' | 'x-multipleOf'>): number | undefined {
+  return schema.multipleOf ?? schema['x-multipleOf'];
 }
 
 /** A field name as people read it: `image_urls` → `Image urls`, `songDescription` → `Song description`. */
@@ -124,8 +131,11 @@ export function checkValue(
     if (!Number.isFinite(value)) return [say(words, 'newCheckNumber', label)];
     if (schema.type === 'integer' && !Number.isInteger(value))
       problems.push(say(words, 'newCheckInteger', label));
-    else if (schema.multipleOf !== undefined && !isMultiple(value, schema.multipleOf))
-      problems.push(say(words, 'newCheckMultiple', label, schema.multipleOf));
+    else {
+      const step = stepOf(schema);
+      if (step !== undefined && !isMultiple(value, step))
+        problems.push(say(words, 'newCheckMultiple', label, step));
+    }
     if (schema.minimum !== undefined && value < schema.minimum)
       problems.push(say(words, 'newCheckMin', label, schema.minimum));
     if (schema.maximum !== undefined && value > schema.maximum)

@@ -4,7 +4,7 @@
  * carries `data-path` and answers its value (undefined when not set) and its client-side checks.
  */
 import { showProblems } from './form-feedback.js';
-import { checkValue, choiceLabel, fieldLabel, hintText } from './schema-checks.js';
+import { checkValue, choiceLabel, fieldLabel, hintText, stepOf } from './schema-checks.js';
 
 /** The part of JSON Schema the catalog's settings use. */
 export interface Schema {
@@ -17,6 +17,7 @@ export interface Schema {
   minimum?: number;
   maximum?: number;
   multipleOf?: number;
+  'x-multipleOf'?: number;
   minLength?: number;
   maxLength?: number;
   format?: string;
@@ -180,8 +181,8 @@ export function numberControl(
   if (schema.minimum !== undefined) attrs.min = String(schema.minimum);
   if (schema.maximum !== undefined && schema.maximum < Number.MAX_SAFE_INTEGER)
     attrs.max = String(schema.maximum);
-  attrs.step =
-    schema.multipleOf !== undefined ? String(schema.multipleOf) : schema.type === 'integer' ? '1' : 'any';
+  const step = stepOf(schema);
+  attrs.step = step !== undefined ? String(step) : schema.type === 'integer' ? '1' : 'any';
   const input = el('input', attrs);
   const start = initial ?? schema.default;
   if (typeof start === 'number') input.value = String(start);
