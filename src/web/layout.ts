@@ -150,7 +150,8 @@ export interface FormProblem {
 
 /**
  * Said only where the browser runs no script, on pages whose forms are sent by their script (a new task,
- * uploads, libraries): without it their buttons would do nothing and say nothing.
+ * uploads, libraries): their controls carry `data-needs-script`, which site.css hides then (`@media
+ * (scripting: none)`), so no button does nothing and no form sends what was typed into the address.
  */
 export function needsScript(w: Words): VNode {
   return html`<noscript><p class="error" role="alert">${w.needsScript}</p></noscript>`;

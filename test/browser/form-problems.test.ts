@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { drawPicture, encodePng } from '../../src/generators/simulator/media/png.ts';
 import { ADMIN_TOKEN } from '../helpers.ts';
 import { confirmedPerson, launchBrowser, newContext, startWebApp, type WebApp } from './kit.ts';
 
@@ -230,6 +231,13 @@ describe('refusals at their field', () => {
     const answer = await made.text();
     assert.equal(made.status, 202, answer);
     const taskId = (JSON.parse(answer) as { id: string }).id;
+    // An upload, so /uploads has a row with its Delete.
+    const uploaded = await fetch(`${web.base}/v1/files?filename=kite.png`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(encodePng(64, 64, drawPicture(64, 64, 'kite'))),
+    });
+    assert.equal(uploaded.status, 201, await uploaded.text());
     const notice = 'This page works with JavaScript: turn it on in your browser to send its forms.';
     const scriptPages = [
       '/new?model=image',
@@ -245,7 +253,13 @@ describe('refusals at their field', () => {
     for (const path of scriptPages) {
       await page.goto(`${web.base}${path}`);
       assert.equal(await page.getByRole('alert').filter({ hasText: notice }).isVisible(), true, path);
+      // No button that only the script could send is shown: Create task, Create record, Upload, Delete.
+      const controls = page.locator('main').getByRole('button', { name: /Create|Upload|Delete/ });
+      assert.equal(await controls.count(), 0, `${path}: ${await controls.allTextContents()}`);
+      assert.equal(await page.locator('main form :is(input, textarea):visible').count(), 0, path);
     }
+    await page.goto(`${web.base}/uploads`);
+    assert.equal(await page.getByRole('link', { name: 'kite.png' }).isVisible(), true);
     await page.goto(`${web.base}/tasks/${taskId}`);
     assert.equal(await page.getByText('The page follows the task as it runs.').isVisible(), false);
     await page.getByRole('link', { name: 'Reload the page to see how the task goes on.' }).click();
@@ -263,6 +277,9 @@ describe('refusals at their field', () => {
       await scripted.goto(`${web.base}${path}`);
       assert.equal(await scripted.getByText(notice).isVisible(), false, path);
     }
+    await scripted.goto(`${web.base}/uploads`);
+    assert.equal(await scripted.getByRole('button', { name: 'Delete kite.png' }).isVisible(), true);
+    assert.equal(await scripted.getByRole('button', { name: 'Upload', exact: true }).isVisible(), true);
     await scripted.goto(`${web.base}/tasks/${taskId}`);
     await scripted.getByText('The page follows the task as it runs.').waitFor();
     assert.equal(await scripted.getByText('Reload the page to see how the task goes on.').isVisible(), false);

@@ -90,7 +90,7 @@ function recordRow(decl: LibraryDecl, r: Record<string, unknown>, w: Words): VNo
       <span class="error-text" data-record-error="">${error ? fill(w.libError, { error }) : null}</span></td>
     <td data-label=${w.libCreatedAt}>${created ? html`<time datetime=${created}>${moscowTime(created)}</time>` : null}</td>
     <td class="actions">
-      <button type="button" class="danger" data-delete=${`${libraryPath(decl)}/${id}`}
+      <button type="button" class="danger" data-needs-script="" data-delete=${`${libraryPath(decl)}/${id}`}
         data-confirm=${fill(w.libDeleteConfirm, { name })} aria-label=${`${w.libDelete} ${name}`}>${w.libDelete}</button>
     </td>
   </tr>`;

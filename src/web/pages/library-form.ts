@@ -217,7 +217,7 @@ export function creationForm(
   },
 ): VNode {
   const { w } = options;
-  return html`${needsScript(w)}<form class="stack library-form" data-library-form="" data-path=${options.path}
+  return html`${needsScript(w)}<form class="stack library-form" data-library-form="" data-needs-script="" data-path=${options.path}
       data-idempotent=${options.idempotent ? '' : undefined}
       data-next=${options.next} data-creating=${w.libCreating} data-uploading=${w.libUploading}
       data-uploaded=${w.libUploadedFile}>

@@ -115,7 +115,7 @@ export async function newTaskPage(app: FastifyInstance, deps: PageDeps): Promise
               </fieldset>
               <p class="price">${w.newPrice}: <output id="new-price" data-state="waiting" aria-live="polite">${w.newPriceWaiting}</output></p>
               <p id="new-error" class="error" role="alert" hidden></p>
-              <button type="submit" id="new-create">${w.newCreate}</button>
+              <button type="submit" id="new-create" data-needs-script="">${w.newCreate}</button>
             </form>`
       }`;
     return sendHtml(

@@ -60,7 +60,7 @@ function fileRow(file: WebUpload, w: Words, lang: string): VNode {
       </div>
     </td>
     <td class="actions">
-      <button type="button" class="danger" data-delete=${`/v1/files/${file.id}`}
+      <button type="button" class="danger" data-needs-script="" data-delete=${`/v1/files/${file.id}`}
         data-confirm=${fill(w.upDeleteConfirm, { name: file.filename })} aria-label=${`${w.libDelete} ${file.filename}`}>${w.libDelete}</button>
     </td>
   </tr>`;
@@ -95,7 +95,7 @@ function uploadsPage(
       quota: bytesText(listed.quotaBytes, lang),
     })}</p>
     ${needsScript(w)}
-    <form class="stack" data-upload-form="" data-progress=${w.upProgress} data-done=${w.upDone}
+    <form class="stack" data-upload-form="" data-needs-script="" data-progress=${w.upProgress} data-done=${w.upDone}
       data-refusals=${JSON.stringify(fileRefusals(lang, w.upFilesNamed))}>
       <label>${w.upFiles}<input type="file" name="file" multiple required /></label>
       <button type="submit">${w.upSend}</button>
