@@ -477,6 +477,11 @@ describe('the new-task page in a browser', () => {
       await page.getByRole('button', { name: 'Create task' }).click();
       assert.equal((await answer).status(), 402);
       await alert.waitFor({ state: 'visible' });
+      // Clicked straight from the description: leaving the field changed nothing, so the price stays
+      // and the refusal names it.
+      const price = await page.locator('#new-price').textContent();
+      assert.match(price ?? '', /^RUB\s?\d+\.\d{2}$/);
+      assert.ok((await alert.textContent())?.includes(`(${price})`), await alert.textContent());
     }
     // The same submission retried keeps its Idempotency-Key; a change makes a new submission.
     await page.locator('[data-path="soundLoop"]').setChecked(true);

@@ -85,6 +85,9 @@ function start(form: HTMLFormElement): void {
     settings: (control?.value() ?? {}) as Record<string, unknown>,
   });
 
+  /** The body the price was last asked for (or is being asked for). */
+  let lastBody: string | null = null;
+
   function showError(message: string | null): void {
     errorBox.textContent = message ?? '';
     errorBox.hidden = message === null;
@@ -154,6 +157,11 @@ function start(form: HTMLFormElement): void {
    * the API can only refuse.
    */
   function onChange(drawn = false): void {
+    // A `change` that follows the `input` events of the same edit (the field left, as by clicking Create
+    // task) changes nothing: the price shown stays, and with it the amount a refusal names.
+    const sent = JSON.stringify(body());
+    if (!drawn && sent === lastBody) return;
+    lastBody = sent;
     idempotencyKey = null;
     showError(null);
     // After a refused Create, the fields' own messages follow the changes (one solved disappears).
