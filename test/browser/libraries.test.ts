@@ -319,6 +319,28 @@ describe('libraries pages in the browser', () => {
     assert.equal(await alert.isHidden(), true);
   });
 
+  test("a refused file names the field the form shows, not the API's `file`", async () => {
+    const page = person.page;
+    await page.goto(`${web.base}/libraries/video-omni/characters/new`);
+    const pickers = page.locator('input[type="file"][data-fills]');
+    assert.ok((await pickers.count()) >= 2, 'a form with two file fields');
+    const alert = page.locator('[data-form-error]');
+    for (const index of [0, 1]) {
+      const picker = pickers.nth(index);
+      const label = (await picker.getAttribute('data-field')) ?? '';
+      const refused = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/files');
+      await picker.setInputFiles({
+        name: 'notes.txt',
+        mimeType: 'text/plain',
+        buffer: Buffer.from('plain words, no picture'),
+      });
+      assert.equal((await refused).status(), 422);
+      await alert.filter({ hasText: `“${label}”` }).waitFor();
+      const said = (await alert.textContent()) ?? '';
+      assert.equal(said, `The file in “${label}” is of a type that is not accepted here.`);
+    }
+  });
+
   test('a name of emoji as long as the API takes is typed whole and makes its record', async () => {
     const page = person.page;
     await page.goto(`${web.base}/libraries/image/styles/new`);

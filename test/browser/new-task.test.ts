@@ -481,7 +481,8 @@ describe('the new-task page in a browser', () => {
       // and the refusal names it.
       const price = await page.locator('#new-price').textContent();
       assert.match(price ?? '', /^RUB\s?\d+\.\d{2}$/);
-      assert.ok((await alert.textContent())?.includes(`(${price})`), await alert.textContent());
+      const said = (await alert.textContent()) ?? '';
+      assert.ok(said.includes(`(${price})`), said);
     }
     // The same submission retried keeps its Idempotency-Key; a change makes a new submission.
     await page.locator('[data-path="soundLoop"]').setChecked(true);

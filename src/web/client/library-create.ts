@@ -53,6 +53,23 @@ function messageOf(error: unknown): string {
   return error instanceof ApiFailure || error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * A refused upload's message: about the file, in the form's words with the field as the form labels it
+ * (the form's `data-refusals`, by code; the API names it `file`); anything else as the API says it.
+ */
+function uploadRefusal(form: HTMLFormElement, error: unknown, field: string): string {
+  if (error instanceof ApiFailure) {
+    let own: string | undefined;
+    try {
+      own = (JSON.parse(form.dataset.refusals ?? '{}') as Record<string, string>)[error.code];
+    } catch {
+      own = undefined;
+    }
+    if (own !== undefined) return own.replaceAll('{field}', field);
+  }
+  return messageOf(error);
+}
+
 /** Uploads one file and puts its link into the field (a line more for a list of links). */
 async function uploadInto(
   form: HTMLFormElement,
@@ -88,7 +105,7 @@ function wirePickers(form: HTMLFormElement): void {
       try {
         for (const file of picker.files ?? []) await uploadInto(form, target, file);
       } catch (error) {
-        showError(form, messageOf(error));
+        showError(form, uploadRefusal(form, error, picker.dataset.field ?? ''));
       } finally {
         picker.value = '';
       }
@@ -129,7 +146,7 @@ function wireRecorders(form: HTMLFormElement): void {
       try {
         await uploadInto(form, target, new File([blob], 'recording.wav', { type: 'audio/wav' }));
       } catch (error) {
-        showError(form, messageOf(error));
+        showError(form, uploadRefusal(form, error, box.dataset.field ?? ''));
       }
     });
   }

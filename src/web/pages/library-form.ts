@@ -6,10 +6,12 @@
  * (client/library-create.ts) builds the JSON body from the `data-type` of each control.
  */
 import { z } from 'zod';
+import type { Lang } from '../../i18n/index.ts';
 import { html, type VNode } from '../html.ts';
 import { needsScript } from '../layout.ts';
 import type { LibraryDecl } from '../libraries-port.ts';
 import { fill, type Words } from '../words.ts';
+import { fieldFileRefusals } from './uploads.ts';
 
 /** What the schema says of one field (the JSON Schema keywords we render). */
 export interface FieldSchema {
@@ -128,11 +130,12 @@ function linkField(
         : html`<input id=${id} type="url" name=${name} data-type="link" required=${required} />`
     }
     <label class="picker">${many ? w.libPickFiles : w.libPickFile}
-      <input type="file" multiple=${many} accept=${acceptOf(files?.formats)} data-fills=${id} />
+      <input type="file" multiple=${many} accept=${acceptOf(files?.formats)} data-fills=${id}
+        data-field=${fieldLabel(w, name)} />
     </label>
     ${
       !many && files?.formats.includes('wav')
-        ? html`<p class="recorder" data-recorder=${id} hidden>
+        ? html`<p class="recorder" data-recorder=${id} data-field=${fieldLabel(w, name)} hidden>
             <button type="button" class="secondary" data-record-start="">${w.voiceRecord}</button>
             <button type="button" class="danger" data-record-stop="" hidden>${w.voiceStop}</button>
             <span class="hint" data-record-status="" data-recording=${w.voiceRecordingNow}
@@ -152,7 +155,7 @@ export function fieldControl(
   s: FieldSchema,
   required: boolean,
   w: Words,
-  lang: string,
+  lang: Lang,
 ): VNode {
   const isLinks = s.type === 'array' && (s as { items?: FieldSchema }).items?.type === 'string';
   if (name.endsWith('_urls') || (isLinks && name in { ...decl.files, ...decl.laterFiles }))
@@ -210,7 +213,7 @@ export function creationForm(
     path: string;
     next: string;
     w: Words;
-    lang: string;
+    lang: Lang;
     schema?: z.ZodType;
     submit?: string;
     idempotent?: boolean;
@@ -220,7 +223,8 @@ export function creationForm(
   return html`${needsScript(w)}<form class="stack library-form" data-library-form="" data-needs-script="" data-path=${options.path}
       data-idempotent=${options.idempotent ? '' : undefined}
       data-next=${options.next} data-creating=${w.libCreating} data-uploading=${w.libUploading}
-      data-uploaded=${w.libUploadedFile}>
+      data-uploaded=${w.libUploadedFile}
+      data-refusals=${JSON.stringify(fieldFileRefusals(options.lang))}>
     ${fieldsOf(options.schema ?? decl.body).map((f) => fieldControl(decl, f.name, f.schema, f.required, w, options.lang))}
     <p class="error" role="alert" data-form-error="" hidden></p>
     <p class="hint" role="status" data-form-status=""></p>

@@ -16,7 +16,7 @@ import { sendHtml } from '../respond.ts';
 import type { PageDeps } from '../routes.ts';
 import { type Words, wordsOf } from '../words.ts';
 import { modeLabel, modelLabel, settingWords } from '../words-settings.ts';
-import { fileRefusals } from './uploads.ts';
+import { fieldFileRefusals } from './uploads.ts';
 
 /** A model as GET /v1/models lists it: what the page and its island read. */
 export interface CatalogModel {
@@ -36,8 +36,7 @@ export interface NewTaskCatalog {
 /** The page's own words and the settings' words, handed to the island in the person's language. */
 function islandWords(w: Words, lang: Lang): Record<string, string> {
   // A refused upload names the field as the form labels it, not as the API does (`file`).
-  const label = lang === 'ru' ? '«{field}»' : '“{field}”';
-  const refusals = Object.entries(fileRefusals(lang, label)).map(([code, text]) => [`refusal_${code}`, text]);
+  const refusals = Object.entries(fieldFileRefusals(lang)).map(([code, text]) => [`refusal_${code}`, text]);
   return {
     ...Object.fromEntries(Object.entries(w).filter(([key]) => key.startsWith('new') && key !== 'newTask')),
     ...settingWords(lang),

@@ -82,6 +82,14 @@ export function fileRefusals(lang: Lang, label: string): Record<string, string> 
   return Object.fromEntries(shown.map((error) => [error.code, refusalOf(error, lang, labels).message]));
 }
 
+/**
+ * `fileRefusals` for a form with several file fields: `{field}` stands for the label of the field the file
+ * was picked for, in the page's quotes, which the island fills in.
+ */
+export function fieldFileRefusals(lang: Lang): Record<string, string> {
+  return fileRefusals(lang, lang === 'ru' ? '«{field}»' : '“{field}”');
+}
+
 function uploadsPage(
   context: WebContext,
   deps: PageDeps,
