@@ -329,7 +329,7 @@ describe('operator console', () => {
     const shown = await browser.get(`/admin/accounts/${id}?done=credited`);
     assert.match(textOf(shown.body), /Credited\./);
     assert.match(textOf(shown.body), /RUB\s?1,234\.56/);
-    assert.match(shown.body, /<td>Credit<\/td>/);
+    assert.match(shown.body, /<td data-label="Kind">Credit<\/td>/);
     const bad = await browser.post(`/admin/accounts/${id}/credit`, { amount: 'lots', reference: 'r1' });
     assert.equal(bad.statusCode, 422);
     assert.match(textOf(bad.body), /The amount is rubles/);

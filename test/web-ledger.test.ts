@@ -91,9 +91,11 @@ describe('ledger page and CSV export', () => {
     const res = await browser.get('/ledger');
     assert.equal(res.statusCode, 200);
     const text = textOf(res.body);
-    const kinds = [...res.body.matchAll(/<tr data-entry="[^"]+">\s*<td>.*?<\/td>\s*<td>([^<]+)<\/td>/g)].map(
-      (m) => m[1],
-    );
+    const kinds = [
+      ...res.body.matchAll(
+        /<tr data-entry="[^"]+">\s*<td[^>]*>.*?<\/td>\s*<td data-label="Kind">([^<]+)<\/td>/g,
+      ),
+    ].map((m) => m[1]);
     assert.deepEqual(kinds, [
       'Charged (was held)',
       'Held for a task',

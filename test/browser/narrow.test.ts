@@ -111,7 +111,7 @@ describe('pages on a 375 px wide screen', () => {
     await russian.close();
   });
 
-  test("a task's status and price, and a record's Delete, are on a 360 px screen without scrolling", async () => {
+  test("a task's status and price, a record's or upload's Delete, a key's Revoke are on a 360 px screen", async () => {
     const { page } = person;
     await page.setViewportSize(SMALL_PHONE);
     // Within the screen: not cut by a table that scrolls sideways by itself.
@@ -160,6 +160,25 @@ describe('pages on a 375 px wide screen', () => {
     }
     await page.goto(`${web.base}/libraries`);
     await onScreen('section.library td.actions button[data-delete]');
+    // The keys', uploads', top-ups' and ledger's rows stack too: a key's Revoke, an upload's Delete, a
+    // top-up's state and the ledger's running balance stay on the screen.
+    const key = await web.admin('POST', `/admin/v1/accounts/${person.accountId}/keys`, { name: 'phone key' });
+    assert.equal(key.statusCode, 201, key.body);
+    const topup = await page.request.post(`${web.base}/v1/topups`, {
+      data: { amount_minor: 150_000 },
+      headers: { 'x-csrf-token': csrf },
+    });
+    assert.equal(topup.status(), 201, await topup.text());
+    await page.goto(`${web.base}/keys`);
+    await onScreen('td[data-label="Created"]');
+    await onScreen('button[aria-label^="Revoke"]');
+    await page.goto(`${web.base}/uploads`);
+    await onScreen('td[data-label="Expires"]');
+    await onScreen('button[aria-label="Delete car.png"]');
+    await page.goto(`${web.base}/topup`);
+    await onScreen('table.topups td[data-label="State"]');
+    await page.goto(`${web.base}/ledger`);
+    await onScreen('table.ledger td[data-label="Available after"]');
     await page.setViewportSize(PHONE);
   });
 

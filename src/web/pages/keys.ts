@@ -46,11 +46,11 @@ interface KeysView {
 
 function keyRow(key: WebKey, w: Words, locale: string): VNode {
   return html`<tr>
-    <td><code>${key.prefix}</code></td>
-    <td>${key.name ?? ''}</td>
-    <td>${key.models === null ? w.allModels : key.models.join(', ')}</td>
-    <td>${key.daily_limit_minor === null ? w.noLimit : money(key.daily_limit_minor, locale)}</td>
-    <td><time datetime=${key.created_at}>${moscowDate(key.created_at)}</time></td>
+    <td data-label=${w.keyPrefix}><code>${key.prefix}</code></td>
+    <td data-label=${w.keyName}>${key.name ?? ''}</td>
+    <td data-label=${w.keyModels}>${key.models === null ? w.allModels : key.models.join(', ')}</td>
+    <td data-label=${w.keyDailyLimit}>${key.daily_limit_minor === null ? w.noLimit : money(key.daily_limit_minor, locale)}</td>
+    <td data-label=${w.keyCreated}><time datetime=${key.created_at}>${moscowDate(key.created_at)}</time></td>
     <td>
       ${
         key.revoked_at
@@ -192,7 +192,7 @@ function keysPage(context: WebContext, deps: PageDeps, view: KeysView): string {
       ${
         view.keys.length === 0
           ? html`<p class="hint">${w.noKeys}</p>`
-          : html`<table>
+          : html`<table class="stack-narrow">
               <thead><tr>
                 <th>${w.keyPrefix}</th><th>${w.keyName}</th><th>${w.keyModels}</th>
                 <th>${w.keyDailyLimit}</th><th>${w.keyCreated}</th><th></th>

@@ -211,18 +211,18 @@ export function ledgerTable(
         ? topup(topupId, entry.reference ?? '')
         : html`<span>${entry.reference ?? ''}</span>`;
   };
-  return html`<table class="ledger">
+  return html`<table class="ledger stack-narrow">
     <thead>
       <tr><th>${w.ledgerWhen}</th><th>${w.ledgerKind}</th><th>${w.ledgerAmount}</th><th>${w.ledgerFor}</th><th>${w.ledgerAfter}</th></tr>
     </thead>
     <tbody>
       ${entries.map(
         (entry) => html`<tr data-entry=${entry.id}>
-          <td><time datetime=${entry.created_at}>${moscowTime(entry.created_at)}</time></td>
-          <td>${w[`kind_${entry.type}`]}</td>
-          <td class=${`amount ${entry.type}`}>${signed(entry, locale)}</td>
-          <td>${what(entry)}</td>
-          <td class="amount">${money(entry.available_after_minor, locale)}</td>
+          <td data-label=${w.ledgerWhen}><time datetime=${entry.created_at}>${moscowTime(entry.created_at)}</time></td>
+          <td data-label=${w.ledgerKind}>${w[`kind_${entry.type}`]}</td>
+          <td data-label=${w.ledgerAmount} class=${`amount ${entry.type}`}>${signed(entry, locale)}</td>
+          <td data-label=${w.ledgerFor}>${what(entry)}</td>
+          <td data-label=${w.ledgerAfter} class="amount">${money(entry.available_after_minor, locale)}</td>
         </tr>`,
       )}
     </tbody>

@@ -46,7 +46,7 @@ export function topupsTable(
   const locale = lang === 'ru' ? 'ru-RU' : 'en-US';
   if (rows.length === 0) return html`<p class="hint">${w.topupNone}</p>`;
   const link = options.link === undefined ? (id: string) => `/topups/${id}` : options.link;
-  return html`<table class="topups">
+  return html`<table class="topups stack-narrow">
     <thead><tr>
       <th>${w.topupWhen}</th>${options.account ? html`<th>${w.topupAccount}</th>` : null}
       <th>${w.topupAmount}</th><th>${w.topupState}</th><th>${w.topupId}</th>
@@ -54,19 +54,19 @@ export function topupsTable(
     <tbody>
       ${rows.map(
         (row) => html`<tr data-status=${row.status}>
-          <td><time datetime=${row.created_at}>${moscowTime(row.created_at)}</time></td>
+          <td data-label=${w.topupWhen}><time datetime=${row.created_at}>${moscowTime(row.created_at)}</time></td>
           ${
             options.account
-              ? html`<td><a href=${options.account(row.account_id ?? '')}><code>${row.account_id ?? ''}</code></a></td>`
+              ? html`<td data-label=${w.topupAccount}><a href=${options.account(row.account_id ?? '')}><code>${row.account_id ?? ''}</code></a></td>`
               : null
           }
-          <td>${money(row.amount_minor, locale)}</td>
-          <td><span class=${`state state-${row.status}`}>${topupState(row.status, w)}</span>${
+          <td data-label=${w.topupAmount}>${money(row.amount_minor, locale)}</td>
+          <td data-label=${w.topupState}><span class=${`state state-${row.status}`}>${topupState(row.status, w)}</span>${
             row.needs_operator_at
               ? html` <strong class="needs-operator">${w.adminTopupNeedsOperator}</strong>`
               : null
           }</td>
-          <td>${link ? html`<a href=${link(row.id)}><code>${row.id}</code></a>` : html`<code>${row.id}</code>`}</td>
+          <td data-label=${w.topupId}>${link ? html`<a href=${link(row.id)}><code>${row.id}</code></a>` : html`<code>${row.id}</code>`}</td>
         </tr>`,
       )}
     </tbody>

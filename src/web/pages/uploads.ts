@@ -49,10 +49,10 @@ function fileRow(file: WebUpload, w: Words, lang: string): VNode {
   return html`<tr id=${`upload-${file.id}`}>
     <td class="cover">${preview(file)}</td>
     <td class="record-name"><a href=${file.url}>${file.filename}</a></td>
-    <td>${file.content_type}</td>
-    <td>${bytesText(file.size, lang)}</td>
-    <td>${when(file.created_at)}</td>
-    <td>${file.held ? w.upHeld : when(file.expires_at)}</td>
+    <td data-label=${w.upType}>${file.content_type}</td>
+    <td data-label=${w.upSize}>${bytesText(file.size, lang)}</td>
+    <td data-label=${w.upUploadedAt}>${when(file.created_at)}</td>
+    <td data-label=${w.upExpires}>${file.held ? w.upHeld : when(file.expires_at)}</td>
     <td>
       <div class="secret">
         <input id=${linkId} type="text" readonly value=${file.url} aria-label=${`${w.upLink} ${file.filename}`} />
@@ -115,7 +115,7 @@ function uploadsPage(
       ${
         listed.files.length === 0
           ? html`<p class="hint">${w.upNone}</p>`
-          : html`<table class="uploads">
+          : html`<table class="uploads stack-narrow">
               <thead><tr>
                 <th>${w.upPreview}</th><th>${w.upName}</th><th>${w.upType}</th><th>${w.upSize}</th>
                 <th>${w.upUploadedAt}</th><th>${w.upExpires}</th><th>${w.upLink}</th><th></th>
