@@ -123,11 +123,7 @@ test('a union whose every branch refuses the type names all its types, in both l
     ],
   ]);
   assert.deepEqual(of({}), [
-    [
-      'link',
-      'Invalid input: expected string or array, received undefined',
-      'обязательное поле: ожидается строка или список',
-    ],
+    ['link', 'Required field: expected a string or a list', 'обязательное поле: ожидается строка или список'],
   ]);
 });
 

@@ -104,6 +104,29 @@ function ruWrongType(types: readonly string[], issue: z.core.$ZodIssue): string 
     : `ожидается ${expected}, ${ruReceived(input)}`;
 }
 
+/** Type names in English with their articles, for a field left out. */
+const EN_TYPES: Readonly<Record<string, string>> = {
+  string: 'a string',
+  number: 'a number',
+  int: 'a whole number',
+  bigint: 'a whole number',
+  boolean: 'true or false',
+  array: 'a list',
+  set: 'a list',
+  object: 'an object',
+  record: 'an object',
+  date: 'a date',
+};
+
+/**
+ * "Required field: expected a string": a field left out, said as the Russian words say it, where zod's
+ * English reads "Invalid input: expected string, received undefined"; null for a value of the wrong type.
+ */
+function englishMissing(types: readonly string[], issue: z.core.$ZodIssue): string | null {
+  if ((issue as { input?: unknown }).input !== undefined) return null;
+  return `Required field: expected ${types.map((t) => EN_TYPES[t] ?? t).join(' or ')}`;
+}
+
 /** The types a union's branches expected, when each refused the value's type alone; null otherwise. */
 function unionTypes(issue: z.core.$ZodIssue): string[] | null {
   const branches = (issue as { errors?: readonly (readonly z.core.$ZodIssue[])[] }).errors;
@@ -142,6 +165,10 @@ function localise(issue: z.core.$ZodIssue, lang: 'en' | 'ru'): string {
   if (lang === 'ru') {
     const words = russian(issue);
     if (words !== null) return words;
+  } else {
+    const types = issue.code === 'invalid_type' ? [issue.expected] : unionTypes(issue);
+    const missing = types === null ? null : englishMissing(types, issue);
+    if (missing !== null) return missing;
   }
   if (issue.code === 'invalid_union') {
     // Every branch refused the value's type: zod's "invalid_type" words, naming every type.
