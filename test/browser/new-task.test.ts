@@ -161,6 +161,29 @@ describe('the new-task page in a browser', () => {
     await screenshot(page, 'new-task-3d');
   });
 
+  test('a form that only a rule across fields refuses waits for the person, not a red refusal', async () => {
+    const page = person.page;
+    const refusals: number[] = [];
+    const watch = (r: import('playwright-core').Response) => {
+      if (new URL(r.url()).pathname === '/v1/price') refusals.push(r.status());
+    };
+    page.on('response', watch);
+    try {
+      // video-elements: `prompt` is needed unless `multi_shot`, which the schema cannot say.
+      await page.goto(`${web.base}/new?model=video-elements`);
+      const price = page.locator('#new-price');
+      await page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/price');
+      await price.and(page.locator('[data-state="waiting"]')).waitFor();
+      assert.equal(await page.locator('#new-price').textContent(), 'Fill in the settings to see the price.');
+      assert.deepEqual(refusals, [422]);
+      // Once the person types, the price follows as always.
+      await page.locator('[data-path="prompt"]').fill('a red car drives through the rain');
+      assert.equal((await settledPrice(page)).state, 'ready');
+    } finally {
+      page.off('response', watch);
+    }
+  });
+
   test('a refused upload names the field as the form labels it, not as the API does', async () => {
     const page = person.page;
     await page.goto(`${web.base}/new?model=model-3d&mode=image_to_model`);

@@ -136,7 +136,7 @@ function start(form: HTMLFormElement): void {
     else price.dataset.amountMinor = String(minor);
   }
 
-  async function askPrice(): Promise<void> {
+  async function askPrice(untouched = false): Promise<void> {
     pricing?.abort();
     const controller = new AbortController();
     pricing = controller;
@@ -145,6 +145,12 @@ function start(form: HTMLFormElement): void {
       if (pricing === controller) setPrice('ready', money(answer.amount_minor), answer.amount_minor);
     } catch (error) {
       if (controller.signal.aborted) return;
+      // A form just drawn that a rule across fields refuses (a prompt needed unless …): the person has
+      // not typed yet, so the price waits for them rather than greeting them with a refusal.
+      if (untouched && error instanceof ApiFailure && error.status === 422) {
+        setPrice('waiting', words.newPriceWaiting ?? '');
+        return;
+      }
       const message = error instanceof Error ? error.message : String(error);
       setPrice('error', message);
       if (error instanceof ApiFailure) price.dataset.code = error.code;
@@ -173,7 +179,7 @@ function start(form: HTMLFormElement): void {
       return;
     }
     setPrice('pending', words.newPriceCounting ?? '…');
-    timer = setTimeout(() => void askPrice(), DEBOUNCE_MS);
+    timer = setTimeout(() => void askPrice(drawn), DEBOUNCE_MS);
   }
 
   function drawForm(): void {
