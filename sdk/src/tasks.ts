@@ -1,6 +1,6 @@
 import { ApiError, ConnectionError, RateLimitError, TaskFailedError, WaitTimeoutError } from './errors.ts';
 import { parseEventStream } from './sse.ts';
-import { randomKey, type Transport } from './transport.ts';
+import { anySignal, randomKey, type Transport } from './transport.ts';
 import type { SettingsByModel, Task, TaskList } from './types.gen.ts';
 
 /** A model key the client knows the settings of, or any other key (settings then untyped). */
@@ -276,7 +276,7 @@ export class Tasks {
           : setTimeout(() => stop.abort(), Math.max(0, left));
     };
     arm();
-    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const signal = options.signal ? anySignal([options.signal, stop.signal]) : stop.signal;
     let last = created;
     try {
       // Refused for the account's waiting places, the stream gives way to plain polls at once.
