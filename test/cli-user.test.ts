@@ -154,6 +154,17 @@ describe('gta user commands', () => {
     await t.call(account.key, 'POST', `/v1/tasks/${id}/cancel`);
   });
 
+  test('a SIGINT sent to bin/gta.js alone (a supervisor, timeout -s INT) reaches the CLI: exit 130', async () => {
+    const run = await runFollowing(account.key);
+    run.child.kill('SIGINT');
+    const code = await run.ended;
+    const stderr = run.stderr();
+    assert.equal(code, 130, stderr);
+    const id = /task (\S+) keeps running/.exec(stderr)?.[1];
+    assert.ok(id, stderr);
+    await t.call(account.key, 'POST', `/v1/tasks/${id}/cancel`);
+  });
+
   test('run whose key is revoked while it follows the task names the created task, exit 1', async () => {
     const owner = await t.account({ balanceMinor: 100_000 });
     const run = await runFollowing(owner.key);
