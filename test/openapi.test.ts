@@ -481,6 +481,28 @@ describe('OpenAPI documents (CONTRACT §16)', () => {
     }
   });
 
+  test('every timestamp field (`…_at`) is declared as a date-time, in both documents', () => {
+    const found: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) {
+        for (const [i, item] of node.entries()) walk(item, `${where}/${i}`);
+      } else if (typeof node === 'object' && node !== null) {
+        const properties = (node as { properties?: Record<string, Json> }).properties ?? {};
+        for (const [name, schema] of Object.entries(properties)) {
+          if (!name.endsWith('_at')) continue;
+          found.push(name);
+          const text = JSON.stringify(schema);
+          assert.ok(text.includes('"format":"date-time"'), `${where}.${name}: ${text}`);
+        }
+        for (const [key, value] of Object.entries(node)) walk(value, `${where}/${key}`);
+      }
+    };
+    walk(open, 'public');
+    walk(operator, 'operator');
+    for (const name of ['created_at', 'started_at', 'finished_at', 'files_expire_at', 'expires_at'])
+      assert.ok(found.includes(name), name);
+  });
+
   test('a step of two decimals is published so that standard validators take what the service takes', async () => {
     const key = (await t.account({ balanceMinor: 100_000 })).key;
     const published = JSON.stringify(open) + (await t.call(key, 'GET', '/v1/models')).body;

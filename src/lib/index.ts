@@ -17,3 +17,4 @@ export { ByteCounter, readCapped } from './streams.ts';
 export { makeTempFolder, removeOrphanTempFolders, type TempUse } from './temp-folders.ts';
 export { characters, cutUnits, ECHOED_CHARS, echoed, withoutEmoji, wordSet } from './text.ts';
 export { threadExecArgv } from './thread-exec-argv.ts';
+export { timestamp } from './timestamp-schema.ts';

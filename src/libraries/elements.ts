@@ -2,9 +2,11 @@
  * Element library of `video-elements` (reference "Element library"): a character or object shown from
  * several sides, named in prompts by its label `Element_<id>`. Decisions: `notes` below.
  */
+
 import { z } from 'zod';
 import { addRule } from '../catalog/index.ts';
 import { errors } from '../errors.ts';
+import { timestamp } from '../lib/index.ts';
 import { defineLibrary } from './define.ts';
 import { IMAGE_FILES, urlField, urlList, VIDEO_FILES, visibleText } from './fields.ts';
 import { boundsOf } from './limits.ts';
@@ -69,7 +71,7 @@ export const elements = defineLibrary({
     tag: z.string(),
     type: z.enum(['image', 'video']),
     cover_url: z.string().nullable(),
-    created_at: z.string(),
+    created_at: timestamp(),
   }),
   limits: boundsOf(body, ['name', 'description', 'image_urls', 'video_url']),
   files: { image_urls: IMAGE_FILES, video_url: { ...VIDEO_FILES, maxSeconds: 8 } },

@@ -5,7 +5,9 @@
  * `ready` (or `failed`) after the generator's training time (reference: 5 to 10 minutes). Decisions are
  * in each declaration's `notes`.
  */
+
 import { z } from 'zod';
+import { timestamp } from '../lib/index.ts';
 import { defineLibrary } from './define.ts';
 import { AUDIO_FILES, IMAGE_FILES, urlField, urlList, visibleText } from './fields.ts';
 import { boundsOf } from './limits.ts';
@@ -34,7 +36,7 @@ export const clonedVoices = defineLibrary({
     status: readyStatus,
     remove_background_noise: z.boolean(),
     sample_count: z.int(),
-    created_at: z.string(),
+    created_at: timestamp(),
   }),
   limits: boundsOf(clonedVoiceBody, ['name', 'sample_urls']),
   files: { sample_urls: AUDIO_FILES },
@@ -66,7 +68,7 @@ export const imageStyles = defineLibrary({
     name: z.string(),
     status: readyStatus,
     type: z.enum(IMAGE_STYLE_TYPES),
-    created_at: z.string(),
+    created_at: timestamp(),
   }),
   limits: { ...boundsOf(imageStyleBody, ['name', 'image_urls']), types: IMAGE_STYLE_TYPES },
   files: { image_urls: IMAGE_FILES },
@@ -101,7 +103,7 @@ export const musicStyles = defineLibrary({
     status: z.enum(MUSIC_STYLE_STATES),
     description: z.string().nullable(),
     error: z.string().optional().describe('present when status is failed'),
-    created_at: z.string(),
+    created_at: timestamp(),
   }),
   limits: {
     ...boundsOf(musicStyleBody, ['name', 'description', 'track_urls']),
@@ -139,7 +141,7 @@ export const omniCharacters = defineLibrary({
     name: z.string(),
     status: readyStatus,
     description: z.string().nullable(),
-    created_at: z.string(),
+    created_at: timestamp(),
   }),
   limits: boundsOf(characterBody, ['name', 'description']),
   files: { portrait_url: IMAGE_FILES, full_body_url: IMAGE_FILES },
@@ -178,7 +180,7 @@ export const omniVoices = defineLibrary({
     name: z.string(),
     status: readyStatus,
     base_voice_id: z.string(),
-    created_at: z.string(),
+    created_at: timestamp(),
   }),
   limits: boundsOf(omniVoiceBody, ['name', 'sample_urls']),
   files: { sample_urls: AUDIO_FILES },

@@ -2,10 +2,12 @@
  * Singing personas of `music` (reference "Singing personas"): the voice and manner of one song version,
  * saved from a finished task of this model. Decisions: `notes` below.
  */
+
 import { z } from 'zod';
 import type { Db } from '../db/index.ts';
 import { errors } from '../errors.ts';
 import type { LibrarySource } from '../generators/index.ts';
+import { timestamp } from '../lib/index.ts';
 import { parseArtifactUpstream } from '../tasks/index.ts';
 import { defineLibrary } from './define.ts';
 import { visibleText } from './fields.ts';
@@ -91,7 +93,7 @@ export const personas = defineLibrary({
     description: z.string(),
     style: z.string().nullable(),
     song_title: z.string().describe('title of the song it was saved from'),
-    created_at: z.string(),
+    created_at: timestamp(),
   }),
   limits: boundsOf(body, ['name', 'description', 'style']),
   // A persona is saved from a finished task: no linked files.

@@ -4,11 +4,12 @@
  * checked (`verifying`) and the voice becomes `ready` or `failed` (with `error`); retry from `failed`
  * issues a new phrase. The states and steps are declared here; decisions are in `notes` below.
  */
+
 import { z } from 'zod';
 import { addRule, twoDecimals } from '../catalog/index.ts';
 import { errors } from '../errors.ts';
 import { ruDecimal } from '../i18n/index.ts';
-import { exactSeconds } from '../lib/index.ts';
+import { exactSeconds, timestamp } from '../lib/index.ts';
 import { defineLibrary } from './define.ts';
 import { AUDIO_FILES, urlField, visibleText } from './fields.ts';
 import { boundsOf } from './limits.ts';
@@ -96,7 +97,7 @@ export const singingVoices = defineLibrary({
     language: z.string(),
     phrase: z.string().optional().describe('present when status is pending_recording'),
     error: z.string().optional().describe('present when status is failed'),
-    created_at: z.string(),
+    created_at: timestamp(),
   }),
   limits: {
     piece_seconds: PIECE_SECONDS,

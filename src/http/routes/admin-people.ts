@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { timestamp } from '../../lib/index.ts';
 import { ACCOUNT_SEARCH_MAX_LENGTH } from '../../people/index.ts';
 import type { AppDeps } from '../types.ts';
 import { errorSchema, pathParam } from './schemas.ts';
@@ -11,7 +12,7 @@ const accountSchema = z.object({
   balance_minor: z.number().int(),
   held_minor: z.number().int(),
   available_minor: z.number().int(),
-  created_at: z.string(),
+  created_at: timestamp(),
   email: z
     .string()
     .nullable()

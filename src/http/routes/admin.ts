@@ -9,6 +9,7 @@ import {
   LEDGER_PAGE_MAX,
   MAX_ACTIVE_LIMIT,
 } from '../../accounts/index.ts';
+import { timestamp } from '../../lib/index.ts';
 import { DEFAULT_MAX_ACTIVE } from '../../models/index.ts';
 import type { AppDeps } from '../types.ts';
 import { errorSchema, modelSchema, pageLimit, pathParam } from './schemas.ts';
@@ -20,7 +21,7 @@ const accountSchema = z.object({
   balance_minor: z.number().int(),
   held_minor: z.number().int(),
   available_minor: z.number().int(),
-  created_at: z.string(),
+  created_at: timestamp(),
 });
 const entrySchema = z.object({
   id: z.string(),
@@ -29,7 +30,7 @@ const entrySchema = z.object({
   task_id: z.string().nullable(),
   key_id: z.string().nullable(),
   reference: z.string().nullable(),
-  created_at: z.string(),
+  created_at: timestamp(),
 });
 const idParams = z.object({ id: pathParam });
 const tags = ['operator'];
@@ -140,7 +141,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AppDeps): Promise<
             name: z.string().nullable(),
             models: z.array(z.string()).nullable(),
             daily_limit_minor: z.number().int().nullable(),
-            created_at: z.string(),
+            created_at: timestamp(),
           }),
           ...errors,
         },

@@ -5,6 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { type ApiError, errors, isApiError } from '../../errors.ts';
 import { MAX_UPLOAD_BYTES, multipartFilename } from '../../files/index.ts';
+import { timestamp } from '../../lib/index.ts';
 import { presetSample } from '../../libraries/index.ts';
 import { parseRange } from '../../tasks/index.ts';
 import { paced } from '../body-pace.ts';
@@ -35,8 +36,8 @@ const uploadSchema = z
     duration_seconds: z.number().nullable().describe('audio and video'),
     width: z.number().int().nullable(),
     height: z.number().int().nullable(),
-    created_at: z.string(),
-    expires_at: z.string(),
+    created_at: timestamp(),
+    expires_at: timestamp(),
   })
   .meta({ id: 'Upload' });
 const idParams = z.object({ id: pathParam });

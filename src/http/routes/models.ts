@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { balancesOf, CURRENCY, spentToday } from '../../ledger/index.ts';
-import { moscowDay } from '../../lib/index.ts';
+import { moscowDay, timestamp } from '../../lib/index.ts';
 import type { AppDeps } from '../types.ts';
 import { errorResponses, errorSchema, modelSchema, pathParam } from './schemas.ts';
 
@@ -22,7 +22,7 @@ const meSchema = z.object({
     .int()
     .describe('captured and held amounts of tasks created with this key today'),
   remaining_today_minor: z.number().int().nullable(),
-  day_resets_at: z.string().describe('end of the current Moscow day (ISO 8601)'),
+  day_resets_at: timestamp().describe('end of the current Moscow day (ISO 8601)'),
   currency: z.string(),
   available_minor: z.number().int().describe('account balance available for new tasks now'),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_EVENT_LIST_ITEMS, TASK_EVENT_TYPES, WEBHOOK_URL_MAX_LENGTH } from '../../events/index.ts';
+import { timestamp } from '../../lib/index.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../tasks/index.ts';
 import { PATH_PARAM_MAX } from '../limits.ts';
 
@@ -146,14 +147,14 @@ export const taskSchema = z
     settings: z.record(z.string(), z.unknown()).describe('settings as accepted, defaults filled in'),
     price: z.object({ amount_minor: z.number().int(), currency: z.string() }),
     progress: z.number().int().min(0).max(100),
-    created_at: z.string(),
-    started_at: z.string().nullable(),
-    finished_at: z.string().optional().describe('present when the task is final'),
+    created_at: timestamp(),
+    started_at: timestamp().nullable(),
+    finished_at: timestamp().optional().describe('present when the task is final'),
     result: z
       .object({
         caption: z.string(),
         texts: z.array(z.string()),
-        files_expire_at: z.string(),
+        files_expire_at: timestamp(),
         files_expired: z.boolean(),
         artifacts: z.array(artifactSchema),
       })

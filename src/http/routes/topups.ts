@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { translate } from '../../i18n/index.ts';
-import { hasNul } from '../../lib/index.ts';
+import { hasNul, timestamp } from '../../lib/index.ts';
 import { isYookassaSender, TOPUP_MAX_MINOR, TOPUP_MIN_MINOR, TOPUP_PAGE } from '../../payments/index.ts';
 import { parseIdempotencyKey } from '../../tasks/index.ts';
 import { NOT_JSON } from '../json-body.ts';
@@ -34,8 +34,8 @@ const topupSchema = z
       .describe('where the payer confirms the payment; null once the top-up is final'),
     return_url: z.string().describe('where the payer comes back after paying'),
     cancellation_reason: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
   })
   .meta({ id: 'Topup' });
 
@@ -43,8 +43,7 @@ const adminTopupSchema = topupSchema.extend({
   account_id: z.string(),
   provider: z.string().describe('yookassa or test'),
   payment_id: z.string().describe("the provider's payment; the reference of the ledger's credit"),
-  needs_operator_at: z
-    .string()
+  needs_operator_at: timestamp()
     .nullable()
     .describe(
       'when its succeeded payment was found not creditable (another amount, currency or top-up, or a credit the ledger refuses): pending for the operator, no longer read back by the sweep',

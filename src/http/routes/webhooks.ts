@@ -7,6 +7,7 @@ import {
   MAX_WEBHOOKS,
   WEBHOOK_URL_MAX_LENGTH,
 } from '../../events/index.ts';
+import { timestamp } from '../../lib/index.ts';
 import { parseIdempotencyKey } from '../../tasks/index.ts';
 import type { AppDeps } from '../types.ts';
 import {
@@ -31,7 +32,7 @@ const webhookSchema = z.object({
   url: z.string(),
   events: z.array(z.enum(EVENT_TYPES)),
   description: z.string().nullable(),
-  created_at: z.string(),
+  created_at: timestamp(),
 });
 
 const deliverySchema = z.object({
@@ -45,8 +46,8 @@ const deliverySchema = z.object({
   attempts: z.number().int(),
   last_status_code: z.number().int().nullable(),
   last_error: z.string().nullable(),
-  next_attempt_at: z.string().nullable(),
-  created_at: z.string(),
+  next_attempt_at: timestamp().nullable(),
+  created_at: timestamp(),
 });
 
 /**
