@@ -68,6 +68,37 @@ describe('dashboard security', () => {
     assert.ok(email);
   });
 
+  test('a form sent after its session ended sends the person to sign in and back, saying why', async () => {
+    const browser = new Browser(t);
+    await browser.signUp();
+    assert.equal((await browser.get('/settings')).statusCode, 200);
+    // Signed out meanwhile, in another tab: the same session cookie, with its token.
+    const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v.value}`).join('; ');
+    const out = await t.app.inject({
+      method: 'POST',
+      url: '/signout',
+      headers: { cookie, 'x-csrf-token': browser.csrf },
+    });
+    assert.equal(out.statusCode, 303);
+    const sent = await browser.post('/settings', { current: 'correct horse 1', password: 'y'.repeat(12) });
+    assert.equal(sent.statusCode, 303);
+    assert.equal(sent.headers.location, '/signin?next=%2Fsettings');
+    const signin = await browser.get('/signin?next=%2Fsettings');
+    assert.match(
+      signin.body,
+      /You were signed out \(in another tab, or as the session expired\), so the form was not sent/,
+    );
+    // Without a session cookie at all the form is still one from nowhere: the 403 page.
+    const stranger = new Browser(t);
+    await stranger.get('/signin');
+    const forged = await stranger.post('/settings', {
+      _csrf: 'forged',
+      current: 'x',
+      password: 'y'.repeat(12),
+    });
+    assert.equal(forged.statusCode, 403);
+  });
+
   test('pages carry CSP without inline scripts, frame-ancestors none, no-referrer; /v1 does not', async () => {
     const browser = new Browser(t);
     const res = await browser.get('/signin');

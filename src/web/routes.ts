@@ -23,6 +23,7 @@ import {
   loadContext,
   pageAddress,
   pageLang,
+  setFlash,
   type WebContext,
 } from './context.ts';
 import { html } from './html.ts';
@@ -236,9 +237,21 @@ export async function webRoutes(app: FastifyInstance, deps: WebDeps): Promise<No
     await web.register(helmet, HELMET);
     web.addHook('preHandler', async (request, reply) => {
       const context = await loadContext(request, reply, { people: deps.people, secure });
-      if (request.method === 'POST' && !csrfValid(request, context))
-        return csrfRefused(reply, context, assets);
       const path = request.url.split('?')[0] ?? '/';
+      if (request.method === 'POST' && !csrfValid(request, context)) {
+        // A private page's form sent after its session ended (signed out in another tab, expired): not a
+        // form from another site, so the person is told so and signs in back to the page (each private
+        // form posts to its own page's address) rather than meeting "This form has expired".
+        if (!context.session && !PUBLIC.has(path) && request.cookies[SESSION_COOKIE] !== undefined) {
+          setFlash(reply, 'flash_session_ended', secure);
+          return reply
+            .code(303)
+            .header('cache-control', 'no-store')
+            .header('location', `/signin?next=${encodeURIComponent(path)}`)
+            .send();
+        }
+        return csrfRefused(reply, context, assets);
+      }
       if (!context.session && !PUBLIC.has(path)) {
         const next = pageAddress(request) ?? path;
         return reply

@@ -114,6 +114,8 @@ const en = {
   flash_signed_out: 'You are signed out.',
   flash_reset_sent: 'If an account has this e-mail, a link to set a new password is on its way.',
   flash_sign_in_first: 'Sign in to continue.',
+  flash_session_ended:
+    'You were signed out (in another tab, or as the session expired), so the form was not sent. Sign in and send it again.',
   ...newEn,
   ...tasksEn,
   ...libraryWords.en,
@@ -226,6 +228,8 @@ const ru: Words = {
   flash_signed_out: 'Вы вышли.',
   flash_reset_sent: 'Если аккаунт с этим адресом есть, ссылка для нового пароля уже отправлена.',
   flash_sign_in_first: 'Войдите, чтобы продолжить.',
+  flash_session_ended:
+    'Вы вышли из аккаунта (в другой вкладке или потому, что сессия истекла), поэтому форма не отправлена. Войдите и отправьте её снова.',
   ...newRu,
   ...tasksRu,
   ...libraryWords.ru,
