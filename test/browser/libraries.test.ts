@@ -190,6 +190,10 @@ describe('libraries pages in the browser', () => {
       assert.deepEqual(list[decl.segment], [], `${kindOf(decl)} deleted`);
       // The kind's count follows the delete without a reload, as the list says it.
       await page.locator(`[data-count="${kindOf(decl)}"]`, { hasText: /^0 records$/ }).waitFor();
+      // And its list says it is empty, as a kind with nothing yet does, without a header row over nothing.
+      const section = page.locator(`section[data-kind="${kindOf(decl)}"]`);
+      assert.equal(await section.locator('table').count(), 0, kindOf(decl));
+      assert.equal(await section.getByText('Nothing here yet.').isVisible(), true, kindOf(decl));
     }
   });
 

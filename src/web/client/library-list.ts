@@ -76,8 +76,16 @@ function confirmDelete(button: HTMLButtonElement): void {
         if (!(error instanceof ApiFailure && error.status === 404)) throw error;
       });
       const row = button.closest('tr');
+      const table = row?.closest<HTMLTableElement>('table[data-empty]');
       const near = row?.nextElementSibling ?? row?.previousElementSibling;
       row?.remove();
+      // The last row gone: the list says it is empty, as the page does for a kind with nothing yet.
+      if (table && table.tBodies[0]?.rows.length === 0) {
+        const empty = document.createElement('p');
+        empty.className = 'hint';
+        empty.textContent = table.dataset.empty ?? '';
+        table.replaceWith(empty);
+      }
       showError(null);
       void refreshCounts();
       // The focus goes on from a neighbouring row's Delete, or from the content when the list is empty.

@@ -106,7 +106,7 @@ function kindSection(decl: LibraryDecl, list: Record<string, unknown>, w: Words)
     ${
       records.length === 0
         ? html`<p class="hint">${w.libEmpty}</p>`
-        : html`<table class="stack-narrow">
+        : html`<table class="stack-narrow" data-empty=${w.libEmpty}>
             <thead><tr><th></th><th>${w.libRecord}</th><th>${w.libState}</th><th>${w.libCreatedAt}</th><th></th></tr></thead>
             <tbody>${records.map((r) => recordRow(decl, r, w))}</tbody>
           </table>`

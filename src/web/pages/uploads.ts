@@ -115,7 +115,7 @@ function uploadsPage(
       ${
         listed.files.length === 0
           ? html`<p class="hint">${w.upNone}</p>`
-          : html`<table class="uploads stack-narrow">
+          : html`<table class="uploads stack-narrow" data-empty=${w.upNone}>
               <thead><tr>
                 <th>${w.upPreview}</th><th>${w.upName}</th><th>${w.upType}</th><th>${w.upSize}</th>
                 <th>${w.upUploadedAt}</th><th>${w.upExpires}</th><th>${w.upLink}</th><th></th>
