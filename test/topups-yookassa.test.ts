@@ -257,8 +257,13 @@ describe('top-ups through YooKassa', () => {
 
   test('provider down (500, 429, wrong credentials): 503 with Retry-After, nothing recorded', async () => {
     const acct = await t.account();
-    for (const status of [500, 429, 503]) {
-      fake.failing = { status, count: 1 };
+    // A 5xx is repeated twice with the same key first (outcome unknown); a 429 is not.
+    for (const [status, count] of [
+      [500, 3],
+      [429, 1],
+      [503, 3],
+    ] as const) {
+      fake.failing = { status, count };
       const res = await t.call(
         acct.key,
         'POST',
@@ -281,6 +286,27 @@ describe('top-ups through YooKassa', () => {
     );
     assert.equal(ok.statusCode, 201, ok.body);
     assert.deepEqual(await credits(acct.id), []);
+  });
+
+  test('a creation answered 500 after it was carried out is repeated with the same key: one payment', async () => {
+    const acct = await t.account();
+    const before = fake.payments.size;
+    const posts = () => fake.calls.filter((c) => c.method === 'POST' && c.path === '/v3/payments');
+    const postsBefore = posts().length;
+    fake.failAfterCreate = 1;
+    const res = await t.call(
+      acct.key,
+      'POST',
+      '/v1/topups',
+      { amount_minor: 2500 },
+      { 'idempotency-key': 'once' },
+    );
+    assert.equal(res.statusCode, 201, res.body);
+    assert.equal(fake.payments.size, before + 1, 'one payment at the provider');
+    const sent = posts().slice(postsBefore);
+    assert.equal(sent.length, 2);
+    assert.equal(sent[0]?.headers['idempotence-key'], sent[1]?.headers['idempotence-key']);
+    assert.equal(sent[0]?.headers['idempotence-key'], res.json().id);
   });
 
   test('a read-back that fails answers the notification 500 (resent later), then credits once', async () => {

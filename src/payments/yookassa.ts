@@ -2,7 +2,8 @@
  * YooKassa's payments API (PROVIDERS.md §8): HTTP Basic `shopId:secretKey`, `Idempotence-Key` = the
  * top-up id on creation (same key, same body → the same payment, so a retried creation never makes a
  * second one), redirect confirmation, `metadata.topup_id`. Every call has a time limit; a network failure,
- * a timeout, 5xx, 429 or refused credentials are `ProviderUnavailable` (the caller answers 503).
+ * a timeout, 5xx, 429 or refused credentials are `ProviderUnavailable` (the caller answers 503). A creation
+ * whose outcome is unknown (5xx, a failed connection) is first repeated with the same key.
  */
 import { readCapped } from '../lib/index.ts';
 import type { PaymentProvider, PaymentRequest, ProviderPayment } from './provider.ts';
@@ -10,6 +11,16 @@ import { minorToValue, ProviderUnavailable, valueToMinor } from './provider.ts';
 
 /** Largest answer read from YooKassa, counted after decompression (a payment object is a few KB). */
 const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/**
+ * Waits before each repeat of a creation whose outcome is unknown (a 5xx, a connection that failed):
+ * PROVIDERS.md §8 says to repeat it with the same key, which gives the same payment if the first one was
+ * made. A creation that timed out is not repeated here: it already took the call's whole time limit.
+ */
+const CREATE_REPEATS_MS = [200, 800];
+
+/** A call whose outcome YooKassa did not say: it may have been carried out. */
+class OutcomeUnknown extends ProviderUnavailable {}
 
 export interface YookassaOptions {
   shopId: string;
@@ -38,7 +49,16 @@ export class YookassaProvider implements PaymentProvider {
       description: request.description,
       metadata: { topup_id: request.topupId },
     };
-    const answer = await this.#call('POST', '/payments', body, request.topupId);
+    let answer: { status: number; body: unknown } | null = null;
+    for (let attempt = 0; answer === null; attempt += 1) {
+      try {
+        answer = await this.#call('POST', '/payments', body, request.topupId);
+      } catch (error) {
+        const wait = CREATE_REPEATS_MS[attempt];
+        if (!(error instanceof OutcomeUnknown) || wait === undefined) throw error;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
     if (answer.status !== 200)
       throw new ProviderUnavailable(`YooKassa refused the payment: ${answer.status}${reasonOf(answer.body)}`);
     const payment = parsePayment(answer.body);
@@ -75,7 +95,9 @@ export class YookassaProvider implements PaymentProvider {
         redirect: 'error',
       });
     } catch (error) {
-      throw new ProviderUnavailable(`YooKassa did not answer: ${String(error)}`, { cause: error });
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      const Failure = timedOut ? ProviderUnavailable : OutcomeUnknown;
+      throw new Failure(`YooKassa did not answer: ${String(error)}`, { cause: error });
     }
     let text: string;
     try {
@@ -90,12 +112,9 @@ export class YookassaProvider implements PaymentProvider {
       parsed = null;
     }
     // 5xx: outcome unknown (repeat with the same key, or GET); 429: too many; 401/403: our shop's setup.
-    if (
-      response.status >= 500 ||
-      response.status === 429 ||
-      response.status === 401 ||
-      response.status === 403
-    )
+    if (response.status >= 500)
+      throw new OutcomeUnknown(`YooKassa answered ${response.status}${reasonOf(parsed)}`);
+    if (response.status === 429 || response.status === 401 || response.status === 403)
       throw new ProviderUnavailable(`YooKassa answered ${response.status}${reasonOf(parsed)}`);
     return { status: response.status, body: parsed };
   }

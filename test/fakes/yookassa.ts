@@ -47,6 +47,11 @@ export class YookassaFake {
   readonly payments = new Map<string, FakePayment>();
   /** Answer the next `count` API calls with `status` (500, 429…). */
   failing: { status: number; count: number } | null = null;
+  /**
+   * The next `count` creations are carried out and then answered 500 (PROVIDERS.md §8: "outcome unknown:
+   * repeat with the same key, or GET").
+   */
+  failAfterCreate = 0;
   /** While set, `GET /payments/{id}` never answers (a provider that hangs mid read-back). */
   holdReads = false;
   /** How many GET /payments/{id} were received. */
@@ -155,7 +160,12 @@ export class YookassaFake {
         ? error(429, 'too_many_requests', 'Too many requests')
         : error(this.failing.status, 'internal_server_error', 'Internal server error');
     }
-    if (request.method === 'POST' && request.path === '/v3/payments') return this.#create(request);
+    if (request.method === 'POST' && request.path === '/v3/payments') {
+      const created = this.#create(request);
+      if (created.status !== 200 || this.failAfterCreate === 0) return created;
+      this.failAfterCreate -= 1;
+      return error(500, 'internal_server_error', 'Internal server error');
+    }
     const read = /^\/v3\/payments\/([\w-]+)$/.exec(request.path);
     if (request.method === 'GET' && read?.[1]) {
       this.reads += 1;
