@@ -204,6 +204,17 @@ describe('faults (CONTRACT §11, PROVIDERS.md §7 "Errors")', () => {
     );
     assert.equal(status.state, 'failed');
     assert.equal((status as { code: string }).code, 'content_refused');
+    // Named by the body's code alone, its message saying nothing of moderation; with or without a type.
+    for (const body of [
+      { code: 'moderation_blocked', message: 'Your prompt was rejected' },
+      JSON.stringify({ code: 'moderation_blocked', message: 'Your prompt was rejected' }),
+    ]) {
+      fake.failures.add({ status: 400, body });
+      const r = request();
+      const handle = await adapter.create(r, runStart(), AbortSignal.timeout(5_000));
+      const end = await pollToEnd(adapter, handle, r);
+      assert.equal((end as { code?: string }).code, 'content_refused', JSON.stringify(end));
+    }
   });
 
   test('429 and 5xx, 401/403: lost runs to retry as new ones (Retry-After kept)', async () => {
@@ -244,6 +255,8 @@ describe('faults (CONTRACT §11, PROVIDERS.md §7 "Errors")', () => {
     for (const reply of [
       { status: 402, body: 'payment required' },
       { status: 400, body: { code: 'not_enough_credits', message: 'Not enough credits' } },
+      // The code alone names it.
+      { status: 400, body: { code: 'not_enough_credits', message: 'Insufficient funds on the account' } },
     ]) {
       fake.failures.add(reply);
       const r = request();

@@ -57,13 +57,16 @@ export function refusalOf(deps: AdapterDeps, response: UpstreamResponse, what: s
   const transient = transientFailure(response, `${name}: ${what}`);
   if (transient) return transient;
   const text = textOf(response);
+  // The words are looked for in the whole body: a code field (`not_enough_credits`) may name what the
+  // message does not.
+  const whole = `${text} ${response.bytes?.toString('utf8').slice(0, 2000) ?? ''}`;
   if (response.status === 401 || response.status === 403)
     return new GeneratorTransientError(
       `${name}: ${what}: the channel's token was refused (${response.status})`,
     );
-  if (response.status === 402 || /credit|balance/i.test(text))
+  if (response.status === 402 || /credit|balance/i.test(whole))
     return new ChannelOutOfCredit(`${name}: ${what}: ${text || 'no credit'}`);
-  if (/moderat|policy/i.test(text)) return new GenerationError('content_refused', `${what}: ${text}`);
+  if (/moderat|policy/i.test(whole)) return new GenerationError('content_refused', `${what}: ${text}`);
   if (response.status >= 400)
     return new GenerationError('generation_failed', `${what}: ${text || `HTTP ${response.status}`}`);
   return new GeneratorTransientError(`${name}: ${what}: unexpected HTTP ${response.status}`);
