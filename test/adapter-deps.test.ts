@@ -54,6 +54,8 @@ describe('AdapterDeps of a channel', () => {
       if (request.path === '/json') return { status: 201, body: { ok: true, echo: request.body } };
       if (request.path === '/empty') return { status: 204 };
       if (request.path === '/html') return { status: 502, body: '<html>Bad gateway</html>' };
+      // JSON without a Content-Type (PROVIDERS.md names none): a string body is sent without one.
+      if (request.path === '/untyped-json') return { status: 200, body: ' {"id":"style-1"}' };
       if (request.path === '/html-429') return gatewayPage(429, 7);
       if (request.path === '/html-503') return gatewayPage(503, 3);
       if (request.path === '/bomb') {
@@ -142,6 +144,9 @@ describe('AdapterDeps of a channel', () => {
     });
     assert.deepEqual(json.body, { ok: true, echo: { a: 2 } });
     assert.equal(json.bytes?.toString('utf8'), JSON.stringify({ ok: true, echo: { a: 2 } }));
+    const untyped = await http.request({ method: 'GET', path: '/untyped-json', raw: true, signal: signal() });
+    assert.equal(untyped.headers.get('content-type'), null);
+    assert.deepEqual(untyped.body, { id: 'style-1' });
   });
 
   test('http: an answer past the cap is transient, counted after decompression (no gzip bomb)', async () => {

@@ -180,7 +180,9 @@ async function callUpstream(
   }
   const text = bytes.toString('utf8');
   if (request.raw) {
-    const isJson = (response.headers.get('content-type') ?? '').includes('json');
+    // By its type, or by its look when a provider leaves the type out (PROVIDERS.md names none).
+    const isJson =
+      (response.headers.get('content-type') ?? '').includes('json') || /^\s*[[{]/.test(text.slice(0, 64));
     let body: unknown = null;
     try {
       body = isJson ? (JSON.parse(text) as unknown) : null;
