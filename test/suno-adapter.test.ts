@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { INSTRUMENTAL_EXTEND_PROMPT } from '../src/generators/adapters/suno/index.ts';
 import { GenerationError } from '../src/generators/generator.ts';
 import { musicRequest, type Rig, runStart, runToEnd, sunoRig, UPLOAD, UPLOAD2 } from './fakes/suno-kit.ts';
 
@@ -247,6 +248,20 @@ const CASES: Case[] = [
     body: { uploadUrl: PUBLIC, instrumental: false, prompt: LYRICS, defaultParamFlag: false, model: 'V6' },
     files: 2,
     textsPerFile: 2,
+  },
+  {
+    name: 'an instrumental extend with neither style nor prompt: defaultParamFlag false with a prompt of ours',
+    settings: { mode: 'extend', audio: [UPLOAD], continueAt: 60, instrumental: true },
+    path: '/api/v1/generate/upload-extend',
+    body: {
+      uploadUrl: PUBLIC,
+      instrumental: true,
+      prompt: INSTRUMENTAL_EXTEND_PROMPT,
+      defaultParamFlag: false,
+      model: 'V6',
+    },
+    files: 2,
+    textsPerFile: 1,
   },
   {
     name: 'replace_upload of our own suno output: its upstream taskId and audioId',

@@ -58,6 +58,11 @@ export function createRefusal(endpoint: string, body: Record<string, unknown>): 
     const absent = need.filter((field) => body[field] === undefined);
     if (absent.length > 0) return `defaultParamFlag true needs ${absent.join(', ')}`;
   }
+  // PROVIDERS.md §2: "`false` takes uploadUrl + prompt", whatever instrumental is.
+  if (endpoint === '/api/v1/generate/upload-extend' && body['defaultParamFlag'] === false) {
+    if (typeof body['prompt'] !== 'string' || body['prompt'] === '')
+      return 'defaultParamFlag false needs prompt';
+  }
   return SONG_ENDPOINTS.includes(endpoint) ? songRefusal(endpoint, body) : null;
 }
 

@@ -92,13 +92,25 @@ export function fileStem(url: string): string {
 }
 
 /**
+ * The prompt of an instrumental extension without style or prompt of its own (the reference lets both go):
+ * Suno's `defaultParamFlag: false` takes uploadUrl + prompt, and needs the prompt (PROVIDERS.md §2).
+ */
+export const INSTRUMENTAL_EXTEND_PROMPT = 'Continue this track as an instrumental, in its own style.';
+
+/**
  * upload-extend (PROVIDERS.md, decided here): `defaultParamFlag` true iff our `style` is set, then with
  * style, title (default: the file name without extension), prompt and continueAt; false takes uploadUrl
- * and prompt only.
+ * and prompt only (an instrumental one without a prompt gets INSTRUMENTAL_EXTEND_PROMPT).
  */
 function extendBody(s: Settings, uploadUrl: string, ctx: BodyContext): Record<string, unknown> {
   const common = { uploadUrl, instrumental: s['instrumental'] === true, ...pick(s, ['prompt']) };
-  if (s['style'] === undefined) return { ...common, defaultParamFlag: false, ...singer(ctx) };
+  if (s['style'] === undefined)
+    return {
+      ...common,
+      prompt: s['prompt'] ?? INSTRUMENTAL_EXTEND_PROMPT,
+      defaultParamFlag: false,
+      ...singer(ctx),
+    };
   return {
     ...common,
     defaultParamFlag: true,

@@ -4,7 +4,7 @@ import { SunoAdapter } from './adapter.ts';
 import { SunoLibrary } from './library.ts';
 
 export { SUNO_LAG_POLL_MS, SUNO_POLL_MS, SunoAdapter } from './adapter.ts';
-export { type BodyContext, type SunoCall, sunoCreateCall } from './bodies.ts';
+export { type BodyContext, INSTRUMENTAL_EXTEND_PROMPT, type SunoCall, sunoCreateCall } from './bodies.ts';
 export { LYRICS_WAIT_MS, SunoLibrary } from './library.ts';
 
 /** The adapter of one `suno` channel, with its library side (helpers, personas, singing voices). */
