@@ -180,6 +180,30 @@ describe('provider callbacks (CONTRACT §11)', () => {
     assert.deepEqual(await t.container.services.callbacks.received(runKey), [small, small]);
   });
 
+  test('a callback is JSON whatever type it names, or none; a body that is not JSON is still refused', async () => {
+    const runKey = `${await queuedTask()}/1`;
+    const path = await addressFor('cog-a', runKey);
+    const body = { id: 'p1', status: 'succeeded', output: 'data:text/plain;base64,aGk=' };
+    // What `fetch(url, { method: 'POST', body: JSON.stringify(p) })` sends: text/plain;charset=UTF-8.
+    for (const headers of [
+      { 'content-type': 'text/plain;charset=UTF-8' },
+      { 'content-type': 'application/x-www-form-urlencoded' },
+      {},
+    ]) {
+      const res = await t.app.inject({ method: 'POST', url: path, payload: JSON.stringify(body), headers });
+      assert.equal(res.statusCode, 200, `${JSON.stringify(headers)}: ${res.body}`);
+      assert.deepEqual(res.json(), { received: true });
+    }
+    assert.deepEqual(await t.container.services.callbacks.received(runKey), [body, body, body]);
+    const broken = await t.app.inject({
+      method: 'POST',
+      url: path,
+      payload: 'not JSON',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expectError(broken, 422, 'invalid_request');
+  });
+
   test('a body of more values than a parse may take answers 422 and stores nothing', async () => {
     const runKey = `${await queuedTask()}/1`;
     const path = await addressFor('cog-a', runKey);

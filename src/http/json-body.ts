@@ -127,17 +127,21 @@ export function encodedBodyRefusal(request: FastifyRequest): ApiError | null {
   });
 }
 
+/** A parser of a JSON body (`addContentTypeParser`'s, with `parseAs: 'buffer'`). */
+type BufferParser = (
+  request: FastifyRequest,
+  body: string | Buffer,
+  done: (error: Error | null, value?: unknown) => void,
+) => void;
+
 /**
- * JSON bodies on every route: Fastify's own parser (prototype-poisoning checks, the route's body limit)
- * plus a count of values and a depth limit, 422 invalid_request past either, as for a Content-Encoding
- * other than identity; an empty body is no body, and so is any body sent to an address nobody serves.
- * `text/plain` is no longer parsed: anything but JSON on a JSON route is refused as an unsupported type
- * with one clear message.
+ * The JSON parser of the service's bodies: Fastify's own (prototype-poisoning checks, the route's body
+ * limit) plus a count of values and a depth limit, UTF-8 only, no lone surrogates. `app` is the root,
+ * whose default parser it wraps.
  */
-export function installJsonParser(app: FastifyInstance): void {
+export function jsonBodyParser(app: FastifyInstance): BufferParser {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+  return (request, body, done) => {
     const bytes = body as Buffer;
     const text = bytes.toString('utf8');
     // No body at all, as many clients send on every call with this header (a cancel, a delete): none, as
@@ -183,7 +187,19 @@ export function installJsonParser(app: FastifyInstance): void {
       }
       done(null, value);
     });
-  });
+  };
+}
+
+/**
+ * JSON bodies on every route: Fastify's own parser (prototype-poisoning checks, the route's body limit)
+ * plus a count of values and a depth limit, 422 invalid_request past either, as for a Content-Encoding
+ * other than identity; an empty body is no body, and so is any body sent to an address nobody serves.
+ * `text/plain` is no longer parsed: anything but JSON on a JSON route is refused as an unsupported type
+ * with one clear message.
+ */
+export function installJsonParser(app: FastifyInstance): void {
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, jsonBodyParser(app));
   // A body of any other type, or of none, is refused for its type (FST_ERR_CTP_INVALID_MEDIA_TYPE, as
   // with no parser at all), once it has a byte: a chunked body that ends with none is no body, as one of
   // `Content-Length: 0` is (request-context.ts), on a cancel or a delete that takes none, and so is the
