@@ -151,7 +151,7 @@ test('quad yields an FBX named model.fbx; smart_low_poly and face_limit go as se
   });
 });
 
-test('face_limit is brought into Tripo’s range for quad (500–10000) and smart_low_poly (1000–20000)', async () => {
+test('face_limit is brought into Tripo’s range for quad (500–10000), smart_low_poly (1000–20000), both', async () => {
   const sent = async (settings: Record<string, unknown>): Promise<unknown> => {
     await generate(request3d({ task_type: 'text_to_model', prompt: 'a crate', ...settings }));
     return (lastSubmission() as Record<string, unknown>)['face_limit'];
@@ -161,6 +161,9 @@ test('face_limit is brought into Tripo’s range for quad (500–10000) and smar
   assert.equal(await sent({ smart_low_poly: true, face_limit: 600 }), 1_000);
   assert.equal(await sent({ smart_low_poly: true, face_limit: 20_000 }), 20_000);
   assert.equal(await sent({ face_limit: 150_000 }), 150_000);
+  // Both at once: in both ranges (1000–10000), which the fake checks as Tripo would.
+  assert.equal(await sent({ quad: true, smart_low_poly: true, face_limit: 600 }), 1_000);
+  assert.equal(await sent({ quad: true, smart_low_poly: true, face_limit: 15_000 }), 10_000);
 });
 
 test('emoji are taken out of the prompts, which Tripo refuses with them', async () => {

@@ -74,14 +74,14 @@ function checkFaceLimit(body: Record<string, unknown>, version: string): TripoRe
   if (faces === undefined) return null;
   if (typeof faces !== 'number' || !Number.isInteger(faces) || faces < 1)
     return bad('face_limit must be a positive integer');
+  // Each flag's range holds (PROVIDERS.md §1): with both, their overlap.
+  const ranges: Array<[number, number]> = [
+    ...(body['quad'] === true ? [[500, 10_000] as [number, number]] : []),
+    ...(body['smart_low_poly'] === true ? [[1_000, 20_000] as [number, number]] : []),
+  ];
+  if (ranges.length === 0 && version.startsWith('P1')) ranges.push([48, 20_000]);
   const range: [number, number] | null =
-    body['quad'] === true
-      ? [500, 10_000]
-      : body['smart_low_poly'] === true
-        ? [1_000, 20_000]
-        : version.startsWith('P1')
-          ? [48, 20_000]
-          : null;
+    ranges.length === 0 ? null : [Math.max(...ranges.map((r) => r[0])), Math.min(...ranges.map((r) => r[1]))];
   if (range && (faces < range[0] || faces > range[1]))
     return bad(`face_limit must be ${range[0]} to ${range[1]}`);
   return null;

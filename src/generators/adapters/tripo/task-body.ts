@@ -95,15 +95,16 @@ async function pictureFields(
 }
 
 /**
- * Tripo's own `face_limit` ranges (PROVIDERS.md §1): quad 500–10000, smart_low_poly 1000–20000. The
- * reference accepts more (500–20000 for smart_low_poly, 48–2000000 for quad), and Tripo refuses a task
- * outside its range, so the value sent is the nearest one Tripo takes.
+ * Tripo's own `face_limit` ranges (PROVIDERS.md §1): quad 500–10000, smart_low_poly 1000–20000, both at
+ * once the two together (1000–10000). The reference accepts more (500–20000 for smart_low_poly,
+ * 48–2000000 for quad), and Tripo refuses a task outside its range, so the value sent is the nearest one
+ * Tripo takes.
  */
 function withinTripoFaceRange(faceLimit: number, settings: Readonly<Record<string, unknown>>): number {
-  const clamp = (min: number, max: number): number => Math.min(max, Math.max(min, faceLimit));
-  if (settings['quad'] === true) return clamp(500, 10_000);
-  if (settings['smart_low_poly'] === true) return clamp(1_000, 20_000);
-  return faceLimit;
+  let [min, max] = [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+  if (settings['quad'] === true) [min, max] = [Math.max(min, 500), Math.min(max, 10_000)];
+  if (settings['smart_low_poly'] === true) [min, max] = [Math.max(min, 1_000), Math.min(max, 20_000)];
+  return Math.min(max, Math.max(min, faceLimit));
 }
 
 /** The `POST /task` body for one run; uploads the pictures through `upload` first. */
