@@ -136,8 +136,8 @@ type BufferParser = (
 
 /**
  * The JSON parser of the service's bodies: Fastify's own (prototype-poisoning checks, the route's body
- * limit) plus a count of values and a depth limit, UTF-8 only, no lone surrogates. `app` is the root,
- * whose default parser it wraps.
+ * limit) plus a count of values and a depth limit, UTF-8 only, no lone surrogates: the JSON routes' parser,
+ * and the callback route's for any type (routes/callbacks.ts).
  */
 export function jsonBodyParser(app: FastifyInstance): BufferParser {
   const parseJson = app.getDefaultJsonParser('error', 'error');

@@ -57,9 +57,9 @@ export function refusalOf(deps: AdapterDeps, response: UpstreamResponse, what: s
   const transient = transientFailure(response, `${name}: ${what}`);
   if (transient) return transient;
   const text = textOf(response);
-  // The words are looked for in the whole body: a code field (`not_enough_credits`) may name what the
-  // message does not.
-  const whole = `${text} ${response.bytes?.toString('utf8').slice(0, 2000) ?? ''}`;
+  // The words are looked for in the whole body (every answer is read raw): a code field
+  // (`not_enough_credits`) may name what the message does not.
+  const whole = response.bytes?.toString('utf8').slice(0, 2000) ?? text;
   if (response.status === 401 || response.status === 403)
     return new GeneratorTransientError(
       `${name}: ${what}: the channel's token was refused (${response.status})`,
