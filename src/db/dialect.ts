@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, type Kysely, type QueryResult, sql } from 'kysely';
+import { type AliasedRawBuilder, CompiledQuery, type Kysely, type QueryResult, sql } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
@@ -35,6 +35,16 @@ export interface DialectCapabilities {
   groupCommitStatement<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T>;
   /** Serialises money decisions of one account for the rest of the transaction. */
   lockAccount(tx: Tx, accountId: string): Promise<void>;
+  /**
+   * `lockAccount` for several accounts at once, taken in the order of their ids, so that two transactions
+   * locking overlapping sets never wait for each other (a batch's settlement, batches.ts).
+   */
+  lockAccounts(tx: Tx, accountIds: readonly string[]): Promise<void>;
+  /**
+   * `rows` as a table named `v` in one statement's FROM, given as one JSON parameter whatever their count,
+   * for the set-based statements of a batch (batches.ts): each column as text, or as a bigint.
+   */
+  jsonRows<R extends JsonRow>(rows: readonly R[], columns: JsonColumns<R>): AliasedRawBuilder<R, 'v'>;
   /** `for update skip locked` where the engine has it, so workers never claim the same job. */
   supportsSkipLocked: boolean;
   /**
@@ -49,6 +59,20 @@ export interface DialectCapabilities {
    * the transaction, so a check-then-insert is atomic even when no row exists yet to lock.
    */
   lockStep(tx: Tx, step: string): Promise<void>;
+}
+
+/** A row of `DialectCapabilities.jsonRows`. */
+export type JsonRow = Record<string, string | number | null>;
+/** The SQL type of each column of a `JsonRow`. */
+export type JsonColumns<R extends JsonRow> = { readonly [K in keyof R]: 'text' | 'bigint' };
+
+/** Each column of `columns` as its expression over one JSON element `element`, named after the column. */
+function jsonColumns(columns: JsonColumns<JsonRow>, expression: (name: string, type: string) => string) {
+  return sql.raw(
+    Object.entries(columns)
+      .map(([name, type]) => `${expression(name.replaceAll("'", "''"), type)} as "${name}"`)
+      .join(', '),
+  );
 }
 
 /**
@@ -245,6 +269,11 @@ export const sqliteCapabilities: DialectCapabilities = {
   },
   // No-op: BEGIN IMMEDIATE already makes this transaction the database's only writer.
   async lockAccount() {},
+  async lockAccounts() {},
+  jsonRows(rows, columns) {
+    const list = jsonColumns(columns, (name) => `json_extract(value, '$.${name}')`);
+    return sql`(select ${list} from json_each(${JSON.stringify(rows)}))`.as('v') as never;
+  },
   supportsSkipLocked: false,
   // This process's listeners only, on commit; other processes find changes by their periodic poll.
   async notify(tx, channel, payload = '') {
@@ -339,6 +368,25 @@ export const postgresCapabilities: DialectCapabilities = {
     // still run one at a time, but the foreign-key checks of rows other transactions insert for it (tasks,
     // ledger entries) no longer wait for them, as they would behind FOR UPDATE.
     await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().execute();
+  },
+  async lockAccounts(tx, accountIds) {
+    if (accountIds.length === 0) return;
+    // The rows are locked as the sort hands them up, so always in the same order.
+    await tx
+      .selectFrom('accounts')
+      .select('id')
+      .where('id', 'in', [...accountIds])
+      .orderBy('id')
+      .forNoKeyUpdate()
+      .execute();
+  },
+  jsonRows(rows, columns) {
+    const list = jsonColumns(columns, (name, type) =>
+      type === 'bigint' ? `(element->>'${name}')::bigint` : `(element->>'${name}')`,
+    );
+    return sql`(select ${list} from json_array_elements(${JSON.stringify(rows)}::json) as element)`.as(
+      'v',
+    ) as never;
   },
   supportsSkipLocked: true,
   async notify(tx, channel, payload = '') {

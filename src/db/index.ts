@@ -1,6 +1,13 @@
+export { type BatchHandle, type BatchKind, batched, MAX_BATCH } from './batches.ts';
 export { createDb, type Db, migrateToLatest } from './connect.ts';
 export { counterStore } from './counters.ts';
-export { type DialectCapabilities, notifyOnCommit, type Tx } from './dialect.ts';
+export {
+  type DialectCapabilities,
+  type JsonColumns,
+  type JsonRow,
+  notifyOnCommit,
+  type Tx,
+} from './dialect.ts';
 export { bumpEpoch, type EpochReader, epochReaderOf, KeptUntilEpoch } from './epochs.ts';
 export { isLockTimeout, isNulInText, isUniqueViolation, UniqueViolation } from './errors.ts';
 export { insertRow } from './insert-row.ts';

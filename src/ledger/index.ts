@@ -14,6 +14,7 @@ export {
   type Balances,
   balancesOf,
   CURRENCY,
+  captureMany,
   credit,
   type HoldInput,
   hold,

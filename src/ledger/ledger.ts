@@ -11,6 +11,7 @@
 import { sql } from 'kysely';
 import {
   type AccountsTable,
+  type DialectCapabilities,
   insertRow,
   type KeyDaySpendTable,
   type LedgerEntriesTable,
@@ -302,4 +303,73 @@ export async function settle(
     });
   }
   return true;
+}
+
+/**
+ * `settle(tx, taskId, 'capture', at)` for every task of a batch (batches.ts), set-based: one statement
+ * for the transfers, one for their entries, one lock of the accounts (in the order of their ids, so two
+ * batches never wait for each other) and one statement for their counters. Returns the tasks whose
+ * transfer was pending and is now captured; the others change nothing, as `settle` would not.
+ */
+export async function captureMany(
+  tx: Tx,
+  dialect: DialectCapabilities,
+  captures: ReadonlyArray<{ taskId: string; at: Date }>,
+): Promise<Set<string>> {
+  if (captures.length === 0) return new Set();
+  const at = new Map(captures.map((c) => [c.taskId, c.at.toISOString()]));
+  const transfers = await tx
+    .updateTable('transfers')
+    .from(
+      dialect.jsonRows(
+        [...at].map(([id, settled_at]) => ({ id, settled_at })),
+        { id: 'text', settled_at: 'text' },
+      ),
+    )
+    .set((eb) => ({ status: 'posted', settled_at: eb.ref('v.settled_at') }))
+    .whereRef('transfers.id', '=', 'v.id')
+    .where('transfers.status', '=', 'pending')
+    .returning(['transfers.id', 'transfers.account_id', 'transfers.key_id', 'transfers.amount_minor'])
+    .execute();
+  if (transfers.length === 0) return new Set();
+  const byId = new Map(transfers.map((t) => [t.id, t]));
+  const entries: Array<LedgerEntry & { account_id: string }> = [];
+  const amounts = new Map<string, number>();
+  // In the order of the batch, as one `settle` after another would have written them.
+  for (const { taskId } of captures) {
+    const transfer = byId.get(taskId);
+    const createdAt = at.get(taskId);
+    if (transfer === undefined || createdAt === undefined) continue;
+    const amount = Number(transfer.amount_minor);
+    entries.push({
+      id: uuidv7(Date.parse(createdAt)),
+      account_id: transfer.account_id,
+      type: 'capture',
+      amount_minor: amount,
+      task_id: taskId,
+      key_id: transfer.key_id,
+      reference: null,
+      created_at: createdAt,
+    });
+    amounts.set(transfer.account_id, (amounts.get(transfer.account_id) ?? 0) + amount);
+  }
+  await tx.insertInto('ledger_entries').values(entries).execute();
+  // The accounts' rows last, as in `settle`: every money change of an account waits for its row.
+  const accounts = [...amounts.keys()].sort();
+  await dialect.lockAccounts(tx, accounts);
+  await tx
+    .updateTable('accounts')
+    .from(
+      dialect.jsonRows(
+        accounts.map((id) => ({ id, amount: amounts.get(id) ?? 0 })),
+        { id: 'text', amount: 'bigint' },
+      ),
+    )
+    .set((eb) => ({
+      held_minor: eb('accounts.held_minor', '-', eb.ref('v.amount')),
+      captured_minor: eb('accounts.captured_minor', '+', eb.ref('v.amount')),
+    }))
+    .whereRef('accounts.id', '=', 'v.id')
+    .execute();
+  return new Set(byId.keys());
 }

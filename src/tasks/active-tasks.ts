@@ -5,7 +5,7 @@
  * new count in one statement; the move to a final state gives it back (`transitions.ts`). A creation that
  * is refused later in its transaction (money, daily limit) rolls its place back with everything else.
  */
-import { type ActiveTaskCountsTable, prepared, type Tx } from '../db/index.ts';
+import { type ActiveTaskCountsTable, type DialectCapabilities, prepared, type Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 
 const placeTaken = prepared<{ accountId: string; model: string }, Pick<ActiveTaskCountsTable, 'active'>>(
@@ -60,4 +60,32 @@ export async function takeActivePlace(
 /** One unfinished task of `model` fewer: in the transaction that moved it to a final state. */
 export async function giveBackActivePlace(tx: Tx, accountId: string, model: string): Promise<void> {
   await placeGivenBack(tx, { accountId, model });
+}
+
+/**
+ * `giveBackActivePlace` for every task of a batch (batches.ts) in one statement: one row per account and
+ * model, less as many as it has tasks among them. The accounts must be locked already (their settlement
+ * locks them first), so the counts are taken in a creation's order: account, then count.
+ */
+export async function giveBackActivePlaces(
+  tx: Tx,
+  dialect: DialectCapabilities,
+  tasks: ReadonlyArray<{ account_id: string; model: string }>,
+): Promise<void> {
+  const places = new Map<string, { account_id: string; model: string; count: number }>();
+  for (const { account_id, model } of tasks) {
+    const key = `${account_id}\u0000${model}`;
+    const place = places.get(key) ?? { account_id, model, count: 0 };
+    place.count += 1;
+    places.set(key, place);
+  }
+  if (places.size === 0) return;
+  const rows = dialect.jsonRows([...places.values()], { account_id: 'text', model: 'text', count: 'bigint' });
+  await tx
+    .updateTable('active_task_counts')
+    .from(rows)
+    .set((eb) => ({ active: eb('active_task_counts.active', '-', eb.ref('v.count')) }))
+    .whereRef('active_task_counts.account_id', '=', 'v.account_id')
+    .whereRef('active_task_counts.model', '=', 'v.model')
+    .execute();
 }

@@ -4,11 +4,11 @@
  * Every change is conditional on the state it leaves, so a late or repeated call changes nothing.
  */
 import { sql } from 'kysely';
-import { prepared, type TaskStatus, type TasksTable, type Tx } from '../db/index.ts';
+import { type BatchKind, batched, prepared, type TaskStatus, type TasksTable, type Tx } from '../db/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
 import { ENDPOINTS_EPOCH_COLUMN } from '../events/index.ts';
-import { settle } from '../ledger/index.ts';
-import { giveBackActivePlace } from './active-tasks.ts';
+import { captureMany, settle } from '../ledger/index.ts';
+import { giveBackActivePlace, giveBackActivePlaces } from './active-tasks.ts';
 import { taskChanged } from './task-events.ts';
 import { artifactViewsJson } from './task-view.ts';
 
@@ -61,6 +61,66 @@ export async function markRunning(tx: Tx, taskId: string, at: Date, runKey: stri
   return true;
 }
 
+/** The tasks a batch's UPDATE moved, as that UPDATE left them, with the endpoints' epoch (MovedTask). */
+async function movedRows(tx: Tx, moved: ReadonlyArray<{ id: string }>): Promise<Map<string, MovedTask>> {
+  if (moved.length === 0) return new Map();
+  const rows = await tx
+    .selectFrom('tasks')
+    .selectAll()
+    .select(ENDPOINTS_EPOCH_COLUMN)
+    .where(
+      'id',
+      'in',
+      moved.map((row) => row.id),
+    )
+    .execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** A run's move to running, as `markRunning` takes it. */
+export interface RunStarting {
+  taskId: string;
+  at: Date;
+  runKey: string;
+}
+
+/**
+ * `markRunning` in a transaction of its own, shared with the runs that start at the same moment
+ * (batches.ts): one UPDATE moves them all, and each task's event is queued as `markRunning` queues it.
+ */
+export const runsStarting: BatchKind<RunStarting, boolean> = {
+  key: (start) => start.taskId,
+  one: ({ db, dialect }, start) =>
+    dialect.groupCommit(db, (tx) => markRunning(tx, start.taskId, start.at, start.runKey)),
+  async many(tx, starts, dialect) {
+    const values = starts.map((start) => ({
+      id: start.taskId,
+      started_at: start.at.toISOString(),
+      run_key: start.runKey,
+    }));
+    const moved = await tx
+      .updateTable('tasks')
+      .from(dialect.jsonRows(values, { id: 'text', started_at: 'text', run_key: 'text' }))
+      .set((eb) => ({
+        status: 'running',
+        started_at: eb.ref('v.started_at'),
+        run_key: eb.ref('v.run_key'),
+        revision: eb('tasks.revision', '+', 1),
+      }))
+      .whereRef('tasks.id', '=', 'v.id')
+      .where('tasks.status', '=', 'queued')
+      .returning('tasks.id')
+      .execute();
+    const rows = await movedRows(tx, moved);
+    for (const start of starts) {
+      const row = rows.get(start.taskId);
+      if (row !== undefined) await taskChanged(tx, start.taskId, { type: 'task.started', at: start.at }, row);
+    }
+    return starts.map((start) => rows.has(start.taskId));
+  },
+};
+export const markRunningTogether = batched(runsStarting);
+
 /** Records the run key of a running task that has none yet; false when it is no longer running. */
 export async function recordRunKey(tx: Tx, taskId: string, runKey: string): Promise<boolean> {
   const result = await tx
@@ -86,6 +146,30 @@ export async function saveHandle(tx: Tx, taskId: string, handle: string): Promis
   const result = await handleSaved(tx, { taskId, handle });
   return Number(result.numAffectedRows ?? 0) > 0;
 }
+
+/**
+ * `saveHandle` on its own (one statement, its own transaction), shared with the handles saved at the same
+ * moment (batches.ts): one UPDATE saves them all.
+ */
+export const handlesSaved: BatchKind<{ taskId: string; handle: string }, boolean> = {
+  key: (saved) => saved.taskId,
+  one: ({ db, dialect }, saved) =>
+    dialect.groupCommitStatement(db, (tx) => saveHandle(tx, saved.taskId, saved.handle)),
+  async many(tx, saves, dialect) {
+    const values = saves.map((saved) => ({ id: saved.taskId, handle: saved.handle }));
+    const moved = await tx
+      .updateTable('tasks')
+      .from(dialect.jsonRows(values, { id: 'text', handle: 'text' }))
+      .set((eb) => ({ provider_ref: eb.ref('v.handle') }))
+      .whereRef('tasks.id', '=', 'v.id')
+      .where('tasks.status', '=', 'running')
+      .returning('tasks.id')
+      .execute();
+    const ids = new Set(moved.map((row) => row.id));
+    return saves.map((saved) => ids.has(saved.taskId));
+  },
+};
+export const saveHandleTogether = batched(handlesSaved);
 
 /**
  * Records progress of a running task; false when the task is no longer running (canceled). The same
@@ -165,6 +249,21 @@ function filesExpireAt(end: Date, retentionMs: number): string {
   return new Date(end.getTime() + retentionMs).toISOString();
 }
 
+/** The artifact rows of a success. */
+function artifactRows(taskId: string, success: Success) {
+  return success.artifacts.map((a, idx) => ({
+    task_id: taskId,
+    idx,
+    kind: a.kind,
+    filename: a.filename,
+    content_type: a.contentType,
+    size_bytes: a.sizeBytes,
+    caption: a.caption,
+    storage_key: a.storageKey,
+    upstream: a.upstream === undefined ? null : JSON.stringify(a.upstream),
+  }));
+}
+
 /**
  * running → succeeded with its files, capturing the hold; its files are kept `retentionMs`. False when the
  * task left `running` first.
@@ -176,17 +275,7 @@ export async function markSucceeded(
   at: Date,
   retentionMs: number,
 ): Promise<boolean> {
-  const artifacts = success.artifacts.map((a, idx) => ({
-    task_id: taskId,
-    idx,
-    kind: a.kind,
-    filename: a.filename,
-    content_type: a.contentType,
-    size_bytes: a.sizeBytes,
-    caption: a.caption,
-    storage_key: a.storageKey,
-    upstream: a.upstream === undefined ? null : JSON.stringify(a.upstream),
-  }));
+  const artifacts = artifactRows(taskId, success);
   const { rows } = await toSucceeded(tx, {
     taskId,
     finishedAt: at.toISOString(),
@@ -202,6 +291,92 @@ export async function markSucceeded(
   await leaveActive(tx, row, 'capture', at);
   return true;
 }
+
+/** A run's success, as `markSucceeded` takes it. */
+export interface RunSuccess {
+  taskId: string;
+  success: Success;
+  at: Date;
+  retentionMs: number;
+}
+
+/**
+ * `markSucceeded` in a transaction of its own, shared with the runs that end at the same moment
+ * (batches.ts): one UPDATE moves the tasks, one INSERT keeps their files, one DELETE removes their jobs,
+ * and their holds are captured together (`captureMany`), each task's money still in the transaction of
+ * its own state change.
+ */
+export const runsSucceeding: BatchKind<RunSuccess, boolean> = {
+  key: (end) => end.taskId,
+  one: ({ db, dialect }, end) =>
+    dialect.groupCommit(db, (tx) => markSucceeded(tx, end.taskId, end.success, end.at, end.retentionMs)),
+  async many(tx, ends, dialect) {
+    const artifacts = new Map(ends.map((end) => [end.taskId, artifactRows(end.taskId, end.success)]));
+    const values = ends.map((end) => ({
+      id: end.taskId,
+      finished_at: end.at.toISOString(),
+      caption: end.success.caption,
+      texts: JSON.stringify(end.success.texts),
+      artifact_views: artifactViewsJson(artifacts.get(end.taskId) ?? []),
+      files_expire_at: filesExpireAt(end.at, end.retentionMs),
+    }));
+    const columns = {
+      id: 'text',
+      finished_at: 'text',
+      caption: 'text',
+      texts: 'text',
+      artifact_views: 'text',
+      files_expire_at: 'text',
+    } as const;
+    const moved = await tx
+      .updateTable('tasks')
+      .from(dialect.jsonRows(values, columns))
+      .set((eb) => ({
+        status: 'succeeded',
+        progress: 100,
+        finished_at: eb.ref('v.finished_at'),
+        caption: eb.ref('v.caption'),
+        texts: eb.ref('v.texts'),
+        artifact_views: eb.ref('v.artifact_views'),
+        files_expire_at: eb.ref('v.files_expire_at'),
+        revision: eb('tasks.revision', '+', 1),
+      }))
+      .whereRef('tasks.id', '=', 'v.id')
+      .where('tasks.status', '=', 'running')
+      .returning('tasks.id')
+      .execute();
+    const rows = await movedRows(tx, moved);
+    const done = ends.filter((end) => rows.has(end.taskId));
+    const files = done.flatMap((end) => artifacts.get(end.taskId) ?? []);
+    if (files.length > 0) await tx.insertInto('artifacts').values(files).execute();
+    for (const end of done) {
+      await taskChanged(tx, end.taskId, { type: 'task.succeeded', at: end.at }, rows.get(end.taskId));
+    }
+    // As `leaveActive` does for one task, in its order.
+    if (done.length > 0) {
+      await tx
+        .deleteFrom('jobs')
+        .where(
+          'id',
+          'in',
+          done.map((end) => jobIdOf(end.taskId)),
+        )
+        .execute();
+      await captureMany(
+        tx,
+        dialect,
+        done.map((end) => ({ taskId: end.taskId, at: end.at })),
+      );
+      await giveBackActivePlaces(
+        tx,
+        dialect,
+        done.flatMap((end) => rows.get(end.taskId) ?? []),
+      );
+    }
+    return ends.map((end) => rows.has(end.taskId));
+  },
+};
+export const markSucceededTogether = batched(runsSucceeding);
 
 const jobRemoved = prepared<{ jobId: string }, never>((db, value) =>
   db.deleteFrom('jobs').where('id', '=', value('jobId')),

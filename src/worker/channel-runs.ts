@@ -4,7 +4,7 @@
  */
 import type { Db, Tx } from '../db/index.ts';
 import type { ChannelOutcome, RunPlacement, UpstreamCost } from '../generators/index.ts';
-import { markRunning, taskChanged } from '../tasks/index.ts';
+import { markRunning, markRunningTogether, taskChanged } from '../tasks/index.ts';
 import { releaseJob } from './queue.ts';
 import type { WorkerDeps } from './worker.ts';
 
@@ -33,11 +33,18 @@ export async function moveToRunning(
   },
 ): Promise<Started | 'wait' | null> {
   const { db, placement } = deps;
+  if (!placement?.needsPlace({ model: input.model, channel: input.channel ?? null })) {
+    // No channel to place it on: runs starting together move in one batch (batches.ts).
+    const moved = await markRunningTogether(db, { taskId: input.taskId, at: input.at, runKey: input.key });
+    return moved ? { at: input.at, key: input.key, channel: null } : null;
+  }
   // Runs starting together share a commit on SQLite (dialect.groupCommit), each in its own savepoint.
   return db.dialect.groupCommit(db.db, async (tx) => {
-    const where = placement
-      ? await placement.place(tx, { model: input.model, avoid: input.avoid, channel: input.channel ?? null })
-      : ({ kind: 'default' } as const);
+    const where = await placement.place(tx, {
+      model: input.model,
+      avoid: input.avoid,
+      channel: input.channel ?? null,
+    });
     if (where.kind === 'wait') return 'wait' as const;
     if (!(await markRunning(tx, input.taskId, input.at, input.key))) return null;
     const channel = where.kind === 'channel' ? where.channel : null;

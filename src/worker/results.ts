@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import type { GenerationOutputs } from '../generators/index.ts';
 import { uuidv7 } from '../lib/index.ts';
-import { markSucceeded, type Success } from '../tasks/index.ts';
+import { markSucceededTogether, type Success } from '../tasks/index.ts';
 import { bounded } from './calls.ts';
 import { TransientFailure } from './failures.ts';
 import type { WorkerDeps } from './worker.ts';
@@ -49,10 +49,13 @@ export async function storeResults(input: StoreResultsInput): Promise<boolean> {
       texts: outputs.texts,
       artifacts,
     };
-    // Runs ending together share a commit on SQLite (dialect.groupCommit), each in its own savepoint.
-    const succeeded = await db.dialect.groupCommit(db.db, (tx) =>
-      markSucceeded(tx, taskId, success, now, deps.resultRetentionMs),
-    );
+    // Runs ending together move in one batch (batches.ts).
+    const succeeded = await markSucceededTogether(db, {
+      taskId,
+      success,
+      at: now,
+      retentionMs: deps.resultRetentionMs,
+    });
     // Canceled while the files were being stored: nothing was captured, so the files go too.
     if (!succeeded) await removeOrphans(input, stored);
     return succeeded;

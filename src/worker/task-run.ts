@@ -11,7 +11,14 @@ import {
   UpstreamTrace,
 } from '../generators/index.ts';
 import { scrubSecrets } from '../observability/index.ts';
-import { isFinal, markFailed, recordProgress, recordRunKey, runKeyOf, saveHandle } from '../tasks/index.ts';
+import {
+  isFinal,
+  markFailed,
+  recordProgress,
+  recordRunKey,
+  runKeyOf,
+  saveHandleTogether,
+} from '../tasks/index.ts';
 import { backoffMs } from './backoff.ts';
 import { bounded } from './calls.ts';
 import {
@@ -221,8 +228,8 @@ export class TaskRun {
     const found = recordedEarlier ? await this.#call('find', (s) => generator.find(request, run, s)) : null;
     const handle = found ?? (await this.#create(request, run));
     this.#handle = handle;
-    // Handles saved together share a commit on SQLite; on PostgreSQL the one statement commits by itself.
-    if (await db.dialect.groupCommitStatement(db.db, (tx) => saveHandle(tx, task.id, handle))) return handle;
+    // Handles saved at the same moment are saved by one statement (batches.ts).
+    if (await saveHandleTogether(db, { taskId: task.id, handle })) return handle;
     await this.#cancelUpstream();
     return null;
   }

@@ -44,6 +44,11 @@ export interface RunPlacement {
    * there is `wait`, never another channel.
    */
   place(tx: Tx, task: { model: string; avoid: string | null; channel?: string | null }): Promise<Placement>;
+  /**
+   * False when `place` would answer `default` without a look at the database: the model has no channel
+   * and the task names none. Such a run takes no slot, so its move to running needs no `place`.
+   */
+  needsPlace(task: { model: string; channel?: string | null }): boolean;
   /** The channel's run limit from upstream creation, or null for the default generator (milliseconds). */
   timeoutMs(channel: string | null): number | null;
   /** How a run on the channel ended. */
@@ -284,6 +289,10 @@ export class ChannelRouter implements Generator, RunPlacement {
     if (channels.length === 0) return { kind: 'default' };
     const chosen = await this.#states.take(tx, channels, task.avoid);
     return chosen ? { kind: 'channel', channel: chosen.name } : { kind: 'wait' };
+  }
+
+  needsPlace(task: { model: string; channel?: string | null }): boolean {
+    return (task.channel ?? null) !== null || this.channelsOf(task.model).length > 0;
   }
 
   timeoutMs(channel: string | null): number | null {

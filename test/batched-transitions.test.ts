@@ -1,0 +1,335 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import {
+  jobIdOf,
+  markCanceled,
+  markRunningTogether,
+  markSucceededTogether,
+  runsStarting,
+  runsSucceeding,
+  type Success,
+  saveHandleTogether,
+} from '../src/tasks/transitions.ts';
+import { expectError, startTestApp, type TestAccount, type TestApp } from './helpers.ts';
+
+// The worker's runs start, save their handles and end in batches (src/db/batches.ts): one set-based
+// transaction for the runs that move at the same moment. A batch must do what one call after another
+// would: each task moved once, its event queued, its hold captured once in the transaction of its move,
+// its job removed and its place under the active-task limit given back; a task canceled meanwhile is left
+// as the cancel left it. The ledger's invariants are checked after every test (TestApp.close).
+
+describe('transitions of runs that move together', () => {
+  let t: TestApp;
+  before(async () => {
+    // No worker: the test moves the tasks itself.
+    t = await startTestApp({ worker: false });
+  });
+  after(() => t.close());
+
+  const body = {
+    model: 'model-3d',
+    settings: { task_type: 'text_to_model', prompt: 'a chair', texture: false, pbr: false },
+  };
+
+  /** `count` queued tasks of each account, with their prices. */
+  async function queued(accounts: TestAccount[], count: number) {
+    const tasks: Array<{ id: string; account: TestAccount; price: number }> = [];
+    for (const account of accounts) {
+      for (let i = 0; i < count; i += 1) {
+        const res = await t.call(account.key, 'POST', '/v1/tasks', body);
+        assert.equal(res.statusCode, 202, res.body);
+        tasks.push({ id: res.json().id, account, price: Number(res.json().price.amount_minor) });
+      }
+    }
+    return tasks;
+  }
+
+  function success(taskId: string, files = 0): Success {
+    return {
+      caption: `made ${taskId}`,
+      texts: ['a', 'b'],
+      artifacts: Array.from({ length: files }, (_, idx) => ({
+        kind: 'document',
+        filename: `m${idx}.glb`,
+        contentType: 'model/gltf-binary',
+        sizeBytes: 10 + idx,
+        caption: '',
+        storageKey: `results/${taskId}/x/${idx}`,
+      })),
+    };
+  }
+
+  /** The ledger entries of a task, by type. */
+  async function entriesOf(taskId: string) {
+    const rows = await t.container.db.db
+      .selectFrom('ledger_entries')
+      .selectAll()
+      .where('task_id', '=', taskId)
+      .orderBy('type')
+      .execute();
+    return rows.map((e) => ({ ...e, amount_minor: Number(e.amount_minor) }));
+  }
+
+  async function row(taskId: string) {
+    return t.container.db.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('id', '=', taskId)
+      .executeTakeFirstOrThrow();
+  }
+
+  test('runs that start, save their handles and end together: each moved once and captured once', async () => {
+    const accounts = [await t.account({ balanceMinor: 100_000 }), await t.account({ balanceMinor: 100_000 })];
+    const tasks = await queued(accounts, 3);
+    const handle = t.container.db;
+    const before = new Map(
+      await Promise.all(tasks.map(async (task) => [task.id, await row(task.id)] as const)),
+    );
+    const at = new Date(Date.now() + 1_000);
+    const started = await Promise.all(
+      tasks.map((task, i) =>
+        markRunningTogether(handle, {
+          taskId: task.id,
+          at: new Date(at.getTime() + i),
+          runKey: `${task.id}/1`,
+        }),
+      ),
+    );
+    assert.deepEqual(
+      started,
+      tasks.map(() => true),
+    );
+    // A second start of a running task changes nothing.
+    assert.equal(await markRunningTogether(handle, { taskId: tasks[0]?.id ?? '', at, runKey: 'x' }), false);
+    for (const [i, task] of tasks.entries()) {
+      const moved = await row(task.id);
+      assert.equal(moved.status, 'running');
+      assert.equal(moved.run_key, `${task.id}/1`);
+      assert.equal(moved.started_at, new Date(at.getTime() + i).toISOString());
+      assert.equal(Number(moved.revision), Number(before.get(task.id)?.revision) + 1);
+    }
+    // One task is canceled by its caller between the start and the end.
+    const [canceled, ...others] = tasks;
+    assert.ok(canceled);
+    const cancel = await t.call(canceled.account.key, 'POST', `/v1/tasks/${canceled.id}/cancel`);
+    assert.equal(cancel.statusCode, 200, cancel.body);
+    const saved = await Promise.all(
+      tasks.map((task) => saveHandleTogether(handle, { taskId: task.id, handle: `h-${task.id}` })),
+    );
+    assert.deepEqual(saved, [false, ...others.map(() => true)]);
+    const end = new Date(Date.now() + 5_000);
+    const ended = await Promise.all(
+      tasks.map((task, i) =>
+        markSucceededTogether(handle, {
+          taskId: task.id,
+          success: success(task.id, i % 3),
+          at: new Date(end.getTime() + i),
+          retentionMs: 60_000,
+        }),
+      ),
+    );
+    assert.deepEqual(ended, [false, ...others.map(() => true)]);
+    for (const [i, task] of tasks.entries()) {
+      const final = await row(task.id);
+      const entries = await entriesOf(task.id);
+      const jobs = await handle.db
+        .selectFrom('jobs')
+        .select('id')
+        .where('id', '=', jobIdOf(task.id))
+        .execute();
+      assert.deepEqual(jobs, [], 'the job is gone');
+      if (task === canceled) {
+        assert.equal(final.status, 'canceled');
+        assert.equal(final.provider_ref, null);
+        assert.deepEqual(
+          entries.map((e) => e.type),
+          ['hold', 'void'],
+        );
+        continue;
+      }
+      const at = new Date(end.getTime() + i).toISOString();
+      assert.equal(final.status, 'succeeded');
+      assert.equal(final.provider_ref, `h-${task.id}`);
+      assert.equal(final.finished_at, at);
+      assert.equal(final.caption, `made ${task.id}`);
+      assert.deepEqual(JSON.parse(final.texts ?? ''), ['a', 'b']);
+      assert.equal(final.files_expire_at, new Date(Date.parse(at) + 60_000).toISOString());
+      assert.equal(Number(final.revision), Number(before.get(task.id)?.revision) + 2);
+      const files = await handle.db
+        .selectFrom('artifacts')
+        .select('idx')
+        .where('task_id', '=', task.id)
+        .execute();
+      assert.equal(files.length, i % 3);
+      const view: { status: string; result?: { artifacts?: unknown[] } } = (
+        await t.call(task.account.key, 'GET', `/v1/tasks/${task.id}`)
+      ).json();
+      assert.equal(view.status, 'succeeded');
+      assert.equal(view.result?.artifacts?.length ?? 0, i % 3);
+      assert.deepEqual(
+        entries.map((e) => [e.type, e.amount_minor, e.created_at]),
+        [
+          ['capture', task.price, at],
+          ['hold', task.price, entries[1]?.created_at],
+        ],
+      );
+    }
+    // Each account: every success captured, nothing held, no place taken.
+    for (const account of accounts) {
+      const counters = await handle.db
+        .selectFrom('accounts')
+        .select(['captured_minor', 'held_minor'])
+        .where('id', '=', account.id)
+        .executeTakeFirstOrThrow();
+      const spent = others
+        .filter((task) => task.account === account)
+        .reduce((sum, task) => sum + task.price, 0);
+      assert.equal(Number(counters.captured_minor), spent);
+      assert.equal(Number(counters.held_minor), 0);
+    }
+    // A second end of a succeeded task changes nothing.
+    const [first] = others;
+    assert.ok(first);
+    assert.equal(
+      await markSucceededTogether(handle, {
+        taskId: first.id,
+        success: success(first.id),
+        at: end,
+        retentionMs: 1,
+      }),
+      false,
+    );
+  });
+
+  test('a batch that fails is undone whole, and each run then ends alone: only the faulty one fails', async () => {
+    const account = await t.account({ balanceMinor: 100_000 });
+    const tasks = await queued([account], 4);
+    const handle = t.container.db;
+    const at = new Date();
+    await Promise.all(
+      tasks.map((task) => markRunningTogether(handle, { taskId: task.id, at, runKey: `${task.id}/1` })),
+    );
+    // A file row already there for one task: the batch's insert of the files fails on its key.
+    const faulty = tasks[1];
+    assert.ok(faulty);
+    await handle.db
+      .insertInto('artifacts')
+      .values({
+        task_id: faulty.id,
+        idx: 0,
+        kind: 'document',
+        filename: 'old.glb',
+        content_type: 'model/gltf-binary',
+        size_bytes: 1,
+        caption: '',
+        storage_key: 'results/old',
+        upstream: null,
+      })
+      .execute();
+    const ended = await Promise.allSettled(
+      tasks.map((task) =>
+        markSucceededTogether(handle, {
+          taskId: task.id,
+          success: success(task.id, 1),
+          at,
+          retentionMs: 60_000,
+        }),
+      ),
+    );
+    assert.deepEqual(
+      ended.map((e) => e.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    );
+    for (const task of tasks) {
+      const entries = await entriesOf(task.id);
+      const status = (await row(task.id)).status;
+      if (task === faulty) {
+        assert.equal(status, 'running');
+        assert.deepEqual(
+          entries.map((e) => e.type),
+          ['hold'],
+        );
+      } else {
+        assert.equal(status, 'succeeded');
+        assert.deepEqual(
+          entries.map((e) => e.type),
+          ['capture', 'hold'],
+        );
+      }
+    }
+    await handle.db.deleteFrom('artifacts').where('task_id', '=', faulty.id).execute();
+    await handle.dialect.transaction(handle.db, (tx) => markCanceled(tx, faulty.id, new Date(), 60_000));
+  });
+
+  /** Resolves once a statement of another connection waits for a row lock (PostgreSQL); SQLite has one writer. */
+  async function someoneWaitsForALock(): Promise<void> {
+    const { db, dialect } = t.container.db;
+    if (dialect.name !== 'postgres') {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return;
+    }
+    for (;;) {
+      const { rows } = await sql<{ n: string }>`
+        select count(*) as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+      if (Number(rows[0]?.n ?? 0) > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  test('a cancel racing a batch that ends its task: whichever commits first wins, the money moves once', async () => {
+    const accounts = [await t.account({ balanceMinor: 100_000 }), await t.account({ balanceMinor: 100_000 })];
+    const tasks = await queued(accounts, 2);
+    const { db, dialect } = t.container.db;
+    const at = new Date();
+    const starts = tasks.map((task) => ({ taskId: task.id, at, runKey: `${task.id}/1` }));
+    assert.deepEqual(
+      await dialect.transaction(db, (tx) => runsStarting.many(tx, starts, dialect)),
+      tasks.map(() => true),
+    );
+    const [lost, won, ...rest] = tasks;
+    assert.ok(lost && won);
+    // The batch holds its rows while a cancel of one of its tasks arrives: the cancel loses.
+    let commit = (): void => {};
+    const gate = new Promise<void>((resolve) => {
+      commit = resolve;
+    });
+    const ends = tasks.map((task) => ({
+      taskId: task.id,
+      success: success(task.id),
+      at,
+      retentionMs: 60_000,
+    }));
+    const batch = dialect.transaction(db, async (tx) => {
+      const moved = await runsSucceeding.many(tx, ends.slice(0, 1), dialect);
+      await gate;
+      return moved;
+    });
+    const cancel = t.call(lost.account.key, 'POST', `/v1/tasks/${lost.id}/cancel`);
+    await someoneWaitsForALock();
+    commit();
+    assert.deepEqual(await batch, [true]);
+    expectError(await cancel, 409, 'task_not_cancelable');
+    // A cancel holds its task's row while a batch that ends it arrives: the batch leaves it canceled.
+    let release = (): void => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const canceling = dialect.transaction(db, async (tx) => {
+      const done = await markCanceled(tx, won.id, new Date(), 60_000);
+      await held;
+      return done;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const rest2 = dialect.transaction(db, (tx) => runsSucceeding.many(tx, ends.slice(1), dialect));
+    await someoneWaitsForALock();
+    release();
+    assert.equal(await canceling, true);
+    assert.deepEqual(await rest2, [false, ...rest.map(() => true)]);
+    const types = async (task: { id: string }) => (await entriesOf(task.id)).map((e) => e.type);
+    assert.deepEqual(await types(lost), ['capture', 'hold']);
+    assert.deepEqual(await types(won), ['hold', 'void']);
+    for (const task of rest) assert.deepEqual(await types(task), ['capture', 'hold']);
+  });
+});
