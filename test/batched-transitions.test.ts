@@ -332,4 +332,51 @@ describe('transitions of runs that move together', () => {
     assert.deepEqual(await types(won), ['hold', 'void']);
     for (const task of rest) assert.deepEqual(await types(task), ['capture', 'hold']);
   });
+
+  test('a batch waiting for a row lock holds up only its own calls: later runs of other accounts end meanwhile', {
+    skip: !process.env.TEST_DATABASE_URL && 'PostgreSQL only: SQLite has one writer, every write waits',
+  }, async () => {
+    const [stuck, free] = [
+      await t.account({ balanceMinor: 100_000 }),
+      await t.account({ balanceMinor: 100_000 }),
+    ];
+    assert.ok(stuck && free);
+    const [held, ...others] = await queued([stuck, free, free], 1);
+    assert.ok(held);
+    const handle = t.container.db;
+    const { db, dialect } = handle;
+    const at = new Date();
+    for (const task of [held, ...others])
+      assert.equal(await markRunningTogether(handle, { taskId: task.id, at, runKey: `${task.id}/1` }), true);
+    // A transaction that holds the stuck account's row (a frozen process's, say) until released.
+    let release = (): void => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const holder = dialect.transaction(db, async (tx) => {
+      await dialect.lockAccount(tx, stuck.id);
+      await gate;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const end = (task: { id: string }) =>
+      markSucceededTogether(handle, { taskId: task.id, success: success(task.id), at, retentionMs: 60_000 });
+    const waiting = end(held);
+    await someoneWaitsForALock();
+    // Each in a turn of its own: batches of their own, while the first still waits.
+    const soon = <T>(promise: Promise<T>): Promise<T> =>
+      Promise.race([
+        promise,
+        new Promise<never>((_, reject) => {
+          setTimeout(() => reject(new Error('held up by the stuck batch')), 5_000).unref();
+        }),
+      ]);
+    try {
+      for (const task of others) assert.equal(await soon(end(task)), true);
+    } finally {
+      release();
+      await holder;
+    }
+    assert.equal(await waiting, true);
+    assert.equal((await row(held.id)).status, 'succeeded');
+  });
 });

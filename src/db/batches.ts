@@ -1,9 +1,12 @@
 /**
  * Batched writes: calls of one kind that arrive together (in the same turn of the event loop, or while
- * the previous batch of their kind is committing) run as one set-based batch in one transaction: a
+ * the batches of their kind already committing fill every lane) run as one set-based batch in one transaction: a
  * handful of statements for the whole batch instead of a handful per call. A worker's runs start and end
  * many at a time; on PostgreSQL each statement is a round trip that costs the server more than the work
  * it asks for (docs/performance.md, "Dispatch").
+ *
+ * Batches of one kind commit one at a time on SQLite, whose writes take turns anyway, and a few at once on
+ * PostgreSQL (`dialect.batchLanes`), so a batch that waits for a row lock holds up only the calls in it.
  *
  * A batch commits whole or not at all. When it fails, nothing of it is taken for done: each of its calls
  * runs again alone, exactly as it would have without batching, so one call's failure is that call's
@@ -42,7 +45,10 @@ interface Entry<I, R> {
 
 interface Queue<I, R> {
   entries: Array<Entry<I, R>>;
-  running: boolean;
+  /** Batches committing now. */
+  inFlight: number;
+  /** A start of the next batches is due after the pending I/O. */
+  scheduled: boolean;
 }
 
 /** The call of `kind` that joins the next batch of its handle. */
@@ -96,26 +102,35 @@ export function batched<I, R>(kind: BatchKind<I, R>): (handle: BatchHandle, item
     });
   };
 
-  const drain = async (handle: BatchHandle, queue: Queue<I, R>): Promise<void> => {
-    try {
-      while (queue.entries.length > 0) await run(handle, take(queue));
-    } finally {
-      queue.running = false;
+  /** Starts batches of what waits, while lanes are free; each batch ended lets the next start. */
+  const launch = (handle: BatchHandle, queue: Queue<I, R>): void => {
+    while (queue.entries.length > 0 && queue.inFlight < handle.dialect.batchLanes) {
+      queue.inFlight += 1;
+      void run(handle, take(queue)).finally(() => {
+        queue.inFlight -= 1;
+        schedule(handle, queue);
+      });
     }
+  };
+
+  const schedule = (handle: BatchHandle, queue: Queue<I, R>): void => {
+    if (queue.scheduled || queue.entries.length === 0 || queue.inFlight >= handle.dialect.batchLanes) return;
+    queue.scheduled = true;
+    // After the event loop's pending I/O, so that the calls of the same turn make one batch.
+    setImmediate(() => {
+      queue.scheduled = false;
+      launch(handle, queue);
+    });
   };
 
   return (handle, item) =>
     new Promise<R>((resolve, reject) => {
       let queue = queues.get(handle.db);
       if (queue === undefined) {
-        queue = { entries: [], running: false };
+        queue = { entries: [], inFlight: 0, scheduled: false };
         queues.set(handle.db, queue);
       }
       queue.entries.push({ item, resolve, reject });
-      if (queue.running) return;
-      queue.running = true;
-      const started = queue;
-      // After the event loop's pending I/O, so that the calls of the same turn make one batch.
-      setImmediate(() => void drain(handle, started));
+      schedule(handle, queue);
     });
 }

@@ -45,6 +45,12 @@ export interface DialectCapabilities {
    * for the set-based statements of a batch (batches.ts): each column as text, or as a bigint.
    */
   jsonRows<R extends JsonRow>(rows: readonly R[], columns: JsonColumns<R>): AliasedRawBuilder<R, 'v'>;
+  /**
+   * Batches of one kind that commit at once (batches.ts). SQLite: one, its writes take turns anyway.
+   * PostgreSQL: a few, on the pool's connections, so a batch that waits for a row lock (a stuck
+   * transaction's) holds up only the calls in it, not every later one.
+   */
+  batchLanes: number;
   /** `for update skip locked` where the engine has it, so workers never claim the same job. */
   supportsSkipLocked: boolean;
   /**
@@ -270,6 +276,7 @@ export const sqliteCapabilities: DialectCapabilities = {
   // No-op: BEGIN IMMEDIATE already makes this transaction the database's only writer.
   async lockAccount() {},
   async lockAccounts() {},
+  batchLanes: 1,
   jsonRows(rows, columns) {
     const list = jsonColumns(columns, (name) => `json_extract(value, '$.${name}')`);
     return sql`(select ${list} from json_each(${JSON.stringify(rows)}))`.as('v') as never;
@@ -380,6 +387,7 @@ export const postgresCapabilities: DialectCapabilities = {
       .forNoKeyUpdate()
       .execute();
   },
+  batchLanes: 4,
   jsonRows(rows, columns) {
     const list = jsonColumns(columns, (name, type) =>
       type === 'bigint' ? `(element->>'${name}')::bigint` : `(element->>'${name}')`,
