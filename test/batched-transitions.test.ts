@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
 import {
   jobIdOf,
   markCanceled,
@@ -11,7 +10,13 @@ import {
   type Success,
   saveHandleTogether,
 } from '../src/tasks/transitions.ts';
-import { expectError, startTestApp, type TestAccount, type TestApp } from './helpers.ts';
+import {
+  expectError,
+  someoneWaitsForALock,
+  startTestApp,
+  type TestAccount,
+  type TestApp,
+} from './helpers.ts';
 
 // The worker's runs start, save their handles and end in batches (src/db/batches.ts): one set-based
 // transaction for the runs that move at the same moment. A batch must do what one call after another
@@ -262,22 +267,6 @@ describe('transitions of runs that move together', () => {
     await handle.dialect.transaction(handle.db, (tx) => markCanceled(tx, faulty.id, new Date(), 60_000));
   });
 
-  /** Resolves once a statement of another connection waits for a row lock (PostgreSQL); SQLite has one writer. */
-  async function someoneWaitsForALock(): Promise<void> {
-    const { db, dialect } = t.container.db;
-    if (dialect.name !== 'postgres') {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      return;
-    }
-    for (;;) {
-      const { rows } = await sql<{ n: string }>`
-        select count(*) as n from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
-      if (Number(rows[0]?.n ?? 0) > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-
   test('a cancel racing a batch that ends its task: whichever commits first wins, the money moves once', async () => {
     const accounts = [await t.account({ balanceMinor: 100_000 }), await t.account({ balanceMinor: 100_000 })];
     const tasks = await queued(accounts, 2);
@@ -307,7 +296,7 @@ describe('transitions of runs that move together', () => {
       return moved;
     });
     const cancel = t.call(lost.account.key, 'POST', `/v1/tasks/${lost.id}/cancel`);
-    await someoneWaitsForALock();
+    await someoneWaitsForALock(t);
     commit();
     assert.deepEqual(await batch, [true]);
     expectError(await cancel, 409, 'task_not_cancelable');
@@ -323,7 +312,7 @@ describe('transitions of runs that move together', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 20));
     const rest2 = dialect.transaction(db, (tx) => runsSucceeding.many(tx, ends.slice(1), dialect));
-    await someoneWaitsForALock();
+    await someoneWaitsForALock(t);
     release();
     assert.equal(await canceling, true);
     assert.deepEqual(await rest2, [false, ...rest.map(() => true)]);
@@ -361,7 +350,7 @@ describe('transitions of runs that move together', () => {
     const end = (task: { id: string }) =>
       markSucceededTogether(handle, { taskId: task.id, success: success(task.id), at, retentionMs: 60_000 });
     const waiting = end(held);
-    await someoneWaitsForALock();
+    await someoneWaitsForALock(t);
     // Each in a turn of its own: batches of their own, while the first still waits.
     const soon = <T>(promise: Promise<T>): Promise<T> =>
       Promise.race([

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { sql } from 'kysely';
 import { entriesOf } from '../src/ledger/index.ts';
 import { markCanceled, markRunning, markSucceeded } from '../src/tasks/transitions.ts';
-import { expectError, startTestApp, type TestApp } from './helpers.ts';
+import { expectError, someoneWaitsForALock, startTestApp, type TestApp } from './helpers.ts';
 
 describe('cancel racing a completion', () => {
   let t: TestApp;
@@ -12,22 +11,6 @@ describe('cancel racing a completion', () => {
     t = await startTestApp({ worker: false });
   });
   after(() => t.close());
-
-  /** Resolves once a statement of another connection waits for a row lock (PostgreSQL); SQLite has one writer. */
-  async function someoneWaitsForALock(): Promise<void> {
-    const { db, dialect } = t.container.db;
-    if (dialect.name !== 'postgres') {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      return;
-    }
-    for (;;) {
-      const { rows } = await sql<{ n: string }>`
-        select count(*) as n from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
-      if (Number(rows[0]?.n ?? 0) > 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
 
   test('[10.2] a cancel that loses the race to a completion answers 409 task_not_cancelable', async () => {
     const acct = await t.account({ balanceMinor: 10_000 });
@@ -56,7 +39,7 @@ describe('cancel racing a completion', () => {
       return moved;
     });
     const cancel = t.call(acct.key, 'POST', `/v1/tasks/${taskId}/cancel`);
-    await someoneWaitsForALock();
+    await someoneWaitsForALock(t);
     commit();
     assert.equal(await completion, true);
     const answer = await cancel;
@@ -128,7 +111,7 @@ describe('cancel racing a completion', () => {
       await new Promise((resolve) => setTimeout(resolve, 5));
       return canceled;
     });
-    await someoneWaitsForALock();
+    await someoneWaitsForALock(t);
     release();
     assert.equal(await cancel, true);
     assert.ok(second);

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { type Container, type ContainerOverrides, createContainer } from '../src/container.ts';
@@ -365,4 +365,23 @@ export async function balances(
   accountId: string,
 ): Promise<{ balance_minor: number; held_minor: number; available_minor: number }> {
   return (await t.admin('GET', `/admin/v1/accounts/${accountId}`)).json();
+}
+
+/**
+ * Resolves once a statement of another connection waits for a row lock (PostgreSQL), so a race test knows
+ * its second actor is blocked behind the first; SQLite has one writer, so a short pause stands for it.
+ */
+export async function someoneWaitsForALock(t: TestApp): Promise<void> {
+  const { db, dialect } = t.container.db;
+  if (dialect.name !== 'postgres') {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return;
+  }
+  for (;;) {
+    const { rows } = await sql<{ n: string }>`
+      select count(*) as n from pg_stat_activity
+      where datname = current_database() and wait_event_type = 'Lock'`.execute(db);
+    if (Number(rows[0]?.n ?? 0) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
