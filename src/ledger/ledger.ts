@@ -308,15 +308,15 @@ export async function settle(
 /**
  * `settle(tx, taskId, 'capture', at)` for every task of a batch (batches.ts), set-based: one statement
  * for the transfers, one for their entries, one lock of the accounts (in the order of their ids, so two
- * batches never wait for each other) and one statement for their counters. Returns the tasks whose
- * transfer was pending and is now captured; the others change nothing, as `settle` would not.
+ * batches never wait for each other) and one statement for their counters. A transfer no longer pending
+ * changes nothing, as `settle` would not.
  */
 export async function captureMany(
   tx: Tx,
   dialect: DialectCapabilities,
   captures: ReadonlyArray<{ taskId: string; at: Date }>,
-): Promise<Set<string>> {
-  if (captures.length === 0) return new Set();
+): Promise<void> {
+  if (captures.length === 0) return;
   const at = new Map(captures.map((c) => [c.taskId, c.at.toISOString()]));
   const transfers = await tx
     .updateTable('transfers')
@@ -331,7 +331,7 @@ export async function captureMany(
     .where('transfers.status', '=', 'pending')
     .returning(['transfers.id', 'transfers.account_id', 'transfers.key_id', 'transfers.amount_minor'])
     .execute();
-  if (transfers.length === 0) return new Set();
+  if (transfers.length === 0) return;
   const byId = new Map(transfers.map((t) => [t.id, t]));
   const entries: Array<LedgerEntry & { account_id: string }> = [];
   const amounts = new Map<string, number>();
@@ -371,5 +371,4 @@ export async function captureMany(
     }))
     .whereRef('accounts.id', '=', 'v.id')
     .execute();
-  return new Set(byId.keys());
 }
