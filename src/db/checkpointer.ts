@@ -100,18 +100,24 @@ const timer = setInterval(() => {
   try {
     const now = Date.now();
     const state = walState();
-    const log = state === null ? -1 : state.log;
+    // No readable header: a checkpoint every syncMs, which syncs the WAL too, as before the policy.
+    if (state === null) {
+      if (now - checkpointedAt >= policy.syncMs) {
+        checkpointedAt = now;
+        db.pragma('wal_checkpoint(PASSIVE)');
+      }
+      return;
+    }
+    const { log } = state;
     if (log !== lastLog) {
       lastLog = log;
       changedAt = now;
       truncated = false;
     }
-    const pending = state === null ? 1 : log - state.copied;
+    const pending = log - state.copied;
     const due =
-      state === null
-        ? now - checkpointedAt >= policy.syncMs
-        : pending >= policy.frames ||
-          (pending > 0 && (now - checkpointedAt >= policy.maxAgeMs || now - changedAt >= policy.quietMs));
+      pending >= policy.frames ||
+      (pending > 0 && (now - checkpointedAt >= policy.maxAgeMs || now - changedAt >= policy.quietMs));
     if (due) {
       checkpointedAt = now;
       // A checkpoint syncs the WAL before it copies.
@@ -120,7 +126,7 @@ const timer = setInterval(() => {
       let left = checkpoint();
       for (let pass = 0; pass < 3 && left > policy.leftFrames; pass++) left = checkpoint();
       if (left > 0) parentPort.postMessage('finish');
-    } else if (state !== null && log !== syncedLog && now - syncedAt >= policy.syncMs) {
+    } else if (log !== syncedLog && now - syncedAt >= policy.syncMs) {
       syncedLog = log;
       syncedAt = now;
       wal ??= fs.openSync(workerData.file + '-wal', 'r');
