@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * `node bench/profile-summary.ts <file.cpuprofile> [--skip=SECONDS] [--top=N]`: where the CPU went in a
+ * `node bench/profile-summary.ts <file.cpuprofile> [--skip=SECONDS] [--until=SECONDS] [--top=N]`: where the CPU went in a
  * profile written by `BENCH_PROFILE_DIR=… npm run bench`, as self time by package and by function, and as
  * total (inclusive) time of the project's own functions. Idle samples are left out (a server child idles
- * while the other scenarios run); `--skip` also leaves out the first seconds (start-up, setup).
+ * while the other scenarios run); `--skip` also leaves out the first seconds (start-up, setup), `--until`
+ * the samples after that many seconds of the profile (a drain's end, before a later mode).
  */
 
 interface ProfileNode {
@@ -36,15 +37,20 @@ function nameOf(node: ProfileNode): string {
   return `${functionName || '(anonymous)'}${url ? ` ${ownerOf(url)}:${lineNumber + 1}` : ''}`;
 }
 
-/** The busy samples (node id, µs) after the first `skipSeconds` of the profile. */
-export function samplesOf(profile: Profile, skipSeconds: number): Array<[number, number]> {
+/** The busy samples (node id, µs) after the first `skipSeconds` of the profile and up to `untilSeconds`. */
+export function samplesOf(
+  profile: Profile,
+  skipSeconds: number,
+  untilSeconds = Number.POSITIVE_INFINITY,
+): Array<[number, number]> {
   const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
   const samples: Array<[number, number]> = [];
   let elapsed = 0;
   profile.samples.forEach((id, i) => {
     const micros = profile.timeDeltas[i] ?? 0;
     elapsed += micros;
-    if (elapsed >= skipSeconds * 1e6 && !idle.has(id)) samples.push([id, micros]);
+    if (elapsed >= skipSeconds * 1e6 && elapsed < untilSeconds * 1e6 && !idle.has(id))
+      samples.push([id, micros]);
   });
   return samples;
 }
@@ -89,13 +95,15 @@ function flag(name: string): string | undefined {
 
 const file = process.argv.slice(2).find((a) => !a.startsWith('--'));
 if (!file) {
-  process.stderr.write('usage: node bench/profile-summary.ts <file.cpuprofile> [--skip=SECONDS] [--top=N]\n');
+  process.stderr.write(
+    'usage: node bench/profile-summary.ts <file.cpuprofile> [--skip=SECONDS] [--until=SECONDS] [--top=N]\n',
+  );
   process.exit(2);
 }
 const top = Number(flag('top') ?? 25);
 const skip = Number(flag('skip') ?? 0);
 const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
-const samples = samplesOf(profile, skip);
+const samples = samplesOf(profile, skip, Number(flag('until') ?? Number.POSITIVE_INFINITY));
 const all = samples.reduce((sum, [, micros]) => sum + micros, 0);
 process.stdout.write(`${path.basename(file)}: ${(all / 1e6).toFixed(2)} s of busy samples\n`);
 printTop('Self time by owner', times(profile, samples, (n) => ownerOf(n.callFrame.url)).self, all, top);

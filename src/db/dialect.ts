@@ -1,6 +1,14 @@
 import { EventEmitter } from 'node:events';
 import type SqliteDatabase from 'better-sqlite3';
-import { type AliasedRawBuilder, CompiledQuery, type Kysely, type QueryResult, sql } from 'kysely';
+import {
+  type AliasedRawBuilder,
+  CompiledQuery,
+  type Kysely,
+  PostgresAdapter,
+  type QueryResult,
+  type SelectQueryBuilder,
+  sql,
+} from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
@@ -41,10 +49,11 @@ export interface DialectCapabilities {
    */
   lockAccounts(tx: Tx, accountIds: readonly string[]): Promise<void>;
   /**
-   * `rows` as a table named `v` in one statement's FROM, given as one JSON parameter whatever their count,
-   * for the set-based statements of a batch (batches.ts): each column as text, or as a bigint.
+   * Rows given as one JSON parameter (`json`, the text of an array of objects), whatever their count, as
+   * a table named `v` in one statement's FROM: the set-based statements of a batch (batches.ts) keep one
+   * SQL text for every size, so they are built once (`prepared`). Each column as text, or as a bigint.
    */
-  jsonRows<R extends JsonRow>(rows: readonly R[], columns: JsonColumns<R>): AliasedRawBuilder<R, 'v'>;
+  jsonRows<C extends JsonColumns>(json: string, columns: C): AliasedRawBuilder<JsonRowOf<C>, 'v'>;
   /**
    * Batches of one kind that commit at once (batches.ts). SQLite: one, its writes take turns anyway.
    * PostgreSQL: a few, on the pool's connections, so a batch that waits for a row lock (a stuck
@@ -67,13 +76,34 @@ export interface DialectCapabilities {
   lockStep(tx: Tx, step: string): Promise<void>;
 }
 
-/** A row of `DialectCapabilities.jsonRows`. */
-export type JsonRow = Record<string, string | number | null>;
-/** The SQL type of each column of a `JsonRow`. */
-export type JsonColumns<R extends JsonRow> = { readonly [K in keyof R]: 'text' | 'bigint' };
+/** The SQL type of each column of `DialectCapabilities.jsonRows`, by name. */
+export type JsonColumns = Readonly<Record<string, 'text' | 'bigint'>>;
+/** A row of `DialectCapabilities.jsonRows` with `columns`. */
+export type JsonRowOf<C extends JsonColumns> = {
+  [K in keyof C]: C[K] extends 'bigint' ? number : string | null;
+};
+
+/**
+ * A list of ids given as one JSON parameter (`json`, the text of an array of `{ id }`), as a subquery for
+ * `where … in`: one SQL text for every count (`prepared`).
+ */
+export function jsonIds(
+  db: Kysely<Database>,
+  dialect: DialectCapabilities,
+  json: string,
+): SelectQueryBuilder<Database & { v: { id: string } }, 'v', { id: string }> {
+  return (db as Kysely<Database & { v: { id: string } }>)
+    .selectFrom(dialect.jsonRows(json, { id: 'text' }) as AliasedRawBuilder<{ id: string }, 'v'>)
+    .select('v.id');
+}
+
+/** The text `jsonIds` takes for `ids`. */
+export function idsJson(ids: readonly string[]): string {
+  return JSON.stringify(ids.map((id) => ({ id })));
+}
 
 /** Each column of `columns` as its expression over one JSON element `element`, named after the column. */
-function jsonColumns(columns: JsonColumns<JsonRow>, expression: (name: string, type: string) => string) {
+function jsonColumns(columns: JsonColumns, expression: (name: string, type: string) => string) {
   return sql.raw(
     Object.entries(columns)
       .map(([name, type]) => `${expression(name.replaceAll("'", "''"), type)} as "${name}"`)
@@ -277,9 +307,9 @@ export const sqliteCapabilities: DialectCapabilities = {
   async lockAccount() {},
   async lockAccounts() {},
   batchLanes: 1,
-  jsonRows(rows, columns) {
+  jsonRows(json, columns) {
     const list = jsonColumns(columns, (name) => `json_extract(value, '$.${name}')`);
-    return sql`(select ${list} from json_each(${JSON.stringify(rows)}))`.as('v') as never;
+    return sql`(select ${list} from json_each(${json}))`.as('v') as never;
   },
   supportsSkipLocked: false,
   // This process's listeners only, on commit; other processes find changes by their periodic poll.
@@ -379,22 +409,16 @@ export const postgresCapabilities: DialectCapabilities = {
   async lockAccounts(tx, accountIds) {
     if (accountIds.length === 0) return;
     // The rows are locked as the sort hands them up, so always in the same order.
-    await tx
-      .selectFrom('accounts')
-      .select('id')
-      .where('id', 'in', [...accountIds])
-      .orderBy('id')
-      .forNoKeyUpdate()
-      .execute();
+    const ids = idsJson(accountIds);
+    await sql`select id from accounts where id in (select (element->>'id') from json_array_elements(${ids}::json)
+      as element) order by id for no key update`.execute(tx);
   },
   batchLanes: 4,
-  jsonRows(rows, columns) {
+  jsonRows(json, columns) {
     const list = jsonColumns(columns, (name, type) =>
       type === 'bigint' ? `(element->>'${name}')::bigint` : `(element->>'${name}')`,
     );
-    return sql`(select ${list} from json_array_elements(${JSON.stringify(rows)}::json) as element)`.as(
-      'v',
-    ) as never;
+    return sql`(select ${list} from json_array_elements(${json}::json) as element)`.as('v') as never;
   },
   supportsSkipLocked: true,
   async notify(tx, channel, payload = '') {
@@ -415,6 +439,11 @@ export const postgresCapabilities: DialectCapabilities = {
     await sql`select pg_advisory_xact_lock(hashtext(${`gta:${step}`}))`.execute(tx);
   },
 };
+
+/** The capabilities of the engine behind `db` (a handle or a transaction), from its Kysely adapter. */
+export function capabilitiesOf(db: Kysely<Database>): DialectCapabilities {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? postgresCapabilities : sqliteCapabilities;
+}
 
 /**
  * Tells listeners, when `tx` commits, that something happened on `channel` (`DialectCapabilities.notify`

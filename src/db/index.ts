@@ -3,8 +3,10 @@ export { createDb, type Db, migrateToLatest } from './connect.ts';
 export { counterStore } from './counters.ts';
 export {
   type DialectCapabilities,
+  idsJson,
   type JsonColumns,
-  type JsonRow,
+  type JsonRowOf,
+  jsonIds,
   notifyOnCommit,
   type Tx,
 } from './dialect.ts';

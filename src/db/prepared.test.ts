@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { openTestDatabase } from '../../test/databases.ts';
-import type { Db, JobsTable } from './index.ts';
+import { type Db, idsJson, type JobsTable, jsonIds } from './index.ts';
 import { prepared } from './prepared.ts';
 
 // prepared(): a query built once per dialect with named values, then run with new values. Each rule its
 // doc gives: every named value lands where `value(name)` stood (also twice, and inside sql``); values
 // built in stay as built; a missing value is refused before anything runs; it runs in the caller's
-// transaction and rolls back with it. Runs on SQLite and, with TEST_DATABASE_URL, on PostgreSQL.
+// transaction and rolls back with it; a list goes as one JSON value, whatever its length, with its texts,
+// numbers and nulls as given (`jsonIds`, `jsonRows`). Runs on SQLite and, with TEST_DATABASE_URL, on PostgreSQL.
 
 let db: Db;
 let drop: () => Promise<void>;
@@ -104,4 +105,44 @@ test("it runs in the caller's transaction and rolls back with it", async () => {
   const row = await db.db.selectFrom('jobs').selectAll().where('id', '=', 'e').executeTakeFirstOrThrow();
   assert.equal(Number(row.attempts), 0);
   assert.equal(row.locked_by, null);
+});
+
+const jobsIn = prepared<{ ids: string }, Pick<JobsTable, 'id'>>((d, value, dialect) =>
+  d
+    .selectFrom('jobs')
+    .select('id')
+    .where('id', 'in', jsonIds(d, dialect, value('ids')))
+    .orderBy('id'),
+);
+
+const attemptsSet = prepared<{ rows: string }, Pick<JobsTable, 'id' | 'attempts' | 'locked_by'>>(
+  (d, value, dialect) =>
+    d
+      .updateTable('jobs')
+      .from(dialect.jsonRows(value('rows'), { id: 'text', attempts: 'bigint', locked_by: 'text' }))
+      .set((eb) => ({ attempts: eb.ref('v.attempts'), locked_by: eb.ref('v.locked_by') }))
+      .whereRef('jobs.id', '=', 'v.id')
+      .returning(['jobs.id', 'jobs.attempts', 'jobs.locked_by']),
+);
+
+test('a list goes as one JSON value: any length, with its texts, numbers and nulls kept', async () => {
+  const ids = ['f1', 'f2', "f'3", 'f"4'];
+  await db.db
+    .insertInto('jobs')
+    .values(ids.map((id) => job(id)))
+    .execute();
+  const read = async (list: string[]) => (await jobsIn(db.db, { ids: idsJson(list) })).rows.map((r) => r.id);
+  assert.deepEqual(await read([]), []);
+  assert.deepEqual(await read(['f2']), ['f2']);
+  assert.deepEqual(await read([...ids, 'missing']), [...ids].sort());
+  const { rows } = await attemptsSet(db.db, {
+    rows: JSON.stringify([
+      { id: 'f1', attempts: 7, locked_by: null },
+      { id: "f'3", attempts: 1_234_567, locked_by: 'w "3"' },
+    ]),
+  });
+  const byId = new Map(rows.map((r) => [r.id, [Number(r.attempts), r.locked_by]]));
+  assert.deepEqual(byId.get('f1'), [7, null]);
+  assert.deepEqual(byId.get("f'3"), [1_234_567, 'w "3"']);
+  assert.equal(byId.size, 2);
 });

@@ -1,8 +1,8 @@
 import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
-import { execute } from './dialect.ts';
+import { capabilitiesOf, type DialectCapabilities, execute } from './dialect.ts';
 import type { Database } from './schema.ts';
 
-/** The values a prepared query takes, by name: scalars only (a list would change the SQL text). */
+/** The values a prepared query takes, by name: scalars only (a list would change the SQL text: `jsonIds`). */
 export type PreparedValues = Record<string, string | number | null>;
 
 /** Stands for a named value while the query is built; no real value starts with a NUL character. */
@@ -26,19 +26,24 @@ export type PreparedQuery<V extends PreparedValues, R> = (
  * SQL dialect and afterwards only given its values: building a Kysely query (its immutable nodes, then
  * the compiler's walk) costs more CPU than SQLite's indexed write itself (bench:dispatch's profile).
  *
- * `build` receives `value(name)`, which stands for the value of that name in the built query; every
- * other value in it is kept as built. The SQL text is the same for every call, so the statement caches
+ * `build` receives `value(name)`, which stands for the value of that name in the built query (a list goes
+ * as one JSON text: `DialectCapabilities.jsonRows`, `jsonIds`), and the engine's capabilities; every other
+ * value in it is kept as built. The SQL text is the same for every call, so the statement caches
  * (better-sqlite3's, PostgreSQL's) reuse it as well.
  */
 export function prepared<V extends PreparedValues, R>(
-  build: (db: Kysely<Database>, value: <K extends keyof V & string>(name: K) => V[K]) => Compilable<R>,
+  build: (
+    db: Kysely<Database>,
+    value: <K extends keyof V & string>(name: K) => V[K],
+    dialect: DialectCapabilities,
+  ) => Compilable<R>,
 ): PreparedQuery<V, R> {
   const templates = new WeakMap<object, Template<R>>();
   const templateFor = (db: Kysely<Database>): Template<R> => {
     const adapter = db.getExecutor().adapter;
     let template = templates.get(adapter);
     if (template === undefined) {
-      const query = build(db, (name) => `${MARK}${name}` as never).compile();
+      const query = build(db, (name) => `${MARK}${name}` as never, capabilitiesOf(db)).compile();
       const slots = query.parameters.map((parameter): Slot => {
         if (typeof parameter === 'string' && parameter.startsWith(MARK))
           return { name: parameter.slice(MARK.length) };

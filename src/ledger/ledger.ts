@@ -305,6 +305,58 @@ export async function settle(
   return true;
 }
 
+/** `captureMany`'s UPDATE of the transfers. */
+const transfersPosted = prepared<
+  { rows: string },
+  Pick<TransfersTable, 'id' | 'account_id' | 'key_id' | 'amount_minor'>
+>((db, value, dialect) =>
+  db
+    .updateTable('transfers')
+    .from(dialect.jsonRows(value('rows'), { id: 'text', settled_at: 'text' }))
+    .set((eb) => ({ status: 'posted', settled_at: eb.ref('v.settled_at') }))
+    .whereRef('transfers.id', '=', 'v.id')
+    .where('transfers.status', '=', 'pending')
+    .returning(['transfers.id', 'transfers.account_id', 'transfers.key_id', 'transfers.amount_minor']),
+);
+
+/** A ledger entry as `captureMany` writes it. */
+type LedgerEntryRow = LedgerEntry & { account_id: string };
+
+/** `captureMany`'s entries: one INSERT of the rows given as JSON, in their order. */
+const entriesAppended = prepared<{ rows: string }, never>((db, value, dialect) =>
+  db
+    .insertInto('ledger_entries')
+    .columns(['id', 'account_id', 'type', 'amount_minor', 'task_id', 'key_id', 'reference', 'created_at'])
+    .expression(
+      db
+        .selectFrom(
+          dialect.jsonRows(value('rows'), {
+            id: 'text',
+            account_id: 'text',
+            type: 'text',
+            amount_minor: 'bigint',
+            task_id: 'text',
+            key_id: 'text',
+            reference: 'text',
+            created_at: 'text',
+          }),
+        )
+        .select(['id', 'account_id', 'type', 'amount_minor', 'task_id', 'key_id', 'reference', 'created_at']),
+    ),
+);
+
+/** `captureMany`'s UPDATE of the accounts' counters. */
+const accountsCaptured = prepared<{ rows: string }, never>((db, value, dialect) =>
+  db
+    .updateTable('accounts')
+    .from(dialect.jsonRows(value('rows'), { id: 'text', amount: 'bigint' }))
+    .set((eb) => ({
+      held_minor: eb('accounts.held_minor', '-', eb.ref('v.amount')),
+      captured_minor: eb('accounts.captured_minor', '+', eb.ref('v.amount')),
+    }))
+    .whereRef('accounts.id', '=', 'v.id'),
+);
+
 /**
  * `settle(tx, taskId, 'capture', at)` for every task of a batch (batches.ts), set-based: one statement
  * for the transfers, one for their entries, one lock of the accounts (in the order of their ids, so two
@@ -318,22 +370,12 @@ export async function captureMany(
 ): Promise<void> {
   if (captures.length === 0) return;
   const at = new Map(captures.map((c) => [c.taskId, c.at.toISOString()]));
-  const transfers = await tx
-    .updateTable('transfers')
-    .from(
-      dialect.jsonRows(
-        [...at].map(([id, settled_at]) => ({ id, settled_at })),
-        { id: 'text', settled_at: 'text' },
-      ),
-    )
-    .set((eb) => ({ status: 'posted', settled_at: eb.ref('v.settled_at') }))
-    .whereRef('transfers.id', '=', 'v.id')
-    .where('transfers.status', '=', 'pending')
-    .returning(['transfers.id', 'transfers.account_id', 'transfers.key_id', 'transfers.amount_minor'])
-    .execute();
+  const { rows: transfers } = await transfersPosted(tx, {
+    rows: JSON.stringify([...at].map(([id, settled_at]) => ({ id, settled_at }))),
+  });
   if (transfers.length === 0) return;
   const byId = new Map(transfers.map((t) => [t.id, t]));
-  const entries: Array<LedgerEntry & { account_id: string }> = [];
+  const entries: LedgerEntryRow[] = [];
   const amounts = new Map<string, number>();
   // In the order of the batch, as one `settle` after another would have written them.
   for (const { taskId } of captures) {
@@ -353,22 +395,11 @@ export async function captureMany(
     });
     amounts.set(transfer.account_id, (amounts.get(transfer.account_id) ?? 0) + amount);
   }
-  await tx.insertInto('ledger_entries').values(entries).execute();
+  await entriesAppended(tx, { rows: JSON.stringify(entries) });
   // The accounts' rows last, as in `settle`: every money change of an account waits for its row.
   const accounts = [...amounts.keys()].sort();
   await dialect.lockAccounts(tx, accounts);
-  await tx
-    .updateTable('accounts')
-    .from(
-      dialect.jsonRows(
-        accounts.map((id) => ({ id, amount: amounts.get(id) ?? 0 })),
-        { id: 'text', amount: 'bigint' },
-      ),
-    )
-    .set((eb) => ({
-      held_minor: eb('accounts.held_minor', '-', eb.ref('v.amount')),
-      captured_minor: eb('accounts.captured_minor', '+', eb.ref('v.amount')),
-    }))
-    .whereRef('accounts.id', '=', 'v.id')
-    .execute();
+  await accountsCaptured(tx, {
+    rows: JSON.stringify(accounts.map((id) => ({ id, amount: amounts.get(id) ?? 0 }))),
+  });
 }

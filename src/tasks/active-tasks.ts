@@ -5,7 +5,7 @@
  * new count in one statement; the move to a final state gives it back (`transitions.ts`). A creation that
  * is refused later in its transaction (money, daily limit) rolls its place back with everything else.
  */
-import { type ActiveTaskCountsTable, type DialectCapabilities, prepared, type Tx } from '../db/index.ts';
+import { type ActiveTaskCountsTable, prepared, type Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 
 const placeTaken = prepared<{ accountId: string; model: string }, Pick<ActiveTaskCountsTable, 'active'>>(
@@ -62,6 +62,16 @@ export async function giveBackActivePlace(tx: Tx, accountId: string, model: stri
   await placeGivenBack(tx, { accountId, model });
 }
 
+/** `giveBackActivePlaces`' UPDATE. */
+const placesGivenBack = prepared<{ rows: string }, never>((db, value, dialect) =>
+  db
+    .updateTable('active_task_counts')
+    .from(dialect.jsonRows(value('rows'), { account_id: 'text', model: 'text', count: 'bigint' }))
+    .set((eb) => ({ active: eb('active_task_counts.active', '-', eb.ref('v.count')) }))
+    .whereRef('active_task_counts.account_id', '=', 'v.account_id')
+    .whereRef('active_task_counts.model', '=', 'v.model'),
+);
+
 /**
  * `giveBackActivePlace` for every task of a batch (batches.ts) in one statement: one row per account and
  * model, less as many as it has tasks among them. The accounts must be locked already (their settlement
@@ -69,7 +79,6 @@ export async function giveBackActivePlace(tx: Tx, accountId: string, model: stri
  */
 export async function giveBackActivePlaces(
   tx: Tx,
-  dialect: DialectCapabilities,
   tasks: ReadonlyArray<{ account_id: string; model: string }>,
 ): Promise<void> {
   const places = new Map<string, { account_id: string; model: string; count: number }>();
@@ -80,12 +89,5 @@ export async function giveBackActivePlaces(
     places.set(key, place);
   }
   if (places.size === 0) return;
-  const rows = dialect.jsonRows([...places.values()], { account_id: 'text', model: 'text', count: 'bigint' });
-  await tx
-    .updateTable('active_task_counts')
-    .from(rows)
-    .set((eb) => ({ active: eb('active_task_counts.active', '-', eb.ref('v.count')) }))
-    .whereRef('active_task_counts.account_id', '=', 'v.account_id')
-    .whereRef('active_task_counts.model', '=', 'v.model')
-    .execute();
+  await placesGivenBack(tx, { rows: JSON.stringify([...places.values()]) });
 }

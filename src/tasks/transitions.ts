@@ -4,7 +4,16 @@
  * Every change is conditional on the state it leaves, so a late or repeated call changes nothing.
  */
 import { sql } from 'kysely';
-import { type BatchKind, batched, prepared, type TaskStatus, type TasksTable, type Tx } from '../db/index.ts';
+import {
+  type BatchKind,
+  batched,
+  idsJson,
+  jsonIds,
+  prepared,
+  type TaskStatus,
+  type TasksTable,
+  type Tx,
+} from '../db/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
 import { ENDPOINTS_EPOCH_COLUMN } from '../events/index.ts';
 import { captureMany, settle } from '../ledger/index.ts';
@@ -61,19 +70,18 @@ export async function markRunning(tx: Tx, taskId: string, at: Date, runKey: stri
   return true;
 }
 
-/** The tasks a batch's UPDATE moved, as that UPDATE left them, with the endpoints' epoch (MovedTask). */
-async function movedRows(tx: Tx, moved: ReadonlyArray<{ id: string }>): Promise<Map<string, MovedTask>> {
-  if (moved.length === 0) return new Map();
-  const rows = await tx
+const tasksRead = prepared<{ ids: string }, MovedTask>((db, value, dialect) =>
+  db
     .selectFrom('tasks')
     .selectAll()
     .select(ENDPOINTS_EPOCH_COLUMN)
-    .where(
-      'id',
-      'in',
-      moved.map((row) => row.id),
-    )
-    .execute();
+    .where('id', 'in', jsonIds(db, dialect, value('ids'))),
+);
+
+/** The tasks a batch's UPDATE moved, as that UPDATE left them, with the endpoints' epoch (MovedTask). */
+async function movedRows(tx: Tx, moved: ReadonlyArray<{ id: string }>): Promise<Map<string, MovedTask>> {
+  if (moved.length === 0) return new Map();
+  const { rows } = await tasksRead(tx, { ids: idsJson(moved.map((row) => row.id)) });
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -84,6 +92,22 @@ export interface RunStarting {
   runKey: string;
 }
 
+/** `runsStarting`'s UPDATE: the batch's rows as `jsonRows` of this shape. */
+const runsStarted = prepared<{ rows: string }, { id: string }>((db, value, dialect) =>
+  db
+    .updateTable('tasks')
+    .from(dialect.jsonRows(value('rows'), { id: 'text', started_at: 'text', run_key: 'text' }))
+    .set((eb) => ({
+      status: 'running',
+      started_at: eb.ref('v.started_at'),
+      run_key: eb.ref('v.run_key'),
+      revision: eb('tasks.revision', '+', 1),
+    }))
+    .whereRef('tasks.id', '=', 'v.id')
+    .where('tasks.status', '=', 'queued')
+    .returning('tasks.id'),
+);
+
 /**
  * `markRunning` in a transaction of its own, shared with the runs that start at the same moment
  * (batches.ts): one UPDATE moves them all, and each task's event is queued as `markRunning` queues it.
@@ -92,25 +116,13 @@ export const runsStarting: BatchKind<RunStarting, boolean> = {
   key: (start) => start.taskId,
   one: ({ db, dialect }, start) =>
     dialect.groupCommit(db, (tx) => markRunning(tx, start.taskId, start.at, start.runKey)),
-  async many(tx, starts, dialect) {
+  async many(tx, starts) {
     const values = starts.map((start) => ({
       id: start.taskId,
       started_at: start.at.toISOString(),
       run_key: start.runKey,
     }));
-    const moved = await tx
-      .updateTable('tasks')
-      .from(dialect.jsonRows(values, { id: 'text', started_at: 'text', run_key: 'text' }))
-      .set((eb) => ({
-        status: 'running',
-        started_at: eb.ref('v.started_at'),
-        run_key: eb.ref('v.run_key'),
-        revision: eb('tasks.revision', '+', 1),
-      }))
-      .whereRef('tasks.id', '=', 'v.id')
-      .where('tasks.status', '=', 'queued')
-      .returning('tasks.id')
-      .execute();
+    const { rows: moved } = await runsStarted(tx, { rows: JSON.stringify(values) });
     const rows = await movedRows(tx, moved);
     for (const start of starts) {
       const row = rows.get(start.taskId);
@@ -147,6 +159,17 @@ export async function saveHandle(tx: Tx, taskId: string, handle: string): Promis
   return Number(result.numAffectedRows ?? 0) > 0;
 }
 
+/** `handlesSaved`' UPDATE. */
+const handlesStored = prepared<{ rows: string }, { id: string }>((db, value, dialect) =>
+  db
+    .updateTable('tasks')
+    .from(dialect.jsonRows(value('rows'), { id: 'text', handle: 'text' }))
+    .set((eb) => ({ provider_ref: eb.ref('v.handle') }))
+    .whereRef('tasks.id', '=', 'v.id')
+    .where('tasks.status', '=', 'running')
+    .returning('tasks.id'),
+);
+
 /**
  * `saveHandle` on its own (one statement, its own transaction), shared with the handles saved at the same
  * moment (batches.ts): one UPDATE saves them all.
@@ -155,16 +178,9 @@ export const handlesSaved: BatchKind<{ taskId: string; handle: string }, boolean
   key: (saved) => saved.taskId,
   one: ({ db, dialect }, saved) =>
     dialect.groupCommitStatement(db, (tx) => saveHandle(tx, saved.taskId, saved.handle)),
-  async many(tx, saves, dialect) {
+  async many(tx, saves) {
     const values = saves.map((saved) => ({ id: saved.taskId, handle: saved.handle }));
-    const moved = await tx
-      .updateTable('tasks')
-      .from(dialect.jsonRows(values, { id: 'text', handle: 'text' }))
-      .set((eb) => ({ provider_ref: eb.ref('v.handle') }))
-      .whereRef('tasks.id', '=', 'v.id')
-      .where('tasks.status', '=', 'running')
-      .returning('tasks.id')
-      .execute();
+    const { rows: moved } = await handlesStored(tx, { rows: JSON.stringify(values) });
     const ids = new Set(moved.map((row) => row.id));
     return saves.map((saved) => ids.has(saved.taskId));
   },
@@ -300,6 +316,39 @@ export interface RunSuccess {
   retentionMs: number;
 }
 
+/** `runsSucceeding`' UPDATE. */
+const runsEnded = prepared<{ rows: string }, { id: string }>((db, value, dialect) =>
+  db
+    .updateTable('tasks')
+    .from(
+      dialect.jsonRows(value('rows'), {
+        id: 'text',
+        finished_at: 'text',
+        caption: 'text',
+        texts: 'text',
+        artifact_views: 'text',
+        files_expire_at: 'text',
+      }),
+    )
+    .set((eb) => ({
+      status: 'succeeded',
+      progress: 100,
+      finished_at: eb.ref('v.finished_at'),
+      caption: eb.ref('v.caption'),
+      texts: eb.ref('v.texts'),
+      artifact_views: eb.ref('v.artifact_views'),
+      files_expire_at: eb.ref('v.files_expire_at'),
+      revision: eb('tasks.revision', '+', 1),
+    }))
+    .whereRef('tasks.id', '=', 'v.id')
+    .where('tasks.status', '=', 'running')
+    .returning('tasks.id'),
+);
+
+const jobsRemoved = prepared<{ ids: string }, never>((db, value, dialect) =>
+  db.deleteFrom('jobs').where('id', 'in', jsonIds(db, dialect, value('ids'))),
+);
+
 /**
  * `markSucceeded` in a transaction of its own, shared with the runs that end at the same moment
  * (batches.ts): one UPDATE moves the tasks, one INSERT keeps their files, one DELETE removes their jobs,
@@ -320,31 +369,7 @@ export const runsSucceeding: BatchKind<RunSuccess, boolean> = {
       artifact_views: artifactViewsJson(artifacts.get(end.taskId) ?? []),
       files_expire_at: filesExpireAt(end.at, end.retentionMs),
     }));
-    const columns = {
-      id: 'text',
-      finished_at: 'text',
-      caption: 'text',
-      texts: 'text',
-      artifact_views: 'text',
-      files_expire_at: 'text',
-    } as const;
-    const moved = await tx
-      .updateTable('tasks')
-      .from(dialect.jsonRows(values, columns))
-      .set((eb) => ({
-        status: 'succeeded',
-        progress: 100,
-        finished_at: eb.ref('v.finished_at'),
-        caption: eb.ref('v.caption'),
-        texts: eb.ref('v.texts'),
-        artifact_views: eb.ref('v.artifact_views'),
-        files_expire_at: eb.ref('v.files_expire_at'),
-        revision: eb('tasks.revision', '+', 1),
-      }))
-      .whereRef('tasks.id', '=', 'v.id')
-      .where('tasks.status', '=', 'running')
-      .returning('tasks.id')
-      .execute();
+    const { rows: moved } = await runsEnded(tx, { rows: JSON.stringify(values) });
     const rows = await movedRows(tx, moved);
     const done = ends.filter((end) => rows.has(end.taskId));
     const files = done.flatMap((end) => artifacts.get(end.taskId) ?? []);
@@ -354,14 +379,7 @@ export const runsSucceeding: BatchKind<RunSuccess, boolean> = {
     }
     // As `leaveActive` does for one task, in its order.
     if (done.length > 0) {
-      await tx
-        .deleteFrom('jobs')
-        .where(
-          'id',
-          'in',
-          done.map((end) => jobIdOf(end.taskId)),
-        )
-        .execute();
+      await jobsRemoved(tx, { ids: idsJson(done.map((end) => jobIdOf(end.taskId))) });
       await captureMany(
         tx,
         dialect,
@@ -369,7 +387,6 @@ export const runsSucceeding: BatchKind<RunSuccess, boolean> = {
       );
       await giveBackActivePlaces(
         tx,
-        dialect,
         done.flatMap((end) => rows.get(end.taskId) ?? []),
       );
     }

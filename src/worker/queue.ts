@@ -3,7 +3,15 @@
  * with a lease (`locked_until`) and renews it while it works; a crashed worker's lease runs out and
  * another worker claims the job again.
  */
-import type { Db, TasksTable, Tx } from '../db/index.ts';
+import {
+  type Db,
+  idsJson,
+  jsonIds,
+  type PreparedQuery,
+  prepared,
+  type TasksTable,
+  type Tx,
+} from '../db/index.ts';
 
 export interface ClaimedJob {
   id: string;
@@ -38,6 +46,79 @@ interface DueJob {
   task_id: string;
 }
 
+type DueValues = {
+  now: string;
+  limit: number;
+  /** Ids of jobs left out (`idsJson`). */
+  exclude: string;
+  /** Accounts whose jobs are left out (`idsJson`), for the variant that leaves any out. */
+  capped: string;
+};
+
+const dueQueries = new Map<string, PreparedQuery<DueValues, DueJob>>();
+
+/**
+ * Due jobs: free ones that are due, oldest first, or (`leased`) ones whose lease ran out, each read from
+ * its own partial index (migration 0021), so a claim never walks past the jobs other runs hold. `lock`:
+ * locked for the claim where the engine locks rows (`skip locked`); `capped`: leaving out the jobs of
+ * the accounts given, which may take no more slots (through their tasks). Built once per variant.
+ */
+function dueQuery(leased: boolean, lock: boolean, capped: boolean): PreparedQuery<DueValues, DueJob> {
+  const name = `${leased}/${lock}/${capped}`;
+  let query = dueQueries.get(name);
+  if (query === undefined) {
+    query = prepared<DueValues, DueJob>((db, value, dialect) => {
+      let select = db
+        .selectFrom('jobs')
+        .select(['jobs.id', 'jobs.task_id'])
+        .where('jobs.run_at', '<=', value('now'))
+        .where('jobs.id', 'not in', jsonIds(db, dialect, value('exclude')));
+      select = leased
+        ? select
+            .where('jobs.locked_until', 'is not', null)
+            .where('jobs.locked_until', '<', value('now'))
+            .orderBy('jobs.locked_until')
+        : select.where('jobs.locked_until', 'is', null).orderBy('jobs.run_at');
+      select = select.limit(value('limit'));
+      if (capped)
+        select = select.where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('tasks')
+                .select('tasks.id')
+                .whereRef('tasks.id', '=', 'jobs.task_id')
+                .where('tasks.account_id', 'in', jsonIds(db, dialect, value('capped'))),
+            ),
+          ),
+        );
+      return lock && dialect.supportsSkipLocked ? select.forUpdate('jobs').skipLocked() : select;
+    });
+    dueQueries.set(name, query);
+  }
+  return query;
+}
+
+/** The claimed jobs' tasks, whole (`ids`: `idsJson` of the task ids). */
+const tasksOfJobs = prepared<{ ids: string }, TasksTable>((db, value, dialect) =>
+  db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('id', 'in', jsonIds(db, dialect, value('ids'))),
+);
+
+/** The claim itself: the picked jobs leased to the worker (`ids`: `idsJson` of the job ids). */
+const jobsClaimed = prepared<
+  { workerId: string; lockedUntil: string; ids: string },
+  { id: string; task_id: string; attempts: number }
+>((db, value, dialect) =>
+  db
+    .updateTable('jobs')
+    .set({ locked_by: value('workerId'), locked_until: value('lockedUntil') })
+    .where('id', 'in', jsonIds(db, dialect, value('ids')))
+    .returning(['id', 'task_id', 'attempts']),
+);
+
 /**
  * Claims up to `limit` due jobs for `workerId`. PostgreSQL: `for update skip locked`, so concurrent
  * workers never take the same job (graphile-worker's approach); SQLite: the claim runs under BEGIN
@@ -60,9 +141,8 @@ export async function claimJobs(
   if (input.limit <= 0) return [];
   const now = input.now.toISOString();
   const lockedUntil = new Date(input.now.getTime() + input.leaseMs).toISOString();
-  // Free jobs that are due, oldest first, then jobs whose lease ran out: each read from its own partial
-  // index (migration 0021), so a claim never walks past the jobs other runs hold. `capped` leaves out the
-  // jobs of accounts that may take no more slots (through their tasks), `seen` the jobs already read.
+  // `exclude`: a job this worker is still running is never claimed twice by it, even if its lease ran out;
+  // `more.seen`: the jobs already read.
   const due = (
     reader: Tx,
     leased: boolean,
@@ -70,30 +150,17 @@ export async function claimJobs(
     lock: boolean,
     more?: { capped: readonly string[]; seen: readonly string[] },
   ): Promise<DueJob[]> => {
-    let query = reader.selectFrom('jobs').select(['jobs.id', 'jobs.task_id']).where('jobs.run_at', '<=', now);
-    query = leased
-      ? query
-          .where('jobs.locked_until', 'is not', null)
-          .where('jobs.locked_until', '<', now)
-          .orderBy('jobs.locked_until')
-      : query.where('jobs.locked_until', 'is', null).orderBy('jobs.run_at');
-    query = query.limit(limit);
-    // A job this worker is still running is never claimed twice by it, even if its lease ran out.
-    const exclude = [...(input.exclude ?? []), ...(more?.seen ?? [])];
-    if (exclude.length > 0) query = query.where('jobs.id', 'not in', exclude);
-    if (more && more.capped.length > 0)
-      query = query.where((eb) =>
-        eb.not(
-          eb.exists(
-            eb
-              .selectFrom('tasks')
-              .select('tasks.id')
-              .whereRef('tasks.id', '=', 'jobs.task_id')
-              .where('tasks.account_id', 'in', [...more.capped]),
-          ),
-        ),
-      );
-    return (lock && db.dialect.supportsSkipLocked ? query.forUpdate('jobs').skipLocked() : query).execute();
+    const capped = more !== undefined && more.capped.length > 0;
+    return dueQuery(
+      leased,
+      lock,
+      capped,
+    )(reader, {
+      now,
+      limit,
+      exclude: idsJson([...(input.exclude ?? []), ...(more?.seen ?? [])]),
+      capped: capped ? idsJson(more.capped) : '[]',
+    }).then((result) => result.rows);
   };
   const dueBoth = async (tx: Tx, limit: number, more?: Parameters<typeof due>[4]): Promise<DueJob[]> => {
     const jobs = await due(tx, false, limit, true, more);
@@ -115,15 +182,7 @@ export async function claimJobs(
     const tasks = new Map<string, TasksTable>();
     const readTasks = async (jobs: readonly DueJob[]): Promise<void> => {
       if (jobs.length === 0) return;
-      const rows = await tx
-        .selectFrom('tasks')
-        .selectAll()
-        .where(
-          'id',
-          'in',
-          jobs.map((j) => j.task_id),
-        )
-        .execute();
+      const { rows } = await tasksOfJobs(tx, { ids: idsJson(jobs.map((j) => j.task_id)) });
       for (const task of rows) tasks.set(task.id, task);
     };
     await readTasks(candidates);
@@ -140,12 +199,7 @@ export async function claimJobs(
     }
     const ids = picker.picked.map((j) => j.id);
     if (ids.length === 0) return [];
-    const rows = await tx
-      .updateTable('jobs')
-      .set({ locked_by: input.workerId, locked_until: lockedUntil })
-      .where('id', 'in', ids)
-      .returning(['id', 'task_id', 'attempts'])
-      .execute();
+    const { rows } = await jobsClaimed(tx, { workerId: input.workerId, lockedUntil, ids: idsJson(ids) });
     return rows.map((r) => ({
       id: r.id,
       taskId: r.task_id,
