@@ -141,12 +141,15 @@ async function measureOurs(
     log(`${name}: ${options.tasks} tasks queued in ${((Date.now() - queuing) / 1000).toFixed(1)} s`);
     const started = await ask(app.process, { type: 'start-worker' });
     if (started.type !== 'worker-started') throw new Error('unexpected reply');
-    if (options.profileDir !== null)
-      log(
-        `${name}: the drain starts ${started.uptime.toFixed(1)} s into the profile (profile-summary --skip)`,
-      );
     await settled(app);
     const drain = drainOf(await timingsSince(app, queuedFrom), started.at);
+    if (options.profileDir !== null) {
+      const end = started.uptime + drain.count / drain.toFinished;
+      log(
+        `${name}: the drain runs from ${started.uptime.toFixed(1)} s to ${end.toFixed(1)} s into the profile ` +
+          `(profile-summary --skip, --until)`,
+      );
+    }
 
     const steadyFrom = Date.now();
     await steadyCreation(app.url, keys, options);
