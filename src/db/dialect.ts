@@ -6,7 +6,8 @@ import {
   type Kysely,
   PostgresAdapter,
   type QueryResult,
-  type SelectQueryBuilder,
+  type RawBuilder,
+  type SqlBool,
   sql,
 } from 'kysely';
 import pg from 'pg';
@@ -55,6 +56,13 @@ export interface DialectCapabilities {
    */
   jsonRows<C extends JsonColumns>(json: string, columns: C): AliasedRawBuilder<JsonRowOf<C>, 'v'>;
   /**
+   * `column` is one of the ids in `json` (`idsJson`), for `where … in` with one SQL text for every count.
+   * PostgreSQL: as `= any(array(…))`, which its planner reads through the column's index; `in (…)` over a
+   * JSON function it plans as a join whose function side it guesses at 100 rows, and below some 40,000
+   * rows in the table it then reads the whole table (docs/performance.md, "A twenty-second session").
+   */
+  jsonIn(column: string, json: string): RawBuilder<SqlBool>;
+  /**
    * Batches of one kind that commit at once (batches.ts). SQLite: one, its writes take turns anyway.
    * PostgreSQL: a few, on the pool's connections, so a batch that waits for a row lock (a stuck
    * transaction's) holds up only the calls in it, not every later one.
@@ -83,21 +91,7 @@ export type JsonRowOf<C extends JsonColumns> = {
   [K in keyof C]: C[K] extends 'bigint' ? number : string | null;
 };
 
-/**
- * A list of ids given as one JSON parameter (`json`, the text of an array of `{ id }`), as a subquery for
- * `where … in`: one SQL text for every count (`prepared`).
- */
-export function jsonIds(
-  db: Kysely<Database>,
-  dialect: DialectCapabilities,
-  json: string,
-): SelectQueryBuilder<Database & { v: { id: string } }, 'v', { id: string }> {
-  return (db as Kysely<Database & { v: { id: string } }>)
-    .selectFrom(dialect.jsonRows(json, { id: 'text' }) as AliasedRawBuilder<{ id: string }, 'v'>)
-    .select('v.id');
-}
-
-/** The text `jsonIds` takes for `ids`. */
+/** `ids` as `DialectCapabilities.jsonIn` takes them (under `id`). */
 export function idsJson(ids: readonly string[]): string {
   return JSON.stringify(ids.map((id) => ({ id })));
 }
@@ -311,6 +305,9 @@ export const sqliteCapabilities: DialectCapabilities = {
     const list = jsonColumns(columns, (name) => `json_extract(value, '$.${name}')`);
     return sql`(select ${list} from json_each(${json}))`.as('v') as never;
   },
+  jsonIn(column, json) {
+    return sql<SqlBool>`${sql.ref(column)} in (select json_extract(value, '$.id') from json_each(${json}))`;
+  },
   supportsSkipLocked: false,
   // This process's listeners only, on commit; other processes find changes by their periodic poll.
   async notify(tx, channel, payload = '') {
@@ -409,9 +406,8 @@ export const postgresCapabilities: DialectCapabilities = {
   async lockAccounts(tx, accountIds) {
     if (accountIds.length === 0) return;
     // The rows are locked as the sort hands them up, so always in the same order.
-    const ids = idsJson(accountIds);
-    await sql`select id from accounts where id in (select (element->>'id') from json_array_elements(${ids}::json)
-      as element) order by id for no key update`.execute(tx);
+    await sql`select id from accounts where ${postgresCapabilities.jsonIn('id', idsJson(accountIds))}
+      order by id for no key update`.execute(tx);
   },
   batchLanes: 4,
   jsonRows(json, columns) {
@@ -419,6 +415,10 @@ export const postgresCapabilities: DialectCapabilities = {
       type === 'bigint' ? `(element->>'${name}')::bigint` : `(element->>'${name}')`,
     );
     return sql`(select ${list} from json_array_elements(${json}::json) as element)`.as('v') as never;
+  },
+  jsonIn(column, json) {
+    return sql<SqlBool>`${sql.ref(column)} = any(array(select (element->>'id')
+      from json_array_elements(${json}::json) as element))`;
   },
   supportsSkipLocked: true,
   async notify(tx, channel, payload = '') {

@@ -6,7 +6,6 @@ export {
   idsJson,
   type JsonColumns,
   type JsonRowOf,
-  jsonIds,
   notifyOnCommit,
   type Tx,
 } from './dialect.ts';

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { openTestDatabase } from '../../test/databases.ts';
-import { type Db, idsJson, type JobsTable, jsonIds } from './index.ts';
+import { type Db, idsJson, type JobsTable } from './index.ts';
 import { prepared } from './prepared.ts';
 
 // prepared(): a query built once per dialect with named values, then run with new values. Each rule its
 // doc gives: every named value lands where `value(name)` stood (also twice, and inside sql``); values
 // built in stay as built; a missing value is refused before anything runs; it runs in the caller's
 // transaction and rolls back with it; a list goes as one JSON value, whatever its length, with its texts,
-// numbers and nulls as given (`jsonIds`, `jsonRows`). Runs on SQLite and, with TEST_DATABASE_URL, on PostgreSQL.
+// numbers and nulls as given (`jsonIn`, `jsonRows`). Runs on SQLite and, with TEST_DATABASE_URL, on PostgreSQL.
 
 let db: Db;
 let drop: () => Promise<void>;
@@ -111,7 +111,7 @@ const jobsIn = prepared<{ ids: string }, Pick<JobsTable, 'id'>>((d, value, diale
   d
     .selectFrom('jobs')
     .select('id')
-    .where('id', 'in', jsonIds(d, dialect, value('ids')))
+    .where(dialect.jsonIn('id', value('ids')))
     .orderBy('id'),
 );
 
@@ -145,4 +145,30 @@ test('a list goes as one JSON value: any length, with its texts, numbers and nul
   assert.deepEqual(byId.get('f1'), [7, null]);
   assert.deepEqual(byId.get("f'3"), [1_234_567, 'w "3"']);
   assert.equal(byId.size, 2);
+});
+
+test('a list of ids is read through the index, also where a join over the JSON would read the table', async (t) => {
+  if (db.dialect.name !== 'postgres') {
+    t.skip('PostgreSQL only: SQLite loops over the list and reads the index by itself');
+    return;
+  }
+  // At 20,000 rows PostgreSQL's planner, guessing 100 rows for the JSON function, reads the whole table
+  // for `in (select … from json_array_elements(…))` (docs/performance.md, "A twenty-second session").
+  await sql`insert into jobs (id, task_id, run_at, attempts)
+    select 'g' || n, 'task-g' || n, '2026-11-28T00:00:00.000Z', 0 from generate_series(1, 20000) as n`.execute(
+    db.db,
+  );
+  await sql`analyze jobs`.execute(db.db);
+  const plan = await db.db
+    .selectFrom('jobs')
+    .select('id')
+    .where(db.dialect.jsonIn('id', idsJson(['g5', 'g7'])))
+    .explain();
+  const text = plan.map((row) => Object.values(row).join(' ')).join('\n');
+  assert.doesNotMatch(text, /Seq Scan on jobs/);
+  assert.match(text, /Index (Only )?Scan .*on jobs|Bitmap Index Scan on jobs_pkey/);
+  assert.deepEqual(
+    (await jobsIn(db.db, { ids: idsJson(['g5', 'g7']) })).rows.map((r) => r.id),
+    ['g5', 'g7'],
+  );
 });

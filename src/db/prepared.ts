@@ -2,7 +2,10 @@ import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
 import { capabilitiesOf, type DialectCapabilities, execute } from './dialect.ts';
 import type { Database } from './schema.ts';
 
-/** The values a prepared query takes, by name: scalars only (a list would change the SQL text: `jsonIds`). */
+/**
+ * The values a prepared query takes, by name: scalars only (a list would change the SQL text; it goes as
+ * one JSON text: `DialectCapabilities.jsonRows`, `jsonIn`).
+ */
 export type PreparedValues = Record<string, string | number | null>;
 
 /** Stands for a named value while the query is built; no real value starts with a NUL character. */
@@ -26,10 +29,9 @@ export type PreparedQuery<V extends PreparedValues, R> = (
  * SQL dialect and afterwards only given its values: building a Kysely query (its immutable nodes, then
  * the compiler's walk) costs more CPU than SQLite's indexed write itself (bench:dispatch's profile).
  *
- * `build` receives `value(name)`, which stands for the value of that name in the built query (a list goes
- * as one JSON text: `DialectCapabilities.jsonRows`, `jsonIds`), and the engine's capabilities; every other
- * value in it is kept as built. The SQL text is the same for every call, so the statement caches
- * (better-sqlite3's, PostgreSQL's) reuse it as well.
+ * `build` receives `value(name)`, which stands for the value of that name in the built query, and the
+ * engine's capabilities; every other value in it is kept as built. The SQL text is the same for every
+ * call, so the statement caches (better-sqlite3's, PostgreSQL's) reuse it as well.
  */
 export function prepared<V extends PreparedValues, R>(
   build: (

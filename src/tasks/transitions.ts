@@ -8,7 +8,6 @@ import {
   type BatchKind,
   batched,
   idsJson,
-  jsonIds,
   prepared,
   type TaskStatus,
   type TasksTable,
@@ -75,7 +74,7 @@ const tasksRead = prepared<{ ids: string }, MovedTask>((db, value, dialect) =>
     .selectFrom('tasks')
     .selectAll()
     .select(ENDPOINTS_EPOCH_COLUMN)
-    .where('id', 'in', jsonIds(db, dialect, value('ids'))),
+    .where(dialect.jsonIn('id', value('ids'))),
 );
 
 /** The tasks a batch's UPDATE moved, as that UPDATE left them, with the endpoints' epoch (MovedTask). */
@@ -346,7 +345,7 @@ const runsEnded = prepared<{ rows: string }, { id: string }>((db, value, dialect
 );
 
 const jobsRemoved = prepared<{ ids: string }, never>((db, value, dialect) =>
-  db.deleteFrom('jobs').where('id', 'in', jsonIds(db, dialect, value('ids'))),
+  db.deleteFrom('jobs').where(dialect.jsonIn('id', value('ids'))),
 );
 
 /**

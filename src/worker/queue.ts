@@ -3,15 +3,7 @@
  * with a lease (`locked_until`) and renews it while it works; a crashed worker's lease runs out and
  * another worker claims the job again.
  */
-import {
-  type Db,
-  idsJson,
-  jsonIds,
-  type PreparedQuery,
-  prepared,
-  type TasksTable,
-  type Tx,
-} from '../db/index.ts';
+import { type Db, idsJson, type PreparedQuery, prepared, type TasksTable, type Tx } from '../db/index.ts';
 
 export interface ClaimedJob {
   id: string;
@@ -72,7 +64,7 @@ function dueQuery(leased: boolean, lock: boolean, capped: boolean): PreparedQuer
         .selectFrom('jobs')
         .select(['jobs.id', 'jobs.task_id'])
         .where('jobs.run_at', '<=', value('now'))
-        .where('jobs.id', 'not in', jsonIds(db, dialect, value('exclude')));
+        .where((eb) => eb.not(dialect.jsonIn('jobs.id', value('exclude'))));
       select = leased
         ? select
             .where('jobs.locked_until', 'is not', null)
@@ -88,7 +80,7 @@ function dueQuery(leased: boolean, lock: boolean, capped: boolean): PreparedQuer
                 .selectFrom('tasks')
                 .select('tasks.id')
                 .whereRef('tasks.id', '=', 'jobs.task_id')
-                .where('tasks.account_id', 'in', jsonIds(db, dialect, value('capped'))),
+                .where(dialect.jsonIn('tasks.account_id', value('capped'))),
             ),
           ),
         );
@@ -104,7 +96,7 @@ const tasksOfJobs = prepared<{ ids: string }, TasksTable>((db, value, dialect) =
   db
     .selectFrom('tasks')
     .selectAll()
-    .where('id', 'in', jsonIds(db, dialect, value('ids'))),
+    .where(dialect.jsonIn('id', value('ids'))),
 );
 
 /** The claim itself: the picked jobs leased to the worker (`ids`: `idsJson` of the job ids). */
@@ -115,7 +107,7 @@ const jobsClaimed = prepared<
   db
     .updateTable('jobs')
     .set({ locked_by: value('workerId'), locked_until: value('lockedUntil') })
-    .where('id', 'in', jsonIds(db, dialect, value('ids')))
+    .where(dialect.jsonIn('id', value('ids')))
     .returning(['id', 'task_id', 'attempts']),
 );
 
