@@ -450,5 +450,5 @@ export function capabilitiesOf(db: Kysely<Database>): DialectCapabilities {
  * for code that holds only the transaction): a SQLite transaction's own listeners, or PostgreSQL's NOTIFY.
  */
 export function notifyOnCommit(tx: Tx, channel: string, payload = ''): Promise<void> {
-  return (sqliteBuses.has(tx) ? sqliteCapabilities : postgresCapabilities).notify(tx, channel, payload);
+  return capabilitiesOf(tx).notify(tx, channel, payload);
 }

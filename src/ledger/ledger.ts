@@ -319,30 +319,25 @@ const transfersPosted = prepared<
     .returning(['transfers.id', 'transfers.account_id', 'transfers.key_id', 'transfers.amount_minor']),
 );
 
-/** A ledger entry as `captureMany` writes it. */
-type LedgerEntryRow = LedgerEntry & { account_id: string };
+/** The columns of a ledger entry as `captureMany` gives them to `entriesAppended`. */
+const ENTRY_COLUMNS = {
+  id: 'text',
+  account_id: 'text',
+  type: 'text',
+  amount_minor: 'bigint',
+  task_id: 'text',
+  key_id: 'text',
+  reference: 'text',
+  created_at: 'text',
+} as const;
+const ENTRY_COLUMN_NAMES = Object.keys(ENTRY_COLUMNS) as Array<keyof typeof ENTRY_COLUMNS>;
 
 /** `captureMany`'s entries: one INSERT of the rows given as JSON, in their order. */
 const entriesAppended = prepared<{ rows: string }, never>((db, value, dialect) =>
   db
     .insertInto('ledger_entries')
-    .columns(['id', 'account_id', 'type', 'amount_minor', 'task_id', 'key_id', 'reference', 'created_at'])
-    .expression(
-      db
-        .selectFrom(
-          dialect.jsonRows(value('rows'), {
-            id: 'text',
-            account_id: 'text',
-            type: 'text',
-            amount_minor: 'bigint',
-            task_id: 'text',
-            key_id: 'text',
-            reference: 'text',
-            created_at: 'text',
-          }),
-        )
-        .select(['id', 'account_id', 'type', 'amount_minor', 'task_id', 'key_id', 'reference', 'created_at']),
-    ),
+    .columns(ENTRY_COLUMN_NAMES)
+    .expression(db.selectFrom(dialect.jsonRows(value('rows'), ENTRY_COLUMNS)).select(ENTRY_COLUMN_NAMES)),
 );
 
 /** `captureMany`'s UPDATE of the accounts' counters. */
@@ -375,7 +370,7 @@ export async function captureMany(
   });
   if (transfers.length === 0) return;
   const byId = new Map(transfers.map((t) => [t.id, t]));
-  const entries: LedgerEntryRow[] = [];
+  const entries: Array<LedgerEntry & { account_id: string }> = [];
   const amounts = new Map<string, number>();
   // In the order of the batch, as one `settle` after another would have written them.
   for (const { taskId } of captures) {
