@@ -122,8 +122,10 @@ test('under continuous writes the WAL starts over long before the fallback on co
       await new Promise((resolve) => setImmediate(resolve));
     }
     assert.ok(startedOver, `the WAL grew to ${highest} frames without starting over`);
+    // Without the service connection's copy the WAL starts over only at the fallback. The thread syncs the
+    // database file before it asks for that copy, which takes longer on a loaded disk: half the fallback.
     assert.ok(
-      highest < 20_000,
+      highest < CHECKPOINT_POLICY.fallbackPages / 2,
       `${highest} frames: far from the fallback's ${CHECKPOINT_POLICY.fallbackPages}`,
     );
   } finally {
