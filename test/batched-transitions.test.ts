@@ -290,11 +290,18 @@ describe('transitions of runs that move together', () => {
       at,
       retentionMs: 60_000,
     }));
+    let updated = (): void => {};
+    const holding = new Promise<void>((resolve) => {
+      updated = resolve;
+    });
     const batch = dialect.transaction(db, async (tx) => {
       const moved = await runsSucceeding.many(tx, ends.slice(0, 1), dialect);
+      updated();
       await gate;
       return moved;
     });
+    // The cancel is sent once the batch holds the row, not merely once it began.
+    await holding;
     const cancel = t.call(lost.account.key, 'POST', `/v1/tasks/${lost.id}/cancel`);
     await someoneWaitsForALock(t);
     commit();
@@ -305,12 +312,17 @@ describe('transitions of runs that move together', () => {
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let canceled = (): void => {};
+    const canceledFirst = new Promise<void>((resolve) => {
+      canceled = resolve;
+    });
     const canceling = dialect.transaction(db, async (tx) => {
       const done = await markCanceled(tx, won.id, new Date(), 60_000);
+      canceled();
       await held;
       return done;
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await canceledFirst;
     const rest2 = dialect.transaction(db, (tx) => runsSucceeding.many(tx, ends.slice(1), dialect));
     await someoneWaitsForALock(t);
     release();
