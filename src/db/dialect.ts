@@ -52,7 +52,9 @@ export interface DialectCapabilities {
   /**
    * Rows given as one JSON parameter (`json`, the text of an array of objects), whatever their count, as
    * a table named `v` in one statement's FROM: the set-based statements of a batch (batches.ts) keep one
-   * SQL text for every size, so they are built once (`prepared`). Each column as text, or as a bigint.
+   * SQL text for every size, so they are built once (`prepared`). Each column as text, or as a bigint; a
+   * missing key is null. PostgreSQL parses each element once (`json_to_recordset`): `->>` per column
+   * parsed it again for each column, 3 times the time for a batch's 50 rows of 6 columns.
    */
   jsonRows<C extends JsonColumns>(json: string, columns: C): AliasedRawBuilder<JsonRowOf<C>, 'v'>;
   /**
@@ -62,6 +64,13 @@ export interface DialectCapabilities {
    * rows in the table it then reads the whole table (docs/performance.md, "A twenty-second session").
    */
   jsonIn(column: string, json: string): RawBuilder<SqlBool>;
+  /**
+   * `column` is none of the ids in `json` (`idsJson`; no id in it may be null). PostgreSQL: as `not in
+   * (select …)`, which it checks against a hash of the list; `not (… = any(…))` compared each row with
+   * every id in turn, a tenth of its CPU in a PostgreSQL drain (docs/performance.md, "A twenty-third
+   * session").
+   */
+  jsonNotIn(column: string, json: string): RawBuilder<SqlBool>;
   /**
    * Batches of one kind that commit at once (batches.ts). SQLite: one, its writes take turns anyway.
    * PostgreSQL: a few, on the pool's connections, so a batch that waits for a row lock (a stuck
@@ -96,13 +105,9 @@ export function idsJson(ids: readonly string[]): string {
   return JSON.stringify(ids.map((id) => ({ id })));
 }
 
-/** Each column of `columns` as its expression over one JSON element `element`, named after the column. */
-function jsonColumns(columns: JsonColumns, expression: (name: string, type: string) => string) {
-  return sql.raw(
-    Object.entries(columns)
-      .map(([name, type]) => `${expression(name.replaceAll("'", "''"), type)} as "${name}"`)
-      .join(', '),
-  );
+/** The ids of `json` (`idsJson`) as a PostgreSQL subquery that parses the JSON once. */
+function postgresIds(json: string) {
+  return sql<string>`select id from json_to_recordset(${json}::json) as element(id text)`;
 }
 
 /**
@@ -302,11 +307,18 @@ export const sqliteCapabilities: DialectCapabilities = {
   async lockAccounts() {},
   batchLanes: 1,
   jsonRows(json, columns) {
-    const list = jsonColumns(columns, (name) => `json_extract(value, '$.${name}')`);
+    const list = sql.raw(
+      Object.keys(columns)
+        .map((name) => `json_extract(value, '$.${name.replaceAll("'", "''")}') as "${name}"`)
+        .join(', '),
+    );
     return sql`(select ${list} from json_each(${json}))`.as('v') as never;
   },
   jsonIn(column, json) {
     return sql<SqlBool>`${sql.ref(column)} in (select json_extract(value, '$.id') from json_each(${json}))`;
+  },
+  jsonNotIn(column, json) {
+    return sql<SqlBool>`${sql.ref(column)} not in (select json_extract(value, '$.id') from json_each(${json}))`;
   },
   supportsSkipLocked: false,
   // This process's listeners only, on commit; other processes find changes by their periodic poll.
@@ -411,14 +423,18 @@ export const postgresCapabilities: DialectCapabilities = {
   },
   batchLanes: 4,
   jsonRows(json, columns) {
-    const list = jsonColumns(columns, (name, type) =>
-      type === 'bigint' ? `(element->>'${name}')::bigint` : `(element->>'${name}')`,
+    const list = sql.raw(
+      Object.entries(columns)
+        .map(([name, type]) => `"${name.replaceAll('"', '""')}" ${type}`)
+        .join(', '),
     );
-    return sql`(select ${list} from json_array_elements(${json}::json) as element)`.as('v') as never;
+    return sql`(select * from json_to_recordset(${json}::json) as element(${list}))`.as('v') as never;
   },
   jsonIn(column, json) {
-    return sql<SqlBool>`${sql.ref(column)} = any(array(select (element->>'id')
-      from json_array_elements(${json}::json) as element))`;
+    return sql<SqlBool>`${sql.ref(column)} = any(array(${postgresIds(json)}))`;
+  },
+  jsonNotIn(column, json) {
+    return sql<SqlBool>`${sql.ref(column)} not in (${postgresIds(json)})`;
   },
   supportsSkipLocked: true,
   async notify(tx, channel, payload = '') {

@@ -64,7 +64,7 @@ function dueQuery(leased: boolean, lock: boolean, capped: boolean): PreparedQuer
         .selectFrom('jobs')
         .select(['jobs.id', 'jobs.task_id'])
         .where('jobs.run_at', '<=', value('now'))
-        .where((eb) => eb.not(dialect.jsonIn('jobs.id', value('exclude'))));
+        .where(dialect.jsonNotIn('jobs.id', value('exclude')));
       select = leased
         ? select
             .where('jobs.locked_until', 'is not', null)
