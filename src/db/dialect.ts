@@ -58,7 +58,8 @@ export interface DialectCapabilities {
    */
   jsonRows<C extends JsonColumns>(json: string, columns: C): AliasedRawBuilder<JsonRowOf<C>, 'v'>;
   /**
-   * `column` is one of the ids in `json` (`idsJson`), for `where … in` with one SQL text for every count.
+   * `column` is one of the ids in `json` (`idsJson`, or any array of objects with an `id`, such as the rows
+   * of `jsonRows`), for `where … in` with one SQL text for every count.
    * PostgreSQL: as `= any(array(…))`, which its planner reads through the column's index; `in (…)` over a
    * JSON function it plans as a join whose function side it guesses at 100 rows, and below some 40,000
    * rows in the table it then reads the whole table (docs/performance.md, "A twenty-second session").
