@@ -3,10 +3,11 @@
  * queued → running → succeeded (capture) | failed (void); queued | running → canceled (void).
  * Every change is conditional on the state it leaves, so a late or repeated call changes nothing.
  */
-import { sql } from 'kysely';
+import { type Compilable, sql } from 'kysely';
 import {
   type BatchKind,
   batched,
+  type DialectCapabilities,
   idsJson,
   prepared,
   type TaskStatus,
@@ -77,9 +78,36 @@ const tasksRead = prepared<{ ids: string }, MovedTask>((db, value, dialect) =>
     .where(dialect.jsonIn('id', value('ids'))),
 );
 
+/**
+ * What a batch's UPDATE returns: on PostgreSQL the moved rows whole, with the endpoints' epoch (MovedTask),
+ * which saves a statement and a round trip a batch; SQLite refuses `tasks.*` in the RETURNING of an
+ * UPDATE … FROM, so there it returns the ids and `movedRows` reads the rows (no round trip there).
+ */
+function returningMoved(
+  update: {
+    returning(column: 'tasks.id'): Compilable<{ id: string }>;
+    returningAll(table: 'tasks'): {
+      returning(column: typeof ENDPOINTS_EPOCH_COLUMN): Compilable<MovedTask>;
+    };
+  },
+  dialect: DialectCapabilities,
+): Compilable<{ id: string }> {
+  return dialect.name === 'postgres'
+    ? update.returningAll('tasks').returning(ENDPOINTS_EPOCH_COLUMN)
+    : update.returning('tasks.id');
+}
+
 /** The tasks a batch's UPDATE moved, as that UPDATE left them, with the endpoints' epoch (MovedTask). */
-async function movedRows(tx: Tx, moved: ReadonlyArray<{ id: string }>): Promise<Map<string, MovedTask>> {
+async function movedRows(
+  tx: Tx,
+  dialect: DialectCapabilities,
+  moved: ReadonlyArray<{ id: string }>,
+): Promise<Map<string, MovedTask>> {
   if (moved.length === 0) return new Map();
+  if (dialect.name === 'postgres') {
+    const rows = moved as ReadonlyArray<MovedTask>;
+    return new Map(rows.map((row) => [row.id, row]));
+  }
   const { rows } = await tasksRead(tx, { ids: idsJson(moved.map((row) => row.id)) });
   return new Map(rows.map((row) => [row.id, row]));
 }
@@ -93,18 +121,20 @@ export interface RunStarting {
 
 /** `runsStarting`'s UPDATE: the batch's rows as `jsonRows` of this shape. */
 const runsStarted = prepared<{ rows: string }, { id: string }>((db, value, dialect) =>
-  db
-    .updateTable('tasks')
-    .from(dialect.jsonRows(value('rows'), { id: 'text', started_at: 'text', run_key: 'text' }))
-    .set((eb) => ({
-      status: 'running',
-      started_at: eb.ref('v.started_at'),
-      run_key: eb.ref('v.run_key'),
-      revision: eb('tasks.revision', '+', 1),
-    }))
-    .whereRef('tasks.id', '=', 'v.id')
-    .where('tasks.status', '=', 'queued')
-    .returning('tasks.id'),
+  returningMoved(
+    db
+      .updateTable('tasks')
+      .from(dialect.jsonRows(value('rows'), { id: 'text', started_at: 'text', run_key: 'text' }))
+      .set((eb) => ({
+        status: 'running',
+        started_at: eb.ref('v.started_at'),
+        run_key: eb.ref('v.run_key'),
+        revision: eb('tasks.revision', '+', 1),
+      }))
+      .whereRef('tasks.id', '=', 'v.id')
+      .where('tasks.status', '=', 'queued'),
+    dialect,
+  ),
 );
 
 /**
@@ -115,14 +145,14 @@ export const runsStarting: BatchKind<RunStarting, boolean> = {
   key: (start) => start.taskId,
   one: ({ db, dialect }, start) =>
     dialect.groupCommit(db, (tx) => markRunning(tx, start.taskId, start.at, start.runKey)),
-  async many(tx, starts) {
+  async many(tx, starts, dialect) {
     const values = starts.map((start) => ({
       id: start.taskId,
       started_at: start.at.toISOString(),
       run_key: start.runKey,
     }));
     const { rows: moved } = await runsStarted(tx, { rows: JSON.stringify(values) });
-    const rows = await movedRows(tx, moved);
+    const rows = await movedRows(tx, dialect, moved);
     for (const start of starts) {
       const row = rows.get(start.taskId);
       if (row !== undefined) await taskChanged(tx, start.taskId, { type: 'task.started', at: start.at }, row);
@@ -317,31 +347,33 @@ export interface RunSuccess {
 
 /** `runsSucceeding`' UPDATE. */
 const runsEnded = prepared<{ rows: string }, { id: string }>((db, value, dialect) =>
-  db
-    .updateTable('tasks')
-    .from(
-      dialect.jsonRows(value('rows'), {
-        id: 'text',
-        finished_at: 'text',
-        caption: 'text',
-        texts: 'text',
-        artifact_views: 'text',
-        files_expire_at: 'text',
-      }),
-    )
-    .set((eb) => ({
-      status: 'succeeded',
-      progress: 100,
-      finished_at: eb.ref('v.finished_at'),
-      caption: eb.ref('v.caption'),
-      texts: eb.ref('v.texts'),
-      artifact_views: eb.ref('v.artifact_views'),
-      files_expire_at: eb.ref('v.files_expire_at'),
-      revision: eb('tasks.revision', '+', 1),
-    }))
-    .whereRef('tasks.id', '=', 'v.id')
-    .where('tasks.status', '=', 'running')
-    .returning('tasks.id'),
+  returningMoved(
+    db
+      .updateTable('tasks')
+      .from(
+        dialect.jsonRows(value('rows'), {
+          id: 'text',
+          finished_at: 'text',
+          caption: 'text',
+          texts: 'text',
+          artifact_views: 'text',
+          files_expire_at: 'text',
+        }),
+      )
+      .set((eb) => ({
+        status: 'succeeded',
+        progress: 100,
+        finished_at: eb.ref('v.finished_at'),
+        caption: eb.ref('v.caption'),
+        texts: eb.ref('v.texts'),
+        artifact_views: eb.ref('v.artifact_views'),
+        files_expire_at: eb.ref('v.files_expire_at'),
+        revision: eb('tasks.revision', '+', 1),
+      }))
+      .whereRef('tasks.id', '=', 'v.id')
+      .where('tasks.status', '=', 'running'),
+    dialect,
+  ),
 );
 
 const jobsRemoved = prepared<{ ids: string }, never>((db, value, dialect) =>
@@ -369,7 +401,7 @@ export const runsSucceeding: BatchKind<RunSuccess, boolean> = {
       files_expire_at: filesExpireAt(end.at, end.retentionMs),
     }));
     const { rows: moved } = await runsEnded(tx, { rows: JSON.stringify(values) });
-    const rows = await movedRows(tx, moved);
+    const rows = await movedRows(tx, dialect, moved);
     const done = ends.filter((end) => rows.has(end.taskId));
     const files = done.flatMap((end) => artifacts.get(end.taskId) ?? []);
     if (files.length > 0) await tx.insertInto('artifacts').values(files).execute();
