@@ -129,7 +129,7 @@ const timer = setInterval(() => {
       if (left > 0) {
         // SQLite syncs the database file only in a checkpoint that copies the whole WAL: the pages these
         // passes copied would be synced by the service connection's copy of the rest, on its event loop
-        // (90-165 ms at 1,000,000 tasks, docs/performance.md). They are synced here first.
+        // (75-165 ms at 1,000,000 tasks, docs/performance.md). They are synced here first.
         try {
           file ??= fs.openSync(workerData.file, 'r');
           fs.fsyncSync(file);

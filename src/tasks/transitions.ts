@@ -79,10 +79,15 @@ const tasksRead = prepared<{ ids: string }, MovedTask>((db, value, dialect) =>
 );
 
 /**
- * What a batch's UPDATE returns: on PostgreSQL the moved rows whole, with the endpoints' epoch (MovedTask),
- * which saves a statement and a round trip a batch; SQLite refuses `tasks.*` in the RETURNING of an
- * UPDATE … FROM, so there it returns the ids and `movedRows` reads the rows (no round trip there).
+ * Whether a batch's UPDATE returns the moved rows whole, with the endpoints' epoch (MovedTask): on
+ * PostgreSQL, which saves a statement and a round trip a batch. SQLite refuses `tasks.*` in the RETURNING
+ * of an UPDATE … FROM, so there it returns the ids and `movedRows` reads the rows (no round trip there).
  */
+function returnsMovedRows(dialect: DialectCapabilities): boolean {
+  return dialect.name === 'postgres';
+}
+
+/** A batch's UPDATE with what it returns (`returnsMovedRows`). */
 function returningMoved(
   update: {
     returning(column: 'tasks.id'): Compilable<{ id: string }>;
@@ -92,7 +97,7 @@ function returningMoved(
   },
   dialect: DialectCapabilities,
 ): Compilable<{ id: string }> {
-  return dialect.name === 'postgres'
+  return returnsMovedRows(dialect)
     ? update.returningAll('tasks').returning(ENDPOINTS_EPOCH_COLUMN)
     : update.returning('tasks.id');
 }
@@ -104,7 +109,7 @@ async function movedRows(
   moved: ReadonlyArray<{ id: string }>,
 ): Promise<Map<string, MovedTask>> {
   if (moved.length === 0) return new Map();
-  if (dialect.name === 'postgres') {
+  if (returnsMovedRows(dialect)) {
     const rows = moved as ReadonlyArray<MovedTask>;
     return new Map(rows.map((row) => [row.id, row]));
   }
