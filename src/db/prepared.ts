@@ -18,11 +18,14 @@ interface Template<R> {
   slots: Slot[];
 }
 
-/** Runs a prepared query with its values. */
-export type PreparedQuery<V extends PreparedValues, R> = (
+/**
+ * Runs a prepared query with its values; `compiled` gives the query it would run, SQL and values, for a
+ * test of its plan.
+ */
+export type PreparedQuery<V extends PreparedValues, R> = ((
   db: Kysely<Database>,
   values: V,
-) => Promise<QueryResult<R>>;
+) => Promise<QueryResult<R>>) & { compiled(db: Kysely<Database>, values: V): CompiledQuery<R> };
 
 /**
  * A query of the hot paths (a task's transitions, its money, its creation) built and compiled once per
@@ -56,7 +59,7 @@ export function prepared<V extends PreparedValues, R>(
     }
     return template;
   };
-  return async (db, values) => {
+  const compiled = (db: Kysely<Database>, values: V): CompiledQuery<R> => {
     const { query, slots } = templateFor(db);
     const parameters = slots.map((slot) => {
       if (!('name' in slot)) return slot.value;
@@ -64,6 +67,10 @@ export function prepared<V extends PreparedValues, R>(
       if (value === undefined) throw new Error(`prepared query: no value for "${slot.name}"`);
       return value;
     });
-    return execute<R>(db, { ...query, parameters });
+    return { ...query, parameters };
   };
+  return Object.assign(
+    async (db: Kysely<Database>, values: V): Promise<QueryResult<R>> => execute<R>(db, compiled(db, values)),
+    { compiled },
+  );
 }
