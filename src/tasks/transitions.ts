@@ -70,51 +70,26 @@ export async function markRunning(tx: Tx, taskId: string, at: Date, runKey: stri
   return true;
 }
 
-const tasksRead = prepared<{ ids: string }, MovedTask>((db, value, dialect) =>
-  db
-    .selectFrom('tasks')
-    .selectAll()
-    .select(ENDPOINTS_EPOCH_COLUMN)
-    .where(dialect.jsonIn('id', value('ids'))),
-);
-
 /**
- * Whether a batch's UPDATE returns the moved rows whole, with the endpoints' epoch (MovedTask): on
- * PostgreSQL, which saves a statement and a round trip a batch. SQLite refuses `tasks.*` in the RETURNING
- * of an UPDATE … FROM, so there it returns the ids and `movedRows` reads the rows (no round trip there).
+ * A batch's UPDATE returning the moved rows whole, as it left them, with the endpoints' epoch (MovedTask),
+ * so that no read follows it. PostgreSQL's `*` would add the columns of the FROM's rows, so there it is
+ * `tasks.*`; SQLite refuses `tasks.*` in a RETURNING, and its `*` is the updated table's columns alone.
  */
-function returnsMovedRows(dialect: DialectCapabilities): boolean {
-  return dialect.name === 'postgres';
-}
-
-/** A batch's UPDATE with what it returns (`returnsMovedRows`). */
 function returningMoved(
   update: {
-    returning(column: 'tasks.id'): Compilable<{ id: string }>;
-    returningAll(table: 'tasks'): {
-      returning(column: typeof ENDPOINTS_EPOCH_COLUMN): Compilable<MovedTask>;
+    returningAll(table?: 'tasks'): {
+      returning(column: typeof ENDPOINTS_EPOCH_COLUMN): Compilable<unknown>;
     };
   },
   dialect: DialectCapabilities,
-): Compilable<{ id: string }> {
-  return returnsMovedRows(dialect)
-    ? update.returningAll('tasks').returning(ENDPOINTS_EPOCH_COLUMN)
-    : update.returning('tasks.id');
+): Compilable<MovedTask> {
+  const all = dialect.name === 'postgres' ? update.returningAll('tasks') : update.returningAll();
+  return all.returning(ENDPOINTS_EPOCH_COLUMN) as Compilable<MovedTask>;
 }
 
-/** The tasks a batch's UPDATE moved, as that UPDATE left them, with the endpoints' epoch (MovedTask). */
-async function movedRows(
-  tx: Tx,
-  dialect: DialectCapabilities,
-  moved: ReadonlyArray<{ id: string }>,
-): Promise<Map<string, MovedTask>> {
-  if (moved.length === 0) return new Map();
-  if (returnsMovedRows(dialect)) {
-    const rows = moved as ReadonlyArray<MovedTask>;
-    return new Map(rows.map((row) => [row.id, row]));
-  }
-  const { rows } = await tasksRead(tx, { ids: idsJson(moved.map((row) => row.id)) });
-  return new Map(rows.map((row) => [row.id, row]));
+/** The tasks a batch's UPDATE moved (`returningMoved`), by id. */
+function movedRows(moved: ReadonlyArray<MovedTask>): Map<string, MovedTask> {
+  return new Map(moved.map((row) => [row.id, row]));
 }
 
 /** A run's move to running, as `markRunning` takes it. */
@@ -125,7 +100,7 @@ export interface RunStarting {
 }
 
 /** `runsStarting`'s UPDATE: the batch's rows as `jsonRows` of this shape. */
-const runsStarted = prepared<{ rows: string }, { id: string }>((db, value, dialect) =>
+const runsStarted = prepared<{ rows: string }, MovedTask>((db, value, dialect) =>
   returningMoved(
     db
       .updateTable('tasks')
@@ -150,14 +125,14 @@ export const runsStarting: BatchKind<RunStarting, boolean> = {
   key: (start) => start.taskId,
   one: ({ db, dialect }, start) =>
     dialect.groupCommit(db, (tx) => markRunning(tx, start.taskId, start.at, start.runKey)),
-  async many(tx, starts, dialect) {
+  async many(tx, starts) {
     const values = starts.map((start) => ({
       id: start.taskId,
       started_at: start.at.toISOString(),
       run_key: start.runKey,
     }));
     const { rows: moved } = await runsStarted(tx, { rows: JSON.stringify(values) });
-    const rows = await movedRows(tx, dialect, moved);
+    const rows = movedRows(moved);
     for (const start of starts) {
       const row = rows.get(start.taskId);
       if (row !== undefined) await taskChanged(tx, start.taskId, { type: 'task.started', at: start.at }, row);
@@ -351,7 +326,7 @@ export interface RunSuccess {
 }
 
 /** `runsSucceeding`' UPDATE. */
-const runsEnded = prepared<{ rows: string }, { id: string }>((db, value, dialect) =>
+const runsEnded = prepared<{ rows: string }, MovedTask>((db, value, dialect) =>
   returningMoved(
     db
       .updateTable('tasks')
@@ -406,7 +381,7 @@ export const runsSucceeding: BatchKind<RunSuccess, boolean> = {
       files_expire_at: filesExpireAt(end.at, end.retentionMs),
     }));
     const { rows: moved } = await runsEnded(tx, { rows: JSON.stringify(values) });
-    const rows = await movedRows(tx, dialect, moved);
+    const rows = movedRows(moved);
     const done = ends.filter((end) => rows.has(end.taskId));
     const files = done.flatMap((end) => artifacts.get(end.taskId) ?? []);
     if (files.length > 0) await tx.insertInto('artifacts').values(files).execute();
