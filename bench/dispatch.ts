@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_WORKER_CONCURRENCY } from '../src/worker/index.ts';
 import { type ServerChild, startServer } from './child.ts';
 import type { Timing } from './dispatch/messages.ts';
-import { type DispatchResult, dispatchTable } from './dispatch/report.ts';
+import { type DispatchResult, dispatchTable, statementsTable } from './dispatch/report.ts';
 import { ask } from './dispatch/rpc.ts';
 import { pinPostgresServer, type RedisServer, startRedis } from './dispatch/services.ts';
 import { drainOf, latencyOf } from './dispatch/stats.ts';
@@ -25,7 +25,7 @@ import { ensureBenchTools, pinProcess, planCpus } from './tools.ts';
  * Options (env): BENCH_QUICK=1 or --quick, BENCH_DISPATCH_TASKS, BENCH_DISPATCH_RATE (per second),
  * BENCH_DISPATCH_SECONDS, BENCH_DISPATCH_DATABASES (sqlite,postgres), BENCH_DATABASE_URL (a PostgreSQL
  * server; unset: the bench starts one of its own and stops it, bench/postgres-server.ts), BENCH_PROFILE_DIR
- * (--cpu-prof of the app).
+ * (--cpu-prof of the app), BENCH_DISPATCH_STATEMENTS=1 (the time of each SQL statement in the drain).
  */
 
 const log = (line: string): void => {
@@ -45,6 +45,8 @@ interface DispatchOptions {
   seconds: number;
   databases: Array<'sqlite' | 'postgres'>;
   profileDir: string | null;
+  /** BENCH_DISPATCH_STATEMENTS=1: print each SQL statement's share of the drain (statementsTable). */
+  statements: boolean;
 }
 
 function readDispatchOptions(argv: readonly string[], env: NodeJS.ProcessEnv): DispatchOptions {
@@ -67,6 +69,7 @@ function readDispatchOptions(argv: readonly string[], env: NodeJS.ProcessEnv): D
     seconds: number('BENCH_DISPATCH_SECONDS', quick ? 4 : 10),
     databases: databases as Array<'sqlite' | 'postgres'>,
     profileDir: env.BENCH_PROFILE_DIR?.trim() || null,
+    statements: env.BENCH_DISPATCH_STATEMENTS?.trim() === '1',
   };
 }
 
@@ -143,6 +146,11 @@ async function measureOurs(
     if (started.type !== 'worker-started') throw new Error('unexpected reply');
     await settled(app);
     const drain = drainOf(await timingsSince(app, queuedFrom), started.at);
+    if (options.statements) {
+      const reply = await ask(app.process, { type: 'statements' });
+      if (reply.type !== 'statements') throw new Error('unexpected reply');
+      process.stdout.write(`${statementsTable(`${name}, the drain`, reply.statements, drain.count)}\n\n`);
+    }
     if (options.profileDir !== null) {
       const end = started.uptime + drain.count / drain.toFinished;
       log(

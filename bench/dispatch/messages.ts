@@ -1,3 +1,5 @@
+import type { StatementTime } from '../../src/db/index.ts';
+
 /**
  * Parent ↔ child messages of the dispatch bench, on top of `bench/servers/messages.ts` (ready, stop).
  * The parent asks; the child answers each request with a reply carrying the same `id`.
@@ -11,6 +13,8 @@ export type DispatchRequest =
   | { id: number; type: 'jobs' }
   /** The tasks created from `since` on (epoch milliseconds). */
   | { id: number; type: 'timings'; since: number }
+  /** Ends the recording of statement times the worker's start began (BENCH_DISPATCH_STATEMENTS). */
+  | { id: number; type: 'statements' }
   | { id: number; type: 'bullmq-drain'; jobs: number }
   | { id: number; type: 'bullmq-steady'; rate: number; seconds: number };
 
@@ -28,6 +32,8 @@ export type DispatchReply =
   | { id: number; type: 'counts'; queued: number; running: number; succeeded: number; other: number }
   | { id: number; type: 'jobs'; jobs: number }
   | { id: number; type: 'timings'; timings: Timing[] }
+  /** Empty when nothing was recorded. */
+  | { id: number; type: 'statements'; statements: StatementTime[] }
   | { id: number; type: 'bullmq-result'; startedAt: number; timings: Timing[] }
   | { id: number; type: 'error'; message: string };
 

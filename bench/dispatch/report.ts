@@ -1,3 +1,4 @@
+import type { StatementTime } from '../../src/db/index.ts';
 import { formatMs, formatRate } from '../report.ts';
 import type { Drain, Latency } from './stats.ts';
 
@@ -32,6 +33,46 @@ export function dispatchTable(results: readonly DispatchResult[], landmark: Disp
         `${ms(r.latency.p50)} / ${ms(r.latency.p99)} | ${isLandmark ? 'landmark' : `${ratio.toFixed(2)}x`} | ` +
         `${isLandmark ? '' : `${ratioRunning.toFixed(2)}x`} | ${isLandmark ? '' : `≥ ${TARGET.toFixed(1)}x`} | ` +
         `${isLandmark ? '' : ratio >= TARGET ? 'met' : 'NOT met'} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Statements listed one by one in `statementsTable`; the rest share a row. */
+const STATEMENT_ROWS = 15;
+/** Characters of a statement's SQL shown. */
+const SQL_SHOWN = 110;
+
+/**
+ * Where a drain's statement time went (BENCH_DISPATCH_STATEMENTS=1): each SQL text's calls, total, share
+ * of the total, time a call and time a drained task, the longest first.
+ */
+export function statementsTable(title: string, statements: readonly StatementTime[], tasks: number): string {
+  if (statements.length === 0) return `${title}: no statement was recorded`;
+  const total = statements.reduce((sum, s) => sum + s.totalMs, 0);
+  const shown = statements.slice(0, STATEMENT_ROWS);
+  const rest = statements.slice(STATEMENT_ROWS);
+  const row = (label: string, calls: number, ms: number): string =>
+    `| ${label} | ${calls.toLocaleString('en-US')} | ${ms.toFixed(1)} | ${((ms / total) * 100).toFixed(1)} % | ` +
+    `${calls === 0 ? '' : ((ms * 1000) / calls).toFixed(1)} | ${((ms * 1000) / tasks).toFixed(1)} |`;
+  const sqlOf = (text: string): string => {
+    const flat = text.replace(/\s+/g, ' ').replaceAll('|', '\\|');
+    return `\`${flat.length > SQL_SHOWN ? `${flat.slice(0, SQL_SHOWN)}…` : flat}\``;
+  };
+  const lines = [
+    `${title}: ${total.toFixed(1)} ms in statements, ${((total * 1000) / tasks).toFixed(1)} µs a task`,
+    '',
+    '| Statement | calls | ms | share | µs a call | µs a task |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...shown.map((s) => row(sqlOf(s.sql), s.calls, s.totalMs)),
+  ];
+  if (rest.length > 0) {
+    lines.push(
+      row(
+        `${rest.length} others`,
+        rest.reduce((sum, s) => sum + s.calls, 0),
+        rest.reduce((sum, s) => sum + s.totalMs, 0),
+      ),
     );
   }
   return lines.join('\n');

@@ -1,3 +1,4 @@
+import { recordStatementTimes, type StatementTime } from '../../src/db/index.ts';
 import type { DispatchReply, DispatchRequest, Timing } from '../dispatch/messages.ts';
 import { serveRequests } from '../dispatch/rpc.ts';
 import { ZeroWorkGenerator } from '../dispatch/zero-generator.ts';
@@ -9,6 +10,8 @@ import { serveBenchApp } from './serve-app.ts';
  * for the worker to start (`start-worker`), watches the jobs left, checks the counts and reads each task's
  * timestamps.
  * BENCH_DISPATCH_DATABASE_URL: a PostgreSQL database; empty: SQLite in a temporary folder.
+ * BENCH_DISPATCH_STATEMENTS=1: the worker's start also starts a recording of the statements' times, which
+ * the parent ends with `statements` once the drain is over.
  */
 const databaseUrl = process.env.BENCH_DISPATCH_DATABASE_URL?.trim();
 // The worker starts when the parent asks (`start-worker`), after the tasks are queued.
@@ -19,6 +22,7 @@ const container = await serveBenchApp({
   startWorker: false,
 });
 const ms = (iso: string | null): number => (iso === null ? Number.NaN : Date.parse(iso));
+let statementsRecorded: (() => StatementTime[]) | null = null;
 
 async function handle(request: DispatchRequest): Promise<DispatchReply> {
   const { db } = container.db;
@@ -26,6 +30,7 @@ async function handle(request: DispatchRequest): Promise<DispatchReply> {
     case 'start-worker': {
       // Taken on the clock the worker stamps `started_at` with, so the drain is measured on one clock.
       const at = container.clock.now().getTime();
+      if (process.env.BENCH_DISPATCH_STATEMENTS === '1') statementsRecorded = recordStatementTimes();
       container.worker.start();
       return { id: request.id, type: 'worker-started', at, uptime: process.uptime() };
     }
@@ -66,6 +71,11 @@ async function handle(request: DispatchRequest): Promise<DispatchReply> {
         finished: ms(r.finished_at),
       }));
       return { id: request.id, type: 'timings', timings };
+    }
+    case 'statements': {
+      const statements = statementsRecorded?.() ?? [];
+      statementsRecorded = null;
+      return { id: request.id, type: 'statements', statements };
     }
     default:
       throw new Error(`the app child does not do ${request.type}`);

@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { statementEnded, statementStarted } from './statement-times.ts';
 
 /** A database handle inside a transaction (Kysely's Transaction extends Kysely). */
 export type Tx = Kysely<Database>;
@@ -136,16 +137,26 @@ export function registerSqliteStatements(
  * connection is the transaction's own, so the statement runs straight on the handle, as Kysely's SQLite
  * driver would run it (`all` for a statement that returns rows, `run` otherwise) but without its
  * executor's promises and connection bookkeeping: about 1.5 µs a statement, a dozen statements a task
- * creation (docs/performance.md). Everywhere else, and on PostgreSQL, through Kysely.
+ * creation (docs/performance.md). Everywhere else, and on PostgreSQL, through Kysely. Each run counts in a
+ * recording of statement times when one runs (statement-times.ts).
  */
 export function execute<R>(db: Kysely<Database>, query: CompiledQuery<R>): Promise<QueryResult<R>> {
+  const started = statementStarted();
   const prepare = sqlitePending.has(db) ? sqliteStatements.get(db.getExecutor().adapter) : undefined;
-  if (prepare === undefined) return db.executeQuery(query);
+  if (prepare === undefined) {
+    if (started === undefined) return db.executeQuery(query);
+    return db.executeQuery(query).finally(() => statementEnded(query.sql, started));
+  }
   try {
     const statement = prepare(query.sql);
     const parameters = query.parameters as unknown[];
-    if (statement.reader) return Promise.resolve({ rows: statement.all(parameters) as R[] });
+    if (statement.reader) {
+      const rows = statement.all(parameters) as R[];
+      statementEnded(query.sql, started);
+      return Promise.resolve({ rows });
+    }
     const { changes, lastInsertRowid } = statement.run(parameters);
+    statementEnded(query.sql, started);
     return Promise.resolve({
       insertId: lastInsertRowid != null ? BigInt(lastInsertRowid) : undefined,
       numAffectedRows: changes != null ? BigInt(changes) : undefined,
@@ -211,7 +222,7 @@ async function commitGroup(db: Kysely<Database>, items: GroupItem[]): Promise<vo
   try {
     await db.connection().execute(async (conn) => {
       sqliteBuses.set(conn, bus);
-      await conn.executeQuery(SQLITE.begin);
+      await execute(conn, SQLITE.begin);
       try {
         for (const item of items) {
           const pending = { bus, notes: [] as Array<[string, string]> };
@@ -233,7 +244,7 @@ async function commitGroup(db: Kysely<Database>, items: GroupItem[]): Promise<vo
           committed.push({ item, result, notes: pending.notes });
         }
         sqlitePending.delete(conn);
-        await conn.executeQuery(SQLITE.commit);
+        await execute(conn, SQLITE.commit);
       } catch (error) {
         sqlitePending.delete(conn);
         await conn.executeQuery(SQLITE.rollback).catch(() => {});
@@ -282,10 +293,10 @@ export const sqliteCapabilities: DialectCapabilities = {
       const pending = { bus, notes: [] as Array<[string, string]> };
       sqliteBuses.set(conn, bus);
       sqlitePending.set(conn, pending);
-      await conn.executeQuery(SQLITE.begin);
+      await execute(conn, SQLITE.begin);
       try {
         const result = await fn(conn);
-        await conn.executeQuery(SQLITE.commit);
+        await execute(conn, SQLITE.commit);
         sqlitePending.delete(conn);
         // Once per channel and payload, as PostgreSQL delivers them.
         const sent = new Set<string>();

@@ -14,3 +14,4 @@ export { isLockTimeout, isNulInText, isUniqueViolation, UniqueViolation } from '
 export { insertRow } from './insert-row.ts';
 export { type PreparedQuery, type PreparedValues, prepared } from './prepared.ts';
 export type * from './schema.ts';
+export { recordStatementTimes, type StatementTime } from './statement-times.ts';
