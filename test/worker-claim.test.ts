@@ -110,6 +110,10 @@ test('a claim with nothing due answers from a read, without a write transaction'
         transactions++;
         return real.dialect.transaction(inner, fn);
       }) as typeof real.dialect.transaction,
+      groupCommit: ((inner, fn) => {
+        transactions++;
+        return real.dialect.groupCommit(inner, fn);
+      }) as typeof real.dialect.groupCommit,
     },
   };
   const now = new Date();

@@ -96,7 +96,7 @@ describe('run lifecycle', () => {
       const id = (await t.call(acct.key, 'POST', '/v1/tasks', body3d())).json().id;
       // The cancel lands after the worker read the queued task and before its first write to it.
       const real = t.container.db;
-      // Its first write is the move to running, a group commit (after the claim's transaction).
+      // Its first write is the move to running, the second group commit (after the claim's).
       let groupCommits = 0;
       const db: Db = {
         ...real,
@@ -104,7 +104,7 @@ describe('run lifecycle', () => {
           ...real.dialect,
           groupCommit: async (handle, fn) => {
             groupCommits += 1;
-            if (groupCommits === 1) {
+            if (groupCommits === 2) {
               const res = await t.call(acct.key, 'POST', `/v1/tasks/${id}/cancel`);
               assert.equal(res.statusCode, 200, res.body);
             }

@@ -167,7 +167,10 @@ export async function claimJobs(
   const nothingDue = async () =>
     (await due(db.db, false, 1, false)).length === 0 && (await due(db.db, true, 1, false)).length === 0;
   if (!input.expectDue && (await nothingDue())) return [];
-  return db.dialect.transaction(db.db, async (tx) => {
+  // On SQLite the claim shares the commit of the batches and creations that write in the same turn (a
+  // commit's WAL writes cost about as much as a batch's largest statement); the jobs it locks are handed to
+  // runs only once that commit is done. On PostgreSQL a transaction of its own, as before.
+  return db.dialect.groupCommit(db.db, async (tx) => {
     const candidates = await dueBoth(tx, input.limit);
     if (candidates.length === 0) return [];
     // The claimed tasks in one statement, instead of one read per run when it starts.
