@@ -7,6 +7,7 @@ export {
   type JsonColumns,
   type JsonRowOf,
   notifyOnCommit,
+  rowsJson,
   type Tx,
 } from './dialect.ts';
 export { bumpEpoch, type EpochReader, epochReaderOf, KeptUntilEpoch } from './epochs.ts';

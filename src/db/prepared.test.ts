@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { openTestDatabase } from '../../test/databases.ts';
-import { type Db, idsJson, type JobsTable } from './index.ts';
+import { type Db, idsJson, type JobsTable, type JsonRowOf, rowsJson } from './index.ts';
 import { prepared } from './prepared.ts';
 
 // prepared(): a query built once per dialect with named values, then run with new values. Each rule its
@@ -124,11 +124,12 @@ const jobsNotIn = prepared<{ ids: string }, Pick<JobsTable, 'id'>>((d, value, di
     .orderBy('id'),
 );
 
+const ATTEMPT_COLUMNS = { id: 'text', attempts: 'bigint', locked_by: 'text' } as const;
 const attemptsSet = prepared<{ rows: string }, Pick<JobsTable, 'id' | 'attempts' | 'locked_by'>>(
   (d, value, dialect) =>
     d
       .updateTable('jobs')
-      .from(dialect.jsonRows(value('rows'), { id: 'text', attempts: 'bigint', locked_by: 'text' }))
+      .from(dialect.jsonRows(value('rows'), ATTEMPT_COLUMNS))
       .set((eb) => ({ attempts: eb.ref('v.attempts'), locked_by: eb.ref('v.locked_by') }))
       .whereRef('jobs.id', '=', 'v.id')
       .returning(['jobs.id', 'jobs.attempts', 'jobs.locked_by']),
@@ -145,7 +146,7 @@ test('a list goes as one JSON value: any length, with its texts, numbers and nul
   assert.deepEqual(await read(['f2']), ['f2']);
   assert.deepEqual(await read([...ids, 'missing']), [...ids].sort());
   const { rows } = await attemptsSet(db.db, {
-    rows: JSON.stringify([
+    rows: rowsJson(db.db, ATTEMPT_COLUMNS, [
       { id: 'f1', attempts: 7, locked_by: null },
       { id: "f'3", attempts: 1_234_567, locked_by: 'w "3"' },
     ]),
@@ -167,8 +168,9 @@ test('a list left out goes as one JSON value too: none, some, all, and ids that 
   assert.deepEqual(await read([]), [...ids].sort());
   assert.deepEqual(await read(['n2', "n'3", 'missing']), ['n"4', 'n1']);
   assert.deepEqual(await read(ids), []);
-  // A key a row of `jsonRows` lacks reads as null, on both engines.
-  const { rows } = await attemptsSet(db.db, { rows: JSON.stringify([{ id: 'n1', attempts: 2 }]) });
+  // A value a row of `rowsJson` leaves out reads as null, on both engines.
+  const lacking = [{ id: 'n1', attempts: 2 }] as Array<JsonRowOf<typeof ATTEMPT_COLUMNS>>;
+  const { rows } = await attemptsSet(db.db, { rows: rowsJson(db.db, ATTEMPT_COLUMNS, lacking) });
   assert.deepEqual(
     rows.map((r) => [r.id, Number(r.attempts), r.locked_by]),
     [['n1', 2, null]],

@@ -10,12 +10,20 @@ import { after, before, test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
 import { openTestDatabase } from '../../test/databases.ts';
 import type { Db } from '../db/index.ts';
-import { transfersPosted } from './ledger.ts';
+import { rowsJson } from '../db/index.ts';
+import { POSTED_COLUMNS, transfersPosted } from './ledger.ts';
 
 let db: Db;
 let drop: () => Promise<void>;
+/** The batch: 64 of the transfers, as `captureMany` gives them. */
+let rows: string;
 before(async () => {
   ({ db, drop } = await openTestDatabase('gta_capture_plan'));
+  rows = rowsJson(
+    db.db,
+    POSTED_COLUMNS,
+    Array.from({ length: 64 }, (_, i) => ({ id: `t${i + 1}`, settled_at: 'y' })),
+  );
   await db.db
     .insertInto('accounts')
     .values({ id: 'acc', name: 'plan', credited_minor: 0, captured_minor: 0, held_minor: 0, created_at: 'x' })
@@ -26,8 +34,6 @@ before(async () => {
   if (db.dialect.name === 'postgres') await sql`analyze transfers`.execute(db.db);
 });
 after(() => drop());
-
-const rows = JSON.stringify(Array.from({ length: 64 }, (_, i) => ({ id: `t${i + 1}`, settled_at: 'y' })));
 
 async function planOf(): Promise<string> {
   const query = transfersPosted.compiled(db.db, { rows });

@@ -16,6 +16,7 @@ import {
   type KeyDaySpendTable,
   type LedgerEntriesTable,
   prepared,
+  rowsJson,
   type TransfersTable,
   type Tx,
 } from '../db/index.ts';
@@ -305,6 +306,9 @@ export async function settle(
   return true;
 }
 
+/** The rows of `transfersPosted`. */
+export const POSTED_COLUMNS = { id: 'text', settled_at: 'text' } as const;
+
 /**
  * `captureMany`'s UPDATE of the transfers. On PostgreSQL the ids are also given as a list (`jsonIn` over the
  * same rows): guessing 100 rows for the JSON, it otherwise joined them by reading every transfer, 5 ms a
@@ -318,7 +322,7 @@ export const transfersPosted = prepared<
 >((db, value, dialect) =>
   db
     .updateTable('transfers')
-    .from(dialect.jsonRows(value('rows'), { id: 'text', settled_at: 'text' }))
+    .from(dialect.jsonRows(value('rows'), POSTED_COLUMNS))
     .set((eb) => ({ status: 'posted', settled_at: eb.ref('v.settled_at') }))
     .whereRef('transfers.id', '=', 'v.id')
     .$if(dialect.name === 'postgres', (update) => update.where(dialect.jsonIn('transfers.id', value('rows'))))
@@ -347,11 +351,14 @@ const entriesAppended = prepared<{ rows: string }, never>((db, value, dialect) =
     .expression(db.selectFrom(dialect.jsonRows(value('rows'), ENTRY_COLUMNS)).select(ENTRY_COLUMN_NAMES)),
 );
 
+/** The rows of `accountsCaptured`. */
+const CAPTURED_COLUMNS = { id: 'text', amount: 'bigint' } as const;
+
 /** `captureMany`'s UPDATE of the accounts' counters. */
 const accountsCaptured = prepared<{ rows: string }, never>((db, value, dialect) =>
   db
     .updateTable('accounts')
-    .from(dialect.jsonRows(value('rows'), { id: 'text', amount: 'bigint' }))
+    .from(dialect.jsonRows(value('rows'), CAPTURED_COLUMNS))
     .set((eb) => ({
       held_minor: eb('accounts.held_minor', '-', eb.ref('v.amount')),
       captured_minor: eb('accounts.captured_minor', '+', eb.ref('v.amount')),
@@ -373,7 +380,11 @@ export async function captureMany(
   if (captures.length === 0) return;
   const at = new Map(captures.map((c) => [c.taskId, c.at.toISOString()]));
   const { rows: transfers } = await transfersPosted(tx, {
-    rows: JSON.stringify([...at].map(([id, settled_at]) => ({ id, settled_at }))),
+    rows: rowsJson(
+      tx,
+      POSTED_COLUMNS,
+      [...at].map(([id, settled_at]) => ({ id, settled_at })),
+    ),
   });
   if (transfers.length === 0) return;
   const byId = new Map(transfers.map((t) => [t.id, t]));
@@ -397,11 +408,15 @@ export async function captureMany(
     });
     amounts.set(transfer.account_id, (amounts.get(transfer.account_id) ?? 0) + amount);
   }
-  await entriesAppended(tx, { rows: JSON.stringify(entries) });
+  await entriesAppended(tx, { rows: rowsJson(tx, ENTRY_COLUMNS, entries) });
   // The accounts' rows last, as in `settle`: every money change of an account waits for its row.
   const accounts = [...amounts.keys()].sort();
   await dialect.lockAccounts(tx, accounts);
   await accountsCaptured(tx, {
-    rows: JSON.stringify(accounts.map((id) => ({ id, amount: amounts.get(id) ?? 0 }))),
+    rows: rowsJson(
+      tx,
+      CAPTURED_COLUMNS,
+      accounts.map((id) => ({ id, amount: amounts.get(id) ?? 0 })),
+    ),
   });
 }

@@ -5,7 +5,7 @@
  * new count in one statement; the move to a final state gives it back (`transitions.ts`). A creation that
  * is refused later in its transaction (money, daily limit) rolls its place back with everything else.
  */
-import { type ActiveTaskCountsTable, prepared, type Tx } from '../db/index.ts';
+import { type ActiveTaskCountsTable, prepared, rowsJson, type Tx } from '../db/index.ts';
 import { errors } from '../errors.ts';
 
 const placeTaken = prepared<{ accountId: string; model: string }, Pick<ActiveTaskCountsTable, 'active'>>(
@@ -62,11 +62,14 @@ export async function giveBackActivePlace(tx: Tx, accountId: string, model: stri
   await placeGivenBack(tx, { accountId, model });
 }
 
+/** The rows of `placesGivenBack`. */
+const PLACES_COLUMNS = { account_id: 'text', model: 'text', count: 'bigint' } as const;
+
 /** `giveBackActivePlaces`' UPDATE. */
 const placesGivenBack = prepared<{ rows: string }, never>((db, value, dialect) =>
   db
     .updateTable('active_task_counts')
-    .from(dialect.jsonRows(value('rows'), { account_id: 'text', model: 'text', count: 'bigint' }))
+    .from(dialect.jsonRows(value('rows'), PLACES_COLUMNS))
     .set((eb) => ({ active: eb('active_task_counts.active', '-', eb.ref('v.count')) }))
     .whereRef('active_task_counts.account_id', '=', 'v.account_id')
     .whereRef('active_task_counts.model', '=', 'v.model'),
@@ -89,5 +92,5 @@ export async function giveBackActivePlaces(
     places.set(key, place);
   }
   if (places.size === 0) return;
-  await placesGivenBack(tx, { rows: JSON.stringify([...places.values()]) });
+  await placesGivenBack(tx, { rows: rowsJson(tx, PLACES_COLUMNS, [...places.values()]) });
 }

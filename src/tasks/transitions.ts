@@ -10,6 +10,7 @@ import {
   type DialectCapabilities,
   idsJson,
   prepared,
+  rowsJson,
   type TaskStatus,
   type TasksTable,
   type Tx,
@@ -99,12 +100,15 @@ export interface RunStarting {
   runKey: string;
 }
 
-/** `runsStarting`'s UPDATE: the batch's rows as `jsonRows` of this shape. */
+/** The rows of `runsStarted`. */
+const STARTED_COLUMNS = { id: 'text', started_at: 'text', run_key: 'text' } as const;
+
+/** `runsStarting`'s UPDATE. */
 const runsStarted = prepared<{ rows: string }, MovedTask>((db, value, dialect) =>
   returningMoved(
     db
       .updateTable('tasks')
-      .from(dialect.jsonRows(value('rows'), { id: 'text', started_at: 'text', run_key: 'text' }))
+      .from(dialect.jsonRows(value('rows'), STARTED_COLUMNS))
       .set((eb) => ({
         status: 'running',
         started_at: eb.ref('v.started_at'),
@@ -131,7 +135,7 @@ export const runsStarting: BatchKind<RunStarting, boolean> = {
       started_at: start.at.toISOString(),
       run_key: start.runKey,
     }));
-    const { rows: moved } = await runsStarted(tx, { rows: JSON.stringify(values) });
+    const { rows: moved } = await runsStarted(tx, { rows: rowsJson(tx, STARTED_COLUMNS, values) });
     const rows = movedRows(moved);
     for (const start of starts) {
       const row = rows.get(start.taskId);
@@ -168,11 +172,14 @@ export async function saveHandle(tx: Tx, taskId: string, handle: string): Promis
   return Number(result.numAffectedRows ?? 0) > 0;
 }
 
+/** The rows of `handlesStored`. */
+const HANDLE_COLUMNS = { id: 'text', handle: 'text' } as const;
+
 /** `handlesSaved`' UPDATE. */
 const handlesStored = prepared<{ rows: string }, { id: string }>((db, value, dialect) =>
   db
     .updateTable('tasks')
-    .from(dialect.jsonRows(value('rows'), { id: 'text', handle: 'text' }))
+    .from(dialect.jsonRows(value('rows'), HANDLE_COLUMNS))
     .set((eb) => ({ provider_ref: eb.ref('v.handle') }))
     .whereRef('tasks.id', '=', 'v.id')
     .where('tasks.status', '=', 'running')
@@ -189,7 +196,7 @@ export const handlesSaved: BatchKind<{ taskId: string; handle: string }, boolean
     dialect.groupCommitStatement(db, (tx) => saveHandle(tx, saved.taskId, saved.handle)),
   async many(tx, saves) {
     const values = saves.map((saved) => ({ id: saved.taskId, handle: saved.handle }));
-    const { rows: moved } = await handlesStored(tx, { rows: JSON.stringify(values) });
+    const { rows: moved } = await handlesStored(tx, { rows: rowsJson(tx, HANDLE_COLUMNS, values) });
     const ids = new Set(moved.map((row) => row.id));
     return saves.map((saved) => ids.has(saved.taskId));
   },
@@ -325,21 +332,22 @@ export interface RunSuccess {
   retentionMs: number;
 }
 
+/** The rows of `runsEnded`. */
+const ENDED_COLUMNS = {
+  id: 'text',
+  finished_at: 'text',
+  caption: 'text',
+  texts: 'text',
+  artifact_views: 'text',
+  files_expire_at: 'text',
+} as const;
+
 /** `runsSucceeding`' UPDATE. */
 const runsEnded = prepared<{ rows: string }, MovedTask>((db, value, dialect) =>
   returningMoved(
     db
       .updateTable('tasks')
-      .from(
-        dialect.jsonRows(value('rows'), {
-          id: 'text',
-          finished_at: 'text',
-          caption: 'text',
-          texts: 'text',
-          artifact_views: 'text',
-          files_expire_at: 'text',
-        }),
-      )
+      .from(dialect.jsonRows(value('rows'), ENDED_COLUMNS))
       .set((eb) => ({
         status: 'succeeded',
         progress: 100,
@@ -380,7 +388,7 @@ export const runsSucceeding: BatchKind<RunSuccess, boolean> = {
       artifact_views: artifactViewsJson(artifacts.get(end.taskId) ?? []),
       files_expire_at: filesExpireAt(end.at, end.retentionMs),
     }));
-    const { rows: moved } = await runsEnded(tx, { rows: JSON.stringify(values) });
+    const { rows: moved } = await runsEnded(tx, { rows: rowsJson(tx, ENDED_COLUMNS, values) });
     const rows = movedRows(moved);
     const done = ends.filter((end) => rows.has(end.taskId));
     const files = done.flatMap((end) => artifacts.get(end.taskId) ?? []);
