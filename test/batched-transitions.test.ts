@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { Tx } from '../src/db/index.ts';
 import {
   jobIdOf,
   markCanceled,
@@ -27,8 +28,9 @@ import {
 describe('transitions of runs that move together', () => {
   let t: TestApp;
   before(async () => {
-    // No worker: the test moves the tasks itself.
-    t = await startTestApp({ worker: false });
+    // No worker: the test moves the tasks itself. Loopback webhook addresses are allowed (never called:
+    // no sender runs, deliveries stay queued).
+    t = await startTestApp({ worker: false, env: { FETCH_ALLOW_ADDRESSES: '127.0.0.1' } });
   });
   after(() => t.close());
 
@@ -205,6 +207,99 @@ describe('transitions of runs that move together', () => {
       }),
       false,
     );
+  });
+
+  test("runs that start and end together queue each one's webhooks, the body the task as GET shows it", async () => {
+    const [own, endpoint, none] = [
+      await t.account({ balanceMinor: 100_000 }),
+      await t.account({ balanceMinor: 100_000 }),
+      await t.account({ balanceMinor: 100_000 }),
+    ];
+    assert.ok(own && endpoint && none);
+    const hook = 'http://127.0.0.1:9/hook';
+    const subscribed = await t.call(endpoint.key, 'POST', '/v1/webhooks', {
+      url: `${hook}/endpoint`,
+      events: ['task.started', 'task.succeeded'],
+    });
+    assert.equal(subscribed.statusCode, 201, subscribed.body);
+    const tasks: Array<{ id: string; account: TestAccount }> = [];
+    for (const account of [own, endpoint, none]) {
+      for (let i = 0; i < 2; i += 1) {
+        const extra =
+          account === own
+            ? { webhook_url: `${hook}/own`, webhook_events: ['task.started', 'task.succeeded'] }
+            : {};
+        const res = await t.call(account.key, 'POST', '/v1/tasks', { ...body, ...extra });
+        assert.equal(res.statusCode, 202, res.body);
+        tasks.push({ id: res.json().id, account });
+      }
+    }
+    const handle = t.container.db;
+    const view = async (task: { id: string; account: TestAccount }) =>
+      (await t.call(task.account.key, 'GET', `/v1/tasks/${task.id}`)).json();
+    const bodies = async (taskId: string, type: string) =>
+      (
+        await handle.db
+          .selectFrom('webhook_deliveries')
+          .select(['url', 'body'])
+          .where('task_id', '=', taskId)
+          .where('type', '=', type)
+          .execute()
+      ).map((d) => ({ url: d.url, body: JSON.parse(d.body) as { type: string; data: unknown } }));
+    // The batches' own statements (`many`), not the calls that would batch them: a batch that failed would
+    // run each call again alone, with the whole row its single UPDATE returns, and hide a wrong body.
+    const together = <R>(many: (tx: Tx) => Promise<R>) => handle.dialect.transaction(handle.db, many);
+    const at = new Date();
+    assert.deepEqual(
+      await together((tx) =>
+        runsStarting.many(
+          tx,
+          tasks.map((task) => ({ taskId: task.id, at, runKey: `${task.id}/1` })),
+          handle.dialect,
+        ),
+      ),
+      tasks.map(() => true),
+    );
+    const running = await Promise.all(tasks.map(view));
+    const end = new Date(at.getTime() + 1_000);
+    assert.deepEqual(
+      await together((tx) =>
+        runsSucceeding.many(
+          tx,
+          tasks.map((task, i) => ({
+            taskId: task.id,
+            success: success(task.id, i % 2),
+            at: end,
+            retentionMs: 60_000,
+          })),
+          handle.dialect,
+        ),
+      ),
+      tasks.map(() => true),
+    );
+    for (const [i, task] of tasks.entries()) {
+      const started = await bodies(task.id, 'task.started');
+      const succeeded = await bodies(task.id, 'task.succeeded');
+      if (task.account === none) {
+        assert.deepEqual([started, succeeded], [[], []], 'no one asked for its events');
+        continue;
+      }
+      const url = task.account === own ? `${hook}/own` : `${hook}/endpoint`;
+      assert.deepEqual(
+        started.map((d) => [d.url, d.body.type]),
+        [[url, 'task.started']],
+      );
+      assert.equal(running[i].status, 'running');
+      assert.deepEqual(started[0]?.body.data, running[i]);
+      assert.deepEqual(
+        succeeded.map((d) => [d.url, d.body.type]),
+        [[url, 'task.succeeded']],
+      );
+      const final = await view(task);
+      assert.equal(final.status, 'succeeded');
+      assert.equal(final.result?.artifacts?.length ?? 0, i % 2);
+      assert.deepEqual(succeeded[0]?.body.data, final);
+    }
   });
 
   test('a batch that fails is undone whole, and each run then ends alone: only the faulty one fails', async () => {

@@ -14,6 +14,14 @@ export const TASK_CHANGED_CHANNEL = 'gta_task_changed';
 /** Webhook bodies carry error messages in English: a receiver has no Accept-Language. */
 const WEBHOOK_LANG = 'en';
 
+/** What an event needs of its task to find who wants it; the rest of the row only for a webhook's body. */
+export type TaskRouting = Pick<TasksTable, 'account_id' | 'webhook_url' | 'webhook_events'>;
+
+/** Whether `row` is the task's whole row (`settings` is never null in one) or its routing alone. */
+function isWholeTask(row: TaskRouting | TasksTable): row is TasksTable {
+  return 'settings' in row;
+}
+
 /**
  * Records that the task changed (its `revision` already counted by the caller's update) and queues the
  * webhooks of the event, if it is one (a task queued again for another run is a change but no event).
@@ -24,15 +32,16 @@ export async function taskChanged(
   event?: { type: TaskEventType; at: Date },
   /**
    * The task as the change left it (an UPDATE … RETURNING of this transaction), saving a read; with the
-   * endpoints' epoch when the statement returned it (`ENDPOINTS_EPOCH_COLUMN`), saving another.
+   * endpoints' epoch when the statement returned it (`ENDPOINTS_EPOCH_COLUMN`), saving another. When it is
+   * the routing alone, the whole row is read only for a webhook's body.
    */
-  changed?: TasksTable & { endpoints_epoch?: number | string | null },
+  changed?: (TasksTable | TaskRouting) & { endpoints_epoch?: number | string | null },
 ): Promise<void> {
   await notifyOnCommit(tx, TASK_CHANGED_CHANNEL, taskId);
   if (event === undefined) return;
   const { type, at } = event;
-  const row =
-    changed ?? (await tx.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow());
+  const read = () => tx.selectFrom('tasks').selectAll().where('id', '=', taskId).executeTakeFirstOrThrow();
+  const row = changed ?? (await read());
   await emitEvent(tx, {
     accountId: row.account_id,
     type,
@@ -42,7 +51,10 @@ export async function taskChanged(
         ? null
         : { url: row.webhook_url, events: JSON.parse(row.webhook_events ?? '[]') as string[] },
     at,
-    data: async () => toTaskView(row, await viewFilesOf(tx, row), WEBHOOK_LANG, at),
+    data: async () => {
+      const task = isWholeTask(row) ? row : await read();
+      return toTaskView(task, await viewFilesOf(tx, task), WEBHOOK_LANG, at);
+    },
     endpointsEpoch: changed?.endpoints_epoch,
   });
 }

@@ -72,24 +72,38 @@ export async function markRunning(tx: Tx, taskId: string, at: Date, runKey: stri
 }
 
 /**
- * A batch's UPDATE returning the moved rows whole, as it left them, with the endpoints' epoch (MovedTask),
- * so that no read follows it. PostgreSQL's `*` would add the columns of the FROM's rows, so there it is
- * `tasks.*`; SQLite refuses `tasks.*` in a RETURNING, and its `*` is the updated table's columns alone.
+ * What a batch's UPDATE returns of each moved task on SQLite: what its event needs to find who wants it
+ * (task-events.ts) and what giving back its place needs (active-tasks.ts). The rest of the row is read only
+ * for a webhook's body: building every column of every moved row as a JavaScript object took a third of
+ * the move to succeeded and half of the move to running (docs/performance.md, "A twenty-fifth session").
+ */
+const MOVED_COLUMNS = ['id', 'account_id', 'model', 'webhook_url', 'webhook_events'] as const;
+
+/** A task as a batch's move returns it, with the endpoints' epoch (outbox.ts): whole on PostgreSQL. */
+type BatchMovedTask = (TasksTable | Pick<TasksTable, (typeof MOVED_COLUMNS)[number]>) & {
+  endpoints_epoch: number | string | null;
+};
+
+/**
+ * A batch's UPDATE returning its moved rows with the endpoints' epoch, so that no read follows it. On
+ * PostgreSQL the rows come back whole (`tasks.*`: its `*` would add the FROM's columns), since a webhook's
+ * body read afterwards would cost a round trip a task; on SQLite only `MOVED_COLUMNS`.
  */
 function returningMoved(
   update: {
-    returningAll(table?: 'tasks'): {
+    returningAll(table: 'tasks'): { returning(column: typeof ENDPOINTS_EPOCH_COLUMN): Compilable<unknown> };
+    returning(columns: typeof MOVED_COLUMNS): {
       returning(column: typeof ENDPOINTS_EPOCH_COLUMN): Compilable<unknown>;
     };
   },
   dialect: DialectCapabilities,
-): Compilable<MovedTask> {
-  const all = dialect.name === 'postgres' ? update.returningAll('tasks') : update.returningAll();
-  return all.returning(ENDPOINTS_EPOCH_COLUMN) as Compilable<MovedTask>;
+): Compilable<BatchMovedTask> {
+  const moved = dialect.name === 'postgres' ? update.returningAll('tasks') : update.returning(MOVED_COLUMNS);
+  return moved.returning(ENDPOINTS_EPOCH_COLUMN) as Compilable<BatchMovedTask>;
 }
 
 /** The tasks a batch's UPDATE moved (`returningMoved`), by id. */
-function movedRows(moved: ReadonlyArray<MovedTask>): Map<string, MovedTask> {
+function movedRows(moved: ReadonlyArray<BatchMovedTask>): Map<string, BatchMovedTask> {
   return new Map(moved.map((row) => [row.id, row]));
 }
 
@@ -104,7 +118,7 @@ export interface RunStarting {
 const STARTED_COLUMNS = { id: 'text', started_at: 'text', run_key: 'text' } as const;
 
 /** `runsStarting`'s UPDATE. */
-const runsStarted = prepared<{ rows: string }, MovedTask>((db, value, dialect) =>
+const runsStarted = prepared<{ rows: string }, BatchMovedTask>((db, value, dialect) =>
   returningMoved(
     db
       .updateTable('tasks')
@@ -343,7 +357,7 @@ const ENDED_COLUMNS = {
 } as const;
 
 /** `runsSucceeding`' UPDATE. */
-const runsEnded = prepared<{ rows: string }, MovedTask>((db, value, dialect) =>
+const runsEnded = prepared<{ rows: string }, BatchMovedTask>((db, value, dialect) =>
   returningMoved(
     db
       .updateTable('tasks')
