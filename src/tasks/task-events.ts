@@ -15,7 +15,7 @@ export const TASK_CHANGED_CHANNEL = 'gta_task_changed';
 const WEBHOOK_LANG = 'en';
 
 /** What an event needs of its task to find who wants it; the rest of the row only for a webhook's body. */
-export type TaskRouting = Pick<TasksTable, 'account_id' | 'webhook_url' | 'webhook_events'>;
+type TaskRouting = Pick<TasksTable, 'account_id' | 'webhook_url' | 'webhook_events'>;
 
 /** Whether `row` is the task's whole row (`settings` is never null in one) or its routing alone. */
 function isWholeTask(row: TaskRouting | TasksTable): row is TasksTable {
