@@ -185,8 +185,8 @@ describe('webhook endpoints and the default secret', () => {
   });
 
   test('an event that carries the endpoints’ epoch keeps them under it, and sees an endpoint’s change at once', async () => {
-    // The moves of a task return the epoch with the task (transitions.ts), so that PostgreSQL keeps the
-    // endpoints instead of reading them for every event; SQLite reads the epoch on its handle either way.
+    // The moves of a task return the epoch with the task (transitions.ts), so that the endpoints are kept
+    // under it instead of read for every event (on PostgreSQL the epoch's own read would be a round trip).
     const other = createDb(t.container.config.databaseUrl);
     try {
       const acct = await t.account();

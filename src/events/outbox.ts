@@ -110,20 +110,21 @@ const endpointCaches = new WeakMap<object, KeptUntilEpoch<string, Endpoint[]>>()
  * The account's live endpoints, as the transaction sees them. Every task event asks (two a task at the
  * least), and almost every account has none or the same few for months, so they are kept per handle until
  * an endpoint is created or deleted, in any process, which moves the endpoints' epoch in the same
- * transaction. SQLite reads the epoch straight on the handle inside this transaction, which holds SQLite's
- * only write lock, so it is the committed value (an endpoint's change commits in a transaction of its own,
- * never shared with an event's). PostgreSQL keeps them only under an epoch the event's own change read
- * (`knownEpoch`): reading the counter apart would cost the round trip it saves. An endpoint's change that
- * commits between that statement and this read can only be one made at the same moment as the event.
+ * transaction. They are kept under the epoch the event's own change read (`knownEpoch`) when it read one:
+ * on PostgreSQL reading the counter apart would cost the round trip it saves, and on SQLite a synchronous
+ * read per event cost more than the column in the change's RETURNING. An endpoint's change that commits
+ * between that statement and this read can only be one made at the same moment as the event (on SQLite
+ * none can: the event's transaction holds the only write lock, and an endpoint's change commits in a
+ * transaction of its own, never shared with an event's). Without it SQLite reads the epoch straight on
+ * the handle, which is the committed value for the same reason; PostgreSQL reads the endpoints.
  */
 async function endpointsOfAccount(
   tx: Tx,
   accountId: string,
   knownEpoch: EventInput['endpointsEpoch'],
 ): Promise<readonly Endpoint[]> {
-  const read = epochReaderOf(tx);
   const epoch =
-    read !== null ? read(ENDPOINTS_EPOCH) : knownEpoch === undefined ? null : Number(knownEpoch ?? 0);
+    knownEpoch !== undefined ? Number(knownEpoch ?? 0) : (epochReaderOf(tx)?.(ENDPOINTS_EPOCH) ?? null);
   if (epoch === null) return parsed((await endpointsOf(tx, { accountId })).rows);
   const handle = tx.getExecutor().adapter;
   let cache = endpointCaches.get(handle);
