@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { claimJobs } from '../src/worker/queue.ts';
+import { CompiledQuery, sql } from 'kysely';
+import { idsJson } from '../src/db/index.ts';
+import { claimJobs, dueQuery } from '../src/worker/queue.ts';
 import { startTestApp, type TestApp } from './helpers.ts';
 
 // The claim hands each run its task's row, read in the claim's own transaction, so a run does not read
@@ -186,4 +188,81 @@ test('an account holding its share of the slots leaves the reserve to others, pa
   } finally {
     await t.admin('PATCH', '/admin/v1/models/image', { max_active: null });
   }
+});
+
+test('a claim reads the due jobs in their index order, whatever the statistics of jobs say', async () => {
+  // PostgreSQL plans the claim's read from the statistics of `jobs`; after a burst of tasks that autovacuum
+  // has not analyzed yet it read every due job through a bitmap and sorted them all to take the first
+  // (docs/performance.md, "A twenty-fifth session"). The claim's transaction turns bitmap scans off.
+  const real = t.container.db;
+  const { db } = real;
+  const options: unknown[] = [];
+  const seen = {
+    ...real,
+    dialect: {
+      ...real.dialect,
+      groupCommit: ((inner, fn, given) => {
+        options.push(given);
+        return real.dialect.groupCommit(inner, fn, given);
+      }) as typeof real.dialect.groupCommit,
+    },
+  };
+  await db.deleteFrom('jobs').execute();
+  const postgres = real.dialect.name === 'postgres';
+  // The statistics of an empty table, then 3,000 due jobs.
+  if (postgres) await sql`truncate jobs; analyze jobs`.execute(db);
+  const now = new Date();
+  const runAt = (i: number): string => new Date(now.getTime() - 60_000 + i).toISOString();
+  const ids = Array.from({ length: 3_000 }, (_, i) => `burst-${String(i).padStart(4, '0')}`);
+  for (let from = 0; from < ids.length; from += 500) {
+    await db
+      .insertInto('jobs')
+      .values(
+        ids
+          .slice(from, from + 500)
+          .map((id, k) => ({ id, task_id: `t-${id}`, run_at: runAt(from + k), attempts: 0 })),
+      )
+      .execute();
+  }
+  const claimed = await claimJobs(seen, { workerId: 'w', limit: 64, now, leaseMs: 30_000, expectDue: true });
+  assert.deepEqual(
+    claimed.map((job) => job.id),
+    ids.slice(0, 64),
+    'the 64 oldest',
+  );
+  assert.deepEqual(options, [{ orderedReads: true }]);
+  if (postgres) {
+    const planOf = (given?: { orderedReads: boolean }) =>
+      real.dialect.groupCommit(
+        db,
+        async (tx) => {
+          const query = dueQuery(false, true, false).compiled(tx, {
+            now: now.toISOString(),
+            limit: 64,
+            exclude: idsJson(ids.slice(0, 64)),
+            capped: '[]',
+          });
+          const { rows } = await tx.executeQuery<{ 'QUERY PLAN': string }>(
+            CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
+          );
+          const setting = await sql<{ enable_bitmapscan: string }>`show enable_bitmapscan`.execute(tx);
+          return {
+            plan: rows.map((row) => row['QUERY PLAN']).join('\n'),
+            bitmaps: setting.rows[0]?.enable_bitmapscan,
+          };
+        },
+        given,
+      );
+    const ordered = await planOf({ orderedReads: true });
+    assert.equal(ordered.bitmaps, 'off');
+    assert.match(ordered.plan, /Index Scan using jobs_free/);
+    assert.doesNotMatch(ordered.plan, /Bitmap|Sort/);
+    // Local to that transaction: the next one on the pool plans as it always did, which here is the
+    // gathering and the sort the setting avoids.
+    const plain = await planOf();
+    assert.equal(plain.bitmaps, 'on');
+    assert.match(plain.plan, /Bitmap Index Scan on jobs_free/);
+    assert.match(plain.plan, /Sort/);
+  }
+  await db.deleteFrom('jobs').execute();
 });

@@ -17,6 +17,19 @@ import { statementEnded, statementStarted } from './statement-times.ts';
 /** A database handle inside a transaction (Kysely's Transaction extends Kysely). */
 export type Tx = Kysely<Database>;
 
+/** How a transaction asks the engine to plan its reads (`DialectCapabilities.groupCommit`). */
+export interface TransactionOptions {
+  /**
+   * PostgreSQL: reads through an index in its order, never gathered whole by a bitmap and sorted
+   * (`set local enable_bitmapscan = off`, sent with the BEGIN). For reads whose LIMIT takes the first rows
+   * of a partial index: the worker's claim. PostgreSQL plans them from the table's statistics, and for a
+   * `jobs` table that grew since autovacuum last analyzed it (a burst of tasks after a quiet spell), it read
+   * every due job and sorted them all to take 64: 6.2 ms against 0.3 ms with 10,000 due (docs/performance.md,
+   * "A twenty-fifth session"). SQLite has no bitmap scans and plans without statistics: nothing changes.
+   */
+  orderedReads?: boolean;
+}
+
 /**
  * What differs between the engines, as named capabilities (STYLE: no `if (isPostgres)` in queries).
  */
@@ -36,7 +49,7 @@ export interface DialectCapabilities {
    * answer never tells of a change a crash could still undo. PostgreSQL: `transaction` (its own commits
    * overlap, and one transaction per call keeps row locks short).
    */
-  groupCommit<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T>;
+  groupCommit<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * `groupCommit` for a call that runs exactly one statement (a run's saved handle): on SQLite it shares
    * the next group commit; on PostgreSQL the statement runs on its own, which makes it a transaction by
@@ -370,13 +383,26 @@ export const sqliteCapabilities: DialectCapabilities = {
 const pgPending = new WeakMap<object, Array<[string, string]>>();
 
 const PG = {
-  begin: CompiledQuery.raw('begin'),
   commit: CompiledQuery.raw('commit'),
   rollback: CompiledQuery.raw('rollback'),
 };
 
+/** A PostgreSQL BEGIN with its settings for the rest of the transaction (`set local`), in one simple query. */
+function pgBegin(settings: readonly string[]): CompiledQuery {
+  return CompiledQuery.raw(['begin', ...settings.map((setting) => `set local ${setting}`)].join('; '));
+}
+
+/** A transaction's BEGIN by whether it runs in a request (its lock waits bounded) and `orderedReads`. */
+interface PgBegins {
+  plain: CompiledQuery;
+  ordered: CompiledQuery;
+}
+
+const ORDERED_READS = 'enable_bitmapscan = off';
+const PG_BEGINS: PgBegins = { plain: pgBegin([]), ordered: pgBegin([ORDERED_READS]) };
+
 /** Each PostgreSQL handle's bound on lock waits of requests (`registerRequestLockTimeout`), by its Kysely adapter. */
-const pgRequestBegins = new WeakMap<object, { begin: CompiledQuery; applies: () => boolean }>();
+const pgRequestBegins = new WeakMap<object, { begins: PgBegins; applies: () => boolean }>();
 
 /**
  * Bounds the lock waits of the transactions `inRequest` says a request runs (connect.ts): they begin with
@@ -386,8 +412,11 @@ const pgRequestBegins = new WeakMap<object, { begin: CompiledQuery; applies: () 
  * the sweepers') waits as long as it must.
  */
 export function registerRequestLockTimeout(db: Kysely<Database>, ms: number, inRequest: () => boolean): void {
-  const begin = CompiledQuery.raw(`begin; set local lock_timeout = ${Math.max(1, Math.round(ms))}`);
-  pgRequestBegins.set(db.getExecutor().adapter, { begin, applies: inRequest });
+  const lockTimeout = `lock_timeout = ${Math.max(1, Math.round(ms))}`;
+  pgRequestBegins.set(db.getExecutor().adapter, {
+    begins: { plain: pgBegin([lockTimeout]), ordered: pgBegin([lockTimeout, ORDERED_READS]) },
+    applies: inRequest,
+  });
 }
 
 /**
@@ -397,9 +426,14 @@ export function registerRequestLockTimeout(db: Kysely<Database>, ms: number, inR
  * for it, three a task (created, running, finished). A failing notification aborts the transaction and
  * the COMMIT after it in the same query does not run: the caller's error, and a rollback.
  */
-async function pgTransaction<T>(db: Kysely<Database>, fn: (tx: Tx) => Promise<T>): Promise<T> {
+async function pgTransaction<T>(
+  db: Kysely<Database>,
+  fn: (tx: Tx) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
   const request = pgRequestBegins.get(db.getExecutor().adapter);
-  const begin = request?.applies() ? request.begin : PG.begin;
+  const begins = request?.applies() ? request.begins : PG_BEGINS;
+  const begin = options.orderedReads === true ? begins.ordered : begins.plain;
   return db.connection().execute(async (conn) => {
     const notes: Array<[string, string]> = [];
     pgPending.set(conn, notes);

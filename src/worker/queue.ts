@@ -55,7 +55,7 @@ const dueQueries = new Map<string, PreparedQuery<DueValues, DueJob>>();
  * locked for the claim where the engine locks rows (`skip locked`); `capped`: leaving out the jobs of
  * the accounts given, which may take no more slots (through their tasks). Built once per variant.
  */
-function dueQuery(leased: boolean, lock: boolean, capped: boolean): PreparedQuery<DueValues, DueJob> {
+export function dueQuery(leased: boolean, lock: boolean, capped: boolean): PreparedQuery<DueValues, DueJob> {
   const name = `${leased}/${lock}/${capped}`;
   let query = dueQueries.get(name);
   if (query === undefined) {
@@ -169,39 +169,44 @@ export async function claimJobs(
   if (!input.expectDue && (await nothingDue())) return [];
   // On SQLite the claim shares the commit of the batches and creations that write in the same turn (a
   // commit's WAL writes cost about as much as a batch's largest statement); the jobs it locks are handed to
-  // runs only once that commit is done. On PostgreSQL a transaction of its own, as before.
-  return db.dialect.groupCommit(db.db, async (tx) => {
-    const candidates = await dueBoth(tx, input.limit);
-    if (candidates.length === 0) return [];
-    // The claimed tasks in one statement, instead of one read per run when it starts.
-    const tasks = new Map<string, TasksTable>();
-    const readTasks = async (jobs: readonly DueJob[]): Promise<void> => {
-      if (jobs.length === 0) return;
-      const { rows } = await tasksOfJobs(tx, { ids: idsJson(jobs.map((j) => j.task_id)) });
-      for (const task of rows) tasks.set(task.id, task);
-    };
-    await readTasks(candidates);
-    const picker = new SharePicker(input.limit, input.shares);
-    const skipped = picker.pick(candidates, tasks);
-    if (skipped && picker.picked.length < input.limit) {
-      // Jobs of accounts under their share may wait behind the capped accounts' jobs: read past those.
-      const more = await dueBoth(tx, input.limit - picker.picked.length, {
-        capped: picker.capped(),
-        seen: candidates.map((j) => j.id),
-      });
-      await readTasks(more);
-      picker.pick(more, tasks);
-    }
-    const ids = picker.picked.map((j) => j.id);
-    if (ids.length === 0) return [];
-    const { rows } = await jobsClaimed(tx, { workerId: input.workerId, lockedUntil, ids: idsJson(ids) });
-    return rows.map((r) => ({
-      id: r.id,
-      taskId: r.task_id,
-      attempts: r.attempts,
-      task: tasks.get(r.task_id) ?? null,
-    }));
-  });
+  // runs only once that commit is done. On PostgreSQL a transaction of its own, as before, whose reads take
+  // the due jobs in their index's order whatever the statistics of `jobs` say (`orderedReads`).
+  return db.dialect.groupCommit(
+    db.db,
+    async (tx) => {
+      const candidates = await dueBoth(tx, input.limit);
+      if (candidates.length === 0) return [];
+      // The claimed tasks in one statement, instead of one read per run when it starts.
+      const tasks = new Map<string, TasksTable>();
+      const readTasks = async (jobs: readonly DueJob[]): Promise<void> => {
+        if (jobs.length === 0) return;
+        const { rows } = await tasksOfJobs(tx, { ids: idsJson(jobs.map((j) => j.task_id)) });
+        for (const task of rows) tasks.set(task.id, task);
+      };
+      await readTasks(candidates);
+      const picker = new SharePicker(input.limit, input.shares);
+      const skipped = picker.pick(candidates, tasks);
+      if (skipped && picker.picked.length < input.limit) {
+        // Jobs of accounts under their share may wait behind the capped accounts' jobs: read past those.
+        const more = await dueBoth(tx, input.limit - picker.picked.length, {
+          capped: picker.capped(),
+          seen: candidates.map((j) => j.id),
+        });
+        await readTasks(more);
+        picker.pick(more, tasks);
+      }
+      const ids = picker.picked.map((j) => j.id);
+      if (ids.length === 0) return [];
+      const { rows } = await jobsClaimed(tx, { workerId: input.workerId, lockedUntil, ids: idsJson(ids) });
+      return rows.map((r) => ({
+        id: r.id,
+        taskId: r.task_id,
+        attempts: r.attempts,
+        task: tasks.get(r.task_id) ?? null,
+      }));
+    },
+    { orderedReads: true },
+  );
 }
 
 /** Picks due jobs in queue order under `SlotShares`' rule. */
