@@ -23,9 +23,10 @@ export interface TransactionOptions {
    * PostgreSQL: reads through an index in its order, never gathered whole by a bitmap and sorted
    * (`set local enable_bitmapscan = off`, sent with the BEGIN). For reads whose LIMIT takes the first rows
    * of a partial index: the worker's claim. PostgreSQL plans them from the table's statistics, and for a
-   * `jobs` table that grew since autovacuum last analyzed it (a burst of tasks after a quiet spell), it read
-   * every due job and sorted them all to take 64: 6.2 ms against 0.3 ms with 10,000 due (docs/performance.md,
-   * "A twenty-fifth session"). SQLite has no bitmap scans and plans without statistics: nothing changes.
+   * `jobs` table analyzed while empty (a fresh database, a quiet spell) and then filled by a burst of tasks,
+   * it read every due job and sorted them all to take 64: 6.2 ms against 0.3 ms with 10,000 due
+   * (docs/performance.md, "A twenty-fifth session"). SQLite has no bitmap scans and plans without
+   * statistics: nothing changes.
    */
   orderedReads?: boolean;
 }
