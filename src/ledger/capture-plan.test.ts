@@ -48,7 +48,7 @@ test('the batch reads its transfers by their key and its JSON once', async () =>
   const plan = await planOf();
   if (db.dialect.name === 'sqlite') {
     assert.match(plan, /SEARCH transfers USING INDEX sqlite_autoindex_transfers_1 \(id=\?\)/);
-    assert.equal(plan.match(/SCAN json_each/g)?.length, 1, plan);
+    assert.equal(plan.match(/SCAN jsonb_each/g)?.length, 1, plan);
   } else {
     assert.doesNotMatch(plan, /Seq Scan on transfers/);
     assert.match(plan, /Index Scan .*on transfers|Bitmap Index Scan on transfers_pkey/);
