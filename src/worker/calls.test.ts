@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { describe, test } from 'node:test';
 import { GenerationError, GeneratorTransientError } from '../generators/index.ts';
 import { StorageError } from '../storage/index.ts';
@@ -39,6 +40,47 @@ describe('bounded calls', () => {
     run.abort(new DeadlineExceeded('late'));
     await assert.rejects(waiting, DeadlineExceeded);
     assert.equal((seen as AbortSignal | null)?.aborted, true);
+  });
+
+  test('a call that throws at once rejects, and each way to settle leaves no listener on the run', async () => {
+    const run = new AbortController();
+    const options = { signal: run.signal, timeoutMs: 20 };
+    await assert.rejects(
+      bounded(
+        'create',
+        () => {
+          throw new TypeError('bad request');
+        },
+        options,
+      ),
+      TypeError,
+    );
+    assert.equal(await bounded('status', async () => 'done', options), 'done');
+    await assert.rejects(
+      bounded('outputs', async () => Promise.reject(new GeneratorTransientError('503')), options),
+      GeneratorTransientError,
+    );
+    await assert.rejects(bounded('release', never, options), CallTimeout);
+    assert.equal(getEventListeners(run.signal, 'abort').length, 0);
+  });
+
+  test('an answer after the timeout is dropped: the wait ended with CallTimeout', async () => {
+    let answer: (value: number) => void = () => {};
+    let seen: AbortSignal | null = null;
+    const waiting = bounded(
+      'status',
+      (signal) => {
+        seen = signal;
+        return new Promise<number>((resolve) => {
+          answer = resolve;
+        });
+      },
+      { timeoutMs: 10 },
+    );
+    await assert.rejects(waiting, CallTimeout);
+    assert.equal((seen as AbortSignal | null)?.aborted, true);
+    answer(7);
+    await assert.rejects(waiting, CallTimeout);
   });
 
   test('a run that already ended never starts the call', async () => {
