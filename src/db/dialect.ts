@@ -107,6 +107,14 @@ export interface DialectCapabilities {
    * (default empty) says what, for listeners that care.
    */
   notify(tx: Tx, channel: string, payload?: string): Promise<void>;
+  /**
+   * Runs `query`, a write whose result nobody reads, as part of the transaction `tx`. PostgreSQL, in a
+   * transaction of this module: sent with the COMMIT in one simple query, its values written into it as
+   * literals (a simple query has no parameters), which saves the write's round trip; a failing write
+   * aborts the transaction and the COMMIT after it does not run (the caller's error, and a rollback).
+   * Elsewhere, and on SQLite, at once.
+   */
+  writeAtCommit(tx: Tx, query: CompiledQuery): Promise<void>;
   /** The database server's clock now (not the transaction's start), which every process shares. */
   currentTime(db: Kysely<Database>): Promise<Date>;
   /**
@@ -371,6 +379,9 @@ export const sqliteCapabilities: DialectCapabilities = {
     const bus = sqliteBuses.get(tx);
     if (bus) queueMicrotask(() => bus.emit(channel, payload));
   },
+  async writeAtCommit(tx, query) {
+    await execute(tx, query);
+  },
   async currentTime(db) {
     // The processes sharing a SQLite file share its host's clock; read it through SQLite all the same.
     const { rows } = await sql<{ now: string }>`select strftime('%Y-%m-%dT%H:%M:%fZ', 'now') as now`.execute(
@@ -382,8 +393,15 @@ export const sqliteCapabilities: DialectCapabilities = {
   async lockStep() {},
 };
 
-/** Notifications of each open PostgreSQL transaction, sent with its COMMIT (`pgTransaction`). */
-const pgPending = new WeakMap<object, Array<[string, string]>>();
+/**
+ * What each open PostgreSQL transaction sends with its COMMIT (`pgTransaction`): its notifications and its
+ * writes whose results nobody reads (`writeAtCommit`), as SQL.
+ */
+interface PgPending {
+  notes: Array<[string, string]>;
+  writes: string[];
+}
+const pgPending = new WeakMap<object, PgPending>();
 
 const PG = {
   commit: CompiledQuery.raw('commit'),
@@ -438,15 +456,20 @@ async function pgTransaction<T>(
   const begins = request?.applies() ? request.begins : PG_BEGINS;
   const begin = options.orderedReads === true ? begins.ordered : begins.plain;
   return db.connection().execute(async (conn) => {
-    const notes: Array<[string, string]> = [];
-    pgPending.set(conn, notes);
+    const pending: PgPending = { notes: [], writes: [] };
+    pgPending.set(conn, pending);
     await conn.executeQuery(begin);
     try {
       const result = await fn(conn);
-      await conn.executeQuery(notes.length === 0 ? PG.commit : CompiledQuery.raw(notifyAndCommit(notes)));
+      const { notes, writes } = pending;
+      await conn.executeQuery(
+        notes.length === 0 && writes.length === 0
+          ? PG.commit
+          : CompiledQuery.raw(pgCommitWith(writes, notes)),
+      );
       return result;
     } catch (error) {
-      // Also after a refused notification, which leaves the transaction aborted. (After a failed COMMIT
+      // Also after a refused notification or write sent with the COMMIT, which leaves the transaction aborted. (After a failed COMMIT
       // the transaction is already over and this ROLLBACK only warns.)
       await conn.executeQuery(PG.rollback).catch(() => {});
       throw error;
@@ -458,10 +481,37 @@ async function pgTransaction<T>(
 
 /** `select pg_notify(…), …; commit`, each channel and payload once, as literals (a simple query has no parameters). */
 export function notifyAndCommit(notes: ReadonlyArray<readonly [string, string]>): string {
+  return pgCommitWith([], notes);
+}
+
+/** `<writes>; select pg_notify(…), …; commit` (`writeAtCommit`, `notifyAndCommit`), in that order. */
+function pgCommitWith(writes: readonly string[], notes: ReadonlyArray<readonly [string, string]>): string {
   const calls = new Set<string>();
   for (const [channel, payload] of notes)
     calls.add(`pg_notify(${pg.escapeLiteral(channel)}, ${pg.escapeLiteral(payload)})`);
-  return `select ${[...calls].join(', ')}; commit`;
+  const statements = [...writes];
+  if (calls.size > 0) statements.push(`select ${[...calls].join(', ')}`);
+  statements.push('commit');
+  return statements.join('; ');
+}
+
+/**
+ * `query` with its values written in as literals, for a simple query (`writeAtCommit`). Its SQL must hold
+ * no `$n` but its placeholders (Kysely's compiled queries hold their values only as placeholders).
+ */
+export function pgInlined(query: CompiledQuery): string {
+  return query.sql.replace(/\$(\d+)/g, (_match, index: string) =>
+    pgLiteral(query.parameters[Number(index) - 1]),
+  );
+}
+
+function pgLiteral(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return pg.escapeLiteral(value);
+  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isFinite(value)))
+    return String(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  throw new TypeError(`no SQL literal for a value of type ${typeof value}`);
 }
 
 export const postgresCapabilities: DialectCapabilities = {
@@ -503,9 +553,14 @@ export const postgresCapabilities: DialectCapabilities = {
   async notify(tx, channel, payload = '') {
     // Delivered on commit, once per transaction, channel and payload: sent with the COMMIT when the
     // transaction is `pgTransaction`'s, else at once.
-    const notes = pgPending.get(tx);
-    if (notes !== undefined) notes.push([channel, payload]);
+    const pending = pgPending.get(tx);
+    if (pending !== undefined) pending.notes.push([channel, payload]);
     else await sql`select pg_notify(${channel}, ${payload})`.execute(tx);
+  },
+  async writeAtCommit(tx, query) {
+    const pending = pgPending.get(tx);
+    if (pending !== undefined) pending.writes.push(pgInlined(query));
+    else await tx.executeQuery(query);
   },
   async currentTime(db) {
     // Epoch milliseconds as text: no time-zone or driver date parsing in between.
