@@ -61,9 +61,11 @@ export interface DialectCapabilities {
   lockAccount(tx: Tx, accountId: string): Promise<void>;
   /**
    * `lockAccount` for several accounts at once, taken in the order of their ids, so that two transactions
-   * locking overlapping sets never wait for each other (a batch's settlement, batches.ts).
+   * locking overlapping sets never wait for each other (a batch's settlement, batches.ts). `atCommit`: taken
+   * with the COMMIT, before the writes queued after it (`writeAtCommit`), for a transaction that reads
+   * nothing after them.
    */
-  lockAccounts(tx: Tx, accountIds: readonly string[]): Promise<void>;
+  lockAccounts(tx: Tx, accountIds: readonly string[], options?: { atCommit?: boolean }): Promise<void>;
   /**
    * Rows given as one JSON parameter (`json`, made by `rowsJson` with the same `columns`), whatever their
    * count, as a table named `v` in one statement's FROM: the set-based statements of a batch (batches.ts)
@@ -525,12 +527,14 @@ export const postgresCapabilities: DialectCapabilities = {
     // ledger entries) no longer wait for them, as they would behind FOR UPDATE.
     await tx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().execute();
   },
-  async lockAccounts(tx, accountIds) {
+  async lockAccounts(tx, accountIds, options) {
     if (accountIds.length === 0) return;
     // The rows are locked as the sort hands them up, so always in the same order.
-    await sql`select id from accounts where ${postgresCapabilities.jsonIn('id', idsJson(accountIds))}
-      order by id for no key update`.execute(tx);
+    const query = sql`select id from accounts where ${postgresCapabilities.jsonIn('id', idsJson(accountIds))}
+      order by id for no key update`.compile(tx);
+    await (options?.atCommit ? postgresCapabilities.writeAtCommit(tx, query) : tx.executeQuery(query));
   },
+
   batchLanes: 4,
   jsonRows(json, columns) {
     const list = sql.raw(

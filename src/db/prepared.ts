@@ -25,7 +25,11 @@ interface Template<R> {
 export type PreparedQuery<V extends PreparedValues, R> = ((
   db: Kysely<Database>,
   values: V,
-) => Promise<QueryResult<R>>) & { compiled(db: Kysely<Database>, values: V): CompiledQuery<R> };
+) => Promise<QueryResult<R>>) & {
+  compiled(db: Kysely<Database>, values: V): CompiledQuery<R>;
+  /** Runs the query as a write whose result nobody reads (`DialectCapabilities.writeAtCommit`). */
+  atCommit(db: Kysely<Database>, values: V): Promise<void>;
+};
 
 /**
  * A query of the hot paths (a task's transitions, its money, its creation) built and compiled once per
@@ -71,6 +75,10 @@ export function prepared<V extends PreparedValues, R>(
   };
   return Object.assign(
     async (db: Kysely<Database>, values: V): Promise<QueryResult<R>> => execute<R>(db, compiled(db, values)),
-    { compiled },
+    {
+      compiled,
+      atCommit: (db: Kysely<Database>, values: V): Promise<void> =>
+        capabilitiesOf(db).writeAtCommit(db, compiled(db, values)),
+    },
   );
 }

@@ -408,11 +408,13 @@ export async function captureMany(
     });
     amounts.set(transfer.account_id, (amounts.get(transfer.account_id) ?? 0) + amount);
   }
-  await entriesAppended(tx, { rows: rowsJson(tx, ENTRY_COLUMNS, entries) });
+  // The writes below read nothing back: on PostgreSQL they go with the COMMIT, in this order
+  // (`writeAtCommit`), four round trips fewer a batch.
+  await entriesAppended.atCommit(tx, { rows: rowsJson(tx, ENTRY_COLUMNS, entries) });
   // The accounts' rows last, as in `settle`: every money change of an account waits for its row.
   const accounts = [...amounts.keys()].sort();
-  await dialect.lockAccounts(tx, accounts);
-  await accountsCaptured(tx, {
+  await dialect.lockAccounts(tx, accounts, { atCommit: true });
+  await accountsCaptured.atCommit(tx, {
     rows: rowsJson(
       tx,
       CAPTURED_COLUMNS,

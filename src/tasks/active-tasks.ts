@@ -92,5 +92,6 @@ export async function giveBackActivePlaces(
     places.set(key, place);
   }
   if (places.size === 0) return;
-  await placesGivenBack(tx, { rows: rowsJson(tx, PLACES_COLUMNS, [...places.values()]) });
+  // After the accounts' writes that the same batch sends with its COMMIT on PostgreSQL, so after them too.
+  await placesGivenBack.atCommit(tx, { rows: rowsJson(tx, PLACES_COLUMNS, [...places.values()]) });
 }

@@ -412,7 +412,8 @@ export const runsSucceeding: BatchKind<RunSuccess, boolean> = {
     }
     // As `leaveActive` does for one task, in its order.
     if (done.length > 0) {
-      await jobsRemoved(tx, { ids: idsJson(done.map((end) => jobIdOf(end.taskId))) });
+      // These writes read nothing back: on PostgreSQL they go with the COMMIT, in this order.
+      await jobsRemoved.atCommit(tx, { ids: idsJson(done.map((end) => jobIdOf(end.taskId))) });
       await captureMany(
         tx,
         dialect,
