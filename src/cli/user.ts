@@ -254,8 +254,13 @@ async function run(c: Client, model: string, values: Values, io: CliIo): Promise
     io.err(io.tty ? `\r${line}` : `${line}\n`);
   };
   // Ctrl-C stops following, never the task: it runs on (and is charged) like any other, so its id is
-  // printed with the commands that pick it up again.
+  // printed with the commands that pick it up again. A terminal's Ctrl-C comes twice (bin/gta.js passes its
+  // own on): the listener stays until the exit, since without one the second would end the process by
+  // SIGINT's default action, before the message, as `once` let it.
+  let interrupting = false;
   const interrupted = (): void => {
+    if (interrupting) return;
+    interrupting = true;
     const id = created?.id;
     io.err(
       `${io.tty ? '\n' : ''}${
@@ -266,7 +271,7 @@ async function run(c: Client, model: string, values: Values, io: CliIo): Promise
     );
     process.exit(130);
   };
-  process.once('SIGINT', interrupted);
+  process.on('SIGINT', interrupted);
   let task: Task;
   try {
     task = await c.tasks.run({ model, settings }, { onUpdate, ...(timeout ? { timeoutMs: timeout } : {}) });
