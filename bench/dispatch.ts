@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_WORKER_CONCURRENCY } from '../src/worker/index.ts';
 import { type ServerChild, startServer } from './child.ts';
 import type { Timing } from './dispatch/messages.ts';
-import { type DispatchResult, dispatchTable, statementsTable } from './dispatch/report.ts';
+import { type DispatchResult, dispatchTable, drainCpuTable, statementsTable } from './dispatch/report.ts';
 import { ask } from './dispatch/rpc.ts';
 import { pinPostgresServer, type RedisServer, startRedis } from './dispatch/services.ts';
 import { drainOf, latencyOf } from './dispatch/stats.ts';
@@ -12,7 +12,14 @@ import { benchPostgres } from './postgres-server.ts';
 import { runBench } from './report.ts';
 import { createScaleDatabase } from './scale/database.ts';
 import { CREATE_BODY, call, createAccount, raiseActiveLimit } from './setup.ts';
-import { ensureBenchTools, pinProcess, planCpus } from './tools.ts';
+import {
+  busyBetween,
+  busyCpuSeconds,
+  type CpuPlan,
+  ensureBenchTools,
+  pinProcess,
+  planCpus,
+} from './tools.ts';
 
 /**
  * `npm run bench:dispatch`: how fast the worker takes queued tasks to running and to succeeded, on SQLite
@@ -142,9 +149,11 @@ async function measureOurs(
     const queuing = Date.now();
     await queueTasks(app.url, keys, options.tasks);
     log(`${name}: ${options.tasks} tasks queued in ${((Date.now() - queuing) / 1000).toFixed(1)} s`);
+    const cpuBefore = busyCpuSeconds();
     const started = await ask(app.process, { type: 'start-worker' });
     if (started.type !== 'worker-started') throw new Error('unexpected reply');
     await settled(app);
+    const drainCpu = busyBetween(cpuBefore, busyCpuSeconds());
     const drain = drainOf(await timingsSince(app, queuedFrom), started.at);
     if (options.statements) {
       const reply = await ask(app.process, { type: 'statements' });
@@ -163,7 +172,7 @@ async function measureOurs(
     await steadyCreation(app.url, keys, options);
     await settled(app);
     const latency = latencyOf(await timingsSince(app, steadyFrom));
-    return { name, drain, latency };
+    return { name, drain, latency, drainCpu };
   } finally {
     await app.stop();
   }
@@ -207,6 +216,7 @@ async function measureBullmq(
       name: `BullMQ ${bullmqVersion()} + Redis (no-op jobs)`,
       drain: drainOf(drained.timings, drained.startedAt),
       latency: latencyOf(steady.timings),
+      drainCpu: drained.cpu ?? [],
     };
   } finally {
     await child.stop();
@@ -218,6 +228,20 @@ function bullmqVersion(): string {
     fs.readFileSync(new URL('../node_modules/bullmq/package.json', import.meta.url), 'utf8'),
   ) as { version: string };
   return pkg.version;
+}
+
+/** What runs on each CPU under `plan` (`drainCpuTable`): the worker's side, then the database's side. */
+function cpuRoles(plan: CpuPlan): string[] {
+  const roles: string[] = [];
+  const mark = (cpus: string | null, role: string): void => {
+    if (cpus === null) return;
+    const [from, to] = cpus.split('-').map(Number);
+    if (from === undefined) return;
+    for (let cpu = from; cpu <= (to ?? from); cpu++) roles[cpu] = role;
+  };
+  mark(plan.server, 'worker process');
+  mark(plan.generator, 'database, Redis, this process');
+  return roles;
 }
 
 async function main(): Promise<number> {
@@ -273,7 +297,8 @@ async function main(): Promise<number> {
   }
   const landmark = results.find((r) => r.name.startsWith('BullMQ'));
   if (!landmark) throw new Error('no landmark');
-  process.stdout.write(`${dispatchTable(results, landmark)}\n`);
+  process.stdout.write(`${dispatchTable(results, landmark)}\n\n`);
+  process.stdout.write(`${drainCpuTable(results, cpuRoles(plan))}\n`);
   return 0;
 }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { SERVICE_NODE_FLAGS } from './child.ts';
 import { generatorBound, summarizeRounds } from './http-rounds.ts';
-import { holdIdlePolling, planCpus } from './tools.ts';
+import { busyBetween, busyCpuSeconds, holdIdlePolling, planCpus } from './tools.ts';
 import { parseWrkOutput } from './wrk.ts';
 
 // The benches' own arithmetic (the figures of docs/performance.md come from it): wrk's summary line,
@@ -58,6 +58,22 @@ test('summarizeRounds: rate over all rounds, median p50, worst p99, failures wit
   assert.ok(Math.abs(m.bystanderCores - 0.1) < 1e-9, 'the busiest round of the other servers');
   assert.equal(generatorBound(m), true, 'a round at 95 % of the generator core: it may be the limit');
   assert.equal(generatorBound(summarizeRounds('y', [round(1, 1, 1, 1, 0.5, 1)], 0)), false);
+});
+
+test("busyCpuSeconds reads each CPU's busy ticks from /proc/stat, idle and I/O wait left out", () => {
+  const stat = [
+    'cpu  300 10 200 9000 50 5 5 0 0 0',
+    'cpu0 100 0 50 4000 20 2 3 1 0 0',
+    'cpu1 200 10 150 5000 30 3 2 0 0 0',
+    'intr 12345',
+  ].join('\n');
+  assert.deepEqual(busyCpuSeconds(stat), [1.56, 3.65]);
+  const later = busyCpuSeconds(stat.replace('cpu0 100 0 50 4000', 'cpu0 180 0 70 4100'));
+  assert.deepEqual(
+    busyBetween(busyCpuSeconds(stat), later).map((s) => Number(s.toFixed(2))),
+    [1, 0],
+  );
+  assert.ok(busyCpuSeconds().length >= 1, 'this machine has a /proc/stat');
 });
 
 test('planCpus: half the CPUs for the generator, the rest for the server; nothing pinned on one CPU', () => {

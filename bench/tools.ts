@@ -60,6 +60,37 @@ export function cpuSeconds(pid: number): number | null {
 /** USER_HZ of Linux on every architecture Node runs on. */
 const CLOCK_TICKS = 100;
 
+/**
+ * Seconds each CPU has been busy since boot, by CPU number, from `/proc/stat` (user, nice, system, irq,
+ * softirq and steal; idle and I/O wait left out); empty where there is no `/proc/stat`. The difference of
+ * two readings (`busyBetween`) is what every process pinned to a CPU used, the kernel's work for them
+ * included (the loopback's packets, the page cache).
+ */
+export function busyCpuSeconds(stat?: string): number[] {
+  let text = stat;
+  if (text === undefined) {
+    try {
+      text = readFileSync('/proc/stat', 'utf8');
+    } catch {
+      return [];
+    }
+  }
+  const busy: number[] = [];
+  for (const line of text.split('\n')) {
+    const match = /^cpu(\d+)\s+(.*)$/.exec(line);
+    if (!match) continue;
+    const [user, nice, system, , , irq, softirq, steal] = (match[2] ?? '').trim().split(/\s+/).map(Number);
+    const ticks = [user, nice, system, irq, softirq, steal].reduce<number>((sum, t) => sum + (t ?? 0), 0);
+    busy[Number(match[1])] = ticks / CLOCK_TICKS;
+  }
+  return busy;
+}
+
+/** Each CPU's busy seconds from `before` to `after` (`busyCpuSeconds` readings). */
+export function busyBetween(before: readonly number[], after: readonly number[]): number[] {
+  return after.map((seconds, cpu) => Math.max(0, seconds - (before[cpu] ?? seconds)));
+}
+
 /** A loopback port free right now (the kernel picks it; a server started next binds it). */
 export async function freePort(): Promise<number> {
   const server = net.createServer();

@@ -34,7 +34,8 @@ export type DispatchReply =
   | { id: number; type: 'timings'; timings: Timing[] }
   /** Empty when nothing was recorded. */
   | { id: number; type: 'statements'; statements: StatementTime[] }
-  | { id: number; type: 'bullmq-result'; startedAt: number; timings: Timing[] }
+  /** `cpu`: each CPU's busy seconds from the worker's start to the last job (`busyCpuSeconds`), for a drain. */
+  | { id: number; type: 'bullmq-result'; startedAt: number; timings: Timing[]; cpu?: number[] }
   | { id: number; type: 'error'; message: string };
 
 export function isDispatchRequest(message: unknown): message is DispatchRequest {

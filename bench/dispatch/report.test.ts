@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { statementsTable } from './report.ts';
+import { type DispatchResult, drainCpuTable, statementsTable } from './report.ts';
 
 describe('the drain statements table', () => {
   it('gives each statement its calls, total, share, time a call and a task, and folds the rest', () => {
@@ -21,5 +21,31 @@ describe('the drain statements table', () => {
     const table = statementsTable('ours', [{ sql: 'x'.repeat(300), calls: 1, totalMs: 1 }], 1);
     assert.match(table, new RegExp(`\\| \`${'x'.repeat(110)}…\` \\|`));
     assert.equal(statementsTable('ours', [], 10), 'ours: no statement was recorded');
+  });
+});
+
+describe('the drain CPU table', () => {
+  const result = (name: string, drainCpu: number[]): DispatchResult => ({
+    name,
+    drain: { count: 10_000, toRunning: 5_000, toFinished: 5_000 },
+    latency: { count: 10_000, p50: 1, p99: 2, max: 3 },
+    drainCpu,
+  });
+
+  it('gives each CPU its busy time a drained task, with what runs there, and their sum', () => {
+    const table = drainCpuTable(
+      [result('ours', [1.9, 0.55]), result('BullMQ', [0.8, 0.6])],
+      ['the worker', 'the database'],
+    );
+    assert.deepEqual(table.split('\n'), [
+      '| CPU time a drained task, µs | CPU 0 (the worker) | CPU 1 (the database) | all |',
+      '|---|---:|---:|---:|',
+      '| ours | 190 | 55 | 245 |',
+      '| BullMQ | 80 | 60 | 140 |',
+    ]);
+  });
+
+  it('says so when no CPU time is known', () => {
+    assert.match(drainCpuTable([result('ours', [])], []), /unknown/);
   });
 });

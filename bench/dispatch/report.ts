@@ -7,6 +7,8 @@ export interface DispatchResult {
   name: string;
   drain: Drain;
   latency: Latency;
+  /** Each CPU's busy seconds during the drain (`busyCpuSeconds`); empty where unknown. */
+  drainCpu: readonly number[];
 }
 
 /** Ours must drain at least as fast as BullMQ. */
@@ -74,6 +76,30 @@ export function statementsTable(title: string, statements: readonly StatementTim
         rest.reduce((sum, s) => sum + s.totalMs, 0),
       ),
     );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * What each CPU did for a drained task: its busy time during the drain over the tasks drained, in µs, by
+ * CPU, and what `roles` says runs there. It says which side bounds a drain (a CPU near its whole time) and
+ * what a task costs each side, a figure far steadier than the rate on a host whose speed moves.
+ */
+export function drainCpuTable(results: readonly DispatchResult[], roles: readonly string[]): string {
+  const cpus = Math.max(0, ...results.map((r) => r.drainCpu.length));
+  if (cpus === 0) return 'CPU time during the drains: unknown here (no /proc/stat)';
+  const columns = Array.from(
+    { length: cpus },
+    (_, cpu) => `CPU ${cpu}${roles[cpu] ? ` (${roles[cpu]})` : ''}`,
+  );
+  const lines = [
+    `| CPU time a drained task, µs | ${columns.join(' | ')} | all |`,
+    `|---|${columns.map(() => '---:').join('|')}|---:|`,
+  ];
+  for (const r of results) {
+    const each = Array.from({ length: cpus }, (_, cpu) => ((r.drainCpu[cpu] ?? 0) * 1e6) / r.drain.count);
+    const all = each.reduce((sum, us) => sum + us, 0);
+    lines.push(`| ${r.name} | ${each.map((us) => us.toFixed(0)).join(' | ')} | ${all.toFixed(0)} |`);
   }
   return lines.join('\n');
 }

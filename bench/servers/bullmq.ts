@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type ConnectionOptions, type Job, Queue, Worker } from 'bullmq';
 import type { DispatchReply, DispatchRequest, Timing } from '../dispatch/messages.ts';
 import { serveRequests } from '../dispatch/rpc.ts';
+import { busyBetween, busyCpuSeconds } from '../tools.ts';
 import { announceAndAwaitStop } from './messages.ts';
 
 /**
@@ -52,12 +53,14 @@ async function drain(id: number, jobs: number): Promise<DispatchReply> {
     await queue.addBulk(Array.from({ length: count }, (_, i) => ({ name: 'noop', data: { i: from + i } })));
   }
   const startedAt = Date.now();
+  const cpuBefore = busyCpuSeconds();
   const { worker, done } = await startWorker(name, () => jobs);
   const timings = await done;
+  const cpu = busyBetween(cpuBefore, busyCpuSeconds());
   await worker.close();
   await queue.obliterate({ force: true });
   await queue.close();
-  return { id, type: 'bullmq-result', startedAt, timings };
+  return { id, type: 'bullmq-result', startedAt, timings, cpu };
 }
 
 async function steady(id: number, rate: number, seconds: number): Promise<DispatchReply> {
