@@ -10,6 +10,7 @@ export {
   type LibraryEventType,
   MAX_EVENT_LIST_ITEMS,
   TASK_EVENT_TYPES,
+  TASK_MAY_HAVE_RECEIVERS,
   type TaskEventType,
   WEBHOOKS_CHANNEL,
 } from './outbox.ts';

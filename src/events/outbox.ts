@@ -100,6 +100,14 @@ export const ENDPOINTS_EPOCH_COLUMN = sql<
   number | string | null
 >`(select value from epochs where name = ${sql.lit(ENDPOINTS_EPOCH)})`.as('endpoints_epoch');
 
+/**
+ * Whether anyone may want the body of an event of the task row `tasks` (a statement's target): its own
+ * webhook, or any endpoint of its account. A superset of who gets it (an endpoint may not subscribe to the
+ * event, or be deleted), read in the same statement as `ENDPOINTS_EPOCH_COLUMN`, so with the same view.
+ */
+export const TASK_MAY_HAVE_RECEIVERS = sql<boolean>`(tasks.webhook_url is not null or exists (
+  select 1 from webhook_endpoints where webhook_endpoints.account_id = tasks.account_id))`;
+
 /** Accounts whose endpoints a handle keeps. */
 const ENDPOINT_CACHE_SIZE = 10_000;
 

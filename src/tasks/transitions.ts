@@ -16,7 +16,7 @@ import {
   type Tx,
 } from '../db/index.ts';
 import type { TaskFailureCode } from '../errors.ts';
-import { ENDPOINTS_EPOCH_COLUMN } from '../events/index.ts';
+import { ENDPOINTS_EPOCH_COLUMN, TASK_MAY_HAVE_RECEIVERS } from '../events/index.ts';
 import { captureMany, settle } from '../ledger/index.ts';
 import { giveBackActivePlace, giveBackActivePlaces } from './active-tasks.ts';
 import { taskChanged } from './task-events.ts';
@@ -72,34 +72,61 @@ export async function markRunning(tx: Tx, taskId: string, at: Date, runKey: stri
 }
 
 /**
- * What a batch's UPDATE returns of each moved task on SQLite: what its event needs to find who wants it
- * (task-events.ts) and what giving back its place needs (active-tasks.ts). The rest of the row is read only
- * for a webhook's body: building every column of every moved row as a JavaScript object took a third of
- * the move to succeeded and half of the move to running (docs/performance.md, "A twenty-fifth session").
+ * What a batch's UPDATE returns of each moved task: what its event needs to find who wants it
+ * (task-events.ts) and what giving back its place needs (active-tasks.ts). The rest of the row only for a
+ * webhook's body: building every column of every moved row as a JavaScript object took a third of SQLite's
+ * move to succeeded and half of its move to running (docs/performance.md, "A twenty-fifth session").
  */
-const MOVED_COLUMNS = ['id', 'account_id', 'model', 'webhook_url', 'webhook_events'] as const;
+const MOVED_COLUMNS = [
+  'tasks.id',
+  'tasks.account_id',
+  'tasks.model',
+  'tasks.webhook_url',
+  'tasks.webhook_events',
+] as const;
 
-/** A task as a batch's move returns it, with the endpoints' epoch (outbox.ts): whole on PostgreSQL. */
-type BatchMovedTask = (TasksTable | Pick<TasksTable, (typeof MOVED_COLUMNS)[number]>) & {
+/**
+ * A task as a batch's move returns it, with the endpoints' epoch (outbox.ts) and, on PostgreSQL, its whole
+ * row where anyone may want its event's body (`whole`; null where nobody can).
+ */
+type BatchMovedTask = Pick<TasksTable, 'id' | 'account_id' | 'model' | 'webhook_url' | 'webhook_events'> & {
   endpoints_epoch: number | string | null;
+  whole?: TasksTable | null;
 };
 
 /**
- * A batch's UPDATE returning its moved rows with the endpoints' epoch, so that no read follows it. On
- * PostgreSQL the rows come back whole (`tasks.*`: its `*` would add the FROM's columns), since a webhook's
- * body read afterwards would cost a round trip a task; on SQLite only `MOVED_COLUMNS`.
+ * On PostgreSQL the whole row as JSON where anyone may want the event's body: reading it afterwards would
+ * cost a round trip a task, and returning every row whole made the worker parse and collect 30 columns of
+ * every task twice, most of them never read (docs/performance.md, "A twenty-sixth session"). Its columns
+ * are text and integers, which JSON gives back as the driver would (bigint as a number, connect.ts).
+ */
+const WHOLE_IF_WANTED =
+  sql<TasksTable | null>`case when ${TASK_MAY_HAVE_RECEIVERS} then to_json(tasks.*) end`.as('whole');
+
+/**
+ * A batch's UPDATE returning its moved tasks (`BatchMovedTask`), so that no read follows it. SQLite reads a
+ * webhook's body afterwards (a synchronous read, no round trip); PostgreSQL returns it (`WHOLE_IF_WANTED`).
  */
 function returningMoved(
   update: {
-    returningAll(table: 'tasks'): { returning(column: typeof ENDPOINTS_EPOCH_COLUMN): Compilable<unknown> };
     returning(columns: typeof MOVED_COLUMNS): {
-      returning(column: typeof ENDPOINTS_EPOCH_COLUMN): Compilable<unknown>;
+      returning(column: typeof ENDPOINTS_EPOCH_COLUMN): {
+        returning(column: typeof WHOLE_IF_WANTED): Compilable<unknown>;
+      } & Compilable<unknown>;
     };
   },
   dialect: DialectCapabilities,
 ): Compilable<BatchMovedTask> {
-  const moved = dialect.name === 'postgres' ? update.returningAll('tasks') : update.returning(MOVED_COLUMNS);
-  return moved.returning(ENDPOINTS_EPOCH_COLUMN) as Compilable<BatchMovedTask>;
+  const moved = update.returning(MOVED_COLUMNS).returning(ENDPOINTS_EPOCH_COLUMN);
+  return (
+    dialect.name === 'postgres' ? moved.returning(WHOLE_IF_WANTED) : moved
+  ) as Compilable<BatchMovedTask>;
+}
+
+/** What `taskChanged` gets of a moved task: its whole row where the move returned it, else its routing. */
+function changedOf(row: BatchMovedTask) {
+  const { whole, ...routing } = row;
+  return whole ? { ...whole, endpoints_epoch: row.endpoints_epoch } : routing;
 }
 
 /** The tasks a batch's UPDATE moved (`returningMoved`), by id. */
@@ -153,7 +180,8 @@ export const runsStarting: BatchKind<RunStarting, boolean> = {
     const rows = movedRows(moved);
     for (const start of starts) {
       const row = rows.get(start.taskId);
-      if (row !== undefined) await taskChanged(tx, start.taskId, { type: 'task.started', at: start.at }, row);
+      if (row !== undefined)
+        await taskChanged(tx, start.taskId, { type: 'task.started', at: start.at }, changedOf(row));
     }
     return starts.map((start) => rows.has(start.taskId));
   },
@@ -408,7 +436,8 @@ export const runsSucceeding: BatchKind<RunSuccess, boolean> = {
     const files = done.flatMap((end) => artifacts.get(end.taskId) ?? []);
     if (files.length > 0) await tx.insertInto('artifacts').values(files).execute();
     for (const end of done) {
-      await taskChanged(tx, end.taskId, { type: 'task.succeeded', at: end.at }, rows.get(end.taskId));
+      const row = rows.get(end.taskId);
+      await taskChanged(tx, end.taskId, { type: 'task.succeeded', at: end.at }, row && changedOf(row));
     }
     // As `leaveActive` does for one task, in its order.
     if (done.length > 0) {
