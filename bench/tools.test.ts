@@ -60,14 +60,14 @@ test('summarizeRounds: rate over all rounds, median p50, worst p99, failures wit
   assert.equal(generatorBound(summarizeRounds('y', [round(1, 1, 1, 1, 0.5, 1)], 0)), false);
 });
 
-test("busyCpuSeconds reads each CPU's busy ticks from /proc/stat, idle and I/O wait left out", () => {
+test("busyCpuSeconds reads each CPU's busy ticks from /proc/stat, idle, I/O wait and steal left out", () => {
   const stat = [
     'cpu  300 10 200 9000 50 5 5 0 0 0',
     'cpu0 100 0 50 4000 20 2 3 1 0 0',
     'cpu1 200 10 150 5000 30 3 2 0 0 0',
     'intr 12345',
   ].join('\n');
-  assert.deepEqual(busyCpuSeconds(stat), [1.56, 3.65]);
+  assert.deepEqual(busyCpuSeconds(stat), [1.55, 3.65]);
   const later = busyCpuSeconds(stat.replace('cpu0 100 0 50 4000', 'cpu0 180 0 70 4100'));
   assert.deepEqual(
     busyBetween(busyCpuSeconds(stat), later).map((s) => Number(s.toFixed(2))),

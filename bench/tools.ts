@@ -61,8 +61,9 @@ export function cpuSeconds(pid: number): number | null {
 const CLOCK_TICKS = 100;
 
 /**
- * Seconds each CPU has been busy since boot, by CPU number, from `/proc/stat` (user, nice, system, irq,
- * softirq and steal; idle and I/O wait left out); empty where there is no `/proc/stat`. The difference of
+ * Seconds each CPU has been busy since boot, by CPU number, from `/proc/stat` (user, nice, system, irq and
+ * softirq; idle, I/O wait and the time the hypervisor gave another machine left out); empty where there is
+ * no `/proc/stat`. The difference of
  * two readings (`busyBetween`) is what every process pinned to a CPU used, the kernel's work for them
  * included (the loopback's packets, the page cache).
  */
@@ -79,8 +80,8 @@ export function busyCpuSeconds(stat?: string): number[] {
   for (const line of text.split('\n')) {
     const match = /^cpu(\d+)\s+(.*)$/.exec(line);
     if (!match) continue;
-    const [user, nice, system, , , irq, softirq, steal] = (match[2] ?? '').trim().split(/\s+/).map(Number);
-    const ticks = [user, nice, system, irq, softirq, steal].reduce<number>((sum, t) => sum + (t ?? 0), 0);
+    const [user, nice, system, , , irq, softirq] = (match[2] ?? '').trim().split(/\s+/).map(Number);
+    const ticks = [user, nice, system, irq, softirq].reduce<number>((sum, t) => sum + (t ?? 0), 0);
     busy[Number(match[1])] = ticks / CLOCK_TICKS;
   }
   return busy;
