@@ -471,8 +471,8 @@ async function pgTransaction<T>(
       );
       return result;
     } catch (error) {
-      // Also after a refused notification or write sent with the COMMIT, which leaves the transaction aborted. (After a failed COMMIT
-      // the transaction is already over and this ROLLBACK only warns.)
+      // Also after a refused notification or write sent with the COMMIT, which leaves the transaction
+      // aborted. (After a failed COMMIT the transaction is already over and this ROLLBACK only warns.)
       await conn.executeQuery(PG.rollback).catch(() => {});
       throw error;
     } finally {
@@ -534,7 +534,6 @@ export const postgresCapabilities: DialectCapabilities = {
       order by id for no key update`.compile(tx);
     await (options?.atCommit ? postgresCapabilities.writeAtCommit(tx, query) : tx.executeQuery(query));
   },
-
   batchLanes: 4,
   jsonRows(json, columns) {
     const list = sql.raw(
