@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
+import pg from 'pg';
 import { freshPostgres } from '../../test/databases.ts';
 import { createDb, type Db } from './connect.ts';
-import { notifyOnCommit, pgInlined } from './dialect.ts';
+import { notifyOnCommit, pgInlined, pgQuoted } from './dialect.ts';
 
 // `writeAtCommit`: a write whose result nobody reads, run as part of the transaction. PostgreSQL sends it
 // with the COMMIT (one round trip less), its values written in as literals; SQLite runs it at once.
@@ -34,6 +35,35 @@ test('pgInlined writes each value of a compiled query in as a literal, quotes an
   );
   assert.throws(() => pgInlined(CompiledQuery.raw('select $1', [{ a: 1 }])), TypeError);
   assert.throws(() => pgInlined(CompiledQuery.raw('select $1', [Number.NaN])), TypeError);
+});
+
+test("pgQuoted gives pg.escapeLiteral's literal of any text", () => {
+  const texts = [
+    '',
+    'plain',
+    "it's",
+    "''",
+    'back\\slash',
+    "both ' and \\",
+    '\\',
+    'ромашка «ёж»',
+    '$1 $$ ;--',
+    '{"a":"b\\"c"}',
+  ];
+  let seed = 7;
+  const random = (): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const alphabet = ["'", '\\', 'a', 'я', ' ', '"', '$', '\n'];
+  for (let i = 0; i < 200; i++)
+    texts.push(
+      Array.from(
+        { length: 1 + Math.floor(random() * 12) },
+        () => alphabet[Math.floor(random() * alphabet.length)],
+      ).join(''),
+    );
+  for (const text of texts) assert.equal(pgQuoted(text), pg.escapeLiteral(text), JSON.stringify(text));
 });
 
 async function marks(db: Db): Promise<string[]> {
