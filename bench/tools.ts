@@ -63,9 +63,8 @@ const CLOCK_TICKS = 100;
 /**
  * Seconds each CPU has been busy since boot, by CPU number, from `/proc/stat` (user, nice, system, irq and
  * softirq; idle, I/O wait and the time the hypervisor gave another machine left out); empty where there is
- * no `/proc/stat`. The difference of
- * two readings (`busyBetween`) is what every process pinned to a CPU used, the kernel's work for them
- * included (the loopback's packets, the page cache).
+ * no `/proc/stat`. The difference of two readings (`busyBetween`) is what every process pinned to a CPU
+ * used, the kernel's work for them included (the loopback's packets, the page cache).
  */
 export function busyCpuSeconds(stat?: string): number[] {
   let text = stat;

@@ -238,7 +238,7 @@ test('a claim reads the due jobs in their index order, whatever the statistics o
       real.dialect.groupCommit(
         db,
         async (tx) => {
-          const query = dueQuery(false, true, false, true).compiled(tx, {
+          const query = dueQuery(false, true, false).compiled(tx, {
             now: now.toISOString(),
             limit: 64,
             exclude: idsJson(ids.slice(0, 64)),

@@ -61,18 +61,17 @@ const dueQueries = new Map<string, PreparedQuery<DueValues, DueJob | DueRowWithT
 /**
  * Due jobs: free ones that are due, oldest first, or (`leased`) ones whose lease ran out, each read from
  * its own partial index (migration 0021), so a claim never walks past the jobs other runs hold. `lock`:
- * locked for the claim where the engine locks rows (`skip locked`, the jobs' rows alone); `capped`: leaving
- * out the jobs of the accounts given, which may take no more slots (through their tasks); `withTasks`: each
- * job's task row with it, joined by its key, instead of a read of the tasks after the jobs (one round trip
- * less a claim on PostgreSQL). Built once per variant.
+ * the claim's read, locked where the engine locks rows (`skip locked`, the jobs' rows alone) and bringing
+ * each job's task row, joined by its key, instead of a read of the tasks after the jobs (one round trip less
+ * a claim on PostgreSQL); without it, a look for any due job. `capped`: leaving out the jobs of the accounts
+ * given, which may take no more slots (through their tasks). Built once per variant.
  */
 export function dueQuery(
   leased: boolean,
   lock: boolean,
   capped: boolean,
-  withTasks = false,
 ): PreparedQuery<DueValues, DueJob | DueRowWithTask> {
-  const name = `${leased}/${lock}/${capped}/${withTasks}`;
+  const name = `${leased}/${lock}/${capped}`;
   let query = dueQueries.get(name);
   if (query === undefined) {
     query = prepared<DueValues, DueJob | DueRowWithTask>((db, value, dialect) => {
@@ -80,7 +79,7 @@ export function dueQuery(
       let select = db
         .selectFrom('jobs')
         .leftJoin('tasks', 'tasks.id', 'jobs.task_id')
-        .$if(withTasks, (q) =>
+        .$if(lock, (q) =>
           q
             .selectAll('tasks')
             .select([
@@ -89,7 +88,7 @@ export function dueQuery(
               'jobs.attempts as due_attempts',
             ]),
         )
-        .$if(!withTasks, (q) => q.select(['jobs.id', 'jobs.task_id']))
+        .$if(!lock, (q) => q.select(['jobs.id', 'jobs.task_id']))
         .where('jobs.run_at', '<=', value('now'))
         .where(dialect.jsonNotIn('jobs.id', value('exclude')));
       select = leased
@@ -118,7 +117,7 @@ export function dueQuery(
   return query;
 }
 
-/** A due read's row with its task (`dueQuery(…, withTasks)`) as the claim hands it on. */
+/** A claim's due read's row with its task (`dueQuery(…, lock)`) as the claim hands it on. */
 function dueJobOf(row: DueRowWithTask): DueJob {
   const { due_job_id: id, due_task_id: taskId, due_attempts: attempts, ...task } = row;
   return { id, task_id: taskId, attempts, task: task.id === null ? null : (task as TasksTable) };
@@ -169,19 +168,16 @@ export async function claimJobs(
     more?: { capped: readonly string[]; seen: readonly string[] },
   ): Promise<DueJob[]> => {
     const capped = more !== undefined && more.capped.length > 0;
-    // A claim's reads (they lock) bring each job's task; the reads that only look for any due job do not.
-    const withTasks = lock;
     return dueQuery(
       leased,
       lock,
       capped,
-      withTasks,
     )(reader, {
       now,
       limit,
       exclude: idsJson([...(input.exclude ?? []), ...(more?.seen ?? [])]),
       capped: capped ? idsJson(more.capped) : '[]',
-    }).then(({ rows }) => (withTasks ? (rows as DueRowWithTask[]).map(dueJobOf) : (rows as DueJob[])));
+    }).then(({ rows }) => (lock ? (rows as DueRowWithTask[]).map(dueJobOf) : (rows as DueJob[])));
   };
   const dueBoth = async (tx: Tx, limit: number, more?: Parameters<typeof due>[4]): Promise<DueJob[]> => {
     const jobs = await due(tx, false, limit, true, more);
