@@ -4,7 +4,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_WORKER_CONCURRENCY } from '../src/worker/index.ts';
 import { type ServerChild, startServer } from './child.ts';
 import type { Timing } from './dispatch/messages.ts';
-import { type DispatchResult, dispatchTable, drainCpuTable, statementsTable } from './dispatch/report.ts';
+import {
+  type DispatchResult,
+  dispatchTable,
+  drainCpuTable,
+  isLandmark,
+  roundsTable,
+  statementsTable,
+} from './dispatch/report.ts';
 import { ask } from './dispatch/rpc.ts';
 import { pinPostgresServer, type RedisServer, startRedis } from './dispatch/services.ts';
 import { drainOf, latencyOf } from './dispatch/stats.ts';
@@ -32,7 +39,8 @@ import {
  * Options (env): BENCH_QUICK=1 or --quick, BENCH_DISPATCH_TASKS, BENCH_DISPATCH_RATE (per second),
  * BENCH_DISPATCH_SECONDS, BENCH_DISPATCH_DATABASES (sqlite,postgres), BENCH_DATABASE_URL (a PostgreSQL
  * server; unset: the bench starts one of its own and stops it, bench/postgres-server.ts), BENCH_PROFILE_DIR
- * (--cpu-prof of the app), BENCH_DISPATCH_STATEMENTS=1 (the time of each SQL statement in the drain).
+ * (--cpu-prof of the app), BENCH_DISPATCH_STATEMENTS=1 (the time of each SQL statement in the drain),
+ * BENCH_DISPATCH_ROUNDS (the scenarios again and again in turn, each of ours against its round's BullMQ).
  */
 
 const log = (line: string): void => {
@@ -54,6 +62,8 @@ interface DispatchOptions {
   profileDir: string | null;
   /** BENCH_DISPATCH_STATEMENTS=1: print each SQL statement's share of the drain (statementsTable). */
   statements: boolean;
+  /** How many times the scenarios run, in turn (roundsTable). */
+  rounds: number;
 }
 
 function readDispatchOptions(argv: readonly string[], env: NodeJS.ProcessEnv): DispatchOptions {
@@ -77,6 +87,7 @@ function readDispatchOptions(argv: readonly string[], env: NodeJS.ProcessEnv): D
     databases: databases as Array<'sqlite' | 'postgres'>,
     profileDir: env.BENCH_PROFILE_DIR?.trim() || null,
     statements: env.BENCH_DISPATCH_STATEMENTS?.trim() === '1',
+    rounds: Math.round(number('BENCH_DISPATCH_ROUNDS', 1)),
   };
 }
 
@@ -244,6 +255,44 @@ function cpuRoles(plan: CpuPlan): string[] {
   return roles;
 }
 
+/** One round: ours on SQLite, BullMQ, ours on PostgreSQL (a fresh database of its own), as chosen. */
+async function measureRound(
+  options: DispatchOptions,
+  plan: CpuPlan,
+  redis: RedisServer,
+  postgres: string | null,
+): Promise<DispatchResult[]> {
+  const results: DispatchResult[] = [];
+  if (options.databases.includes('sqlite')) {
+    // Set empty, so that a PostgreSQL URL in this process's environment never reaches the child.
+    const sqlite = { BENCH_DISPATCH_DATABASE_URL: '' };
+    results.push(await measureOurs('ours, SQLite (embedded worker)', sqlite, options, plan.server));
+    log(`SQLite done`);
+  }
+  results.push(await measureBullmq(redis, options, plan.server));
+  log(`BullMQ done`);
+  if (postgres !== null) {
+    const database = await createScaleDatabase('pg', 'dispatch', os.tmpdir(), postgres);
+    const pinned = await pinPostgresServer(database.url, plan.generator);
+    log(pinned.description);
+    try {
+      results.push(
+        await measureOurs(
+          'ours, PostgreSQL (embedded worker)',
+          { BENCH_DISPATCH_DATABASE_URL: database.url },
+          options,
+          plan.server,
+        ),
+      );
+      log(`PostgreSQL done`);
+    } finally {
+      pinned.restore();
+      await database.drop();
+    }
+  }
+  return results;
+}
+
 async function main(): Promise<number> {
   ensureBenchTools();
   const options = readDispatchOptions(process.argv.slice(2), process.env);
@@ -261,44 +310,25 @@ async function main(): Promise<number> {
       `worker concurrency ${CONCURRENCY} (ours and BullMQ's); worker process on CPU ${plan.server ?? 'any'}, ` +
       `Redis, PostgreSQL and this process on CPU ${plan.generator ?? 'any'}\n\n`,
   );
-  const results: DispatchResult[] = [];
+  const rounds: DispatchResult[][] = [];
   const redis = await startRedis(plan.generator);
   try {
-    if (options.databases.includes('sqlite')) {
-      // Set empty, so that a PostgreSQL URL in this process's environment never reaches the child.
-      const sqlite = { BENCH_DISPATCH_DATABASE_URL: '' };
-      results.push(await measureOurs('ours, SQLite (embedded worker)', sqlite, options, plan.server));
-      log(`SQLite done`);
-    }
-    results.push(await measureBullmq(redis, options, plan.server));
-    log(`BullMQ done`);
-    if (postgres !== null) {
-      const database = await createScaleDatabase('pg', 'dispatch', os.tmpdir(), postgres);
-      const pinned = await pinPostgresServer(database.url, plan.generator);
-      log(pinned.description);
-      try {
-        results.push(
-          await measureOurs(
-            'ours, PostgreSQL (embedded worker)',
-            { BENCH_DISPATCH_DATABASE_URL: database.url },
-            options,
-            plan.server,
-          ),
-        );
-        log(`PostgreSQL done`);
-      } finally {
-        pinned.restore();
-        await database.drop();
-      }
+    for (let round = 1; round <= options.rounds; round++) {
+      if (options.rounds > 1) log(`round ${round} of ${options.rounds}`);
+      rounds.push(await measureRound(options, plan, redis, postgres));
     }
   } finally {
     await redis.stop();
     server?.stop();
   }
-  const landmark = results.find((r) => r.name.startsWith('BullMQ'));
-  if (!landmark) throw new Error('no landmark');
-  process.stdout.write(`${dispatchTable(results, landmark)}\n\n`);
-  process.stdout.write(`${drainCpuTable(results, cpuRoles(plan))}\n`);
+  rounds.forEach((results, i) => {
+    const landmark = results.find(isLandmark);
+    if (!landmark) throw new Error('no landmark');
+    if (rounds.length > 1) process.stdout.write(`Round ${i + 1} of ${rounds.length}\n\n`);
+    process.stdout.write(`${dispatchTable(results, landmark)}\n\n`);
+    process.stdout.write(`${drainCpuTable(results, cpuRoles(plan))}\n\n`);
+  });
+  if (rounds.length > 1) process.stdout.write(`${roundsTable(rounds)}\n`);
   return 0;
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type DispatchResult, drainCpuTable, statementsTable } from './report.ts';
+import { type DispatchResult, drainCpuTable, roundsTable, statementsTable } from './report.ts';
 
 describe('the drain statements table', () => {
   it('gives each statement its calls, total, share, time a call and a task, and folds the rest', () => {
@@ -47,5 +47,37 @@ describe('the drain CPU table', () => {
 
   it('says so when no CPU time is known', () => {
     assert.match(drainCpuTable([result('ours', [])], []), /unknown/);
+  });
+});
+
+describe('the rounds table', () => {
+  const result = (name: string, toFinished: number): DispatchResult => ({
+    name,
+    drain: { count: 10_000, toRunning: toFinished, toFinished },
+    latency: { count: 10_000, p50: 1, p99: 2, max: 3 },
+    drainCpu: [],
+  });
+
+  it("gives each of ours its round's ratio to that round's BullMQ, the median and the rounds met", () => {
+    const table = roundsTable([
+      [result('ours, SQLite', 6_000), result('BullMQ 6.7.0', 10_000), result('ours, PostgreSQL', 3_000)],
+      [result('ours, SQLite', 6_000), result('BullMQ 6.7.0', 5_000), result('ours, PostgreSQL', 2_000)],
+      [result('ours, SQLite', 7_000), result('BullMQ 6.7.0', 10_000), result('ours, PostgreSQL', 4_000)],
+    ]);
+    assert.deepEqual(table.split('\n'), [
+      '| vs BullMQ (finished) | round 1 | round 2 | round 3 | median | met in |',
+      '|---|---:|---:|---:|---:|---:|',
+      '| ours, SQLite | 0.60x | 1.20x | 0.70x | 0.70x | 1 of 3 |',
+      '| ours, PostgreSQL | 0.30x | 0.40x | 0.40x | 0.40x | 0 of 3 |',
+    ]);
+  });
+
+  it('takes the mean of the middle two of an even count and leaves a missing round blank', () => {
+    const table = roundsTable([
+      [result('ours', 5_000), result('BullMQ', 10_000)],
+      [result('BullMQ', 10_000)],
+      [result('ours', 7_000), result('BullMQ', 10_000)],
+    ]);
+    assert.equal(table.split('\n')[2], '| ours | 0.50x |  | 0.70x | 0.60x | 0 of 2 |');
   });
 });

@@ -40,6 +40,50 @@ export function dispatchTable(results: readonly DispatchResult[], landmark: Disp
   return lines.join('\n');
 }
 
+/**
+ * Several rounds of the same scenarios (BENCH_DISPATCH_ROUNDS), each of ours against the BullMQ drain of
+ * its own round, measured minutes apart at most: the ratio of each round, their median, and in how many
+ * rounds the target was met. A host whose speed moves by a third from one minute to the next moves both
+ * sides of a round together, and the median says more than any one round.
+ */
+export function roundsTable(rounds: ReadonlyArray<readonly DispatchResult[]>): string {
+  const names: string[] = [];
+  for (const round of rounds)
+    for (const r of round) if (!isLandmark(r) && !names.includes(r.name)) names.push(r.name);
+  const header = rounds.map((_, i) => `round ${i + 1}`);
+  const lines = [
+    `| vs BullMQ (finished) | ${header.join(' | ')} | median | met in |`,
+    `|---|${header.map(() => '---:').join('|')}|---:|---:|`,
+  ];
+  for (const name of names) {
+    const ratios = rounds.map((round) => {
+      const landmark = round.find(isLandmark);
+      const ours = round.find((r) => r.name === name);
+      return landmark && ours ? ours.drain.toFinished / landmark.drain.toFinished : null;
+    });
+    const known = ratios.filter((ratio): ratio is number => ratio !== null);
+    const met = known.filter((ratio) => ratio >= TARGET).length;
+    lines.push(
+      `| ${name} | ${ratios.map((ratio) => (ratio === null ? '' : `${ratio.toFixed(2)}x`)).join(' | ')} | ` +
+        `${known.length === 0 ? '' : `${median(known).toFixed(2)}x`} | ${met} of ${known.length} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** The landmark's result among a round's (its name starts with BullMQ). */
+export function isLandmark(result: DispatchResult): boolean {
+  return result.name.startsWith('BullMQ');
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 /** Statements listed one by one in `statementsTable`; the rest share a row. */
 const STATEMENT_ROWS = 15;
 /** Characters of a statement's SQL shown. */
