@@ -55,21 +55,26 @@ export async function pinPostgresServer(
   url: string,
   cpus: string | null,
 ): Promise<{ description: string; restore(): void }> {
-  const untouched = (why: string) => ({ description: `PostgreSQL not pinned (${why})`, restore: () => {} });
+  const untouched = (why: unknown) => ({
+    description: `PostgreSQL not pinned (${why instanceof Error ? (why.message.split('\n')[0] ?? '') : String(why)})`,
+    restore: () => {},
+  });
   if (cpus === null) return untouched('one CPU');
+  // The server's main process is the parent of this connection's backend, read while the backend lives:
+  // once the connection ends its backend exits, and a read of its /proc entry after that raced the exit
+  // (the server was then often left unpinned, on the worker's CPU too).
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  let backend: number;
+  let postmaster: number;
   try {
     const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-    backend = Number(rows[0]?.pid);
+    postmaster = parentOf(Number(rows[0]?.pid));
+  } catch (error) {
+    return untouched(error);
   } finally {
     await client.end();
   }
   try {
-    const stat = readFileSync(`/proc/${backend}/stat`, 'utf8');
-    const postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (!Number.isInteger(postmaster) || postmaster <= 1) throw new Error('no parent process');
     const before = /list:\s*(\S+)/.exec(
       execFileSync('taskset', ['-p', '-c', String(postmaster)], { encoding: 'utf8' }),
     )?.[1];
@@ -80,6 +85,14 @@ export async function pinPostgresServer(
       restore: () => execFileSync('taskset', ['-p', '-c', before, String(postmaster)], { stdio: 'ignore' }),
     };
   } catch (error) {
-    return untouched(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error));
+    return untouched(error);
   }
+}
+
+/** The parent process of `pid` (`/proc/<pid>/stat`'s fourth field); throws when it has none. */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  if (!Number.isInteger(parent) || parent <= 1) throw new Error('no parent process');
+  return parent;
 }
