@@ -1,6 +1,6 @@
 import type { StatementTime } from '../../src/db/index.ts';
 import { formatMs, formatRate } from '../report.ts';
-import type { Drain, Latency } from './stats.ts';
+import { type Drain, type Latency, median } from './stats.ts';
 
 /** One scenario's figures: a drain of a full queue and the latency at a steady creation rate. */
 export interface DispatchResult {
@@ -74,14 +74,6 @@ export function roundsTable(rounds: ReadonlyArray<readonly DispatchResult[]>): s
 /** The landmark's result among a round's (its name starts with BullMQ). */
 export function isLandmark(result: DispatchResult): boolean {
   return result.name.startsWith('BullMQ');
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** Statements listed one by one in `statementsTable`; the rest share a row. */

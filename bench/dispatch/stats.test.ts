@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { drainOf, latencyOf, percentile } from './stats.ts';
+import { drainOf, latencyOf, median, percentile } from './stats.ts';
 
 describe('dispatch bench statistics', () => {
   it('takes nearest-rank percentiles', () => {
@@ -10,6 +10,13 @@ describe('dispatch bench statistics', () => {
     assert.equal(percentile(values, 100), 100);
     assert.equal(percentile([7], 99), 7);
     assert.ok(Number.isNaN(percentile([], 50)));
+  });
+
+  it('takes the median, the mean of the middle two of an even count', () => {
+    assert.equal(median([0.7, 0.5, 0.6]), 0.6);
+    assert.equal(median([0.7, 0.5]), 0.6);
+    assert.equal(median([3]), 3);
+    assert.ok(Number.isNaN(median([])));
   });
 
   it('measures a drain from the worker start to the last item', () => {

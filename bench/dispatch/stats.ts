@@ -1,11 +1,23 @@
 import type { Timing } from './messages.ts';
 
+const ascending = (values: readonly number[]): number[] => [...values].sort((a, b) => a - b);
+
 /** Nearest-rank percentile (0 < p ≤ 100) of `values`; NaN when there are none. */
 export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = ascending(values);
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1] as number;
+}
+
+/** The median of `values`, the mean of the middle two of an even count; NaN when there are none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = ascending(values);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 /** How fast a queue of `count` items drained after the worker started at `startedAt` (epoch ms). */
