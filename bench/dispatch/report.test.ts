@@ -24,17 +24,18 @@ describe('the drain statements table', () => {
   });
 });
 
-describe('the drain CPU table', () => {
-  const result = (name: string, drainCpu: number[]): DispatchResult => ({
-    name,
-    drain: { count: 10_000, toRunning: 5_000, toFinished: 5_000 },
-    latency: { count: 10_000, p50: 1, p99: 2, max: 3 },
-    drainCpu,
-  });
+/** A scenario's figures: 10,000 drained at `toFinished` a second, with `drainCpu`. */
+const result = (name: string, { toFinished = 5_000, drainCpu = [] as number[] } = {}): DispatchResult => ({
+  name,
+  drain: { count: 10_000, toRunning: toFinished, toFinished },
+  latency: { count: 10_000, p50: 1, p99: 2, max: 3 },
+  drainCpu,
+});
 
+describe('the drain CPU table', () => {
   it('gives each CPU its busy time a drained task, with what runs there, and their sum', () => {
     const table = drainCpuTable(
-      [result('ours', [1.9, 0.55]), result('BullMQ', [0.8, 0.6])],
+      [result('ours', { drainCpu: [1.9, 0.55] }), result('BullMQ', { drainCpu: [0.8, 0.6] })],
       ['the worker', 'the database'],
     );
     assert.deepEqual(table.split('\n'), [
@@ -46,23 +47,18 @@ describe('the drain CPU table', () => {
   });
 
   it('says so when no CPU time is known', () => {
-    assert.match(drainCpuTable([result('ours', [])], []), /unknown/);
+    assert.match(drainCpuTable([result('ours')], []), /unknown/);
   });
 });
 
 describe('the rounds table', () => {
-  const result = (name: string, toFinished: number): DispatchResult => ({
-    name,
-    drain: { count: 10_000, toRunning: toFinished, toFinished },
-    latency: { count: 10_000, p50: 1, p99: 2, max: 3 },
-    drainCpu: [],
-  });
+  const at = (name: string, toFinished: number): DispatchResult => result(name, { toFinished });
 
   it("gives each of ours its round's ratio to that round's BullMQ, the median and the rounds met", () => {
     const table = roundsTable([
-      [result('ours, SQLite', 6_000), result('BullMQ 6.7.0', 10_000), result('ours, PostgreSQL', 3_000)],
-      [result('ours, SQLite', 6_000), result('BullMQ 6.7.0', 5_000), result('ours, PostgreSQL', 2_000)],
-      [result('ours, SQLite', 7_000), result('BullMQ 6.7.0', 10_000), result('ours, PostgreSQL', 4_000)],
+      [at('ours, SQLite', 6_000), at('BullMQ 6.7.0', 10_000), at('ours, PostgreSQL', 3_000)],
+      [at('ours, SQLite', 6_000), at('BullMQ 6.7.0', 5_000), at('ours, PostgreSQL', 2_000)],
+      [at('ours, SQLite', 7_000), at('BullMQ 6.7.0', 10_000), at('ours, PostgreSQL', 4_000)],
     ]);
     assert.deepEqual(table.split('\n'), [
       '| vs BullMQ (finished) | round 1 | round 2 | round 3 | median | met in |',
@@ -74,9 +70,9 @@ describe('the rounds table', () => {
 
   it('takes the mean of the middle two of an even count and leaves a missing round blank', () => {
     const table = roundsTable([
-      [result('ours', 5_000), result('BullMQ', 10_000)],
-      [result('BullMQ', 10_000)],
-      [result('ours', 7_000), result('BullMQ', 10_000)],
+      [at('ours', 5_000), at('BullMQ', 10_000)],
+      [at('BullMQ', 10_000)],
+      [at('ours', 7_000), at('BullMQ', 10_000)],
     ]);
     assert.equal(table.split('\n')[2], '| ours | 0.50x |  | 0.70x | 0.60x | 0 of 2 |');
   });
