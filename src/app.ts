@@ -14,6 +14,7 @@ import {
   CONNECTIONS_CHECK_MS,
   callbackRoutes,
   clientErrorHandler,
+  coalesceTurnWrites,
   DEFAULT_BODY_LIMIT,
   directLinkRoutes,
   docsRoutes,
@@ -102,6 +103,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // Headers trickled a line at a time (slowloris) hold a connection for Node's default minute otherwise.
   app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, deps.config.requestTimeoutMs);
+  // The answers of one turn of the event loop go out together at its end (http/turn-writes.ts).
+  coalesceTurnWrites(app.server);
   // Node answers an Expect other than 100-continue with a bare 417 (no error object, no request id); such
   // an expectation is ignored instead (RFC 9110 §10.1.1 allows it) and the request is served as any other.
   app.server.on('checkExpectation', (req, res) => app.server.emit('request', req, res));

@@ -33,5 +33,6 @@ export { taskEventRoutes } from './routes/task-events.ts';
 export { taskRoutes } from './routes/tasks.ts';
 export { adminTopupRoutes, paymentNotificationRoutes, topupRoutes } from './routes/topups.ts';
 export { webhookRoutes } from './routes/webhooks.ts';
+export { coalesceTurnWrites } from './turn-writes.ts';
 export { type AppDeps, requestLimitsOf, type Services } from './types.ts';
 export { installLangQuery, validatorCompiler } from './validator.ts';

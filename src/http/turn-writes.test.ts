@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import http from 'node:http';
+import net, { type AddressInfo, type Socket } from 'node:net';
+import { test } from 'node:test';
+import { coalesceTurnWrites } from './turn-writes.ts';
+
+async function listening(
+  handler: http.RequestListener,
+  beforeCoalescing?: (socket: Socket) => void,
+): Promise<{ server: http.Server; port: number }> {
+  const server = http.createServer({ keepAlive: true }, handler);
+  if (beforeCoalescing) server.on('connection', beforeCoalescing);
+  coalesceTurnWrites(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+async function closed(server: http.Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/** Everything a raw connection receives after sending `request`, until the server closes it. */
+async function rawExchange(port: number, request: string): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  const chunks: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+  socket.write(request);
+  await once(socket, 'close');
+  return Buffer.concat(chunks).toString('latin1');
+}
+
+async function fetchText(port: number, agent: http.Agent): Promise<string> {
+  const response = await new Promise<http.IncomingMessage>((resolve, reject) =>
+    http.get({ host: '127.0.0.1', port, path: '/', agent }, resolve).on('error', reject),
+  );
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString();
+}
+
+test('the answers of one turn are held until its I/O is done, then sent together in the same turn', async () => {
+  const seen: string[] = [];
+  const waiting: http.ServerResponse[] = [];
+  const { server, port } = await listening((_request, response) => {
+    waiting.push(response);
+    if (waiting.length < 2) return;
+    // Both answers end in one turn, as a turn under load serves many requests.
+    for (const [i, each] of waiting.entries()) each.end(`answer ${i}`);
+    const sockets = waiting.map((each) => each.socket as Socket);
+    seen.push(`held: ${sockets.map((socket) => socket.writableLength > 0).join(',')}`);
+    setImmediate(() => seen.push(`after the turn: ${sockets.map((s) => s.writableLength).join(',')}`));
+  });
+  try {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+    const bodies = await Promise.all([fetchText(port, agent), fetchText(port, agent)]);
+    agent.destroy();
+    assert.deepEqual(bodies.sort(), ['answer 0', 'answer 1']);
+    assert.deepEqual(seen, ['held: true,true', 'after the turn: 0,0']);
+  } finally {
+    await closed(server);
+  }
+});
+
+test('a large answer streamed in many chunks arrives whole', async () => {
+  const body = randomBytes(8 * 1024 * 1024);
+  const { server, port } = await listening((_request, response) => {
+    response.writeHead(200, { 'content-length': String(body.length) });
+    // Many chunks, each written when the one before is done, as a stored file is streamed.
+    let offset = 0;
+    const next = (): void => {
+      while (offset < body.length) {
+        const chunk = body.subarray(offset, offset + 64 * 1024);
+        offset += chunk.length;
+        if (!response.write(chunk)) return void response.once('drain', next);
+      }
+      response.end();
+    };
+    next();
+  });
+  try {
+    const agent = new http.Agent({ keepAlive: false });
+    const response = await new Promise<http.IncomingMessage>((resolve, reject) =>
+      http.get({ host: '127.0.0.1', port, path: '/', agent }, resolve).on('error', reject),
+    );
+    const hash = createHash('sha256');
+    let length = 0;
+    for await (const chunk of response) {
+      hash.update(chunk as Buffer);
+      length += (chunk as Buffer).length;
+    }
+    assert.equal(length, body.length);
+    assert.equal(hash.digest('hex'), createHash('sha256').update(body).digest('hex'));
+  } finally {
+    await closed(server);
+  }
+});
+
+test('a connection destroyed while it holds a write sends that write first', async () => {
+  const { server, port } = await listening((request) => {
+    // What a refusal written straight on the socket does (Node's clientError, a shutdown's last answer).
+    const socket = request.socket;
+    socket.write('HTTP/1.1 503 Service Unavailable\r\ncontent-length: 4\r\nconnection: close\r\n\r\nbye!');
+    socket.destroy();
+  });
+  try {
+    const received = await rawExchange(port, 'GET / HTTP/1.1\r\nhost: x\r\n\r\n');
+    assert.match(received, /^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    assert.ok(received.endsWith('\r\n\r\nbye!'), received);
+  } finally {
+    await closed(server);
+  }
+});
+
+test('a write that throws when it is sent closes its connection instead of leaving it hanging', async () => {
+  let failed = 0;
+  const { server, port } = await listening(
+    (_request, response) => response.end('never sent'),
+    (socket) => {
+      socket._write = () => {
+        failed += 1;
+        throw new Error('the socket refused the write');
+      };
+      socket.on('error', () => {});
+    },
+  );
+  try {
+    const received = await rawExchange(port, 'GET / HTTP/1.1\r\nhost: x\r\n\r\n');
+    assert.equal(received, '');
+    assert.equal(failed, 1);
+  } finally {
+    await closed(server);
+  }
+});
