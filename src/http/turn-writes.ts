@@ -60,12 +60,14 @@ class TurnWrites {
  * I/O is done (`setImmediate`), instead of a system call the moment each answer ends (the "cork" of a
  * loop iteration that uWebSockets makes). Under load a turn serves dozens of requests, and each answer
  * written at once woke its client again: on the bench's host the kernel's wake-up of the load generator
- * (`sock_def_readable`, by `perf`) cost the server about 12 µs of a poll's 66, since the generator went
+ * (`sock_def_readable`, by `perf`) cost the server about 10 µs of a poll's 66, since the generator went
  * back to sleep between two answers. Written back to back, the answers find their reader awake.
  *
- * A write is held only until the end of its own turn, so an idle server's answer waits for nothing. The
- * answer is complete when its write is held (Fastify's `reply.sent` is true); the socket reports the write
- * done only once it is made, so the answer's `finish`, its log line and a `Connection: close` come after.
+ * A write is held only until the end of its own turn, so an idle server's answer waits for nothing. One
+ * made while the turn's immediates run after the flush (the answers of a group commit, itself an
+ * immediate) goes out with the next turn's: under load, after one more turn of requests. The answer is
+ * complete when its write is held (Fastify's `reply.sent` is true); the socket reports the write done only
+ * once it is made, so the answer's `finish`, its log line and a `Connection: close` come after it.
  * Writes made while the held ones are sent (a download's next chunk) go out at once, and a socket destroyed
  * while it holds a write sends it first (an answer Node or the app writes just before closing the
  * connection, the answers a shutdown ends with), as it would have been sent before.
