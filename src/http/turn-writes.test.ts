@@ -33,10 +33,14 @@ async function rawExchange(port: number, request: string): Promise<string> {
   return Buffer.concat(chunks).toString('latin1');
 }
 
-async function fetchText(port: number, agent: http.Agent): Promise<string> {
-  const response = await new Promise<http.IncomingMessage>((resolve, reject) =>
+async function get(port: number, agent: http.Agent): Promise<http.IncomingMessage> {
+  return await new Promise((resolve, reject) =>
     http.get({ host: '127.0.0.1', port, path: '/', agent }, resolve).on('error', reject),
   );
+}
+
+async function fetchText(port: number, agent: http.Agent): Promise<string> {
+  const response = await get(port, agent);
   const chunks: Buffer[] = [];
   for await (const chunk of response) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString();
@@ -82,10 +86,7 @@ test('a large answer streamed in many chunks arrives whole', async () => {
     next();
   });
   try {
-    const agent = new http.Agent({ keepAlive: false });
-    const response = await new Promise<http.IncomingMessage>((resolve, reject) =>
-      http.get({ host: '127.0.0.1', port, path: '/', agent }, resolve).on('error', reject),
-    );
+    const response = await get(port, new http.Agent({ keepAlive: false }));
     const hash = createHash('sha256');
     let length = 0;
     for await (const chunk of response) {

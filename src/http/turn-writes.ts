@@ -4,13 +4,6 @@ import type { Socket } from 'node:net';
 type WriteCallback = (error?: Error | null) => void;
 type Chunks = Array<{ chunk: unknown; encoding: BufferEncoding }>;
 
-const HELD = Symbol('held write');
-
-/** A connection's socket, with the write it holds until the turn ends (one at most: a stream writes one at a time). */
-interface HoldingSocket extends Socket {
-  [HELD]?: (() => void) | undefined;
-}
-
 function writeNow(socket: Socket, write: () => void): void {
   try {
     write();
@@ -20,37 +13,39 @@ function writeNow(socket: Socket, write: () => void): void {
   }
 }
 
-/** The connections' writes of one turn, sent when its I/O is done. */
+/**
+ * The connections' writes of one turn, sent when its I/O is done: one a socket at most, since a stream
+ * starts its next write only when the one before is done.
+ */
 class TurnWrites {
-  #holding: HoldingSocket[] = [];
+  readonly #held = new Map<Socket, () => void>();
   #flushing = false;
   readonly #flush = (): void => {
-    const holding = this.#holding;
-    this.#holding = [];
     this.#flushing = true;
     try {
-      for (const socket of holding) this.release(socket);
+      // Writes made meanwhile go out at once, so none is added to the map while it is read; a socket
+      // destroyed meanwhile still finds its own write here (release).
+      for (const socket of this.#held.keys()) this.release(socket);
     } finally {
       this.#flushing = false;
     }
   };
 
   /** Holds the socket's write until the end of this turn; runs it now while the turn's writes are sent. */
-  hold(socket: HoldingSocket, write: () => void): void {
+  hold(socket: Socket, write: () => void): void {
     if (this.#flushing) {
       writeNow(socket, write);
       return;
     }
-    if (this.#holding.length === 0) setImmediate(this.#flush);
-    socket[HELD] = write;
-    this.#holding.push(socket);
+    if (this.#held.size === 0) setImmediate(this.#flush);
+    this.#held.set(socket, write);
   }
 
   /** Sends the socket's held write now, if it holds one. */
-  release(socket: HoldingSocket): void {
-    const write = socket[HELD];
+  release(socket: Socket): void {
+    const write = this.#held.get(socket);
     if (write === undefined) return;
-    socket[HELD] = undefined;
+    this.#held.delete(socket);
     writeNow(socket, write);
   }
 }
@@ -74,7 +69,7 @@ class TurnWrites {
  */
 export function coalesceTurnWrites(server: Server): void {
   const writes = new TurnWrites();
-  server.on('connection', (socket: HoldingSocket) => {
+  server.on('connection', (socket: Socket) => {
     const write = socket._write;
     const writev = socket._writev;
     const destroy = socket.destroy;
