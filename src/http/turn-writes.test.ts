@@ -8,6 +8,9 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { coalesceTurnWrites } from './turn-writes.ts';
 
+/** A request a raw connection sends (keep-alive, HTTP/1.1's default). */
+const GET = 'GET / HTTP/1.1\r\nhost: x\r\n\r\n';
+
 async function listening(
   handler: http.RequestListener,
   options: { beforeCoalescing?: (socket: Socket) => void; coalescing?: boolean } = {},
@@ -110,7 +113,7 @@ test('a connection destroyed while it holds a write sends that write first', asy
     socket.destroy();
   });
   try {
-    const received = await rawExchange(port, 'GET / HTTP/1.1\r\nhost: x\r\n\r\n');
+    const received = await rawExchange(port, GET);
     assert.match(received, /^HTTP\/1\.1 503 Service Unavailable\r\n/);
     assert.ok(received.endsWith('\r\n\r\nbye!'), received);
   } finally {
@@ -130,7 +133,7 @@ test('a write that throws when it is sent closes its connection instead of leavi
     },
   });
   try {
-    const received = await rawExchange(port, 'GET / HTTP/1.1\r\nhost: x\r\n\r\n');
+    const received = await rawExchange(port, GET);
     assert.equal(received, '');
     assert.equal(failed, 1);
   } finally {
@@ -158,11 +161,11 @@ async function oldGenerationGrowth(coalescing: boolean): Promise<number> {
   const answered = async (rounds: number): Promise<void> => {
     const socket = net.connect(port, '127.0.0.1');
     let left = rounds;
-    socket.write('GET / HTTP/1.1\r\nHost: test\r\n\r\n');
+    socket.write(GET);
     for await (const chunk of socket as AsyncIterable<Buffer>) {
       if (!chunk.includes('xxx')) continue;
       if (--left === 0) break;
-      socket.write('GET / HTTP/1.1\r\nHost: test\r\n\r\n');
+      socket.write(GET);
     }
     socket.destroy();
   };
